@@ -33,4 +33,6 @@ def verify(key: str | None, body: bytes, signature: str | None) -> Verdict:
     expected = sign(key, body)
     # Hex is case-insensitive; lower-casing the received value keeps the comparison constant-time.
     received = signature.strip().lower()
-    return Verdict.VALID if hmac.compare_digest(expected, received) else Verdict.INVALID
+    # Bytes, not str: compare_digest refuses non-ASCII text, and a header is attacker-controlled.
+    matches = hmac.compare_digest(expected.encode("ascii"), received.encode("utf-8", "surrogateescape"))
+    return Verdict.VALID if matches else Verdict.INVALID
