@@ -1,0 +1,34 @@
+"""Fixtures every test gets: private config/data dirs and an in-memory keyring, so no test touches the user's."""
+
+from __future__ import annotations
+
+import keyring
+import pytest
+
+from tests.memory_keyring import MemoryKeyring
+from tui.paths import CONFIG_DIR_ENV, DATA_DIR_ENV
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    data = tmp_path / "data"
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(config))
+    monkeypatch.setenv(DATA_DIR_ENV, str(data))
+    for name in (
+        "GATEWAY_TUI_CLIENT_TOKEN",
+        "GATEWAY_TUI_INSTANCE_TOKEN",
+        "GATEWAY_TUI_SESSION_TOKEN",
+        "GATEWAY_TUI_HMAC_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return config, data
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

@@ -1,0 +1,28 @@
+"""Where gateway-tui keeps its files: platformdirs' user dirs, overridable by environment for tests and CI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "gateway-tui"
+CONFIG_DIR_ENV = "GATEWAY_TUI_CONFIG_DIR"
+DATA_DIR_ENV = "GATEWAY_TUI_DATA_DIR"
+
+
+def config_dir() -> Path:
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def data_dir() -> Path:
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME)
