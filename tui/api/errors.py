@@ -1,0 +1,75 @@
+"""Typed errors of the gateway client: one per status of the spec (§7), plus transport faults.
+
+Every message is safe to show and log: the client redacts secrets before building one.
+"""
+
+from __future__ import annotations
+
+
+class GatewayError(Exception):
+    """Base of everything the client raises for a failed exchange."""
+
+    status: int | None = None
+
+    def __init__(self, message: str, *, status: int | None = None, body: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.body = body
+
+
+class BadRequest(GatewayError):
+    status = 400
+
+
+class Unauthorized(GatewayError):
+    status = 401
+
+
+class NotFound(GatewayError):
+    status = 404
+
+
+class Conflict(GatewayError):
+    """409: the instance already exists or is not connected."""
+
+    status = 409
+
+
+class RateLimited(GatewayError):
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServerError(GatewayError):
+    status = 500
+
+
+class UnexpectedStatus(GatewayError):
+    """Any other non-success status (405, 415, 502, ...)."""
+
+
+class GatewayTimeout(GatewayError):
+    pass
+
+
+class ConnectionRefused(GatewayError):
+    pass
+
+
+class MalformedResponse(GatewayError):
+    """The status said success but the body is not the JSON shape the operation answers."""
+
+
+ERRORS_BY_STATUS: dict[int, type[GatewayError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    404: NotFound,
+    409: Conflict,
+    429: RateLimited,
+    500: ServerError,
+}

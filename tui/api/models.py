@@ -1,0 +1,663 @@
+"""Request and response shapes of the gateway service (spec §2, §4).
+
+Requests are strict: every rule of the spec is checked before anything is sent, and a violation
+raises pydantic's ValidationError naming the field and the rule (see `field_errors`).
+Responses are lenient: real gateways differ from the spec (research/zapi.md, research/wuzapi.md),
+so they accept every shape seen there and ignore unknown keys.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from datetime import datetime, timezone
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    ValidationInfo,
+    model_validator,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Identifier rules (spec §1 "Phone number and group identifier formats")
+
+_PHONE = re.compile(r"\d{10,15}")
+_GROUP_SEND_JID = re.compile(r"\d+(?:-\d+)?@g\.us")
+_GROUP_ID = re.compile(r"\d+(?:-\d+)?-group")
+_COMMUNITY_ID = re.compile(r"\d+")
+
+PHONE_RULE = "digits only with country code, 10 to 15 digits, e.g. 5511999999999 (no +, spaces or punctuation)"
+RECIPIENT_RULE = "a phone number with country code (digits only, e.g. 5511999999999) or a group JID like 120363019502650977@g.us"
+GROUP_ID_RULE = "a group id like 120363019502650977-group"
+GROUP_JID_RULE = "a group JID like 120363019502650977@g.us"
+COMMUNITY_ID_RULE = "a community id: digits only, e.g. 120363186053925765"
+
+
+def _matching(pattern: re.Pattern[str], rule: str):
+    def check(value: str) -> str:
+        if not pattern.fullmatch(value):
+            raise ValueError(f"must be {rule}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _http_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError("must be an http:// or https:// URL")
+    return value
+
+
+def _unique(items: list[Any], key: str, what: str) -> None:
+    seen: set[str] = set()
+    for item in items:
+        value = getattr(item, key)
+        if value in seen:
+            raise ValueError(f"{what} must be unique; {value!r} appears twice")
+        seen.add(value)
+
+
+Phone = Annotated[str, _matching(_PHONE, PHONE_RULE)]
+Recipient = Annotated[str, AfterValidator(lambda v: _recipient(v))]
+GroupId = Annotated[str, _matching(_GROUP_ID, GROUP_ID_RULE)]
+GroupJid = Annotated[str, _matching(_GROUP_SEND_JID, GROUP_JID_RULE)]
+CommunityId = Annotated[str, _matching(_COMMUNITY_ID, COMMUNITY_ID_RULE)]
+Text = Annotated[str, AfterValidator(_not_blank)]
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+
+
+def _recipient(value: str) -> str:
+    if _PHONE.fullmatch(value) or _GROUP_SEND_JID.fullmatch(value):
+        return value
+    raise ValueError(f"must be {RECIPIENT_RULE}")
+
+
+def is_phone(value: str) -> bool:
+    return bool(_PHONE.fullmatch(value))
+
+
+def is_recipient(value: str) -> bool:
+    return bool(_PHONE.fullmatch(value) or _GROUP_SEND_JID.fullmatch(value))
+
+
+def field_errors(error: ValidationError) -> dict[str, str]:
+    """Map each failing field (dotted path, e.g. `buttons.1.text`) to a readable rule."""
+    problems: dict[str, str] = {}
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "request"
+        message = item["msg"].removeprefix("Value error, ")
+        problems.setdefault(field, message)
+    return problems
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    return "; ".join(f"{field}: {message}" for field, message in field_errors(error).items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Enumerations
+
+
+class PrivacyScope(enum.StrEnum):
+    """Who a privacy setting applies to (operations 6 and 7)."""
+
+    ALL = "ALL"
+    CONTACT = "CONTACT"
+    NONE = "NONE"
+    CONTACT_BLACKLIST = "CONTACT_BLACKLIST"
+
+
+class BlacklistAction(enum.StrEnum):
+    ADD = "add"
+    REMOVE = "remove"
+
+
+class ChatAction(enum.StrEnum):
+    """Actions of operation 13, modify-chat."""
+
+    READ = "read"
+    ARCHIVE = "archive"
+    UNARCHIVE = "unarchive"
+    PIN = "pin"
+    UNPIN = "unpin"
+    MUTE = "mute"
+    UNMUTE = "unmute"
+    CLEAR = "clear"
+    DELETE = "delete"
+
+
+DESTRUCTIVE_CHAT_ACTIONS = frozenset({ChatAction.CLEAR, ChatAction.DELETE})
+
+# Event kinds a session webhook can subscribe to (WuzAPI's supportedEventTypes, research/wuzapi.md §4.1).
+SESSION_EVENT_KINDS: tuple[str, ...] = (
+    "All",
+    "Message", "UndecryptableMessage", "Receipt", "MediaRetry", "ReadReceipt",
+    "GroupInfo", "JoinedGroup", "Picture", "BlocklistChange", "Blocklist",
+    "Connected", "Disconnected", "ConnectFailure", "KeepAliveRestored", "KeepAliveTimeout",
+    "QRTimeout", "LoggedOut", "ClientOutdated", "TemporaryBan", "StreamError", "StreamReplaced",
+    "PairSuccess", "PairError", "QR", "QRScannedWithoutMultidevice",
+    "PrivacySettings", "PushNameSetting", "UserAbout",
+    "AppState", "AppStateSyncComplete", "HistorySync", "OfflineSyncCompleted", "OfflineSyncPreview",
+    "CallOffer", "CallAccept", "CallTerminate", "CallOfferNotice", "CallRelayLatency",
+    "Presence", "ChatPresence",
+    "IdentityChange", "CATRefreshError", "NewsletterJoin", "NewsletterLeave", "NewsletterMuteChange",
+    "NewsletterLiveUpdate", "FBMessage",
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+
+
+class Request(BaseModel):
+    """A request body. `wire()` is exactly what goes on the wire: spec field names, unset optionals left out."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+DelayMs = Annotated[int, Field(ge=0, description="milliseconds to wait before sending")]
+
+
+class SendText(Request):
+    phone: Recipient
+    message: Text
+
+
+class Button(Request):
+    id: Text
+    text: Text
+
+
+class SendButtonActions(Request):
+    """Operation 1: at most 3 quick-reply buttons; a pressed button's text comes back as the reply."""
+
+    phone: Recipient
+    message: Text
+    title: str | None = None
+    footer: str | None = None
+    buttons: list[Button] = Field(min_length=1, max_length=3)
+
+    @field_validator("buttons")
+    @classmethod
+    def _distinct_ids(cls, buttons: list[Button]) -> list[Button]:
+        _unique(buttons, "id", "button ids")
+        return buttons
+
+
+class ListButton(Request):
+    id: str | None = None
+    label: Text
+
+
+class ButtonList(Request):
+    buttons: list[ListButton] = Field(min_length=1)
+
+
+class SendButtonList(Request):
+    """`/send-button-list`: the spec names it only; this is the shape the real gateway documents."""
+
+    phone: Recipient
+    message: Text
+    buttonList: ButtonList
+
+
+class SendLink(Request):
+    phone: Recipient
+    message: Text
+    linkUrl: HttpUrl
+    image: HttpUrl | None = None
+    title: str | None = None
+    linkDescription: str | None = None
+
+
+class PollOption(Request):
+    name: Text
+
+
+class SendPoll(Request):
+    phone: Recipient
+    message: Text
+    poll: list[PollOption] = Field(min_length=2)
+    selectableCount: int = Field(default=1, ge=1)
+
+    @field_validator("poll")
+    @classmethod
+    def _distinct_options(cls, options: list[PollOption]) -> list[PollOption]:
+        _unique(options, "name", "poll options")
+        return options
+
+    @field_validator("selectableCount")
+    @classmethod
+    def _selectable_within_options(cls, count: int, info: ValidationInfo) -> int:
+        options = info.data.get("poll")
+        if options is not None and count > len(options):
+            raise ValueError(f"must be between 1 and the number of options ({len(options)})")
+        return count
+
+
+class SendLocation(Request):
+    phone: Recipient
+    title: Text
+    address: Text
+    lat: float = Field(ge=-90, le=90)
+    lng: float = Field(ge=-180, le=180)
+    delayMessage: DelayMs | None = None
+
+
+class SendSticker(Request):
+    phone: Recipient
+    sticker: HttpUrl
+    delayMessage: DelayMs | None = None
+
+
+class ForwardMessage(Request):
+    """`/forward-message`: shape from the real gateway (the spec names it only)."""
+
+    phone: Recipient
+    messageId: Text
+    messagePhone: Recipient
+    delayMessage: DelayMs | None = None
+
+
+class BlacklistEntry(Request):
+    action: BlacklistAction
+    phone: Phone
+
+
+def _blacklist_only_with_scope(blacklist: list[BlacklistEntry] | None, info: ValidationInfo):
+    scope = info.data.get("type", info.data.get("visualizationType"))
+    if blacklist and scope is not None and scope is not PrivacyScope.CONTACT_BLACKLIST:
+        raise ValueError("applies only when the setting is CONTACT_BLACKLIST")
+    return blacklist
+
+
+class PrivacyGroupAdd(Request):
+    type: PrivacyScope
+    contactsBlacklist: list[BlacklistEntry] | None = None
+
+    _scope = field_validator("contactsBlacklist")(_blacklist_only_with_scope)
+
+
+class PrivacyLastSeen(Request):
+    visualizationType: PrivacyScope
+    contactsBlacklist: list[BlacklistEntry] | None = None
+
+    _scope = field_validator("contactsBlacklist")(_blacklist_only_with_scope)
+
+
+class AddParticipant(Request):
+    groupId: GroupId
+    phones: list[Phone] = Field(min_length=1)
+    autoInvite: bool = False
+
+
+class UpdateGroupName(Request):
+    groupId: GroupId
+    groupName: Text
+
+
+class AddAdmin(Request):
+    communityId: CommunityId
+    phones: list[Phone] = Field(min_length=1)
+
+
+class RedefineInvitationLink(Request):
+    communityId: CommunityId
+    groupsPhones: list[GroupId] | None = None
+
+
+class ModifyChat(Request):
+    phone: Recipient
+    action: ChatAction
+
+
+class ProfileDescription(Request):
+    value: str
+
+
+def _url_or_empty(value: str) -> str:
+    return value if value == "" else _http_url(value)
+
+
+class DeliveryWebhook(Request):
+    """Operation 16: an empty value removes the webhook."""
+
+    value: Annotated[str, AfterValidator(_url_or_empty)]
+
+
+HMAC_KEY_MIN_LENGTH = 32
+
+
+class HmacKey(Request):
+    hmac_key: str = Field(min_length=HMAC_KEY_MIN_LENGTH)
+
+    def __repr__(self) -> str:  # the key is a secret
+        return "HmacKey(hmac_key='***')"
+
+    __str__ = __repr__
+
+
+PROXY_FORMS = (
+    "socks5://user:password@host:port",
+    "socks5://host:port",
+    "http://user:password@host:port",
+    "http://host:port",
+)
+
+
+def check_proxy_url(value: str) -> str:
+    rule = "must be one of " + ", ".join(PROXY_FORMS)
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"has an invalid port; {rule}") from None
+    if parts.scheme not in ("socks5", "http"):
+        raise ValueError(f"scheme must be socks5:// or http://; {rule}")
+    if not parts.hostname:
+        raise ValueError(f"needs a host; {rule}")
+    if port is None:
+        raise ValueError(f"needs a port; {rule}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"must not have a path, query or fragment; {rule}")
+    if (parts.username is None) != (parts.password is None) or parts.username == "" or parts.password == "":
+        raise ValueError(f"credentials need both user and password; {rule}")
+    return value
+
+
+class ProxyConfig(Request):
+    """Operation 20: a URL is required when enabling; disabling always sends an empty URL."""
+
+    enable: bool
+    proxy_url: str = Field(default="", validate_default=True)
+
+    @field_validator("proxy_url")
+    @classmethod
+    def _url_when_enabled(cls, url: str, info: ValidationInfo) -> str:
+        if not info.data.get("enable"):
+            return ""
+        if not url:
+            raise ValueError("is required when enable is true")
+        return check_proxy_url(url)
+
+    def __repr__(self) -> str:  # proxy credentials are secrets
+        return f"ProxyConfig(enable={self.enable}, proxy_url={redact_url_credentials(self.proxy_url)!r})"
+
+    __str__ = __repr__
+
+
+def redact_url_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return parts._replace(netloc=f"{parts.username}:***@{host}").geturl()
+
+
+class GroupInfoRequest(Request):
+    GroupJID: GroupJid
+
+
+class GroupCreate(Request):
+    name: Text
+    participants: list[Phone] = Field(min_length=1)
+
+
+def _vcard_text(value: str) -> str:
+    lines = value.strip().splitlines()
+    if not lines or lines[0].strip().upper() != "BEGIN:VCARD" or lines[-1].strip().upper() != "END:VCARD":
+        raise ValueError("must be vCard text from BEGIN:VCARD to END:VCARD")
+    return value
+
+
+class ContactCard(Request):
+    """Operation 23. Build `Vcard` with `tui.api.vcard.build_vcard` rather than by hand."""
+
+    Phone: Recipient
+    Name: Text
+    Vcard: Annotated[str, AfterValidator(_vcard_text)]
+    Id: str | None = None
+    ContextInfo: dict[str, Any] | None = None
+
+
+def _known_event_kinds(kinds: list[str]) -> list[str]:
+    unknown = [kind for kind in kinds if kind not in SESSION_EVENT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown event kind(s): {', '.join(unknown)}")
+    return kinds
+
+
+class WebhookUpdate(Request):
+    """Operation 24: partial update, omitted fields stay unchanged."""
+
+    webhook: HttpUrl | None = None
+    events: Annotated[list[str], AfterValidator(_known_event_kinds)] | None = None
+    active: bool | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Responses
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+def _boolish(value: Any) -> Any:
+    # Z-API lists carry booleans as strings ("false", "0").
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    return value
+
+
+LenientBool = Annotated[bool, BeforeValidator(_boolish)]
+
+
+def _epoch_or_iso(value: Any) -> Any:
+    # Instance-family timestamps come as epoch milliseconds, session-family ones as ISO text or Unix seconds;
+    # Go's zero time means "never".
+    if value in ("", None) or (isinstance(value, str) and value.startswith("0001-01-01")):
+        return None
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = value / 1000 if value > 10**11 else value
+        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    return value
+
+
+FlexibleTime = Annotated[datetime | None, BeforeValidator(_epoch_or_iso)]
+
+
+class SendResult(Response):
+    """Sends answer `messageId` and `id` (same value); Z-API adds `zaapId`, forward-message may carry only that."""
+
+    messageId: str | None = None
+    id: str | None = None
+    zaapId: str | None = None
+
+    @model_validator(mode="after")
+    def _some_identifier(self) -> SendResult:
+        if not (self.messageId or self.id or self.zaapId):
+            raise ValueError("a send answer needs messageId, id or zaapId")
+        return self
+
+    @property
+    def message_id(self) -> str:
+        return self.messageId or self.id or self.zaapId or ""
+
+
+class OperationResult(Response):
+    """`{success: bool}` in the spec; Z-API answers `{value: bool}`. The HTTP status already said 200."""
+
+    success: bool | None = None
+    value: bool | None = None
+
+    @property
+    def ok(self) -> bool:
+        flag = self.success if self.success is not None else self.value
+        return flag is not False
+
+
+class AddParticipantResult(OperationResult):
+    added: list[str] = Field(default_factory=list)
+    failed: list[str] = Field(default_factory=list)
+
+    @field_validator("added", "failed", mode="before")
+    @classmethod
+    def _phones(cls, items: Any) -> list[str]:
+        if items is None:
+            return []
+        return [item.get("phone", str(item)) if isinstance(item, dict) else str(item) for item in items]
+
+
+class MetadataParticipant(Response):
+    phone: str
+    isAdmin: LenientBool = False
+    isSuperAdmin: LenientBool = False
+
+
+class GroupMetadata(Response):
+    """Operation 10. Accepts the spec's names and Z-API's (`phone`, `subject`, `creation` in ms)."""
+
+    groupId: str = Field(validation_alias=AliasChoices("groupId", "phone"))
+    groupName: str = Field(default="", validation_alias=AliasChoices("groupName", "subject"))
+    description: str | None = None
+    owner: str | None = None
+    participants: list[MetadataParticipant] = Field(default_factory=list)
+    createdAt: FlexibleTime | None = Field(default=None, validation_alias=AliasChoices("createdAt", "creation"))
+    invitationLink: str | None = None
+
+
+class InviteLink(Response):
+    inviteLink: str = Field(validation_alias=AliasChoices("inviteLink", "invitationLink"))
+
+
+class Product(Response):
+    productId: str = Field(validation_alias=AliasChoices("productId", "id"))
+    name: str = ""
+    price: int = Field(description="in the currency's smallest unit")
+    currency: str = ""
+    description: str | None = None
+    images: list[str] = Field(default_factory=list)
+    url: str | None = None
+    isHidden: LenientBool = False
+
+    @field_validator("price", mode="before")
+    @classmethod
+    def _integer_price(cls, value: Any) -> Any:
+        # Z-API sends prices as strings of minor units ("100000").
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+        return value
+
+
+# ISO 4217 minor units that are not 2 (the common case).
+_MINOR_UNITS = {
+    **dict.fromkeys(
+        ("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
+         "VND", "VUV", "XAF", "XOF", "XPF"),
+        0,
+    ),
+    **dict.fromkeys(("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"), 3),
+}  # fmt: skip
+
+
+def format_price(amount_minor: int, currency: str) -> str:
+    """`format_price(12990, "BRL")` → `BRL 129.90`; the exponent comes from the currency."""
+    exponent = _MINOR_UNITS.get(currency.upper(), 2)
+    sign = "-" if amount_minor < 0 else ""
+    whole, fraction = divmod(abs(amount_minor), 10**exponent)
+    amount = f"{whole:,}" + (f".{fraction:0{exponent}d}" if exponent else "")
+    return f"{currency.upper()} {sign}{amount}".strip()
+
+
+class GroupParticipant(Response):
+    JID: str
+    IsAdmin: bool = False
+    IsSuperAdmin: bool = False
+
+    @property
+    def role(self) -> str:
+        return "super admin" if self.IsSuperAdmin else "admin" if self.IsAdmin else "member"
+
+
+class GroupInfo(Response):
+    """Operations 21 and 22 (`data`). Go zero times (`0001-01-01T00:00:00Z`) mean "never"."""
+
+    JID: str
+    Name: str = ""
+    OwnerJID: str = ""
+    GroupCreated: FlexibleTime | None = None
+    NameSetAt: FlexibleTime | None = None
+    NameSetBy: str = ""
+    Topic: str = ""
+    TopicSetAt: FlexibleTime | None = None
+    TopicSetBy: str = ""
+    IsAnnounce: bool = False
+    IsLocked: bool = False
+    IsEphemeral: bool = False
+    DisappearingTimer: int = 0
+    Participants: list[GroupParticipant] = Field(default_factory=list)
+
+    @field_validator("Participants", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+
+class Details(Response):
+    """Session-family confirmations: `data.Details` (envelope) or a bare `{Details}` (WuzAPI's HMAC calls)."""
+
+    Details: str = ""
+    ProxyURL: str | None = None
+
+
+class ContactSent(Response):
+    Details: str = ""
+    Id: str
+    Timestamp: FlexibleTime | None = None
+
+
+class HmacStatus(Response):
+    """`{hmac_key: "***"}` when a key is configured; WuzAPI answers `""` when there is none."""
+
+    hmac_key: str | None = ""
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.hmac_key)
+
+
+class WebhookConfig(Response):
+    webhook: str = Field(default="", validation_alias=AliasChoices("webhook", "WebhookURL"))
+    events: list[str] | None = Field(default=None, validation_alias=AliasChoices("events", "Events", "subscribe"))
+    active: bool | None = None
+
+
+class ConnectionStatus(Response):
+    """The instance `status` read. `error` is a status text, not an error flag (research/zapi.md §3.1)."""
+
+    connected: LenientBool = False
+    error: str | None = None
+    smartphoneConnected: LenientBool | None = None
+
