@@ -50,15 +50,27 @@ class ServerError(GatewayError):
 
 
 class UnexpectedStatus(GatewayError):
-    """Any other non-success status (405, 415, 502, ...)."""
+    """Any other non-success status (405, 415, 502, ...), or a 2xx whose body is only an error report."""
 
 
-class GatewayTimeout(GatewayError):
+class TransportFault(GatewayError):
+    """The exchange never produced an HTTP answer; `status` stays None."""
+
+
+class GatewayTimeout(TransportFault):
     pass
 
 
-class ConnectionRefused(GatewayError):
-    pass
+class ConnectionRefused(TransportFault):
+    """Nothing accepted the connection (refused, unreachable, unknown host)."""
+
+
+class ConnectionLost(TransportFault):
+    """The connection broke after it was made (reset, closed mid-answer, protocol error)."""
+
+
+class InvalidBaseUrl(GatewayError):
+    """The configured base URL cannot be used for a request (no http:// or https://, bad host)."""
 
 
 class MalformedResponse(GatewayError):

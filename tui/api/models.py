@@ -413,6 +413,18 @@ def redact_url_credentials(url: str) -> str:
     return parts._replace(netloc=f"{parts.username}:***@{host}").geturl()
 
 
+class GroupMetadataQuery(Request):
+    """Operation 10's path parameter, checked like a body field so the error names it."""
+
+    GROUP_PHONE_NUMBER: GroupId
+
+
+class ProductQuery(Request):
+    """Operation 15's path parameter."""
+
+    PRODUCT_ID: Text
+
+
 class GroupInfoRequest(Request):
     GroupJID: GroupJid
 
@@ -629,7 +641,8 @@ class Details(Response):
     """Session-family confirmations: `data.Details` (envelope) or a bare `{Details}` (WuzAPI's HMAC calls)."""
 
     Details: str = ""
-    ProxyURL: str | None = None
+    # WuzAPI echoes the proxy URL as sent, password included; keep it out of every view.
+    ProxyURL: Annotated[str, AfterValidator(lambda url: redact_url_credentials(url))] | None = None
 
 
 class ContactSent(Response):

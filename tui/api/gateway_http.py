@@ -1,0 +1,204 @@
+"""The one shared HTTP connection pool of the app, which performs, records and interprets every exchange.
+
+httpx is imported when a GatewayHttp is built, not when this module is imported, so the app's first frame
+does not pay for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+from tui.api.answers import decode_success, error_for_status
+from tui.api.errors import (
+    ConnectionLost,
+    ConnectionRefused,
+    GatewayError,
+    GatewayTimeout,
+    InvalidBaseUrl,
+    MalformedResponse,
+    RateLimited,
+)
+from tui.api.exchange import Exchange, truncate
+from tui.api.redaction import Redactor, body_secrets, dump_json, redact_body, redact_headers
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger(__name__)
+
+Result = TypeVar("Result", bound=BaseModel)
+ExchangeHook = Callable[[Exchange], None]
+Sleep = Callable[[float], Awaitable[None]]
+
+DEFAULT_TIMEOUT = 10.0
+MAX_READ_RETRIES = 2
+MAX_RETRY_WAIT = 5.0
+DEFAULT_RETRY_WAIT = 1.0
+
+
+@dataclass(frozen=True)
+class Call(Generic[Result]):
+    """One operation, ready to send. `url` carries secrets; `shown_url` is what logs and errors show."""
+
+    operation: str
+    method: str
+    url: str
+    shown_url: str
+    headers: dict[str, str]
+    result: type[Result]
+    redactor: Redactor
+    body: Any = None
+    is_read: bool = False
+    extra_secrets: tuple[str, ...] = field(default=())
+
+
+class GatewayHttp:
+    """Owns one httpx.AsyncClient (connection reuse) shared by the instance and session clients.
+
+    Reads answered 429 are retried up to `max_read_retries` times, waiting Retry-After capped at
+    `max_retry_wait` seconds; every other call (sends above all) raises RateLimited at once.
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        on_exchange: ExchangeHook | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_read_retries: int = MAX_READ_RETRIES,
+        max_retry_wait: float = MAX_RETRY_WAIT,
+        sleep: Sleep | None = None,
+    ) -> None:
+        import httpx
+
+        self.timeout = timeout
+        self.on_exchange = on_exchange
+        self.max_read_retries = max_read_retries
+        self.max_retry_wait = max_retry_wait
+        self._sleep = sleep or asyncio.sleep
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), transport=transport, follow_redirects=False)
+
+    async def __aenter__(self) -> GatewayHttp:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    @property
+    def closed(self) -> bool:
+        return self._client.is_closed
+
+    def __repr__(self) -> str:
+        return f"GatewayHttp(timeout={self.timeout:g}, closed={self.closed})"
+
+    async def call(self, call: Call[Result]) -> Result:
+        retries_left = self.max_read_retries if call.is_read else 0
+        while True:
+            try:
+                return await self._attempt(call)
+            except RateLimited as limited:
+                if retries_left <= 0:
+                    raise
+                retries_left -= 1
+                wait = limited.retry_after if limited.retry_after is not None else DEFAULT_RETRY_WAIT
+                await self._sleep(min(wait, self.max_retry_wait))
+
+    async def _attempt(self, call: Call[Result]) -> Result:
+        import httpx
+
+        redact = call.redactor.with_secrets(*body_secrets(call.body), *call.extra_secrets)
+        content = dump_json(call.body).encode() if call.body is not None else None
+        started_at = datetime.now(timezone.utc)
+        started = time.perf_counter()
+        status: int | None = None
+        response_text: str | None = None
+        failure: GatewayError | None = None
+        try:
+            try:
+                response = await self._client.request(call.method, call.url, headers=call.headers, content=content)
+                status = response.status_code
+                response_text = response.text
+            except httpx.TimeoutException:
+                raise GatewayTimeout(
+                    f"No answer within {self.timeout:g} s for {call.operation} ({call.method} {call.shown_url})"
+                ) from None
+            except httpx.UnsupportedProtocol:
+                raise InvalidBaseUrl(f"Cannot use {_origin(call.shown_url)!r}: it needs http:// or https://") from None
+            except httpx.ConnectError as error:
+                raise ConnectionRefused(
+                    f"Could not connect to {_origin(call.shown_url)} for {call.operation}: {redact(str(error)) or 'connection refused'}"
+                ) from None
+            except httpx.DecodingError as error:
+                raise MalformedResponse(f"The answer to {call.operation} could not be decoded: {redact(str(error))}") from None
+            except httpx.TransportError as error:
+                raise ConnectionLost(
+                    f"The connection to {_origin(call.shown_url)} broke during {call.operation}: "
+                    f"{redact(str(error)) or type(error).__name__}"
+                ) from None
+            except httpx.InvalidURL as error:
+                raise InvalidBaseUrl(f"Cannot build a request URL for {call.operation}: {redact(str(error))}") from None
+
+            if 200 <= status < 300:
+                return decode_success(call.result, status, response_text, call.operation)
+            raise error_for_status(status, response_text, retry_after=response.headers.get("Retry-After"))
+        except GatewayError as error:
+            failure = _redacted(error, redact)
+            raise failure from None
+        finally:
+            self._record(
+                Exchange(
+                    started_at=started_at,
+                    method=call.method,
+                    url=redact(call.shown_url),
+                    status=status,
+                    duration_ms=(time.perf_counter() - started) * 1000,
+                    request_headers=redact_headers(call.headers),
+                    request_body=redact(dump_json(redact_body(call.body))) if call.body is not None else None,
+                    response_body=truncate(redact(response_text)) if response_text is not None else None,
+                    error=failure.message if failure else None,
+                )
+            )
+
+    def _record(self, exchange: Exchange) -> None:
+        log.debug("%s", exchange.summary())
+        if self.on_exchange is None:
+            return
+        try:
+            self.on_exchange(exchange)
+        except Exception:  # the request log must never break the call it records
+            log.exception("on_exchange hook failed")
+
+
+def _origin(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the gateway"
+    host = parts.hostname or ""
+    if not parts.scheme or not host:
+        return url.split("/", 1)[0] or "the gateway"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"{parts.scheme}://{host}{port}"
+
+
+def _redacted(error: GatewayError, redact: Redactor) -> GatewayError:
+    error.message = redact(error.message)
+    error.args = (error.message,)
+    if error.body is not None:
+        error.body = redact(error.body)
+    return error

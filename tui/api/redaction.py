@@ -1,0 +1,103 @@
+"""Keep secrets out of everything the client shows: reprs, log lines, exception text, the request log.
+
+Secrets are the `Client-Token` and `token` headers, the instance token in the path, and what a request
+body carries: `hmac_key` and the password inside `proxy_url`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+MASK = "***"
+INSTANCE_TOKEN_PLACEHOLDER = "{instanceToken}"
+SECRET_HEADERS = frozenset({"client-token", "token", "authorization"})
+SECRET_BODY_KEYS = frozenset({"hmac_key"})
+PROXY_URL_KEYS = frozenset({"proxy_url", "proxyurl"})
+
+
+class Redactor:
+    """Replaces every known secret value, raw or URL-quoted, with `***` in arbitrary text."""
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        variants: set[str] = set()
+        for secret in secrets:
+            if secret:
+                variants.update({secret, quote(secret, safe=""), quote(secret)})
+        # Longest first, so a secret containing another one is replaced whole.
+        self._secrets = sorted(variants, key=len, reverse=True)
+
+    def with_secrets(self, *secrets: str | None) -> Redactor:
+        return Redactor([*self._secrets, *secrets])
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    def __repr__(self) -> str:
+        return f"Redactor({len(self._secrets)} secret forms)"
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {name: MASK if name.lower() in SECRET_HEADERS else value for name, value in headers.items()}
+
+
+def proxy_password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
+def body_secrets(body: Any) -> list[str]:
+    """The secret values a request body carries, so they can be redacted wherever they are echoed."""
+    found: list[str] = []
+    if isinstance(body, Mapping):
+        for key, value in body.items():
+            if key.lower() in SECRET_BODY_KEYS and isinstance(value, str):
+                found.append(value)
+            elif key.lower() in PROXY_URL_KEYS and isinstance(value, str):
+                password = proxy_password(value)
+                if password:
+                    found.append(password)
+            else:
+                found.extend(body_secrets(value))
+    elif isinstance(body, list):
+        for item in body:
+            found.extend(body_secrets(item))
+    return found
+
+
+def redact_body(body: Any) -> Any:
+    """A copy of a JSON body with `hmac_key` masked and proxy passwords masked inside their URLs."""
+    if isinstance(body, Mapping):
+        redacted: dict[str, Any] = {}
+        for key, value in body.items():
+            if key.lower() in SECRET_BODY_KEYS and isinstance(value, str):
+                redacted[key] = MASK
+            elif key.lower() in PROXY_URL_KEYS and isinstance(value, str):
+                redacted[key] = mask_url_password(value)
+            else:
+                redacted[key] = redact_body(value)
+        return redacted
+    if isinstance(body, list):
+        return [redact_body(item) for item in body]
+    return body
+
+
+def mask_url_password(url: str) -> str:
+    password = proxy_password(url)
+    if not password:
+        return url
+    scheme, rest = url.split("://", 1) if "://" in url else ("", url)
+    userinfo, _, host = rest.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:{MASK}@{host}" if scheme else f"{user}:{MASK}@{host}"
+
+
+def dump_json(body: Any) -> str:
+    """The exact text sent on the wire (compact, UTF-8), so the request log shows what the server got."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
