@@ -1,0 +1,294 @@
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+import json
+import sqlite3
+import threading
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.webhooks.conftest import ids, record
+from tui.paths import DATA_DIR_ENV
+from tui.webhooks import store as store_module
+from tui.webhooks.signing import Verdict
+from tui.webhooks.store import EventStore, StoreClosed
+
+
+def message(text: str, message_id: str = "M1") -> dict:
+    return {"type": "Message", "event": {"Info": {"ID": message_id}, "Message": {"conversation": text}}}
+
+
+async def test_append_returns_the_stored_event(store):
+    sent = record(message("hello"), summary="Message from x: hello", message_ids=("M1",))
+    event = await store.append(sent)
+    assert event.id == 1
+    assert (event.path, event.kind, event.summary, event.verdict, event.rejected) == (
+        "/hook", "Message", "Message from x: hello", Verdict.VALID, False)
+    assert store.get(event.id) == event  # every field survives the round trip
+
+
+async def test_acknowledged_events_are_committed(store):
+    events = await asyncio.gather(*(store.append(record(message(f"m{i}"))) for i in range(50)))
+    # An independent connection sees every acknowledged row: it was committed, not just queued.
+    with sqlite3.connect(store.path) as other:
+        stored_ids = {row[0] for row in other.execute("SELECT id FROM events")}
+    assert stored_ids == {event.id for event in events}
+    assert len(stored_ids) == 50
+
+
+async def test_concurrent_appends_share_a_commit(store, monkeypatch):
+    batch_sizes: list[int] = []
+    original = EventStore._commit
+    release = threading.Event()
+
+    def observed(self, connection, batch):
+        # Hold the first commit until every append is queued, as a slow fsync would under load.
+        release.wait(timeout=10)
+        batch_sizes.append(len(batch))
+        original(self, connection, batch)
+
+    monkeypatch.setattr(EventStore, "_commit", observed)
+    pending = [asyncio.ensure_future(store.append(record(message(f"m{i}")))) for i in range(40)]
+    await asyncio.sleep(0)  # every append has queued its record
+    release.set()
+    events = await asyncio.wait_for(asyncio.gather(*pending), timeout=10)
+    assert sum(batch_sizes) == 40
+    assert len(batch_sizes) <= 2  # the first record alone at most, then all the rest together
+    assert sorted(ids(events)) == list(range(1, 41))
+
+
+async def test_no_answer_before_commit(store, monkeypatch):
+    committed = threading.Event()
+    original = EventStore._commit
+
+    def slow(self, connection, batch):
+        original(self, connection, batch)
+        committed.set()
+
+    monkeypatch.setattr(EventStore, "_commit", slow)
+    await store.append(record(message("x")))
+    assert committed.is_set()
+
+
+async def test_a_bad_record_fails_alone(store, monkeypatch):
+    release = threading.Event()
+    original = EventStore._commit
+
+    def held(self, connection, batch):
+        release.wait(timeout=10)
+        original(self, connection, batch)
+
+    monkeypatch.setattr(EventStore, "_commit", held)
+    good = [record(message(f"good{i}")) for i in range(5)]
+    bad = dataclasses.replace(record(message("bad")), received_at=datetime(2026, 1, 1))  # naive: refused
+    tasks = [asyncio.ensure_future(store.append(r)) for r in [good[0], good[1], bad, good[2], good[3], good[4]]]
+    await asyncio.sleep(0)
+    release.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(results[2], ValueError)
+    assert [r.payload["event"]["Message"]["conversation"] for i, r in enumerate(results) if i != 2] == [
+        "good0", "good1", "good2", "good3", "good4"]
+    assert store.count() == 5
+
+
+async def test_newest_and_keyset_pages(store):
+    for i in range(25):
+        await store.append(record(message(f"m{i}")))
+    assert ids(store.newest(10)) == list(range(25, 15, -1))
+    pages, before = [], None
+    while True:
+        page = store.page_before(before, 10) if before is not None else store.newest(10)
+        if not page:
+            break
+        pages.append(ids(page))
+        before = page[-1].id
+    assert [len(p) for p in pages] == [10, 10, 5]
+    assert sum(pages, []) == list(range(25, 0, -1))
+    assert store.newest(0) == []
+
+
+async def fill_mixed(store):
+    rows = [
+        record(message("hello world", "A1"), kind="Message", message_ids=("A1",)),
+        record({"type": "ReadReceipt"}, kind="ReadReceipt", message_ids=("A1", "A2")),
+        record(message("unsigned hello", "A3"), kind="Message", verdict=Verdict.UNSIGNED, rejected=True),
+        record({"type": "DeliveryCallback", "messageId": "A2"}, kind="Delivery", message_ids=("A2",)),
+        record(None, body=b"\x00\xffgarbage", kind="unknown", verdict=Verdict.NO_KEY, rejected=True),
+        record(message("goodbye", "A4"), kind="Message", verdict=Verdict.INVALID),
+    ]
+    return [await store.append(r) for r in rows]
+
+
+async def test_filters_and_count(store):
+    await fill_mixed(store)
+    assert ids(store.newest(10, kind="Message")) == [6, 3, 1]
+    assert store.count(kind="Message") == 3
+    assert ids(store.newest(10, verdict=Verdict.VALID)) == [4, 2, 1]
+    assert ids(store.newest(10, verdict="unsigned")) == [3]
+    assert ids(store.newest(10, rejected=True)) == [5, 3]
+    assert ids(store.newest(10, rejected=False)) == [6, 4, 2, 1]
+    assert ids(store.newest(10, kind="Message", rejected=False)) == [6, 1]
+    assert ids(store.page_before(6, 10, kind="Message")) == [3, 1]
+    assert store.count() == 6
+    assert store.count(kind="nothing") == 0
+    assert store.kinds() == ["Delivery", "Message", "ReadReceipt", "unknown"]
+
+
+async def test_full_text_search(store):
+    await fill_mixed(store)
+    assert ids(store.newest(10, search="hello")) == [3, 1]
+    assert ids(store.newest(10, search="hel")) == [3, 1]  # the last word is a prefix, as you type
+    assert ids(store.newest(10, search="hello world")) == [1]
+    assert ids(store.newest(10, search="hello", rejected=False)) == [1]
+    assert ids(store.page_before(3, 10, search="hello")) == [1]
+    assert store.count(search="hello") == 2
+    assert store.count(search="hello", kind="Message", verdict="valid") == 1
+    assert store.count(search="absent") == 0
+    assert ids(store.newest(10, search="   ")) == [6, 5, 4, 3, 2, 1]  # blank search means no search
+
+
+@pytest.mark.parametrize("query", ['"', "AND", "OR NOT", "a*b", "NEAR(x y)", "col:x", "(", "^", "-x", "'"])
+async def test_search_syntax_is_literal(store, query):
+    await store.append(record(message("plain")))
+    assert store.count(search=query) == 0
+    assert store.newest(5, search=query) == []
+
+
+async def test_search_finds_form_and_escaped_text(store):
+    form_payload = {"type": "Message", "event": {"Message": {"conversation": "olá mundo"}}}
+    form_body = b"instanceName=x&jsonData=%7B%22type%22%3A%22Message%22%2C%22event%22%3A%7B%22Message%22%3A%7B%22conversation%22%3A%22ol%C3%A1+mundo%22%7D%7D%7D"
+    await store.append(record(form_payload, body=form_body))
+    escaped_payload = {"type": "Message", "text": "café"}
+    await store.append(record(escaped_payload, body=json.dumps(escaped_payload).encode()))  # "caf\u00e9"
+    assert ids(store.newest(5, search="olá mundo")) == [1]
+    assert ids(store.newest(5, search="café")) == [2]
+    assert store.get(1).payload == form_payload
+    assert store.get(1).body == form_body
+    assert store.get(2).payload == escaped_payload
+
+
+async def test_find_by_message_id(store):
+    await fill_mixed(store)
+    assert ids(store.find_by_message_id("A1")) == [1, 2]
+    assert ids(store.find_by_message_id("A2")) == [2, 4]
+    assert store.find_by_message_id("nope") == []
+
+
+async def test_export_filtered_jsonl(store, tmp_path):
+    await fill_mixed(store)
+    out = io.StringIO()
+    assert store.export_jsonl(out, kind="Message") == 3
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [line["id"] for line in lines] == [1, 3, 6]  # oldest first, like a log
+    assert lines[0]["payload"] == message("hello world", "A1")
+    assert lines[1]["verdict"] == "unsigned" and lines[1]["rejected"] is True
+    path = tmp_path / "export.jsonl"
+    assert store.export_jsonl(path, rejected=True) == 2
+    exported = [json.loads(line) for line in path.read_text().splitlines()]
+    assert exported[1]["body"] is None
+    assert exported[1]["body_base64"] == "AP9nYXJiYWdl"  # the binary body, byte for byte
+    assert store.export_jsonl(io.StringIO(), search="absent") == 0
+
+
+async def test_retention_keeps_the_newest(tmp_path):
+    with EventStore(tmp_path / "r.sqlite3", retention=3) as capped:
+        for i in range(7):
+            await capped.append(record(message(f"m{i}", f"ID{i}"), message_ids=(f"ID{i}",)))
+        assert ids(capped.newest(10)) == [7, 6, 5]
+        assert capped.count() == 3
+        assert capped.count(search="m1") == 0  # the search index forgets deleted rows too
+        assert capped.find_by_message_id("ID1") == []
+        assert ids(capped.find_by_message_id("ID6")) == [7]
+    # Reopening with a smaller cap trims at once; ids keep counting up after deletions.
+    with EventStore(tmp_path / "r.sqlite3", retention=1) as smaller:
+        assert ids(smaller.newest(10)) == [7]
+        assert (await smaller.append(record(message("new")))).id == 8
+        assert smaller.count() == 1
+    with sqlite3.connect(tmp_path / "r.sqlite3") as raw:
+        # Raises "database disk image is malformed" if the deletes left the search index out of step.
+        raw.execute("INSERT INTO events_fts(events_fts) VALUES('integrity-check')")
+
+
+async def test_events_survive_reopening(tmp_path):
+    path = tmp_path / "persist.sqlite3"
+    with EventStore(path) as first:
+        written = await first.append(record(message("kept")))
+    with EventStore(path) as second:
+        assert second.get(written.id) == written
+        assert second.count(search="kept") == 1
+
+
+def test_default_path_is_in_the_data_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "somewhere"))
+    with EventStore() as default:
+        assert default.path == tmp_path / "somewhere" / "events.sqlite3"
+        assert default.path.exists()
+        assert default.path.stat().st_mode & 0o077 == 0  # private: events carry people's messages
+        with sqlite3.connect(default.path) as raw:
+            assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_closed_store_refuses_work(tmp_path):
+    closed = EventStore(tmp_path / "c.sqlite3").open()
+    closed.close()
+    with pytest.raises(StoreClosed):
+        await closed.append(record(message("late")))
+    with pytest.raises(StoreClosed):
+        closed.newest(1)
+
+
+async def test_close_commits_what_was_queued(tmp_path):
+    path = tmp_path / "drain.sqlite3"
+    opened = EventStore(path).open()
+    pending = [asyncio.ensure_future(opened.append(record(message(f"m{i}")))) for i in range(20)]
+    await asyncio.sleep(0)
+    await asyncio.to_thread(opened.close)
+    results = await asyncio.wait_for(asyncio.gather(*pending), timeout=10)
+    assert len(results) == 20
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT count(*) FROM events").fetchone()[0] == 20
+
+
+async def test_readers_work_from_many_threads(store):
+    for i in range(30):
+        await store.append(record(message(f"m{i}")))
+
+    def read() -> tuple[int, list[int]]:
+        return store.count(), ids(store.newest(5))
+
+    results = await asyncio.gather(*(asyncio.to_thread(read) for _ in range(16)))
+    assert results == [(30, [30, 29, 28, 27, 26])] * 16
+
+
+async def test_bulk_insert_for_bench(store):
+    rows = (record(message(f"bulk {i}", f"B{i}"), message_ids=(f"B{i}",)) for i in range(5000))
+    assert store.bulk_insert_for_bench(rows, chunk=1000) == 5000
+    assert store.count() == 5000
+    assert store.count(search="bulk") == 5000
+    assert ids(store.find_by_message_id("B4999")) == [5000]
+    appended = await store.append(record(message("after")))
+    assert appended.id == 5001
+
+
+def test_refuses_a_newer_schema(tmp_path):
+    path = tmp_path / "future.sqlite3"
+    with sqlite3.connect(path) as raw:
+        raw.execute(f"PRAGMA user_version={store_module.SCHEMA_VERSION + 1}")
+    with pytest.raises(RuntimeError, match="schema"):
+        EventStore(path).open()
+
+
+def test_retention_must_be_positive(tmp_path):
+    with pytest.raises(ValueError):
+        EventStore(tmp_path / "x.sqlite3", retention=0)
+
+
+async def test_received_at_round_trips_in_utc(store):
+    moment = datetime(2026, 5, 19, 13, 40, 13, 123456, tzinfo=UTC)
+    sent = dataclasses.replace(record(message("t")), received_at=moment)
+    event = await store.append(sent)
+    assert store.get(event.id).received_at == moment
+    assert store.get(event.id).received_at.tzinfo is UTC

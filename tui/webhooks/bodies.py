@@ -1,0 +1,66 @@
+"""Turn a webhook body into its payload: JSON, or WuzAPI's form encoding with the JSON in a `jsonData` field.
+
+WuzAPI's default (form) body is `instanceName=…&jsonData=<url-encoded JSON>&userID=…` (wuzapi.md §3.2); its
+JSON mode puts `instanceName` and `userID` at the top level instead. The form payload is normalised to that
+JSON-mode shape so both modes classify alike.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl
+
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+FORM_JSON_FIELD = "jsonData"
+FORM_TOP_LEVEL_FIELDS = ("instanceName", "userID")
+
+
+class UnparseableBody(ValueError):
+    """The body is neither JSON nor a form with a JSON `jsonData` field; the message says why, without the body."""
+
+
+def parse_body(content_type: str, body: bytes) -> tuple[Any, bool]:
+    """(payload, came_from_form). Raises UnparseableBody."""
+    if not body.strip():
+        raise UnparseableBody("empty body")
+    if _media_type(content_type) == FORM_CONTENT_TYPE:
+        return _parse_form(body), True
+    try:
+        return _loads(body), False
+    except UnparseableBody:
+        # A sender that forgets the Content-Type of a form body still gets its event read.
+        if FORM_JSON_FIELD.encode() + b"=" not in body:
+            raise
+    return _parse_form(body), True
+
+
+def _parse_form(body: bytes) -> Any:
+    try:
+        text = body.decode("utf-8")
+        fields = dict(parse_qsl(text, keep_blank_values=True, strict_parsing=True, errors="strict"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise UnparseableBody(f"malformed form body: {type(error).__name__}") from None
+    if FORM_JSON_FIELD not in fields:
+        raise UnparseableBody(f"form body without a {FORM_JSON_FIELD} field")
+    payload = _loads(fields[FORM_JSON_FIELD].encode("utf-8", "surrogatepass"), field=FORM_JSON_FIELD)
+    if isinstance(payload, dict):
+        for name in FORM_TOP_LEVEL_FIELDS:
+            if name in fields:
+                payload.setdefault(name, fields[name])
+    return payload
+
+
+def _loads(data: bytes, *, field: str = "body") -> Any:
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as error:
+        raise UnparseableBody(f"{field} is not JSON: {error.msg} at offset {error.pos}") from None
+    # UnicodeDecodeError: not UTF-8; ValueError: e.g. an integer past Python's digit limit;
+    # RecursionError: nesting deep enough to exhaust the parser's stack.
+    except (ValueError, RecursionError) as error:
+        raise UnparseableBody(f"{field} is not JSON: {type(error).__name__}") from None
+
+
+def _media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
