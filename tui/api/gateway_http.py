@@ -28,7 +28,14 @@ from tui.api.errors import (
     RateLimited,
 )
 from tui.api.exchange import Exchange, truncate
-from tui.api.redaction import Redactor, body_secrets, dump_json, redact_body, redact_headers
+from tui.api.redaction import (
+    Redactor,
+    body_secrets,
+    dump_json,
+    install_library_log_redaction,
+    redact_body,
+    redact_headers,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -80,6 +87,7 @@ class GatewayHttp:
     ) -> None:
         import httpx
 
+        install_library_log_redaction()
         self.timeout = timeout
         self.on_exchange = on_exchange
         self.max_read_retries = max_read_retries

@@ -7,6 +7,8 @@ body carries: `hmac_key` and the password inside `proxy_url`.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -101,3 +103,32 @@ def mask_url_password(url: str) -> str:
 def dump_json(body: Any) -> str:
     """The exact text sent on the wire (compact, UTF-8), so the request log shows what the server got."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+_INSTANCE_TOKEN_IN_PATH = re.compile(r"(/instances/[^/\s]+/token/)[^/\s\"'?#]+")
+_TOKEN_IN_QUERY = re.compile(r"([?&]token=)[^&\s\"'#]+", re.IGNORECASE)
+
+
+def redact_url_secrets(text: str) -> str:
+    """Mask instance tokens in instance-family paths and `token=` query values, wherever a URL is printed."""
+    return _TOKEN_IN_QUERY.sub(rf"\g<1>{MASK}", _INSTANCE_TOKEN_IN_PATH.sub(rf"\g<1>{MASK}", text))
+
+
+class _UrlSecretsFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_url_secrets(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+_LIBRARY_LOGGERS = ("httpx", "httpcore")
+
+
+def install_library_log_redaction() -> None:
+    """httpx logs every request URL at INFO; keep instance tokens out of those lines. Idempotent."""
+    for name in _LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(existing, _UrlSecretsFilter) for existing in logger.filters):
+            logger.addFilter(_UrlSecretsFilter())
