@@ -1,0 +1,307 @@
+"""Form building blocks shared by every section: labelled rows with an inline error line, mapping
+`field_errors()` output onto them, as-you-type validators, and the one place that decides cursor blink.
+
+    row = FieldRow("Recipient", TextInput(id="recipient", validators=[RecipientValidator()]), field="phone")
+    ...
+    request = validated(rows, lambda: SendText(phone=..., message=...), fallback=error_line)
+    if request is None:
+        return  # errors are shown inline; nothing is sent
+
+Field paths are the dotted paths of `tui.api.models.field_errors` (`buttons.1.text`). A row owns one
+or more paths (`fields=("phone", "Phone")`); an error on `poll.2.name` lands on the row owning `poll`
+(the longest owned prefix) with the rest of the path named in the message. Build nested items as
+dicts inside the `build` callable (`buttons=[{"id": "1", "text": t}]`), not as sub-models, so
+pydantic reports the full path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from pydantic import ValidationError
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.validation import ValidationResult, Validator
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static, TextArea
+
+from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient
+
+# The single switch for cursor blink in every input this package builds. Tests and snapshots set it
+# to False (tests/sections/conftest.py does), so screenshots do not depend on timing.
+CURSOR_BLINK = True
+
+
+def set_cursor_blink(enabled: bool) -> None:
+    global CURSOR_BLINK
+    CURSOR_BLINK = enabled
+
+
+class TextInput(Input):
+    """An Input whose cursor blink follows `CURSOR_BLINK`, and which validates as you type."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("validate_on", ["changed", "submitted"])
+        super().__init__(*args, **kwargs)
+        self.cursor_blink = CURSOR_BLINK
+
+
+class TextBox(TextArea):
+    """A multi-line box (one item per line) with the same cursor-blink switch."""
+
+    DEFAULT_CSS = """
+    TextBox { height: 5; }
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("soft_wrap", False)
+        kwargs.setdefault("show_line_numbers", False)
+        super().__init__(*args, **kwargs)
+        self.cursor_blink = CURSOR_BLINK
+
+
+# ---------------------------------------------------------------------------------------------
+# Validators (as you type)
+
+
+class RecipientValidator(Validator):
+    """A phone number with country code or a group JID (`…@g.us`)."""
+
+    def validate(self, value: str) -> ValidationResult:
+        if is_recipient(value.strip()):
+            return self.success()
+        return self.failure(f"Must be {RECIPIENT_RULE}", value)
+
+
+class PhoneValidator(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        if is_phone(value.strip()):
+            return self.success()
+        return self.failure(f"Must be {PHONE_RULE}", value)
+
+
+class PhoneListValidator(Validator):
+    """Phones separated by commas, spaces or new lines; names the first bad one."""
+
+    def validate(self, value: str) -> ValidationResult:
+        items = split_list(value)
+        if not items:
+            return self.failure("Enter at least one phone number", value)
+        for item in items:
+            if not is_phone(item):
+                return self.failure(f"{item!r} must be {PHONE_RULE}", value)
+        return self.success()
+
+
+class PatternValidator(Validator):
+    """A regular expression with a readable rule (group ids, community ids)."""
+
+    def __init__(self, pattern: str, rule: str) -> None:
+        super().__init__()
+        self.pattern = re.compile(pattern)
+        self.rule = rule
+
+    def validate(self, value: str) -> ValidationResult:
+        if self.pattern.fullmatch(value.strip()):
+            return self.success()
+        return self.failure(f"Must be {self.rule}", value)
+
+
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def split_list(text: str) -> list[str]:
+    """`"5511 , 5522\\n5533"` → `["5511", "5522", "5533"]`."""
+    return [item for item in _SEPARATORS.split(text.strip()) if item]
+
+
+def lines_of(text: str) -> list[str]:
+    """Non-blank lines, stripped (poll options, button labels: they may contain commas)."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def optional(text: str) -> str | None:
+    """Empty input means "not given" so optional request fields are left out."""
+    text = text.strip()
+    return text or None
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows
+
+
+class FieldRow(Vertical):
+    """Label, the control, and an inline error line under it (plain text, never markup)."""
+
+    DEFAULT_CSS = """
+    FieldRow { height: auto; margin: 0 0 0 0; }
+    FieldRow > .field-label { padding: 0 1; color: $text-muted; }
+    FieldRow > .field-error { padding: 0 1; color: $text-error; display: none; }
+    FieldRow.-invalid > .field-error { display: block; }
+    FieldRow.-invalid > Input { border: tall $error; }
+    FieldRow > .field-hint { padding: 0 1; color: $text-muted; text-style: italic; }
+    """
+
+    def __init__(
+        self,
+        label: str,
+        control: Widget,
+        *,
+        field: str | Iterable[str],
+        hint: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.label = label
+        self.control = control
+        self.fields: tuple[str, ...] = (field,) if isinstance(field, str) else tuple(field)
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        yield Label(Content(self.label), classes="field-label")
+        yield self.control
+        if self.hint:
+            yield Static(Content(self.hint), classes="field-hint")
+        yield Static("", classes="field-error")
+
+    @property
+    def error(self) -> str | None:
+        return self._error
+
+    _error: str | None = None
+
+    def set_error(self, message: str | None) -> None:
+        self._error = message
+        if not self.is_mounted:
+            return
+        line = self.query_one(".field-error", Static)
+        if message:
+            line.update(Content(message))
+            self.add_class("-invalid")
+        else:
+            line.update("")
+            self.remove_class("-invalid")
+
+    def on_mount(self) -> None:
+        if self._error:
+            self.set_error(self._error)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input is not self.control:
+            return
+        result = event.validation_result
+        if result is None:
+            if self._error:
+                self.set_error(None)
+            return
+        self.set_error(None if result.is_valid else "; ".join(result.failure_descriptions))
+
+
+def owner_of(rows: Iterable[FieldRow], path: str) -> tuple[FieldRow, str] | None:
+    """The row owning `path` (longest owned prefix) and the part of the path below it."""
+    best: tuple[FieldRow, str] | None = None
+    best_length = -1
+    parts = path.split(".")
+    for row in rows:
+        for owned in row.fields:
+            owned_parts = owned.split(".")
+            if parts[: len(owned_parts)] == owned_parts and len(owned_parts) > best_length:
+                best = (row, ".".join(parts[len(owned_parts) :]))
+                best_length = len(owned_parts)
+    return best
+
+
+def _describe_rest(rest: str) -> str:
+    """`2.name` → `item 3`; list indexes shown 1-based."""
+    words = []
+    for part in rest.split("."):
+        words.append(f"item {int(part) + 1}" if part.isdigit() else part)
+    return " ".join(words)
+
+
+def apply_field_errors(
+    rows: Iterable[FieldRow], errors: dict[str, str], *, fallback: Callable[[str], None] | None = None
+) -> dict[str, str]:
+    """Show each error on its row (first error per row wins); return the ones no row owns.
+
+    Unowned errors go to `fallback` (e.g. `ErrorLine.show_error`) as one line when given.
+    """
+    rows = list(rows)
+    shown: set[int] = set()
+    unowned: dict[str, str] = {}
+    for path, message in errors.items():
+        found = owner_of(rows, path)
+        if found is None:
+            unowned[path] = message
+            continue
+        row, rest = found
+        if id(row) in shown:
+            continue
+        shown.add(id(row))
+        row.set_error(f"{_describe_rest(rest)}: {message}" if rest else message)
+    if unowned and fallback is not None:
+        fallback("Invalid input: " + "; ".join(f"{path}: {message}" for path, message in unowned.items()))
+    return unowned
+
+
+def clear_field_errors(rows: Iterable[FieldRow]) -> None:
+    for row in rows:
+        row.set_error(None)
+
+
+Model = TypeVar("Model")
+
+
+def validated(
+    rows: Iterable[FieldRow],
+    build: Callable[[], Model],
+    *,
+    fallback: Callable[[str], None] | None = None,
+) -> Model | None:
+    """Clear the rows' errors, build the request; on ValidationError show errors inline and return None.
+
+    Also refuses (returns None) when an as-you-type validator of a row currently fails, so nothing
+    is sent while a field is marked invalid.
+    """
+    rows = list(rows)
+    clear_field_errors(rows)
+    try:
+        request = build()
+    except ValidationError as error:
+        apply_field_errors(rows, field_errors(error), fallback=fallback)
+        return None
+    except ValueError as error:  # conversions done before the model (e.g. int("x")) name no field
+        if fallback is not None:
+            fallback(f"Invalid input: {error}")
+        return None
+    return request
+
+
+class Form(Vertical):
+    """A group of FieldRows with its own scope for errors."""
+
+    DEFAULT_CSS = """
+    Form { height: auto; }
+    """
+
+    def rows(self) -> list[FieldRow]:
+        return list(self.query(FieldRow))
+
+    def apply_errors(self, errors: dict[str, str], *, fallback: Callable[[str], None] | None = None) -> dict[str, str]:
+        return apply_field_errors(self.rows(), errors, fallback=fallback)
+
+    def clear_errors(self) -> None:
+        clear_field_errors(self.rows())
+
+
+def value_of(widget: Widget) -> str:
+    """The text of an Input or TextArea (stripped)."""
+    if isinstance(widget, Input):
+        return widget.value.strip()
+    if isinstance(widget, TextArea):
+        return widget.text.strip()
+    raise TypeError(f"no text value for {type(widget).__name__}")
