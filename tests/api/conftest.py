@@ -3,7 +3,14 @@ from __future__ import annotations
 import pytest
 
 from tests.api.recording_gateway import RecordingGateway
-from tui.api.client import GatewayHttp, InstanceClient, InstanceCredentials, RequestLog, SessionClient, SessionCredentials
+from tui.api.client import (
+    GatewayHttp,
+    InstanceClient,
+    InstanceCredentials,
+    RequestLog,
+    SessionClient,
+    SessionCredentials,
+)
 
 # Distinctive secrets: tests assert they never show up where a person could read them.
 INSTANCE_TOKEN = "inst-tok-SECRET-3b1f9"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import socket
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -245,7 +245,7 @@ async def test_retry_after_as_http_date(gateway) -> None:
     async def record_sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    later = email.utils.format_datetime(datetime.now(timezone.utc) + timedelta(seconds=60), usegmt=True)
+    later = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=60), usegmt=True)
     gateway.reply("GET", "/status", 429, headers={"Retry-After": later})
     gateway.reply("GET", "/status", 200, json_body={"connected": True})
     async with GatewayHttp(sleep=record_sleep) as http:
@@ -284,7 +284,7 @@ async def test_a_server_slower_than_the_timeout_is_gateway_timeout(gateway, requ
             await client.status()
     assert str(caught.value) == "No answer within 0.2 s for status (GET " + gateway.url + "/instances/i/token/{instanceToken}/status)"
     assert len(gateway.requests) == 1  # a timeout is not a 429: never retried
-    assert list(request_log)[0].status is None
+    assert next(iter(request_log)).status is None
 
 
 async def test_a_connection_closed_before_answering_is_connection_lost() -> None:

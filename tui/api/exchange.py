@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.api.redaction import INSTANCE_TOKEN_PLACEHOLDER, MASK, PROXY_URL_KEYS, SECRET_BODY_KEYS, dump_json
+from tui.api.redaction import (
+    INSTANCE_TOKEN_PLACEHOLDER,
+    MASK,
+    PROXY_URL_KEYS,
+    SECRET_BODY_KEYS,
+    dump_json,
+)
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -95,7 +95,7 @@ class GatewayHttp:
         self._sleep = sleep or asyncio.sleep
         self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), transport=transport, follow_redirects=False)
 
-    async def __aenter__(self) -> GatewayHttp:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -128,7 +128,7 @@ class GatewayHttp:
 
         redact = call.redactor.with_secrets(*body_secrets(call.body), *call.extra_secrets)
         content = dump_json(call.body).encode() if call.body is not None else None
-        started_at = datetime.now(timezone.utc)
+        started_at = datetime.now(UTC)
         started = time.perf_counter()
         status: int | None = None
         response_text: str | None = None

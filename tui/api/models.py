@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -22,8 +22,8 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    field_validator,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -493,7 +493,7 @@ def _epoch_or_iso(value: Any) -> Any:
         value = int(value)
     if isinstance(value, int | float) and not isinstance(value, bool):
         seconds = value / 1000 if value > 10**11 else value
-        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        return datetime.fromtimestamp(seconds, tz=UTC)
     return value
 
 

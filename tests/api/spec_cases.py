@@ -1,0 +1,356 @@
+"""Every operation of the spec as a case: how to call it, and the literal request the spec says goes on the wire.
+
+Expected bodies are literal JSON written from the spec (§4), never produced by the models, so a model bug
+cannot hide on both sides of a comparison. Replies use the shapes the research shows real gateways send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from tests.api.conftest import HMAC_SECRET, INSTANCE_TOKEN
+from tui.api.models import (
+    AddAdmin,
+    AddParticipant,
+    BlacklistEntry,
+    Button,
+    ButtonList,
+    ContactCard,
+    DeliveryWebhook,
+    ForwardMessage,
+    GroupCreate,
+    GroupInfoRequest,
+    HmacKey,
+    ListButton,
+    ModifyChat,
+    PollOption,
+    PrivacyGroupAdd,
+    PrivacyLastSeen,
+    ProfileDescription,
+    ProxyConfig,
+    RedefineInvitationLink,
+    SendButtonActions,
+    SendButtonList,
+    SendLink,
+    SendLocation,
+    SendPoll,
+    SendSticker,
+    SendText,
+    UpdateGroupName,
+    WebhookUpdate,
+)
+
+P = f"/instances/inst-1/token/{INSTANCE_TOKEN}"
+SENT_202 = (202, {"messageId": "3EB0MSG", "id": "3EB0MSG"})
+SENT_200_ZAPI = (200, {"zaapId": "ZAAP1", "messageId": "3EB0MSG", "id": "3EB0MSG"})
+SUCCESS = (200, {"success": True})
+VALUE_TRUE = (200, {"value": True})
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    call: Callable[[Any], Awaitable[Any]]
+    method: str
+    path: str
+    body: Any  # literal JSON from the spec; None when no body is sent
+    reply: tuple[int, Any]
+    check: Callable[[Any], bool]
+    query: dict[str, str] | None = None
+
+
+INSTANCE_CASES = [
+    Case(
+        "send_text",
+        lambda c: c.send_text(SendText(phone="5511999999999", message="Olá, tudo bem?")),
+        "POST", f"{P}/send-text",
+        {"phone": "5511999999999", "message": "Olá, tudo bem?"},
+        SENT_200_ZAPI,
+        lambda r: r.message_id == "3EB0MSG" and r.zaapId == "ZAAP1",
+    ),
+    Case(
+        "send_button_actions",
+        lambda c: c.send_button_actions(
+            SendButtonActions(
+                phone="5511999999999", message="Pick one", title="Menu", footer="Thanks",
+                buttons=[Button(id="1", text="Yes"), Button(id="2", text="No")],
+            )
+        ),
+        "POST", f"{P}/send-button-actions",
+        {"phone": "5511999999999", "message": "Pick one", "title": "Menu", "footer": "Thanks",
+         "buttons": [{"id": "1", "text": "Yes"}, {"id": "2", "text": "No"}]},
+        SENT_202,
+        lambda r: r.message_id == "3EB0MSG" and r.zaapId is None,
+    ),
+    Case(
+        "send_button_list",
+        lambda c: c.send_button_list(
+            SendButtonList(phone="5511999999999", message="Choose",
+                           buttonList=ButtonList(buttons=[ListButton(id="a", label="Option A")]))
+        ),
+        "POST", f"{P}/send-button-list",
+        {"phone": "5511999999999", "message": "Choose", "buttonList": {"buttons": [{"id": "a", "label": "Option A"}]}},
+        SENT_202,
+        lambda r: r.message_id == "3EB0MSG",
+    ),
+    Case(
+        "send_link",
+        lambda c: c.send_link(
+            SendLink(phone="5511999999999", message="See https://example.com/page", linkUrl="https://example.com/page",
+                     image="https://example.com/thumb.png", title="Example", linkDescription="A page")
+        ),
+        "POST", f"{P}/send-link",
+        {"phone": "5511999999999", "message": "See https://example.com/page", "linkUrl": "https://example.com/page",
+         "image": "https://example.com/thumb.png", "title": "Example", "linkDescription": "A page"},
+        SENT_202,
+        lambda r: r.id == "3EB0MSG",
+    ),
+    Case(
+        "send_poll",
+        lambda c: c.send_poll(
+            SendPoll(phone="120363019502650977@g.us", message="Lunch?",
+                     poll=[PollOption(name="Pizza"), PollOption(name="Sushi")], selectableCount=2)
+        ),
+        "POST", f"{P}/send-poll",
+        {"phone": "120363019502650977@g.us", "message": "Lunch?", "poll": [{"name": "Pizza"}, {"name": "Sushi"}],
+         "selectableCount": 2},
+        SENT_202,
+        lambda r: r.message_id == "3EB0MSG",
+    ),
+    Case(
+        "send_location",
+        lambda c: c.send_location(
+            SendLocation(phone="5511999999999", title="Office", address="Av. Paulista, 1000",
+                         lat=-23.5614, lng=-46.6559, delayMessage=1500)
+        ),
+        "POST", f"{P}/send-location",
+        {"phone": "5511999999999", "title": "Office", "address": "Av. Paulista, 1000", "lat": -23.5614,
+         "lng": -46.6559, "delayMessage": 1500},
+        SENT_202,
+        lambda r: r.message_id == "3EB0MSG",
+    ),
+    Case(
+        "send_sticker",
+        lambda c: c.send_sticker(SendSticker(phone="5511999999999", sticker="https://example.com/s.webp")),
+        "POST", f"{P}/send-sticker",
+        {"phone": "5511999999999", "sticker": "https://example.com/s.webp"},
+        SENT_200_ZAPI,
+        lambda r: r.message_id == "3EB0MSG",
+    ),
+    Case(
+        "forward_message",
+        lambda c: c.forward_message(
+            ForwardMessage(phone="5511999999999", messageId="3EB0ORIG", messagePhone="5511977776666")
+        ),
+        "POST", f"{P}/forward-message",
+        {"phone": "5511999999999", "messageId": "3EB0ORIG", "messagePhone": "5511977776666"},
+        (200, {"zaapId": "ZAAP9"}),  # Z-API's forward answers only zaapId
+        lambda r: r.message_id == "ZAAP9",
+    ),
+    Case(
+        "set_privacy_group_add",
+        lambda c: c.set_privacy_group_add(
+            PrivacyGroupAdd(type="CONTACT_BLACKLIST",
+                            contactsBlacklist=[BlacklistEntry(action="add", phone="5511988887777")])
+        ),
+        "POST", f"{P}/privacy/group-add",
+        {"type": "CONTACT_BLACKLIST", "contactsBlacklist": [{"action": "add", "phone": "5511988887777"}]},
+        SUCCESS,
+        lambda r: r.ok is True,
+    ),
+    Case(
+        "set_privacy_last_seen",
+        lambda c: c.set_privacy_last_seen(PrivacyLastSeen(visualizationType="NONE")),
+        "POST", f"{P}/privacy/last-seen",
+        {"visualizationType": "NONE"},
+        (200, {"success": False}),
+        lambda r: r.ok is False,
+    ),
+    Case(
+        "add_participant",
+        lambda c: c.add_participant(
+            AddParticipant(groupId="120363019502650977-group", phones=["5511988887777", "5511966665555"],
+                           autoInvite=True)
+        ),
+        "POST", f"{P}/add-participant",
+        {"groupId": "120363019502650977-group", "phones": ["5511988887777", "5511966665555"], "autoInvite": True},
+        (200, {"success": True, "added": ["5511988887777"], "failed": ["5511966665555"]}),
+        lambda r: r.ok and r.added == ["5511988887777"] and r.failed == ["5511966665555"],
+    ),
+    Case(
+        "update_group_name",
+        lambda c: c.update_group_name(UpdateGroupName(groupId="120363019502650977-group", groupName="Team")),
+        "POST", f"{P}/update-group-name",
+        {"groupId": "120363019502650977-group", "groupName": "Team"},
+        VALUE_TRUE,
+        lambda r: r.ok is True,
+    ),
+    Case(
+        "group_metadata",
+        lambda c: c.group_metadata("120363019502650977-group"),
+        "GET", f"{P}/group-metadata/120363019502650977-group",
+        None,
+        (200, {"groupId": "120363019502650977-group", "groupName": "Team", "description": "d",
+               "participants": [{"phone": "5511988887777", "isAdmin": True}],
+               "createdAt": "2024-03-01T10:00:00-03:00"}),
+        lambda r: r.groupName == "Team" and r.participants[0].isAdmin
+        and r.createdAt == datetime(2024, 3, 1, 13, 0, tzinfo=UTC),
+    ),
+    Case(
+        "add_admin",
+        lambda c: c.add_admin(AddAdmin(communityId="120363186053925765", phones=["5511988887777"])),
+        "POST", f"{P}/add-admin",
+        {"communityId": "120363186053925765", "phones": ["5511988887777"]},
+        SUCCESS,
+        lambda r: r.ok,
+    ),
+    Case(
+        "redefine_invitation_link",
+        lambda c: c.redefine_invitation_link(
+            RedefineInvitationLink(communityId="120363186053925765", groupsPhones=["120363019502650977-group"])
+        ),
+        "POST", f"{P}/redefine-invitation-link/120363186053925765",
+        {"communityId": "120363186053925765", "groupsPhones": ["120363019502650977-group"]},
+        (200, {"invitationLink": "https://chat.whatsapp.com/NEW"}),  # Z-API's name for inviteLink
+        lambda r: r.inviteLink == "https://chat.whatsapp.com/NEW",
+    ),
+    Case(
+        "modify_chat",
+        lambda c: c.modify_chat(ModifyChat(phone="5511999999999", action="archive")),
+        "POST", f"{P}/modify-chat",
+        {"phone": "5511999999999", "action": "archive"},
+        VALUE_TRUE,
+        lambda r: r.ok,
+    ),
+    Case(
+        "set_profile_description",
+        lambda c: c.set_profile_description(ProfileDescription(value="Available 9-18")),
+        "PUT", f"{P}/profile-description",
+        {"value": "Available 9-18"},
+        SUCCESS,
+        lambda r: r.ok,
+    ),
+    Case(
+        "product",
+        lambda c: c.product("sku/42 b"),
+        "GET", f"{P}/products/sku%2F42%20b",  # path segments are URL-quoted
+        None,
+        (200, {"productId": "sku/42 b", "name": "Mouse", "price": 12990, "currency": "BRL",
+               "images": ["https://example.com/m.png"], "isHidden": False}),
+        lambda r: r.price == 12990 and r.currency == "BRL" and r.images == ["https://example.com/m.png"],
+    ),
+    Case(
+        "set_delivery_webhook",
+        lambda c: c.set_delivery_webhook(DeliveryWebhook(value="")),
+        "PUT", f"{P}/update-webhook-delivery",
+        {"value": ""},
+        VALUE_TRUE,
+        lambda r: r.ok,
+    ),
+    Case(
+        "status",
+        lambda c: c.status(),
+        "GET", f"{P}/status",
+        None,
+        (200, {"connected": True, "error": "You are already connected", "smartphoneConnected": True}),
+        lambda r: r.connected is True and r.error == "You are already connected",
+    ),
+]
+
+VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL;WAID=5511988887777:+5511988887777\nEND:VCARD\n"
+
+SESSION_CASES = [
+    Case(
+        "set_hmac_key",
+        lambda c: c.set_hmac_key(HmacKey(hmac_key=HMAC_SECRET)),
+        "POST", "/session/hmac/config",
+        {"hmac_key": HMAC_SECRET},
+        (200, {"Details": "HMAC configuration saved successfully"}),  # WuzAPI: bare, no envelope
+        lambda r: r.Details == "HMAC configuration saved successfully",
+    ),
+    Case(
+        "hmac_status",
+        lambda c: c.hmac_status(),
+        "GET", "/session/hmac/config",
+        None,
+        (200, {"hmac_key": "***"}),
+        lambda r: r.configured is True,
+    ),
+    Case(
+        "delete_hmac_key",
+        lambda c: c.delete_hmac_key(),
+        "DELETE", "/session/hmac/config",
+        None,
+        (200, {"code": 200, "data": {"Details": "HMAC configuration deleted successfully"}, "success": True}),
+        lambda r: r.Details == "HMAC configuration deleted successfully",
+    ),
+    Case(
+        "set_proxy",
+        lambda c: c.set_proxy(ProxyConfig(enable=True, proxy_url="socks5://user:pw@proxy.example.com:1080")),
+        "POST", "/session/proxy",
+        {"enable": True, "proxy_url": "socks5://user:pw@proxy.example.com:1080"},
+        (200, {"code": 200, "data": {"Details": "Proxy configured successfully",
+                                     "ProxyURL": "socks5://user:pw@proxy.example.com:1080"}, "success": True}),
+        lambda r: r.Details == "Proxy configured successfully" and r.ProxyURL == "socks5://user:***@proxy.example.com:1080",
+    ),
+    Case(
+        "set_proxy_disable",
+        lambda c: c.set_proxy(ProxyConfig(enable=False)),
+        "POST", "/session/proxy",
+        {"enable": False, "proxy_url": ""},
+        (200, {"code": 200, "data": {"Details": "Proxy disabled successfully"}, "success": True}),
+        lambda r: r.Details == "Proxy disabled successfully",
+    ),
+    Case(
+        "group_info",
+        lambda c: c.group_info(GroupInfoRequest(GroupJID="120363019502650977@g.us")),
+        "GET", "/group/info",
+        {"GroupJID": "120363019502650977@g.us"},
+        (200, {"code": 200, "success": True, "data": {
+            "JID": "120363019502650977@g.us", "Name": "Team", "OwnerJID": "5511999999999@s.whatsapp.net",
+            "GroupCreated": "2024-03-01T10:00:00-03:00", "TopicSetAt": "0001-01-01T00:00:00Z",
+            "IsAnnounce": True, "DisappearingTimer": 86400,
+            "Participants": [{"JID": "5511999999999@s.whatsapp.net", "IsAdmin": True, "IsSuperAdmin": True}]}}),
+        lambda r: r.Name == "Team" and r.IsAnnounce and r.TopicSetAt is None
+        and r.Participants[0].role == "super admin" and r.DisappearingTimer == 86400,
+        query={"groupJID": "120363019502650977@g.us"},  # what the real WuzAPI reads
+    ),
+    Case(
+        "create_group",
+        lambda c: c.create_group(GroupCreate(name="Team", participants=["5511988887777"])),
+        "POST", "/group/create",
+        {"name": "Team", "participants": ["5511988887777"]},
+        (200, {"JID": "120363000000000001@g.us", "Name": "Team", "Participants": None}),  # bare, no envelope
+        lambda r: r.JID == "120363000000000001@g.us" and r.Participants == [],
+    ),
+    Case(
+        "send_contact",
+        lambda c: c.send_contact(ContactCard(Phone="5511999999999", Name="Ana Silva", Vcard=VCARD, Id="MYID1")),
+        "POST", "/chat/send/contact",
+        {"Phone": "5511999999999", "Name": "Ana Silva", "Vcard": VCARD, "Id": "MYID1"},
+        (200, {"code": 200, "data": {"Details": "Sent", "Id": "MYID1", "Timestamp": 1747681234}, "success": True}),
+        lambda r: r.Id == "MYID1" and r.Timestamp == datetime.fromtimestamp(1747681234, tz=UTC),
+    ),
+    Case(
+        "update_webhook",
+        lambda c: c.update_webhook(
+            WebhookUpdate(webhook="https://hooks.example.com/wa", events=["Message", "ReadReceipt"], active=True)
+        ),
+        "PUT", "/webhook",
+        {"webhook": "https://hooks.example.com/wa", "events": ["Message", "ReadReceipt"], "active": True},
+        (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/wa", "events": ["Message", "ReadReceipt"],
+                                     "active": True}, "success": True}),
+        lambda r: r.webhook == "https://hooks.example.com/wa" and r.events == ["Message", "ReadReceipt"] and r.active,
+    ),
+    Case(
+        "update_webhook_partial",
+        lambda c: c.update_webhook(WebhookUpdate(active=False)),
+        "PUT", "/webhook",
+        {"active": False},  # partial update: omitted fields are not sent
+        (200, {"code": 200, "data": {"webhook": "", "events": None, "active": False}, "success": True}),
+        lambda r: r.active is False and r.events is None,
+    ),
+]
