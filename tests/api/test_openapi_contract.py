@@ -139,7 +139,9 @@ DOCUMENTED_ANSWERS = [
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "model", "check"), DOCUMENTED_ANSWERS, ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("method", "path", "model", "check"), DOCUMENTED_ANSWERS, ids=[f"{m} {p}" for m, p, _, _ in DOCUMENTED_ANSWERS]
+)
 def test_documented_answers_decode(openapi, method, path, model, check) -> None:
     example = operation(openapi, method, path)["responses"][200]["content"]["application/json"]["schema"]["example"]
     assert check(decode_success(model, 200, json.dumps(example), f"{method} {path}"))
