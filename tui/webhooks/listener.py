@@ -1,0 +1,316 @@
+"""The webhook listener: an aiohttp server that judges each call's signature, stores it, then answers.
+
+Embedded, it runs on the app's event loop and installs no signal handlers (the app owns them). Headless,
+`gateway-tui listen` runs it through `run_cli`, which owns its loop, Ctrl+C and SIGTERM.
+
+Answers: 200 once the event is committed; 401 (stored, rejected) for a missing or bad signature in strict
+mode; 400 (stored, rejected) for an unparseable body; 413 (stored without the body, rejected) for a body over
+the limit; 405 for anything but POST (not stored); 500 when the store fails (not stored, so the sender retries).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from aiohttp import web
+
+from tui.webhooks.bodies import UnparseableBody, parse_body
+from tui.webhooks.classify import UNKNOWN, classify
+from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
+from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
+from tui.webhooks.store import EventStore
+
+HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
+DEFAULT_MAX_BODY = 1024 * 1024
+HEADER_VALUE_LIMIT = 1024
+
+log = logging.getLogger(__name__)
+
+
+class Listener:
+    """Receives webhook calls on any path. `received` counts stored events, `rejected` those among them refused."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        hmac_key: str | None = None,
+        strict: bool = True,
+        max_body: int = DEFAULT_MAX_BODY,
+        on_event: Callable[[StoredEvent], None] | None = None,
+    ) -> None:
+        if max_body < 1:
+            raise ValueError("max_body must be at least 1 byte")
+        self.store = store
+        self.host = host
+        self.strict = strict
+        self.max_body = max_body
+        self.on_event = on_event
+        self.received = 0
+        self.rejected = 0
+        self._requested_port = port
+        self._hmac_key = hmac_key or None
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    def __repr__(self) -> str:
+        # Spelled out so no default repr can ever grow to include the key.
+        return f"<Listener {self.url if self.port else 'stopped'} strict={self.strict} key={'set' if self._hmac_key else 'none'}>"
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("the listener is not started")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def has_hmac_key(self) -> bool:
+        return self._hmac_key is not None
+
+    def set_hmac_key(self, key: str | None) -> None:
+        """Use this key (None or "" for none) from the next request on."""
+        self._hmac_key = key or None
+
+    async def start(self) -> None:
+        if self._runner is not None:
+            return
+        # client_max_size makes aiohttp itself stop reading at the limit, for chunked bodies too.
+        app = web.Application(client_max_size=self.max_body)
+        app.router.add_route("*", "/{path:.*}", self._handle)
+        runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self._requested_port, reuse_address=True)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        self.port = runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        """Stop accepting; requests already being stored finish first. The store stays open (the caller owns it)."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+        self.port = None
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        if request.method != "POST":
+            return web.json_response({"error": "only POST is accepted"}, status=405, headers={"Allow": "POST"})
+        received_at = datetime.now(UTC)
+        path = request.raw_path
+        headers = _headers_of_interest(request)
+        if request.content_length is not None and request.content_length > self.max_body:
+            return await self._too_large(received_at, path, headers, request.content_length)
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return await self._too_large(received_at, path, headers, None)
+        key = self._hmac_key
+        verdict = verify(key, body, request.headers.get(SIGNATURE_HEADER))
+        try:
+            payload, _from_form = parse_body(request.headers.get("Content-Type", ""), body)
+            parse_error = None
+            kind, summary, message_ids = classify(payload)
+        except UnparseableBody as error:
+            payload, parse_error = None, str(error)
+            kind, summary, message_ids = UNKNOWN, f"unparseable body: {error}", ()
+        status, reason = 200, None
+        if self.strict and key is not None and verdict in (Verdict.INVALID, Verdict.UNSIGNED):
+            status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
+        elif parse_error is not None:
+            status, reason = 400, parse_error
+        record = EventRecord(
+            received_at=received_at,
+            path=path,
+            headers=headers,
+            body=body,
+            payload=payload,
+            kind=kind,
+            summary=summary,
+            verdict=verdict,
+            rejected=status != 200,
+            reason=reason,
+            message_ids=message_ids,
+        )
+        event = await self._store(record)
+        if event is None:
+            return web.json_response({"error": "the event could not be stored"}, status=500)
+        if status == 200:
+            return web.json_response({"id": event.id})
+        return web.json_response({"error": reason, "id": event.id}, status=status)
+
+    async def _too_large(
+        self, received_at: datetime, path: str, headers: dict[str, str], declared: int | None
+    ) -> web.Response:
+        size = f"{declared} bytes" if declared is not None else "over the limit"
+        reason = f"body too large ({size}; limit {self.max_body} bytes); body not kept"
+        record = EventRecord(
+            received_at=received_at,
+            path=path,
+            headers=headers,
+            body=b"",
+            payload=None,
+            kind=UNKNOWN,
+            summary=f"rejected: {reason}",
+            verdict=self._unread_verdict(headers),
+            rejected=True,
+            reason=reason,
+        )
+        event = await self._store(record)
+        response = {"error": f"body larger than {self.max_body} bytes"}
+        if event is not None:
+            response["id"] = event.id
+        # Close: the rest of the oversized body is still on the wire and is not worth reading.
+        return web.json_response(response, status=413, headers={"Connection": "close"})
+
+    def _unread_verdict(self, headers: dict[str, str]) -> Verdict:
+        """Verdict for a body that was never read: a signature that could not be checked counts as invalid."""
+        if self._hmac_key is None:
+            return Verdict.NO_KEY
+        return Verdict.INVALID if headers.get(SIGNATURE_HEADER, "").strip() else Verdict.UNSIGNED
+
+    async def _store(self, record: EventRecord) -> StoredEvent | None:
+        try:
+            event = await self.store.append(record)
+        except Exception as error:
+            log.error("storing a webhook event failed: %s", error, exc_info=True)
+            return None
+        self.received += 1
+        if event.rejected:
+            self.rejected += 1
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:
+                # A broken consumer must not turn a stored event into an error answer (the sender would resend).
+                log.exception("on_event callback failed")
+        return event
+
+
+def _headers_of_interest(request: web.Request) -> dict[str, str]:
+    kept: dict[str, str] = {}
+    for name in HEADERS_OF_INTEREST:
+        value = request.headers.get(name)
+        if value is not None:
+            # aiohttp keeps undecodable header bytes as lone surrogates; they cannot be stored or printed.
+            kept[name] = value[:HEADER_VALUE_LIMIT].encode("utf-8", "replace").decode("utf-8")
+    return kept
+
+
+# -- headless mode --------------------------------------------------------------------------------------------
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, `--print-json` lines on stdout."""
+    key = os.environ.get(HMAC_KEY_ENV) or None
+    _log_briefly_to_stderr()
+    if args.max_body < 1:
+        print("gateway-tui listen: --max-body must be at least 1", file=sys.stderr)
+        return 2
+    if not _is_loopback(args.host):
+        print(
+            f"warning: listening on {args.host}, not loopback: anyone who can reach this address can post events",
+            file=sys.stderr,
+        )
+    store = EventStore(Path(args.db) if args.db else None)
+    try:
+        store.open()
+    except Exception as error:
+        print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
+        return 1
+    try:
+        return asyncio.run(_serve(store, args, key))
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        store.close()
+
+
+async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -> int:
+    printer = _JsonLinePrinter() if args.print_json else None
+    listener = Listener(
+        store,
+        host=args.host,
+        port=args.port,
+        hmac_key=key,
+        strict=not args.accept_unsigned,
+        max_body=args.max_body,
+        on_event=printer,
+    )
+    try:
+        await listener.start()
+    except OSError as error:
+        print(f"gateway-tui listen: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stopped.set)
+    if key is None:
+        signing = "no HMAC key (set GATEWAY_TUI_HMAC_KEY to verify signatures)"
+    elif listener.strict:
+        signing = "HMAC key set; unsigned or badly signed events are refused (401)"
+    else:
+        signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
+    print(f"listening on {listener.url}; store {store.path}; {signing}", file=sys.stderr, flush=True)
+    try:
+        await stopped.wait()
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        await listener.stop()
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected", file=sys.stderr)
+    return 0
+
+
+class _JsonLinePrinter:
+    def __init__(self) -> None:
+        self.broken = False
+
+    def __call__(self, event: StoredEvent) -> None:
+        if self.broken:
+            return
+        try:
+            sys.stdout.write(event.to_json_line() + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reading script went away; keep storing events, stop writing lines.
+            self.broken = True
+
+
+def _log_briefly_to_stderr() -> None:
+    """One line per problem: aiohttp logs a full traceback for every malformed request, which a flood of
+    garbage would turn into a flood of stderr."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+    def without_traceback(entry: logging.LogRecord) -> bool:
+        if entry.exc_info and entry.exc_info[1] is not None:
+            entry.msg = f"{entry.getMessage()}: {type(entry.exc_info[1]).__name__}"
+            entry.args = ()
+            entry.exc_info = None
+            entry.exc_text = None
+        return True
+
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(without_traceback)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
