@@ -256,6 +256,14 @@ def clear_field_errors(rows: Iterable[FieldRow]) -> None:
 Model = TypeVar("Model")
 
 
+class FieldProblems(ValueError):
+    """Raised by a `build` callable for checks the request model cannot make (fields outside it)."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{path}: {message}" for path, message in errors.items()))
+        self.errors = errors
+
+
 def validated(
     rows: Iterable[FieldRow],
     build: Callable[[], Model],
@@ -273,6 +281,9 @@ def validated(
         request = build()
     except ValidationError as error:
         apply_field_errors(rows, field_errors(error), fallback=fallback)
+        return None
+    except FieldProblems as problems:
+        apply_field_errors(rows, problems.errors, fallback=fallback)
         return None
     except ValueError as error:  # conversions done before the model (e.g. int("x")) name no field
         if fallback is not None:

@@ -1,0 +1,457 @@
+"""Chats: send every message kind to a phone or group JID, and act on a chat (spec ops 1-5, 13, 23)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Button, ContentSwitcher, Input, Select, Static
+
+from tui.api.models import (
+    DESTRUCTIVE_CHAT_ACTIONS,
+    ChatAction,
+    ContactCard,
+    ForwardMessage,
+    ModifyChat,
+    SendButtonActions,
+    SendButtonList,
+    SendLink,
+    SendLocation,
+    SendPoll,
+    SendSticker,
+    SendText,
+    PHONE_RULE,
+    field_errors,
+    is_phone,
+)
+from tui.api.vcard import build_vcard
+from tui.messages import MessageSent
+from tui.widgets.feedback import ErrorLine
+from tui.widgets.forms import (
+    FieldProblems,
+    FieldRow,
+    Form,
+    PhoneValidator,
+    RecipientValidator,
+    TextBox,
+    TextInput,
+    lines_of,
+    optional,
+    validated,
+    value_of,
+)
+from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+
+
+@dataclass(frozen=True)
+class Kind:
+    key: str
+    title: str
+    op_id: str
+    family: str = "instance"
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("text", "Text", "send-text"),
+    Kind("buttons", "Quick-reply buttons", "send-buttons"),
+    Kind("list", "Button list", "send-button-list"),
+    Kind("link", "Link with preview", "send-link"),
+    Kind("poll", "Poll", "send-poll"),
+    Kind("location", "Location", "send-location"),
+    Kind("sticker", "Sticker", "send-sticker"),
+    Kind("contact", "Contact card", "send-contact", family="session"),
+    Kind("forward", "Forward a message", "forward-message"),
+)
+KIND_BY_KEY = {kind.key: kind for kind in KINDS}
+
+CHAT_ACTION_TITLES: dict[ChatAction, str] = {
+    ChatAction.READ: "Mark chat as read",
+    ChatAction.ARCHIVE: "Archive chat",
+    ChatAction.UNARCHIVE: "Unarchive chat",
+    ChatAction.PIN: "Pin chat",
+    ChatAction.UNPIN: "Unpin chat",
+    ChatAction.MUTE: "Mute chat",
+    ChatAction.UNMUTE: "Unmute chat",
+    ChatAction.CLEAR: "Clear chat history",
+    ChatAction.DELETE: "Delete chat",
+}
+
+
+def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholder: str = "", hint: str | None = None, validators=None) -> FieldRow:
+    return FieldRow(
+        label,
+        TextInput(id=widget_id, placeholder=placeholder, validators=validators or []),
+        field=field,
+        hint=hint,
+    )
+
+
+class ChatsSection(OperationSection):
+    OPERATIONS: ClassVar[dict[str, str]] = {
+        **{kind.op_id: f"Send {kind.title.lower()}" for kind in KINDS if kind.key != "forward"},
+        "forward-message": "Forward a message",
+        **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
+    }
+
+    HELP: ClassVar[str] = """\
+## Chats
+
+Send a message to a **recipient**: a phone number with country code (digits only, e.g.
+`5511999999999`) or a group JID (`120363019502650977@g.us`). The recipient is checked as you type.
+
+Pick the **kind** — text, quick-reply buttons (up to 3, one label per line), button list, link with a
+custom preview, poll (one option per line, how many a voter may pick), location, sticker (a WebP
+URL), contact card (built into a vCard from name / phone / e-mail / organisation / title, sent by the
+session family) or forward — fill its form and press **ctrl+s**. Nothing is sent while a field is
+invalid; the problem is shown under the field.
+
+A sent message shows its **id** (Copy button, or **ctrl+o**); its delivery events appear in the events
+panel linked to that id.
+
+**Chat actions** (read, archive, unarchive, pin, unpin, mute, unmute, clear, delete) act on the
+recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for confirmation.
+
+**Escape** cancels a call that is still running.
+"""
+
+    BINDINGS = [
+        Binding("ctrl+s", "send", "Send"),
+        Binding("ctrl+t", "chat_action", "Chat action"),
+        Binding("ctrl+o", "copy_id", "Copy id"),
+    ]
+
+    DEFAULT_CSS = """
+    ChatsSection #chat-top { height: auto; }
+    ChatsSection #chat-top > FieldRow { width: 2fr; }
+    ChatsSection #kind-row { width: 1fr; height: auto; }
+    ChatsSection #kind-row > Select { width: 1fr; }
+    ChatsSection #kinds { height: auto; }
+    ChatsSection .form-cols { height: auto; }
+    ChatsSection .form-cols > FieldRow { width: 1fr; }
+    ChatsSection #chat-actions { height: auto; margin-top: 1; }
+    ChatsSection #chat-actions > Select { width: 30; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Chats — send a message", classes="section-title")
+        with Horizontal(id="chat-top"):
+            yield _row(
+                "Recipient (phone or group JID)",
+                ("phone", "Phone"),
+                "recipient",
+                placeholder="5511999999999 or 120363019502650977@g.us",
+                validators=[RecipientValidator()],
+            )
+            with Horizontal(id="kind-row"):
+                yield Select(
+                    [(kind.title, kind.key) for kind in KINDS],
+                    value="text",
+                    allow_blank=False,
+                    id="kind",
+                )
+        with ContentSwitcher(initial="form-text", id="kinds"):
+            with Form(id="form-text"):
+                yield FieldRow("Message", TextBox(id="text-message"), field="message")
+            with Form(id="form-buttons"):
+                yield _row("Message", "message", "buttons-message")
+                with Horizontal(classes="form-cols"):
+                    yield _row("Title (optional)", "title", "buttons-title")
+                    yield _row("Footer (optional)", "footer", "buttons-footer")
+                yield FieldRow(
+                    "Buttons (one label per line, up to 3)", TextBox(id="buttons-labels"), field="buttons"
+                )
+            with Form(id="form-list"):
+                yield _row("Message", "message", "list-message")
+                yield FieldRow("Options (one label per line)", TextBox(id="list-labels"), field="buttonList")
+            with Form(id="form-link"):
+                yield _row("Message", "message", "link-message")
+                yield _row("Link URL", "linkUrl", "link-url", placeholder="https://…")
+                with Horizontal(classes="form-cols"):
+                    yield _row("Preview title (optional)", "title", "link-title")
+                    yield _row("Preview image URL (optional)", "image", "link-image", placeholder="https://…")
+                yield _row("Preview description (optional)", "linkDescription", "link-description")
+            with Form(id="form-poll"):
+                yield _row("Question", "message", "poll-question")
+                yield FieldRow("Options (one per line, at least 2)", TextBox(id="poll-options"), field="poll")
+                yield _row("Voters may select up to", "selectableCount", "poll-count", placeholder="1")
+            with Form(id="form-location"):
+                with Horizontal(classes="form-cols"):
+                    yield _row("Place name", "title", "location-title")
+                    yield _row("Address", "address", "location-address")
+                with Horizontal(classes="form-cols"):
+                    yield _row("Latitude", "lat", "location-lat", placeholder="-23.5505")
+                    yield _row("Longitude", "lng", "location-lng", placeholder="-46.6333")
+                    yield _row("Delay ms (optional)", "delayMessage", "location-delay")
+            with Form(id="form-sticker"):
+                yield _row("Sticker URL (WebP)", "sticker", "sticker-url", placeholder="https://…/sticker.webp")
+                yield _row("Delay ms (optional)", "delayMessage", "sticker-delay")
+            with Form(id="form-contact"):
+                with Horizontal(classes="form-cols"):
+                    yield _row("Contact name", "Name", "contact-name")
+                    yield _row(
+                        "Contact phone", "contact_phone", "contact-phone", validators=[PhoneValidator()]
+                    )
+                with Horizontal(classes="form-cols"):
+                    yield _row("E-mail (optional)", "contact_email", "contact-email")
+                    yield _row("Organisation (optional)", "contact_organization", "contact-organization")
+                    yield _row("Title (optional)", "contact_title", "contact-title")
+            with Form(id="form-forward"):
+                yield _row("Message id to forward", "messageId", "forward-id")
+                yield _row(
+                    "Chat it is in (phone or group JID)",
+                    "messagePhone",
+                    "forward-phone",
+                    validators=[RecipientValidator()],
+                )
+        with Horizontal(classes="actions"):
+            yield Button("Send (ctrl+s)", id="send", variant="primary")
+        yield CopyableValue("Sent, message id:", id="sent-id")
+        yield ErrorLine(id="chat-status")
+        yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
+        with Horizontal(id="chat-actions", classes="actions"):
+            yield Select(
+                [(title, action.value) for action, title in CHAT_ACTION_TITLES.items()],
+                value=ChatAction.READ.value,
+                allow_blank=False,
+                id="chat-action",
+            )
+            yield Button("Apply (ctrl+t)", id="apply-action")
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> ErrorLine:
+        return self.query_one("#chat-status", ErrorLine)
+
+    def text(self, widget_id: str) -> str:
+        return value_of(self.query_one(f"#{widget_id}"))
+
+    @property
+    def kind(self) -> Kind:
+        return KIND_BY_KEY[str(self.query_one("#kind", Select).value)]
+
+    def active_form(self) -> Form:
+        return self.query_one(f"#form-{self.kind.key}", Form)
+
+    def recipient_row(self) -> FieldRow:
+        return self.query_one("#recipient").parent  # type: ignore[return-value]
+
+    def rows(self) -> list[FieldRow]:
+        return [self.recipient_row(), *self.active_form().rows()]
+
+    # -- kind switching / palette ------------------------------------------------------------------
+
+    @on(Select.Changed, "#kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        self.query_one("#kinds", ContentSwitcher).current = f"form-{event.value}"
+        self.status.clear()
+
+    def open_operation(self, op_id: str) -> None:
+        for kind in KINDS:
+            if kind.op_id == op_id:
+                self.query_one("#kind", Select).value = kind.key
+                self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
+                self.call_after_refresh(self._focus_first)
+                return
+        if op_id.startswith("chat-"):
+            self.query_one("#chat-action", Select).value = ChatAction(op_id.removeprefix("chat-")).value
+            self.call_after_refresh(self.query_one("#recipient", Input).focus)
+            return
+        raise KeyError(op_id)
+
+    def _focus_first(self) -> None:
+        recipient = self.query_one("#recipient", Input)
+        if not recipient.value:
+            recipient.focus()
+            return
+        controls = [row.control for row in self.active_form().rows()]
+        if controls:
+            controls[0].focus()
+
+    # -- sending -----------------------------------------------------------------------------------
+
+    def build_request(self) -> Any:
+        """The request for the active kind, or None with errors shown inline."""
+        kind = self.kind
+        builder = getattr(self, f"_build_{kind.key}")
+        return validated(self.rows(), lambda: builder(self.text("recipient")), fallback=self.status.show_error)
+
+    def _build_text(self, phone: str) -> SendText:
+        return SendText(phone=phone, message=self.text("text-message"))
+
+    def _build_buttons(self, phone: str) -> SendButtonActions:
+        labels = lines_of(self.query_one("#buttons-labels", TextBox).text)
+        return SendButtonActions(
+            phone=phone,
+            message=self.text("buttons-message"),
+            title=optional(self.text("buttons-title")),
+            footer=optional(self.text("buttons-footer")),
+            buttons=[{"id": str(index), "text": label} for index, label in enumerate(labels, 1)],
+        )
+
+    def _build_list(self, phone: str) -> SendButtonList:
+        labels = lines_of(self.query_one("#list-labels", TextBox).text)
+        return SendButtonList(
+            phone=phone,
+            message=self.text("list-message"),
+            buttonList={"buttons": [{"id": str(index), "label": label} for index, label in enumerate(labels, 1)]},
+        )
+
+    def _build_link(self, phone: str) -> SendLink:
+        return SendLink(
+            phone=phone,
+            message=self.text("link-message"),
+            linkUrl=self.text("link-url"),
+            image=optional(self.text("link-image")),
+            title=optional(self.text("link-title")),
+            linkDescription=optional(self.text("link-description")),
+        )
+
+    def _build_poll(self, phone: str) -> SendPoll:
+        options = lines_of(self.query_one("#poll-options", TextBox).text)
+        count = optional(self.text("poll-count"))
+        return SendPoll(
+            phone=phone,
+            message=self.text("poll-question"),
+            poll=[{"name": option} for option in options],
+            **({"selectableCount": count} if count is not None else {}),
+        )
+
+    def _build_location(self, phone: str) -> SendLocation:
+        return SendLocation(
+            phone=phone,
+            title=self.text("location-title"),
+            address=self.text("location-address"),
+            lat=self.text("location-lat"),
+            lng=self.text("location-lng"),
+            delayMessage=optional(self.text("location-delay")),
+        )
+
+    def _build_sticker(self, phone: str) -> SendSticker:
+        return SendSticker(phone=phone, sticker=self.text("sticker-url"), delayMessage=optional(self.text("sticker-delay")))
+
+    def _build_contact(self, phone: str) -> ContactCard:
+        name = self.text("contact-name")
+        contact_phone = self.text("contact-phone")
+        problems: dict[str, str] = {}
+        if not name:
+            problems["Name"] = "must not be empty"
+        if not is_phone(contact_phone):
+            problems["contact_phone"] = f"must be {PHONE_RULE}"
+        email = optional(self.text("contact-email"))
+        if email is not None and ("@" not in email or email.startswith("@") or email.endswith("@")):
+            problems["contact_email"] = "must be an e-mail address like name@example.com"
+        if problems:
+            # Check the rest of the card too, so every problem shows at once.
+            try:
+                ContactCard(Phone=phone, Name=name or "-", Vcard="BEGIN:VCARD\nEND:VCARD")
+            except ValidationError as error:
+                problems = {**field_errors(error), **problems}
+            raise FieldProblems(problems)
+        vcard = build_vcard(
+            name,
+            contact_phone,
+            email=email,
+            organization=optional(self.text("contact-organization")),
+            title=optional(self.text("contact-title")),
+        )
+        return ContactCard(Phone=phone, Name=name, Vcard=vcard)
+
+    def _build_forward(self, phone: str) -> ForwardMessage:
+        return ForwardMessage(phone=phone, messageId=self.text("forward-id"), messagePhone=self.text("forward-phone"))
+
+    @on(Button.Pressed, "#send")
+    def action_send(self) -> None:
+        request = self.build_request()
+        if request is None:
+            return  # errors are shown inline; nothing is sent
+        kind = self.kind
+        self.query_one("#sent-id", CopyableValue).clear()
+        self.call(
+            f"Send {kind.title.lower()}",
+            self._sender(kind, request),
+            family=kind.family,  # type: ignore[arg-type]
+            busy=self.active_form(),
+            status=self.status,
+            done=lambda result: self._sent(kind, request, result),
+            group="send",
+        )
+
+    def _sender(self, kind: Kind, request: Any) -> Callable[[Any], Any]:
+        method = {
+            "text": "send_text",
+            "buttons": "send_button_actions",
+            "list": "send_button_list",
+            "link": "send_link",
+            "poll": "send_poll",
+            "location": "send_location",
+            "sticker": "send_sticker",
+            "contact": "send_contact",
+            "forward": "forward_message",
+        }[kind.key]
+        return lambda client: getattr(client, method)(request)
+
+    def _sent(self, kind: Kind, request: Any, result: Any) -> None:
+        message_id = result.Id if kind.key == "contact" else result.message_id
+        recipient = request.Phone if kind.key == "contact" else request.phone
+        self.query_one("#sent-id", CopyableValue).show(message_id, f"({kind.title.lower()} to {recipient})")
+        self.post_message(MessageSent(message_id, kind.op_id, recipient))
+
+    def action_copy_id(self) -> None:
+        value = self.query_one("#sent-id", CopyableValue).value
+        if value:
+            self.copy(value, "Message id")
+
+    # -- chat actions ------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#apply-action")
+    def action_chat_action(self) -> None:
+        action = ChatAction(str(self.query_one("#chat-action", Select).value))
+        recipient_row = self.recipient_row()
+        request = validated(
+            [recipient_row],
+            lambda: ModifyChat(phone=self.text("recipient"), action=action),
+            fallback=self.status.show_error,
+        )
+        if request is None:
+            return
+        if action in DESTRUCTIVE_CHAT_ACTIONS:
+            verb = "Clear the whole history of" if action is ChatAction.CLEAR else "Delete"
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"{verb} the chat with {request.phone}?",
+                    "This cannot be undone.",
+                    confirm_label=CHAT_ACTION_TITLES[action].split()[0],
+                ),
+                lambda yes: self._modify_chat(request) if yes else None,
+            )
+            return
+        self._modify_chat(request)
+
+    def _modify_chat(self, request: ModifyChat) -> None:
+        self.call(
+            CHAT_ACTION_TITLES[request.action],
+            lambda client: client.modify_chat(request),
+            family="instance",
+            busy=self.query_one("#chat-actions"),
+            status=self.status,
+            done=lambda result: self._chat_modified(request, result),
+        )
+
+    def _chat_modified(self, request: ModifyChat, result: Any) -> None:
+        title = CHAT_ACTION_TITLES[request.action]
+        if result.ok:
+            self.status.show_ok(f"{title}: done for {request.phone}.")
+        else:
+            self.status.show_error(f"{title}: the gateway answered success=false for {request.phone}.")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_send()

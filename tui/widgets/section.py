@@ -1,0 +1,226 @@
+"""What every operation section shares: reaching the clients, running a call in a worker with progress
+and cancellation, showing the outcome, confirming destructive actions, and copyable results.
+
+A section subclasses `OperationSection`, declares `OPERATIONS` (op id → palette title), `HELP`
+(markdown) and `BINDINGS`, implements `open_operation(op_id)`, and runs every gateway call through
+`self.call(...)`:
+
+    self.call("Send poll", lambda client: client.send_poll(request), family="instance",
+              busy=form, status=self.status, done=self._sent, group="send")
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Label, Static
+from textual.worker import Worker
+
+from tui.widgets.feedback import ErrorLine, explain_error, status_hint
+
+Family = Literal["instance", "session"]
+
+
+class GatewayNotReady(Exception):
+    """The runtime (clients) is not set up yet: no credentials, or still starting."""
+
+
+def runtime_client(app: Any, family: Family) -> Any:
+    """`app.runtime.instance` / `.session`, or raise GatewayNotReady with what to do."""
+    runtime = getattr(app, "runtime", None)
+    client = getattr(runtime, family, None) if runtime is not None else None
+    if client is None:
+        raise GatewayNotReady(
+            f"The gateway is not ready: no {family} client yet. Finish the set-up in Settings (6), "
+            "or wait for the connection; nothing was sent."
+        )
+    return client
+
+
+class OperationSection(VerticalScroll):
+    """Base of the Chats, Groups, Communities, Privacy and Catalog sections."""
+
+    OPERATIONS: ClassVar[dict[str, str]] = {}
+    HELP: ClassVar[str] = ""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel call", show=True)]
+
+    DEFAULT_CSS = """
+    OperationSection { padding: 0 1; }
+    OperationSection .section-title { text-style: bold; padding: 0 1; color: $accent; }
+    OperationSection .subtitle { text-style: bold; padding: 0 1; margin-top: 1; }
+    OperationSection .actions { height: auto; padding: 0 1; }
+    OperationSection .actions Button { margin-right: 1; }
+    OperationSection .side-by-side { height: auto; }
+    OperationSection .panel { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
+    """
+
+    def open_operation(self, op_id: str) -> None:  # pragma: no cover - each section overrides
+        raise KeyError(op_id)
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    def client(self, family: Family) -> Any:
+        return runtime_client(self.app, family)
+
+    def call(
+        self,
+        title: str,
+        operation: Callable[[Any], Awaitable[Any]],
+        *,
+        family: Family,
+        busy: Widget,
+        status: ErrorLine,
+        done: Callable[[Any], None],
+        group: str = "call",
+    ) -> Worker | None:
+        """Run `operation(client)` in an exclusive worker of `group`; `busy` shows progress meanwhile.
+
+        Errors (typed client errors, not-ready) end in `status` and a toast, as plain text.
+        Returns None, showing why, when the client is not ready.
+        """
+        try:
+            client = self.client(family)
+        except GatewayNotReady as error:
+            status.show_error(str(error))
+            return None
+        status.clear()
+        return self.run_worker(
+            self._run_call(title, operation, client, busy, status, done),
+            name=title,
+            group=group,
+            exclusive=True,
+            exit_on_error=False,
+            description=title,
+        )
+
+    async def _run_call(
+        self,
+        title: str,
+        operation: Callable[[Any], Awaitable[Any]],
+        client: Any,
+        busy: Widget,
+        status: ErrorLine,
+        done: Callable[[Any], None],
+    ) -> Any:
+        busy.loading = True
+        try:
+            result = await operation(client)
+        except asyncio.CancelledError:
+            status.show_error(f"{title}: cancelled. If it was a send, it may still have reached the gateway.")
+            raise
+        except Exception as error:  # every failure reaches the user, as plain text
+            text = explain_error(error)
+            status.show_error(text)
+            self.notify(text, title=f"{title} failed", severity=status_hint(error), markup=False)
+            return None
+        finally:
+            busy.loading = False
+        done(result)
+        return result
+
+    def running(self) -> list[Worker]:
+        return [worker for worker in self.workers if worker.node is self and worker.is_running]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return bool(self.running())  # otherwise Escape goes on to the screen
+        return True
+
+    def action_cancel(self) -> None:
+        for worker in self.running():
+            worker.cancel()
+
+    def copy(self, text: str, what: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.notify(f"{what} copied to the clipboard.", markup=False)
+
+
+class CopyableValue(Horizontal):
+    """A labelled result value (message id, invite link) with a Copy button; the text is selectable."""
+
+    DEFAULT_CSS = """
+    CopyableValue { height: auto; padding: 0 1; display: none; }
+    CopyableValue.-shown { display: block; layout: horizontal; }
+    CopyableValue > .value-label { color: $text-muted; width: auto; padding-right: 1; }
+    CopyableValue > .value { width: 1fr; text-style: bold; color: $text-success; }
+    CopyableValue > Button { min-width: 8; height: 1; border: none; }
+    """
+
+    def __init__(self, label: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.label = label
+        self.value: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label(Content(self.label), classes="value-label")
+        yield Static("", classes="value")
+        yield Button("Copy", classes="copy", compact=True)
+
+    def show(self, value: str, detail: str = "") -> None:
+        self.value = value
+        self.query_one(".value", Static).update(Content(value + (f"  {detail}" if detail else "")))
+        self.add_class("-shown")
+
+    def clear(self) -> None:
+        self.value = None
+        self.remove_class("-shown")
+
+    @on(Button.Pressed, ".copy")
+    def _copy(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.value:
+            self.app.copy_to_clipboard(self.value)
+            self.notify(f"{self.label.rstrip(': ')} copied to the clipboard.", markup=False)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Yes/No for destructive operations; the question is plain text (it may hold user input)."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 64; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmScreen .question { text-style: bold; margin-bottom: 1; }
+    ConfirmScreen .detail { color: $text-muted; margin-bottom: 1; }
+    ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, question: str, detail: str = "", *, confirm_label: str = "Yes") -> None:
+        super().__init__()
+        self.question = question
+        self.detail = detail
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content(self.question), classes="question")
+            if self.detail:
+                yield Static(Content(self.detail), classes="detail")
+            with Horizontal():
+                yield Button("No (n)", id="no")
+                yield Button(f"{self.confirm_label} (y)", id="yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
