@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 from urllib.parse import urlsplit
@@ -65,7 +65,6 @@ class Call(Generic[Result]):
     redactor: Redactor
     body: Any = None
     is_read: bool = False
-    extra_secrets: tuple[str, ...] = field(default=())
 
 
 class GatewayHttp:
@@ -126,7 +125,7 @@ class GatewayHttp:
     async def _attempt(self, call: Call[Result]) -> Result:
         import httpx
 
-        redact = call.redactor.with_secrets(*body_secrets(call.body), *call.extra_secrets)
+        redact = call.redactor.with_secrets(*body_secrets(call.body))
         content = dump_json(call.body).encode() if call.body is not None else None
         started_at = datetime.now(UTC)
         started = time.perf_counter()
