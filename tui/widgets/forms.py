@@ -110,6 +110,39 @@ class PatternValidator(Validator):
         return self.failure(f"Must be {self.rule}", value)
 
 
+_GROUP_REF = re.compile(r"(\d+(?:-\d+)?)(?:-group|@g\.us)")
+GROUP_REF_RULE = "a group id like 120363019502650977-group or its JID 120363019502650977@g.us"
+
+
+def group_refs(text: str) -> tuple[str, str] | None:
+    """Either form of a group → (`<digits>-group`, `<digits>@g.us`); None when it is neither."""
+    match = _GROUP_REF.fullmatch(text.strip())
+    if match is None:
+        return None
+    digits = match.group(1)
+    return f"{digits}-group", f"{digits}@g.us"
+
+
+def require_group_refs(text: str, *, field: str) -> tuple[str, str]:
+    refs = group_refs(text)
+    if refs is None:
+        raise FieldProblems({field: f"must be {GROUP_REF_RULE}"})
+    return refs
+
+
+def as_group_id(text: str) -> str:
+    """`…@g.us` → `…-group`; anything else unchanged (the request model then names the field)."""
+    refs = group_refs(text)
+    return refs[0] if refs else text.strip()
+
+
+class GroupRefValidator(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        if group_refs(value) is not None:
+            return self.success()
+        return self.failure(f"Must be {GROUP_REF_RULE}", value)
+
+
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 

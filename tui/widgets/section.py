@@ -69,7 +69,10 @@ class OperationSection(VerticalScroll):
 
     # -- calls -------------------------------------------------------------------------------------
 
-    def client(self, family: Family) -> Any:
+    def client(self, family: Family | tuple[Family, ...]) -> Any:
+        """One client, or a tuple of clients when `family` is a tuple (calls that need both)."""
+        if isinstance(family, tuple):
+            return tuple(runtime_client(self.app, one) for one in family)
         return runtime_client(self.app, family)
 
     def call(
@@ -77,7 +80,7 @@ class OperationSection(VerticalScroll):
         title: str,
         operation: Callable[[Any], Awaitable[Any]],
         *,
-        family: Family,
+        family: Family | tuple[Family, ...],
         busy: Widget,
         status: ErrorLine,
         done: Callable[[Any], None],

@@ -1,0 +1,180 @@
+"""Communities: promote administrators, reset the invite link (spec ops 11, 12)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Button, Input, Static
+
+from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, RedefineInvitationLink
+from tui.widgets.feedback import ErrorLine
+from tui.widgets.forms import (
+    FieldRow,
+    Form,
+    PatternValidator,
+    PhoneListValidator,
+    TextInput,
+    as_group_id,
+    split_list,
+    validated,
+    value_of,
+)
+from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+
+
+class CommunitiesSection(OperationSection):
+    OPERATIONS: ClassVar[dict[str, str]] = {
+        "promote-community-admins": "Promote community administrators",
+        "reset-community-link": "Reset community invite link",
+    }
+
+    HELP: ClassVar[str] = """\
+## Communities
+
+The **community id** is digits only (e.g. `120363186053925765`).
+
+**Promote administrators** (ctrl+s): phone numbers with country code, separated by commas or spaces.
+
+**Reset the invite link** (ctrl+r): a new link is created and **the old one stops working** at once;
+you are asked to confirm. Optionally name the community groups affected (`…-group` or `…@g.us`).
+The new link is shown; copy it with the Copy button or **ctrl+o**.
+
+**Escape** cancels a running call.
+"""
+
+    BINDINGS = [
+        Binding("ctrl+s", "promote", "Promote admins"),
+        Binding("ctrl+r", "reset_link", "Reset link"),
+        Binding("ctrl+o", "copy_link", "Copy link"),
+    ]
+
+    DEFAULT_CSS = """
+    CommunitiesSection Form { margin-bottom: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Communities", classes="section-title")
+        yield FieldRow(
+            "Community id",
+            TextInput(id="community-id", placeholder="120363186053925765", validators=[PatternValidator(r"\d+", COMMUNITY_ID_RULE)]),
+            field="communityId",
+            id="community-row",
+        )
+        yield Static("Promote administrators", classes="subtitle")
+        with Form(id="promote-form"):
+            yield FieldRow(
+                "Phone numbers to promote (commas or spaces)",
+                TextInput(id="promote-phones", validators=[PhoneListValidator()]),
+                field="phones",
+            )
+            with Horizontal(classes="actions"):
+                yield Button("Promote (ctrl+s)", id="promote", variant="primary")
+        yield Static("Reset the invite link", classes="subtitle")
+        with Form(id="reset-form"):
+            yield FieldRow(
+                "Community groups affected (optional; …-group or …@g.us, commas or spaces)",
+                TextInput(id="reset-groups"),
+                field="groupsPhones",
+            )
+            with Horizontal(classes="actions"):
+                yield Button("Reset invite link (ctrl+r)", id="reset", variant="warning")
+        yield CopyableValue("New invite link:", id="invite-link")
+        yield ErrorLine(id="community-status")
+
+    @property
+    def status(self) -> ErrorLine:
+        return self.query_one("#community-status", ErrorLine)
+
+    def text(self, widget_id: str) -> str:
+        return value_of(self.query_one(f"#{widget_id}"))
+
+    def open_operation(self, op_id: str) -> None:
+        if op_id not in self.OPERATIONS:
+            raise KeyError(op_id)
+        target = "promote-phones" if op_id == "promote-community-admins" else "reset-groups"
+        if not self.text("community-id"):
+            target = "community-id"
+        self.call_after_refresh(self.query_one(f"#{target}", Input).focus)
+
+    def _rows(self, form_id: str) -> list[FieldRow]:
+        return [self.query_one("#community-row", FieldRow), *self.query_one(f"#{form_id}", Form).rows()]
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "reset-groups":
+            self.action_reset_link()
+        else:
+            self.action_promote()
+
+    # -- promote -----------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#promote")
+    def action_promote(self) -> None:
+        request = validated(
+            self._rows("promote-form"),
+            lambda: AddAdmin(communityId=self.text("community-id"), phones=split_list(self.text("promote-phones"))),
+            fallback=self.status.show_error,
+        )
+        if request is None:
+            return
+        self.call(
+            "Promote administrators",
+            lambda instance: instance.add_admin(request),
+            family="instance",
+            busy=self.query_one("#promote-form"),
+            status=self.status,
+            done=lambda result: self._promoted(request, result),
+        )
+
+    def _promoted(self, request: AddAdmin, result: Any) -> None:
+        if result.ok:
+            self.status.show_ok(f"Promoted {', '.join(request.phones)} in community {request.communityId}.")
+        else:
+            self.status.show_error(f"Promote in {request.communityId}: the gateway answered success=false.")
+
+    # -- reset link --------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#reset")
+    def action_reset_link(self) -> None:
+        def build() -> RedefineInvitationLink:
+            groups = [as_group_id(item) for item in split_list(self.text("reset-groups"))]
+            return RedefineInvitationLink(communityId=self.text("community-id"), groupsPhones=groups or None)
+
+        request = validated(self._rows("reset-form"), build, fallback=self.status.show_error)
+        if request is None:
+            return
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Reset the invite link of community {request.communityId}?",
+                "The old link stops working at once: anyone who has not joined with it yet will need the new one.",
+                confirm_label="Reset",
+            ),
+            lambda yes: self._reset(request) if yes else self.status.show_ok("Reset cancelled; the old link still works."),
+        )
+
+    def _reset(self, request: RedefineInvitationLink) -> None:
+        self.call(
+            "Reset invite link",
+            lambda instance: instance.redefine_invitation_link(request),
+            family="instance",
+            busy=self.query_one("#reset-form"),
+            status=self.status,
+            done=lambda link: self._link_reset(request, link),
+        )
+
+    def _link_reset(self, request: RedefineInvitationLink, link: InviteLink) -> None:
+        self.query_one("#invite-link", CopyableValue).show(link.inviteLink)
+        self.status.show_ok(f"New invite link for community {request.communityId}; the old one no longer works.")
+
+    def action_copy_link(self) -> None:
+        value = self.query_one("#invite-link", CopyableValue).value
+        if value:
+            self.copy(value, "Invite link")
+
+
+__all__ = ["CommunitiesSection"]
