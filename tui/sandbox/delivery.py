@@ -1,0 +1,142 @@
+"""Deliver what happens after a send to the configured webhooks, in the background, like a real gateway.
+
+For each accepted send, in order and `delay` seconds apart:
+1. a `DeliveryCallback` to the URL of operation 16, when one is set (with `error` when the send failed;
+   nothing else follows a failed send);
+2. session events to the webhook of operation 24, each only while the instance is connected and the webhook
+   is set, `active` and subscribed to its kind: `ReadReceipt` (the recipient read it), `ChatPresence`
+   (the recipient is typing) and, for send-button-actions, a `Message` whose text is the first button's.
+
+Configuration is read when each event fires, so turning `active` off stops the events still to come.
+Every body is signed with the HMAC key of operation 17 when one is set, over the exact bytes sent.
+Deliveries are best effort: a target that is down or answers non-2xx gets a few retries with a growing
+pause, then the event is dropped without a word (its URL and body stay out of every log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from tui.sandbox.events import (
+    JSON_CONTENT_TYPE,
+    Peer,
+    button_reply,
+    chat_presence,
+    delivery_callback,
+    encode_session_event,
+    read_receipt,
+)
+from tui.sandbox.state import SandboxState, SentMessage
+from tui.webhooks.signing import SIGNATURE_HEADER, sign
+
+USER_AGENT = "gateway-tui-sandbox"
+
+
+class Deliverer:
+    def __init__(
+        self,
+        state: SandboxState,
+        *,
+        instance_id: str,
+        webhook_format: str,
+        clock: Callable[[], datetime],
+        new_id: Callable[[], str],
+        delay: float,
+        attempts: int = 3,
+        retry_delay: float = 0.2,
+        timeout: float = 5.0,
+    ) -> None:
+        self.state = state
+        self.instance_id = instance_id
+        self.webhook_format = webhook_format
+        self.clock = clock
+        self.new_id = new_id
+        self.delay = delay
+        self.attempts = max(1, attempts)
+        self.retry_delay = retry_delay
+        self.timeout = timeout
+        # WuzAPI sends a 32-hex user id; derived from the instance id (never from a token) so it is stable.
+        self.user_id = hashlib.sha256(f"sandbox-user:{instance_id}".encode()).hexdigest()[:32]
+        self._client: httpx.AsyncClient | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    async def start(self) -> None:
+        # trust_env=False: a proxy from the environment must not intercept loopback deliveries.
+        self._client = httpx.AsyncClient(timeout=self.timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
+
+    async def stop(self) -> None:
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    def after_send(self, sent: SentMessage) -> None:
+        """Schedule the events of one send; returns at once so the HTTP answer is never delayed."""
+        if self._closed or self._client is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._deliver(sent, Peer.of(self.state, sent.recipient)))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def wait(self, timeout: float = 10.0) -> None:
+        """Return once every scheduled delivery has finished; TimeoutError after `timeout` seconds."""
+        async with asyncio.timeout(timeout):
+            while self._tasks:
+                await asyncio.wait(set(self._tasks))
+
+    async def _deliver(self, sent: SentMessage, peer: Peer) -> None:
+        await asyncio.sleep(self.delay)
+        if self.state.delivery_url:
+            body = delivery_callback(self.instance_id, sent, self.clock())
+            await self._post(self.state.delivery_url, body, JSON_CONTENT_TYPE)
+        if sent.failure:
+            return
+        events: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+            ("ReadReceipt", lambda: read_receipt(peer, sent.message_id, self.clock())),
+            ("ChatPresence", lambda: chat_presence(peer)),
+        ]
+        if sent.first_button_text is not None:
+            events.append(
+                ("Message", lambda: button_reply(peer, self.state.own_phone, sent, self.new_id(), self.clock()))
+            )
+        for kind, build in events:
+            await asyncio.sleep(self.delay)
+            webhook = self.state.session_webhook
+            if not self.state.connected or not webhook.wants(kind):
+                continue
+            body, content_type = encode_session_event(
+                build(), webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id
+            )
+            await self._post(webhook.url, body, content_type)
+
+    async def _post(self, url: str, body: bytes, content_type: str) -> bool:
+        headers = {"Content-Type": content_type}
+        key = self.state.hmac_key
+        if key:
+            headers[SIGNATURE_HEADER] = sign(key, body)
+        assert self._client is not None
+        for attempt in range(self.attempts):
+            if attempt:
+                await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+            try:
+                response = await self._client.post(url, content=body, headers=headers)
+            except (httpx.HTTPError, OSError, ValueError):
+                continue  # the target is down or the URL unusable: retry, then give up quietly
+            if response.is_success:
+                return True
+        return False

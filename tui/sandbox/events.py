@@ -1,0 +1,166 @@
+"""Payloads a real gateway delivers after a send, and the exact bytes they travel as.
+
+* `DeliveryCallback` (instance family, research/zapi.md §5.1) to the URL of operation 16, always JSON.
+* WuzAPI session events (research/wuzapi.md §4.3): `ReadReceipt`, `ChatPresence`, `Message`. In JSON mode the
+  body is `{"event", "instanceName", "type", "userID", ...}`; in form mode it is
+  `instanceName=…&jsonData=<the payload as JSON>&userID=…`. JSON is written as Go's encoder does (compact,
+  sorted keys, `<>&` escaped, UTF-8 kept), so a receiver that re-serialises instead of verifying the raw bytes
+  gets a different signature, as with the real gateway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from tui.sandbox.state import SandboxState, SentMessage, group_digits, is_group_jid, user_jid
+from tui.sandbox.wire import iso
+
+JSON_CONTENT_TYPE = "application/json"
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+WEBHOOK_FORMATS = ("json", "form")
+
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    for raw, escaped in _GO_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return text
+
+
+def zaap_id(message_id: str) -> str:
+    # The real gateway's own queue id: 32 upper-case characters; derived so the pair is stable across runs.
+    return hashlib.sha256(f"zaap:{message_id}".encode()).hexdigest()[:32].upper()
+
+
+def delivery_callback(instance_id: str, sent: SentMessage, now: datetime) -> bytes:
+    recipient = f"{group_digits(sent.recipient)}-group" if is_group_jid(sent.recipient) else sent.recipient
+    payload: dict[str, Any] = {
+        "type": "DeliveryCallback",
+        "instanceId": instance_id,
+        "phone": recipient,
+        "zaapId": zaap_id(sent.message_id),
+        "messageId": sent.message_id,
+        "momment": int(now.timestamp() * 1000),
+    }
+    if sent.failure:
+        payload["error"] = sent.failure
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Peer:
+    """Who answers a send: the recipient, or for a group its first member other than the account."""
+
+    chat: str
+    sender: str
+    push_name: str
+    is_group: bool
+
+    @classmethod
+    def of(cls, state: SandboxState, recipient: str) -> Peer:
+        if is_group_jid(recipient):
+            group = state.group(recipient)
+            members = [phone for phone in (group.participants if group else {}) if phone != state.own_phone]
+            phone = members[0] if members else state.own_phone
+            return cls(recipient, user_jid(phone), state.contact_name(phone), True)
+        return cls(user_jid(recipient), user_jid(recipient), state.contact_name(recipient), False)
+
+    def source(self) -> dict[str, Any]:
+        """whatsmeow's MessageSource, flattened into every session event."""
+        return {
+            "Chat": self.chat,
+            "Sender": self.sender,
+            "IsFromMe": False,
+            "IsGroup": self.is_group,
+            "AddressingMode": "",
+            "SenderAlt": "",
+            "RecipientAlt": "",
+            "BroadcastListOwner": "",
+            "BroadcastRecipients": None,
+        }
+
+
+def read_receipt(peer: Peer, message_id: str, now: datetime) -> dict[str, Any]:
+    return {
+        "type": "ReadReceipt",
+        "state": "Read",
+        "event": {**peer.source(), "MessageIDs": [message_id], "Timestamp": iso(now), "Type": "read", "MessageSender": ""},
+    }
+
+
+def chat_presence(peer: Peer, state: str = "composing") -> dict[str, Any]:
+    return {"type": "ChatPresence", "event": {**peer.source(), "State": state, "Media": ""}}
+
+
+def button_reply(peer: Peer, own_phone: str, sent: SentMessage, reply_id: str, now: datetime) -> dict[str, Any]:
+    """The recipient pressing the first quick-reply button: its text comes back quoting the sent message."""
+    content = {
+        "extendedTextMessage": {
+            "text": sent.first_button_text or "",
+            "contextInfo": {
+                "stanzaID": sent.message_id,
+                "participant": user_jid(own_phone),
+                "quotedMessage": {"conversation": sent.text},
+            },
+        }
+    }
+    info = {
+        **peer.source(),
+        "ID": reply_id,
+        "ServerID": 0,
+        "Type": "text",
+        "PushName": peer.push_name,
+        "Timestamp": iso(now),
+        "Category": "",
+        "Multicast": False,
+        "MediaType": "",
+        "Edit": "",
+        "MsgBotInfo": {"EditType": "", "EditTargetID": "", "EditSenderTimestampMS": "0001-01-01T00:00:00Z"},
+        "MsgMetaInfo": {
+            "TargetID": "",
+            "TargetSender": "",
+            "TargetChat": "",
+            "DeprecatedLIDSession": None,
+            "ThreadMessageID": "",
+            "ThreadMessageSenderJID": "",
+        },
+        "VerifiedName": None,
+        "DeviceSentMeta": None,
+    }
+    return {
+        "type": "Message",
+        "event": {
+            "Info": info,
+            "Message": content,
+            "IsEphemeral": False,
+            "IsViewOnce": False,
+            "IsViewOnceV2": False,
+            "IsViewOnceV2Extension": False,
+            "IsDocumentWithCaption": False,
+            "IsLottieSticker": False,
+            "IsBotInvoke": False,
+            "IsEdit": False,
+            "SourceWebMsg": None,
+            "UnavailableRequestID": "",
+            "RetryCount": 0,
+            "NewsletterMeta": None,
+            "RawMessage": content,
+        },
+    }
+
+
+def encode_session_event(
+    payload: dict[str, Any], *, webhook_format: str, instance_name: str, user_id: str
+) -> tuple[bytes, str]:
+    """(body, content type) exactly as WuzAPI's `callHookWithHmac` sends them."""
+    if webhook_format == "form":
+        fields = sorted({"instanceName": instance_name, "jsonData": go_json(payload), "userID": user_id}.items())
+        return urlencode(fields).encode("ascii"), FORM_CONTENT_TYPE
+    return go_json({**payload, "instanceName": instance_name, "userID": user_id}).encode("utf-8"), JSON_CONTENT_TYPE

@@ -1,0 +1,248 @@
+"""The sandbox gateway: a real aiohttp server on 127.0.0.1 that speaks both endpoint families.
+
+Embedded (`await SandboxGateway(...).start()` inside the app's loop: no signal handlers) or in the foreground
+through `gateway-tui sandbox` (`run_cli`). Both families share one base URL. The aiohttp access log is off:
+instance-family paths carry the instance token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from aiohttp import web
+
+from tui.sandbox.context import Context
+from tui.sandbox.delivery import Deliverer
+from tui.sandbox.events import WEBHOOK_FORMATS
+from tui.sandbox.instance_api import InstanceApi
+from tui.sandbox.rate_limit import RateLimiter
+from tui.sandbox.session_api import SessionApi
+from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
+
+INSTANCE_TOKEN_ENV = "GATEWAY_TUI_INSTANCE_TOKEN"
+CLIENT_TOKEN_ENV = "GATEWAY_TUI_CLIENT_TOKEN"
+SESSION_TOKEN_ENV = "GATEWAY_TUI_SESSION_TOKEN"
+
+_log = logging.getLogger(__name__)
+
+
+def new_message_id() -> str:
+    """An id shaped like the network's: `3EB0` and 16 upper-case hex digits."""
+    return "3EB0" + secrets.token_hex(8).upper()
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+@web.middleware
+async def _json_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Routing failures and crashes answer JSON too, and never echo the path (it may hold a token)."""
+    try:
+        return await handler(request)
+    except web.HTTPMethodNotAllowed as error:
+        return web.json_response(
+            {"error": "method not allowed"}, status=405, headers={"Allow": ",".join(sorted(error.allowed_methods))}
+        )
+    except web.HTTPException as error:
+        return web.json_response({"error": error.reason.lower()}, status=error.status)
+    except Exception:
+        _log.exception("sandbox handler failed")
+        return web.json_response({"error": "internal server error"}, status=500)
+
+
+class SandboxGateway:
+    def __init__(
+        self,
+        *,
+        instance_id: str = "sandbox",
+        instance_token: str,
+        client_token: str,
+        session_token: str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        rate_limit: float | None = None,
+        webhook_format: str = "json",
+        clock: Callable[[], datetime] | None = None,
+        id_factory: Callable[[], str] | None = None,
+        delivery_delay: float = 0.05,
+        delivery_retry_delay: float = 0.2,
+        state: SandboxState | None = None,
+    ) -> None:
+        if webhook_format not in WEBHOOK_FORMATS:
+            raise ValueError(f"webhook_format must be one of {', '.join(WEBHOOK_FORMATS)}")
+        if rate_limit is not None and rate_limit <= 0:
+            raise ValueError("rate_limit must be positive (or None for no limit)")
+        for name, value in (("instance_token", instance_token), ("client_token", client_token), ("session_token", session_token)):
+            if not value:
+                raise ValueError(f"{name} must not be empty")
+        self.host = host
+        self._requested_port = port
+        self.state = state if state is not None else seed_demo_state()
+        self.clock = clock or local_now
+        self.id_factory = id_factory or new_message_id
+        self.deliveries = Deliverer(
+            self.state,
+            instance_id=instance_id,
+            webhook_format=webhook_format,
+            clock=self.clock,
+            new_id=self.id_factory,
+            delay=delivery_delay,
+            retry_delay=delivery_retry_delay,
+        )
+        self.context = Context(
+            state=self.state,
+            instance_id=instance_id,
+            instance_token=instance_token,
+            client_token=client_token,
+            session_token=session_token,
+            limiter=RateLimiter(rate_limit),
+            clock=self.clock,
+            new_id=self.id_factory,
+            on_sent=self._on_sent,
+        )
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    def __repr__(self) -> str:  # the tokens are secrets
+        return f"SandboxGateway(url={self.url!r}, instance_id={self.instance_id!r})"
+
+    @property
+    def instance_id(self) -> str:
+        return self.context.instance_id
+
+    @property
+    def url(self) -> str:
+        """Base URL of both families, e.g. `http://127.0.0.1:8099`."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def instance_url(self) -> str:
+        """Prefix of every instance-family path; contains the instance token."""
+        return f"{self.url}/instances/{self.context.instance_id}/token/{self.context.instance_token}"
+
+    def build_app(self) -> web.Application:
+        app = web.Application(middlewares=[_json_errors])
+        app.add_routes(InstanceApi(self.context).routes())
+        app.add_routes(SessionApi(self.context).routes())
+        return app
+
+    async def start(self) -> None:
+        if self._runner is not None:
+            raise RuntimeError("the sandbox is already running")
+        await self.deliveries.start()
+        runner = web.AppRunner(self.build_app(), access_log=None, handle_signals=False)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self._requested_port)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            await self.deliveries.stop()
+            raise
+        self._runner = runner
+        self.port = runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        """Stop serving, cancel deliveries still pending, close the delivery client. Safe to call twice."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+        await self.deliveries.stop()
+
+    async def wait_for_deliveries(self, timeout: float = 10.0) -> None:
+        """Wait until every delivery scheduled so far (and any it led to) is done; TimeoutError past `timeout`."""
+        await self.deliveries.wait(timeout)
+
+    async def __aenter__(self) -> SandboxGateway:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    def _on_sent(self, sent: SentMessage) -> None:
+        self.deliveries.after_send(sent)
+
+
+# ---------------------------------------------------------------------------------------------
+# Foreground command
+
+
+def _secret_from_env(name: str) -> tuple[str, bool]:
+    """(value, generated). Empty counts as unset."""
+    value = os.environ.get(name, "")
+    if value:
+        return value, False
+    return secrets.token_urlsafe(24), True
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    tokens = {name: _secret_from_env(name) for name in (INSTANCE_TOKEN_ENV, CLIENT_TOKEN_ENV, SESSION_TOKEN_ENV)}
+    gateway = SandboxGateway(
+        instance_id=args.instance_id,
+        instance_token=tokens[INSTANCE_TOKEN_ENV][0],
+        client_token=tokens[CLIENT_TOKEN_ENV][0],
+        session_token=tokens[SESSION_TOKEN_ENV][0],
+        host=args.host,
+        port=args.port,
+        rate_limit=args.rate,
+        webhook_format=args.webhook_format,
+    )
+    try:
+        await gateway.start()
+    except OSError as error:
+        print(f"gateway-tui sandbox: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+    except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C still works through KeyboardInterrupt
+        pass
+    try:
+        print(_banner(gateway, args, tokens), flush=True)
+        await stopping.wait()
+    finally:
+        await gateway.stop()
+    return 0
+
+
+def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str, tuple[str, bool]]) -> str:
+    def shown(name: str) -> str:
+        # Generated values are printed (it is a sandbox); values from the environment never are.
+        value, generated = tokens[name]
+        return value if generated else f"${name}"
+
+    lines = [f"Sandbox gateway listening on {gateway.url}  (Ctrl+C stops it)"]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        lines.append(f"warning: bound to {args.host}, reachable from other machines")
+    lines += [
+        f"  instance family: {gateway.url}/instances/{gateway.instance_id}/token/{shown(INSTANCE_TOKEN_ENV)}/",
+        f"  session family:  {gateway.url}/",
+        f"  Client-Token:    {shown(CLIENT_TOKEN_ENV)}",
+        f"  session token:   {shown(SESSION_TOKEN_ENV)}",
+    ]
+    if args.rate:
+        lines.append(f"  rate limit:      {args.rate:g} requests/s")
+    lines.append(f"  session webhook format: {args.webhook_format}")
+    return "\n".join(lines)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_serve(args))
+    except KeyboardInterrupt:
+        print("Sandbox stopped.", flush=True)
+        return 0
