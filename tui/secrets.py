@@ -1,0 +1,219 @@
+"""Where a profile's secrets live: the OS keyring (service `gateway-tui`, user `<profile>:<secret>`), an opt-in
+0600 file (`--insecure-storage`), or memory (the sandbox). Environment variables override stored values for a
+run. Every call here may block on D-Bus: callers on the event loop use `asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from tui.paths import config_dir
+
+KEYRING_SERVICE = "gateway-tui"
+INSECURE_FILE_NAME = "secrets-insecure.json"
+MASK = "••••"
+
+
+class SecretName(StrEnum):
+    CLIENT_TOKEN = "client-token"
+    INSTANCE_TOKEN = "instance-token"
+    SESSION_TOKEN = "session-token"
+    HMAC_KEY = "hmac-key"
+
+    @property
+    def env_var(self) -> str:
+        return "GATEWAY_TUI_" + self.name
+
+    @property
+    def label(self) -> str:
+        return {
+            SecretName.CLIENT_TOKEN: "Client-Token",
+            SecretName.INSTANCE_TOKEN: "instance token",
+            SecretName.SESSION_TOKEN: "session token",
+            SecretName.HMAC_KEY: "HMAC key",
+        }[self]
+
+
+class KeyringUnavailable(Exception):
+    """No usable OS keyring. The message says why and what to do; never followed by a silent fallback."""
+
+
+class SecretStore(Protocol):
+    kind: str
+
+    def get(self, profile: str, name: SecretName) -> str | None: ...
+
+    def set(self, profile: str, name: SecretName, value: str) -> None: ...
+
+    def delete(self, profile: str, name: SecretName) -> None: ...
+
+
+def keyring_username(profile: str, name: SecretName) -> str:
+    return f"{profile}:{name.value}"
+
+
+class MemorySecrets:
+    """Throwaway secrets (the sandbox profile): gone when the process ends."""
+
+    kind = "memory"
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, SecretName], str] = {}
+
+    def __repr__(self) -> str:
+        return f"<MemorySecrets {len(self._values)} entries>"
+
+    def get(self, profile: str, name: SecretName) -> str | None:
+        return self._values.get((profile, name))
+
+    def set(self, profile: str, name: SecretName, value: str) -> None:
+        self._values[(profile, name)] = value
+
+    def delete(self, profile: str, name: SecretName) -> None:
+        self._values.pop((profile, name), None)
+
+
+class KeyringSecrets:
+    kind = "keyring"
+
+    def __init__(self) -> None:
+        import keyring
+
+        self._keyring = keyring
+
+    def __repr__(self) -> str:
+        return f"<KeyringSecrets backend={type(self._keyring.get_keyring()).__name__}>"
+
+    def get(self, profile: str, name: SecretName) -> str | None:
+        return self._call(self._keyring.get_password, KEYRING_SERVICE, keyring_username(profile, name))
+
+    def set(self, profile: str, name: SecretName, value: str) -> None:
+        self._call(self._keyring.set_password, KEYRING_SERVICE, keyring_username(profile, name), value)
+
+    def delete(self, profile: str, name: SecretName) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        try:
+            self._call(self._keyring.delete_password, KEYRING_SERVICE, keyring_username(profile, name))
+        except PasswordDeleteError:
+            pass  # nothing stored: already the state we want
+
+    @staticmethod
+    def _call(function, *args):  # type: ignore[no-untyped-def]
+        from keyring.errors import KeyringError, NoKeyringError, PasswordDeleteError
+
+        try:
+            return function(*args)
+        except PasswordDeleteError:
+            raise
+        except NoKeyringError as error:
+            raise KeyringUnavailable(_no_backend_text()) from error
+        except KeyringError as error:
+            raise KeyringUnavailable(
+                f"The OS keyring refused the request ({type(error).__name__}: {error}). Unlock it and retry."
+            ) from error
+
+
+class InsecureFileSecrets:
+    """Secrets in a JSON file readable by the owner only: used only when the user opts in."""
+
+    kind = "insecure-file"
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / INSECURE_FILE_NAME
+
+    def __repr__(self) -> str:
+        return f"<InsecureFileSecrets {self.path}>"
+
+    def get(self, profile: str, name: SecretName) -> str | None:
+        return self._read().get(keyring_username(profile, name))
+
+    def set(self, profile: str, name: SecretName, value: str) -> None:
+        values = self._read()
+        values[keyring_username(profile, name)] = value
+        self._write(values)
+
+    def delete(self, profile: str, name: SecretName) -> None:
+        values = self._read()
+        if values.pop(keyring_username(profile, name), None) is not None:
+            self._write(values)
+
+    def _read(self) -> dict[str, str]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        data = json.loads(text) if text.strip() else {}
+        return {str(key): str(value) for key, value in data.items()} if isinstance(data, dict) else {}
+
+    def _write(self, values: dict[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        # Created 0600 from the start, so the secrets are never readable by others, not even for an instant.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(values, handle, indent=2, sort_keys=True)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, self.path)
+
+
+def _no_backend_text() -> str:
+    return (
+        "No OS keyring is available (no Secret Service is running or it is locked; usual over SSH, in "
+        "containers and CI), so gateway-tui cannot store secrets safely. Install and unlock a Secret Service "
+        "(e.g. gnome-keyring or KeePassXC), or opt in with --insecure-storage to keep them in a file readable "
+        "only by you. Environment variables (GATEWAY_TUI_CLIENT_TOKEN, ...) also work for a single run."
+    )
+
+
+def open_secret_store(insecure: bool = False) -> SecretStore:
+    """The store for a real profile. Raises KeyringUnavailable when there is no usable keyring (and not insecure)."""
+    if insecure:
+        return InsecureFileSecrets()
+    import keyring
+    from keyring.backends import fail
+
+    backend = keyring.get_keyring()
+    if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 1) <= 0:
+        raise KeyringUnavailable(_no_backend_text())
+    return KeyringSecrets()
+
+
+def resolve_secrets(
+    profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None
+) -> dict[SecretName, str | None]:
+    """Each secret for this run: the environment variable when set, else the stored value."""
+    environ = os.environ if environ is None else environ
+    resolved: dict[SecretName, str | None] = {}
+    for name in SecretName:
+        from_env = environ.get(name.env_var)
+        resolved[name] = from_env if from_env else (store.get(profile, name) if store is not None else None)
+    return resolved
+
+
+def secret_sources(profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None) -> dict[SecretName, str]:
+    """Where each secret comes from ("environment", "stored", "not set"), for listings that must not show values."""
+    environ = os.environ if environ is None else environ
+    sources: dict[SecretName, str] = {}
+    for name in SecretName:
+        if environ.get(name.env_var):
+            sources[name] = "environment"
+        elif store is not None and store.get(profile, name):
+            sources[name] = "stored"
+        else:
+            sources[name] = "not set"
+    return sources
+
+
+def mask_secret(value: str | None) -> str:
+    """`••••abcd`: enough to recognise a secret, never enough to use it. Short secrets show no characters."""
+    if not value:
+        return "not set"
+    return MASK + value[-4:] if len(value) >= 12 else MASK
