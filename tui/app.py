@@ -1,0 +1,242 @@
+"""The Textual application: `build_app()` is the one factory the CLI and every test use.
+
+Start-up order keeps the first frame fast: this module imports only Textual; the main screen draws its
+frame with empty section slots; then, after that first refresh, the sections are imported and mounted and
+the Runtime (httpx, pydantic, aiohttp, the sandbox, the listener, the store) starts in a worker.
+
+Widgets follow the app through:
+- `app.runtime` (a `tui.runtime.Runtime`; its clients are None until `app.runtime_ready` turns True),
+- `app.event_received` (Signal, data: StoredEvent) and `app.exchange_recorded` (Signal, data: Exchange),
+- `app.sent_changed` (Signal, data: message id) after a section posts `tui.messages.MessageSent`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.signal import Signal
+
+from tui.messages import MessageSent
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from tui.runtime import Runtime
+
+SENT_REMEMBERED = 1000
+
+
+class GatewayApp(App):
+    """gateway-tui. Build it with `build_app()`."""
+
+    TITLE = "gateway-tui"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+    COMMANDS = App.COMMANDS | {lambda: _gateway_commands()}
+
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False, priority=True),
+        Binding("f1", "help", "Help", id="app.help.f1", show=False, priority=True),
+        Binding("ctrl+r", "request_log", "Request log", id="app.request_log", show=False),
+    ]
+
+    runtime_ready: reactive[bool] = reactive(False)
+    """True once the Runtime has started (clients, listener, store usable)."""
+
+    runtime_error: reactive[str] = reactive("")
+    """Plain text of a start-up failure, shown in the header; empty when none."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        sandbox: bool = False,
+        insecure_storage: bool = False,
+        deterministic: bool = False,
+    ) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.sandbox = sandbox
+        self.insecure_storage = insecure_storage
+        self.deterministic = deterministic
+        self.event_received: Signal[Any] = Signal(self, "event-received")
+        self.exchange_recorded: Signal[Any] = Signal(self, "exchange-recorded")
+        self.sent_changed: Signal[str] = Signal(self, "sent-changed")
+        self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
+        self.last_sent_id: str | None = None
+        self._unsubscribers = [
+            runtime.subscribe_events(self._publish_event),
+            runtime.request_log.subscribe(self._publish_exchange),
+        ]
+
+    # -- start-up -------------------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        from tui.screens.main import MainScreen
+
+        return MainScreen()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.start_runtime)
+
+    def start_runtime(self) -> None:
+        """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""
+        self.runtime_error = ""
+        self._run_runtime()
+
+    @work(group="runtime", exclusive=True, exit_on_error=False, description="start the runtime")
+    async def _run_runtime(self) -> None:
+        from tui.runtime import SetupRequired
+
+        try:
+            await self.runtime.start()
+        except SetupRequired:
+            self._open_setup()
+            return
+        except Exception as error:  # shown, never raised: the app stays usable (Settings can fix things)
+            self.runtime_error = _startup_text(error)
+            self.notify(self.runtime_error, title="Could not start", severity="error", markup=False, timeout=15)
+            return
+        theme = getattr(self.runtime.profile, "theme", None)
+        if theme and theme in self.available_themes and not self.deterministic:
+            self.theme = theme
+        self.runtime_ready = True
+
+    def _open_setup(self) -> None:
+        try:
+            from tui.screens.setup import SetupScreen
+        except ImportError:
+            self.runtime_error = "No profile yet: run `gateway-tui profile add NAME ...` or `gateway-tui --sandbox`."
+            self.notify(self.runtime_error, severity="warning", markup=False, timeout=20)
+            return
+
+        def done(result: object) -> None:
+            if result is False:
+                self.runtime_error = "No profile: set-up was cancelled."
+                return
+            if isinstance(result, str) and result:
+                self.runtime.profile_name = result
+            self.start_runtime()
+
+        self.push_screen(SetupScreen(), done)
+
+    async def on_unmount(self) -> None:
+        for unsubscribe in self._unsubscribers:
+            unsubscribe()
+        await self.runtime.stop()
+
+    # -- fan-out to widgets ---------------------------------------------------------------------------------
+
+    def _publish_event(self, event: Any) -> None:
+        if self._running:
+            self.event_received.publish(event)
+
+    def _publish_exchange(self, exchange: Any) -> None:
+        if self._running:
+            self.exchange_recorded.publish(exchange)
+
+    def on_message_sent(self, message: MessageSent) -> None:
+        """A section sent a message: remember its id so the panel can link the gateway's events to it."""
+        if not message.message_id:
+            return
+        self.sent_messages[message.message_id] = message
+        self.sent_messages.move_to_end(message.message_id)
+        while len(self.sent_messages) > SENT_REMEMBERED:
+            self.sent_messages.popitem(last=False)
+        self.last_sent_id = message.message_id
+        self.sent_changed.publish(message.message_id)
+
+    def sent_message_for(self, event: Any) -> MessageSent | None:
+        """The message we sent that this event refers to, if any."""
+        for message_id in getattr(event, "message_ids", ()) or ():
+            sent = self.sent_messages.get(message_id)
+            if sent is not None:
+                return sent
+        return None
+
+    # -- actions (the main screen binds the keys; these also serve the palette) -----------------------------
+
+    def action_request_log(self) -> None:
+        from tui.screens.request_log import RequestLogScreen
+
+        if not isinstance(self.screen, RequestLogScreen):
+            self.push_screen(RequestLogScreen())
+
+    def action_help(self) -> None:
+        show_help = getattr(self.screen, "action_help", None)
+        if show_help is not None and not _is_help(self.screen):
+            show_help()
+        elif not _is_help(self.screen):
+            from tui.screens.help import HelpScreen
+
+            self.push_screen(HelpScreen(title="gateway-tui", markdown="", bindings_of=self.focused))
+
+    def show_section(self, section_id: str) -> None:
+        from tui.screens.main import MainScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, MainScreen):
+            self.pop_screen()
+        if isinstance(self.screen, MainScreen):
+            self.screen.show_section(section_id)
+
+
+def _gateway_commands() -> Any:
+    from tui.commands import GatewayCommands
+
+    return GatewayCommands
+
+
+def _is_help(screen: Any) -> bool:
+    return type(screen).__name__ == "HelpScreen"
+
+
+def _startup_text(error: BaseException) -> str:
+    try:
+        from tui.widgets.feedback import explain_error
+
+        from tui.api.errors import GatewayError
+
+        if isinstance(error, GatewayError):
+            return explain_error(error)
+    except ImportError:  # pragma: no cover - the feedback module is part of the package
+        pass
+    name = type(error).__name__
+    if name == "KeyringUnavailable":
+        return f"{error} Start with --insecure-storage to keep secrets in a private file instead."
+    if isinstance(error, OSError):
+        return f"Could not start the webhook listener: {error.strerror or error}. Change its port in Settings."
+    text = str(error) or name
+    return text if name in ("StartupError", "ConfigError") else f"{name}: {text}"
+
+
+def build_app(
+    *,
+    sandbox: bool = False,
+    profile: str | None = None,
+    insecure_storage: bool = False,
+    deterministic: bool = False,
+) -> GatewayApp:
+    """The app, wired but not started: the Runtime starts after the first frame."""
+    from tui.runtime import Runtime
+
+    runtime = Runtime(
+        sandbox=sandbox, profile=profile, insecure_storage=insecure_storage, deterministic=deterministic
+    )
+    return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    app = build_app(
+        sandbox=bool(getattr(args, "sandbox", False)),
+        profile=getattr(args, "profile", None),
+        insecure_storage=bool(getattr(args, "insecure_storage", False)),
+    )
+    app.run()
+    return app.return_code or 0

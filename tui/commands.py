@@ -1,0 +1,103 @@
+"""The command palette (ctrl+p): every operation of every section by name, plus the app's own commands.
+
+Sections declare `OPERATIONS: ClassVar[dict[str, str]]` (op id -> title such as "Send poll") and
+`open_operation(op_id)`; choosing one switches to that section and opens the operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    title: str
+    help: str
+    run: Callable[[], Any]
+
+
+class GatewayCommands(Provider):
+    """Operations by name; the app's commands (panel, request log, export, sections)."""
+
+    async def startup(self) -> None:
+        self.commands = await self._collect()
+
+    async def _collect(self) -> list[PaletteCommand]:
+        from tui.screens.main import SECTIONS, section_class
+
+        app: Any = self.app
+        commands: list[PaletteCommand] = []
+        for info in SECTIONS:
+            cls = section_class(info.id)
+            for op_id, title in (getattr(cls, "OPERATIONS", None) or {}).items():
+                commands.append(
+                    PaletteCommand(title, f"{info.title} ({info.key})", partial(_open_operation, app, info.id, op_id))
+                )
+        for info in SECTIONS:
+            commands.append(
+                PaletteCommand(f"Go to {info.title}", f"section {info.key}", partial(app.show_section, info.id))
+            )
+        commands += [
+            PaletteCommand("Show request log", "every HTTP exchange; copy as curl (ctrl+r)", app.action_request_log),
+            PaletteCommand("Toggle events panel", "show or hide the live events panel (e)", partial(_main_action, app, "toggle_panel")),
+            PaletteCommand("Export events", "write the Events section's selection to JSON Lines", partial(_events_action, app, "export")),
+            PaletteCommand("Show events of my last sent message", "filter the panel to it", partial(_follow_last_sent, app)),
+            PaletteCommand("Help", "help for the current section (?)", app.action_help),
+        ]
+        return commands
+
+    async def discover(self) -> Hits:
+        for command in self.commands:
+            yield DiscoveryHit(command.title, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self.commands:
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.title), command.run, text=command.title, help=command.help)
+
+
+def _main_screen(app: Any) -> Any:
+    from tui.screens.main import MainScreen
+
+    while len(app.screen_stack) > 1 and not isinstance(app.screen, MainScreen):
+        app.pop_screen()
+    return app.screen if isinstance(app.screen, MainScreen) else None
+
+
+def _open_operation(app: Any, section_id: str, op_id: str) -> None:
+    screen = _main_screen(app)
+    if screen is not None:
+        screen.open_operation(section_id, op_id)
+
+
+def _main_action(app: Any, action: str) -> None:
+    screen = _main_screen(app)
+    if screen is not None:
+        getattr(screen, f"action_{action}")()
+
+
+def _events_action(app: Any, action: str) -> None:
+    screen = _main_screen(app)
+    if screen is not None:
+        screen.open_operation("events", action)
+
+
+def _follow_last_sent(app: Any) -> None:
+    screen = _main_screen(app)
+    if screen is None:
+        return
+    if not app.last_sent_id:
+        app.notify("No message sent yet in this session.")
+        return
+    from tui.widgets.events_panel import EventsPanel
+
+    panel = screen.query_one(EventsPanel)
+    panel.display = True
+    panel.show_message(app.last_sent_id)

@@ -1,0 +1,465 @@
+"""The wiring of one running app: secrets, HTTP clients, event store, webhook listener and (in sandbox mode)
+the embedded sandbox gateway. No Textual here: the app owns a Runtime and starts it after its first frame.
+
+    runtime = Runtime(sandbox=True)
+    runtime.subscribe_events(on_event)        # every stored webhook event (StoredEvent), on the event loop
+    runtime.request_log.subscribe(on_exchange)
+    await runtime.start()                     # servers, clients, gateway configuration
+    await runtime.instance.send_poll(...)
+    await runtime.set_hmac_key("a" * 32)      # gateway op 17 + listener + secret store
+    await runtime.delete_hmac_key()           # gateway op 19 + listener + secret store
+    await runtime.stop()
+
+Heavy modules (httpx, pydantic, aiohttp, keyring) are imported inside `start()`, never at import time, so
+importing this module costs nothing before the app's first frame.
+
+Sandbox mode: in-memory secrets, random tokens and a throwaway HMAC key, the sandbox gateway and the listener
+on 127.0.0.1 port 0, and the gateway configured through the API as a user would: delivery URL (op 16) →
+listener `/delivery`, session webhook (op 24) → listener `/session` with Message, ReadReceipt and
+ChatPresence active, HMAC key (op 17).
+
+`deterministic=True` (tests and snapshots): fixed tokens and HMAC key, the sandbox's clock and id factory
+fixed, and `scrub()` / `event_time_text()` / `duration_text()` hide the random ports, wall-clock times and
+durations that would otherwise make screenshots differ from run to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets as _random
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.api.client import InstanceClient, SessionClient
+    from tui.api.exchange import RequestLog
+    from tui.api.gateway_http import GatewayHttp
+    from tui.webhooks.events import StoredEvent
+    from tui.webhooks.listener import Listener
+    from tui.webhooks.store import EventStore
+
+log = logging.getLogger(__name__)
+
+SANDBOX_PROFILE = "sandbox"
+SESSION_EVENTS = ["Message", "ReadReceipt", "ChatPresence"]
+DELIVERY_PATH = "/delivery"
+SESSION_PATH = "/session"
+REQUEST_LOG_SIZE = 500
+
+# Fixed secrets of deterministic mode. Only ever used with the in-process sandbox on loopback.
+DETERMINISTIC_TOKENS = {
+    "instance_token": "sandbox-instance-token",
+    "client_token": "sandbox-client-token",
+    "session_token": "sandbox-session-token",
+}
+DETERMINISTIC_HMAC_KEY = "sandbox-hmac-key-0123456789abcdef-deterministic"
+# Shown instead of event reception times in deterministic mode: this base plus one second per event id.
+DETERMINISTIC_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
+
+EventCallback = Callable[["StoredEvent"], None]
+
+
+class StartupError(Exception):
+    """Start-up failed in a way the user can act on (no profile, keyring unavailable, port taken...)."""
+
+
+class SetupRequired(StartupError):
+    """No profile exists yet (and not --sandbox): the app should open the set-up screen."""
+
+
+@dataclass
+class SandboxProfile:
+    """Stands in for `tui.config.Profile` in sandbox mode (same field names the UI reads)."""
+
+    name: str = SANDBOX_PROFILE
+    base_url: str = ""
+    instance_id: str = "sandbox"
+    session_url: str = ""
+    listener_host: str = "127.0.0.1"
+    listener_port: int = 0
+    public_url: str = ""
+    theme: str = "textual-dark"
+
+
+@dataclass
+class ListenerStats:
+    """What the header shows about the listener; updated on every stored event."""
+
+    received: int = 0
+    rejected: int = 0
+    last_verdict: str | None = None
+    _recent: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
+
+    def record(self, event: StoredEvent) -> None:
+        self.received += 1
+        if event.rejected:
+            self.rejected += 1
+        self.last_verdict = "rejected" if event.rejected else str(event.verdict)
+        self._recent.append(time.monotonic())
+
+    def per_minute(self, now: float | None = None) -> int:
+        """Events stored in the last 60 seconds."""
+        now = time.monotonic() if now is None else now
+        while self._recent and self._recent[0] < now - 60:
+            self._recent.popleft()
+        return len(self._recent)
+
+
+class Runtime:
+    """Everything behind the UI. Fields are None until `start()` has finished (see `started`)."""
+
+    def __init__(
+        self,
+        *,
+        sandbox: bool = False,
+        profile: str | None = None,
+        insecure_storage: bool = False,
+        deterministic: bool = False,
+        http_timeout: float = 10.0,
+    ) -> None:
+        self.sandbox_mode = sandbox
+        self.profile_name = SANDBOX_PROFILE if sandbox else profile
+        self.insecure_storage = insecure_storage
+        self.deterministic = deterministic
+        self.http_timeout = http_timeout
+        self.profile: Any = None
+        self.secrets: Any = None
+        self.http: GatewayHttp | None = None
+        self.instance: InstanceClient | None = None
+        self.session: SessionClient | None = None
+        self.store: EventStore | None = None
+        self.listener: Listener | None = None
+        self.sandbox: Any = None
+        self.request_log: RequestLog = _new_request_log()
+        self.stats = ListenerStats()
+        self.started = False
+        self._event_subscribers: list[EventCallback] = []
+        self._hmac_key: str | None = None
+
+    def __repr__(self) -> str:
+        mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
+        return f"<Runtime {mode} started={self.started} hmac={'set' if self._hmac_key else 'none'}>"
+
+    # -- subscriptions --------------------------------------------------------------------------------------
+
+    def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
+        """Call `callback(event)` for every stored webhook event; returns an unsubscribe function."""
+        self._event_subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._event_subscribers:
+                self._event_subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _on_event(self, event: StoredEvent) -> None:
+        self.stats.record(event)
+        for callback in list(self._event_subscribers):
+            try:
+                callback(event)
+            except Exception:  # a broken view must not break the listener's answer
+                log.exception("event subscriber failed")
+
+    # -- life cycle -----------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start everything. Raises SetupRequired when there is no profile (real mode) and nothing else ran."""
+        if self.started:
+            return
+        try:
+            if self.sandbox_mode:
+                await self._start_sandbox()
+            else:
+                await self._start_profile()
+        except BaseException:
+            await self.stop()
+            raise
+        self.started = True
+
+    async def stop(self) -> None:
+        """Stop servers, close the HTTP pool and the store. Safe to call twice or after a failed start."""
+        self.started = False
+        if self.listener is not None:
+            with contextlib.suppress(Exception):
+                await self.listener.stop()
+        if self.sandbox is not None:
+            with contextlib.suppress(Exception):
+                await self.sandbox.stop()
+        if self.http is not None:
+            with contextlib.suppress(Exception):
+                await self.http.aclose()
+        if self.store is not None:
+            store, self.store = self.store, None
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(store.close)
+
+    async def _start_sandbox(self) -> None:
+        from tui.sandbox.server import SandboxGateway
+
+        tokens = dict(DETERMINISTIC_TOKENS) if self.deterministic else {
+            name: _random.token_urlsafe(24) for name in DETERMINISTIC_TOKENS
+        }
+        hmac_key = DETERMINISTIC_HMAC_KEY if self.deterministic else "sbx-" + _random.token_urlsafe(36)
+        self.secrets = _memory_secrets()
+        await self._remember_secrets(tokens, hmac_key=None)
+
+        options: dict[str, Any] = {}
+        if self.deterministic:
+            options.update(_deterministic_sandbox_options())
+        self.sandbox = SandboxGateway(
+            instance_id="sandbox",
+            instance_token=tokens["instance_token"],
+            client_token=tokens["client_token"],
+            session_token=tokens["session_token"],
+            host="127.0.0.1",
+            port=0,
+            **options,
+        )
+        await self.sandbox.start()
+        base = self.sandbox.url.rstrip("/")
+        self.profile = SandboxProfile(base_url=base, session_url=base)
+
+        await self._open_store()
+        await self._start_listener("127.0.0.1", 0, hmac_key=None)
+        self._build_clients(base, "sandbox", tokens, session_url=base)
+
+        listener_url = self.listener.url
+        await self.configure_webhooks(listener_url)
+        await self.set_hmac_key(hmac_key)
+
+    async def _start_profile(self) -> None:
+        from tui import config
+
+        profiles = _profiles_by_name(await asyncio.to_thread(config.load_profiles))
+        if not profiles:
+            raise SetupRequired("no profile yet")
+        name = self.profile_name
+        if name is None:
+            name = "default" if "default" in profiles else next(iter(profiles))
+        if name not in profiles:
+            known = ", ".join(sorted(profiles))
+            raise StartupError(f"no profile named {name!r} (known: {known}); see `gateway-tui profile list`")
+        self.profile_name = name
+        self.profile = profiles[name]
+
+        from tui import secrets as secret_module
+
+        self.secrets = await asyncio.to_thread(secret_module.open_secret_store, self.insecure_storage)
+        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, self.secrets)
+        tokens = {
+            "instance_token": _secret_value(resolved, "instance_token") or "",
+            "client_token": _secret_value(resolved, "client_token") or "",
+            "session_token": _secret_value(resolved, "session_token") or "",
+        }
+        hmac_key = _secret_value(resolved, "hmac_key")
+        self._hmac_key = hmac_key or None
+
+        await self._open_store()
+        await self._start_listener(
+            getattr(self.profile, "listener_host", "127.0.0.1") or "127.0.0.1",
+            int(getattr(self.profile, "listener_port", 0) or 0),
+            hmac_key=self._hmac_key,
+        )
+        self._build_clients(
+            self.profile.base_url,
+            self.profile.instance_id,
+            tokens,
+            session_url=getattr(self.profile, "session_url", "") or self.profile.base_url,
+        )
+
+    async def _open_store(self) -> None:
+        from tui.paths import data_dir
+        from tui.webhooks.store import EventStore
+
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in (self.profile_name or "default"))
+        store = EventStore(data_dir() / f"events-{safe}.sqlite3")
+        await asyncio.to_thread(store.open)
+        self.store = store
+
+    async def _start_listener(self, host: str, port: int, *, hmac_key: str | None) -> None:
+        from tui.webhooks.listener import Listener
+
+        self.listener = Listener(self.store, host=host, port=port, hmac_key=hmac_key, on_event=self._on_event)
+        await self.listener.start()
+
+    def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
+        from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+        from tui.api.credentials import InstanceCredentials, SessionCredentials
+
+        self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+        self.instance = InstanceClient(
+            self.http,
+            InstanceCredentials(base_url, instance_id, tokens["instance_token"], tokens["client_token"]),
+        )
+        self.session = SessionClient(self.http, SessionCredentials(session_url, tokens["session_token"]))
+
+    # -- operations the UI (Settings) calls ----------------------------------------------------------------
+
+    @property
+    def hmac_key_set(self) -> bool:
+        return self._hmac_key is not None
+
+    async def configure_webhooks(self, public_url: str) -> None:
+        """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events).
+
+        `public_url` is the listener's address as the gateway sees it (the listener URL in sandbox mode, a
+        tunnel for a real gateway). Raises the client's typed errors.
+        """
+        from tui.api.models import DeliveryWebhook, WebhookUpdate
+
+        base = public_url.rstrip("/")
+        await self.instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
+        await self.session.update_webhook(
+            WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
+        )
+
+    async def set_hmac_key(self, key: str) -> None:
+        """Set the signing key: gateway op 17 first (raises its typed error, nothing else changes), then the
+        listener verifies with it, then it is saved in the secret store (off the loop)."""
+        from tui.api.models import HmacKey
+
+        request = HmacKey(hmac_key=key)  # validates: at least 32 characters
+        await self.session.set_hmac_key(request)
+        self._hmac_key = key
+        if self.listener is not None:
+            self.listener.set_hmac_key(key)
+        await self._store_secret("hmac_key", key)
+
+    async def delete_hmac_key(self) -> None:
+        """Remove the signing key: gateway op 19, then the listener (verdicts become "no key"), then the store."""
+        await self.session.delete_hmac_key()
+        self._hmac_key = None
+        if self.listener is not None:
+            self.listener.set_hmac_key(None)
+        await self._store_secret("hmac_key", None)
+
+    # -- secrets --------------------------------------------------------------------------------------------
+
+    async def _remember_secrets(self, tokens: dict[str, str], *, hmac_key: str | None) -> None:
+        for name, value in tokens.items():
+            await self._store_secret(name, value)
+        if hmac_key is not None:
+            await self._store_secret("hmac_key", hmac_key)
+
+    async def _store_secret(self, name: str, value: str | None) -> None:
+        if self.secrets is None:
+            return
+        try:
+            await asyncio.to_thread(_write_secret, self.secrets, self.profile_name, name, value)
+        except Exception as error:  # the gateway already changed; say so rather than crash the caller
+            log.warning("could not save the %s in the secret store: %s", name, type(error).__name__)
+            raise
+
+    # -- deterministic display helpers ----------------------------------------------------------------------
+
+    def scrub(self, text: str) -> str:
+        """Text for display: in deterministic mode random loopback ports become fixed names."""
+        if not self.deterministic or not text:
+            return text
+        for url, name in self._random_urls():
+            text = text.replace(url, name)
+        return text
+
+    def _random_urls(self) -> list[tuple[str, str]]:
+        urls: list[tuple[str, str]] = []
+        if self.sandbox is not None and getattr(self.sandbox, "url", None):
+            urls.append((self.sandbox.url.rstrip("/"), "http://sandbox.test"))
+            urls.append((self.sandbox.url.rstrip("/").removeprefix("http://"), "sandbox.test"))
+        if self.listener is not None and self.listener.port:
+            urls.append((self.listener.url, "http://listener.test"))
+            urls.append((self.listener.url.removeprefix("http://"), "listener.test"))
+        return urls
+
+    def listener_address(self) -> str:
+        if self.listener is None or self.listener.port is None:
+            return "not listening"
+        if self.deterministic:
+            return f"{self.listener.host}:port"
+        return self.listener.url.removeprefix("http://")
+
+    def event_time_text(self, event: StoredEvent) -> str:
+        return event_time_text(event, deterministic=self.deterministic)
+
+    def duration_text(self, duration_ms: float) -> str:
+        return "n ms" if self.deterministic else f"{duration_ms:.0f} ms"
+
+    def moment_text(self, moment: datetime) -> str:
+        if self.deterministic:
+            return "12:00:00"
+        return moment.astimezone().strftime("%H:%M:%S")
+
+
+def event_time_text(event: StoredEvent, *, deterministic: bool = False, with_date: bool = False) -> str:
+    """The one place event times are formatted (local time); deterministic mode derives them from the id."""
+    moment = DETERMINISTIC_EPOCH + timedelta(seconds=event.id) if deterministic else event.received_at.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
+
+
+# -- adapters to the other layers' APIs (kept here so the UI does not care) ---------------------------------
+
+
+def _new_request_log() -> RequestLog:
+    # tui.api.exchange imports only the standard library (and tui.api.redaction), so this is cheap.
+    from tui.api.exchange import RequestLog
+
+    return RequestLog(REQUEST_LOG_SIZE)
+
+
+def _memory_secrets() -> Any:
+    from tui.secrets import MemorySecrets
+
+    return MemorySecrets()
+
+
+def _secret_name(name: str) -> Any:
+    from tui.secrets import SecretName
+
+    for member in SecretName:
+        if member.name.lower() == name or str(member.value).lower().replace("-", "_") == name:
+            return member
+    raise KeyError(name)
+
+
+def _write_secret(store: Any, profile: str | None, name: str, value: str | None) -> None:
+    member = _secret_name(name)
+    if value is None:
+        store.delete(profile, member)
+    else:
+        store.set(profile, member, value)
+
+
+def _secret_value(resolved: Any, name: str) -> str | None:
+    if resolved is None:
+        return None
+    if isinstance(resolved, dict):
+        for key, value in resolved.items():
+            key_text = (getattr(key, "name", None) or str(getattr(key, "value", key))).lower().replace("-", "_")
+            if key_text == name:
+                return value
+        return None
+    return getattr(resolved, name, None)
+
+
+def _profiles_by_name(profiles: Any) -> dict[str, Any]:
+    if isinstance(profiles, dict):
+        return dict(profiles)
+    return {profile.name: profile for profile in profiles or ()}
+
+
+def _deterministic_sandbox_options() -> dict[str, Any]:
+    counter = itertools.count(1)
+
+    def clock() -> datetime:
+        return DETERMINISTIC_EPOCH
+
+    def id_factory() -> str:
+        return f"SBX{next(counter):08d}"
+
+    return {"clock": clock, "id_factory": id_factory}

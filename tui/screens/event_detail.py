@@ -1,0 +1,104 @@
+"""One webhook event in full: verdict and reason, headers, message ids, and the body as pretty JSON.
+
+Everything shown comes from the sender and is displayed literally (rich Text / Syntax), never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from tui.widgets.events_panel import event_time, sent_marker, verdict_badge, verdict_words
+
+MAX_SHOWN_BODY = 200_000
+
+
+def body_text(event: Any) -> tuple[str, str]:
+    """(text, lexer): the payload pretty-printed as JSON, else the raw body decoded, else a note."""
+    if event.payload is not None:
+        return json.dumps(event.payload, indent=2, ensure_ascii=False), "json"
+    if not event.body:
+        return "(no body kept)", "text"
+    try:
+        return event.body.decode("utf-8"), "text"
+    except UnicodeDecodeError:
+        return f"({len(event.body)} bytes of binary data)", "text"
+
+
+class EventDetailScreen(ModalScreen[None]):
+    """Modal: Escape or q closes it."""
+
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close", id="detail.close"),
+        Binding("c", "copy", "Copy JSON", id="detail.copy"),
+    ]
+
+    DEFAULT_CSS = """
+    EventDetailScreen { align: center middle; }
+    EventDetailScreen > #detail {
+        width: 100; height: 34; border: thick $primary; background: $surface; padding: 0 1;
+    }
+    EventDetailScreen #detail-title { text-style: bold; height: auto; }
+    EventDetailScreen #detail-body { height: 1fr; }
+    EventDetailScreen .detail-heading { color: $text-accent; text-style: bold; margin-top: 1; }
+    """
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+    def compose(self) -> ComposeResult:
+        event = self.event
+        app: Any = self.app
+        runtime = getattr(app, "runtime", None)
+        scrub = runtime.scrub if runtime is not None else (lambda text: text)
+        title = Text.assemble(
+            (f"Event #{event.id}", "bold"),
+            f" · {event.kind} · {event_time(app, event)} · {event.path} · ",
+            verdict_badge(event),
+        )
+        with Vertical(id="detail"):
+            yield Static(title, id="detail-title")
+            with VerticalScroll(id="detail-body"):
+                yield Static("Verdict", classes="detail-heading")
+                lines = Text(verdict_words(event))
+                if event.reason:
+                    lines.append(f"\nreason: {event.reason}")
+                marker = sent_marker(app, event)
+                if marker:
+                    lines.append("\n" + marker.rstrip(" ·"), style="bold cyan")
+                if event.message_ids:
+                    lines.append("\nmessage ids: " + ", ".join(event.message_ids))
+                lines.append(f"\nsummary: {scrub(event.summary)}")
+                yield Static(lines, id="detail-verdict")
+                yield Static("Headers", classes="detail-heading")
+                headers = Table.grid(padding=(0, 2))
+                headers.add_column(style="bold")
+                headers.add_column()
+                for name, value in sorted(event.headers.items()):
+                    headers.add_row(Text(name), Text(scrub(value)))
+                if not event.headers:
+                    headers.add_row(Text("(none kept)"), Text(""))
+                yield Static(headers, id="detail-headers")
+                text, lexer = body_text(event)
+                yield Static("Body" + (" (JSON)" if lexer == "json" else ""), classes="detail-heading")
+                text = scrub(text[:MAX_SHOWN_BODY])
+                yield Static(
+                    Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default"),
+                    id="detail-json",
+                )
+        yield Footer()
+
+    def action_copy(self) -> None:
+        text, _lexer = body_text(self.event)
+        self.app.copy_to_clipboard(text)
+        self.notify("Event body copied to the clipboard.")

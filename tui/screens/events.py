@@ -1,0 +1,398 @@
+"""Events section (7): the whole stored history, with filters (kind, verdict), search, paging and export.
+
+Every store call runs in a thread worker (the store's read methods are synchronous SQLite). Paging is keyset
+paging on the event id, so page N of a million events costs what page 1 costs. The total is counted in its
+own worker, so a slow count never delays the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label, Select, Static
+
+from tui.widgets.events_panel import clip, sent_marker, verdict_badge
+
+PAGE_SIZE = 100
+SEARCH_DELAY = 0.25
+LIVE_REFRESH_DELAY = 0.3
+
+VERDICT_OPTIONS = [
+    ("✓ valid", "valid"),
+    ("✗ invalid", "invalid"),
+    ("– unsigned", "unsigned"),
+    ("? no key", "no-key"),
+    ("⛔ rejected", "rejected"),
+]
+
+HELP = """\
+### Events
+
+The whole history of webhook events received by the listener, newest first, from the event store.
+
+- **Kind** and **Verdict** filter the list; **Search** finds words anywhere in the body (full text, the
+  last word may be a prefix).
+- `]` / `n` older page, `[` / `p` newer page, `g` back to the newest events.
+- `enter` on a row opens the event (headers, verdict, pretty JSON).
+- `x` exports the current selection (all pages, oldest first) to a JSON Lines file you confirm.
+- `ctrl+r` opens the request log: every HTTP exchange with the gateway, and *copy as curl*.
+- `m` shows only the events of the message of the highlighted row; `m` again clears it.
+
+Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is set, no signature) ·
+? no key configured (nothing checked) · ⛔ rejected by the listener (never authentic).
+"""
+
+
+class EventsSection(Vertical):
+    """The stored history. Built by the main screen into the `#events` slot."""
+
+    HELP: ClassVar[str] = HELP
+    OPERATIONS: ClassVar[dict[str, str]] = {
+        "export": "Export events to JSON Lines",
+        "search": "Search events",
+        "newest": "Show newest events",
+    }
+
+    BINDINGS = [
+        Binding("right_square_bracket,n", "older", "Older", id="events.older", key_display="]"),
+        Binding("left_square_bracket,p", "newer", "Newer", id="events.newer", key_display="["),
+        Binding("g", "newest", "Newest", id="events.newest"),
+        Binding("x", "export", "Export", id="events.export"),
+        Binding("m", "message", "This message", id="events.message"),
+        Binding("slash", "search", "Search", id="events.search", key_display="/"),
+    ]
+
+    DEFAULT_CSS = """
+    EventsSection { height: 1fr; }
+    EventsSection #events-filters { height: 3; }
+    EventsSection #events-filters Select { width: 24; }
+    EventsSection #events-filters Input { width: 1fr; }
+    EventsSection #events-status { height: 1; padding: 0 1; color: $text-muted; }
+    EventsSection #events-table { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page_starts: list[int | None] = [None]  # `before_id` of each page shown so far
+        self.rows: list[Any] = []
+        self.total: int | None = None
+        self.only_message: str | None = None
+        self._live_pending = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="events-filters"):
+            yield Select([], prompt="Kind: all", id="events-kind", allow_blank=True)
+            yield Select(VERDICT_OPTIONS, prompt="Verdict: all", id="events-verdict", allow_blank=True)
+            yield Input(placeholder="Search body text…", id="events-search", compact=False)
+        yield Static(id="events-status")
+        table = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
+        table.add_column("#", key="id", width=8)
+        table.add_column("Received", key="time", width=19)
+        table.add_column("Kind", key="kind", width=12)
+        table.add_column("Summary", key="summary", width=52)
+        table.add_column("Verdict", key="verdict", width=12)
+        yield table
+
+    def on_mount(self) -> None:
+        from tui.widgets.forms import CURSOR_BLINK
+
+        self.query_one("#events-search", Input).cursor_blink = CURSOR_BLINK
+        app: Any = self.app
+        app.event_received.subscribe(self, self._on_live_event)
+        self.watch(app, "runtime_ready", self._on_ready, init=True)
+
+    def _on_ready(self, ready: bool) -> None:
+        if ready:
+            self.reload()
+        else:
+            self._status("Starting the event store…")
+
+    # -- filters --------------------------------------------------------------------------------------------
+
+    def filters(self) -> dict[str, Any]:
+        kind = self.query_one("#events-kind", Select).value
+        verdict = self.query_one("#events-verdict", Select).value
+        search = self.query_one("#events-search", Input).value.strip()
+        chosen: dict[str, Any] = {}
+        if isinstance(kind, str):
+            chosen["kind"] = kind
+        if verdict == "rejected":
+            chosen["rejected"] = True
+        elif isinstance(verdict, str):
+            chosen["verdict"] = verdict
+        if search:
+            chosen["search"] = search
+        return chosen
+
+    @on(Select.Changed, "#events-kind, #events-verdict")
+    def _filter_changed(self) -> None:
+        self.only_message = None
+        self.reload()
+
+    @on(Input.Changed, "#events-search")
+    def _search_changed(self) -> None:
+        self.only_message = None
+        self.set_timer(SEARCH_DELAY, self._search_settled)
+        self._search_generation = getattr(self, "_search_generation", 0) + 1
+        self._pending_generation = self._search_generation
+
+    def _search_settled(self) -> None:
+        if getattr(self, "_pending_generation", None) == getattr(self, "_search_generation", None):
+            self._pending_generation = None
+            self.reload()
+
+    @on(Input.Submitted, "#events-search")
+    def _search_submitted(self) -> None:
+        self.reload()
+        self.query_one("#events-table", DataTable).focus()
+
+    # -- loading --------------------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Back to the newest page with the current filters."""
+        self.page_starts = [None]
+        self._load_page(None, self.filters(), count=True)
+
+    @work(thread=True, group="events-page", exclusive=True, exit_on_error=False, description="read events")
+    def _load_page(self, before_id: int | None, filters: dict[str, Any], count: bool = False) -> None:
+        store = self.app.runtime.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        if self.only_message is not None:
+            rows = list(reversed(store.find_by_message_id(self.only_message)))
+        elif before_id is None:
+            rows = store.newest(PAGE_SIZE, **filters)
+        else:
+            rows = store.page_before(before_id, PAGE_SIZE, **filters)
+        kinds = store.kinds() if count else None
+        self.app.call_from_thread(self._show_page, rows, kinds)
+        if count:
+            self.app.call_from_thread(self._count, filters)
+
+    @work(thread=True, group="events-count", exclusive=True, exit_on_error=False, description="count events")
+    def _count(self, filters: dict[str, Any]) -> None:
+        store = self.app.runtime.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        if self.only_message is not None:
+            total = len(self.rows)
+        else:
+            total = store.count(**filters)
+        self.app.call_from_thread(self._show_total, total)
+
+    def _show_total(self, total: int) -> None:
+        self.total = total
+        self._show_status()
+
+    def _show_page(self, rows: list[Any], kinds: list[str] | None) -> None:
+        self.rows = rows
+        if kinds is not None:
+            self._set_kinds(kinds)
+        table = self.query_one("#events-table", DataTable)
+        table.clear()
+        app: Any = self.app
+        runtime = app.runtime
+        for event in rows:
+            marker = sent_marker(app, event)
+            summary = Text(clip(marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            if marker:
+                summary.stylize("bold cyan", 0, len(marker))
+            table.add_row(
+                Text(str(event.id), justify="right"),
+                Text(runtime.event_time_text(event) if runtime.deterministic else _full_time(runtime, event)),
+                Text(clip(event.kind, 12), style="red" if event.rejected else ""),
+                summary,
+                verdict_badge(event),
+                key=str(event.id),
+            )
+        self._show_status()
+
+    def _set_kinds(self, kinds: list[str]) -> None:
+        select = self.query_one("#events-kind", Select)
+        current = select.value
+        options = [(kind, kind) for kind in kinds]
+        if getattr(self, "_kinds", None) == kinds:
+            return
+        self._kinds = kinds
+        with self.prevent(Select.Changed):
+            select.set_options(options)
+            if isinstance(current, str) and current in kinds:
+                select.value = current
+
+    def _show_status(self) -> None:
+        page = len(self.page_starts)
+        if self.only_message is not None:
+            text = f"only message {self.only_message}: {len(self.rows)} events · m: show all"
+        elif not self.rows:
+            text = "No events match." if self.filters() else "No events yet: send something, or point a gateway here."
+        else:
+            first = self.rows[0].id
+            last = self.rows[-1].id
+            total = f"{self.total:,}" if self.total is not None else "…"
+            text = f"page {page} · ids {first}–{last} · {total} matching · ] older · [ newer · x export"
+        self._status(text)
+
+    def _status(self, text: str) -> None:
+        self.query_one("#events-status", Static).update(Content(text))
+
+    # -- paging ---------------------------------------------------------------------------------------------
+
+    def action_older(self) -> None:
+        if self.only_message is not None or len(self.rows) < PAGE_SIZE:
+            return
+        before = self.rows[-1].id
+        self.page_starts.append(before)
+        self._load_page(before, self.filters())
+
+    def action_newer(self) -> None:
+        if len(self.page_starts) <= 1:
+            return
+        self.page_starts.pop()
+        self._load_page(self.page_starts[-1], self.filters())
+
+    def action_newest(self) -> None:
+        self.only_message = None
+        self.reload()
+
+    def action_search(self) -> None:
+        self.query_one("#events-search", Input).focus()
+
+    def action_message(self) -> None:
+        if self.only_message is not None:
+            self.only_message = None
+            self.reload()
+            return
+        event = self.highlighted_event()
+        if event is None or not event.message_ids:
+            self.app.notify("The highlighted event names no message.")
+            return
+        self.show_message(event.message_ids[0])
+
+    def show_message(self, message_id: str) -> None:
+        """Only the events of one message (all of them, newest first)."""
+        self.only_message = message_id
+        self.page_starts = [None]
+        self._load_page(None, {}, count=False)
+
+    def highlighted_event(self) -> Any | None:
+        table = self.query_one("#events-table", DataTable)
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    @on(DataTable.RowSelected, "#events-table")
+    def _open(self, message: DataTable.RowSelected) -> None:
+        message.stop()
+        event = next((row for row in self.rows if str(row.id) == message.row_key.value), None)
+        if event is not None:
+            from tui.screens.event_detail import EventDetailScreen
+
+            self.app.push_screen(EventDetailScreen(event))
+
+    # -- live updates ---------------------------------------------------------------------------------------
+
+    def _on_live_event(self, _event: Any) -> None:
+        # Only the newest page moves; older pages stay put while the user reads them.
+        if len(self.page_starts) == 1 and self.only_message is None and not self._live_pending:
+            self._live_pending = True
+            self.set_timer(LIVE_REFRESH_DELAY, self._live_refresh)
+
+    def _live_refresh(self) -> None:
+        self._live_pending = False
+        if len(self.page_starts) == 1 and self.only_message is None and self.app.runtime_ready:  # type: ignore[attr-defined]
+            self._load_page(None, self.filters(), count=True)
+
+    # -- operations -----------------------------------------------------------------------------------------
+
+    def open_operation(self, op_id: str) -> None:
+        if op_id == "export":
+            self.action_export()
+        elif op_id == "search":
+            self.action_search()
+        elif op_id == "newest":
+            self.action_newest()
+
+    def action_export(self) -> None:
+        from tui.paths import data_dir
+
+        filters = {} if self.only_message is not None else self.filters()
+        default = str(Path.cwd() / "events-export.jsonl") if not self.app.runtime.deterministic else str(  # type: ignore[attr-defined]
+            data_dir() / "events-export.jsonl"
+        )
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self._export(Path(path).expanduser(), filters)
+
+        self.app.push_screen(ExportScreen(default, filters), chosen)
+
+    @work(thread=True, group="events-export", exclusive=True, exit_on_error=False, description="export events")
+    def _export(self, path: Path, filters: dict[str, Any]) -> None:
+        store = self.app.runtime.store  # type: ignore[attr-defined]
+        try:
+            written = store.export_jsonl(path, **filters)
+        except OSError as error:
+            self.app.call_from_thread(
+                self.app.notify, f"Export failed: {error.strerror or error} ({path}).", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(self.app.notify, f"Exported {written:,} events to {path}.", markup=False)
+
+
+def _full_time(runtime: Any, event: Any) -> str:
+    from tui.runtime import event_time_text
+
+    return event_time_text(event, with_date=True)
+
+
+class ExportScreen(ModalScreen[str | None]):
+    """Asks where to write the export; Enter confirms, Escape cancels. Refuses to overwrite a file."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    ExportScreen > Vertical { width: 90; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    ExportScreen #export-error { color: $text-error; height: auto; }
+    """
+
+    def __init__(self, default: str, filters: dict[str, Any]) -> None:
+        super().__init__()
+        self.default = default
+        self.filters = filters
+
+    def compose(self) -> ComposeResult:
+        from tui.widgets.forms import CURSOR_BLINK
+
+        described = ", ".join(f"{k}={v}" for k, v in self.filters.items()) or "all events"
+        with Vertical():
+            yield Label(Content(f"Export {described} to JSON Lines (oldest first). File:"))
+            field = Input(self.default, id="export-path")
+            field.cursor_blink = CURSOR_BLINK
+            yield field
+            yield Static(id="export-error")
+            yield Label("enter: export · escape: cancel", classes="dim")
+
+    @on(Input.Submitted, "#export-path")
+    def _submit(self, message: Input.Submitted) -> None:
+        path = Path(message.value.strip()).expanduser()
+        error = self.query_one("#export-error", Static)
+        if not message.value.strip():
+            error.update("Give a file name.")
+        elif path.exists():
+            error.update(Content(f"{path} already exists: choose another name (nothing is overwritten)."))
+        elif not path.parent.is_dir():
+            error.update(Content(f"The folder {path.parent} does not exist."))
+        else:
+            self.dismiss(str(path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,210 @@
+"""The main screen: header, section bar, the seven sections in a ContentSwitcher, the docked events panel
+and the footer.
+
+Sections are imported and mounted right after the first frame (their modules pull in pydantic and the API
+models), each into a slot whose id is the section id: chats, groups, communities, privacy, catalog,
+settings, events. A section class may declare:
+
+    HELP: ClassVar[str]                      # markdown for `?`
+    OPERATIONS: ClassVar[dict[str, str]]     # op id -> palette title ("Send poll")
+    def open_operation(self, op_id: str) -> None
+
+A section module that is missing or fails to import leaves a plain placeholder, never a crash.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
+
+from tui.widgets.events_panel import EventsPanel
+from tui.widgets.header import GatewayHeader
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    id: str
+    key: str
+    title: str
+    module: str
+    class_name: str
+
+
+SECTIONS: tuple[SectionInfo, ...] = (
+    SectionInfo("chats", "1", "Chats", "tui.screens.chats", "ChatsSection"),
+    SectionInfo("groups", "2", "Groups", "tui.screens.groups", "GroupsSection"),
+    SectionInfo("communities", "3", "Communities", "tui.screens.communities", "CommunitiesSection"),
+    SectionInfo("privacy", "4", "Privacy", "tui.screens.privacy", "PrivacySection"),
+    SectionInfo("catalog", "5", "Catalog", "tui.screens.catalog", "CatalogSection"),
+    SectionInfo("settings", "6", "Settings", "tui.screens.settings", "SettingsSection"),
+    SectionInfo("events", "7", "Events", "tui.screens.events", "EventsSection"),
+)
+SECTIONS_BY_ID = {section.id: section for section in SECTIONS}
+
+
+def section_class(section_id: str) -> type[Widget] | None:
+    """The section's widget class, imported on demand; None when its module is not available."""
+    info = SECTIONS_BY_ID[section_id]
+    try:
+        module = importlib.import_module(info.module)
+    except ImportError as error:
+        log.warning("section %s unavailable: %s", section_id, error)
+        return None
+    return getattr(module, info.class_name, None)
+
+
+class SectionSlot(Container):
+    """Holds one section; its id is the section id."""
+
+    DEFAULT_CSS = """
+    SectionSlot { height: 1fr; }
+    SectionSlot > .section-placeholder { padding: 1 2; color: $text-muted; }
+    """
+
+    @property
+    def section(self) -> Widget | None:
+        for child in self.children:
+            if not child.has_class("section-placeholder"):
+                return child
+        return None
+
+
+class SectionBar(Static):
+    """`1 Chats  2 Groups ...` with the current section highlighted; each name is clickable."""
+
+    DEFAULT_CSS = """
+    SectionBar { height: 1; background: $boost; padding: 0 1; }
+    """
+
+    def show(self, current: str) -> None:
+        parts: list[Content | str] = []
+        for section in SECTIONS:
+            style = "reverse bold" if section.id == current else ""
+            label = Content.from_markup(
+                f"[{style} @click=screen.show_section('{section.id}')] $key $title ", key=section.key, title=section.title
+            )
+            parts.extend([label, " "])
+        self.update(Content.assemble(*parts))
+
+
+class MainScreen(Screen):
+    """Everything: sections 1–7, the docked events panel (`e`), help (`?`), palette (ctrl+p)."""
+
+    BINDINGS = [
+        *[
+            Binding(section.key, f"show_section('{section.id}')", section.title, id=f"section.{section.id}", show=False)
+            for section in SECTIONS
+        ],
+        Binding("e", "toggle_panel", "Panel", id="panel.toggle", tooltip="Show or hide the live events panel"),
+        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        Binding("escape", "leave", "Leave field", id="leave", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    MainScreen #sections { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current_section = "chats"
+
+    def compose(self) -> ComposeResult:
+        yield GatewayHeader()
+        yield SectionBar(id="section-bar")
+        with ContentSwitcher(initial="chats", id="sections"):
+            for section in SECTIONS:
+                yield SectionSlot(id=section.id)
+        yield EventsPanel(id="events-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(SectionBar).show(self.current_section)
+        self.call_after_refresh(self._mount_sections)
+
+    def _mount_sections(self) -> None:
+        for info in SECTIONS:
+            slot = self.query_one(f"#{info.id}", SectionSlot)
+            cls = section_class(info.id)
+            if cls is None:
+                slot.mount(Static(f"{info.title}: not available in this build.", classes="section-placeholder"))
+                continue
+            try:
+                slot.mount(cls())
+            except Exception:
+                log.exception("section %s failed to build", info.id)
+                slot.mount(Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder"))
+        self.call_after_refresh(self._focus_section)
+
+    # -- navigation ------------------------------------------------------------------------------------------
+
+    def slot(self, section_id: str) -> SectionSlot:
+        return self.query_one(f"#{section_id}", SectionSlot)
+
+    def section(self, section_id: str) -> Widget | None:
+        return self.slot(section_id).section
+
+    def action_show_section(self, section_id: str) -> None:
+        self.show_section(section_id)
+
+    def show_section(self, section_id: str) -> None:
+        if section_id not in SECTIONS_BY_ID:
+            return
+        self.current_section = section_id
+        self.query_one("#sections", ContentSwitcher).current = section_id
+        self.query_one(SectionBar).show(section_id)
+        self.call_after_refresh(self._focus_section)
+
+    def _focus_section(self) -> None:
+        slot = self.slot(self.current_section)
+        focused = self.focused
+        if focused is not None and slot in focused.ancestors:
+            return
+        for widget in slot.query("*"):
+            if widget.focusable:
+                widget.focus()
+                return
+        self.set_focus(None)
+
+    def open_operation(self, section_id: str, op_id: str) -> None:
+        """Switch to the section and open one of its operations (the palette calls this)."""
+        self.show_section(section_id)
+        section = self.section(section_id)
+        opener = getattr(section, "open_operation", None)
+        if opener is not None:
+            self.call_after_refresh(opener, op_id)
+
+    def action_toggle_panel(self) -> None:
+        panel = self.query_one(EventsPanel)
+        panel.display = not panel.display
+        if not panel.display and self.focused is not None and panel in self.focused.ancestors_with_self:
+            self._focus_section()
+
+    def action_leave(self) -> None:
+        """Escape: leave a text field (so 1–7, e and ? work), else ask the section to cancel its work."""
+        if isinstance(self.focused, (Input, TextArea)):
+            self.set_focus(None)
+            return
+        section = self.section(self.current_section)
+        cancel = getattr(section, "action_cancel", None)
+        if cancel is not None:
+            cancel()
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        info = SECTIONS_BY_ID[self.current_section]
+        section: Any = self.section(self.current_section)
+        markdown = getattr(section, "HELP", "") or getattr(type(section), "HELP", "") or ""
+        self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))

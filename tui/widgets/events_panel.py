@@ -1,0 +1,269 @@
+"""The live events panel, docked on the main screen (`e` toggles it): newest first, one line per event.
+
+Each line: time, kind, summary, verdict badge (✓ valid, ✗ invalid, – unsigned, ? no key). Rejected events are
+flagged and never shown as authentic (a valid signature on a rejected event shows as rejected, not ✓).
+Events whose `message_ids` contain a message this app sent are marked `↳ your <kind>`. `Enter` opens the
+detail; `f` shows only the events of the highlighted (or last sent) message, `f` again shows all.
+
+Incoming events are coalesced: the table is redrawn at most every REDRAW_DELAY seconds, so a burst of
+webhooks costs one redraw, not one per event.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import DataTable, Static
+
+PANEL_SIZE = 200
+REDRAW_DELAY = 0.05
+
+# Rich styles (DataTable cells are Rich renderables; plain str cells would be parsed as markup).
+_BADGES = {
+    "valid": ("✓ valid", "bold green"),
+    "invalid": ("✗ invalid", "bold red"),
+    "unsigned": ("– unsigned", "yellow"),
+    "no-key": ("? no key", "dim"),
+}
+
+
+def verdict_badge(event: Any) -> Text:
+    """The verdict as a short coloured badge; a rejected event is never shown with ✓ (and is flagged ⛔)."""
+    verdict = str(event.verdict)
+    if event.rejected and verdict == "valid":
+        return Text("✗ rejected", style="bold red")
+    text, style = _BADGES.get(verdict, (verdict, ""))
+    badge = Text(text, style=style)
+    if event.rejected:
+        badge.append(" ⛔", style="red")
+    return badge
+
+
+def verdict_words(event: Any) -> str:
+    """The verdict in words, for the detail screen."""
+    meaning = {
+        "valid": "signature valid: signed with the configured HMAC key",
+        "invalid": "signature INVALID: not signed with the configured key, do not trust it",
+        "unsigned": "unsigned: a key is configured but the request carried no signature",
+        "no-key": "not checked: no HMAC key is configured",
+    }.get(str(event.verdict), str(event.verdict))
+    if event.rejected:
+        meaning += " · REJECTED by the listener"
+    return meaning
+
+
+def sent_marker(app: Any, event: Any) -> str:
+    sent = app.sent_message_for(event) if hasattr(app, "sent_message_for") else None
+    if sent is None:
+        return ""
+    kind = getattr(sent, "kind", "") or "message"
+    return f"↳ your {kind} · "
+
+
+def event_time(app: Any, event: Any) -> str:
+    runtime = getattr(app, "runtime", None)
+    if runtime is not None:
+        return runtime.event_time_text(event)
+    from tui.runtime import event_time_text
+
+    return event_time_text(event)
+
+
+def clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+class EventsTable(DataTable):
+    """The panel's table (a DataTable with row cursor)."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Detail", id="panel.detail"),
+        Binding("f", "filter_message", "Only this message", id="panel.filter"),
+    ]
+
+    def action_filter_message(self) -> None:
+        panel = next((a for a in self.ancestors if isinstance(a, EventsPanel)), None)
+        if panel is not None:
+            panel.toggle_message_filter()
+
+
+class EventsPanel(Vertical):
+    """Docked at the bottom of the main screen."""
+
+    DEFAULT_CSS = """
+    EventsPanel {
+        dock: bottom;
+        height: 12;
+        border-top: solid $primary;
+        background: $surface;
+    }
+    EventsPanel #events-panel-title { height: 1; padding: 0 1; color: $text-muted; }
+    EventsPanel EventsTable { height: 1fr; background: $surface; }
+    EventsPanel EventsTable > .datatable--header { background: $surface; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.events: deque[Any] = deque(maxlen=PANEL_SIZE)
+        self.only_message: str | None = None
+        self._redraw_pending = False
+        self._loaded_history = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="events-panel-title")
+        table = EventsTable(id="events-panel-table", cursor_type="row", zebra_stripes=False, show_header=False)
+        table.add_column("Time", key="time", width=8)
+        table.add_column("Kind", key="kind", width=12)
+        table.add_column("Summary", key="summary", width=70)
+        table.add_column("Verdict", key="verdict", width=12)
+        yield table
+
+    def on_mount(self) -> None:
+        app: Any = self.app
+        app.event_received.subscribe(self, self._on_event)
+        app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
+        self.watch(app, "runtime_ready", self._on_ready, init=True)
+        self._show_title()
+
+    def on_resize(self) -> None:
+        self._schedule_redraw()
+
+    # -- data -----------------------------------------------------------------------------------------------
+
+    def _on_ready(self, ready: bool) -> None:
+        if ready and not self._loaded_history:
+            self._loaded_history = True
+            self._load_history()
+
+    @work(thread=True, group="events-panel-history", exclusive=True, exit_on_error=False)
+    def _load_history(self) -> None:
+        store = self.app.runtime.store  # type: ignore[attr-defined]
+        if store is None:
+            return
+        history = store.newest(PANEL_SIZE)
+        self.app.call_from_thread(self._merge_history, history)
+
+    def _merge_history(self, history: list[Any]) -> None:
+        known = {event.id for event in self.events}
+        merged = list(self.events) + [event for event in history if event.id not in known]
+        merged.sort(key=lambda event: event.id, reverse=True)
+        self.events = deque(merged[:PANEL_SIZE], maxlen=PANEL_SIZE)
+        self._schedule_redraw()
+
+    def _on_event(self, event: Any) -> None:
+        self.events.appendleft(event)
+        self._schedule_redraw()
+
+    def toggle_message_filter(self) -> None:
+        """Only the events of the highlighted event's message (or the last message sent); again: all."""
+        if self.only_message is not None:
+            self.only_message = None
+        else:
+            self.only_message = self._message_of_cursor() or getattr(self.app, "last_sent_id", None)
+            if self.only_message is None:
+                self.app.notify("No message to follow yet: send one, or highlight an event that names one.")
+        self._schedule_redraw()
+
+    def show_message(self, message_id: str | None) -> None:
+        self.only_message = message_id
+        self._schedule_redraw()
+
+    def _message_of_cursor(self) -> str | None:
+        event = self.highlighted_event()
+        if event is None or not event.message_ids:
+            return None
+        app: Any = self.app
+        for message_id in event.message_ids:
+            if message_id in getattr(app, "sent_messages", {}):
+                return message_id
+        return event.message_ids[0]
+
+    def visible_events(self) -> list[Any]:
+        if self.only_message is None:
+            return list(self.events)
+        return [event for event in self.events if self.only_message in event.message_ids]
+
+    def highlighted_event(self) -> Any | None:
+        table = self.query_one(EventsTable)
+        if table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return self._by_id(int(key.value)) if key.value is not None else None
+
+    def _by_id(self, event_id: int) -> Any | None:
+        for event in self.events:
+            if event.id == event_id:
+                return event
+        return None
+
+    # -- drawing --------------------------------------------------------------------------------------------
+
+    def _schedule_redraw(self) -> None:
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            self.set_timer(REDRAW_DELAY, self._redraw)
+
+    def _show_title(self) -> None:
+        shown = "only message " + self.only_message if self.only_message else "newest first"
+        text = Content.from_markup(
+            "[b]Events[/b] ($shown) · [dim]enter[/] detail · [dim]f[/] this message only · [dim]e[/] hide",
+            shown=shown,
+        )
+        self.query_one("#events-panel-title", Static).update(text)
+
+    def _redraw(self) -> None:
+        self._redraw_pending = False
+        if not self.is_attached:
+            return
+        self._show_title()
+        table = self.query_one(EventsTable)
+        previous = self.highlighted_event()
+        at_top = table.cursor_row == 0
+        summary_width = max(20, self.size.width - 8 - 12 - 12 - 8)
+        column = table.columns.get(_key("summary"))
+        if column is not None and column.width != summary_width:
+            column.width = summary_width
+        app: Any = self.app
+        runtime = getattr(app, "runtime", None)
+        table.clear()
+        for event in self.visible_events():
+            marker = sent_marker(app, event)
+            summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary), summary_width)
+            summary = Text(summary_text, no_wrap=True, overflow="ellipsis")
+            if marker:
+                summary.stylize("bold cyan", 0, len(marker))
+            kind = Text(clip(event.kind, 12), style="red" if event.rejected else "")
+            table.add_row(Text(event_time(app, event)), kind, summary, verdict_badge(event), key=str(event.id))
+        if previous is not None and not at_top:
+            try:
+                table.move_cursor(row=table.get_row_index(str(previous.id)), animate=False)
+            except Exception:
+                pass
+
+    @on(DataTable.RowSelected, "#events-panel-table")
+    def _open_detail(self, message: DataTable.RowSelected) -> None:
+        message.stop()
+        if message.row_key.value is None:
+            return
+        event = self._by_id(int(message.row_key.value))
+        if event is not None:
+            from tui.screens.event_detail import EventDetailScreen
+
+            self.app.push_screen(EventDetailScreen(event))
+
+
+def _key(name: str) -> Any:
+    from textual.widgets.data_table import ColumnKey
+
+    return ColumnKey(name)

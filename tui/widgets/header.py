@@ -1,0 +1,142 @@
+"""The app header: profile, connection state, listener (address, events, rate, last verdict), warnings.
+
+The connection state comes from the instance `status` read, polled in a worker at start and every 30 s:
+connected / not connected / bad credentials (401) / sandbox. Nothing here blocks the UI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+STATUS_INTERVAL = 30.0
+RATE_INTERVAL = 5.0
+
+VERDICT_BADGES = {
+    "valid": ("✓ valid", "$text-success"),
+    "invalid": ("✗ invalid", "$text-error"),
+    "unsigned": ("– unsigned", "$text-warning"),
+    "no-key": ("? no key", "$text-muted"),
+    "rejected": ("✗ rejected", "$text-error"),
+}
+
+
+class GatewayHeader(Horizontal):
+    """One line at the top of the main screen."""
+
+    DEFAULT_CSS = """
+    GatewayHeader {
+        dock: top;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+    }
+    GatewayHeader > Static { width: auto; padding: 0 1; }
+    GatewayHeader #header-title { text-style: bold; color: $accent; }
+    GatewayHeader #header-spacer { width: 1fr; padding: 0; }
+    GatewayHeader #header-insecure { background: $error; color: $text; text-style: bold; }
+    """
+
+    connection: reactive[str] = reactive("starting")
+    """starting | connected | not connected | bad credentials | unreachable | sandbox ... (display text)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("gateway-tui", id="header-title")
+        yield Static(id="header-profile")
+        yield Static(id="header-connection")
+        yield Static(id="header-listener")
+        yield Static(id="header-spacer")
+        if getattr(self.app, "insecure_storage", False):
+            yield Static(Content("⚠ insecure storage: secrets in a plain file"), id="header-insecure")
+
+    def on_mount(self) -> None:
+        app: Any = self.app
+        app.event_received.subscribe(self, self._on_event)
+        self.watch(app, "runtime_ready", self._on_ready, init=True)
+        self.watch(app, "runtime_error", self._on_error, init=False)
+        self.set_interval(RATE_INTERVAL, self._show_listener)
+        self._show_profile()
+        self._show_connection()
+        self._show_listener()
+
+    # -- pieces ---------------------------------------------------------------------------------------------
+
+    def _on_ready(self, ready: bool) -> None:
+        self._show_profile()
+        self._show_listener()
+        if ready:
+            self.poll_status()
+            self.set_interval(STATUS_INTERVAL, self.poll_status)
+
+    def _on_error(self, text: str) -> None:
+        if text:
+            self.connection = "not started"
+
+    def _on_event(self, _event: Any) -> None:
+        self._show_listener()
+
+    def _show_profile(self) -> None:
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        name = runtime.profile_name or "no profile"
+        self.query_one("#header-profile", Static).update(Content.from_markup("profile [b]$name", name=name))
+
+    def watch_connection(self, _old: str, _new: str) -> None:
+        self._show_connection()
+
+    def _show_connection(self) -> None:
+        state = self.connection
+        style = {
+            "connected": "$text-success",
+            "sandbox": "$text-success",
+            "not connected": "$text-warning",
+            "bad credentials": "$text-error",
+            "unreachable": "$text-error",
+            "not started": "$text-error",
+        }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-muted")
+        self.query_one("#header-connection", Static).update(
+            Content.from_markup(f"[{style}]● $state", state=state)
+        )
+
+    def _show_listener(self) -> None:
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        stats = runtime.stats
+        address = runtime.listener_address()
+        parts = [
+            ("listener ", ""),
+            (address, "bold"),
+            (f" · {stats.received} events · {stats.per_minute()}/min", ""),
+        ]
+        content = Content.assemble(*parts)
+        if stats.last_verdict:
+            badge, style = VERDICT_BADGES.get(stats.last_verdict, (stats.last_verdict, ""))
+            content = Content.assemble(content, " · last ", Content.from_markup(f"[{style}]$badge", badge=badge))
+        self.query_one("#header-listener", Static).update(content)
+
+    # -- polling --------------------------------------------------------------------------------------------
+
+    @work(group="header-status", exclusive=True, exit_on_error=False, description="read the instance status")
+    async def poll_status(self) -> None:
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        if runtime.instance is None:
+            return
+        from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
+
+        try:
+            status = await runtime.instance.status()
+        except Unauthorized:
+            state = "bad credentials"
+        except Conflict:
+            state = "not connected"
+        except TransportFault:
+            state = "unreachable"
+        except GatewayError as error:
+            state = f"error {error.status}" if error.status else "error"
+        else:
+            state = "connected" if status.connected else "not connected"
+        self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
