@@ -1,0 +1,70 @@
+"""Time to render the sandbox's 1,024-participant group in the Groups section's participants table.
+
+Measures, in one run: the session-family answer (`data` of GET /group/info, as the sandbox builds it)
+parsed into `GroupInfo` → participant rows → `ParticipantsTable.set_participants` (one `add_rows`) →
+Textual processes the resulting messages → the whole screen is composed and rendered once.
+Target: under 150 ms. Usage: `uv run python bench/groups_render.py`
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import SimpleNamespace
+
+from textual.app import App, ComposeResult
+
+from tui.api.models import GroupInfo
+from tui.sandbox.state import ALL_HANDS_ID, seed_demo_state, user_jid
+from tui.screens.groups import GroupsSection, ParticipantsTable, participant_rows
+from tui.widgets import forms
+
+TARGET_MS = 150.0
+
+
+def group_info_payload() -> dict:
+    group = seed_demo_state().groups[ALL_HANDS_ID]
+    return {
+        "JID": group.jid,
+        "Name": group.name,
+        "Participants": [
+            {"JID": user_jid(p.phone), "IsAdmin": p.is_admin, "IsSuperAdmin": p.is_super_admin}
+            for p in group.participants.values()
+        ],
+    }
+
+
+class BenchApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.runtime = SimpleNamespace(instance=None, session=None)
+
+    def compose(self) -> ComposeResult:
+        yield GroupsSection()
+
+
+async def measure() -> tuple[float, int]:
+    forms.set_cursor_blink(False)
+    payload = group_info_payload()
+    app = BenchApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.query_one(ParticipantsTable)
+        started = time.perf_counter()
+        info = GroupInfo.model_validate(payload)
+        table.set_participants(participant_rows(None, info))
+        await pilot.pause()
+        app.screen._compositor.render_update(full=True)  # one full frame, as a terminal would get
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        rows = len(table.visible_rows())
+    return elapsed_ms, rows
+
+
+def main() -> None:
+    elapsed_ms, rows = asyncio.run(measure())
+    verdict = "OK" if elapsed_ms < TARGET_MS else "SLOW"
+    print(f"groups_render: {rows} participants rendered in {elapsed_ms:.1f} ms (target < {TARGET_MS:.0f} ms) {verdict}")
+
+
+if __name__ == "__main__":
+    main()
