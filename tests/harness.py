@@ -1,0 +1,78 @@
+"""The one way tests run the real app against the embedded sandbox: deterministic tokens, ids and clock,
+a fixed terminal size, no cursor blink, and helpers that wait for workers and webhook deliveries (bounded in
+time) before anything is asserted or captured.
+
+    async with running_sandbox_app() as pilot:
+        await show_section(pilot, "groups")
+        ...
+        await settle(pilot)
+
+Snapshot tests are plain `def` tests: `snap_compare(sandbox_app(), terminal_size=SIZE, run_before=...)` with a
+`run_before` that starts with `await wait_ready(pilot)` and ends with `await settle(pilot)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+
+from textual.pilot import Pilot
+
+from tui.app import GatewayApp, build_app
+from tui.widgets.forms import set_cursor_blink
+
+SIZE = (120, 40)
+READY_TIMEOUT = 20.0
+SETTLE_TIMEOUT = 10.0
+
+
+def sandbox_app() -> GatewayApp:
+    set_cursor_blink(False)
+    return build_app(sandbox=True, deterministic=True)
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], *, timeout: float = SETTLE_TIMEOUT, what: str = "") -> None:
+    """Let the app run until `condition()` holds; fail after `timeout` seconds with `what` in the message."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what or condition}")
+        await pilot.pause(0.02)
+
+
+async def wait_ready(pilot: Pilot) -> None:
+    """Until the runtime (sandbox, listener, store, clients, webhooks, HMAC key) is up; fail on a start-up error."""
+    app = pilot.app
+    await wait_until(
+        pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT, what="runtime start"
+    )
+    assert not app.runtime_error, app.runtime_error
+    await settle(pilot)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Until workers are done, the sandbox has delivered every webhook, and the screen has refreshed."""
+    app = pilot.app
+    for _ in range(3):  # a delivery can start a worker and a worker can cause a delivery
+        await asyncio.wait_for(app.workers.wait_for_complete(), SETTLE_TIMEOUT)
+        sandbox = getattr(app.runtime, "sandbox", None)
+        if sandbox is not None:
+            await sandbox.wait_for_deliveries(timeout=SETTLE_TIMEOUT)
+        await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+
+
+@contextlib.asynccontextmanager
+async def running_sandbox_app(size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot]:
+    app = sandbox_app()
+    async with app.run_test(size=size) as pilot:
+        await wait_ready(pilot)
+        yield pilot
+
+
+async def show_section(pilot: Pilot, section_id: str) -> None:
+    """Show a section directly (tests of the number keys press them instead)."""
+    pilot.app.show_section(section_id)
+    await pilot.pause()
