@@ -61,16 +61,18 @@ async def test_concurrent_appends_share_a_commit(store, monkeypatch):
 
 
 async def test_no_answer_before_commit(store, monkeypatch):
-    committed = threading.Event()
-    original = EventStore._commit
+    # At the moment the answers are released, another connection must already see the rows: committed.
+    visible_when_answered: list[int] = []
+    original = store_module._settle_on_loops
 
-    def slow(self, connection, batch):
-        original(self, connection, batch)
-        committed.set()
+    def checked(batch, results):
+        with sqlite3.connect(store.path) as other:
+            visible_when_answered.append(other.execute("SELECT count(*) FROM events").fetchone()[0])
+        original(batch, results)
 
-    monkeypatch.setattr(EventStore, "_commit", slow)
+    monkeypatch.setattr(store_module, "_settle_on_loops", checked)
     await store.append(record(message("x")))
-    assert committed.is_set()
+    assert visible_when_answered == [1]
 
 
 async def test_a_bad_record_fails_alone(store, monkeypatch):
@@ -292,3 +294,80 @@ async def test_received_at_round_trips_in_utc(store):
     event = await store.append(sent)
     assert store.get(event.id).received_at == moment
     assert store.get(event.id).received_at.tzinfo is UTC
+
+
+def indexed_up_to(store: EventStore) -> int:
+    with sqlite3.connect(store.path) as raw:
+        return raw.execute("SELECT indexed_up_to FROM search_index_state").fetchone()[0]
+
+
+async def test_search_index_catches_up_when_idle(store):
+    for n in range(30):
+        await store.append(record(message(f"idle{n}")))
+    deadline = asyncio.get_running_loop().time() + 10
+    while indexed_up_to(store) < 30:
+        assert asyncio.get_running_loop().time() < deadline, "the idle writer never indexed the new rows"
+        await asyncio.sleep(0.01)
+
+
+async def test_search_covers_rows_the_index_has_not_reached(store, monkeypatch):
+    # Hold idle indexing back, as a flood would; a search must still see every stored event.
+    monkeypatch.setattr(EventStore, "_index_chunk", lambda self, connection: 0)
+    for n in range(5):
+        await store.append(record(message(f"trailing{n} word")))
+    assert indexed_up_to(store) == 0
+    monkeypatch.undo()
+    assert await asyncio.to_thread(store.count, search="word") == 5
+    assert indexed_up_to(store) == 5
+
+
+async def test_retention_over_unindexed_rows_keeps_the_index_sound(tmp_path, monkeypatch):
+    with EventStore(tmp_path / "capped.sqlite3", retention=3) as capped:
+        monkeypatch.setattr(EventStore, "_index_chunk", lambda self, connection: 0)
+        for n in range(6):
+            await capped.append(record(message(f"m{n}")))
+        monkeypatch.undo()
+        assert await asyncio.to_thread(capped.count, search="m5") == 1
+        assert await asyncio.to_thread(capped.count, search="m0") == 0
+        with sqlite3.connect(capped.path) as raw:
+            raw.execute("INSERT INTO events_fts(events_fts) VALUES('integrity-check')")
+
+
+async def test_a_schema_1_store_is_upgraded_with_its_rows_searchable(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as raw:  # the schema-1 layout: indexing happened in the insert trigger
+        raw.executescript(SCHEMA_1)
+        raw.execute(
+            "INSERT INTO events (received_us, path, headers, body, has_payload, payload, kind, summary, verdict,"
+            " rejected, reason, message_ids) VALUES (1, '/s', '{}', CAST('{\"t\": \"legacy text\"}' AS BLOB),"
+            " 1, NULL, 'Message', 's', 'valid', 0, NULL, '[]')"
+        )
+        raw.execute("PRAGMA user_version=1")
+    with EventStore(path) as upgraded:
+        assert upgraded.count(search="legacy") == 1
+        await upgraded.append(record(message("fresh text")))
+        assert upgraded.count(search="fresh") == 1
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
+        raw.execute("INSERT INTO events_fts(events_fts) VALUES('integrity-check')")
+
+
+SCHEMA_1 = """
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, received_us INTEGER NOT NULL, path TEXT NOT NULL, headers TEXT NOT NULL,
+    body BLOB NOT NULL, has_payload INTEGER NOT NULL, payload TEXT, kind TEXT NOT NULL, summary TEXT NOT NULL,
+    verdict TEXT NOT NULL, rejected INTEGER NOT NULL, reason TEXT, message_ids TEXT NOT NULL
+);
+CREATE TABLE event_message_ids (message_id TEXT NOT NULL, event_id INTEGER NOT NULL,
+    PRIMARY KEY (message_id, event_id)) WITHOUT ROWID;
+CREATE VIEW events_search_text AS SELECT id, coalesce(payload, CAST(body AS TEXT)) AS text FROM events;
+CREATE VIRTUAL TABLE events_fts USING fts5(text, content='events_search_text', content_rowid='id');
+CREATE TRIGGER events_after_insert AFTER INSERT ON events BEGIN
+    INSERT INTO events_fts(rowid, text) VALUES (new.id, coalesce(new.payload, CAST(new.body AS TEXT)));
+    INSERT OR IGNORE INTO event_message_ids(message_id, event_id) SELECT value, new.id FROM json_each(new.message_ids);
+END;
+CREATE TRIGGER events_after_delete AFTER DELETE ON events BEGIN
+    INSERT INTO events_fts(events_fts, rowid, text) VALUES ('delete', old.id, coalesce(old.payload, CAST(old.body AS TEXT)));
+    DELETE FROM event_message_ids WHERE event_id = old.id AND message_id IN (SELECT value FROM json_each(old.message_ids));
+END;
+"""

@@ -8,6 +8,12 @@ loop only after the transaction holding it has committed, so nothing is acknowle
 Reads: plain synchronous methods, safe from any thread (the app calls them from thread workers). Each call
 borrows a connection from a small pool; WAL lets readers run while the writer commits.
 
+Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path. The writer indexes
+new rows when its queue is idle (or one chunk per commit once the index trails by MAX_INDEX_LAG), in the same
+transaction that advances `search_index_state.indexed_up_to`; a search first asks the writer to catch up, so
+its answer always covers every stored event. A crash loses no index work that matters: the next writer
+indexes whatever the watermark says is missing.
+
 Life cycle: `open()` and `close()` are synchronous (open creates the schema and starts the writer; close
 drains the queue, commits it and stops). `with EventStore(path) as store:` does both.
 """
@@ -31,7 +37,7 @@ from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict
 
 DEFAULT_FILE_NAME = "events.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # synchronous=FULL: in WAL mode this fsyncs the WAL at every commit, so an acknowledged event survives a power
 # cut, not only a crash of this process (NORMAL would lose the last commits on power loss). Group commit pays
@@ -41,6 +47,11 @@ SYNCHRONOUS = "FULL"
 
 # A flood must not turn into one giant transaction that holds every waiting request hostage.
 MAX_BATCH = 2000
+# The search index catches up in transactions of this many rows: big enough to amortise FTS5's segment
+# writes, small enough that an append arriving meanwhile waits a few milliseconds at most.
+INDEX_CHUNK = 256
+# Under a sustained flood the writer still indexes one chunk per commit once the index trails by this much.
+MAX_INDEX_LAG = 20_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -74,14 +85,22 @@ CREATE VIEW IF NOT EXISTS events_search_text AS
 CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
     text, content='events_search_text', content_rowid='id'
 );
+-- The search index trails the rows: events up to this id are indexed (see "Search index" in the docstring).
+CREATE TABLE IF NOT EXISTS search_index_state (
+    only_row INTEGER PRIMARY KEY CHECK (only_row = 0),
+    indexed_up_to INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO search_index_state(only_row, indexed_up_to) VALUES (0, 0);
 CREATE TRIGGER IF NOT EXISTS events_after_insert AFTER INSERT ON events BEGIN
-    INSERT INTO events_fts(rowid, text) VALUES (new.id, coalesce(new.payload, CAST(new.body AS TEXT)));
     INSERT OR IGNORE INTO event_message_ids(message_id, event_id)
         SELECT value, new.id FROM json_each(new.message_ids);
 END;
 CREATE TRIGGER IF NOT EXISTS events_after_delete AFTER DELETE ON events BEGIN
+    -- Only rows the index holds may be deleted from it: an external-content 'delete' of a row it never saw
+    -- would corrupt it.
     INSERT INTO events_fts(events_fts, rowid, text)
-        VALUES ('delete', old.id, coalesce(old.payload, CAST(old.body AS TEXT)));
+        SELECT 'delete', old.id, coalesce(old.payload, CAST(old.body AS TEXT))
+        WHERE old.id <= (SELECT indexed_up_to FROM search_index_state);
     DELETE FROM event_message_ids
         WHERE event_id = old.id AND message_id IN (SELECT value FROM json_each(old.message_ids));
 END;
@@ -92,7 +111,19 @@ _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
+_INDEX_SQL = """INSERT INTO events_fts(rowid, text)
+    SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
+    WHERE id > ? AND id <= ? ORDER BY id"""
+
 _STOP = object()
+SEARCH_CATCH_UP_TIMEOUT = 60.0
+
+
+class _CatchUp:
+    """A reader's request that the writer index everything stored so far."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
 
 
 class StoreClosed(RuntimeError):
@@ -204,27 +235,91 @@ class EventStore:
         return total
 
     def _insert_chunk(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
-        with connection:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
             connection.executemany(_INSERT, rows)
+            self._index_rows(connection, None)
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
         return len(rows)
 
     def _write_forever(self, connection: sqlite3.Connection) -> None:
         try:
+            lag = self._index_lag(connection)
             stopping = False
             while not stopping:
-                batch = [self._queue.get()]
+                if lag > 0:
+                    try:
+                        first = self._queue.get_nowait()
+                    except queue.Empty:  # idle: the moment to let the search index catch up
+                        lag = self._index_chunk(connection)
+                        continue
+                else:
+                    first = self._queue.get()
+                batch = [first]
                 while len(batch) < MAX_BATCH:
                     try:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                if batch[-1] is _STOP or _STOP in batch:
+                if _STOP in batch:
                     stopping = True
-                    batch = [item for item in batch if item is not _STOP]
-                if batch:
-                    self._commit(connection, batch)
+                catch_up = [item for item in batch if isinstance(item, _CatchUp)]
+                appends = [item for item in batch if item is not _STOP and not isinstance(item, _CatchUp)]
+                if appends:
+                    self._commit(connection, appends)
+                    lag += len(appends)
+                    if lag > MAX_INDEX_LAG:
+                        lag = self._index_chunk(connection)
+                if catch_up:
+                    lag = self._index_lag(connection)
+                    while lag > 0:
+                        lag = self._index_chunk(connection)
+                    for request in catch_up:
+                        request.done.set()
         finally:
             connection.close()
+
+    def _index_lag(self, connection: sqlite3.Connection) -> int:
+        indexed, newest = connection.execute(
+            "SELECT indexed_up_to, (SELECT coalesce(max(id), 0) FROM events) FROM search_index_state"
+        ).fetchone()
+        return newest - indexed
+
+    def _index_chunk(self, connection: sqlite3.Connection) -> int:
+        """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail."""
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            self._index_rows(connection, INDEX_CHUNK)
+            lag = self._index_lag(connection)
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        return lag
+
+    def _index_rows(self, connection: sqlite3.Connection, limit: int | None) -> None:
+        """Inside a transaction: index the rows past the watermark (at most `limit`) and advance it."""
+        indexed = connection.execute("SELECT indexed_up_to FROM search_index_state").fetchone()[0]
+        newest = connection.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+        upto = newest if limit is None else min(newest, indexed + limit)
+        if upto > indexed:
+            connection.execute(_INDEX_SQL, (indexed, upto))
+            connection.execute("UPDATE search_index_state SET indexed_up_to = ?", (upto,))
+
+    def _catch_up_search_index(self) -> None:
+        """Block until every event stored so far is searchable (readers call this from worker threads)."""
+        request = _CatchUp()
+        with self._state_lock:
+            if not self._open:
+                raise StoreClosed("the event store is closed")
+            self._queue.put(request)
+        if not request.done.wait(SEARCH_CATCH_UP_TIMEOUT):
+            raise TimeoutError("the search index is still catching up; try again in a moment")
 
     def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> None:
         results: list[StoredEvent | BaseException]
@@ -289,7 +384,7 @@ class EventStore:
         search: str | None = None,
         rejected: bool | None = None,
     ) -> int:
-        source, conditions, parameters = _filtered(kind, verdict, search, rejected)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         with self._reader() as connection:
             return connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
@@ -332,7 +427,7 @@ class EventStore:
         if isinstance(dest, (str, Path)):
             with open(dest, "w", encoding="utf-8") as stream:
                 return self.export_jsonl(stream, kind=kind, verdict=verdict, search=search, rejected=rejected)
-        source, conditions, parameters = _filtered(kind, verdict, search, rejected)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         written = 0
         with self._reader() as connection:
@@ -353,7 +448,7 @@ class EventStore:
         search: str | None,
         rejected: bool | None,
     ) -> list[StoredEvent]:
-        source, conditions, parameters = _filtered(kind, verdict, search, rejected)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         if before_id is not None:
             conditions.append("events.id < ?")
             parameters.append(before_id)
@@ -362,6 +457,13 @@ class EventStore:
         with self._reader() as connection:
             rows = connection.execute(query, [*parameters, max(0, limit)]).fetchall()
         return [_event(row) for row in rows]
+
+    def _filter(
+        self, kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None
+    ) -> tuple[str, list[str], list[Any]]:
+        if _fts_query(search) is not None:
+            self._catch_up_search_index()
+        return _filtered(kind, verdict, search, rejected)
 
     @contextlib.contextmanager
     def _reader(self) -> Iterator[sqlite3.Connection]:
@@ -392,11 +494,16 @@ class EventStore:
 
     def _create_schema(self, connection: sqlite3.Connection) -> None:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
         connection.execute("BEGIN IMMEDIATE")
+        if version == 1:  # schema 1 indexed inside the insert trigger: every row it stored is already indexed
+            connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
+            connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
+        if version == 1:
+            connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
 
