@@ -1,0 +1,98 @@
+"""`gateway-tui profile …` without a terminal: secrets from the environment, never printed."""
+
+from __future__ import annotations
+
+import io
+
+import keyring
+import pytest
+from keyring.backends import fail
+
+from tui import config
+from tui.cli import main
+from tui.secrets import SecretName
+
+SECRETS = {
+    "GATEWAY_TUI_CLIENT_TOKEN": "cli-client-token-0001",
+    "GATEWAY_TUI_INSTANCE_TOKEN": "cli-instance-token-0002",
+    "GATEWAY_TUI_SESSION_TOKEN": "cli-session-token-0003",
+    "GATEWAY_TUI_HMAC_KEY": "cli-hmac-key-0004-" + "x" * 20,
+}
+ADD = ["profile", "add", "work", "--base-url", "https://api.example.com", "--instance-id", "3C01",
+       "--session-url", "https://wuz.example.com"]
+
+
+@pytest.fixture(autouse=True)
+def no_terminal(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+
+
+def set_secrets(monkeypatch, values=SECRETS):
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_add_list_remove(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    assert memory_keyring.entries[("gateway-tui", "work:client-token")] == SECRETS["GATEWAY_TUI_CLIENT_TOKEN"]
+    assert memory_keyring.entries[("gateway-tui", "work:hmac-key")] == SECRETS["GATEWAY_TUI_HMAC_KEY"]
+    assert [profile.name for profile in config.load_profiles()] == ["work"]
+
+    for name in SECRETS:
+        monkeypatch.delenv(name)
+    assert main(["profile", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "work" in listing and "https://api.example.com" in listing
+    assert listing.count("set (keyring)") == 4
+    assert not any(value in listing for value in SECRETS.values())
+
+    monkeypatch.setenv("GATEWAY_TUI_SESSION_TOKEN", "override")
+    main(["profile", "list"])
+    assert "from environment" in capsys.readouterr().out
+
+    assert main(["profile", "remove", "work"]) == 0
+    assert config.load_profiles() == []
+    assert memory_keyring.entries == {}
+
+
+def test_missing_secret_is_named_and_nothing_is_written(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch, {k: v for k, v in SECRETS.items() if k != "GATEWAY_TUI_SESSION_TOKEN"})
+    assert main(ADD) == 2
+    assert "GATEWAY_TUI_SESSION_TOKEN" in capsys.readouterr().err
+    assert config.load_profiles() == [] and memory_keyring.entries == {}
+
+
+def test_short_hmac_key_is_refused(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch, SECRETS | {"GATEWAY_TUI_HMAC_KEY": "too-short"})
+    assert main(ADD) == 2
+    assert "at least 32" in capsys.readouterr().err
+    assert memory_keyring.entries == {}
+
+
+def test_no_keyring_says_what_to_do_and_writes_nothing(monkeypatch, capsys):
+    keyring.set_keyring(fail.Keyring())
+    set_secrets(monkeypatch)
+    assert main(ADD) == 2
+    error = capsys.readouterr().err
+    assert "No OS keyring" in error and "--insecure-storage" in error
+    assert not config.profiles_path().exists()
+
+
+def test_insecure_storage_opt_in(monkeypatch, memory_keyring):
+    set_secrets(monkeypatch)
+    assert main(["--insecure-storage", *ADD]) == 0
+    assert memory_keyring.entries == {}
+    from tui.secrets import InsecureFileSecrets
+
+    assert InsecureFileSecrets().get("work", SecretName.SESSION_TOKEN) == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]
+
+
+def test_updating_a_profile_keeps_stored_secrets(monkeypatch, memory_keyring):
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    for name in SECRETS:
+        monkeypatch.delenv(name)
+    assert main([*ADD[:-1], "https://wuz2.example.com"]) == 0
+    assert config.load_profiles()[0].session_url == "https://wuz2.example.com"
+    assert memory_keyring.entries[("gateway-tui", "work:session-token")] == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]

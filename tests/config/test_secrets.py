@@ -1,0 +1,87 @@
+"""Secret stores: the keyring layout, environment overrides, masking, the opt-in file and the no-keyring message."""
+
+from __future__ import annotations
+
+import stat
+
+import keyring
+import pytest
+from keyring.backends import fail
+
+from tui.secrets import (
+    InsecureFileSecrets,
+    KeyringSecrets,
+    KeyringUnavailable,
+    SecretName,
+    mask_secret,
+    open_secret_store,
+    resolve_secrets,
+    secret_sources,
+)
+
+
+def test_keyring_layout(memory_keyring):
+    store = open_secret_store()
+    assert isinstance(store, KeyringSecrets)
+    store.set("work", SecretName.CLIENT_TOKEN, "client-secret-value")
+    assert memory_keyring.entries == {("gateway-tui", "work:client-token"): "client-secret-value"}
+    assert store.get("work", SecretName.CLIENT_TOKEN) == "client-secret-value"
+    store.delete("work", SecretName.CLIENT_TOKEN)
+    store.delete("work", SecretName.CLIENT_TOKEN)  # deleting what is not there is fine
+    assert memory_keyring.entries == {}
+
+
+def test_environment_overrides_stored_values():
+    store = open_secret_store()
+    store.set("work", SecretName.SESSION_TOKEN, "stored-session")
+    store.set("work", SecretName.CLIENT_TOKEN, "stored-client")
+    resolved = resolve_secrets("work", store, {"GATEWAY_TUI_SESSION_TOKEN": "from-env"})
+    assert resolved[SecretName.SESSION_TOKEN] == "from-env"
+    assert resolved[SecretName.CLIENT_TOKEN] == "stored-client"
+    assert resolved[SecretName.HMAC_KEY] is None
+    sources = secret_sources("work", store, {"GATEWAY_TUI_SESSION_TOKEN": "from-env"})
+    assert sources == {
+        SecretName.CLIENT_TOKEN: "stored",
+        SecretName.INSTANCE_TOKEN: "not set",
+        SecretName.SESSION_TOKEN: "environment",
+        SecretName.HMAC_KEY: "not set",
+    }
+
+
+def test_mask_shows_only_the_last_four_characters_of_long_secrets():
+    assert mask_secret("abcdefghijklmnopwxyz") == "••••wxyz"
+    assert mask_secret("short") == "••••"
+    assert mask_secret(None) == "not set"
+
+
+def test_no_keyring_backend_gives_a_clear_message():
+    keyring.set_keyring(fail.Keyring())
+    with pytest.raises(KeyringUnavailable) as caught:
+        open_secret_store()
+    message = str(caught.value)
+    assert "No OS keyring" in message and "--insecure-storage" in message and "Secret Service" in message
+
+
+def test_a_failing_keyring_call_is_reported_not_hidden(monkeypatch):
+    store = open_secret_store()
+    keyring.set_keyring(fail.Keyring())  # the backend goes away after the store was opened
+    with pytest.raises(KeyringUnavailable):
+        store.get("work", SecretName.CLIENT_TOKEN)
+
+
+def test_insecure_storage_file_is_private(isolated_dirs):
+    store = open_secret_store(insecure=True)
+    assert isinstance(store, InsecureFileSecrets)
+    store.set("work", SecretName.HMAC_KEY, "k" * 40)
+    mode = stat.S_IMODE(store.path.stat().st_mode)
+    assert mode == 0o600
+    assert store.get("work", SecretName.HMAC_KEY) == "k" * 40
+    store.delete("work", SecretName.HMAC_KEY)
+    assert store.get("work", SecretName.HMAC_KEY) is None
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+def test_secret_store_reprs_show_no_values():
+    store = open_secret_store(insecure=True)
+    store.set("work", SecretName.CLIENT_TOKEN, "visible-if-leaked")
+    assert "visible-if-leaked" not in repr(store)

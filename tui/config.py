@@ -1,0 +1,147 @@
+"""Profiles: the non-secret settings of each account, as TOML in the user config dir (one `[profiles.NAME]`
+table each). Secrets never live here (see tui.secrets). A broken file is reported with its line and left
+untouched: nothing is ever saved over it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tui.paths import config_dir
+
+PROFILES_FILE_NAME = "profiles.toml"
+RESERVED_NAMES = {"sandbox"}
+NAME_RULE = "letters, digits, '-' and '_' only"
+DEFAULT_LISTENER_PORT = 8787
+
+
+class ConfigError(Exception):
+    """The profiles file cannot be used; the message names the file and, where known, the line."""
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    base_url: str
+    instance_id: str = Field(min_length=1)
+    session_url: str
+    listener_host: str = "127.0.0.1"
+    listener_port: int = Field(default=DEFAULT_LISTENER_PORT, ge=0, le=65535)
+    public_url: str = ""
+    theme: str = "textual-dark"
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, name: str) -> str:
+        if name in RESERVED_NAMES:
+            raise ValueError(f"{name!r} is reserved for the built-in sandbox")
+        return name
+
+    @field_validator("base_url", "session_url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        return _check_http_url(url)
+
+    @field_validator("public_url")
+    @classmethod
+    def _optional_http_url(cls, url: str) -> str:
+        return _check_http_url(url) if url else url
+
+    @field_validator("listener_host")
+    @classmethod
+    def _host(cls, host: str) -> str:
+        if not host or any(character.isspace() for character in host):
+            raise ValueError("an address such as 127.0.0.1")
+        return host
+
+
+def _check_http_url(url: str) -> str:
+    if not re.match(r"^https?://[^\s/:]+(:\d{1,5})?(/\S*)?$", url):
+        raise ValueError("an http:// or https:// URL with a host, such as https://api.example.com")
+    return url.rstrip("/")
+
+
+def profiles_path() -> Path:
+    return config_dir() / PROFILES_FILE_NAME
+
+
+def load_profiles() -> list[Profile]:
+    """Every profile in the file, in file order; [] when there is no file. Raises ConfigError, never a traceback."""
+    path = profiles_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}. Fix that line; the file was left as it is.") from None
+    tables = data.get("profiles", {})
+    if not isinstance(tables, dict) or set(data) - {"profiles"}:
+        raise ConfigError(f"{path}: expected only [profiles.NAME] tables. Fix the file; it was left as it is.")
+    profiles: list[Profile] = []
+    for name, table in tables.items():
+        line = _line_of_table(text, name)
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}, line {line}: profiles.{name} must be a table")
+        try:
+            profiles.append(Profile(name=name, **table))
+        except ValidationError as error:
+            problems = "; ".join(_describe(problem) for problem in error.errors())
+            raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {problems}. The file was left as it is.") from None
+        except TypeError as error:
+            raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {error}") from None
+    return profiles
+
+
+def save_profile(profile: Profile) -> None:
+    """Add or replace one profile, keeping the others; atomic. Refuses to touch a broken file."""
+    profiles = {existing.name: existing for existing in load_profiles()}
+    profiles[profile.name] = profile
+    _write(list(profiles.values()))
+
+
+def remove_profile(name: str) -> bool:
+    profiles = load_profiles()
+    kept = [profile for profile in profiles if profile.name != name]
+    if len(kept) == len(profiles):
+        return False
+    _write(kept)
+    return True
+
+
+def _write(profiles: list[Profile]) -> None:
+    path = profiles_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {"profiles": {p.name: p.model_dump(exclude={"name"}) for p in profiles}}
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        tomli_w.dump(document, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _line_of_table(text: str, name: str) -> int:
+    pattern = re.compile(r"^\s*\[\s*profiles\s*\.\s*[\"']?" + re.escape(name) + r"[\"']?\s*\]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return 1
+
+
+def _describe(problem: dict) -> str:
+    field = ".".join(str(part) for part in problem.get("loc", ())) or "profile"
+    message = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
+    if problem.get("type") == "extra_forbidden":
+        message = "unknown setting"
+    return f"{field}: {message}"
