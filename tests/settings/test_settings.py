@@ -1,0 +1,119 @@
+"""Settings against the embedded sandbox: the HMAC key drives the listener's verdicts at once, bad input is
+refused inline with nothing sent, webhooks and description reach the gateway, secrets stay masked."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Switch
+
+from tests.harness import running_sandbox_app, settle, show_section
+from tui.api.models import SendText
+from tui.secrets import SecretName
+from tui.webhooks.signing import Verdict
+from tui.widgets.forms import FieldRow
+
+HELLO = SendText(phone="5511999999999", message="verdict probe")
+
+
+async def newest_verdict(pilot) -> str:
+    runtime = pilot.app.runtime
+    await runtime.instance.send_text(HELLO)
+    await settle(pilot)
+    return str(runtime.store.newest(1)[0].verdict)
+
+
+def press(pilot, selector: str):
+    return pilot.click(selector)
+
+
+async def test_hmac_key_delete_and_set_drive_the_verdicts(tmp_path):
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        assert await newest_verdict(pilot) == str(Verdict.VALID)
+
+        app.screen.query_one("#hmac-delete").press()
+        await pilot.pause()
+        await pilot.press("y")  # confirm
+        await settle(pilot)
+        assert not app.runtime.hmac_key_set
+        assert app.runtime.sandbox.state.hmac_key is None
+        assert await newest_verdict(pilot) == str(Verdict.NO_KEY)
+
+        key = "settings-test-key-0123456789abcdefXYZ"
+        app.screen.query_one("#hmac-key", Input).value = key
+        app.screen.query_one("#hmac-set").press()
+        await settle(pilot)
+        assert app.runtime.sandbox.state.hmac_key == key
+        assert await newest_verdict(pilot) == str(Verdict.VALID)
+        assert key not in app.export_screenshot()  # shown masked only
+        assert app.runtime.secrets.get(app.runtime.profile_name, SecretName.HMAC_KEY) == key
+
+
+async def test_generate_sets_a_long_random_key():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        before = app.runtime.sandbox.state.hmac_key
+        app.screen.query_one("#hmac-generate").press()
+        await settle(pilot)
+        generated = app.runtime.sandbox.state.hmac_key
+        assert generated and generated != before and len(generated) >= 64
+        assert await newest_verdict(pilot) == str(Verdict.VALID)
+
+
+async def test_short_key_and_bad_proxy_are_refused_inline_and_nothing_is_sent():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        sent_before = len(list(app.runtime.request_log))
+
+        app.screen.query_one("#hmac-key", Input).value = "short"
+        app.screen.query_one("#hmac-set").press()
+        app.screen.query_one("#proxy-enable", Switch).value = True
+        app.screen.query_one("#proxy-url", Input).value = "ftp://proxy.example:21"
+        app.screen.query_one("#proxy-apply").press()
+        await settle(pilot)
+
+        rows = {row.fields[0]: row for row in app.screen.query(FieldRow)}
+        assert rows["hmac_key"].error and "32" in rows["hmac_key"].error
+        assert rows["proxy_url"].error and "socks5://" in rows["proxy_url"].error
+        assert len(list(app.runtime.request_log)) == sent_before
+        assert not app.runtime.sandbox.state.proxy_enabled
+
+
+async def test_proxy_description_and_webhooks_reach_the_gateway():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        state = app.runtime.sandbox.state
+        await show_section(pilot, "settings")
+        screen = app.screen
+        screen.query_one("#proxy-enable", Switch).value = True
+        screen.query_one("#proxy-url", Input).value = "socks5://user:secretpw@proxy.example:1080"
+        screen.query_one("#proxy-apply").press()
+        screen.query_one("#description", Input).value = "Open 9-18h"
+        screen.query_one("#description-apply").press()
+        await settle(pilot)
+        assert state.proxy_enabled and state.proxy_url.endswith("@proxy.example:1080")
+        assert state.profile_description == "Open 9-18h"
+        assert "secretpw" not in app.export_screenshot()
+
+        screen.query_one("#delivery-url", Input).value = "http://127.0.0.1:9/elsewhere"
+        screen.query_one("#delivery-apply").press()
+        await settle(pilot)
+        assert state.delivery_url == "http://127.0.0.1:9/elsewhere"
+        screen.query_one("#point-webhooks").press()
+        await settle(pilot)
+        assert state.delivery_url == app.runtime.listener.url + "/delivery"
+        assert state.session_webhook.url == app.runtime.listener.url + "/session"
+
+
+async def test_secrets_are_listed_masked():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        await settle(pilot)
+        text = app.export_screenshot()
+        assert "Client-Token" in text and "••••" in text
+        for name in SecretName:
+            value = app.runtime.secrets.get(app.runtime.profile_name, name)
+            assert value and value not in text

@@ -1,0 +1,511 @@
+"""Settings: the profile and its secrets, profile description (instance), delivery webhook (op 16), session
+webhook (op 24), HMAC signing key (ops 17-19, applied to the listener at once), proxy (op 20), listener
+address and theme. Secrets are only ever shown masked; keyring and file calls run in thread workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets as random_secrets
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Input, Select, SelectionList, Static, Switch
+
+from tui.api.models import (
+    HMAC_KEY_MIN_LENGTH,
+    PROXY_FORMS,
+    SESSION_EVENT_KINDS,
+    DeliveryWebhook,
+    HmacKey,
+    ProfileDescription,
+    ProxyConfig,
+    WebhookUpdate,
+    redact_url_credentials,
+)
+from tui.secrets import SecretName, mask_secret
+from tui.widgets.feedback import ErrorLine
+from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
+from tui.widgets.section import ConfirmScreen, OperationSection
+
+GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
+DEFAULT_EVENTS = ("Message", "ReadReceipt", "ChatPresence")
+
+
+class SettingsSection(OperationSection):
+    OPERATIONS: ClassVar[dict[str, str]] = {
+        "set-hmac-key": "Set HMAC key",
+        "generate-hmac-key": "Generate HMAC key",
+        "delete-hmac-key": "Delete HMAC key",
+        "hmac-status": "HMAC key status",
+        "set-proxy": "Set proxy",
+        "set-delivery-webhook": "Set delivery webhook",
+        "set-session-webhook": "Set session webhook",
+        "point-webhooks": "Point webhooks at listener",
+        "set-profile-description": "Set profile description",
+        "replace-secret": "Replace a secret",
+        "listener-address": "Change listener address",
+        "theme": "Change theme",
+    }
+
+    HELP: ClassVar[str] = """\
+## Settings
+
+- **Profile and secrets** — the current profile; each secret masked (`••••abcd`) with where it comes from.
+  Type a new value in the password field and **Replace**, or **Remove** it (confirmed). New tokens are used
+  from the next start; the HMAC key below applies at once.
+- **Profile description** — the account's "about" text (instance family).
+- **Delivery webhook** — where the gateway posts delivery notifications (operation 16).
+- **Session webhook** — URL, event kinds and active switch (operation 24).
+- **Point both webhooks at the listener** — uses the profile's public URL (a tunnel), else the listener's own.
+- **HMAC key** — set (at least 32 characters), **generate** a strong random one, read its **status**, or
+  **delete** it (confirmed). The listener verifies with it immediately.
+- **Proxy** — enable and a URL in one of four forms: `socks5://host:port`, `socks5://user:password@host:port`,
+  `http://host:port`, `http://user:password@host:port`.
+- **Listener** — address and port of the local webhook listener; **Theme**.
+
+**Escape** cancels a running call.
+"""
+
+    DEFAULT_CSS = """
+    SettingsSection .block { height: auto; border: round $panel-lighten-2; padding: 0 1; margin-bottom: 1; }
+    SettingsSection .block-title { text-style: bold; color: $accent; }
+    SettingsSection .secret-line { height: auto; }
+    SettingsSection .muted { color: $text-muted; padding: 0 1; }
+    SettingsSection SelectionList { height: 6; }
+    SettingsSection .switch-row { height: auto; padding: 0 1; }
+    SettingsSection .switch-row Static { width: auto; padding: 1 1 0 0; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("Settings", classes="section-title")
+        with Vertical(classes="block", id="secrets-block"):
+            yield Static("Profile and secrets", classes="block-title")
+            yield Static("", id="profile-line", classes="muted")
+            yield Static("", id="secret-lines", classes="muted")
+            with Form(id="secret-form"):
+                yield FieldRow(
+                    "Secret",
+                    Select([(name.label, name.value) for name in SecretName], value=SecretName.CLIENT_TOKEN.value,
+                           allow_blank=False, id="secret-name"),
+                    field="secret",
+                )
+                yield FieldRow("New value", TextInput(id="secret-value", password=True), field="value")
+            with Horizontal(classes="actions"):
+                yield Button("Replace", id="secret-replace", compact=True)
+                yield Button("Remove", id="secret-remove", compact=True, variant="error")
+            yield Static("", id="other-profiles", classes="muted")
+
+        with Form(classes="block", id="description-form"):
+            yield Static("Profile description", classes="block-title")
+            yield FieldRow("Description", TextInput(id="description", placeholder="Open 9–18h"), field="value")
+            with Horizontal(classes="actions"):
+                yield Button("Set description", id="description-apply", compact=True)
+
+        with Form(classes="block", id="delivery-form"):
+            yield Static("Delivery webhook (operation 16)", classes="block-title")
+            yield FieldRow("URL", TextInput(id="delivery-url", placeholder="https://example.com/delivery"),
+                           field="value")
+            with Horizontal(classes="actions"):
+                yield Button("Set delivery webhook", id="delivery-apply", compact=True)
+
+        with Form(classes="block", id="session-webhook-form"):
+            yield Static("Session webhook (operation 24)", classes="block-title")
+            yield FieldRow("URL", TextInput(id="session-url", placeholder="https://example.com/session"),
+                           field="webhook")
+            yield FieldRow(
+                "Event kinds",
+                SelectionList[str](*[(kind, kind, kind in DEFAULT_EVENTS) for kind in SESSION_EVENT_KINDS],
+                                   id="session-events"),
+                field="events",
+            )
+            with Horizontal(classes="switch-row"):
+                yield Static("Active")
+                yield Switch(value=True, id="session-active")
+            with Horizontal(classes="actions"):
+                yield Button("Set session webhook", id="session-apply", compact=True)
+                yield Button("Point both webhooks at the listener", id="point-webhooks", compact=True,
+                             variant="primary")
+
+        with Form(classes="block", id="hmac-form"):
+            yield Static("HMAC signing key (operations 17–19)", classes="block-title")
+            yield Static("", id="hmac-state", classes="muted")
+            yield FieldRow(
+                "New key", TextInput(id="hmac-key", password=True, placeholder=f"at least {HMAC_KEY_MIN_LENGTH} characters"),
+                field="hmac_key",
+            )
+            with Horizontal(classes="actions"):
+                yield Button("Set key", id="hmac-set", compact=True)
+                yield Button("Generate", id="hmac-generate", compact=True, variant="primary")
+                yield Button("Status", id="hmac-status", compact=True)
+                yield Button("Delete", id="hmac-delete", compact=True, variant="error")
+
+        with Form(classes="block", id="proxy-form"):
+            yield Static("Proxy (operation 20)", classes="block-title")
+            with Horizontal(classes="switch-row"):
+                yield Static("Enabled")
+                yield Switch(value=False, id="proxy-enable")
+            yield FieldRow("Proxy URL", TextInput(id="proxy-url", password=True, placeholder="socks5://host:1080"),
+                           field="proxy_url", hint="One of: " + ", ".join(PROXY_FORMS))
+            with Horizontal(classes="actions"):
+                yield Button("Set proxy", id="proxy-apply", compact=True)
+
+        with Form(classes="block", id="listener-form"):
+            yield Static("Listener and theme", classes="block-title")
+            yield FieldRow("Listener address", TextInput(id="listener-host", value="127.0.0.1"), field="listener_host")
+            yield FieldRow("Listener port (0: any free port)", TextInput(id="listener-port", type="integer"),
+                           field="listener_port")
+            with Horizontal(classes="actions"):
+                yield Button("Restart listener here", id="listener-apply", compact=True)
+            yield FieldRow("Theme", Select([], allow_blank=True, id="theme"), field="theme")
+        yield ErrorLine(id="settings-status")
+
+    # -- life cycle ----------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        themes = sorted(self.app.available_themes)
+        theme = self.query_one("#theme", Select)
+        theme.set_options([(name, name) for name in themes])
+        theme.value = self.app.theme if self.app.theme in themes else Select.NULL
+        self.watch(self.app, "runtime_ready", self._runtime_ready, init=True)
+
+    def _runtime_ready(self, ready: bool) -> None:
+        if ready:
+            self.refresh_profile()
+
+    @property
+    def status(self) -> ErrorLine:
+        return self.query_one("#settings-status", ErrorLine)
+
+    @property
+    def runtime(self) -> Any:
+        return self.app.runtime
+
+    def open_operation(self, op_id: str) -> None:
+        targets = {
+            "set-hmac-key": "#hmac-key", "generate-hmac-key": "#hmac-generate", "delete-hmac-key": "#hmac-delete",
+            "hmac-status": "#hmac-status", "set-proxy": "#proxy-url", "set-delivery-webhook": "#delivery-url",
+            "set-session-webhook": "#session-url", "point-webhooks": "#point-webhooks",
+            "set-profile-description": "#description", "replace-secret": "#secret-value",
+            "listener-address": "#listener-port", "theme": "#theme",
+        }
+        widget = self.query_one(targets[op_id])
+        self.call_after_refresh(widget.focus)
+        self.call_after_refresh(self.scroll_to_widget, widget)
+
+    # -- profile and secrets --------------------------------------------------------------------------------
+
+    @work(group="settings-profile", exclusive=True, exit_on_error=False)
+    async def refresh_profile(self) -> None:
+        runtime = self.runtime
+        profile = runtime.profile
+        if runtime.sandbox_mode:
+            self.query_one("#profile-line", Static).update(
+                Content("Profile: sandbox — throwaway secrets in memory, gone when the app exits.")
+            )
+        elif profile is not None:
+            self.query_one("#profile-line", Static).update(
+                Content(f"Profile: {profile.name} · instance {profile.instance_id} · {profile.base_url} · "
+                        f"session {profile.session_url}")
+            )
+        if profile is not None:
+            self.query_one("#listener-host", Input).value = profile.listener_host or "127.0.0.1"
+            port = runtime.listener.port if runtime.listener is not None else profile.listener_port
+            self.query_one("#listener-port", Input).value = str(profile.listener_port or port or 0)
+            self.query_one("#delivery-url", Input).placeholder = self._listener_base() + "/delivery"
+            self.query_one("#session-url", Input).placeholder = self._listener_base() + "/session"
+        lines = await asyncio.to_thread(self._secret_lines)
+        self.query_one("#secret-lines", Static).update(Content(lines))
+        self._show_hmac_state()
+        if not runtime.sandbox_mode:
+            from tui.config import load_profiles
+
+            try:
+                names = [p.name for p in await asyncio.to_thread(load_profiles)]
+            except Exception as error:  # a broken file is reported, the section stays usable
+                names, note = [], f" (profiles file: {error})"
+            else:
+                note = ""
+            others = [name for name in names if name != runtime.profile_name]
+            self.query_one("#other-profiles", Static).update(
+                Content("Other profiles: " + (", ".join(others) if others else "none") + note
+                        + " · switch with `gateway-tui --profile NAME`")
+            )
+
+    def _secret_lines(self) -> str:
+        """Masked values and where each comes from (runs in a thread: keyring calls may block)."""
+        from tui.secrets import secret_sources
+
+        runtime = self.runtime
+        store = runtime.secrets
+        if store is None:
+            return "Secrets: not available (the secret store did not open)."
+        sources = secret_sources(runtime.profile_name, store)
+        lines = []
+        for name in SecretName:
+            value = store.get(runtime.profile_name, name)
+            stored_in = {"memory": "in memory", "keyring": "in the OS keyring", "insecure-file": "in the 0600 file"}
+            where = {"stored": stored_in.get(store.kind, ""), "environment": "from the environment", "not set": ""}[sources[name]]
+            lines.append(f"{name.label:<15} {mask_secret(value) if sources[name] != 'environment' else '••••'}  {where}".rstrip())
+        return "\n".join(lines)
+
+    def _chosen_secret(self) -> SecretName:
+        return SecretName(str(self.query_one("#secret-name", Select).value))
+
+    @on(Button.Pressed, "#secret-replace")
+    def replace_secret(self) -> None:
+        name = self._chosen_secret()
+        value = self.query_one("#secret-value", Input).value
+        form = self.query_one("#secret-form", Form)
+        form.clear_errors()
+        if not value:
+            form.apply_errors({"value": "type the new value first"})
+            return
+        if name is SecretName.HMAC_KEY:
+            form.apply_errors({"value": "use the HMAC key block below: it also updates the gateway and the listener"})
+            return
+        self._write_secret(name, value)
+
+    @on(Button.Pressed, "#secret-remove")
+    def remove_secret(self) -> None:
+        name = self._chosen_secret()
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write_secret(name, None)
+
+        self.app.push_screen(
+            ConfirmScreen(f"Remove the {name.label} of this profile?", "The app cannot reach the gateway without it "
+                          "until you enter it again.", confirm_label="Remove"),
+            answered,
+        )
+
+    @work(group="settings-secret", exclusive=True, exit_on_error=False)
+    async def _write_secret(self, name: SecretName, value: str | None) -> None:
+        store, profile = self.runtime.secrets, self.runtime.profile_name
+        if store is None:
+            self.status.show_error("The secret store is not open; nothing was changed.")
+            return
+        try:
+            if value is None:
+                await asyncio.to_thread(store.delete, profile, name)
+            else:
+                await asyncio.to_thread(store.set, profile, name, value)
+        except Exception as error:  # e.g. the keyring got locked
+            self.status.show_error(f"{name.label} not saved: {error}")
+            return
+        self.query_one("#secret-value", Input).value = ""
+        done = "removed" if value is None else "replaced"
+        self.status.show_ok(f"{name.label} {done}; it is used from the next start.")
+        self.refresh_profile()
+
+    # -- gateway settings -----------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#description-apply")
+    def set_description(self) -> None:
+        form = self.query_one("#description-form", Form)
+        request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
+                            fallback=self.status.show_error)
+        if request is not None:
+            self.call("Set profile description", lambda instance: instance.set_profile_description(request),
+                      group="description", family="instance", busy=form, status=self.status,
+                      done=lambda _: self.status.show_ok(f"Profile description set to {request.value!r}."))
+
+    @on(Button.Pressed, "#delivery-apply")
+    def set_delivery_webhook(self) -> None:
+        form = self.query_one("#delivery-form", Form)
+        request = validated(form.rows(), lambda: DeliveryWebhook(value=_required(form, "#delivery-url", "value")),
+                            fallback=self.status.show_error)
+        if request is not None:
+            self.call("Set delivery webhook", lambda instance: instance.set_delivery_webhook(request),
+                      group="delivery", family="instance", busy=form, status=self.status,
+                      done=lambda _: self.status.show_ok(f"Delivery notifications now go to {request.value}."))
+
+    @on(Button.Pressed, "#session-apply")
+    def set_session_webhook(self) -> None:
+        form = self.query_one("#session-webhook-form", Form)
+        events = list(self.query_one("#session-events", SelectionList).selected)
+        active = self.query_one("#session-active", Switch).value
+
+        def build() -> WebhookUpdate:
+            if not events:
+                raise FieldProblems({"events": "choose at least one event kind"})
+            return WebhookUpdate(webhook=_required(form, "#session-url", "webhook"), events=events, active=active)
+
+        request = validated(form.rows(), build, fallback=self.status.show_error)
+        if request is not None:
+            self.call("Set session webhook", lambda session: session.update_webhook(request), group="session-webhook", family="session",
+                      busy=form, status=self.status,
+                      done=lambda config: self.status.show_ok(
+                          f"Session webhook: {config.webhook or request.webhook} · {', '.join(events)} · "
+                          f"{'active' if active else 'inactive'}."))
+
+    def _listener_base(self) -> str:
+        runtime = self.runtime
+        public = getattr(runtime.profile, "public_url", "") if runtime.profile is not None else ""
+        if public:
+            return public.rstrip("/")
+        return runtime.listener.url.rstrip("/") if runtime.listener is not None else ""
+
+    @on(Button.Pressed, "#point-webhooks")
+    def point_webhooks(self) -> None:
+        base = self._listener_base()
+        if not base:
+            self.status.show_error("The listener is not running; nothing was changed.")
+            return
+        form = self.query_one("#session-webhook-form", Form)
+        self.call("Point webhooks at the listener", lambda _: self.runtime.configure_webhooks(base),
+                  group="session-webhook", family="instance", busy=form, status=self.status,
+                  done=lambda _: self.status.show_ok(
+                      f"Both webhooks now point at {self.runtime.scrub(base)} (/delivery and /session)."))
+
+    # -- HMAC key -------------------------------------------------------------------------------------------
+
+    def _show_hmac_state(self) -> None:
+        runtime = self.runtime
+        text = ("A key is set: the listener verifies every event with it." if runtime.hmac_key_set
+                else "No key: events are stored with the verdict \"no key configured\".")
+        self.query_one("#hmac-state", Static).update(Content(text))
+
+    @on(Button.Pressed, "#hmac-set")
+    @on(Input.Submitted, "#hmac-key")
+    def set_hmac_key(self) -> None:
+        form = self.query_one("#hmac-form", Form)
+        request = validated(form.rows(), lambda: HmacKey(hmac_key=self.query_one("#hmac-key", Input).value),
+                            fallback=self.status.show_error)
+        if request is not None:
+            self._apply_hmac_key(request.hmac_key, generated=False)
+
+    @on(Button.Pressed, "#hmac-generate")
+    def generate_hmac_key(self) -> None:
+        self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
+
+    def _apply_hmac_key(self, key: str, *, generated: bool) -> None:
+        form = self.query_one("#hmac-form", Form)
+
+        def done(_: Any) -> None:
+            self.query_one("#hmac-key", Input).value = ""
+            self._show_hmac_state()
+            origin = "A new random key" if generated else "The key"
+            self.status.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
+
+        self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
+                  status=self.status, done=done)
+
+    @on(Button.Pressed, "#hmac-status")
+    def hmac_status(self) -> None:
+        form = self.query_one("#hmac-form", Form)
+
+        def done(status: Any) -> None:
+            configured = bool(status.hmac_key)
+            self.status.show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
+                                f"({mask_secret(status.hmac_key) if configured else 'nothing to show'}).")
+
+        self.call("HMAC key status", lambda session: session.hmac_status(), group="hmac", family="session", busy=form,
+                  status=self.status, done=done)
+
+    @on(Button.Pressed, "#hmac-delete")
+    def delete_hmac_key(self) -> None:
+        form = self.query_one("#hmac-form", Form)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.call("Delete HMAC key", lambda _: self.runtime.delete_hmac_key(), group="hmac", family="session", busy=form,
+                          status=self.status, done=lambda _: (self._show_hmac_state(),
+                                                              self.status.show_ok("HMAC key deleted: events are no "
+                                                                                  "longer signed or verified.")))
+
+        self.app.push_screen(
+            ConfirmScreen("Delete the HMAC signing key?", "The gateway stops signing events and the listener can no "
+                          "longer tell authentic events from forged ones.", confirm_label="Delete"),
+            answered,
+        )
+
+    # -- proxy ----------------------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#proxy-apply")
+    def set_proxy(self) -> None:
+        form = self.query_one("#proxy-form", Form)
+        enable = self.query_one("#proxy-enable", Switch).value
+        url = self.query_one("#proxy-url", Input).value.strip()
+        request = validated(form.rows(), lambda: ProxyConfig(enable=enable, proxy_url=url if enable else ""),
+                            fallback=self.status.show_error)
+        if request is not None:
+            shown = redact_url_credentials(request.proxy_url)
+            self.call("Set proxy", lambda session: session.set_proxy(request), group="proxy", family="session", busy=form,
+                      status=self.status,
+                      done=lambda _: self.status.show_ok(f"Proxy {'enabled: ' + shown if enable else 'disabled'}."))
+
+    # -- listener and theme ---------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#listener-apply")
+    def change_listener(self) -> None:
+        form = self.query_one("#listener-form", Form)
+        host = value_of(self.query_one("#listener-host"))
+        port_text = value_of(self.query_one("#listener-port"))
+        problems = {}
+        if not host or " " in host:
+            problems["listener_host"] = "an address such as 127.0.0.1"
+        if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+            problems["listener_port"] = "a port from 0 to 65535"
+        form.clear_errors()
+        if problems:
+            form.apply_errors(problems)
+            return
+        self._restart_listener(host, int(port_text))
+
+    @work(group="settings-listener", exclusive=True, exit_on_error=False)
+    async def _restart_listener(self, host: str, port: int) -> None:
+        runtime = self.runtime
+        restart = getattr(runtime, "restart_listener", None)
+        if restart is not None:
+            try:
+                await restart(host, port)
+            except OSError as error:
+                self.status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
+                                       "it keeps running on its old address.")
+                return
+        saved = await self._save_profile(listener_host=host, listener_port=port)
+        where = runtime.listener_address() if runtime.listener is not None else f"{host}:{port}"
+        if restart is None:
+            self.status.show_ok(f"Listener address saved ({host}:{port}); it is used from the next start.")
+        else:
+            self.status.show_ok(f"Listener now on {where}{' and saved to the profile' if saved else ''}. "
+                                "Point the webhooks at it if the gateway should follow.")
+
+    @on(Select.Changed, "#theme")
+    def change_theme(self, event: Select.Changed) -> None:
+        if event.value is Select.NULL or event.value == self.app.theme:
+            return
+        self.app.theme = str(event.value)
+        self._persist_theme(str(event.value))
+
+    @work(group="settings-theme", exclusive=True, exit_on_error=False)
+    async def _persist_theme(self, theme: str) -> None:
+        await self._save_profile(theme=theme)
+
+    async def _save_profile(self, **changes: Any) -> bool:
+        """Save changed fields of a real profile (the sandbox has nothing on disk). False when not saved."""
+        runtime = self.runtime
+        if runtime.sandbox_mode or runtime.profile is None:
+            return False
+        from tui.config import ConfigError, save_profile
+
+        updated = runtime.profile.model_copy(update=changes)
+        try:
+            await asyncio.to_thread(save_profile, updated)
+        except (ConfigError, OSError) as error:
+            self.status.show_error(f"Not saved to the profile: {error}")
+            return False
+        runtime.profile = updated
+        return True
+
+
+def _required(form: Form, selector: str, field: str) -> str:
+    value = value_of(form.query_one(selector))
+    if not value:
+        raise FieldProblems({field: "required"})
+    return value
