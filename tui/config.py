@@ -28,9 +28,9 @@ class ConfigError(Exception):
 class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    name: str
     base_url: str
-    instance_id: str = Field(min_length=1)
+    instance_id: str
     session_url: str
     listener_host: str = "127.0.0.1"
     listener_port: int = Field(default=DEFAULT_LISTENER_PORT, ge=0, le=65535)
@@ -39,10 +39,19 @@ class Profile(BaseModel):
 
     @field_validator("name")
     @classmethod
-    def _not_reserved(cls, name: str) -> str:
+    def _usable_name(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+            raise ValueError(f"1 to 64 characters: {NAME_RULE}")
         if name in RESERVED_NAMES:
             raise ValueError(f"{name!r} is reserved for the built-in sandbox")
         return name
+
+    @field_validator("instance_id")
+    @classmethod
+    def _required(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("required")
+        return value.strip()
 
     @field_validator("base_url", "session_url")
     @classmethod

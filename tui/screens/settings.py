@@ -215,8 +215,8 @@ class SettingsSection(OperationSection):
             self.query_one("#listener-host", Input).value = profile.listener_host or "127.0.0.1"
             port = runtime.listener.port if runtime.listener is not None else profile.listener_port
             self.query_one("#listener-port", Input).value = str(profile.listener_port or port or 0)
-            self.query_one("#delivery-url", Input).placeholder = self._listener_base() + "/delivery"
-            self.query_one("#session-url", Input).placeholder = self._listener_base() + "/session"
+            self.query_one("#delivery-url", Input).placeholder = runtime.scrub(self._listener_base()) + "/delivery"
+            self.query_one("#session-url", Input).placeholder = runtime.scrub(self._listener_base()) + "/session"
         lines = await asyncio.to_thread(self._secret_lines)
         self.query_one("#secret-lines", Static).update(Content(lines))
         self._show_hmac_state()

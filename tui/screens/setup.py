@@ -1,0 +1,147 @@
+"""First run: no profile yet. One form for the profile and its secrets; the profile goes to the config file, the
+secrets to the OS keyring (or the opt-in 0600 file). Nothing is saved unless everything is valid and the secret
+store is usable. Dismisses with the new profile's name, or False when cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import ValidationError
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Static
+
+from tui.api.models import HMAC_KEY_MIN_LENGTH, field_errors
+from tui.secrets import SecretName
+from tui.widgets.feedback import ErrorLine
+from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
+
+PROFILE_FIELDS = (
+    ("name", "Profile name", "work"),
+    ("base_url", "Instance-family base URL", "https://api.example.com"),
+    ("instance_id", "Instance id", "3C01A1B2C3D4E5F6"),
+    ("session_url", "Session-family base URL", "https://wuzapi.example.com"),
+    ("listener_port", "Webhook listener port (0: any free port)", "8787"),
+    ("public_url", "Public webhook URL the gateway calls (optional, e.g. a tunnel)", "https://my-tunnel.example.com"),
+)
+
+
+class SetupScreen(Screen[str | bool]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save profile", id="setup.save"),
+        Binding("escape", "cancel", "Cancel", id="setup.cancel"),
+    ]
+
+    DEFAULT_CSS = """
+    SetupScreen { align: center top; }
+    SetupScreen > VerticalScroll { width: 100; max-width: 100%; padding: 1 2; }
+    SetupScreen .title { text-style: bold; color: $accent; }
+    SetupScreen .intro { color: $text-muted; margin-bottom: 1; }
+    SetupScreen .group { text-style: bold; margin-top: 1; }
+    SetupScreen .actions { height: auto; margin-top: 1; }
+    SetupScreen .actions Button { margin-right: 2; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("Set up gateway-tui", classes="title")
+            yield Static(
+                Content(
+                    "No profile yet. Enter your gateway account below; secrets go to the OS keyring only. "
+                    "No account? Quit (ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in "
+                    "sandbox gateway."
+                ),
+                classes="intro",
+            )
+            with Form(id="setup-form"):
+                yield Static("Profile", classes="group")
+                for field, label, placeholder in PROFILE_FIELDS:
+                    value = "8787" if field == "listener_port" else ""
+                    yield FieldRow(label, TextInput(id=f"setup-{field}", placeholder=placeholder, value=value),
+                                   field=field)
+                yield Static("Secrets", classes="group")
+                for name in SecretName:
+                    optional = " (optional)" if name is SecretName.HMAC_KEY else ""
+                    yield FieldRow(f"{name.label}{optional}", TextInput(id=f"setup-{name.value}", password=True),
+                                   field=name.value)
+            with Horizontal(classes="actions"):
+                yield Button("Save (ctrl+s)", id="setup-save", variant="primary")
+                yield Button("Cancel (esc)", id="setup-cancel")
+            yield ErrorLine(id="setup-status")
+        yield Footer()
+
+    @property
+    def status(self) -> ErrorLine:
+        return self.query_one("#setup-status", ErrorLine)
+
+    def on_mount(self) -> None:
+        self.query_one("#setup-name", Input).focus()
+
+    @on(Button.Pressed, "#setup-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#setup-save")
+    def action_save(self) -> None:
+        form = self.query_one("#setup-form", Form)
+        built = validated(form.rows(), self._build, fallback=self.status.show_error)
+        if built is not None:
+            self._save(*built)
+
+    def _build(self) -> tuple[Any, dict[SecretName, str]]:
+        from tui.config import Profile
+
+        values = {field: value_of(self.query_one(f"#setup-{field}")) for field, _, _ in PROFILE_FIELDS}
+        secrets = {name: self.query_one(f"#setup-{name.value}", Input).value for name in SecretName}
+        problems = {
+            name.value: "required"
+            for name, value in secrets.items()
+            if not value and name is not SecretName.HMAC_KEY
+        }
+        hmac_key = secrets[SecretName.HMAC_KEY]
+        if hmac_key and len(hmac_key) < HMAC_KEY_MIN_LENGTH:
+            problems[SecretName.HMAC_KEY.value] = f"at least {HMAC_KEY_MIN_LENGTH} characters"
+        port = values.pop("listener_port")
+        if not port.isdigit():
+            problems["listener_port"] = "a port from 0 to 65535"
+        try:  # every problem at once: the profile's own rules and the secrets'
+            profile = Profile(listener_port=int(port) if port.isdigit() else 0, **values)
+        except ValidationError as error:
+            raise FieldProblems(field_errors(error) | problems) from None
+        if problems:
+            raise FieldProblems(problems)
+        return profile, {name: value for name, value in secrets.items() if value}
+
+    @work(group="setup", exclusive=True, exit_on_error=False)
+    async def _save(self, profile: Any, secrets: dict[SecretName, str]) -> None:
+        from tui import config
+        from tui.secrets import KeyringUnavailable, open_secret_store
+
+        insecure = bool(getattr(self.app, "insecure_storage", False))
+        form = self.query_one("#setup-form", Form)
+        form.loading = True
+        try:
+            # The store first: if there is no keyring, nothing at all is written.
+            store = await asyncio.to_thread(open_secret_store, insecure)
+            existing = {p.name for p in await asyncio.to_thread(config.load_profiles)}
+            if profile.name in existing:
+                form.apply_errors({"name": "a profile with this name exists; choose another"})
+                return
+            for name, value in secrets.items():
+                await asyncio.to_thread(store.set, profile.name, name, value)
+            await asyncio.to_thread(config.save_profile, profile)
+        except KeyringUnavailable as error:
+            self.status.show_error(f"{error} Nothing was saved.")
+            return
+        except (config.ConfigError, OSError) as error:
+            self.status.show_error(f"Not saved: {error}")
+            return
+        finally:
+            form.loading = False
+        self.dismiss(profile.name)
