@@ -302,6 +302,20 @@ class Runtime:
 
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
 
+    async def restart_listener(self, host: str, port: int) -> None:
+        """Move the listener to host:port. The new one starts before the old one stops, so no event is refused
+        meanwhile; if the new address cannot be bound, the old listener keeps running and the error is raised."""
+        from tui.webhooks.listener import Listener
+
+        current = self.listener
+        if current is not None and current.host == host and port != 0 and current.port == port:
+            return  # already there
+        replacement = Listener(self.store, host=host, port=port, hmac_key=self._hmac_key, on_event=self._on_event)
+        await replacement.start()
+        previous, self.listener = self.listener, replacement
+        if previous is not None:
+            await previous.stop()
+
     @property
     def hmac_key_set(self) -> bool:
         return self._hmac_key is not None

@@ -117,3 +117,38 @@ async def test_secrets_are_listed_masked():
         for name in SecretName:
             value = app.runtime.secrets.get(app.runtime.profile_name, name)
             assert value and value not in text
+
+
+async def test_listener_moves_to_a_new_port_and_keeps_storing():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        old_port = app.runtime.listener.port
+        app.screen.query_one("#listener-port", Input).value = "0"
+        app.screen.query_one("#listener-apply").press()
+        await settle(pilot)
+        assert app.runtime.listener.port not in (None, old_port)
+        app.screen.query_one("#point-webhooks").press()
+        await settle(pilot)
+        assert await newest_verdict(pilot) == str(Verdict.VALID)
+        assert app.runtime.store.newest(1)[0].path == "/session" or app.runtime.store.newest(1)[0].path == "/delivery"
+
+
+async def test_listener_port_in_use_keeps_the_old_listener():
+    import socket
+
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        blocker = socket.socket()
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        try:
+            old = app.runtime.listener
+            app.screen.query_one("#listener-port", Input).value = str(blocker.getsockname()[1])
+            app.screen.query_one("#listener-apply").press()
+            await settle(pilot)
+            assert app.runtime.listener is old
+            assert "keeps running" in str(app.screen.query_one("#settings-status").render())
+        finally:
+            blocker.close()

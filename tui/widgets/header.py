@@ -53,7 +53,7 @@ class GatewayHeader(Horizontal):
         yield Static(id="header-listener")
         yield Static(id="header-spacer")
         if getattr(self.app, "insecure_storage", False):
-            yield Static(Content("⚠ insecure storage: secrets in a plain file"), id="header-insecure")
+            yield Static(Content("⚠ insecure storage"), id="header-insecure")
 
     def on_mount(self) -> None:
         app: Any = self.app
