@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -76,3 +78,15 @@ async def show_section(pilot: Pilot, section_id: str) -> None:
     """Show a section directly (tests of the number keys press them instead)."""
     pilot.app.show_section(section_id)
     await pilot.pause()
+
+
+_SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
+
+
+def screen_text(app: GatewayApp) -> str:
+    """What the terminal shows right now, as plain lines (from the app's own SVG screenshot)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in _SVG_TEXT.finditer(app.export_screenshot()):
+        rows.setdefault(float(match.group(2)), []).append((float(match.group(1)), html.unescape(match.group(3))))
+    lines = ("".join(text for _, text in sorted(cells)) for _, cells in sorted(rows.items()))
+    return "\n".join(line.replace("\xa0", " ").rstrip() for line in lines)
