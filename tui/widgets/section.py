@@ -12,6 +12,7 @@ A section subclasses `OperationSection`, declares `OPERATIONS` (op id → palett
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
@@ -25,7 +26,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 from textual.worker import Worker
 
+from tui.api.errors import BadRequest
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
+from tui.widgets.forms import Form
 
 Family = Literal["instance", "session"]
 
@@ -44,6 +47,28 @@ def runtime_client(app: Any, family: Family) -> Any:
             "or wait for the connection; nothing was sent."
         )
     return client
+
+
+def field_named_by(error: BaseException) -> str | None:
+    """The request field a 400 blames, from whichever body shape came back (`field`, or `error: "name: …"`)."""
+    if not isinstance(error, BadRequest) or not error.body:
+        return None
+    try:
+        body = json.loads(error.body)
+    except ValueError:
+        return None
+    if isinstance(body, dict) and isinstance(body.get("data"), dict):
+        body = body["data"]
+    if not isinstance(body, dict):
+        return None
+    if isinstance(body.get("field"), str) and body["field"]:
+        return body["field"]
+    text = body.get("error") or body.get("message")
+    if isinstance(text, str) and ":" in text:
+        candidate = text.split(":", 1)[0].strip()
+        if candidate.replace(".", "").replace("_", "").isalnum():
+            return candidate
+    return None
 
 
 class OperationSection(VerticalScroll):
@@ -123,7 +148,13 @@ class OperationSection(VerticalScroll):
             raise
         except Exception as error:  # every failure reaches the user, as plain text
             text = explain_error(error)
+            runtime = getattr(self.app, "runtime", None)
+            if runtime is not None:
+                text = runtime.scrub(text)  # deterministic runs hide random loopback ports
             status.show_error(text)
+            field = field_named_by(error)
+            if field is not None and isinstance(busy, Form):
+                busy.apply_errors({field: f"the gateway refused it: {(error.message or '').strip()}"})
             self.notify(text, title=f"{title} failed", severity=status_hint(error), markup=False)
             return None
         finally:
