@@ -80,13 +80,24 @@ async def show_section(pilot: Pilot, section_id: str) -> None:
     await pilot.pause()
 
 
-_SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
+_SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)" textLength="([\d.]+)"[^>]*>(.*?)</text>')
 
 
 def screen_text(app: GatewayApp) -> str:
-    """What the terminal shows right now, as plain lines (from the app's own SVG screenshot)."""
-    rows: dict[float, list[tuple[float, str]]] = {}
+    """What the terminal shows right now, as plain lines with cells in their columns (from the app's own SVG
+    screenshot, where every text run carries its x position and width)."""
+    rows: dict[float, dict[int, str]] = {}
     for match in _SVG_TEXT.finditer(app.export_screenshot()):
-        rows.setdefault(float(match.group(2)), []).append((float(match.group(1)), html.unescape(match.group(3))))
-    lines = ("".join(text for _, text in sorted(cells)) for _, cells in sorted(rows.items()))
-    return "\n".join(line.replace("\xa0", " ").rstrip() for line in lines)
+        text = html.unescape(match.group(4)).replace("\xa0", " ")
+        if not text:
+            continue
+        cell_width = float(match.group(3)) / len(text)
+        column = round(float(match.group(1)) / cell_width)
+        cells = rows.setdefault(float(match.group(2)), {})
+        for offset, character in enumerate(text):
+            cells[column + offset] = character
+    lines = []
+    for _, cells in sorted(rows.items()):
+        width = max(cells) + 1
+        lines.append("".join(cells.get(column, " ") for column in range(width)).rstrip())
+    return "\n".join(lines)
