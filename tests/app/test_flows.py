@@ -3,6 +3,8 @@ and its events arrive, verified, linked to the sent id; groups, communities and 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.widgets import DataTable, Input, Select, TextArea
 
@@ -148,3 +150,78 @@ async def test_privacy_setting_with_blacklist():
         await settle(pilot)
         assert "5511977776666" in repr(app.runtime.sandbox.state.privacy)
         assert "CONTACT_BLACKLIST" in repr(app.runtime.sandbox.state.privacy)
+
+
+@pytest.mark.parametrize("action, confirm", [("archive", None), ("pin", None), ("mute", None),
+                                             ("clear", "n"), ("clear", "y"), ("delete", "y")])
+async def test_chat_actions_with_confirmation_for_clear_and_delete(action, confirm):
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "chats")
+        fill(app.screen, {"recipient": RECIPIENT, "chat-action": action})
+        app.screen.query_one("#apply-action").press()
+        await pilot.pause()
+        if confirm is not None:
+            assert type(app.screen).__name__ == "ConfirmScreen"
+            await pilot.press(confirm)
+        await settle(pilot)
+        requests = [exchange for exchange in app.runtime.request_log if "modify-chat" in exchange.url]
+        assert len(requests) == (0 if confirm == "n" else 1)
+        if requests:
+            assert f'"action":"{action}"' in requests[0].request_body.replace(" ", "")
+
+
+async def test_add_participants_lists_each_failed_number():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "groups")
+        app.screen.query_one("#group-tabs").active = "tab-add"
+        await pilot.pause()
+        fill(app.screen, {"add-group": f"{LAUNCH_ID}-group", "add-phones": "5511955554444, 5511955550000"})
+        app.screen.query_one("#add").press()
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "5511955550000" in shown and "failed" in shown.lower()
+        assert any(p == "5511955554444" for p in app.runtime.sandbox.state.groups[LAUNCH_ID].participants)
+
+
+async def test_promote_community_admins():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "communities")
+        fill(app.screen, {"community-id": COMMUNITY_ID, "promote-phones": "5511987654321"})
+        app.screen.query_one("#promote").press()
+        await settle(pilot)
+        assert "5511987654321" in app.runtime.sandbox.state.communities[COMMUNITY_ID].admins
+        assert "Promoted 5511987654321" in screen_text(app)
+
+
+async def test_server_text_with_markup_is_shown_literally():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        app.runtime.sandbox.state.groups[LAUNCH_ID].name = "[bold red]Launch[/] [link=x]crew[/link]"
+        await show_section(pilot, "groups")
+        fill(app.screen, {"lookup-id": f"{LAUNCH_ID}-group"})
+        app.screen.query_one("#lookup").press()
+        await settle(pilot)
+        assert "[bold red]Launch[/] [link=x]crew[/link]" in screen_text(app)
+
+
+async def test_escape_cancels_a_running_call():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        started = asyncio.Event()
+
+        async def slow_product(product_id):
+            started.set()
+            await asyncio.sleep(30)
+
+        app.runtime.instance.product = slow_product
+        await show_section(pilot, "catalog")
+        fill(app.screen, {"product-id": "6814402216592341"})
+        app.screen.query_one("#lookup-product").press()
+        await asyncio.wait_for(started.wait(), 10)
+        app.screen.set_focus(None)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "cancelled" in screen_text(app)
