@@ -93,22 +93,16 @@ async def measure(pages: int) -> tuple[float, list[float], list[float], int]:
         open_ms = (time.perf_counter() - started) * 1000
 
 
-        older: list[float] = []
-        for _ in range(pages):
+        async def page(action, what: str) -> float:
             first = section.rows[0].id
             started = time.perf_counter()
-            section.action_older()
-            await until(lambda: section.rows and section.rows[0].id != first, "older page")
+            action()
+            await until(lambda: section.rows and section.rows[0].id != first, what)
             frame()
-            older.append((time.perf_counter() - started) * 1000)
-        newer: list[float] = []
-        for _ in range(pages):
-            first = section.rows[0].id
-            started = time.perf_counter()
-            section.action_newer()
-            await until(lambda: section.rows and section.rows[0].id != first, "newer page")
-            frame()
-            newer.append((time.perf_counter() - started) * 1000)
+            return (time.perf_counter() - started) * 1000
+
+        older = [await page(section.action_older, "older page") for _ in range(pages)]
+        newer = [await page(section.action_newer, "newer page") for _ in range(pages)]
     return open_ms, older, newer, total
 
 
