@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 from textual.worker import Worker
 
-from tui.api.errors import BadRequest
+from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
 from tui.widgets.forms import Form
 
@@ -152,6 +152,8 @@ class OperationSection(VerticalScroll):
             if runtime is not None:
                 text = runtime.scrub(text)  # deterministic runs hide random loopback ports
             status.show_error(text)
+            if isinstance(error, (Unauthorized, Conflict, TransportFault)):
+                self._recheck_connection()
             field = field_named_by(error)
             if field is not None and isinstance(busy, Form):
                 busy.apply_errors({field: f"the gateway refused it: {(error.message or '').strip()}"})
@@ -161,6 +163,13 @@ class OperationSection(VerticalScroll):
             busy.loading = False
         done(result)
         return result
+
+    def _recheck_connection(self) -> None:
+        """The error says something about the connection: let the header read the status again now."""
+        from tui.widgets.header import GatewayHeader
+
+        for header in self.screen.query(GatewayHeader):
+            header.poll_status()
 
     def running(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.node is self and worker.is_running]
