@@ -293,7 +293,8 @@ class Runtime:
         from tui.api.client import GatewayHttp, InstanceClient, SessionClient
         from tui.api.credentials import InstanceCredentials, SessionCredentials
 
-        self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+        if self.http is None:  # one connection pool for the whole run, also across credential changes
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
         self.instance = InstanceClient(
             self.http,
             InstanceCredentials(base_url, instance_id, tokens["instance_token"], tokens["client_token"]),
@@ -301,6 +302,25 @@ class Runtime:
         self.session = SessionClient(self.http, SessionCredentials(session_url, tokens["session_token"]))
 
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
+
+    async def reload_credentials(self) -> None:
+        """Rebuild both clients from the secret store, after Settings replaced or removed a token. For a real
+        profile the GATEWAY_TUI_* variables still win, as at start; the sandbox's throwaway secrets have no
+        environment override."""
+        from tui import secrets as secret_module
+
+        store, profile = self.secrets, self.profile_name
+        if self.sandbox_mode:
+            resolved = {name: await asyncio.to_thread(store.get, profile, name) for name in secret_module.SecretName}
+        else:
+            resolved = await asyncio.to_thread(secret_module.resolve_secrets, profile, store)
+        tokens = {name: _secret_value(resolved, name) or "" for name in DETERMINISTIC_TOKENS}
+        self._build_clients(
+            self.profile.base_url,
+            self.profile.instance_id,
+            tokens,
+            session_url=getattr(self.profile, "session_url", "") or self.profile.base_url,
+        )
 
     async def restart_listener(self, host: str, port: int) -> None:
         """Move the listener to host:port. The new one starts before the old one stops, so no event is refused

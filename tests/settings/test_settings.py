@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Switch
 
-from tests.harness import running_sandbox_app, settle, show_section
+from tests.harness import running_sandbox_app, screen_text, settle, show_section
 from tui.api.models import SendText
 from tui.secrets import SecretName
 from tui.webhooks.signing import Verdict
@@ -152,3 +152,28 @@ async def test_listener_port_in_use_keeps_the_old_listener():
             assert "keeps running" in str(app.screen.query_one("#settings-status").render())
         finally:
             blocker.close()
+
+
+async def test_replacing_a_token_applies_to_the_next_call():
+    from tui.api.errors import Unauthorized
+    from textual.widgets import Select
+
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        good = app.runtime.secrets.get(app.runtime.profile_name, SecretName.CLIENT_TOKEN)
+        app.screen.query_one("#secret-name", Select).value = SecretName.CLIENT_TOKEN.value
+        app.screen.query_one("#secret-value", Input).value = "a-wrong-client-token"
+        app.screen.query_one("#secret-replace").press()
+        await settle(pilot)
+        try:
+            await app.runtime.instance.send_text(HELLO)
+        except Unauthorized:
+            pass
+        else:
+            raise AssertionError("the replaced (wrong) token was not used")
+        app.screen.query_one("#secret-value", Input).value = good
+        app.screen.query_one("#secret-replace").press()
+        await settle(pilot)
+        assert (await app.runtime.instance.send_text(HELLO)).messageId
+        assert "a-wrong-client-token" not in screen_text(app) and good not in screen_text(app)

@@ -55,8 +55,8 @@ class SettingsSection(OperationSection):
 ## Settings
 
 - **Profile and secrets** — the current profile; each secret masked (`••••abcd`) with where it comes from.
-  Type a new value in the password field and **Replace**, or **Remove** it (confirmed). New tokens are used
-  from the next start; the HMAC key below applies at once.
+  Type a new value in the password field and **Replace**, or **Remove** it (confirmed); the gateway calls use
+  it at once. The HMAC key has its own block below (it also changes the gateway and the listener).
 - **Profile description** — the account's "about" text (instance family).
 - **Delivery webhook** — where the gateway posts delivery notifications (operation 16).
 - **Session webhook** — URL, event kinds and active switch (operation 24).
@@ -298,8 +298,9 @@ class SettingsSection(OperationSection):
             self.status.show_error(f"{name.label} not saved: {error}")
             return
         self.query_one("#secret-value", Input).value = ""
+        await self.runtime.reload_credentials()
         done = "removed" if value is None else "replaced"
-        self.status.show_ok(f"{name.label} {done}; it is used from the next start.")
+        self.status.show_ok(f"{name.label} {done}; the gateway calls use it from now on.")
         self.refresh_profile()
 
     # -- gateway settings -----------------------------------------------------------------------------------
