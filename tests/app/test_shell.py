@@ -171,3 +171,21 @@ async def test_request_log_and_curl_carry_no_secret():
         for exchange in app.runtime.request_log:
             curl = exchange.as_curl()
             assert not any(secret in curl for secret in [*DETERMINISTIC_TOKENS.values(), DETERMINISTIC_HMAC_KEY])
+
+
+async def test_palette_operation_in_a_long_section_is_focused_and_in_view():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        before = app.runtime.sandbox.state.hmac_key
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "Generate HMAC key"
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "hmac-generate", what="focus on Generate")
+        await pilot.pause(0.2)
+        assert "Generate" in screen_text(app)  # scrolled into view, not just focused
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.runtime.sandbox.state.hmac_key != before
+        assert "A new random key" in screen_text(app)

@@ -149,7 +149,7 @@ async def test_listener_port_in_use_keeps_the_old_listener():
             app.screen.query_one("#listener-apply").press()
             await settle(pilot)
             assert app.runtime.listener is old
-            assert "keeps running" in str(app.screen.query_one("#settings-status").render())
+            assert "keeps running" in str(app.screen.query_one("#listener-form .block-status").render())
         finally:
             blocker.close()
 

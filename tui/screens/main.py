@@ -178,12 +178,26 @@ class MainScreen(Screen):
         self.set_focus(None)
 
     def open_operation(self, section_id: str, op_id: str) -> None:
-        """Switch to the section and open one of its operations (the palette calls this)."""
+        """Switch to the section and open one of its operations (the palette calls this).
+
+        While the palette is still on top, wait until this screen is back: resuming restores the focus it had
+        before the palette, which would otherwise undo the operation's own focus and scroll.
+        """
+        if self.app.screen is not self:
+            self._pending_operation = (section_id, op_id)
+            return
         self.show_section(section_id)
         section = self.section(section_id)
         opener = getattr(section, "open_operation", None)
         if opener is not None:
             self.call_after_refresh(opener, op_id)
+
+    _pending_operation: tuple[str, str] | None = None
+
+    def on_screen_resume(self) -> None:
+        pending, self._pending_operation = self._pending_operation, None
+        if pending is not None:
+            self.call_after_refresh(self.open_operation, *pending)
 
     def action_toggle_panel(self) -> None:
         panel = self.query_one(EventsPanel)

@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Input, Select, SelectionList, Static, Switch
 
 from tui.api.models import (
@@ -98,12 +99,14 @@ class SettingsSection(OperationSection):
                 yield Button("Replace", id="secret-replace", compact=True)
                 yield Button("Remove", id="secret-remove", compact=True, variant="error")
             yield Static("", id="other-profiles", classes="muted")
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="description-form"):
             yield Static("Profile description", classes="block-title")
             yield FieldRow("Description", TextInput(id="description", placeholder="Open 9–18h"), field="value")
             with Horizontal(classes="actions"):
                 yield Button("Set description", id="description-apply", compact=True)
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="delivery-form"):
             yield Static("Delivery webhook (operation 16)", classes="block-title")
@@ -111,6 +114,7 @@ class SettingsSection(OperationSection):
                            field="value")
             with Horizontal(classes="actions"):
                 yield Button("Set delivery webhook", id="delivery-apply", compact=True)
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="session-webhook-form"):
             yield Static("Session webhook (operation 24)", classes="block-title")
@@ -129,6 +133,7 @@ class SettingsSection(OperationSection):
                 yield Button("Set session webhook", id="session-apply", compact=True)
                 yield Button("Point both webhooks at the listener", id="point-webhooks", compact=True,
                              variant="primary")
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="hmac-form"):
             yield Static("HMAC signing key (operations 17–19)", classes="block-title")
@@ -142,6 +147,7 @@ class SettingsSection(OperationSection):
                 yield Button("Generate", id="hmac-generate", compact=True, variant="primary")
                 yield Button("Status", id="hmac-status", compact=True)
                 yield Button("Delete", id="hmac-delete", compact=True, variant="error")
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="proxy-form"):
             yield Static("Proxy (operation 20)", classes="block-title")
@@ -152,6 +158,7 @@ class SettingsSection(OperationSection):
                            field="proxy_url", hint="One of: " + ", ".join(PROXY_FORMS))
             with Horizontal(classes="actions"):
                 yield Button("Set proxy", id="proxy-apply", compact=True)
+            yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="listener-form"):
             yield Static("Listener and theme", classes="block-title")
@@ -161,7 +168,7 @@ class SettingsSection(OperationSection):
             with Horizontal(classes="actions"):
                 yield Button("Restart listener here", id="listener-apply", compact=True)
             yield FieldRow("Theme", Select([], allow_blank=True, id="theme"), field="theme")
-        yield ErrorLine(id="settings-status")
+            yield ErrorLine(classes="block-status")
 
     # -- life cycle ----------------------------------------------------------------------------------------
 
@@ -176,9 +183,10 @@ class SettingsSection(OperationSection):
         if ready:
             self.refresh_profile()
 
-    @property
-    def status(self) -> ErrorLine:
-        return self.query_one("#settings-status", ErrorLine)
+    @staticmethod
+    def block_status(block: Widget) -> ErrorLine:
+        """Each block answers under its own buttons, where the user is looking."""
+        return block.query_one(".block-status", ErrorLine)
 
     @property
     def runtime(self) -> Any:
@@ -193,8 +201,16 @@ class SettingsSection(OperationSection):
             "listener-address": "#listener-port", "theme": "#theme",
         }
         widget = self.query_one(targets[op_id])
-        self.call_after_refresh(widget.focus)
-        self.call_after_refresh(self.scroll_to_widget, widget)
+
+        def reveal(attempts: int = 10) -> None:
+            # The section may have just been switched in (from the palette): it has no size until laid out.
+            if not self.size.height and attempts:
+                self.call_after_refresh(reveal, attempts - 1)
+                return
+            widget.focus(scroll_visible=False)
+            self.scroll_to_widget(widget, animate=False, top=True)
+
+        self.call_after_refresh(reveal)
 
     # -- profile and secrets --------------------------------------------------------------------------------
 
@@ -285,9 +301,10 @@ class SettingsSection(OperationSection):
 
     @work(group="settings-secret", exclusive=True, exit_on_error=False)
     async def _write_secret(self, name: SecretName, value: str | None) -> None:
+        status = self.block_status(self.query_one("#secrets-block"))
         store, profile = self.runtime.secrets, self.runtime.profile_name
         if store is None:
-            self.status.show_error("The secret store is not open; nothing was changed.")
+            status.show_error("The secret store is not open; nothing was changed.")
             return
         try:
             if value is None:
@@ -295,12 +312,12 @@ class SettingsSection(OperationSection):
             else:
                 await asyncio.to_thread(store.set, profile, name, value)
         except Exception as error:  # e.g. the keyring got locked
-            self.status.show_error(f"{name.label} not saved: {error}")
+            status.show_error(f"{name.label} not saved: {error}")
             return
         self.query_one("#secret-value", Input).value = ""
         await self.runtime.reload_credentials()
         done = "removed" if value is None else "replaced"
-        self.status.show_ok(f"{name.label} {done}; the gateway calls use it from now on.")
+        status.show_ok(f"{name.label} {done}; the gateway calls use it from now on.")
         self.refresh_profile()
 
     # -- gateway settings -----------------------------------------------------------------------------------
@@ -309,21 +326,21 @@ class SettingsSection(OperationSection):
     def set_description(self) -> None:
         form = self.query_one("#description-form", Form)
         request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
-                            fallback=self.status.show_error)
+                            fallback=self.block_status(form).show_error)
         if request is not None:
             self.call("Set profile description", lambda instance: instance.set_profile_description(request),
-                      group="description", family="instance", busy=form, status=self.status,
-                      done=lambda _: self.status.show_ok(f"Profile description set to {request.value!r}."))
+                      group="description", family="instance", busy=form, status=self.block_status(form),
+                      done=lambda _: self.block_status(form).show_ok(f"Profile description set to {request.value!r}."))
 
     @on(Button.Pressed, "#delivery-apply")
     def set_delivery_webhook(self) -> None:
         form = self.query_one("#delivery-form", Form)
         request = validated(form.rows(), lambda: DeliveryWebhook(value=_required(form, "#delivery-url", "value")),
-                            fallback=self.status.show_error)
+                            fallback=self.block_status(form).show_error)
         if request is not None:
             self.call("Set delivery webhook", lambda instance: instance.set_delivery_webhook(request),
-                      group="delivery", family="instance", busy=form, status=self.status,
-                      done=lambda _: self.status.show_ok(f"Delivery notifications now go to {request.value}."))
+                      group="delivery", family="instance", busy=form, status=self.block_status(form),
+                      done=lambda _: self.block_status(form).show_ok(f"Delivery notifications now go to {request.value}."))
 
     @on(Button.Pressed, "#session-apply")
     def set_session_webhook(self) -> None:
@@ -336,11 +353,11 @@ class SettingsSection(OperationSection):
                 raise FieldProblems({"events": "choose at least one event kind"})
             return WebhookUpdate(webhook=_required(form, "#session-url", "webhook"), events=events, active=active)
 
-        request = validated(form.rows(), build, fallback=self.status.show_error)
+        request = validated(form.rows(), build, fallback=self.block_status(form).show_error)
         if request is not None:
             self.call("Set session webhook", lambda session: session.update_webhook(request), group="session-webhook", family="session",
-                      busy=form, status=self.status,
-                      done=lambda config: self.status.show_ok(
+                      busy=form, status=self.block_status(form),
+                      done=lambda config: self.block_status(form).show_ok(
                           f"Session webhook: {config.webhook or request.webhook} · {', '.join(events)} · "
                           f"{'active' if active else 'inactive'}."))
 
@@ -354,13 +371,13 @@ class SettingsSection(OperationSection):
     @on(Button.Pressed, "#point-webhooks")
     def point_webhooks(self) -> None:
         base = self._listener_base()
-        if not base:
-            self.status.show_error("The listener is not running; nothing was changed.")
-            return
         form = self.query_one("#session-webhook-form", Form)
+        if not base:
+            self.block_status(form).show_error("The listener is not running; nothing was changed.")
+            return
         self.call("Point webhooks at the listener", lambda _: self.runtime.configure_webhooks(base),
-                  group="session-webhook", family="instance", busy=form, status=self.status,
-                  done=lambda _: self.status.show_ok(
+                  group="session-webhook", family="instance", busy=form, status=self.block_status(form),
+                  done=lambda _: self.block_status(form).show_ok(
                       f"Both webhooks now point at {self.runtime.scrub(base)} (/delivery and /session)."))
 
     # -- HMAC key -------------------------------------------------------------------------------------------
@@ -376,7 +393,7 @@ class SettingsSection(OperationSection):
     def set_hmac_key(self) -> None:
         form = self.query_one("#hmac-form", Form)
         request = validated(form.rows(), lambda: HmacKey(hmac_key=self.query_one("#hmac-key", Input).value),
-                            fallback=self.status.show_error)
+                            fallback=self.block_status(form).show_error)
         if request is not None:
             self._apply_hmac_key(request.hmac_key, generated=False)
 
@@ -391,10 +408,10 @@ class SettingsSection(OperationSection):
             self.query_one("#hmac-key", Input).value = ""
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
-            self.status.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
+            self.block_status(form).show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
 
         self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
-                  status=self.status, done=done)
+                  status=self.block_status(form), done=done)
 
     @on(Button.Pressed, "#hmac-status")
     def hmac_status(self) -> None:
@@ -402,11 +419,11 @@ class SettingsSection(OperationSection):
 
         def done(status: Any) -> None:
             configured = bool(status.hmac_key)
-            self.status.show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
+            self.block_status(form).show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                                 f"({mask_secret(status.hmac_key) if configured else 'nothing to show'}).")
 
         self.call("HMAC key status", lambda session: session.hmac_status(), group="hmac", family="session", busy=form,
-                  status=self.status, done=done)
+                  status=self.block_status(form), done=done)
 
     @on(Button.Pressed, "#hmac-delete")
     def delete_hmac_key(self) -> None:
@@ -415,8 +432,8 @@ class SettingsSection(OperationSection):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.call("Delete HMAC key", lambda _: self.runtime.delete_hmac_key(), group="hmac", family="session", busy=form,
-                          status=self.status, done=lambda _: (self._show_hmac_state(),
-                                                              self.status.show_ok("HMAC key deleted: events are no "
+                          status=self.block_status(form), done=lambda _: (self._show_hmac_state(),
+                                                              self.block_status(form).show_ok("HMAC key deleted: events are no "
                                                                                   "longer signed or verified.")))
 
         self.app.push_screen(
@@ -433,12 +450,12 @@ class SettingsSection(OperationSection):
         enable = self.query_one("#proxy-enable", Switch).value
         url = self.query_one("#proxy-url", Input).value.strip()
         request = validated(form.rows(), lambda: ProxyConfig(enable=enable, proxy_url=url if enable else ""),
-                            fallback=self.status.show_error)
+                            fallback=self.block_status(form).show_error)
         if request is not None:
             shown = redact_url_credentials(request.proxy_url)
             self.call("Set proxy", lambda session: session.set_proxy(request), group="proxy", family="session", busy=form,
-                      status=self.status,
-                      done=lambda _: self.status.show_ok(f"Proxy {'enabled: ' + shown if enable else 'disabled'}."))
+                      status=self.block_status(form),
+                      done=lambda _: self.block_status(form).show_ok(f"Proxy {'enabled: ' + shown if enable else 'disabled'}."))
 
     # -- listener and theme ---------------------------------------------------------------------------------
 
@@ -460,22 +477,17 @@ class SettingsSection(OperationSection):
 
     @work(group="settings-listener", exclusive=True, exit_on_error=False)
     async def _restart_listener(self, host: str, port: int) -> None:
+        status = self.block_status(self.query_one("#listener-form"))
         runtime = self.runtime
-        restart = getattr(runtime, "restart_listener", None)
-        if restart is not None:
-            try:
-                await restart(host, port)
-            except OSError as error:
-                self.status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
-                                       "it keeps running on its old address.")
-                return
+        try:
+            await runtime.restart_listener(host, port)
+        except OSError as error:
+            status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
+                              "it keeps running on its old address.")
+            return
         saved = await self._save_profile(listener_host=host, listener_port=port)
-        where = runtime.listener_address() if runtime.listener is not None else f"{host}:{port}"
-        if restart is None:
-            self.status.show_ok(f"Listener address saved ({host}:{port}); it is used from the next start.")
-        else:
-            self.status.show_ok(f"Listener now on {where}{' and saved to the profile' if saved else ''}. "
-                                "Point the webhooks at it if the gateway should follow.")
+        status.show_ok(f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}. "
+                       "Point the webhooks at it if the gateway should follow.")
 
     @on(Select.Changed, "#theme")
     def change_theme(self, event: Select.Changed) -> None:
@@ -490,6 +502,7 @@ class SettingsSection(OperationSection):
 
     async def _save_profile(self, **changes: Any) -> bool:
         """Save changed fields of a real profile (the sandbox has nothing on disk). False when not saved."""
+        status = self.block_status(self.query_one("#listener-form"))
         runtime = self.runtime
         if runtime.sandbox_mode or runtime.profile is None:
             return False
@@ -499,7 +512,7 @@ class SettingsSection(OperationSection):
         try:
             await asyncio.to_thread(save_profile, updated)
         except (ConfigError, OSError) as error:
-            self.status.show_error(f"Not saved to the profile: {error}")
+            status.show_error(f"Not saved to the profile: {error}")
             return False
         runtime.profile = updated
         return True
