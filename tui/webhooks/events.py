@@ -99,5 +99,8 @@ class StoredEvent:
         return line
 
 
+_RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(EventRecord))  # once, not per stored event
+
+
 def stored(record: EventRecord, event_id: int) -> StoredEvent:
-    return StoredEvent(event_id, *(getattr(record, field.name) for field in dataclasses.fields(EventRecord)))
+    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS))
