@@ -156,7 +156,8 @@ async def disconnected(pilot) -> None:
 
 
 async def rate_limited(pilot) -> None:
-    pilot.app.runtime.sandbox.context.limiter = RateLimiter(0.5)  # one request, then 429 with Retry-After: 2
+    # A frozen clock: one request passes, the next gets 429 with Retry-After: 2 however slow the machine is.
+    pilot.app.runtime.sandbox.context.limiter = RateLimiter(0.5, monotonic=lambda: 0.0)
     await send_text(pilot, "first")
     await send_text(pilot, "second")
 
