@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import tomli_w
@@ -102,14 +104,28 @@ def load_profiles() -> list[Profile]:
         line = _line_of_table(text, name)
         if not isinstance(table, dict):
             raise ConfigError(f"{path}, line {line}: profiles.{name} must be a table")
+        if "name" in table:
+            raise ConfigError(f"{path}, line {line} ([profiles.{name}]): name: unknown setting (the table's name is the profile's)")
         try:
             profiles.append(Profile(name=name, **table))
         except ValidationError as error:
-            problems = "; ".join(_describe(problem) for problem in error.errors())
+            problems = describe_profile_error(error, line_of=lambda key: _line_of_key(text, line, key))
             raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {problems}. The file was left as it is.") from None
-        except TypeError as error:
-            raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {error}") from None
     return profiles
+
+
+def describe_profile_error(error: ValidationError, line_of: Callable[[str], int | None] | None = None) -> str:
+    """`field: rule; field: rule` for a Profile that failed validation; the values themselves are not repeated.
+    With `line_of`, each field also gets the line it is on in the file."""
+    described = []
+    for problem in error.errors():
+        field = ".".join(str(part) for part in problem.get("loc", ())) or "profile"
+        message = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
+        if problem.get("type") == "extra_forbidden":
+            message = "unknown setting"
+        line = line_of(field) if line_of else None
+        described.append(f"{field} (line {line}): {message}" if line else f"{field}: {message}")
+    return "; ".join(described)
 
 
 def save_profile(profile: Profile) -> None:
@@ -132,12 +148,17 @@ def _write(profiles: list[Profile]) -> None:
     path = profiles_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"profiles": {p.name: p.model_dump(exclude={"name"}) for p in profiles}}
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as handle:
-        tomli_w.dump(document, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    # A unique temporary name in the same directory: two writers never share one, and os.replace stays atomic.
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            tomli_w.dump(document, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _line_of_table(text: str, name: str) -> int:
@@ -148,9 +169,12 @@ def _line_of_table(text: str, name: str) -> int:
     return 1
 
 
-def _describe(problem: dict) -> str:
-    field = ".".join(str(part) for part in problem.get("loc", ())) or "profile"
-    message = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
-    if problem.get("type") == "extra_forbidden":
-        message = "unknown setting"
-    return f"{field}: {message}"
+def _line_of_key(text: str, table_line: int, key: str) -> int | None:
+    """The line of `key = …` inside the table that starts at `table_line` (None when not written there)."""
+    pattern = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
+    for number, line in enumerate(text.splitlines()[table_line:], start=table_line + 1):
+        if line.lstrip().startswith("["):
+            return None
+        if pattern.match(line):
+            return number
+    return None

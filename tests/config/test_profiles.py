@@ -58,15 +58,16 @@ def test_invalid_value_names_profile_field_and_line():
     with pytest.raises(ConfigError) as caught:
         config.load_profiles()
     message = str(caught.value)
-    assert "line 6" in message and "[profiles.bad]" in message
-    assert "base_url" in message and "listener_port" in message
+    assert "line 6 ([profiles.bad])" in message
+    assert "base_url (line 7)" in message and "listener_port (line 10)" in message
+    assert "ftp://" not in message  # the rule is named, the value is not echoed
 
 
 def test_unknown_setting_is_reported():
     path = config.profiles_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('[profiles.w]\nbase_url = "https://a.example"\ninstance_id = "1"\nsession_url = "https://b.example"\ntoken = "x"\n')
-    with pytest.raises(ConfigError, match="token: unknown setting"):
+    with pytest.raises(ConfigError, match=r"token \(line 5\): unknown setting"):
         config.load_profiles()
 
 
@@ -86,6 +87,14 @@ def test_profile_rules(changes, field):
         work(**changes)
 
 
+def test_a_name_key_inside_a_table_is_reported_not_a_traceback():
+    path = config.profiles_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[profiles.w]\nname = "x"\nbase_url = "https://a.example"\ninstance_id = "1"\nsession_url = "https://b.example"\n')
+    with pytest.raises(ConfigError, match=r"line 1 \(\[profiles.w\]\): name"):
+        config.load_profiles()
+
+
 def test_save_is_atomic(monkeypatch):
     config.save_profile(work())
     before = config.profiles_path().read_text()
@@ -97,3 +106,4 @@ def test_save_is_atomic(monkeypatch):
     with pytest.raises(OSError):
         config.save_profile(work(name="home"))
     assert config.profiles_path().read_text() == before
+    assert [path.name for path in config.profiles_path().parent.iterdir()] == ["profiles.toml"]  # no temp left
