@@ -13,15 +13,24 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from tui import config
-from tui.api.models import HMAC_KEY_MIN_LENGTH
-from tui.secrets import KeyringUnavailable, SecretName, SecretStore, open_secret_store, secret_sources
+from tui.api.models import HmacKey, field_errors
+from tui.secrets import (
+    InsecureFileSecrets,
+    KeyringUnavailable,
+    SecretName,
+    SecretStore,
+    open_secret_store,
+    secret_sources,
+)
 
 OPTIONAL_SECRETS = {SecretName.HMAC_KEY}
+PROMPT_ATTEMPTS = 3
 EXIT_BAD_INPUT = 2
+EXIT_CANCELLED = 130
 
 
 class _Refused(Exception):
-    """Input the command cannot use; the message says which and why."""
+    """Input the command cannot use; the message says which and why (never a secret's value)."""
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -31,6 +40,12 @@ def run_cli(args: argparse.Namespace) -> int:
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
         print(f"gateway-tui: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"gateway-tui: {getattr(error, 'filename', None) or 'file'}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (KeyboardInterrupt, EOFError):
+        print("\ngateway-tui: cancelled; nothing was saved.", file=sys.stderr)
+        return EXIT_CANCELLED
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -46,47 +61,78 @@ def _add(args: argparse.Namespace) -> int:
             theme=args.theme,
         )
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(map(str, problem['loc']))}: {str(problem['msg']).removeprefix('Value error, ')}"
-            for problem in error.errors()
-        )
-        raise _Refused(f"profile {args.name!r} not saved: {problems}") from None
-    config.load_profiles()  # a broken file stops us here, before any secret is stored
+        raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None
+    config.load_profiles()  # a broken file stops us here, before any secret is asked for or stored
     store = open_secret_store(args.insecure_storage)
-    interactive = sys.stdin.isatty()
-    values = _read_secrets(profile.name, store, interactive=interactive)
-    config.save_profile(profile)
-    for name, value in values.items():
-        store.set(profile.name, name, value)
+    values = _read_secrets(profile.name, store, interactive=sys.stdin.isatty())
+    _store_then_save(profile, store, values)
     where = "a 0600 file (--insecure-storage)" if store.kind == "insecure-file" else "the OS keyring"
-    print(f"Profile {profile.name!r} saved to {config.profiles_path()}; {len(values)} secret(s) stored in {where}.")
+    kept = len(SecretName) - len(values)
+    kept_text = f", {kept} left as they were" if kept else ""
+    print(
+        f"Profile {profile.name!r} saved to {config.profiles_path()}; "
+        f"{len(values)} secret(s) stored in {where}{kept_text}."
+    )
     return 0
 
 
+def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str]) -> None:
+    """Secrets first, then the profile; if either step fails, the secrets go back to what they were."""
+    previous = {name: store.get(profile.name, name) for name in values}
+    try:
+        for name, value in values.items():
+            store.set(profile.name, name, value)
+        config.save_profile(profile)
+    except BaseException:
+        for name, old in {}.items():
+            try:
+                if old is None:
+                    store.delete(profile.name, name)
+                else:
+                    store.set(profile.name, name, old)
+            except KeyringUnavailable:
+                pass  # the original error below says what went wrong with the keyring
+        raise
+
+
 def _read_secrets(profile: str, store: SecretStore, *, interactive: bool) -> dict[SecretName, str]:
-    """The secrets to store: prompted (Enter keeps a stored one) or from the environment. Validated first."""
+    """The secrets to store, validated: prompted (Enter keeps a stored one) or from the environment."""
     values: dict[SecretName, str] = {}
     missing: list[str] = []
     for name in SecretName:
         already = store.get(profile, name) is not None
-        if interactive:
-            hint = "Enter keeps the stored one" if already else ("Enter to skip" if name in OPTIONAL_SECRETS else "required")
-            value = getpass.getpass(f"{name.label} ({hint}): ")
-        else:
-            value = os.environ.get(name.env_var, "")
+        value = _prompt(name, already) if interactive else os.environ.get(name.env_var, "").strip()
         if value:
             values[name] = value
         elif not already and name not in OPTIONAL_SECRETS:
-            missing.append(name.env_var if not interactive else name.label)
+            missing.append(name.label if interactive else name.env_var)
     if missing:
-        how = "set " + ", ".join(missing) if not interactive else "enter " + ", ".join(missing)
+        how = ("enter " if interactive else "set ") + ", ".join(missing)
         raise _Refused(f"profile {profile!r} not saved: missing secrets ({how}).")
     hmac_key = values.get(SecretName.HMAC_KEY)
-    if hmac_key is not None and len(hmac_key) < HMAC_KEY_MIN_LENGTH:
-        raise _Refused(
-            f"profile {profile!r} not saved: the HMAC key must be at least {HMAC_KEY_MIN_LENGTH} characters."
-        )
+    if hmac_key is not None and (problem := _hmac_key_problem(hmac_key)):
+        raise _Refused(f"profile {profile!r} not saved: {SecretName.HMAC_KEY.env_var}: {problem}.")
     return values
+
+
+def _prompt(name: SecretName, already: bool) -> str:
+    """One hidden prompt; an HMAC key that breaks the rule is asked for again, a bounded number of times."""
+    hint = "Enter keeps the stored one" if already else ("Enter to skip" if name in OPTIONAL_SECRETS else "required")
+    for _ in range(PROMPT_ATTEMPTS):
+        value = getpass.getpass(f"{name.label} ({hint}): ").strip()
+        problem = _hmac_key_problem(value) if name is SecretName.HMAC_KEY and value else None
+        if problem is None:
+            return value
+        print(f"  {name.label}: {problem}; try again.", file=sys.stderr)
+    raise _Refused(f"{name.label}: {problem}; nothing was saved.")
+
+
+def _hmac_key_problem(key: str) -> str | None:
+    try:
+        HmacKey(hmac_key=key)
+    except ValidationError as error:
+        return "; ".join(field_errors(error).values()).lower()
+    return None
 
 
 def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -100,7 +146,9 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         store: SecretStore | None = open_secret_store(args.insecure_storage)
         unavailable = ""
     except KeyringUnavailable:
-        store, unavailable = None, " (keyring unavailable: stored secrets cannot be checked)"
+        store = None
+        unavailable = " (no OS keyring here, so stored secrets cannot be checked"
+        unavailable += "; they are in the 0600 file: add --insecure-storage)" if InsecureFileSecrets().path.exists() else ")"
     stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
     for profile in profiles:
         print(f"{profile.name}", file=out)
@@ -116,12 +164,28 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    store = open_secret_store(args.insecure_storage)
+    stores = _stores_holding_secrets(args.insecure_storage)
     removed = config.remove_profile(args.name)
-    for name in SecretName:
-        store.delete(args.name, name)
+    for store in stores:
+        for name in SecretName:
+            store.delete(args.name, name)
     if not removed:
         print(f"No profile named {args.name!r}; any secrets stored under that name were removed.")
         return 1
     print(f"Profile {args.name!r} and its secrets removed.")
     return 0
+
+
+def _stores_holding_secrets(insecure: bool) -> list[SecretStore]:
+    """Every store a profile's secrets may be in: the keyring (required unless --insecure-storage) and the
+    0600 file when it exists, so removing a profile never leaves its secrets behind in either."""
+    stores: list[SecretStore] = []
+    try:
+        stores.append(open_secret_store(False))
+    except KeyringUnavailable:
+        if not insecure:
+            raise
+    file_store = InsecureFileSecrets()
+    if insecure or file_store.path.exists():
+        stores.append(file_store)
+    return stores

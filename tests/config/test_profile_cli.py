@@ -7,10 +7,12 @@ import io
 import keyring
 import pytest
 from keyring.backends import fail
+from keyring.errors import KeyringLocked
 
+from tests.memory_keyring import MemoryKeyring
 from tui import config
 from tui.cli import main
-from tui.secrets import SecretName
+from tui.secrets import InsecureFileSecrets, SecretName
 
 SECRETS = {
     "GATEWAY_TUI_CLIENT_TOKEN": "cli-client-token-0001",
@@ -83,8 +85,6 @@ def test_insecure_storage_opt_in(monkeypatch, memory_keyring):
     set_secrets(monkeypatch)
     assert main(["--insecure-storage", *ADD]) == 0
     assert memory_keyring.entries == {}
-    from tui.secrets import InsecureFileSecrets
-
     assert InsecureFileSecrets().get("work", SecretName.SESSION_TOKEN) == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]
 
 
@@ -96,3 +96,80 @@ def test_updating_a_profile_keeps_stored_secrets(monkeypatch, memory_keyring):
     assert main([*ADD[:-1], "https://wuz2.example.com"]) == 0
     assert config.load_profiles()[0].session_url == "https://wuz2.example.com"
     assert memory_keyring.entries[("gateway-tui", "work:session-token")] == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]
+
+
+class FlakyKeyring(MemoryKeyring):
+    """Refuses the next write of one entry, like a keyring whose unlock prompt was dismissed."""
+
+    refuse_next: str | None = None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        if username == self.refuse_next:
+            self.refuse_next = None
+            raise KeyringLocked("Failed to unlock the collection!")
+        super().set_password(service, username, password)
+
+
+def test_a_keyring_failing_mid_way_leaves_the_old_profile_and_secrets(monkeypatch, capsys):
+    backend = FlakyKeyring()
+    keyring.set_keyring(backend)
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    before_entries, before_file = dict(backend.entries), config.profiles_path().read_text()
+
+    backend.refuse_next = "work:session-token"  # after client and instance tokens were replaced
+    set_secrets(monkeypatch, {name: value + "-new" for name, value in SECRETS.items()})
+    assert main([*ADD[:-1], "https://wuz2.example.com"]) == 2
+    error = capsys.readouterr().err
+    assert "Unlock it" in error and "-new" not in error
+    assert backend.entries == before_entries
+    assert config.profiles_path().read_text() == before_file
+
+
+def test_remove_also_clears_the_insecure_file(monkeypatch, memory_keyring):
+    set_secrets(monkeypatch)
+    assert main(["--insecure-storage", *ADD]) == 0
+    assert main(["profile", "remove", "work"]) == 0  # no flag: the file is cleaned all the same
+    store = InsecureFileSecrets()
+    assert all(store.get("work", name) is None for name in SecretName)
+
+
+def test_remove_without_a_keyring_removes_nothing(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    keyring.set_keyring(fail.Keyring())
+    assert main(["profile", "remove", "work"]) == 2
+    assert "No OS keyring" in capsys.readouterr().err
+    assert [profile.name for profile in config.load_profiles()] == ["work"]
+
+
+def test_invalid_profile_is_named_and_nothing_is_asked(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch)
+    assert main(["profile", "add", "sandbox", "--base-url", "api.example.com", "--instance-id", "1",
+                 "--session-url", "https://wuz.example.com"]) == 2
+    error = capsys.readouterr().err
+    assert "name:" in error and "reserved" in error and "base_url:" in error
+    assert not config.profiles_path().exists() and memory_keyring.entries == {}
+
+
+def test_a_failed_profile_save_puts_the_secrets_back(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch)
+    memory_keyring.entries[("gateway-tui", "work:client-token")] = "the-old-client-token"
+
+    def disk_full(_profile):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(config, "save_profile", disk_full)
+    assert main(ADD) == 2
+    assert "No space left" in capsys.readouterr().err
+    assert memory_keyring.entries == {("gateway-tui", "work:client-token"): "the-old-client-token"}
+
+
+def test_remove_also_clears_an_insecure_file(monkeypatch, memory_keyring):
+    set_secrets(monkeypatch)
+    assert main(["--insecure-storage", *ADD]) == 0
+    from tui.secrets import InsecureFileSecrets
+
+    assert InsecureFileSecrets().get("work", SecretName.CLIENT_TOKEN)
+    assert main(["profile", "remove", "work"]) == 0  # without the flag: both stores are cleared
+    assert all(InsecureFileSecrets().get("work", name) is None for name in SecretName)
