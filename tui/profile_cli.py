@@ -84,7 +84,7 @@ def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[S
             store.set(profile.name, name, value)
         config.save_profile(profile)
     except BaseException:
-        for name, old in {}.items():
+        for name, old in previous.items():
             try:
                 if old is None:
                     store.delete(profile.name, name)

@@ -163,13 +163,3 @@ def test_a_failed_profile_save_puts_the_secrets_back(monkeypatch, memory_keyring
     assert main(ADD) == 2
     assert "No space left" in capsys.readouterr().err
     assert memory_keyring.entries == {("gateway-tui", "work:client-token"): "the-old-client-token"}
-
-
-def test_remove_also_clears_an_insecure_file(monkeypatch, memory_keyring):
-    set_secrets(monkeypatch)
-    assert main(["--insecure-storage", *ADD]) == 0
-    from tui.secrets import InsecureFileSecrets
-
-    assert InsecureFileSecrets().get("work", SecretName.CLIENT_TOKEN)
-    assert main(["profile", "remove", "work"]) == 0  # without the flag: both stores are cleared
-    assert all(InsecureFileSecrets().get("work", name) is None for name in SecretName)
