@@ -1,4 +1,6 @@
-"""One round trip through a real Secret Service: gnome-keyring on a private D-Bus session started here."""
+"""One round trip through a real Secret Service: gnome-keyring on a private D-Bus session that this test starts,
+with a throwaway HOME. `gateway-tui profile add` (the installed console script) stores the secrets; a separate
+Python process reads them back through the Secret Service backend by name, so a silent fallback cannot pass."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -14,58 +17,75 @@ pytestmark = [
     pytest.mark.real_keyring,
     pytest.mark.skipif(
         shutil.which("dbus-run-session") is None or shutil.which("gnome-keyring-daemon") is None,
-        reason="needs dbus-run-session and gnome-keyring-daemon (.ci/run installs them)",
+        reason="needs dbus-run-session and gnome-keyring-daemon (apt-get install gnome-keyring dbus dbus-x11; .ci/run does)",
     ),
 ]
 
+GATEWAY_TUI = Path(sys.executable).with_name("gateway-tui")
 SECRETS = {
     "GATEWAY_TUI_CLIENT_TOKEN": "real-keyring-client-0001",
     "GATEWAY_TUI_INSTANCE_TOKEN": "real-keyring-instance-0002",
     "GATEWAY_TUI_SESSION_TOKEN": "real-keyring-session-0003",
+    "GATEWAY_TUI_HMAC_KEY": "real-keyring-hmac-0004-0123456789abcdef",
 }
 
-# Runs inside the session: `gateway-tui profile add` through the default (real) backend, then reads the
-# entries back through the Secret Service backend explicitly, so a silent fallback cannot pass.
-CHECK = textwrap.dedent(
+READ_BACK = textwrap.dedent(
     """
-    import sys
+    import keyring
     from keyring.backends import SecretService
-    from tui.cli import main
-    code = main(["profile", "add", "work", "--base-url", "https://api.example.com", "--instance-id", "3C01",
-                 "--session-url", "https://wuz.example.com"])
-    assert code == 0, code
+    print("default backend", type(keyring.get_keyring()).__module__)
     backend = SecretService.Keyring()
-    for user in ("work:client-token", "work:instance-token", "work:session-token"):
+    for user in ("work:client-token", "work:instance-token", "work:session-token", "work:hmac-key"):
         print(user, backend.get_password("gateway-tui", user))
-    from tui.secrets import KeyringSecrets, SecretName, open_secret_store
-    store = open_secret_store()
-    assert isinstance(store, KeyringSecrets), store
-    store.delete("work", SecretName.CLIENT_TOKEN)
-    print("after delete", backend.get_password("gateway-tui", "work:client-token"))
     """
 )
+
+# Runs inside the private session: unlock a fresh login keyring (password on stdin, never argv), add the
+# profile with secrets from the environment, read them back, remove the profile, read again.
+SESSION = """
+eval "$(printf 'throwaway\\n' | gnome-keyring-daemon --unlock --components=secrets)"
+"$GATEWAY_TUI" profile add work --base-url https://api.example.com --instance-id 3C01 \
+    --session-url https://wuz.example.com </dev/null || exit 10
+"$PYTHON" "$READ_BACK"
+echo "--- list"
+env -u GATEWAY_TUI_CLIENT_TOKEN -u GATEWAY_TUI_INSTANCE_TOKEN -u GATEWAY_TUI_SESSION_TOKEN \
+    -u GATEWAY_TUI_HMAC_KEY "$GATEWAY_TUI" profile list || exit 11
+"$GATEWAY_TUI" profile remove work || exit 12
+echo "--- after remove"
+"$PYTHON" "$READ_BACK"
+"""
 
 
 def test_profile_secrets_round_trip_through_gnome_keyring(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    script = tmp_path / "check.py"
-    script.write_text(CHECK)
+    read_back = tmp_path / "read_back.py"
+    read_back.write_text(READ_BACK)
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DBUS_", "PYTHON_KEYRING"))}
-    env.update(SECRETS, HOME=str(home), XDG_RUNTIME_DIR=str(tmp_path), XDG_DATA_HOME=str(home / "data"))
-    # The unlock password goes through stdin, never argv.
-    shell = 'eval "$(printf "throwaway\\n" | gnome-keyring-daemon --unlock --components=secrets)"; exec "$0" "$1"'
+    env.update(
+        SECRETS,
+        HOME=str(home),
+        XDG_RUNTIME_DIR=str(tmp_path),
+        XDG_DATA_HOME=str(home / "data"),
+        GATEWAY_TUI=str(GATEWAY_TUI),
+        PYTHON=sys.executable,
+        READ_BACK=str(read_back),
+    )
     result = subprocess.run(
-        ["dbus-run-session", "--", "sh", "-c", shell, sys.executable, str(script)],
+        ["dbus-run-session", "--", "sh", "-c", SESSION],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=90,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    lines = result.stdout.splitlines()
-    assert "work:client-token real-keyring-client-0001" in lines
-    assert "work:instance-token real-keyring-instance-0002" in lines
-    assert "work:session-token real-keyring-session-0003" in lines
-    assert "after delete None" in lines
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    before, rest = result.stdout.split("--- list")
+    listing, after = rest.split("--- after remove")
+    assert "default backend keyring.backends.SecretService" in before
+    for user, variable in (("client-token", "GATEWAY_TUI_CLIENT_TOKEN"), ("instance-token", "GATEWAY_TUI_INSTANCE_TOKEN"),
+                           ("session-token", "GATEWAY_TUI_SESSION_TOKEN"), ("hmac-key", "GATEWAY_TUI_HMAC_KEY")):
+        assert f"work:{user} {SECRETS[variable]}" in before.splitlines()
+        assert f"work:{user} None" in after.splitlines()
+    assert listing.count("set (keyring)") == 4, listing
+    assert not any(value in listing for value in SECRETS.values())
