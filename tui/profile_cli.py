@@ -64,15 +64,15 @@ def _add(args: argparse.Namespace) -> int:
         raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None
     config.load_profiles()  # a broken file stops us here, before any secret is asked for or stored
     store = open_secret_store(args.insecure_storage)
-    values = _read_secrets(profile.name, store, interactive=sys.stdin.isatty())
+    already = {name for name in SecretName if store.get(profile.name, name) is not None}
+    values = _read_secrets(profile.name, already, interactive=sys.stdin.isatty())
     _store_then_save(profile, store, values)
     where = "a 0600 file (--insecure-storage)" if store.kind == "insecure-file" else "the OS keyring"
-    kept = len(SecretName) - len(values)
-    kept_text = f", {kept} left as they were" if kept else ""
-    print(
-        f"Profile {profile.name!r} saved to {config.profiles_path()}; "
-        f"{len(values)} secret(s) stored in {where}{kept_text}."
-    )
+    kept = [name.label for name in SecretName if name in already and name not in values]
+    unset = [name.label for name in SecretName if name not in already and name not in values]
+    notes = ([f"kept as stored: {', '.join(kept)}"] if kept else []) + ([f"not set: {', '.join(unset)}"] if unset else [])
+    parts = [f"Profile {profile.name!r} saved to {config.profiles_path()}", f"{len(values)} secret(s) stored in {where}"]
+    print("; ".join(parts + notes) + ".")
     return 0
 
 
@@ -95,16 +95,15 @@ def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[S
         raise
 
 
-def _read_secrets(profile: str, store: SecretStore, *, interactive: bool) -> dict[SecretName, str]:
+def _read_secrets(profile: str, already: set[SecretName], *, interactive: bool) -> dict[SecretName, str]:
     """The secrets to store, validated: prompted (Enter keeps a stored one) or from the environment."""
     values: dict[SecretName, str] = {}
     missing: list[str] = []
     for name in SecretName:
-        already = store.get(profile, name) is not None
-        value = _prompt(name, already) if interactive else os.environ.get(name.env_var, "").strip()
+        value = _prompt(name, name in already) if interactive else os.environ.get(name.env_var, "").strip()
         if value:
             values[name] = value
-        elif not already and name not in OPTIONAL_SECRETS:
+        elif name not in already and name not in OPTIONAL_SECRETS:
             missing.append(name.label if interactive else name.env_var)
     if missing:
         how = ("enter " if interactive else "set ") + ", ".join(missing)
@@ -144,12 +143,13 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 0
     try:
         store: SecretStore | None = open_secret_store(args.insecure_storage)
-        unavailable = ""
     except KeyringUnavailable:
         store = None
-        unavailable = " (no OS keyring here, so stored secrets cannot be checked"
-        unavailable += "; they are in the 0600 file: add --insecure-storage)" if InsecureFileSecrets().path.exists() else ")"
+        in_file = InsecureFileSecrets().path.exists()
+        print("No OS keyring here, so stored secrets cannot be checked"
+              + ("; some are in the 0600 file: add --insecure-storage." if in_file else "."), file=out)
     stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
+    not_set_label = "not set" if store is not None else "unknown (no keyring)"
     for profile in profiles:
         print(f"{profile.name}", file=out)
         print(f"  instance family  {profile.base_url}  (instance {profile.instance_id})", file=out)
@@ -158,13 +158,16 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
         sources = secret_sources(profile.name, store)
         for name in SecretName:
-            shown = {"stored": stored_label, "environment": "from environment", "not set": "not set"}[sources[name]]
-            print(f"  {name.label:<16} {shown}{unavailable if sources[name] == 'not set' else ''}", file=out)
+            shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
+            print(f"  {name.label:<16} {shown}", file=out)
     return 0
 
 
 def _remove(args: argparse.Namespace) -> int:
-    stores = _stores_holding_secrets(args.insecure_storage)
+    try:
+        stores = _stores_holding_secrets(args.insecure_storage)
+    except KeyringUnavailable as error:
+        raise _Refused(f"profile {args.name!r} not removed (its keyring entries could not be): {error}") from None
     removed = config.remove_profile(args.name)
     for store in stores:
         for name in SecretName:

@@ -88,12 +88,14 @@ def test_insecure_storage_opt_in(monkeypatch, memory_keyring):
     assert InsecureFileSecrets().get("work", SecretName.SESSION_TOKEN) == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]
 
 
-def test_updating_a_profile_keeps_stored_secrets(monkeypatch, memory_keyring):
+def test_updating_a_profile_keeps_stored_secrets(monkeypatch, memory_keyring, capsys):
     set_secrets(monkeypatch)
     assert main(ADD) == 0
     for name in SECRETS:
         monkeypatch.delenv(name)
     assert main([*ADD[:-1], "https://wuz2.example.com"]) == 0
+    summary = capsys.readouterr().out
+    assert "0 secret(s) stored" in summary and "kept as stored: Client-Token, instance token, session token, HMAC key" in summary
     assert config.load_profiles()[0].session_url == "https://wuz2.example.com"
     assert memory_keyring.entries[("gateway-tui", "work:session-token")] == SECRETS["GATEWAY_TUI_SESSION_TOKEN"]
 
@@ -139,7 +141,8 @@ def test_remove_without_a_keyring_removes_nothing(monkeypatch, memory_keyring, c
     assert main(ADD) == 0
     keyring.set_keyring(fail.Keyring())
     assert main(["profile", "remove", "work"]) == 2
-    assert "No OS keyring" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "not removed" in error and "No OS keyring" in error
     assert [profile.name for profile in config.load_profiles()] == ["work"]
 
 
