@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -148,20 +149,29 @@ class InsecureFileSecrets:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
-        data = json.loads(text) if text.strip() else {}
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except json.JSONDecodeError as error:  # the message names the place, never the content
+            raise KeyringUnavailable(
+                f"{self.path}: not valid JSON (line {error.lineno}); fix or delete it, then add the secrets again."
+            ) from None
         return {str(key): str(value) for key, value in data.items()} if isinstance(data, dict) else {}
 
     def _write(self, values: dict[str, str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        # Created 0600 from the start, so the secrets are never readable by others, not even for an instant.
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(values, handle, indent=2, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, self.path)
+        # mkstemp creates it 0600 under a unique name, so the secrets are never readable by others, not even
+        # for an instant, and two writers never share a temporary file.
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(values, handle, indent=2, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
 
 
 def _no_backend_text() -> str:

@@ -85,3 +85,12 @@ def test_secret_store_reprs_show_no_values():
     store = open_secret_store(insecure=True)
     store.set("work", SecretName.CLIENT_TOKEN, "visible-if-leaked")
     assert "visible-if-leaked" not in repr(store)
+
+
+def test_a_broken_insecure_file_is_named_without_its_content(isolated_dirs):
+    store = open_secret_store(insecure=True)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text('{"work:client-token": "half-written-secret')
+    with pytest.raises(KeyringUnavailable) as caught:
+        store.get("work", SecretName.CLIENT_TOKEN)
+    assert str(store.path) in str(caught.value) and "half-written-secret" not in str(caught.value)
