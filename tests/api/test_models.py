@@ -66,7 +66,7 @@ def test_send_operations_take_a_group_jid(jid) -> None:
     assert SendPoll(phone=jid, message="q", poll=[PollOption(name="a"), PollOption(name="b")]).phone == jid
 
 
-@pytest.mark.parametrize("jid", ["120363019502650977-group", "abc@g.us", "120363019502650977@s.whatsapp.net"])
+@pytest.mark.parametrize("jid", ["abc-group", "abc@g.us", "120363019502650977@s.whatsapp.net"])
 def test_send_operations_reject_other_group_forms(jid) -> None:
     assert "group JID like" in problems(SendText, phone=jid, message="hi")["phone"]
 

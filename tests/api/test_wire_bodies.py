@@ -51,7 +51,8 @@ def test_every_client_method_has_a_wire_case() -> None:
     from tui.api.client import InstanceClient, SessionClient
 
     def public_methods(cls: type) -> set[str]:
-        return {name for name in vars(cls) if not name.startswith("_") and callable(getattr(cls, name))}
+        named = {name for name in vars(cls) if not name.startswith("_") and callable(getattr(cls, name))}
+        return named - {"request"}  # the generic path every named method goes through
 
     covered = {case.name for case in INSTANCE_CASES + SESSION_CASES}
     covered |= {name.rsplit("_", 1)[0] for name in covered}  # e.g. set_proxy_disable covers set_proxy

@@ -216,4 +216,4 @@ def test_every_client_method_is_driven_here():
         for name in vars(cls)
         if not name.startswith("_") and callable(getattr(cls, name))
     }
-    assert public == driven
+    assert public - {"request"} == driven  # `request` is the generic path the named methods go through

@@ -39,6 +39,7 @@ from tui.api.models import (
     HmacStatus,
     InviteLink,
     ModifyChat,
+    NoBody,
     OperationResult,
     PrivacyGroupAdd,
     PrivacyLastSeen,
@@ -60,6 +61,19 @@ from tui.api.models import (
     WebhookConfig,
     WebhookUpdate,
 )
+from tui.api.errors import GatewayError
+from tui.api.operations import (
+    OPERATIONS,
+    WUZAPI_WEBHOOK_READ_PATH,
+    Family,
+    InstanceDialect,
+    Operation,
+    OperationId,
+    SessionDialect,
+    WireRequest,
+    merged_wuzapi_webhook,
+    needs_current_webhook,
+)
 from tui.api.redaction import INSTANCE_TOKEN_PLACEHOLDER
 
 __all__ = [
@@ -73,6 +87,7 @@ __all__ = [
 ]
 
 Result = TypeVar("Result", bound=BaseModel)
+Req = TypeVar("Req", bound=Request)
 
 JSON = "application/json"
 
@@ -81,200 +96,218 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _check(request: Request, expected: type[Request]) -> dict[str, Any]:
-    if not isinstance(request, expected):
-        raise TypeError(f"expected {expected.__name__}, got {type(request).__name__}")
-    return request.wire()
+def _row(op_id: OperationId, family: Family) -> Operation[Any, Any]:
+    op = OPERATIONS[op_id]
+    if op.family is not family:
+        raise TypeError(f"{op_id} belongs to the {op.family} family")
+    return op
 
 
 class InstanceClient:
-    """Instance family: `{base_url}/instances/{instanceId}/token/{instanceToken}/...`, header `Client-Token`."""
+    """Instance family: `{base_url}/instances/{instanceId}/token/{instanceToken}/...`, header `Client-Token`.
 
-    def __init__(self, http: GatewayHttp, credentials: InstanceCredentials) -> None:
+    `request(op, model)` sends any instance operation of `tui.api.operations`, written in `dialect`; the
+    named methods below are thin typed wrappers over it.
+    """
+
+    family = Family.INSTANCE
+
+    def __init__(
+        self, http: GatewayHttp, credentials: InstanceCredentials, dialect: InstanceDialect = InstanceDialect.SPEC
+    ) -> None:
         self.http = http
         self.credentials = credentials
+        self.dialect = InstanceDialect(dialect)
         self._redactor = credentials.redactor()
 
     def __repr__(self) -> str:
-        return f"InstanceClient({self.credentials!r})"
+        return f"InstanceClient({self.credentials!r}, dialect={self.dialect.value!r})"
 
     def _prefix(self, token: str) -> str:
         base = self.credentials.base_url.rstrip("/")
         return f"{base}/instances/{_segment(self.credentials.instance_id)}/token/{token}"
 
-    async def _call(
-        self,
-        operation: str,
-        method: str,
-        path: tuple[str, ...],
-        result: type[Result],
-        *,
-        body: dict[str, Any] | None = None,
-        is_read: bool = False,
-    ) -> Result:
-        tail = "/".join(_segment(part) for part in path)
+    async def request(self, op: Operation[Req, Result], request: Req) -> Result:
+        """Send `request` as `op` in this client's dialect. DialectRefusal (nothing sent) when it cannot be said."""
+        _row(op.id, self.family)
+        wire = op.encode(request, self.dialect)
+        return await self._send_wire(op, wire)
+
+    async def _send_wire(self, op: Operation[Any, Result], wire: WireRequest) -> Result:
+        tail = "/".join(_segment(part) for part in wire.path)
+        query = ("?" + urlencode(wire.query)) if wire.query else ""
         return await self.http.call(
             Call(
-                operation=operation,
-                method=method,
-                url=f"{self._prefix(_segment(self.credentials.instance_token))}/{tail}",
-                shown_url=f"{self._prefix(INSTANCE_TOKEN_PLACEHOLDER)}/{tail}",
+                operation=op.id.value,
+                method=op.method,
+                url=f"{self._prefix(_segment(self.credentials.instance_token))}/{tail}{query}",
+                shown_url=f"{self._prefix(INSTANCE_TOKEN_PLACEHOLDER)}/{tail}{query}",
                 headers={"Client-Token": self.credentials.client_token, "Content-Type": JSON},
-                result=result,
+                result=op.result,
                 redactor=self._redactor,
-                body=body,
-                is_read=is_read,
+                body=wire.body,
+                is_read=op.is_read,
             )
         )
 
-    async def _send(self, operation: str, request: Request, expected: type[Request]) -> SendResult:
-        # Sends answer 202 in the spec and 200 in reality; both are accepted. Never retried.
-        return await self._call(operation, "POST", (operation,), SendResult, body=_check(request, expected))
+    async def _op(self, op_id: OperationId, request: Request) -> Any:
+        return await self.request(OPERATIONS[op_id], request)
 
-    # -- sends (202 or 200 with messageId / id / zaapId) -------------------------------------------
+    # -- sends (202 or 200 with messageId / id / zaapId); never retried ------------------------------------
 
     async def send_text(self, request: SendText) -> SendResult:
-        return await self._send("send-text", request, SendText)
+        return await self._op(OperationId.SEND_TEXT, request)
 
     async def send_button_actions(self, request: SendButtonActions) -> SendResult:
-        return await self._send("send-button-actions", request, SendButtonActions)
+        return await self._op(OperationId.SEND_BUTTON_ACTIONS, request)
 
     async def send_button_list(self, request: SendButtonList) -> SendResult:
-        return await self._send("send-button-list", request, SendButtonList)
+        return await self._op(OperationId.SEND_BUTTON_LIST, request)
 
     async def send_link(self, request: SendLink) -> SendResult:
-        return await self._send("send-link", request, SendLink)
+        return await self._op(OperationId.SEND_LINK, request)
 
     async def send_poll(self, request: SendPoll) -> SendResult:
-        return await self._send("send-poll", request, SendPoll)
+        return await self._op(OperationId.SEND_POLL, request)
 
     async def send_location(self, request: SendLocation) -> SendResult:
-        return await self._send("send-location", request, SendLocation)
+        return await self._op(OperationId.SEND_LOCATION, request)
 
     async def send_sticker(self, request: SendSticker) -> SendResult:
-        return await self._send("send-sticker", request, SendSticker)
+        return await self._op(OperationId.SEND_STICKER, request)
 
     async def forward_message(self, request: ForwardMessage) -> SendResult:
-        return await self._send("forward-message", request, ForwardMessage)
+        return await self._op(OperationId.FORWARD_MESSAGE, request)
 
     # -- privacy, groups, communities, chats, profile, catalog, webhook ----------------------------
 
     async def set_privacy_group_add(self, request: PrivacyGroupAdd) -> OperationResult:
-        body = _check(request, PrivacyGroupAdd)
-        return await self._call("privacy/group-add", "POST", ("privacy", "group-add"), OperationResult, body=body)
+        return await self._op(OperationId.PRIVACY_GROUP_ADD, request)
 
     async def set_privacy_last_seen(self, request: PrivacyLastSeen) -> OperationResult:
-        body = _check(request, PrivacyLastSeen)
-        return await self._call("privacy/last-seen", "POST", ("privacy", "last-seen"), OperationResult, body=body)
+        return await self._op(OperationId.PRIVACY_LAST_SEEN, request)
 
     async def add_participant(self, request: AddParticipant) -> AddParticipantResult:
-        body = _check(request, AddParticipant)
-        return await self._call("add-participant", "POST", ("add-participant",), AddParticipantResult, body=body)
+        return await self._op(OperationId.ADD_PARTICIPANT, request)
 
     async def update_group_name(self, request: UpdateGroupName) -> OperationResult:
-        body = _check(request, UpdateGroupName)
-        return await self._call("update-group-name", "POST", ("update-group-name",), OperationResult, body=body)
+        return await self._op(OperationId.UPDATE_GROUP_NAME, request)
 
     async def group_metadata(self, group_id: str) -> GroupMetadata:
         """Raises pydantic's ValidationError naming GROUP_PHONE_NUMBER unless `group_id` is `<digits>-group`."""
-        query = GroupMetadataQuery(GROUP_PHONE_NUMBER=group_id)
-        return await self._call(
-            "group-metadata", "GET", ("group-metadata", query.GROUP_PHONE_NUMBER), GroupMetadata, is_read=True
-        )
+        return await self._op(OperationId.GROUP_METADATA, GroupMetadataQuery(GROUP_PHONE_NUMBER=group_id))
 
     async def add_admin(self, request: AddAdmin) -> OperationResult:
-        body = _check(request, AddAdmin)
-        return await self._call("add-admin", "POST", ("add-admin",), OperationResult, body=body)
+        return await self._op(OperationId.ADD_ADMIN, request)
 
     async def redefine_invitation_link(self, request: RedefineInvitationLink) -> InviteLink:
-        body = _check(request, RedefineInvitationLink)
-        path = ("redefine-invitation-link", request.communityId)
-        return await self._call("redefine-invitation-link", "POST", path, InviteLink, body=body)
+        return await self._op(OperationId.REDEFINE_INVITATION_LINK, request)
 
     async def modify_chat(self, request: ModifyChat) -> OperationResult:
-        body = _check(request, ModifyChat)
-        return await self._call("modify-chat", "POST", ("modify-chat",), OperationResult, body=body)
+        return await self._op(OperationId.MODIFY_CHAT, request)
 
     async def set_profile_description(self, request: ProfileDescription) -> OperationResult:
-        body = _check(request, ProfileDescription)
-        return await self._call("profile-description", "PUT", ("profile-description",), OperationResult, body=body)
+        return await self._op(OperationId.PROFILE_DESCRIPTION, request)
 
     async def product(self, product_id: str) -> Product:
-        query = ProductQuery(PRODUCT_ID=product_id)
-        return await self._call("products", "GET", ("products", query.PRODUCT_ID), Product, is_read=True)
+        return await self._op(OperationId.PRODUCTS, ProductQuery(PRODUCT_ID=product_id))
 
     async def set_delivery_webhook(self, request: DeliveryWebhook) -> OperationResult:
-        body = _check(request, DeliveryWebhook)
-        path = ("update-webhook-delivery",)
-        return await self._call("update-webhook-delivery", "PUT", path, OperationResult, body=body)
+        return await self._op(OperationId.UPDATE_WEBHOOK_DELIVERY, request)
 
     async def status(self) -> ConnectionStatus:
-        return await self._call("status", "GET", ("status",), ConnectionStatus, is_read=True)
+        return await self._op(OperationId.STATUS, NoBody())
 
 
 class SessionClient:
-    """Session family: `{base_url}/session/...`, `/group/...`, `/chat/send/contact`, `/webhook`; header `token`."""
+    """Session family: `{base_url}/session/...`, `/group/...`, `/chat/send/contact`, `/webhook`; header `token`.
 
-    def __init__(self, http: GatewayHttp, credentials: SessionCredentials) -> None:
+    In the `wuzapi` dialect a partial webhook update first reads the current configuration (GET /webhook) and
+    sends the merged whole, because WuzAPI's PUT zeroes every field it is not sent.
+    """
+
+    family = Family.SESSION
+
+    def __init__(
+        self, http: GatewayHttp, credentials: SessionCredentials, dialect: SessionDialect = SessionDialect.SPEC
+    ) -> None:
         self.http = http
         self.credentials = credentials
+        self.dialect = SessionDialect(dialect)
         self._redactor = credentials.redactor()
 
     def __repr__(self) -> str:
-        return f"SessionClient({self.credentials!r})"
+        return f"SessionClient({self.credentials!r}, dialect={self.dialect.value!r})"
 
-    async def _call(
-        self,
-        method: str,
-        path: str,
-        result: type[Result],
-        *,
-        body: dict[str, Any] | None = None,
-        query: dict[str, str] | None = None,
-        is_read: bool = False,
+    async def request(self, op: Operation[Req, Result], request: Req) -> Result:
+        _row(op.id, self.family)
+        wire = op.encode(request, self.dialect)
+        if op.id is OperationId.WEBHOOK and self.dialect is SessionDialect.WUZAPI:
+            assert isinstance(request, WebhookUpdate)
+            if needs_current_webhook(request):
+                current = await self._current_webhook()
+                wire = WireRequest(wire.path, merged_wuzapi_webhook(request, current), wire.query)
+        return await self._send_wire(op.id.value, op.method, wire, op.result, is_read=op.is_read)
+
+    async def _current_webhook(self) -> WebhookConfig:
+        try:
+            return await self._send_wire(
+                "webhook (read before a partial update)", "GET", WireRequest(WUZAPI_WEBHOOK_READ_PATH, None),
+                WebhookConfig, is_read=True,
+            )
+        except GatewayError as error:
+            raise type(error)(
+                "Not sent: WuzAPI's PUT /webhook blanks every field it is not given, so a partial update needs "
+                f"the current configuration, and reading it (GET /webhook) failed: {error.message}. "
+                "Give webhook, events and active together to update without reading.",
+                status=error.status,
+                body=error.body,
+            ) from None
+
+    async def _send_wire(
+        self, operation: str, method: str, wire: WireRequest, result: type[Result], *, is_read: bool
     ) -> Result:
-        url = self.credentials.base_url.rstrip("/") + path
-        if query:
-            url += "?" + urlencode(query)
+        url = self.credentials.base_url.rstrip("/") + "/" + "/".join(wire.path)
+        if wire.query:
+            url += "?" + urlencode(wire.query)
         return await self.http.call(
             Call(
-                operation=f"{method} {path}",
+                operation=operation,
                 method=method,
                 url=url,
                 shown_url=url,
                 headers={"token": self.credentials.token, "Content-Type": JSON},
                 result=result,
                 redactor=self._redactor,
-                body=body,
+                body=wire.body,
                 is_read=is_read,
             )
         )
 
+    async def _op(self, op_id: OperationId, request: Request) -> Any:
+        return await self.request(OPERATIONS[op_id], request)
+
     async def set_hmac_key(self, request: HmacKey) -> Details:
-        return await self._call("POST", "/session/hmac/config", Details, body=_check(request, HmacKey))
+        return await self._op(OperationId.HMAC_SET, request)
 
     async def hmac_status(self) -> HmacStatus:
         """`configured` is False when WuzAPI answers `{"hmac_key": ""}` or a bare `""`."""
-        return await self._call("GET", "/session/hmac/config", HmacStatus, is_read=True)
+        return await self._op(OperationId.HMAC_STATUS, NoBody())
 
     async def delete_hmac_key(self) -> Details:
-        return await self._call("DELETE", "/session/hmac/config", Details)
+        return await self._op(OperationId.HMAC_DELETE, NoBody())
 
     async def set_proxy(self, request: ProxyConfig) -> Details:
-        return await self._call("POST", "/session/proxy", Details, body=_check(request, ProxyConfig))
+        return await self._op(OperationId.PROXY, request)
 
     async def group_info(self, request: GroupInfoRequest) -> GroupInfo:
-        # The spec puts GroupJID in a GET body; the real WuzAPI reads only the `groupJID` query parameter.
-        body = _check(request, GroupInfoRequest)
-        return await self._call(
-            "GET", "/group/info", GroupInfo, body=body, query={"groupJID": request.GroupJID}, is_read=True
-        )
+        return await self._op(OperationId.GROUP_INFO, request)
 
     async def create_group(self, request: GroupCreate) -> GroupInfo:
-        return await self._call("POST", "/group/create", GroupInfo, body=_check(request, GroupCreate))
+        return await self._op(OperationId.GROUP_CREATE, request)
 
     async def send_contact(self, request: ContactCard) -> ContactSent:
-        return await self._call("POST", "/chat/send/contact", ContactSent, body=_check(request, ContactCard))
+        return await self._op(OperationId.SEND_CONTACT, request)
 
     async def update_webhook(self, request: WebhookUpdate) -> WebhookConfig:
-        return await self._call("PUT", "/webhook", WebhookConfig, body=_check(request, WebhookUpdate))
+        return await self._op(OperationId.WEBHOOK, request)

@@ -32,11 +32,16 @@ from pydantic import (
 
 _PHONE = re.compile(r"\d{10,15}")
 _GROUP_SEND_JID = re.compile(r"\d+(?:-\d+)?@g\.us")
+# Sends and modify-chat take either group form; the dialect writes the one its gateway expects.
+_GROUP_RECIPIENT = re.compile(r"\d+(?:-\d+)?(?:@g\.us|-group)")
 _GROUP_ID = re.compile(r"\d+(?:-\d+)?-group")
 _COMMUNITY_ID = re.compile(r"\d+")
 
 PHONE_RULE = "digits only with country code, 10 to 15 digits, e.g. 5511999999999 (no +, spaces or punctuation)"
-RECIPIENT_RULE = "a phone number with country code (digits only, e.g. 5511999999999) or a group JID like 120363019502650977@g.us"
+RECIPIENT_RULE = (
+    "a phone number with country code (digits only, e.g. 5511999999999) or a group JID like "
+    "120363019502650977@g.us (or 120363019502650977-group)"
+)
 GROUP_ID_RULE = "a group id like 120363019502650977-group"
 GROUP_JID_RULE = "a group JID like 120363019502650977@g.us"
 COMMUNITY_ID_RULE = "a community id: digits only, e.g. 120363186053925765"
@@ -83,7 +88,7 @@ HttpUrl = Annotated[str, AfterValidator(_http_url)]
 
 
 def _recipient(value: str) -> str:
-    if _PHONE.fullmatch(value) or _GROUP_SEND_JID.fullmatch(value):
+    if _PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value):
         return value
     raise ValueError(f"must be {RECIPIENT_RULE}")
 
@@ -93,7 +98,7 @@ def is_phone(value: str) -> bool:
 
 
 def is_recipient(value: str) -> bool:
-    return bool(_PHONE.fullmatch(value) or _GROUP_SEND_JID.fullmatch(value))
+    return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value))
 
 
 def field_errors(error: ValidationError) -> dict[str, str]:
@@ -175,6 +180,10 @@ class Request(BaseModel):
 
 
 DelayMs = Annotated[int, Field(ge=0, description="milliseconds to wait before sending")]
+
+
+class NoBody(Request):
+    """Operations that take nothing (status reads, HMAC status and removal)."""
 
 
 class SendText(Request):
@@ -529,10 +538,21 @@ class OperationResult(Response):
         flag = self.success if self.success is not None else self.value
         return flag is not False
 
+    @property
+    def refusal(self) -> str:
+        """How the gateway said no, in its own terms: `success: false` or Z-API's `value: false`."""
+        return "success: false" if self.success is False else "value: false"
+
 
 class AddParticipantResult(OperationResult):
+    """The spec's `{success, added, failed}`; Z-API answers only `{value: true}` (`lists_reported` is False)."""
+
     added: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
+
+    @property
+    def lists_reported(self) -> bool:
+        return bool({"added", "failed"} & self.model_fields_set)
 
     @field_validator("added", "failed", mode="before")
     @classmethod

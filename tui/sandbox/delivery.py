@@ -7,8 +7,14 @@ For each accepted send, in order and `delay` seconds apart:
    is set, `active` and subscribed to its kind: `ReadReceipt` (the recipient read it), `ChatPresence`
    (the recipient is typing) and, for send-button-actions, a `Message` whose text is the first button's.
 
+In the Z-API instance dialect step 1 becomes Z-API's callbacks, never signed (Z-API has no signing): the
+`DeliveryCallback`, then `MessageStatusCallback` RECEIVED and READ, `PresenceChatCallback` COMPOSING and, for
+send-button-actions, a `ReceivedCallback` with `buttonsResponseMessage`; each goes to its own URL (Z-API's
+`update-webhook-*` calls), falling back to the delivery URL while that is unset. In the WuzAPI session dialect
+step 2 is written as WuzAPI 71df569 writes it (form by default, Go's key order).
+
 Configuration is read when each event fires, so turning `active` off stops the events still to come.
-Every body is signed with the HMAC key of operation 17 when one is set, over the exact bytes sent.
+Every other body is signed with the HMAC key of operation 17 when one is set, over the exact bytes sent.
 Deliveries are best effort: a target that is down or answers non-2xx gets a few retries with a growing
 pause, then the event is dropped without a word (its URL and body stay out of every log).
 """
@@ -23,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.events import (
     JSON_CONTENT_TYPE,
     Peer,
@@ -30,7 +37,13 @@ from tui.sandbox.events import (
     chat_presence,
     delivery_callback,
     encode_session_event,
+    encode_wuzapi_event,
     read_receipt,
+    zapi_button_reply,
+    zapi_delivery,
+    zapi_json,
+    zapi_message_status,
+    zapi_presence,
 )
 from tui.sandbox.state import SandboxState, SentMessage
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
@@ -51,8 +64,12 @@ class Deliverer:
         attempts: int = 3,
         retry_delay: float = 0.2,
         timeout: float = 5.0,
+        instance_dialect: InstanceDialect = InstanceDialect.SPEC,
+        session_dialect: SessionDialect = SessionDialect.SPEC,
     ) -> None:
         self.state = state
+        self.instance_dialect = instance_dialect
+        self.session_dialect = session_dialect
         self.instance_id = instance_id
         self.webhook_format = webhook_format
         self.clock = clock
@@ -101,11 +118,44 @@ class Deliverer:
 
     async def _deliver(self, sent: SentMessage, peer: Peer) -> None:
         await asyncio.sleep(self.delay)
+        if self.instance_dialect is InstanceDialect.ZAPI:
+            delivered = await self._zapi_callbacks(sent)
+        else:
+            delivered = await self._spec_delivery(sent)
+        if delivered:
+            await self._session_events(sent, peer)
+
+    async def _spec_delivery(self, sent: SentMessage) -> bool:
+        """The spec's one delivery notification, signed like every spec webhook; False when the send failed."""
         if self.state.delivery_url:
             body = delivery_callback(self.instance_id, sent, self.clock())
             await self._post(self.state.delivery_url, body, JSON_CONTENT_TYPE)
+        return sent.failure is None
+
+    async def _zapi_callbacks(self, sent: SentMessage) -> bool:
+        """Z-API's callbacks of one send, unsigned; False when the send failed (nothing else follows)."""
+        if self.state.delivery_url:
+            await self._post(self.state.delivery_url, zapi_json(zapi_delivery(self.instance_id, sent, self.clock())),
+                             JSON_CONTENT_TYPE, signed=False)
         if sent.failure:
-            return
+            return False
+        callbacks: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+            ("message-status", lambda: zapi_message_status(self.instance_id, sent, "RECEIVED", self.clock())),
+            ("message-status", lambda: zapi_message_status(self.instance_id, sent, "READ", self.clock())),
+            ("chat-presence", lambda: zapi_presence(self.instance_id, sent)),
+        ]
+        if sent.first_button_text is not None:
+            callbacks.append(
+                ("received", lambda: zapi_button_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
+            )
+        for kind, build in callbacks:
+            await asyncio.sleep(self.delay)
+            url = self.state.zapi_callback_urls.get(kind) or self.state.delivery_url
+            if url and self.state.connected:
+                await self._post(url, zapi_json(build()), JSON_CONTENT_TYPE, signed=False)
+        return True
+
+    async def _session_events(self, sent: SentMessage, peer: Peer) -> None:
         events: list[tuple[str, Callable[[], dict[str, Any]]]] = [
             ("ReadReceipt", lambda: read_receipt(peer, sent.message_id, self.clock())),
             ("ChatPresence", lambda: chat_presence(peer)),
@@ -119,15 +169,16 @@ class Deliverer:
             webhook = self.state.session_webhook
             if not self.state.connected or not webhook.wants(kind):
                 continue
-            body, content_type = encode_session_event(
+            encode = encode_wuzapi_event if self.session_dialect is SessionDialect.WUZAPI else encode_session_event
+            body, content_type = encode(
                 build(), webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id
             )
             await self._post(webhook.url, body, content_type)
 
-    async def _post(self, url: str, body: bytes, content_type: str) -> bool:
+    async def _post(self, url: str, body: bytes, content_type: str, *, signed: bool = True) -> bool:
         headers = {"Content-Type": content_type}
         key = self.state.hmac_key
-        if key:
+        if key and signed:
             headers[SIGNATURE_HEADER] = sign(key, body)
         assert self._client is not None
         for attempt in range(self.attempts):

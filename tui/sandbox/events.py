@@ -17,7 +17,13 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from tui.sandbox.state import SandboxState, SentMessage, group_digits, is_group_jid, user_jid
+from tui.sandbox.state import (
+    SandboxState,
+    SentMessage,
+    group_digits,
+    is_group_jid,
+    user_jid,
+)
 from tui.sandbox.wire import iso
 
 JSON_CONTENT_TYPE = "application/json"
@@ -111,9 +117,14 @@ def button_reply(peer: Peer, own_phone: str, sent: SentMessage, reply_id: str, n
             },
         }
     }
+    return incoming_message(peer, reply_id, content, now)
+
+
+def incoming_message(peer: Peer, message_id: str, content: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A whatsmeow `events.Message` from `peer` (wuzapi.md §4.3), `content` being its protobuf Message."""
     info = {
         **peer.source(),
-        "ID": reply_id,
+        "ID": message_id,
         "ServerID": 0,
         "Type": "text",
         "PushName": peer.push_name,
@@ -164,3 +175,119 @@ def encode_session_event(
         fields = sorted({"instanceName": instance_name, "jsonData": go_json(payload), "userID": user_id}.items())
         return urlencode(fields).encode("ascii"), FORM_CONTENT_TYPE
     return go_json({**payload, "instanceName": instance_name, "userID": user_id}).encode("utf-8"), JSON_CONTENT_TYPE
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# WuzAPI's exact form body: Go marshals `postmap` (a map, so its keys sorted) around the whatsmeow event struct
+# (a struct, so its fields in declaration order, which the builders above keep). JSON mode instead parses that
+# back into a generic map and re-encodes it, which sorts every level: `go_json` above.
+
+
+def go_json_struct_order(payload: dict[str, Any]) -> str:
+    """`json.Marshal(postmap)`: top-level keys sorted, nested objects in the order they were built."""
+    text = json.dumps({key: payload[key] for key in sorted(payload)}, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in _GO_ESCAPES.items():
+        text = text.replace(raw, escaped)
+    return text
+
+
+def encode_wuzapi_event(
+    payload: dict[str, Any], *, webhook_format: str, instance_name: str, user_id: str
+) -> tuple[bytes, str]:
+    """(body, content type) as WuzAPI 71df569 sends them; form is its default (`WEBHOOK_FORMAT` unset)."""
+    if webhook_format == "form":
+        fields = [("instanceName", instance_name), ("jsonData", go_json_struct_order(payload)), ("userID", user_id)]
+        return urlencode(fields).encode("ascii"), FORM_CONTENT_TYPE
+    return go_json({**payload, "instanceName": instance_name, "userID": user_id}).encode("utf-8"), JSON_CONTENT_TYPE
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Z-API callbacks (research/zapi.md §5): unsigned JSON, `momment` in epoch milliseconds, groups as `-group`.
+
+
+def zapi_phone(recipient: str) -> str:
+    return f"{group_digits(recipient)}-group" if is_group_jid(recipient) else recipient
+
+
+def _millis(now: datetime) -> int:
+    return int(now.timestamp() * 1000)
+
+
+def zapi_json(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def zapi_delivery(instance_id: str, sent: SentMessage, now: datetime) -> dict[str, Any]:
+    """`DeliveryCallback` (§5.1): handed to WhatsApp, or `error` when it failed."""
+    payload: dict[str, Any] = {
+        "type": "DeliveryCallback",
+        "instanceId": instance_id,
+        "phone": zapi_phone(sent.recipient),
+        "zaapId": zaap_id(sent.message_id),
+        "messageId": sent.message_id,
+        "momment": _millis(now),
+    }
+    if sent.failure:
+        payload["error"] = sent.failure
+    return payload
+
+
+def zapi_message_status(instance_id: str, sent: SentMessage, status: str, now: datetime) -> dict[str, Any]:
+    """`MessageStatusCallback` (§5.2): `ids` is a list, status one of SENT, RECEIVED, READ, READ_BY_ME, PLAYED."""
+    return {
+        "type": "MessageStatusCallback",
+        "instanceId": instance_id,
+        "status": status,
+        "ids": [sent.message_id],
+        "momment": _millis(now),
+        "phoneDevice": 0,
+        "phone": zapi_phone(sent.recipient),
+        "isGroup": is_group_jid(sent.recipient),
+    }
+
+
+def zapi_presence(instance_id: str, sent: SentMessage, status: str = "COMPOSING") -> dict[str, Any]:
+    """`PresenceChatCallback` (§5.4): the recipient typing."""
+    return {
+        "type": "PresenceChatCallback",
+        "instanceId": instance_id,
+        "phone": zapi_phone(sent.recipient),
+        "status": status,
+        "lastSeen": None,
+    }
+
+
+def zapi_button_reply(
+    instance_id: str, state: SandboxState, sent: SentMessage, reply_id: str, now: datetime
+) -> dict[str, Any]:
+    """`ReceivedCallback` (§5.3) with `buttonsResponseMessage`: the recipient pressed the first REPLY button."""
+    peer = Peer.of(state, sent.recipient)
+    sender = peer.sender.partition("@")[0]
+    group = state.group(sent.recipient) if is_group_jid(sent.recipient) else None
+    return {
+        "isStatusReply": False,
+        "chatLid": None,
+        "connectedPhone": state.own_phone,
+        "waitingMessage": False,
+        "isEdit": False,
+        "isGroup": peer.is_group,
+        "isNewsletter": False,
+        "instanceId": instance_id,
+        "messageId": reply_id,
+        "phone": zapi_phone(sent.recipient),
+        "fromMe": False,
+        "momment": _millis(now),
+        "status": "RECEIVED",
+        "chatName": group.name if group else peer.push_name,
+        "senderPhoto": None,
+        "senderName": peer.push_name,
+        "photo": None,
+        "broadcast": False,
+        "participantPhone": sender if peer.is_group else None,
+        "participantLid": None,
+        "referenceMessageId": sent.message_id,
+        "forwarded": False,
+        "type": "ReceivedCallback",
+        "fromApi": False,
+        "buttonsResponseMessage": {"buttonId": sent.first_button_id or "1", "message": sent.first_button_text or ""},
+    }

@@ -19,13 +19,17 @@ from datetime import datetime
 
 from aiohttp import web
 
+from tui.api.operations import Family, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
+from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
 from tui.sandbox.events import WEBHOOK_FORMATS
-from tui.sandbox.instance_api import InstanceApi
+from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.session_api import SessionApi
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
+from tui.sandbox.wuzapi_api import WuzapiSessionApi
+from tui.sandbox.zapi_api import ZapiInstanceApi
 
 INSTANCE_TOKEN_ENV = "GATEWAY_TUI_INSTANCE_TOKEN"
 CLIENT_TOKEN_ENV = "GATEWAY_TUI_CLIENT_TOKEN"
@@ -72,13 +76,18 @@ class SandboxGateway:
         host: str = "127.0.0.1",
         port: int = 0,
         rate_limit: float | None = None,
-        webhook_format: str = "json",
+        webhook_format: str | None = None,
+        instance_dialect: InstanceDialect = InstanceDialect.SPEC,
+        session_dialect: SessionDialect = SessionDialect.SPEC,
         clock: Callable[[], datetime] | None = None,
         id_factory: Callable[[], str] | None = None,
         delivery_delay: float = 0.05,
         delivery_retry_delay: float = 0.2,
         state: SandboxState | None = None,
     ) -> None:
+        instance_dialect, session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
+        if webhook_format is None:
+            webhook_format = default_webhook_format(session_dialect)
         if webhook_format not in WEBHOOK_FORMATS:
             raise ValueError(f"webhook_format must be one of {', '.join(WEBHOOK_FORMATS)}")
         if rate_limit is not None and rate_limit <= 0:
@@ -87,6 +96,9 @@ class SandboxGateway:
             if not value:
                 raise ValueError(f"{name} must not be empty")
         self.host = host
+        self.instance_dialect = instance_dialect
+        self.session_dialect = session_dialect
+        self.webhook_format = webhook_format
         self._requested_port = port
         self.state = state if state is not None else seed_demo_state()
         self.clock = clock or local_now
@@ -99,6 +111,8 @@ class SandboxGateway:
             new_id=self.id_factory,
             delay=delivery_delay,
             retry_delay=delivery_retry_delay,
+            instance_dialect=instance_dialect,
+            session_dialect=session_dialect,
         )
         self.context = Context(
             state=self.state,
@@ -134,8 +148,18 @@ class SandboxGateway:
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[_json_errors])
-        app.add_routes(InstanceApi(self.context).routes())
-        app.add_routes(SessionApi(self.context).routes())
+        if self.instance_dialect is InstanceDialect.ZAPI:
+            zapi = ZapiInstanceApi(self.context)
+            app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))
+            app.add_routes(zapi.extra_routes(INSTANCE_PREFIX))
+        else:
+            app.add_routes(InstanceApi(self.context).routes())
+        if self.session_dialect is SessionDialect.WUZAPI:
+            wuzapi = WuzapiSessionApi(self.context)
+            app.add_routes(_operation_routes(wuzapi.handlers(), Family.SESSION, ""))
+            app.add_routes(wuzapi.extra_routes())
+        else:
+            app.add_routes(SessionApi(self.context).routes())
         return app
 
     async def start(self) -> None:
@@ -176,6 +200,20 @@ class SandboxGateway:
         self.deliveries.after_send(sent)
 
 
+def _operation_routes(
+    handlers: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]], family: Family, prefix: str
+) -> list[web.RouteDef]:
+    """One route per operation of `family`, from the operations table; a missing handler is a programming error."""
+    routes = []
+    for op in all_operations():
+        if op.family is family:
+            handler = handlers.get(op.id)
+            if handler is None:
+                raise LookupError(f"the sandbox has no {op.id} handler")
+            routes.append(web.route(op.method, f"{prefix}/{op.path}", handler))
+    return routes
+
+
 # ---------------------------------------------------------------------------------------------
 # Foreground command
 
@@ -199,6 +237,8 @@ async def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         rate_limit=args.rate,
         webhook_format=args.webhook_format,
+        instance_dialect=InstanceDialect(args.instance_dialect),
+        session_dialect=SessionDialect(args.session_dialect),
     )
     try:
         await gateway.start()
@@ -236,7 +276,8 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
     ]
     if args.rate:
         lines.append(f"  rate limit:      {args.rate:g} requests/s")
-    lines.append(f"  session webhook format: {args.webhook_format}")
+    lines.append(f"  instance dialect: {gateway.instance_dialect}   session dialect: {gateway.session_dialect}")
+    lines.append(f"  session webhook format: {gateway.webhook_format}")
     return "\n".join(lines)
 
 

@@ -171,6 +171,7 @@ class SentMessage:
     operation: str  # e.g. "send-text", "chat/send/contact"
     text: str = ""
     first_button_text: str | None = None  # send-button-actions: what the simulated recipient presses
+    first_button_id: str | None = None  # and that button's id (Z-API's buttonsResponseMessage.buttonId)
     failure: str | None = None  # set when the network would refuse it; reported by the delivery notification
 
 
@@ -187,6 +188,8 @@ class SandboxState:
     chats: dict[str, Chat]
     connected: bool = True
     delivery_url: str = ""  # operation 16
+    # Z-API's other callback URLs by kind ("received", "message-status", "chat-presence"); zapi dialect only
+    zapi_callback_urls: dict[str, str] = field(default_factory=dict)
     session_webhook: SessionWebhook = field(default_factory=SessionWebhook)  # operation 24
     hmac_key: str | None = None  # operations 17-19; never logged or returned
     proxy_enabled: bool = False

@@ -1,0 +1,300 @@
+"""One literal wire case per operation x dialect: the request as the app builds it (spec field names), and the
+JSON the dialect must put on the wire, written by hand from the spec (§4) and the research notes
+(research/zapi.md §2-§3, research/wuzapi.md §2), never produced by the models or the encoders.
+
+`reply` is an answer shape the research shows that gateway sending; `check` what the typed result must say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tests.api.conftest import HMAC_SECRET
+from tui.api import models as m
+from tui.api.operations import Dialect, InstanceDialect, OperationId, SessionDialect
+
+SPEC, ZAPI = InstanceDialect.SPEC, InstanceDialect.ZAPI
+SSPEC, WUZAPI = SessionDialect.SPEC, SessionDialect.WUZAPI
+
+SENT_SPEC = (202, {"messageId": "3EB0MSG", "id": "3EB0MSG"})
+SENT_ZAPI = (200, {"zaapId": "ZAAP1", "messageId": "3EB0MSG", "id": "3EB0MSG"})
+SUCCESS = (200, {"success": True})
+VALUE_TRUE = (200, {"value": True})
+VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL:+5511988887777\nEND:VCARD\n"
+GROUP_INFO = {"JID": "120363019502650977@g.us", "Name": "Team", "OwnerJID": "5511999999999@s.whatsapp.net",
+              "GroupCreated": "2024-03-01T10:00:00-03:00",
+              "Participants": [{"JID": "5511999999999@s.whatsapp.net", "IsAdmin": True, "IsSuperAdmin": True}]}
+
+
+@dataclass(frozen=True)
+class WireCase:
+    op: OperationId
+    dialect: Dialect
+    request: Callable[[], m.Request]
+    method: str
+    path: str  # after the family prefix, as sent (percent-encoded)
+    body: Any  # literal JSON; None when no body is sent
+    reply: tuple[int, Any]
+    check: Callable[[Any], bool]
+    query: dict[str, str] | None = None
+    name: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.op.value}[{self.dialect.value}]{('-' + self.name) if self.name else ''}"
+
+
+def _sent(result: Any) -> bool:
+    return result.message_id == "3EB0MSG"
+
+
+def _buttons() -> m.SendButtonActions:
+    return m.SendButtonActions(phone="5511999999999", message="Pick one", title="Menu", footer="Thanks",
+                               buttons=[m.Button(id="1", text="Yes"), m.Button(id="2", text="No")])
+
+
+def _link() -> m.SendLink:
+    return m.SendLink(phone="120363019502650977@g.us", message="See https://example.com/a",
+                      linkUrl="https://example.com/a", image="https://example.com/a.png", title="A",
+                      linkDescription="About A")
+
+
+def _poll() -> m.SendPoll:
+    return m.SendPoll(phone="120363019502650977-group", message="Lunch?",
+                      poll=[m.PollOption(name="Pizza"), m.PollOption(name="Sushi")])
+
+
+def _location() -> m.SendLocation:
+    return m.SendLocation(phone="5511999999999", title="Office", address="Av. Paulista, 1000",
+                          lat=-23.5614, lng=-46.6559, delayMessage=3000)
+
+
+def _sticker() -> m.SendSticker:
+    return m.SendSticker(phone="120363019502650977@g.us", sticker="https://example.com/s.webp", delayMessage=15000)
+
+
+def _forward() -> m.ForwardMessage:
+    return m.ForwardMessage(phone="5511999999999", messageId="3EB0ORIG", messagePhone="120363019502650977@g.us")
+
+
+CASES: list[WireCase] = [
+    # -- send-text ----------------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_TEXT, SPEC, lambda: m.SendText(phone="120363019502650977-group", message="Olá"),
+             "POST", "/send-text", {"phone": "120363019502650977@g.us", "message": "Olá"}, SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_TEXT, ZAPI, lambda: m.SendText(phone="120363019502650977@g.us", message="Olá"),
+             "POST", "/send-text", {"phone": "120363019502650977-group", "message": "Olá"}, SENT_ZAPI, _sent),
+    # -- send-button-actions ------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_BUTTON_ACTIONS, SPEC, _buttons, "POST", "/send-button-actions",
+             {"phone": "5511999999999", "message": "Pick one", "title": "Menu", "footer": "Thanks",
+              "buttons": [{"id": "1", "text": "Yes"}, {"id": "2", "text": "No"}]}, SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_BUTTON_ACTIONS, ZAPI, _buttons, "POST", "/send-button-actions",
+             {"phone": "5511999999999", "message": "Pick one", "title": "Menu", "footer": "Thanks",
+              "buttonActions": [{"id": "1", "type": "REPLY", "label": "Yes"},
+                                {"id": "2", "type": "REPLY", "label": "No"}]}, SENT_ZAPI, _sent),
+    # -- send-button-list ---------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_BUTTON_LIST, SPEC,
+             lambda: m.SendButtonList(phone="5511999999999", message="Choose",
+                                      buttonList=m.ButtonList(buttons=[m.ListButton(id="a", label="A")])),
+             "POST", "/send-button-list",
+             {"phone": "5511999999999", "message": "Choose", "buttonList": {"buttons": [{"id": "a", "label": "A"}]}},
+             SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_BUTTON_LIST, ZAPI,
+             lambda: m.SendButtonList(phone="120363019502650977@g.us", message="Choose",
+                                      buttonList=m.ButtonList(buttons=[m.ListButton(id="a", label="A")])),
+             "POST", "/send-button-list",
+             {"phone": "120363019502650977-group", "message": "Choose",
+              "buttonList": {"buttons": [{"id": "a", "label": "A"}]}}, SENT_ZAPI, _sent),
+    # -- send-link ----------------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_LINK, SPEC,
+             lambda: m.SendLink(phone="5511999999999", message="See https://example.com/a",
+                                linkUrl="https://example.com/a"),
+             "POST", "/send-link",
+             {"phone": "5511999999999", "message": "See https://example.com/a", "linkUrl": "https://example.com/a"},
+             SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_LINK, ZAPI, _link, "POST", "/send-link",
+             {"phone": "120363019502650977-group", "message": "See https://example.com/a",
+              "linkUrl": "https://example.com/a", "image": "https://example.com/a.png", "title": "A",
+              "linkDescription": "About A"}, SENT_ZAPI, _sent),
+    # -- send-poll ----------------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_POLL, SPEC, _poll, "POST", "/send-poll",
+             {"phone": "120363019502650977@g.us", "message": "Lunch?",
+              "poll": [{"name": "Pizza"}, {"name": "Sushi"}], "selectableCount": 1}, SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_POLL, ZAPI, _poll, "POST", "/send-poll",
+             {"phone": "120363019502650977-group", "message": "Lunch?",
+              "poll": [{"name": "Pizza"}, {"name": "Sushi"}], "pollMaxOptions": 1}, SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_POLL, ZAPI,
+             lambda: m.SendPoll(phone="5511999999999", message="Toppings?", selectableCount=3,
+                                poll=[m.PollOption(name="a"), m.PollOption(name="b"), m.PollOption(name="c")]),
+             "POST", "/send-poll",
+             {"phone": "5511999999999", "message": "Toppings?", "poll": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},
+             SENT_ZAPI, _sent, name="multiple-choice"),
+    # -- send-location ------------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_LOCATION, SPEC, _location, "POST", "/send-location",
+             {"phone": "5511999999999", "title": "Office", "address": "Av. Paulista, 1000", "lat": -23.5614,
+              "lng": -46.6559, "delayMessage": 3000}, SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_LOCATION, ZAPI, _location, "POST", "/send-location",
+             {"phone": "5511999999999", "title": "Office", "address": "Av. Paulista, 1000", "latitude": "-23.5614",
+              "longitude": "-46.6559", "delayMessage": 3}, SENT_ZAPI, _sent),
+    # -- send-sticker -------------------------------------------------------------------------------------------
+    WireCase(OperationId.SEND_STICKER, SPEC, _sticker, "POST", "/send-sticker",
+             {"phone": "120363019502650977@g.us", "sticker": "https://example.com/s.webp", "delayMessage": 15000},
+             SENT_SPEC, _sent),
+    WireCase(OperationId.SEND_STICKER, ZAPI, _sticker, "POST", "/send-sticker",
+             {"phone": "120363019502650977-group", "sticker": "https://example.com/s.webp", "delayMessage": 15},
+             SENT_ZAPI, _sent),
+    # -- forward-message ----------------------------------------------------------------------------------------
+    WireCase(OperationId.FORWARD_MESSAGE, SPEC, _forward, "POST", "/forward-message",
+             {"phone": "5511999999999", "messageId": "3EB0ORIG", "messagePhone": "120363019502650977@g.us"},
+             SENT_SPEC, _sent),
+    WireCase(OperationId.FORWARD_MESSAGE, ZAPI, _forward, "POST", "/forward-message",
+             {"phone": "5511999999999", "messageId": "3EB0ORIG", "messagePhone": "120363019502650977-group"},
+             (200, {"zaapId": "ZAAP9"}), lambda r: r.message_id == "ZAAP9"),
+    # -- privacy ------------------------------------------------------------------------------------------------
+    WireCase(OperationId.PRIVACY_GROUP_ADD, SPEC, lambda: m.PrivacyGroupAdd(type="CONTACT"), "POST",
+             "/privacy/group-add", {"type": "CONTACT"}, SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.PRIVACY_GROUP_ADD, ZAPI,
+             lambda: m.PrivacyGroupAdd(type="CONTACT_BLACKLIST",
+                                       contactsBlacklist=[m.BlacklistEntry(action="add", phone="5511988887777")]),
+             "POST", "/privacy/group-add",
+             {"type": "CONTACT_BLACKLIST", "contactsBlacklist": [{"action": "add", "phone": "5511988887777"}]},
+             SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.PRIVACY_GROUP_ADD, ZAPI, lambda: m.PrivacyGroupAdd(type="CONTACT"), "POST",
+             "/privacy/group-add", {"type": "CONTACTS"}, SUCCESS, lambda r: r.ok, name="contacts"),
+    WireCase(OperationId.PRIVACY_LAST_SEEN, SPEC, lambda: m.PrivacyLastSeen(visualizationType="NONE"), "POST",
+             "/privacy/last-seen", {"visualizationType": "NONE"}, SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.PRIVACY_LAST_SEEN, ZAPI, lambda: m.PrivacyLastSeen(visualizationType="CONTACT"), "POST",
+             "/privacy/last-seen", {"visualizationType": "CONTACTS"}, SUCCESS, lambda r: r.ok),
+    # -- groups -------------------------------------------------------------------------------------------------
+    WireCase(OperationId.ADD_PARTICIPANT, SPEC,
+             lambda: m.AddParticipant(groupId="120363019502650977-group", phones=["5511988887777", "5511966660000"]),
+             "POST", "/add-participant",
+             {"groupId": "120363019502650977-group", "phones": ["5511988887777", "5511966660000"], "autoInvite": False},
+             (200, {"success": True, "added": ["5511988887777"], "failed": ["5511966660000"]}),
+             lambda r: r.ok and r.lists_reported and r.failed == ["5511966660000"]),
+    WireCase(OperationId.ADD_PARTICIPANT, ZAPI,
+             lambda: m.AddParticipant(groupId="120363019502650977-group", phones=["5511988887777"], autoInvite=True),
+             "POST", "/add-participant",
+             {"groupId": "120363019502650977-group", "phones": ["5511988887777"], "autoInvite": True},
+             VALUE_TRUE, lambda r: r.ok and not r.lists_reported),
+    WireCase(OperationId.ADD_PARTICIPANT, ZAPI,
+             lambda: m.AddParticipant(groupId="120363019502650977-group", phones=["5511988887777"]),
+             "POST", "/add-participant",
+             {"groupId": "120363019502650977-group", "phones": ["5511988887777"], "autoInvite": False},
+             (200, {"value": False}), lambda r: not r.ok and r.refusal == "value: false", name="value-false"),
+    WireCase(OperationId.UPDATE_GROUP_NAME, SPEC,
+             lambda: m.UpdateGroupName(groupId="120363019502650977-group", groupName="Team"), "POST",
+             "/update-group-name", {"groupId": "120363019502650977-group", "groupName": "Team"}, SUCCESS,
+             lambda r: r.ok),
+    WireCase(OperationId.UPDATE_GROUP_NAME, ZAPI,
+             lambda: m.UpdateGroupName(groupId="120363019502650977-group", groupName="Team"), "POST",
+             "/update-group-name", {"groupId": "120363019502650977-group", "groupName": "Team"}, VALUE_TRUE,
+             lambda r: r.ok),
+    WireCase(OperationId.GROUP_METADATA, SPEC,
+             lambda: m.GroupMetadataQuery(GROUP_PHONE_NUMBER="120363019502650977-group"), "GET",
+             "/group-metadata/120363019502650977-group", None,
+             (200, {"groupId": "120363019502650977-group", "groupName": "Team", "participants": [],
+                    "createdAt": "2024-03-01T10:00:00-03:00"}), lambda r: r.groupName == "Team"),
+    WireCase(OperationId.GROUP_METADATA, ZAPI,
+             lambda: m.GroupMetadataQuery(GROUP_PHONE_NUMBER="120363019502650977-group"), "GET",
+             "/group-metadata/120363019502650977-group", None,
+             (200, {"phone": "120363019502650977-group", "subject": "Team", "owner": "5511999999999",
+                    "creation": 1588721491000, "participants": [{"phone": "5511999999999", "isAdmin": True,
+                                                                 "isSuperAdmin": True}]}),
+             lambda r: r.groupName == "Team" and r.participants[0].isSuperAdmin),
+    # -- communities --------------------------------------------------------------------------------------------
+    WireCase(OperationId.ADD_ADMIN, SPEC, lambda: m.AddAdmin(communityId="120363186053925765", phones=["5511988887777"]),
+             "POST", "/add-admin", {"communityId": "120363186053925765", "phones": ["5511988887777"]}, SUCCESS,
+             lambda r: r.ok),
+    WireCase(OperationId.ADD_ADMIN, ZAPI, lambda: m.AddAdmin(communityId="120363186053925765", phones=["5511988887777"]),
+             "POST", "/add-admin", {"communityId": "120363186053925765", "phones": ["5511988887777"]}, VALUE_TRUE,
+             lambda r: r.ok),
+    WireCase(OperationId.REDEFINE_INVITATION_LINK, SPEC,
+             lambda: m.RedefineInvitationLink(communityId="120363186053925765"), "POST",
+             "/redefine-invitation-link/120363186053925765", {"communityId": "120363186053925765"},
+             (200, {"inviteLink": "https://chat.whatsapp.com/NEW"}),
+             lambda r: r.inviteLink == "https://chat.whatsapp.com/NEW"),
+    WireCase(OperationId.REDEFINE_INVITATION_LINK, ZAPI,
+             lambda: m.RedefineInvitationLink(communityId="120363186053925765"), "POST",
+             "/redefine-invitation-link/120363186053925765", None,
+             (200, {"invitationLink": "https://chat.whatsapp.com/NEW"}),
+             lambda r: r.inviteLink == "https://chat.whatsapp.com/NEW"),
+    # -- chats, profile, catalog, delivery webhook, status ------------------------------------------------------
+    WireCase(OperationId.MODIFY_CHAT, SPEC, lambda: m.ModifyChat(phone="120363019502650977-group", action="pin"),
+             "POST", "/modify-chat", {"phone": "120363019502650977@g.us", "action": "pin"}, SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.MODIFY_CHAT, ZAPI, lambda: m.ModifyChat(phone="120363019502650977@g.us", action="pin"),
+             "POST", "/modify-chat", {"phone": "120363019502650977-group", "action": "pin"}, VALUE_TRUE,
+             lambda r: r.ok),
+    WireCase(OperationId.PROFILE_DESCRIPTION, SPEC, lambda: m.ProfileDescription(value="Available 9-18"), "PUT",
+             "/profile-description", {"value": "Available 9-18"}, SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.PROFILE_DESCRIPTION, ZAPI, lambda: m.ProfileDescription(value="Available 9-18"), "PUT",
+             "/profile-description", {"value": "Available 9-18"}, (200, {"value": False}),
+             lambda r: not r.ok and r.refusal == "value: false"),
+    WireCase(OperationId.PRODUCTS, SPEC, lambda: m.ProductQuery(PRODUCT_ID="sku/42"), "GET", "/products/sku%2F42",
+             None, (200, {"productId": "sku/42", "name": "Mouse", "price": 12990, "currency": "BRL"}),
+             lambda r: r.price == 12990),
+    WireCase(OperationId.PRODUCTS, ZAPI, lambda: m.ProductQuery(PRODUCT_ID="8102305"), "GET", "/products/8102305",
+             None, (200, {"id": "8102305", "name": "Mouse", "price": "100000", "currency": "BRL",
+                          "images": ["https://example.com/m.png"], "availability": "in stock"}),
+             lambda r: r.price == 100000 and r.productId == "8102305"),
+    WireCase(OperationId.UPDATE_WEBHOOK_DELIVERY, SPEC, lambda: m.DeliveryWebhook(value="https://hooks.example.com/d"),
+             "PUT", "/update-webhook-delivery", {"value": "https://hooks.example.com/d"}, SUCCESS, lambda r: r.ok),
+    WireCase(OperationId.UPDATE_WEBHOOK_DELIVERY, ZAPI, lambda: m.DeliveryWebhook(value="https://hooks.example.com/d"),
+             "PUT", "/update-webhook-delivery", {"value": "https://hooks.example.com/d"}, VALUE_TRUE, lambda r: r.ok),
+    WireCase(OperationId.STATUS, SPEC, m.NoBody, "GET", "/status", None,
+             (200, {"connected": True}), lambda r: r.connected is True),
+    WireCase(OperationId.STATUS, ZAPI, m.NoBody, "GET", "/status", None,
+             (200, {"connected": False, "error": "You are not connected", "smartphoneConnected": False}),
+             lambda r: r.connected is False and r.error == "You are not connected"),
+    # -- session family -----------------------------------------------------------------------------------------
+    *[
+        case
+        for dialect in (SSPEC, WUZAPI)
+        for case in (
+            WireCase(OperationId.HMAC_SET, dialect, lambda: m.HmacKey(hmac_key=HMAC_SECRET), "POST",
+                     "/session/hmac/config", {"hmac_key": HMAC_SECRET},
+                     (200, {"code": 200, "data": {"Details": "HMAC configuration saved"}, "success": True})
+                     if dialect is SSPEC else (200, {"Details": "HMAC configuration saved successfully"}),
+                     lambda r: r.Details.startswith("HMAC configuration saved")),
+            WireCase(OperationId.HMAC_STATUS, dialect, m.NoBody, "GET", "/session/hmac/config", None,
+                     (200, {"hmac_key": "***"}) if dialect is SSPEC else (200, {"hmac_key": ""}),
+                     (lambda r: r.configured) if dialect is SSPEC else (lambda r: not r.configured)),
+            WireCase(OperationId.HMAC_DELETE, dialect, m.NoBody, "DELETE", "/session/hmac/config", None,
+                     (200, {"code": 200, "data": {"Details": "HMAC configuration deleted"}, "success": True})
+                     if dialect is SSPEC else (200, {"Details": "HMAC configuration deleted successfully"}),
+                     lambda r: r.Details.startswith("HMAC configuration deleted")),
+            WireCase(OperationId.PROXY, dialect, lambda: m.ProxyConfig(enable=True, proxy_url="http://proxy.example.com:3128"),
+                     "POST", "/session/proxy", {"enable": True, "proxy_url": "http://proxy.example.com:3128"},
+                     (200, {"code": 200, "data": {"Details": "Proxy configured successfully",
+                                                  "ProxyURL": "http://proxy.example.com:3128"}, "success": True}),
+                     lambda r: r.Details == "Proxy configured successfully"),
+            WireCase(OperationId.GROUP_INFO, dialect, lambda: m.GroupInfoRequest(GroupJID="120363019502650977@g.us"),
+                     "GET", "/group/info", {"GroupJID": "120363019502650977@g.us"},
+                     (200, {"code": 200, "data": GROUP_INFO, "success": True}),
+                     lambda r: r.Name == "Team" and r.Participants[0].role == "super admin",
+                     query={"groupJID": "120363019502650977@g.us"}),
+            WireCase(OperationId.GROUP_CREATE, dialect,
+                     lambda: m.GroupCreate(name="Team", participants=["5511988887777"]), "POST", "/group/create",
+                     {"name": "Team", "participants": ["5511988887777"]},
+                     (200, {"code": 200, "data": GROUP_INFO, "success": True}), lambda r: r.JID.endswith("@g.us")),
+            WireCase(OperationId.SEND_CONTACT, dialect,
+                     lambda: m.ContactCard(Phone="5511999999999", Name="Ana Silva", Vcard=VCARD), "POST",
+                     "/chat/send/contact", {"Phone": "5511999999999", "Name": "Ana Silva", "Vcard": VCARD},
+                     (200, {"code": 200, "data": {"Details": "Sent", "Id": "3EB0C0", "Timestamp": 1747650013},
+                            "success": True}) if dialect is WUZAPI else
+                     (200, {"code": 200, "data": {"Details": "Sent", "Id": "3EB0C0",
+                                                  "Timestamp": "2025-05-19T10:40:13-03:00"}, "success": True}),
+                     lambda r: r.Id == "3EB0C0" and r.Timestamp is not None),
+        )
+    ],
+    WireCase(OperationId.WEBHOOK, SSPEC, lambda: m.WebhookUpdate(active=False), "PUT", "/webhook",
+             {"active": False}, (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s"}, "success": True}),
+             lambda r: r.webhook == "https://hooks.example.com/s"),
+    WireCase(OperationId.WEBHOOK, WUZAPI,
+             lambda: m.WebhookUpdate(webhook="https://hooks.example.com/s", events=["Message"], active=True),
+             "PUT", "/webhook", {"webhook": "https://hooks.example.com/s", "events": ["Message"], "active": True},
+             (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "events": ["Message"],
+                                          "active": True}, "success": True}),
+             lambda r: r.events == ["Message"] and r.active is True),
+]

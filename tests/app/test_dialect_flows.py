@@ -1,0 +1,71 @@
+"""The app on a sandbox speaking Z-API and WuzAPI, as a user meets it: the header names the dialects, forms state
+the dialect's rules (link preview required, delay in seconds), and answers are read in the dialect's terms."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tests.app.test_flows import fill
+from tests.harness import settle, show_section, wait_ready
+from tui.app import build_app
+from tui.sandbox.state import LAUNCH_ID
+from tui.widgets.forms import FieldRow, set_cursor_blink
+
+
+def real_gateways_app():
+    set_cursor_blink(False)
+    return build_app(sandbox=True, deterministic=True, sandbox_dialects=("zapi", "wuzapi"))
+
+
+def label(screen, widget_id: str) -> str:
+    row = screen.query_one(f"#{widget_id}").parent
+    assert isinstance(row, FieldRow)
+    return row.label
+
+
+async def test_forms_and_header_speak_the_dialect() -> None:
+    app = real_gateways_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        screen = pilot.app.screen
+        header = str(screen.query_one("#header-profile", Static).render())
+        assert "speaks zapi/wuzapi" in header
+
+        await show_section(pilot, "chats")
+        fill(screen, {"recipient": "5511999999999", "kind": "link"})
+        await pilot.pause()
+        assert label(screen, "link-title") == "Preview title (required by Z-API)"
+        fill(screen, {"link-message": "see https://example.com", "link-url": "https://example.com"})
+        screen.query_one("#send").press()
+        await settle(pilot)
+        assert pilot.app.last_sent_id is None  # nothing was sent
+        assert "Z-API requires image, title and linkDescription" in (screen.query_one("#link-title").parent.error or "")
+        assert list(pilot.app.runtime.sandbox.state.sent) == []
+
+        fill(screen, {"kind": "sticker"})
+        await pilot.pause()
+        assert label(screen, "sticker-delay") == "Delay s, 1-15 (optional, Z-API)"
+        fill(screen, {"sticker-url": "https://example.com/s.webp", "sticker-delay": "20"})
+        screen.query_one("#send").press()
+        await settle(pilot)
+        assert "1 to 15" in (screen.query_one("#sticker-delay").parent.error or "")
+        fill(screen, {"sticker-delay": "3", "recipient": f"{LAUNCH_ID}@g.us"})
+        screen.query_one("#send").press()
+        await settle(pilot)
+        assert pilot.app.last_sent_id, screen.query_one("#chat-status").render()
+
+
+async def test_zapi_add_participant_says_what_it_knows_and_no_more() -> None:
+    app = real_gateways_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        screen = pilot.app.screen
+        await show_section(pilot, "groups")
+        screen.query_one("GroupsSection").open_operation("add-participant")
+        await pilot.pause()
+        fill(screen, {"add-group": f"{LAUNCH_ID}-group", "add-phones": "5511944443333"})
+        screen.query_one("#add").press()
+        await settle(pilot)
+        shown = str(screen.query_one("#add-result", Static).render())
+        assert "does not report which numbers were added" in shown
+        assert "Added" not in shown

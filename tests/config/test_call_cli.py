@@ -1,0 +1,163 @@
+"""`gateway-tui call` as a user runs it: a real process against a sandbox gateway on loopback, the profile's
+secrets only in the environment. Exit 0 prints the answer; 1 the gateway said no; 2 nothing was sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+import pytest
+
+from tui import config
+from tui.cli import main
+from tui.sandbox.server import SandboxGateway
+
+TOKENS = {
+    "GATEWAY_TUI_INSTANCE_TOKEN": "call-instance-token-SECRET",
+    "GATEWAY_TUI_CLIENT_TOKEN": "call-client-token-SECRET",
+    "GATEWAY_TUI_SESSION_TOKEN": "call-session-token-SECRET",
+}
+
+
+@pytest.fixture
+async def sandbox():
+    gateway = SandboxGateway(
+        instance_id="callinst",
+        instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
+        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"],
+        session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
+        delivery_delay=0.0,
+    )
+    await gateway.start()
+    yield gateway
+    await gateway.stop()
+
+
+@pytest.fixture
+def profile(sandbox):
+    base = sandbox.url.rstrip("/")
+    config.save_profile(config.Profile(name="box", base_url=base, instance_id="callinst", session_url=base))
+    return "box"
+
+
+async def gateway_tui(*args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**os.environ, **TOKENS},
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    return process.returncode or 0, out.decode(), err.decode()
+
+
+async def test_send_prints_the_gateways_answer(profile, sandbox) -> None:
+    code, out, err = await gateway_tui(
+        "call", "send-text", "--profile", profile, "--data", '{"phone": "5511999999999", "message": "hi"}'
+    )
+    assert (code, err) == (0, "")
+    answer = json.loads(out)
+    assert answer["messageId"] and answer["messageId"] == answer["id"]
+    assert [sent.text for sent in sandbox.state.sent] == ["hi"]
+
+
+async def test_path_parameter_in_the_data_and_flags_after_the_subcommand(profile, sandbox, tmp_path) -> None:
+    data = tmp_path / "group.json"
+    group = next(iter(sandbox.state.groups.values()))
+    data.write_text(json.dumps({"GROUP_PHONE_NUMBER": group.group_id}))
+    code, out, err = await gateway_tui("call", "group-metadata", "--data", f"@{data}", "--profile", profile)
+    assert (code, err) == (0, "")
+    assert json.loads(out)["groupId"] == group.group_id
+
+
+async def test_bad_field_exits_2_naming_it_and_sends_nothing(profile, sandbox) -> None:
+    code, out, err = await gateway_tui(
+        "--profile", profile, "call", "send-poll", "--data", '{"phone": "+55 11", "message": "q", "poll": [{"name": "a"}]}'
+    )
+    assert code == 2 and out == ""
+    assert "phone: must be a phone number" in err and "poll:" in err and "Nothing was sent" in err
+    assert list(sandbox.state.sent) == []
+
+
+async def test_gateway_error_exits_1_with_the_explained_message(profile, sandbox) -> None:
+    code, out, err = await gateway_tui(
+        "call", "group-metadata", "--profile", profile, "--data", '{"GROUP_PHONE_NUMBER": "999999999999999-group"}'
+    )
+    assert code == 1 and out == ""
+    assert "group-metadata: 404" in err
+    assert TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"] not in err
+
+
+def test_list_and_operation_help(capsys) -> None:
+    assert main(["call", "--list"]) == 0
+    listed = capsys.readouterr().out
+    for op_id in ("send-poll", "privacy/last-seen", "group-metadata", "hmac-set", "webhook", "status"):
+        assert f"\n{op_id} " in "\n" + listed
+    assert main(["call", "group-metadata", "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert "GROUP_PHONE_NUMBER" in shown and "path parameter, required" in shown
+
+
+def test_unknown_operation_and_bad_json_send_nothing(capsys, profile) -> None:
+    assert main(["call", "send-everything"]) == 2
+    assert "no operation 'send-everything'" in capsys.readouterr().err
+    assert main(["call", "send-text", "--data", "{not json"]) == 2
+    assert "--data is not valid JSON" in capsys.readouterr().err
+    assert main(["call", "send-text", "--data", "[1]"]) == 2
+    assert "must be a JSON object" in capsys.readouterr().err
+
+
+def test_a_missing_secret_is_named_not_asked_for(capsys, profile) -> None:
+    assert main(["call", "status", "--profile", profile, "--insecure-storage"]) == 2
+    err = capsys.readouterr().err
+    assert "GATEWAY_TUI_INSTANCE_TOKEN" in err
+
+
+@pytest.fixture
+async def real_gateways_sandbox():
+    gateway = SandboxGateway(
+        instance_id="callinst",
+        instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
+        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"],
+        session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
+        delivery_delay=0.0,
+        instance_dialect="zapi",
+        session_dialect="wuzapi",
+    )
+    await gateway.start()
+    yield gateway
+    await gateway.stop()
+
+
+async def test_profile_add_with_dialects_then_call_in_them(real_gateways_sandbox) -> None:
+    base = real_gateways_sandbox.url.rstrip("/")
+    code, out, err = await gateway_tui(
+        "profile", "add", "real", "--base-url", base, "--instance-id", "callinst", "--session-url", base,
+        "--instance-dialect", "zapi", "--session-dialect", "wuzapi", "--insecure-storage",
+    )
+    assert code == 0, err
+    saved = {profile.name: profile for profile in config.load_profiles()}["real"]
+    assert (saved.instance_dialect, saved.session_dialect) == ("zapi", "wuzapi")
+
+    group = next(iter(real_gateways_sandbox.state.groups.values()))
+    poll = {"phone": group.group_id.replace("-group", "@g.us"), "message": "Lunch?",
+            "poll": [{"name": "Pizza"}, {"name": "Sushi"}]}
+    code, out, err = await gateway_tui("call", "send-poll", "--profile", "real", "--data", json.dumps(poll))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["zaapId"]  # Z-API's answer, printed as the gateway sent it
+
+    code, out, err = await gateway_tui(
+        "call", "send-sticker", "--profile", "real", "--data",
+        json.dumps({"phone": PHONE, "sticker": "https://example.com/s.webp", "delayMessage": 1500}),
+    )
+    assert code == 2 and "delayMessage" in err and "whole seconds from 1 to 15" in err
+    code, out, err = await gateway_tui("call", "webhook", "--profile", "real", "--data", '{"events": ["Message"]}')
+    assert code == 2 and "no webhook URL yet" in err  # WuzAPI would drop the events without a URL
+    update = {"webhook": "https://hooks.example.com/s", "events": ["Message"]}
+    code, out, err = await gateway_tui("call", "webhook", "--profile", "real", "--data", json.dumps(update))
+    assert code == 0, err
+    assert json.loads(out)["data"]["active"] is True  # read, merged and sent whole
+    assert len(real_gateways_sandbox.state.sent) == 1
+
+
+PHONE = "5511999999999"

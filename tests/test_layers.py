@@ -1,0 +1,109 @@
+"""The layering is enforced, not a convention: UI -> runtime -> sandbox | webhooks -> api, with config, secrets and
+paths beside them, and the command-line modules on top. Every import counts, including those inside functions
+(the app imports heavy modules lazily), so a lazy import cannot sneak a layer upward. Textual only in the UI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import tui
+
+ROOT = Path(tui.__file__).parent
+
+CLI = "cli"
+UI = "ui"
+RUNTIME = "runtime"
+SANDBOX = "sandbox"
+WEBHOOKS = "webhooks"
+API = "api"
+BESIDE = "beside"
+
+# What each layer may import from tui (its own layer always allowed, except where noted).
+ALLOWED: dict[str, set[str]] = {
+    CLI: {CLI, UI, RUNTIME, SANDBOX, WEBHOOKS, API, BESIDE},
+    UI: {UI, RUNTIME, API, BESIDE},
+    RUNTIME: {RUNTIME, SANDBOX, WEBHOOKS, API, BESIDE},
+    SANDBOX: {SANDBOX, API},
+    WEBHOOKS: {WEBHOOKS, API, BESIDE},
+    API: {API},
+    BESIDE: {BESIDE, API},
+}
+
+
+# One known sideways import, named so it cannot grow: the sandbox signs its webhooks with the listener's HMAC
+# (spec §6), so sender and receiver share one implementation. Its right home is tui.api.
+SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
+
+
+def layer_of(module: str) -> str:
+    if module in ("tui.cli", "tui.__main__", "tui.call_cli", "tui.profile_cli", "tui.events_cli"):
+        return CLI
+    if module in ("tui.app", "tui.commands", "tui.messages") or module.startswith(("tui.screens", "tui.widgets")):
+        return UI
+    if module in ("tui.runtime", "tui.calls"):  # the app's wiring, and the `call` command's service
+        return RUNTIME
+    if module.startswith("tui.sandbox"):
+        return SANDBOX
+    if module.startswith("tui.webhooks"):
+        return WEBHOOKS
+    if module.startswith("tui.api"):
+        return API
+    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui"):
+        return BESIDE
+    raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports_of(path: Path, module: str) -> set[str]:
+    names: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                names.add(".".join(base + ([node.module] if node.module else [])))
+            elif node.module:
+                names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_imports_go_down_the_layers_only(module: str) -> None:
+    path = modules()[module]
+    mine = layer_of(module)
+    wrong = sorted(
+        f"{name} ({layer_of(name)})"
+        for name in imports_of(path, module)
+        if name.startswith("tui.") and layer_of(name) not in ALLOWED[mine] and (module, name) not in SIDEWAYS_ALLOWED
+    )
+    assert not wrong, f"{module} ({mine}) imports upward or sideways: {wrong}"
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_textual_only_in_the_ui(module: str) -> None:
+    if layer_of(module) in (UI, CLI):
+        return
+    textual = sorted(name for name in imports_of(modules()[module], module) if name.split(".")[0] == "textual")
+    assert not textual, f"{module} is below the UI but imports {textual}"
+
+
+def test_the_checker_catches_an_upward_import(tmp_path) -> None:
+    # The rule must be able to fail: an api module importing the runtime is reported.
+    fake = tmp_path / "client.py"
+    fake.write_text("def f():\n    from tui.runtime import Runtime\n")
+    upward = [name for name in imports_of(fake, "tui.api.client") if layer_of(name) not in ALLOWED[API]]
+    assert upward == ["tui.runtime"]

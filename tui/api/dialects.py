@@ -1,0 +1,27 @@
+"""The dialects a profile may speak, one enum per family (standard library only: config and the CLI read it).
+
+The spec is the contract and the default. A real account speaks its gateway's dialect: `zapi` for the instance
+family (research/zapi.md), `wuzapi` for the session family (research/wuzapi.md). What each changes on the wire
+is written beside each operation in `tui.api.operations`.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class InstanceDialect(enum.StrEnum):
+    """How the instance family is written: the spec's shapes, or Z-API's."""
+
+    SPEC = "spec"
+    ZAPI = "zapi"
+
+
+class SessionDialect(enum.StrEnum):
+    """How the session family is written: the spec's shapes, or WuzAPI's (webhook updates are sent whole)."""
+
+    SPEC = "spec"
+    WUZAPI = "wuzapi"
+
+
+Dialect = InstanceDialect | SessionDialect

@@ -1,0 +1,123 @@
+"""`gateway-tui call`: argparse and printing around `tui.calls` (which does the work).
+
+    gateway-tui call --list
+    gateway-tui call send-text --help
+    gateway-tui call send-text --profile work --data '{"phone": "5511999999999", "message": "hi"}'
+    gateway-tui call group-metadata --data @group.json
+
+Exit codes: 0 the gateway's answer is on stdout; 1 the gateway said no (error status, or success/value false),
+explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile or secret).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any, TextIO
+
+from tui.api.dialects import InstanceDialect, SessionDialect
+
+EXIT_OK = 0
+EXIT_GATEWAY_SAID_NO = 1
+EXIT_NOT_SENT = 2
+
+
+def add_parser(commands: Any, global_flags: Any) -> None:
+    call = commands.add_parser(
+        "call",
+        help="run one gateway operation with JSON data and print the answer (see `call --list`)",
+        add_help=False,
+    )
+    call.add_argument("operation", nargs="?", metavar="OPERATION", help="an operation id from `call --list`")
+    call.add_argument("--list", action="store_true", help="list the operations")
+    call.add_argument("--data", metavar="JSON|@FILE", default="{}", help="the operation's fields as a JSON object")
+    call.add_argument("-h", "--help", action="store_true", help="this help, or an operation's fields")
+    global_flags(call)
+    call.set_defaults(call_parser=call)
+
+
+def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from tui.api.operations import all_operations, operation
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if args.list:
+        for op in all_operations():
+            number = f"#{op.number}" if op.number else "  "
+            print(f"{op.id.value:26} {number:>4} {op.family.value:8} {op.method:6} {op.title}", file=out)
+        return EXIT_OK
+    if args.operation is None:
+        args.call_parser.print_help(out)
+        return EXIT_OK if args.help else EXIT_NOT_SENT
+    try:
+        op = operation(args.operation)
+    except KeyError:
+        print(f"gateway-tui call: no operation {args.operation!r}; `gateway-tui call --list` lists them", file=err)
+        return EXIT_NOT_SENT
+    if args.help:
+        print(describe_operation(op), file=out)
+        return EXIT_OK
+    return asyncio.run(_call(op, args, out, err))
+
+
+async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tui.api.errors import GatewayError
+    from tui.api.operations import DialectRefusal
+    from tui.calls import CallRefused, call_operation, parse_data
+    from tui.config import ConfigError
+
+    try:
+        data = parse_data(args.data)
+        outcome = await call_operation(
+            op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
+        )
+    except (CallRefused, ConfigError) as refused:
+        print(f"gateway-tui call: {refused}", file=err)
+        return EXIT_NOT_SENT
+    except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
+        print(f"gateway-tui call: {op.id}: {refused.message}", file=err)
+        return EXIT_NOT_SENT
+    except GatewayError as error:
+        print(f"gateway-tui call: {op.id}: {error.message}", file=err)
+        return EXIT_GATEWAY_SAID_NO
+    if outcome.failure is not None:
+        print(f"gateway-tui call: {outcome.failure}", file=err)
+        return EXIT_GATEWAY_SAID_NO
+    print(outcome.answer, file=out)
+    return EXIT_OK
+
+
+def describe_operation(op: Any) -> str:
+    """`call OP --help`: the operation, its path and every field (spec names; path parameters marked)."""
+    schema = op.request.model_json_schema()
+    required = set(schema.get("required", ()))
+    lines = [
+        f"{op.id.value}: {op.title}" + (f" (spec operation {op.number})" if op.number else ""),
+        f"  {op.family.value} family, {op.method} {op.path_template}" + ("  [destructive]" if op.destructive else ""),
+        "",
+        "fields (--data JSON object):" if schema.get("properties") else "no fields: --data may be omitted",
+    ]
+    for name, prop in (schema.get("properties") or {}).items():
+        where = "path parameter, " if name in op.path_params else ""
+        need = "required" if name in required else "optional"
+        lines.append(f"  {name:20} {_type_of(prop, schema):28} {where}{need}")
+    dialects = InstanceDialect if op.family.value == "instance" else SessionDialect
+    lines += ["", f"written in the profile's {op.family.value}_dialect: {', '.join(d.value for d in dialects)}"]
+    lines += [f"  in {dialect.value}: {note}" for dialect, note in op.notes.items()]
+    return "\n".join(lines)
+
+
+def _type_of(prop: dict[str, Any], schema: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        target = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], {})
+        if "enum" in target:
+            return "one of " + "|".join(str(value) for value in target["enum"])
+        return "object"
+    if "anyOf" in prop:
+        kinds = [_type_of(choice, schema) for choice in prop["anyOf"] if choice.get("type") != "null"]
+        return " or ".join(kinds) or "null"
+    kind = prop.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_of(prop.get('items', {}), schema)}"
+    return str(kind)

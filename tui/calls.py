@@ -1,0 +1,144 @@
+"""One gateway operation from outside the app (`gateway-tui call`): load the profile and its secrets, validate
+the data against the operation's request model, write it in the profile's dialect, send, and report.
+
+No argparse and no printing here (see `tui.call_cli`); every outcome is a value or a typed exception.
+
+    outcome = await call_operation(operation("send-text"), {"phone": "5511999999999", "message": "hi"}, profile="work")
+    outcome.answer   # the gateway's answer (redacted JSON text), outcome.failure when it said false
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tui import config
+from tui.api.models import OperationResult, field_errors
+from tui.api.operations import DialectRefusal, Family, Operation
+from tui.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
+
+
+class CallRefused(Exception):
+    """Nothing was sent: bad data, no such profile, a missing secret. `problems` maps fields to rules."""
+
+    def __init__(self, message: str, problems: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or {}
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    result: BaseModel
+    answer: str  # the gateway's answer as JSON text, secrets redacted
+    failure: str | None = None  # set when a 200 carried success:false / value:false
+
+
+def parse_data(text: str) -> dict[str, Any]:
+    """`--data` as given: JSON text, or `@FILE` naming a file of JSON. The data must be one JSON object."""
+    if text.startswith("@"):
+        path = text[1:]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as error:
+            raise CallRefused(f"--data {text}: cannot be read ({error.strerror or error})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise CallRefused(f"--data is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise CallRefused("--data must be a JSON object of the operation's fields, e.g. '{\"phone\": \"5511999999999\"}'")
+    return data
+
+
+def build_request(op: Operation[Any, Any], data: dict[str, Any]) -> Any:
+    """The operation's request model from `data` (spec field names, path parameters included); CallRefused
+    naming every bad field otherwise."""
+    try:
+        return op.request.model_validate(data)
+    except ValidationError as error:
+        problems = field_errors(error)
+        text = "; ".join(f"{field}: {problem}" for field, problem in problems.items())
+        raise CallRefused(f"{op.id}: {text}. Nothing was sent.", problems) from None
+
+
+def load_profile(name: str | None) -> config.Profile:
+    profiles = {profile.name: profile for profile in config.load_profiles()}
+    if not profiles:
+        raise CallRefused("no profile yet: add one with `gateway-tui profile add NAME ...`")
+    if name is None:
+        name = "default" if "default" in profiles else next(iter(profiles))
+    if name not in profiles:
+        raise CallRefused(f"no profile named {name!r} (known: {', '.join(sorted(profiles))})")
+    return profiles[name]
+
+
+def profile_secrets(profile: str, *, insecure_storage: bool) -> dict[SecretName, str | None]:
+    """Secrets from the environment (GATEWAY_TUI_*) or the keyring/secure file; never from arguments."""
+    try:
+        store = open_secret_store(insecure_storage)
+    except KeyringUnavailable:
+        store = None  # the environment may still hold everything this call needs
+    return resolve_secrets(profile, store)
+
+
+async def call_operation(
+    op: Operation[Any, Any], data: dict[str, Any], *, profile: str | None = None, insecure_storage: bool = False
+) -> CallOutcome:
+    """Validate, write in the profile's dialect, send. Raises CallRefused (nothing sent) or the client's
+    GatewayError (the gateway said no, or could not be reached)."""
+    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    from tui.api.credentials import InstanceCredentials, SessionCredentials
+    from tui.api.exchange import Exchange
+
+    request = build_request(op, data)
+    chosen = await asyncio.to_thread(load_profile, profile)
+    secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+    needed = (
+        (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if op.family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
+    )
+    missing = [name for name in needed if not secrets.get(name)]
+    if missing:
+        names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
+        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable")
+    try:
+        op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
+    except DialectRefusal as refusal:
+        raise CallRefused(f"{op.id}: {refusal.message}", {refusal.field: refusal.problem}) from None
+
+    exchanges: list[Exchange] = []
+    async with GatewayHttp(on_exchange=exchanges.append) as http:
+        if op.family is Family.INSTANCE:
+            client: InstanceClient | SessionClient = InstanceClient(
+                http,
+                InstanceCredentials(
+                    chosen.base_url, chosen.instance_id,
+                    secrets[SecretName.INSTANCE_TOKEN] or "", secrets[SecretName.CLIENT_TOKEN] or "",
+                ),
+                chosen.instance_dialect,
+            )
+        else:
+            client = SessionClient(
+                http, SessionCredentials(chosen.session_url, secrets[SecretName.SESSION_TOKEN] or ""), chosen.session_dialect
+            )
+        result = await client.request(op, request)
+    answer = _answer_text(exchanges, result)
+    failure = None
+    if isinstance(result, OperationResult) and not result.ok:
+        failure = f"{op.id}: the gateway answered {result.refusal}: it did not do it."
+    return CallOutcome(result=result, answer=answer, failure=failure)
+
+
+def _answer_text(exchanges: list[Any], result: BaseModel) -> str:
+    """The last answer's body as the gateway sent it (redacted); the typed result when it was cut or is not JSON."""
+    body = exchanges[-1].response_body if exchanges else None
+    if body:
+        try:
+            return json.dumps(json.loads(body), ensure_ascii=False, indent=2)
+        except ValueError:
+            pass
+    return result.model_dump_json(indent=2, exclude_none=True)

@@ -1,0 +1,314 @@
+"""The session family in WuzAPI's dialect (research/wuzapi.md §1-§2), for `--session-dialect wuzapi`.
+
+What differs from the spec dialect, each from the research notes:
+* `GET /group/info` reads only the `groupJID` query parameter; a body (`GroupJID`, the spec's shape) is ignored,
+  so a call without the query is a 400 `missing groupJID parameter`;
+* `PUT /webhook` zeroes what it is not sent: `active` defaults to false, which clears the URL and the events;
+  `GET /webhook` answers `{webhook, subscribe}` (no events gives `[""]`); `POST`/`DELETE /webhook` exist too;
+* the HMAC calls answer bare objects (`{"Details": …}`, `{"hmac_key": …}`), not the envelope;
+* `chat/send/contact` answers `Timestamp` as Unix seconds;
+* a WhatsApp-side failure of group calls (an unknown group, or one the account is not in) is WuzAPI's
+  500 `{"code": 500, "success": true}` with no message;
+* a missing session is 500 `no session` rather than the spec's 409;
+* bodies are read as Go does: an empty body fails to decode, keys match case-insensitively, unknown keys are
+  ignored; error texts are WuzAPI's (`missing Phone in Payload`), which name the field.
+
+Not simulated: WuzAPI refuses `POST /session/proxy` while connected; the sandbox stays connected, so it stores
+the proxy instead (the scheme checks are WuzAPI's).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from tui.sandbox.checks import GoBody, wuz_jid
+from tui.sandbox.context import Context
+from tui.sandbox.state import (
+    Group,
+    Participant,
+    SentMessage,
+    is_registered,
+    send_failure,
+    user_jid,
+)
+from tui.sandbox.wire import ApiError, envelope, iso, session_error
+
+Handler = Callable[[web.Request], Awaitable[web.Response]]
+
+HMAC_MIN_BYTES = 32
+# WuzAPI's supportedEventTypes (research/wuzapi.md §4.1); other names are dropped silently.
+SUPPORTED_EVENTS = frozenset(
+    ["Message", "UndecryptableMessage", "Receipt", "MediaRetry", "ReadReceipt", "GroupInfo", "JoinedGroup", "Picture", "BlocklistChange", "Blocklist", "Connected", "Disconnected", "ConnectFailure", "KeepAliveRestored", "KeepAliveTimeout", "QRTimeout", "LoggedOut", "ClientOutdated", "TemporaryBan", "StreamError", "StreamReplaced", "PairSuccess", "PairError", "QR", "QRScannedWithoutMultidevice", "PrivacySettings", "PushNameSetting", "UserAbout", "AppState", "AppStateSyncComplete", "HistorySync", "OfflineSyncCompleted", "OfflineSyncPreview", "CallOffer", "CallAccept", "CallTerminate", "CallOfferNotice", "CallRelayLatency", "Presence", "ChatPresence", "IdentityChange", "CATRefreshError", "NewsletterJoin", "NewsletterLeave", "NewsletterMuteChange", "NewsletterLiveUpdate", "FBMessage", "All"]
+)
+ZERO_TIME = "0001-01-01T00:00:00Z"
+
+
+class WhatsAppFailure(ApiError):
+    """WuzAPI's plain-string bug: 500 with `success: true` and neither `data` nor `error` (§1.2)."""
+
+    def __init__(self) -> None:
+        super().__init__(500, "")
+
+
+def wuzapi_error(error: ApiError) -> web.Response:
+    if isinstance(error, WhatsAppFailure):
+        return web.json_response({"code": 500, "success": True}, status=500)
+    return session_error(error)
+
+
+def _bare(body: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(body, status=status)
+
+
+async def read_go_body(request: web.Request, decode_error: str = "could not decode Payload") -> GoBody:
+    """The body decoded as Go's json.Decoder would: an empty body or a non-object is a 400."""
+    raw = await request.read()
+    try:
+        data = json.loads(raw) if raw.strip() else None
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise ApiError(400, decode_error, field="body")
+    return GoBody(data)
+
+
+class WuzapiSessionApi:
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.state = context.state
+
+    def handlers(self) -> dict[str, Handler]:
+        """One handler per session-family operation id."""
+        return {
+            "hmac-set": self.guarded(self.set_hmac),
+            "hmac-status": self.guarded(self.hmac_status),
+            "hmac-delete": self.guarded(self.delete_hmac),
+            "proxy": self.guarded(self.set_proxy),
+            "group-info": self.guarded(self.group_info, needs_session=True),
+            "group-create": self.guarded(self.create_group, needs_session=True),
+            "send-contact": self.guarded(self.send_contact, needs_session=True),
+            "webhook": self.guarded(self.update_webhook),
+        }
+
+    def extra_routes(self) -> list[web.RouteDef]:
+        """WuzAPI's other webhook calls: the app reads with GET before a partial update."""
+        return [
+            web.get("/webhook", self.guarded(self.read_webhook)),
+            web.post("/webhook", self.guarded(self.set_webhook)),
+            web.delete("/webhook", self.guarded(self.delete_webhook)),
+        ]
+
+    def guarded(self, handler: Handler, *, needs_session: bool = False) -> Handler:
+        async def run(request: web.Request) -> web.Response:
+            try:
+                self.context.check_session(request, needs_connection=False)
+                if needs_session and not self.state.connected:
+                    raise ApiError(500, "no session")
+                return await handler(request)
+            except ApiError as error:
+                return wuzapi_error(error)
+
+        return run
+
+    # -- HMAC and proxy --------------------------------------------------------------------------------------
+
+    async def set_hmac(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request, "could not decode payload")
+        key = body.string("hmac_key")
+        if len(key.encode("utf-8")) < HMAC_MIN_BYTES:
+            raise ApiError(400, "HMAC key must be at least 32 characters long", field="hmac_key")
+        self.state.hmac_key = key
+        return _bare({"Details": "HMAC configuration saved successfully"})
+
+    async def hmac_status(self, request: web.Request) -> web.Response:
+        return _bare({"hmac_key": "***" if self.state.hmac_key else ""})
+
+    async def delete_hmac(self, request: web.Request) -> web.Response:
+        self.state.hmac_key = None
+        return _bare({"Details": "HMAC configuration deleted successfully"})
+
+    async def set_proxy(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request, "could not decode payload")
+        enable = body.boolean("enable")  # defaults to false: a body without it disables the proxy
+        url = body.string("proxy_url")
+        if not enable:
+            self.state.proxy_enabled = False
+            self.state.proxy_url = ""
+            return envelope({"Details": "Proxy disabled successfully"})
+        if not url:
+            raise ApiError(400, "missing proxy_url in payload", field="proxy_url")
+        try:
+            scheme = urlsplit(url).scheme
+        except ValueError:
+            raise ApiError(400, "invalid proxy URL format", field="proxy_url") from None
+        if scheme not in ("http", "socks5"):
+            raise ApiError(400, "only HTTP and SOCKS5 proxies are supported", field="proxy_url")
+        self.state.proxy_enabled = True
+        self.state.proxy_url = url
+        return envelope({"Details": "Proxy configured successfully", "ProxyURL": url})
+
+    # -- groups ----------------------------------------------------------------------------------------------
+
+    async def group_info(self, request: web.Request) -> web.Response:
+        value = request.query.get("groupJID")  # case-sensitive; any body is ignored (§2.8)
+        if not value:
+            raise ApiError(400, "missing groupJID parameter", field="groupJID")
+        jid = wuz_jid(value)
+        if jid is None:
+            raise ApiError(400, "could not parse Group JID", field="groupJID")
+        group = self.state.group(jid) if jid.endswith("@g.us") else None
+        if group is None or self.state.own_phone not in group.participants:
+            raise WhatsAppFailure()
+        return envelope(self._group_info(group))
+
+    async def create_group(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request)
+        name = body.string("name")
+        if not name:
+            raise ApiError(400, "missing Name in Payload", field="name")
+        participants = body.strings("participants") or []
+        if not participants:
+            raise ApiError(400, "missing Participants in Payload", field="participants")
+        phones = []
+        for entry in participants:
+            jid = wuz_jid(entry)
+            if jid is None or not jid.endswith("@s.whatsapp.net"):
+                raise ApiError(400, "could not parse Participant Phone", field="participants")
+            phones.append(jid.removesuffix("@s.whatsapp.net"))
+        own = self.state.own_phone
+        now = self.context.clock()
+        members = [own] + [phone for phone in dict.fromkeys(phones) if phone != own and is_registered(phone)]
+        group = Group(
+            digits=self.state.new_group_digits(),
+            name=name,
+            description="",
+            owner=own,
+            created_at=now,
+            participants={phone: Participant(phone, is_admin=phone == own, is_super_admin=phone == own) for phone in members},
+            name_set_at=now,
+            name_set_by=own,
+            topic_set_at=now,
+            topic_set_by=own,
+        )
+        self.state.groups[group.digits] = group
+        self.state.chat(group.jid)
+        return envelope(self._group_info(group))
+
+    def _group_info(self, group: Group) -> dict[str, Any]:
+        """whatsmeow's types.GroupInfo, embedded structs flattened, in its field order (research §2.8)."""
+        return {
+            "JID": group.jid,
+            "OwnerJID": user_jid(group.owner),
+            "OwnerPN": user_jid(group.owner),
+            "Name": group.name,
+            "NameSetAt": iso(group.name_set_at),
+            "NameSetBy": user_jid(group.name_set_by),
+            "NameSetByPN": user_jid(group.name_set_by),
+            "Topic": group.description,
+            "TopicID": "",
+            "TopicSetAt": iso(group.topic_set_at) if group.description else ZERO_TIME,
+            "TopicSetBy": user_jid(group.topic_set_by) if group.description else "",
+            "TopicSetByPN": "",
+            "TopicDeleted": False,
+            "IsLocked": group.is_locked,
+            "IsAnnounce": group.is_announce,
+            "AnnounceVersionID": "",
+            "IsEphemeral": group.disappearing_timer > 0,
+            "DisappearingTimer": group.disappearing_timer,
+            "IsIncognito": False,
+            "IsParent": False,
+            "DefaultMembershipApprovalMode": "",
+            "LinkedParentJID": "",
+            "IsDefaultSubGroup": False,
+            "IsJoinApprovalRequired": False,
+            "AddressingMode": "pn",
+            "GroupCreated": iso(group.created_at),
+            "CreatorCountryCode": "",
+            "ParticipantVersionID": "",
+            "Participants": [
+                {
+                    "JID": user_jid(member.phone),
+                    "PhoneNumber": user_jid(member.phone),
+                    "LID": "",
+                    "IsAdmin": member.is_admin or member.is_super_admin,
+                    "IsSuperAdmin": member.is_super_admin,
+                    "DisplayName": "",
+                    "Error": 0,
+                    "AddRequest": None,
+                }
+                for member in group.participants.values()
+            ],
+            "ParticipantCount": len(group.participants),
+            "MemberAddMode": "admin_add" if group.is_locked else "all_member_add",
+            "Suspended": False,
+        }
+
+    # -- contact card ----------------------------------------------------------------------------------------
+
+    async def send_contact(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request)
+        phone, name, vcard = body.string("Phone"), body.string("Name"), body.string("Vcard")
+        for field, value in (("Phone", phone), ("Name", name), ("Vcard", vcard)):
+            if not value:
+                raise ApiError(400, f"missing {field} in Payload", field=field)
+        jid = wuz_jid(phone)
+        if jid is None:
+            raise ApiError(400, "could not parse Phone", field="Phone")
+        context = body.get("ContextInfo")
+        if context is not None:
+            info = GoBody(context if isinstance(context, dict) else {})
+            if info.string("StanzaID") and not info.string("Participant"):
+                raise ApiError(400, "missing Participant in ContextInfo", field="ContextInfo.Participant")
+            if info.string("Participant") and not info.string("StanzaID"):
+                raise ApiError(400, "missing StanzaID in ContextInfo", field="ContextInfo.StanzaID")
+        if jid.endswith("@g.us") and self.state.group(jid) is None:
+            raise ApiError(500, "error sending message: server returned error 404", field="Phone")
+        recipient = jid if jid.endswith("@g.us") else jid.removesuffix("@s.whatsapp.net")
+        message_id = body.string("Id") or self.context.new_id()
+        sent = SentMessage(message_id, recipient, "chat/send/contact", f"[contact] {name}", failure=send_failure(recipient))
+        self.state.record_send(sent)
+        self.context.on_sent(sent)
+        # Unix seconds, not the spec's ISO text (research §2.7).
+        return envelope({"Details": "Sent", "Id": message_id, "Timestamp": int(self.context.clock().timestamp())})
+
+    # -- webhook ---------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _events(body: GoBody) -> list[str]:
+        return [name for name in dict.fromkeys(body.strings("events") or []) if name in SUPPORTED_EVENTS]
+
+    async def update_webhook(self, request: web.Request) -> web.Response:
+        """Every field is written: `active` false (or omitted) clears the URL and the events (§2.5)."""
+        body = await read_go_body(request, "could not decode payload")
+        webhook = self.state.session_webhook
+        if body.boolean("active"):
+            webhook.url = body.string("webhook")
+            webhook.events = self._events(body)
+            webhook.active = True
+        else:
+            webhook.url, webhook.events, webhook.active = "", [], False
+        return envelope({"webhook": webhook.url, "events": list(webhook.events) or None, "active": webhook.active})
+
+    async def read_webhook(self, request: web.Request) -> web.Response:
+        webhook = self.state.session_webhook
+        # The stored comma string split on commas: no events reads back as one empty string.
+        return envelope({"webhook": webhook.url, "subscribe": list(webhook.events) or [""]})
+
+    async def set_webhook(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request, "could not decode payload")
+        webhook = self.state.session_webhook
+        webhook.url = body.string("webhookurl")  # `webhook` here silently sets an empty URL, as in WuzAPI
+        webhook.events = self._events(body)
+        webhook.active = True
+        return envelope({"webhook": webhook.url})
+
+    async def delete_webhook(self, request: web.Request) -> web.Response:
+        webhook = self.state.session_webhook
+        webhook.url, webhook.events, webhook.active = "", [], False
+        return envelope({"Details": "Webhook and events deleted successfully"})
+
