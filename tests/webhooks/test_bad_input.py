@@ -76,7 +76,7 @@ BAD_REQUESTS = {
 
 @pytest.mark.parametrize("name", list(BAD_REQUESTS))
 async def test_each_bad_request_is_answered(store, start_listener, name):
-    listener = await start_listener()
+    listener = await start_listener(max_body=1024 * 1024)  # the oversized cases are sized against 1 MiB
     raw, expected = BAD_REQUESTS[name]
     assert await exchange(listener.port, raw) == expected
 

@@ -134,3 +134,33 @@ def test_warns_before_binding_a_non_loopback_address(tmp_path):
     )
     assert "warning: listening on 192.0.2.1, not loopback" in result.stderr
     assert result.returncode == 1
+
+
+async def test_listen_prints_each_familys_url_and_judges_per_family(tmp_path):
+    process, url = await start_headless(tmp_path / "e.sqlite3", key=KEY)
+    try:
+        lines = [(await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode() for _ in range(3)]
+        assert f"{url}/delivery" in lines[0] and "unsigned accepted" in lines[0]
+        assert f"{url}/session" in lines[1] and "signature required" in lines[1]
+        assert "largest body accepted: 157286400 bytes" in lines[2]
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
+            async with http.post(url + "/delivery", data=b'{"type":"DeliveryCallback","phone":"5544999999999"}', headers=UNSIGNED) as response:
+                assert response.status == 200
+            async with http.post(url + "/session", data=JSON_BODY, headers=UNSIGNED) as response:
+                assert response.status == 401
+    finally:
+        await stop(process)
+
+
+async def test_require_signatures_flag_makes_delivery_strict(tmp_path):
+    process, url = await start_headless(tmp_path / "e.sqlite3", "--require-signatures", "--max-body", "2M", key=KEY)
+    try:
+        lines = [(await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode() for _ in range(3)]
+        assert "signature required" in lines[0] and "2097152 bytes" in lines[2]
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
+            async with http.post(url + "/delivery", data=JSON_BODY, headers=UNSIGNED) as response:
+                assert response.status == 401
+            async with http.post(url + "/delivery", data=JSON_BODY, headers=SIGNED) as response:
+                assert response.status == 200
+    finally:
+        await stop(process)

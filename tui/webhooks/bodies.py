@@ -64,3 +64,30 @@ def _loads(data: bytes, *, field: str = "body") -> Any:
 
 def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
+
+
+# WuzAPI puts a media message's file, base64-encoded, in these top-level fields (wuzapi.md §4.3).
+INLINE_MEDIA_FIELDS = ("base64",)
+# Shorter values stay: they cost nothing and a test payload may use them.
+INLINE_MEDIA_KEPT = 1024
+
+
+def without_inline_media(payload: Any) -> Any:
+    """The payload with inline base64 media replaced by a note of its size.
+
+    The raw body keeps every byte; the parsed payload is what the store indexes for search, the detail view
+    pretty-prints and `--print-json` repeats, and a 20 MB base64 string helps none of them.
+    """
+    if not isinstance(payload, dict):
+        return payload
+    bulky = [
+        name
+        for name in INLINE_MEDIA_FIELDS
+        if isinstance(payload.get(name), str) and len(payload[name]) > INLINE_MEDIA_KEPT
+    ]
+    if not bulky:
+        return payload
+    trimmed = dict(payload)
+    for name in bulky:
+        trimmed[name] = f"({len(payload[name])} characters of base64 media; kept in the raw body)"
+    return trimmed

@@ -48,22 +48,84 @@ def _describe_message(kind: str, payload: dict) -> tuple[str, list[Any]]:
         part = _dict(part)
         ids.append(_dict(part.get("contextInfo")).get("stanzaID"))
         ids.append(_dict(part.get("key")).get("ID"))  # reactions point at the message they react to
-    ids.append(_dict(payload.get("pollVote")).get("pollCreationMsgID"))
+    vote = _dict(payload.get("pollVote"))
+    ids.append(vote.get("pollCreationMsgID"))
+    for part in message.values():
+        ids.append(_dict(_dict(part).get("pollCreationMessageKey")).get("ID"))
+    if vote:  # WuzAPI decrypts a vote into this top-level extra (wuzapi.md §4.3)
+        return f"{kind} {where}: [poll vote] {_names(vote.get('selectedOptions'))}", ids
     return f"{kind} {where}: {_message_text(message)}", ids
 
 
+# Protobuf parts that ride along with the content and say nothing about it.
+_MESSAGE_METADATA = {"messageContextInfo", "senderKeyDistributionMessage"}
+_MEDIA_PARTS = {
+    "imageMessage": "image",
+    "videoMessage": "video",
+    "audioMessage": "audio",
+    "documentMessage": "document",
+    "stickerMessage": "sticker",
+    "ptvMessage": "video",
+}
+
+
 def _message_text(message: dict) -> str:
+    """The content of a WuzAPI `Message` (whatsmeow's protobuf as JSON, lowerCamel), never a field name alone."""
     if isinstance(message.get("conversation"), str):
         return message["conversation"]
+    wrapped = _dict(_dict(message.get("documentWithCaptionMessage")).get("message"))
+    if wrapped:
+        return _message_text(wrapped)
     for name, part in message.items():
-        if not isinstance(part, dict):
+        if name in _MESSAGE_METADATA or not isinstance(part, dict):
             continue
-        label = name.removesuffix("Message") or name
-        for field in ("text", "caption", "displayName", "fileName", "name", "title"):
-            if isinstance(part.get(field), str) and part[field]:
-                return part[field] if name == "extendedTextMessage" else f"[{label}] {part[field]}"
-        return f"[{label}]"
+        text = _part_text(name, part)
+        if text is not None:
+            return text
     return "(no content)"
+
+
+def _part_text(name: str, part: dict) -> str | None:
+    if name == "extendedTextMessage":
+        return _text(part.get("text")) or "(no text)"
+    if name == "reactionMessage":
+        target = _text(_dict(part.get("key")).get("ID")) or "?"
+        emoji = _text(part.get("text"))
+        return f"[reaction] {emoji} to {target}" if emoji else f"[reaction removed] from {target}"
+    if name.startswith("pollCreationMessage"):  # V2, V3… carry the same fields
+        options = _names(part.get("options"), "optionName")
+        return f"[poll] {_text(part.get('name')) or '?'} ({options})"
+    if name == "pollUpdateMessage":
+        return "[poll vote] (encrypted)"
+    if name in ("buttonsResponseMessage", "templateButtonReplyMessage"):
+        chosen = _text(part.get("selectedDisplayText")) or _text(part.get("selectedButtonID")) or _text(part.get("selectedID"))
+        return f"[button reply] {chosen or '?'}"
+    if name == "listResponseMessage":
+        chosen = _text(part.get("title")) or _text(_dict(part.get("singleSelectReply")).get("selectedRowID"))
+        return f"[list reply] {chosen or '?'}"
+    if name in _MEDIA_PARTS:
+        label = _MEDIA_PARTS[name]
+        detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
+        if not detail and label == "audio" and _text(part.get("seconds")):
+            detail = f"{_text(part.get('seconds'))} s"
+        return f"[{label}] {detail}".rstrip()
+    if name == "locationMessage":
+        return f"[location] {_text(part.get('name')) or _text(part.get('address'))}".rstrip()
+    if name in ("contactMessage", "contactsArrayMessage"):
+        return f"[contact] {_text(part.get('displayName'))}".rstrip()
+    if name == "protocolMessage":
+        return "[protocol message]"
+    label = name.removesuffix("Message") or name
+    for field in ("text", "caption", "displayName", "fileName", "name", "title"):
+        if _text(part.get(field)):
+            return f"[{label}] {_text(part[field])}"
+    return f"[{label}]"
+
+
+def _names(options: Any, field: str = "name") -> str:
+    """`a, b, c` from a list of option names or of objects holding them."""
+    names = [_text(_dict(item).get(field)) if isinstance(item, dict) else _text(item) for item in _list(options)]
+    return ", ".join(name for name in names if name) or "no options"
 
 
 def _describe_read_receipt(kind: str, payload: dict) -> tuple[str, list[Any]]:
@@ -121,14 +183,30 @@ def _received_text(payload: dict) -> str:
         return text["message"]
     reaction = _dict(payload.get("reaction"))
     if reaction:
-        return f"[reaction] {_text(reaction.get('value'))}"
-    for key in ("image", "video", "audio", "document", "sticker", "location", "contact", "poll", "pollVote"):
+        target = _text(_dict(reaction.get("referencedMessage")).get("messageId")) or "?"
+        return f"[reaction] {_text(reaction.get('value'))} to {target}"
+    poll = _dict(payload.get("poll"))
+    if poll:
+        return f"[poll] {_text(poll.get('question')) or '?'} ({_names(poll.get('options'))})"
+    vote = _dict(payload.get("pollVote"))
+    if vote:
+        return f"[poll vote] {_names(vote.get('options'))}"
+    buttons = _dict(payload.get("buttonsResponseMessage"))
+    if buttons:
+        return f"[button reply] {_text(buttons.get('message')) or _text(buttons.get('buttonId')) or '?'}"
+    listed = _dict(payload.get("listResponseMessage"))
+    if listed:
+        chosen = _text(listed.get("title")) or _text(listed.get("message")) or _text(listed.get("selectedRowId"))
+        return f"[list reply] {chosen or '?'}"
+    for key in ("image", "video", "audio", "document", "sticker", "location", "contact"):
         part = payload.get(key)
         if isinstance(part, dict):
             detail = next(
-                (part[f] for f in ("caption", "fileName", "title", "displayName", "question", "address") if _text(part.get(f))),
+                (_text(part[f]) for f in ("caption", "fileName", "title", "displayName", "address") if _text(part.get(f))),
                 "",
             )
+            if not detail and key == "audio" and _text(part.get("seconds")):
+                detail = f"{_text(part.get('seconds'))} s"
             return f"[{key}] {detail}".rstrip()
     return "(no content)"
 
@@ -138,6 +216,59 @@ def _describe_presence(kind: str, payload: dict) -> tuple[str, list[Any]]:
     who = _who(event.get("From")) or _who(payload.get("phone")) or "?"
     state = _text(payload.get("state")) or _text(payload.get("status")) or "?"
     return f"{kind} {who} {state}", []
+
+
+def _describe_call_offer(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    event = _dict(payload.get("event"))
+    caller = _who(event.get("CallCreator")) or _who(event.get("From")) or "?"
+    return f"{kind} from {caller}", [event.get("CallID")]
+
+
+def _describe_group_info(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    """whatsmeow's events.GroupInfo: one notification may carry several changes, each a set field."""
+    event = _dict(payload.get("event"))
+    group = _who(event.get("JID")) or "?"
+    changes = []
+    name = _text(_dict(event.get("Name")).get("Name"))
+    if name:
+        changes.append(f"name → {name}")
+    if event.get("Topic") is not None:
+        topic = _text(_dict(event.get("Topic")).get("Topic"))
+        changes.append(f"description → {topic}" if topic else "description removed")
+    for field, words in (("Join", "joined"), ("Leave", "left"), ("Promote", "made admin"), ("Demote", "no longer admin")):
+        people = [_who(jid) for jid in _list(event.get(field)) if _who(jid)]
+        if people:
+            changes.append(f"{words}: {', '.join(people)}")
+    for field, words in (("Locked", "settings locked"), ("Announce", "only admins send")):
+        setting = _dict(event.get(field))
+        if setting:
+            flag = setting.get(f"Is{field}")
+            changes.append(f"{words}: {'on' if flag is True else 'off'}")
+    if event.get("Delete") is not None:
+        changes.append("group deleted")
+    if _text(event.get("NewInviteLink")):
+        changes.append("invite link reset")
+    by = _who(event.get("Sender"))
+    return f"{kind} {group}: {'; '.join(changes) or 'changed'}{f' (by {by})' if by else ''}", []
+
+
+def _describe_history_sync(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    data = _dict(_dict(payload.get("event")).get("Data"))
+    conversations = _list(data.get("conversations"))
+    messages = sum(len(_list(_dict(chat).get("messages"))) for chat in conversations)
+    return f"{kind}: {_count(len(conversations), 'conversation')}, {_count(messages, 'message')}", []
+
+
+def _describe_connection(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    """WuzAPI's Connected/Disconnected (an empty event) and Z-API's Connected/DisconnectedCallback."""
+    parts = [kind]
+    phone = _who(payload.get("phone"))
+    if phone:
+        parts.append(phone)
+    error = _text(payload.get("error"))
+    if error:
+        parts.append(f"({error})")
+    return " ".join(parts), []
 
 
 def _describe_other(kind: str, payload: dict) -> tuple[str, list[Any]]:
@@ -163,6 +294,13 @@ _DESCRIBERS: dict[str, Callable[[str, dict], tuple[str, list[Any]]]] = {
     "ReceivedCallback": _describe_received,
     "Presence": _describe_presence,
     "PresenceChatCallback": _describe_presence,
+    "CallOffer": _describe_call_offer,
+    "GroupInfo": _describe_group_info,
+    "HistorySync": _describe_history_sync,
+    "Connected": _describe_connection,
+    "Disconnected": _describe_connection,
+    "ConnectedCallback": _describe_connection,
+    "DisconnectedCallback": _describe_connection,
 }
 
 

@@ -4,14 +4,16 @@ Embedded, it runs on the app's event loop and installs no signal handlers (the a
 `gateway-tui listen` runs it through `run_cli`, which owns its loop, Ctrl+C and SIGTERM.
 
 Answers: 200 once the event is committed; 401 (stored, rejected) for a missing or bad signature in strict
-mode; 400 (stored, rejected) for an unparseable body; 413 (stored without the body, rejected) for a body over
-the limit; 405 for anything but POST (not stored); 500 when the store fails (not stored, so the sender retries).
+mode (an unsigned call below `/delivery` is accepted unless signatures are required everywhere: see families.py); 400 (stored, rejected) for an unparseable body; 413 (stored without the body, rejected) for a body over
+the limit; 405 for anything but POST (not stored); 500 when the store fails (not stored, so the sender retries); 503 when
+the bodies already in flight leave no room for this one (not stored, so the sender retries; see budget.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import os
@@ -20,18 +22,27 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
-from tui.webhooks.bodies import UnparseableBody, parse_body
+from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_media
+from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
+from tui.webhooks.families import PathFamily, family_urls, unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
-DEFAULT_MAX_BODY = 1024 * 1024
+# Bodies in flight may hold this much beyond one largest body, so small events still pass while a big one is read.
+IN_FLIGHT_HEADROOM = 16 * 1024 * 1024
+# How long a request waits for room before it is answered 503 (WuzAPI gives up on an attempt after 30 s).
+IN_FLIGHT_WAIT = 20.0
+# Bodies at least this big are verified and parsed on a worker thread, so the event loop (the app's UI) keeps going.
+OFF_LOOP_BODY = 1024 * 1024
 HEADER_VALUE_LIMIT = 1024
+FORWARD_STOP_GRACE = 3.0  # seconds `listen` waits at exit for forwards still under way
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +60,17 @@ class Listener:
         strict: bool = True,
         max_body: int = DEFAULT_MAX_BODY,
         on_event: Callable[[StoredEvent], None] | None = None,
+        require_signatures: bool = False,
+        in_flight_limit: int | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
         self.store = store
         self.host = host
         self.strict = strict
+        self.require_signatures = require_signatures
         self.max_body = max_body
+        self.in_flight = ByteBudget(in_flight_limit or max_body + IN_FLIGHT_HEADROOM)
         self.on_event = on_event
         self.received = 0
         self.rejected = 0
@@ -74,6 +89,14 @@ class Listener:
             raise RuntimeError("the listener is not started")
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
+
+    def refuses(self, verdict: Verdict, path: str) -> bool:
+        """Whether a call with this verdict on this path is answered 401 (it is stored either way)."""
+        if not self.strict or self._hmac_key is None:
+            return False
+        if verdict is Verdict.INVALID:
+            return True
+        return verdict is Verdict.UNSIGNED and not unsigned_allowed(path, require_signatures=self.require_signatures)
 
     @property
     def has_hmac_key(self) -> bool:
@@ -115,21 +138,31 @@ class Listener:
         headers = _headers_of_interest(request)
         if request.content_length is not None and request.content_length > self.max_body:
             return await self._too_large(received_at, path, headers, request.content_length)
+        # A chunked body declares no size: it may grow to the limit, so that much is reserved.
+        try:
+            async with self.in_flight.reserve(_declared_or(request.content_length, self.max_body), timeout=IN_FLIGHT_WAIT):
+                return await self._receive(request, received_at, path, headers)
+        except BudgetExhausted:
+            return web.json_response(
+                {"error": "too many large events in flight; retry later"},
+                status=503,
+                headers={"Retry-After": "5", "Connection": "close"},
+            )
+
+    async def _receive(
+        self, request: web.Request, received_at: datetime, path: str, headers: dict[str, str]
+    ) -> web.Response:
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return await self._too_large(received_at, path, headers, None)
-        key = self._hmac_key
-        verdict = verify(key, body, request.headers.get(SIGNATURE_HEADER))
-        try:
-            payload, _from_form = parse_body(request.headers.get("Content-Type", ""), body)
-            parse_error = None
-            kind, summary, message_ids = classify(payload)
-        except UnparseableBody as error:
-            payload, parse_error = None, str(error)
-            kind, summary, message_ids = UNKNOWN, f"unparseable body: {error}", ()
+        judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("Content-Type", ""))
+        if len(body) >= OFF_LOOP_BODY:
+            verdict, payload, parse_error, (kind, summary, message_ids) = await asyncio.to_thread(_judge, *judge)
+        else:
+            verdict, payload, parse_error, (kind, summary, message_ids) = _judge(*judge)
         status, reason = 200, None
-        if self.strict and key is not None and verdict in (Verdict.INVALID, Verdict.UNSIGNED):
+        if self.refuses(verdict, path):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
         elif parse_error is not None:
             status, reason = 400, parse_error
@@ -201,6 +234,23 @@ class Listener:
         return event
 
 
+def _declared_or(content_length: int | None, limit: int) -> int:
+    return limit if content_length is None else content_length
+
+
+def _judge(
+    key: str | None, body: bytes, signature: str | None, content_type: str
+) -> tuple[Verdict, object, str | None, tuple[str, str, tuple[str, ...]]]:
+    """(verdict, payload, parse error, (kind, summary, message ids)) of one body; pure, so it may run on a thread."""
+    verdict = verify(key, body, signature)
+    try:
+        payload, _from_form = parse_body(content_type, body)
+    except UnparseableBody as error:
+        return verdict, None, str(error), (UNKNOWN, f"unparseable body: {error}", ())
+    payload = without_inline_media(payload)
+    return verdict, payload, None, classify(payload)
+
+
 def _headers_of_interest(request: web.Request) -> dict[str, str]:
     kept: dict[str, str] = {}
     for name in HEADERS_OF_INTEREST:
@@ -218,6 +268,8 @@ def run_cli(args: argparse.Namespace) -> int:
     """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, `--print-json` lines on stdout."""
     key = os.environ.get(HMAC_KEY_ENV) or None
     _log_briefly_to_stderr()
+    if args.max_body is None:
+        args.max_body = DEFAULT_MAX_BODY
     if args.max_body < 1:
         print("gateway-tui listen: --max-body must be at least 1", file=sys.stderr)
         return 2
@@ -226,7 +278,24 @@ def run_cli(args: argparse.Namespace) -> int:
             f"warning: listening on {args.host}, not loopback: anyone who can reach this address can post events",
             file=sys.stderr,
         )
-    store = EventStore(Path(args.db) if args.db else None)
+    forward_to = getattr(args, "forward_to", None)
+    if forward_to:
+        from tui.webhooks.forwarder import ForwardTargetRefused, check_target
+
+        try:
+            check_target(forward_to, allow_remote=args.allow_remote)
+        except ForwardTargetRefused as error:
+            print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
+            return 2
+    from tui.config import ConfigError, events_store_path
+
+    try:
+        # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
+        path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
+    except ConfigError as error:
+        print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return 2
+    store = EventStore(path)
     try:
         store.open()
     except Exception as error:
@@ -241,15 +310,42 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -> int:
+    forward_to = getattr(args, "forward_to", None)
+    if not forward_to:
+        return await _listen(store, args, key, None)
+    from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
+
+    def print_attempt(attempt: Any) -> None:
+        print(f"event #{attempt.event_id}: {describe(attempt)}", file=sys.stderr, flush=True)
+
+    with ForwardLog(store.path) as forward_log:
+        forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt)
+        await forwarder.start()
+        try:
+            return await _listen(store, args, key, forwarder)
+        finally:
+            if forwarder.pending:
+                # A forward already under way usually ends in milliseconds: let it finish and be recorded.
+                with contextlib.suppress(TimeoutError):
+                    await forwarder.wait_idle(FORWARD_STOP_GRACE)
+            waiting = forwarder.pending
+            await forwarder.stop()
+            if waiting:
+                print(f"{waiting} events were not forwarded yet; `gateway-tui events replay ID` sends one", file=sys.stderr)
+
+
+async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, forwarder: Any) -> int:
     printer = _JsonLinePrinter() if args.print_json else None
+    consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
     listener = Listener(
         store,
         host=args.host,
         port=args.port,
         hmac_key=key,
         strict=not args.accept_unsigned,
+        require_signatures=args.require_signatures,
         max_body=args.max_body,
-        on_event=printer,
+        on_event=_each(consumers) if consumers else None,
     )
     try:
         await listener.start()
@@ -261,11 +357,15 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
     loop.add_signal_handler(signal.SIGTERM, stopped.set)
     if key is None:
         signing = "no HMAC key (set GATEWAY_TUI_HMAC_KEY to verify signatures)"
+    elif listener.strict and listener.require_signatures:
+        signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
     elif listener.strict:
-        signing = "HMAC key set; unsigned or badly signed events are refused (401)"
+        signing = "HMAC key set; unsigned or badly signed events are refused (401), except unsigned instance callbacks"
     else:
         signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
-    print(f"listening on {listener.url}; store {store.path}; {signing}", file=sys.stderr, flush=True)
+    forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
+    print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
+    _print_family_urls(listener)
     try:
         await stopped.wait()
     finally:
@@ -273,6 +373,27 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
         await listener.stop()
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected", file=sys.stderr)
     return 0
+
+
+def _print_family_urls(listener: Listener) -> None:
+    """The URLs to give each gateway: the same paths the app configures (runtime.configure_webhooks)."""
+    urls = family_urls(listener.url)
+    keyed = listener.has_hmac_key and listener.strict
+    instance_rule = "signature required" if keyed and listener.require_signatures else "unsigned accepted, as Z-API sends"
+    session_rule = "signature required" if keyed else "signatures checked, not required"
+    print(f"  instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}", file=sys.stderr)
+    print(f"  session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
+    print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
+
+
+def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEvent], None]:
+    """One on_event hook calling each consumer in turn (the JSON printer, the forwarder)."""
+
+    def call_each(event: StoredEvent) -> None:
+        for consumer in consumers:
+            consumer(event)
+
+    return call_each
 
 
 class _JsonLinePrinter:

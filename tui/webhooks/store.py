@@ -111,6 +111,13 @@ END;
 """
 
 _COLUMNS = "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids"
+# Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
+# (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
+# of media events would otherwise read hundreds of megabytes. `get` and exports read the body in full.
+LIST_BODY_LIMIT = 64 * 1024
+_LIST_COLUMNS = _COLUMNS.replace(
+    " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
+)
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
@@ -412,7 +419,7 @@ class EventStore:
 
     def find_by_message_id(self, message_id: str) -> list[StoredEvent]:
         """Every event that refers to this gateway message id, oldest first."""
-        query = f"""SELECT {_COLUMNS} FROM event_message_ids
+        query = f"""SELECT {_LIST_COLUMNS} FROM event_message_ids
             CROSS JOIN events ON events.id = event_message_ids.event_id
             WHERE event_message_ids.message_id = ? ORDER BY events.id"""
         with self._reader() as connection:
@@ -457,7 +464,7 @@ class EventStore:
             conditions.append("events.id < ?")
             parameters.append(before_id)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
-        query = f"SELECT {_COLUMNS} FROM {source} {where} ORDER BY events.id DESC LIMIT ?"
+        query = f"SELECT {_LIST_COLUMNS} FROM {source} {where} ORDER BY events.id DESC LIMIT ?"
         with self._reader() as connection:
             rows = connection.execute(query, [*parameters, max(0, limit)]).fetchall()
         return [_event(row) for row in rows]

@@ -1,0 +1,227 @@
+"""`gateway-tui events list|show|export|replay` and `gateway-tui trigger`, run as users run them.
+
+Reading commands run in-process on a filled store; the loop (listen --forward-to, trigger, list, replay) runs
+as real processes against a recording app, as the README shows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from urllib.parse import parse_qs
+
+import pytest
+
+from tests.webhooks.conftest import KEY, record
+from tests.webhooks.headless import start_headless
+from tests.webhooks.recording_app import RecordingApp
+from tests.webhooks.test_headless import stop
+from tui import config
+from tui.cli import main
+from tui.paths import profile_events_path
+from tui.webhooks.forwarder import ForwardLog, Outcome
+from tui.webhooks.signing import Verdict, sign
+from tui.webhooks.store import EventStore
+
+MESSAGE = {"type": "Message", "event": {"Info": {"ID": "3EB0AA", "Chat": "1@s.whatsapp.net"}, "Message": {"conversation": "pizza tonight"}}}
+RECEIPT = {"type": "ReadReceipt", "event": {"MessageIDs": ["3EB0AA"]}}
+
+
+async def _fill(path) -> list[int]:
+    with EventStore(path) as store:
+        events = [
+            await store.append(record(MESSAGE, kind="Message", summary="Message: pizza tonight")),
+            await store.append(record(RECEIPT, kind="ReadReceipt", summary="ReadReceipt read")),
+            await store.append(record(MESSAGE, kind="Message", verdict=Verdict.INVALID, rejected=True)),
+            await store.append(record({"type": "Message", "event": {"Message": {"conversation": "salad"}}}, kind="Message")),
+        ]
+    return [event.id for event in events]
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "events.sqlite3"
+    asyncio.run(_fill(path))
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def listed_ids(capsys, db, *filters: str) -> list[int]:
+    code, out, _ = run(capsys, "events", "list", "--db", str(db), "--json", *filters)
+    assert code == 0
+    return [event["id"] for event in json.loads(out)]
+
+
+def test_list_filters(capsys, db):
+    assert listed_ids(capsys, db) == [4, 3, 2, 1]
+    assert listed_ids(capsys, db, "--kind", "ReadReceipt") == [2]
+    assert listed_ids(capsys, db, "--verdict", "invalid") == [3]
+    assert listed_ids(capsys, db, "--verdict", "rejected") == [3]
+    assert listed_ids(capsys, db, "--search", "pizza") == [3, 1]
+    assert listed_ids(capsys, db, "--search", "pizza", "--limit", "1") == [3]
+    assert listed_ids(capsys, db, "--kind", "Message", "--verdict", "valid") == [4, 1]
+
+
+def test_list_json_is_the_stored_event(capsys, db):
+    code, out, _ = run(capsys, "events", "list", "--db", str(db), "--json", "--limit", "1", "--kind", "ReadReceipt")
+    (event,) = json.loads(out)
+    assert event["kind"] == "ReadReceipt" and event["payload"] == RECEIPT and event["verdict"] == "valid"
+    assert json.loads(event["body"]) == RECEIPT
+    assert event["forwarded"] is None
+
+
+def test_list_as_text_one_line_each(capsys, db):
+    code, out, _ = run(capsys, "events", "list", "--db", str(db), "--kind", "ReadReceipt")
+    assert code == 0
+    (line,) = out.splitlines()
+    assert line.split()[0] == "2" and "ReadReceipt read" in line
+
+
+def test_show_json_with_forward_attempts(capsys, db):
+    code, out, _ = run(capsys, "events", "show", "1", "--db", str(db), "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["id"] == 1 and shown["payload"] == MESSAGE and shown["forward_attempts"] == []
+
+
+def test_show_unknown_id_says_so(capsys, db):
+    code, _, err = run(capsys, "events", "show", "99", "--db", str(db), "--json")
+    assert code == 2 and "no event #99" in err
+
+
+def test_export_filters_oldest_first(capsys, db, tmp_path):
+    code, out, _ = run(capsys, "events", "export", "--db", str(db), "--kind", "Message", "--verdict", "valid")
+    assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [1, 4]
+    code, out, _ = run(capsys, "events", "export", "--db", str(db), "--search", "pizza", "--limit", "1")
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [3]
+    target = tmp_path / "out.jsonl"
+    code, _, err = run(capsys, "events", "export", "--db", str(db), "--verdict", "rejected", "-o", str(target))
+    assert code == 0 and "1 events written" in err
+    assert [json.loads(line)["id"] for line in target.read_text().splitlines()] == [3]
+
+
+def test_missing_store_is_named_not_created(capsys, tmp_path):
+    code, _, err = run(capsys, "events", "list", "--db", str(tmp_path / "nope.sqlite3"))
+    assert code == 2 and "no event store at" in err
+    assert not (tmp_path / "nope.sqlite3").exists()
+
+
+def test_without_db_the_profiles_store_is_read(capsys):
+    config.save_profile(config.Profile(name="work", base_url="https://a.example", instance_id="i",
+                                       session_url="https://s.example"))
+    asyncio.run(_fill(profile_events_path("work")))
+    code, out, _ = run(capsys, "events", "list", "--json", "--kind", "ReadReceipt")
+    assert code == 0 and [event["id"] for event in json.loads(out)] == [2]
+    code, _, err = run(capsys, "--profile", "other", "events", "list")
+    assert code == 2 and "no profile named 'other'" in err
+
+
+def test_remote_replay_target_is_refused(capsys, db):
+    code, _, err = run(capsys, "events", "replay", "1", "--db", str(db), "--to", "http://203.0.113.9/hook")
+    assert code == 2 and "--allow-remote" in err
+
+
+def test_trigger_refuses_a_kind_the_dialect_does_not_send(capsys):
+    code, _, err = run(capsys, "trigger", "ReadReceipt", "--dialect", "zapi", "--to", "http://127.0.0.1:9/x")
+    assert code == 2 and "Z-API sends callbacks" in err
+
+
+# -- as processes ----------------------------------------------------------------------------------------------
+
+
+async def cli(*argv: str, key: str | None = None) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "GATEWAY_TUI_HMAC_KEY"}
+    if key is not None:
+        env["GATEWAY_TUI_HMAC_KEY"] = key
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", *argv, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.fixture
+async def app():
+    recording = await RecordingApp().start()
+    yield recording
+    await recording.stop()
+
+
+async def test_trigger_sends_signed_samples_of_each_encoding(app):
+    code, out, _ = await cli("trigger", "ReadReceipt", "--format", "form", "--dialect", "wuzapi", "--to", app.url, key=KEY)
+    assert code == 0, out
+    code, _, _ = await cli("trigger", "MessageStatusCallback", "--to", app.url, key=KEY)
+    assert code == 0
+    code, out, _ = await cli("trigger", "ReceivedCallback", "--dialect", "zapi", "--to", app.url, key=KEY)
+    assert code == 0 and "unsigned, as Z-API sends it" in out
+    form, status, zapi = app.received
+    assert form.headers["content-type"] == "application/x-www-form-urlencoded"
+    assert form.headers["x-hmac-signature"] == sign(KEY, form.body)
+    fields = parse_qs(form.body.decode())
+    assert sorted(fields) == ["instanceName", "jsonData", "userID"]
+    receipt = json.loads(fields["jsonData"][0])
+    assert receipt["type"] == "ReadReceipt" and receipt["state"] == "Read" and receipt["event"]["Type"] == "read"
+    assert len(receipt["event"]["MessageIDs"]) == 1
+    assert status.headers["x-hmac-signature"] == sign(KEY, status.body)
+    status_payload = json.loads(status.body)
+    assert status_payload["type"] == "MessageStatusCallback" and status_payload["status"] == "READ"
+    assert isinstance(status_payload["ids"], list) and isinstance(status_payload["momment"], int)
+    assert "x-hmac-signature" not in zapi.headers
+    assert json.loads(zapi.body)["text"]["message"]
+
+
+async def test_trigger_reports_an_app_that_is_down():
+    code, out, _ = await cli("trigger", "Message", "--to", "http://127.0.0.1:9/hook")
+    assert code == 1 and "no answer" in out
+
+
+async def test_the_loop_listen_forward_trigger_list_replay(app, tmp_path):
+    db = tmp_path / "loop.sqlite3"
+    process, listener_url = await start_headless(db, "--forward-to", app.url, key=KEY)
+    try:
+        code, out, _ = await cli("trigger", "Message", "--to", listener_url + "/session", key=KEY)
+        assert code == 0 and "HTTP 200" in out
+        (forwarded,) = await app.wait_for(1)
+    finally:
+        _, stderr = await stop(process)
+    assert "event #1: attempt 1 → " in stderr.decode()
+    assert forwarded.headers["x-hmac-signature"] == sign(KEY, forwarded.body)
+    assert forwarded.headers["x-gateway-tui-event"] == "1"
+
+    code, out, _ = await cli("events", "list", "--db", str(db), "--json")
+    (listed,) = json.loads(out)
+    assert listed["kind"] == "Message" and listed["verdict"] == "valid"
+    assert listed["body"].encode() == forwarded.body
+    assert listed["forwarded"]["outcome"] == "delivered" and listed["forwarded"]["status"] == 200
+
+    code, out, _ = await cli("events", "replay", "1", "--db", str(db), "--to", app.url)
+    assert code == 0 and "HTTP 200" in out
+    first, replayed = app.received
+    assert replayed.body == first.body and replayed.headers["x-hmac-signature"] == first.headers["x-hmac-signature"]
+    assert replayed.headers["x-gateway-tui-replay"] == "1"
+    with EventStore(db) as store, ForwardLog(db) as forward_log:
+        assert [(a.replay, a.outcome) for a in forward_log.attempts(1)] == [
+            (False, Outcome.DELIVERED), (True, Outcome.DELIVERED)]
+        assert store.count() == 1
+
+
+async def test_listen_stops_promptly_with_the_app_down_and_says_what_was_not_forwarded(tmp_path):
+    from tests.webhooks.recording_app import free_port
+
+    db = tmp_path / "down.sqlite3"
+    process, listener_url = await start_headless(db, "--forward-to", f"http://127.0.0.1:{free_port()}/hook", key=KEY)
+    code, out, _ = await cli("trigger", "Message", "--to", listener_url + "/session", key=KEY)
+    assert code == 0 and "HTTP 200" in out  # acknowledged while the app is down
+    _, stderr = await stop(process, signal.SIGTERM)
+    assert process.returncode == 0
+    assert "1 events were not forwarded yet" in stderr.decode()
+    code, out, _ = await cli("events", "show", "1", "--db", str(db), "--json")
+    attempts = json.loads(out)["forward_attempts"]
+    assert attempts and all(a["status"] is None and a["outcome"] == "retrying" for a in attempts)

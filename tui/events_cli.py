@@ -1,0 +1,218 @@
+"""`gateway-tui events list|show|export|replay` and `gateway-tui trigger`: the webhook loop from a shell.
+
+Reads the profile's event store (the app's and `listen`'s) or `--db PATH`. `--json` output is for scripts:
+`list` prints a JSON array (newest first), `show` one object with its forward attempts, `export` JSON lines
+(oldest first). Everything that goes out (replay, trigger) goes only to loopback unless `--allow-remote`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from tui import config
+from tui.webhooks.events import StoredEvent
+from tui.webhooks.forwarder import (
+    ForwardLog,
+    ForwardTargetRefused,
+    check_target,
+    describe,
+)
+from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
+from tui.webhooks.store import EventStore
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
+REJECTED = "rejected"
+
+
+
+class _Refused(Exception):
+    """Input the command cannot use; the message says which and why."""
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    try:
+        if args.command == "trigger":
+            return _trigger(args)
+        action = {"list": _list, "show": _show, "export": _export, "replay": _replay}[args.events_command]
+        return action(args)
+    except (_Refused, config.ConfigError, ForwardTargetRefused) as error:
+        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0  # the reading script (head, jq) went away
+
+
+# -- reading ---------------------------------------------------------------------------------------------------
+
+
+def _store_path(args: argparse.Namespace) -> Path:
+    path = Path(args.db) if args.db else config.events_store_path(args.profile, sandbox=args.sandbox)
+    if not path.exists():
+        raise _Refused(f"no event store at {path} (nothing received yet, or pass --db PATH)")
+    return path
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    if args.limit is not None and args.limit < 1:
+        raise _Refused("--limit must be at least 1")
+    verdict = None if args.verdict in (None, REJECTED) else Verdict(args.verdict)
+    return {
+        "kind": args.kind,
+        "verdict": verdict,
+        "search": args.search,
+        "rejected": True if args.verdict == REJECTED else None,
+    }
+
+
+def _list(args: argparse.Namespace) -> int:
+    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+        events = store.newest(args.limit or 50, **_filters(args))
+        latest = forward_log.latest(event.id for event in events)
+    if args.json:
+        documents = [_document(event, latest.get(event.id)) for event in events]
+        print(json.dumps(documents, ensure_ascii=False, indent=2))
+        return 0
+    for event in events:
+        attempt = latest.get(event.id)
+        forwarded = f" → {attempt.status or '✗'} {attempt.outcome}" if attempt else ""
+        verdict = REJECTED if event.rejected else str(event.verdict)
+        print(f"{event.id:>7}  {_local(event.received_at)}  {event.kind:<22} {verdict:<9} {event.summary}{forwarded}")
+    if not events:
+        print("no events match", file=sys.stderr)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+        event = store.get(args.id)
+        attempts = forward_log.attempts(args.id) if event is not None else []
+    if event is None:
+        raise _Refused(f"no event #{args.id} in {store.path}")
+    if args.json:
+        document = event.to_json()
+        document["forward_attempts"] = [attempt.to_json() for attempt in attempts]
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return 0
+    verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
+    print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
+    print(f"summary: {event.summary}")
+    for name, value in sorted(event.headers.items()):
+        print(f"{name}: {value}")
+    for attempt in attempts:
+        print(f"{_local(attempt.at)} {describe(attempt)}")
+    print()
+    sys.stdout.write(_body_text(event) + "\n")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    filters = _filters(args)
+    with EventStore(_store_path(args)) as store:
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as stream:
+                written = _write_export(store, stream, args.limit, filters)
+            print(f"{written} events written to {args.output}", file=sys.stderr)
+        else:
+            _write_export(store, sys.stdout, args.limit, filters)
+    return 0
+
+
+def _write_export(store: EventStore, stream: TextIO, limit: int | None, filters: dict[str, Any]) -> int:
+    if limit is None:
+        return store.export_jsonl(stream, **filters)
+    events = list(reversed(store.newest(limit, **filters)))  # the newest `limit`, written oldest first
+    stream.writelines(event.to_json_line() + "\n" for event in events)
+    return len(events)
+
+
+def _document(event: StoredEvent, attempt: Any) -> dict[str, Any]:
+    document = event.to_json()
+    document["forwarded"] = attempt.to_json() if attempt is not None else None
+    return document
+
+
+def _body_text(event: StoredEvent) -> str:
+    if event.payload is not None:
+        return json.dumps(event.payload, ensure_ascii=False, indent=2)
+    try:
+        return event.body.decode("utf-8") or "(no body kept)"
+    except UnicodeDecodeError:
+        return f"({len(event.body)} bytes of binary data)"
+
+
+def _local(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+# -- sending ---------------------------------------------------------------------------------------------------
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from tui.webhooks.forwarder import replay
+
+    url = check_target(args.to, allow_remote=args.allow_remote)
+    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+        event = store.get(args.id)
+        if event is None:
+            raise _Refused(f"no event #{args.id} in {store.path}")
+        attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
+    print(f"event #{event.id}: {describe(attempt)}")
+    return 0 if attempt.delivered else EXIT_FAILED
+
+
+def _trigger(args: argparse.Namespace) -> int:
+    from tui.sandbox.samples import Dialect, SampleRefused, sample_body, signs
+
+    url = check_target(args.to, allow_remote=args.allow_remote)
+    dialect = Dialect(args.dialect)
+    try:
+        body, content_type = sample_body(args.kind, dialect, args.format, datetime.now(UTC))
+    except SampleRefused as error:
+        raise _Refused(str(error)) from None
+    headers = {"Content-Type": content_type, "User-Agent": "gateway-tui-trigger"}
+    key = _hmac_key(args) if signs(dialect) else None
+    if key:
+        headers[SIGNATURE_HEADER] = sign(key, body)
+        signing = "signed"
+    elif signs(dialect):
+        signing = f"unsigned: no HMAC key (the profile's, or {HMAC_KEY_ENV})"
+    else:
+        signing = "unsigned, as Z-API sends it"
+    answer = asyncio.run(_post(url, body, headers, args.timeout))
+    outcome = f"HTTP {answer.status}" if answer.status is not None else f"no answer: {answer.error}"
+    print(f"{args.kind} ({content_type}, {len(body)} bytes, {signing}) → {url}: {outcome}")
+    return 0 if answer.ok else EXIT_FAILED
+
+
+async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Any:
+    from tui.webhooks.forwarder import new_client, post_body
+
+    async with new_client(timeout) as client:
+        return await post_body(client, url, body, headers)
+
+
+def _hmac_key(args: argparse.Namespace) -> str | None:
+    """GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key (never the sandbox's: it is thrown away)."""
+    from_env = os.environ.get(HMAC_KEY_ENV)
+    if from_env:
+        return from_env
+    if args.sandbox:
+        return None
+    name = config.chosen_profile(args.profile)
+    if name is None:
+        return None
+    from tui.secrets import KeyringUnavailable, SecretName, open_secret_store
+
+    try:
+        return open_secret_store(args.insecure_storage).get(name, SecretName.HMAC_KEY)
+    except KeyringUnavailable as error:
+        raise _Refused(f"cannot read the profile's HMAC key: {error}") from None

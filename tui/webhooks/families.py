@@ -1,0 +1,45 @@
+"""Which gateway family a listener path belongs to, and whether a call there must be signed.
+
+The app and `gateway-tui listen` point each family's webhooks at its own path (runtime.configure_webhooks):
+the instance family's delivery callbacks at `/delivery`, the session family's events at `/session`. Z-API,
+the real instance-family gateway, never signs its callbacks (zapi.md §5.5), so with a key set an unsigned call
+below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every
+other path stays strict, and `require_signatures` makes `/delivery` strict too.
+"""
+
+from __future__ import annotations
+
+import enum
+
+INSTANCE_PATH = "/delivery"
+SESSION_PATH = "/session"
+
+
+class PathFamily(enum.StrEnum):
+    INSTANCE = "instance"
+    SESSION = "session"
+    OTHER = "other"
+
+
+def family_of(path: str) -> PathFamily:
+    """The family whose webhooks are pointed at `path` (query string allowed): the family's path or below it."""
+    segments = path.split("?", 1)[0].split("#", 1)[0].split("/")
+    if ".." in segments or "." in segments:
+        return PathFamily.OTHER  # `/delivery/../session` must not borrow the instance family's leniency
+    first = segments[1] if len(segments) > 1 else ""
+    if "/" + first == INSTANCE_PATH:
+        return PathFamily.INSTANCE
+    if "/" + first == SESSION_PATH:
+        return PathFamily.SESSION
+    return PathFamily.OTHER
+
+
+def unsigned_allowed(path: str, *, require_signatures: bool) -> bool:
+    """True where an unsigned call is stored and answered 200 even though a key is set."""
+    return not require_signatures and family_of(path) is PathFamily.INSTANCE
+
+
+def family_urls(base_url: str) -> dict[PathFamily, str]:
+    """Each family's webhook URL under the listener's (or the public) base URL."""
+    base = base_url.rstrip("/")
+    return {PathFamily.INSTANCE: base + INSTANCE_PATH, PathFamily.SESSION: base + SESSION_PATH}
