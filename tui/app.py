@@ -7,7 +7,8 @@ the Runtime (httpx, pydantic, aiohttp, the sandbox, the listener, the store) sta
 Widgets follow the app through:
 - `app.runtime` (a `tui.runtime.Runtime`; its clients are None until `app.runtime_ready` turns True),
 - `app.event_received` (Signal, data: StoredEvent) and `app.exchange_recorded` (Signal, data: Exchange),
-- `app.sent_changed` (Signal, data: message id) after a section posts `tui.messages.MessageSent`.
+- `app.sent_changed` (Signal, data: message id) after a section posts `tui.messages.MessageSent`,
+- `app.forward_attempted` (Signal, data: ForwardAttempt) after each forward or replay to the user's app.
 """
 
 from __future__ import annotations
@@ -69,11 +70,13 @@ class GatewayApp(App):
         self.event_received: Signal[Any] = Signal(self, "event-received")
         self.exchange_recorded: Signal[Any] = Signal(self, "exchange-recorded")
         self.sent_changed: Signal[str] = Signal(self, "sent-changed")
+        self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
         self._unsubscribers = [
             runtime.subscribe_events(self._publish_event),
             runtime.request_log.subscribe(self._publish_exchange),
+            runtime.subscribe_forward_attempts(self._publish_attempt),
         ]
 
     # -- start-up -------------------------------------------------------------------------------------------
@@ -137,6 +140,10 @@ class GatewayApp(App):
     def _publish_event(self, event: Any) -> None:
         if self._running:
             self.event_received.publish(event)
+
+    def _publish_attempt(self, attempt: Any) -> None:
+        if self._running:
+            self.forward_attempted.publish(attempt)
 
     def _publish_exchange(self, exchange: Any) -> None:
         if self._running:
@@ -222,12 +229,17 @@ def build_app(
     profile: str | None = None,
     insecure_storage: bool = False,
     deterministic: bool = False,
+    sandbox_dialects: tuple[str, str] = ("spec", "spec"),
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame."""
     from tui.runtime import Runtime
 
     runtime = Runtime(
-        sandbox=sandbox, profile=profile, insecure_storage=insecure_storage, deterministic=deterministic
+        sandbox=sandbox,
+        profile=profile,
+        insecure_storage=insecure_storage,
+        deterministic=deterministic,
+        sandbox_dialects=sandbox_dialects,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic)
 
@@ -237,6 +249,7 @@ def run_cli(args: argparse.Namespace) -> int:
         sandbox=bool(getattr(args, "sandbox", False)),
         profile=getattr(args, "profile", None),
         insecure_storage=bool(getattr(args, "insecure_storage", False)),
+        sandbox_dialects=(getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec")),
     )
     app.run()
     return app.return_code or 0

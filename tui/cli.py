@@ -1,4 +1,4 @@
-"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen` and `profile` subcommands.
+"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile` and `call`.
 
 Each subcommand's module is imported only when that subcommand runs, so starting the app
 does not pay for aiohttp or the keyring before its first frame.
@@ -8,6 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
+
+from tui import call_cli
+from tui.api.dialects import InstanceDialect, SessionDialect
+
+# tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
+VERDICTS = ("valid", "invalid", "unsigned", "no-key", "rejected")
 
 
 def _port(text: str) -> int:
@@ -15,6 +22,104 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError("a port is a number from 0 to 65535")
     return value
+
+
+def _byte_size(text: str) -> int:
+    """Bytes, or a number with K, M or G (binary: 150M = 150 MiB)."""
+    units = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+    cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (cleaned[:-1], cleaned[-1]) if cleaned[-1:] in units else (cleaned, "")
+    try:
+        value = int(number) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError("a size in bytes, or with K, M or G, such as 150M") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1 byte")
+    return value
+
+
+def _global_flags_after_subcommand(parser: argparse.ArgumentParser) -> None:
+    """--profile and --insecure-storage also after the subcommand; SUPPRESS keeps a value given before it."""
+    parser.add_argument("--profile", metavar="NAME", default=argparse.SUPPRESS, help="profile to use")
+    parser.add_argument(
+        "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
+    )
+
+
+def _dialect_flags(parser: argparse.ArgumentParser, *, for_app: bool = False) -> None:
+    """The sandbox's dialects: `gateway-tui sandbox …` and `gateway-tui --sandbox …` take the same flags.
+
+    The subcommand's copies default to SUPPRESS so a value given before `sandbox` is not reset by them."""
+    where = "with --sandbox, " if for_app else ""
+    default = "spec" if for_app else argparse.SUPPRESS
+    parser.add_argument(
+        "--instance-dialect",
+        choices=[dialect.value for dialect in InstanceDialect],
+        default=default,
+        help=f"{where}the instance family speaks the spec (default) or Z-API",
+    )
+    parser.add_argument(
+        "--session-dialect",
+        choices=[dialect.value for dialect in SessionDialect],
+        default=default,
+        help=f"{where}the session family speaks the spec (default) or WuzAPI",
+    )
+
+
+def _allow_remote(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a target URL on another host (by default only loopback addresses receive events)",
+    )
+
+
+def _add_event_parsers(commands: Any) -> None:
+    events = commands.add_parser("events", help="list, show, export and replay stored webhook events")
+    actions = events.add_subparsers(dest="events_command", metavar="ACTION", required=True)
+
+    def store_option(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--db", metavar="PATH", help="event store file (default: the profile's)")
+
+    def filter_options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--kind", metavar="K", help="only events of this kind (Message, ReadReceipt, ...)")
+        parser.add_argument("--verdict", choices=VERDICTS, help="only events with this verdict, or rejected")
+        parser.add_argument("--search", metavar="TEXT", help="only events whose body has all these words")
+        parser.add_argument("--limit", type=int, metavar="N", help="at most N events, the newest")
+        store_option(parser)
+
+    listing = actions.add_parser("list", help="the newest events (50 unless --limit)")
+    filter_options(listing)
+    listing.add_argument("--json", action="store_true", help="a JSON array, newest first")
+    show = actions.add_parser("show", help="one event in full, with its forward attempts")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true", help="one JSON object")
+    store_option(show)
+    export = actions.add_parser("export", help="matching events as JSON lines, oldest first")
+    filter_options(export)
+    export.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    replay = actions.add_parser("replay", help="send a stored event again: same body, content type and signature")
+    replay.add_argument("id", type=int)
+    replay.add_argument("--to", required=True, metavar="URL", help="your app's webhook URL")
+    replay.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    _allow_remote(replay)
+    store_option(replay)
+
+    trigger = commands.add_parser(
+        "trigger",
+        help="send a realistic sample event to URL, signed like the gateway signs it",
+        description="Kinds: Message, ReadReceipt, ChatPresence, Presence, Connected (WuzAPI session events); "
+        "ReceivedCallback, DeliveryCallback, MessageStatusCallback, PresenceChatCallback, ConnectedCallback, "
+        "DisconnectedCallback (Z-API callbacks). Signed with GATEWAY_TUI_HMAC_KEY or the profile's key when the "
+        "dialect signs (gateway, wuzapi; Z-API never signs).",
+    )
+    trigger.add_argument("kind", metavar="KIND")
+    trigger.add_argument("--to", required=True, metavar="URL", help="where to send it (your app, or the listener)")
+    trigger.add_argument("--format", choices=("json", "form"), help="session events: JSON (default) or WuzAPI's form")
+    trigger.add_argument("--dialect", choices=("gateway", "wuzapi", "zapi"), default="gateway",
+                         help="whose webhooks to imitate (default: gateway, the spec's service)")
+    trigger.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
+    _allow_remote(trigger)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the embedded sandbox gateway and the webhook listener in-process (no account needed)",
     )
+    _dialect_flags(parser, for_app=True)
     parser.add_argument("--profile", metavar="NAME", help="profile to use (see `gateway-tui profile list`)")
     parser.add_argument(
         "--insecure-storage",
@@ -49,9 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--webhook-format",
         choices=("json", "form"),
-        default="json",
-        help="body format of session webhooks: JSON, or WuzAPI's form-encoded jsonData",
+        default=None,
+        help="body format of session webhooks: JSON, or WuzAPI's form-encoded jsonData "
+        "(default: form with --session-dialect wuzapi, else json)",
     )
+    _dialect_flags(sandbox)
 
     listen = commands.add_parser("listen", help="run the webhook listener headless")
     listen.add_argument("--port", type=_port, default=8787)
@@ -66,8 +174,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with a key set, still store unsigned or badly signed events instead of answering 401",
     )
-    listen.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES", help="largest body accepted")
+    listen.add_argument(
+        "--require-signatures",
+        action="store_true",
+        help="with a key set, refuse unsigned events on every path, the instance family's /delivery included",
+    )
+    listen.add_argument(
+        "--max-body",
+        type=_byte_size,
+        default=None,
+        metavar="SIZE",
+        help="largest body accepted, in bytes or with K/M/G (default 150M: a 100 MB document inlined as base64)",
+    )
     listen.add_argument("--db", metavar="PATH", help="event store file (default: in the user data dir)")
+    listen.add_argument(
+        "--forward-to",
+        metavar="URL",
+        help="send every accepted event on to your app at URL (original body and signature, retried when it is down)",
+    )
+    _allow_remote(listen)
+
+    _add_event_parsers(commands)
 
     profile = commands.add_parser("profile", help="manage profiles and their secrets")
     profile_commands = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
@@ -83,9 +210,36 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--listener-port", type=_port, default=8787)
     add.add_argument("--public-url", default="", help="URL the gateway should call for webhooks (e.g. a tunnel)")
     add.add_argument("--theme", default="textual-dark")
-    profile_commands.add_parser("list", help="list profiles and which secrets are set (never their values)")
+    add.add_argument(
+        "--max-body", type=_byte_size, default=None, metavar="SIZE",
+        help="largest webhook body the listener accepts (default 150M; bytes or with K/M/G)",
+    )
+    add.add_argument(
+        "--require-signatures", action="store_true",
+        help="with an HMAC key, refuse unsigned webhooks on every path (Z-API never signs: leave off for it)",
+    )
+    add.add_argument(
+        "--instance-dialect",
+        choices=[dialect.value for dialect in InstanceDialect],
+        default=InstanceDialect.SPEC.value,
+        help="how instance-family requests are written: the spec's shapes, or Z-API's (default: spec)",
+    )
+    add.add_argument(
+        "--session-dialect",
+        choices=[dialect.value for dialect in SessionDialect],
+        default=SessionDialect.SPEC.value,
+        help="how session-family requests are written: the spec's shapes, or WuzAPI's (default: spec)",
+    )
+    listing = profile_commands.add_parser("list", help="list profiles and which secrets are set (never their values)")
+    add.add_argument("--forward-to", default="", metavar="URL", help="forward every accepted event to your app at URL")
+    add.add_argument("--forward-allow-remote", action="store_true", help="let --forward-to name a host other than this one")
     remove = profile_commands.add_parser("remove", help="remove a profile and its keyring entries")
     remove.add_argument("name")
+    for action in (add, listing, remove):
+        action.add_argument(
+            "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
+        )
+    call_cli.add_parser(commands, _global_flags_after_subcommand)
     return parser
 
 
@@ -97,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui.webhooks.listener import run_cli
     elif args.command == "profile":
         from tui.profile_cli import run_cli
+    elif args.command == "call":
+        from tui.call_cli import run_cli
+    elif args.command in ("events", "trigger"):
+        from tui.events_cli import run_cli
     else:
         from tui.app import run_cli
     return run_cli(args)

@@ -1,7 +1,8 @@
-"""The command palette (ctrl+p): every operation of every section by name, plus the app's own commands.
+"""The command palette (ctrl+p): every gateway operation by name, plus the sections' and the app's own commands.
 
-Sections declare `OPERATIONS: ClassVar[dict[str, str]]` (op id -> title such as "Send poll") and
-`open_operation(op_id)`; choosing one switches to that section and opens the operation.
+Gateway operations come from the one table, `tui.api.operations` (title, and the section that performs it);
+sections add their own shortcuts in `OPERATIONS: ClassVar[dict[str, str]]` (id -> title). Choosing either
+switches to the section and calls its `open_operation(id)`.
 """
 
 from __future__ import annotations
@@ -28,10 +29,17 @@ class GatewayCommands(Provider):
         self.commands = await self._collect()
 
     async def _collect(self) -> list[PaletteCommand]:
-        from tui.screens.main import SECTIONS, section_class
+        from tui.api.operations import all_operations
+        from tui.screens.main import SECTIONS, SECTIONS_BY_ID, section_class
 
         app: Any = self.app
         commands: list[PaletteCommand] = []
+        for op in all_operations():
+            info = SECTIONS_BY_ID[op.section.value]
+            commands.append(
+                PaletteCommand(op.title, f"{info.title} ({info.key}) · {op.family.value} {op.method} {op.path_template}",
+                               partial(_open_operation, app, info.id, op.id.value))
+            )
         for info in SECTIONS:
             cls = section_class(info.id)
             for op_id, title in (getattr(cls, "OPERATIONS", None) or {}).items():

@@ -13,9 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.paths import config_dir
+from tui.forward_targets import ForwardTargetRefused, check_target
+
+# WhatsApp documents go up to 100 MB and WuzAPI inlines media as base64 inside a form-encoded field: 100 MiB of
+# file is 139.8 MB of base64, and percent-encoding its `+` and `/` (1 character in 32) makes the body ~148.6 MB.
+# 150 MiB takes that with room for the event around it; a 16 MB video arrives as ~22.7 MB.
+DEFAULT_MAX_BODY = 150 * 1024 * 1024
 
 PROFILES_FILE_NAME = "profiles.toml"
 RESERVED_NAMES = {"sandbox"}
@@ -38,6 +45,15 @@ class Profile(BaseModel):
     listener_port: int = Field(default=DEFAULT_LISTENER_PORT, ge=0, le=65535)
     public_url: str = ""
     theme: str = "textual-dark"
+    # Webhook listener: the largest body accepted, and whether unsigned calls are refused on every path
+    # (/delivery included; see tui/webhooks/families.py).
+    max_body: int = Field(default=DEFAULT_MAX_BODY, ge=1024)
+    require_signatures: bool = False
+    # How each family is written on the wire: the spec (default), or the real gateway's dialect.
+    instance_dialect: InstanceDialect = InstanceDialect.SPEC
+    session_dialect: SessionDialect = SessionDialect.SPEC
+    forward_to: str = ""  # the user's own app: every accepted event is forwarded there (tui.webhooks.forwarder)
+    forward_allow_remote: bool = False
 
     @field_validator("name")
     @classmethod
@@ -65,6 +81,17 @@ class Profile(BaseModel):
     def _optional_http_url(cls, url: str) -> str:
         return _check_http_url(url) if url else url
 
+    @model_validator(mode="after")
+    def _forward_target(self) -> Profile:
+        if self.forward_to:
+            try:
+                self.forward_to = check_target(
+                    self.forward_to, allow_remote=self.forward_allow_remote, how_to_allow="forward_allow_remote = true"
+                )
+            except ForwardTargetRefused as error:
+                raise ValueError(f"forward_to: {error}") from None
+        return self
+
     @field_validator("listener_host")
     @classmethod
     def _host(cls, host: str) -> str:
@@ -77,6 +104,31 @@ def _check_http_url(url: str) -> str:
     if not re.match(r"^https?://[^\s/:]+(:\d{1,5})?(/\S*)?$", url):
         raise ValueError("an http:// or https:// URL with a host, such as https://api.example.com")
     return url.rstrip("/")
+
+
+def chosen_profile(requested: str | None) -> str | None:
+    """The profile a command uses, as the app picks it: the one asked for, else `default`, else the first in the
+    file; None when there is no profile at all. Raises ConfigError for a name the file does not have."""
+    names = [profile.name for profile in load_profiles()]
+    if requested is not None:
+        if requested not in names:
+            known = ", ".join(sorted(names)) or "none yet"
+            raise ConfigError(f"no profile named {requested!r} (known: {known}); see `gateway-tui profile list`")
+        return requested
+    if not names:
+        return None
+    return "default" if "default" in names else names[0]
+
+
+def events_store_path(requested: str | None, *, sandbox: bool = False) -> Path:
+    """Where `listen` and `events` keep events without --db: the chosen profile's store (the app's), else the
+    single `events.sqlite3` of a machine with no profile yet."""
+    from tui.paths import data_dir, profile_events_path
+
+    if sandbox:
+        return profile_events_path("sandbox")
+    name = chosen_profile(requested)
+    return profile_events_path(name) if name is not None else data_dir() / "events.sqlite3"
 
 
 def profiles_path() -> Path:
@@ -109,7 +161,7 @@ def load_profiles() -> list[Profile]:
         try:
             profiles.append(Profile(name=name, **table))
         except ValidationError as error:
-            problems = describe_profile_error(error, line_of=lambda key: _line_of_key(text, line, key))
+            problems = describe_profile_error(error, line_of=lambda key, line=line: _line_of_key(text, line, key))
             raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {problems}. The file was left as it is.") from None
     return profiles
 
@@ -147,7 +199,7 @@ def remove_profile(name: str) -> bool:
 def _write(profiles: list[Profile]) -> None:
     path = profiles_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = {"profiles": {p.name: p.model_dump(exclude={"name"}) for p in profiles}}
+    document = {"profiles": {p.name: _stored_fields(p) for p in profiles}}
     # A unique temporary name in the same directory: two writers never share one, and os.replace stays atomic.
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -159,6 +211,14 @@ def _write(profiles: list[Profile]) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _stored_fields(profile: Profile) -> dict[str, object]:
+    """The table written for a profile; forwarding settings only when used, so other files stay as they were."""
+    fields = profile.model_dump(mode="json", exclude={"name"})
+    if not profile.forward_to and not profile.forward_allow_remote:
+        del fields["forward_to"], fields["forward_allow_remote"]
+    return fields
 
 
 def _line_of_table(text: str, name: str) -> int:

@@ -26,3 +26,9 @@ def data_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_data_path(APP_NAME)
+
+
+def profile_events_path(profile: str) -> Path:
+    """The event store of one profile (the app's, and `gateway-tui events` without --db)."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in (profile or "default"))
+    return data_dir() / f"events-{safe}.sqlite3"

@@ -59,6 +59,12 @@ def _add(args: argparse.Namespace) -> int:
             listener_port=args.listener_port,
             public_url=args.public_url,
             theme=args.theme,
+            instance_dialect=args.instance_dialect,
+            session_dialect=args.session_dialect,
+            forward_to=args.forward_to,
+            forward_allow_remote=args.forward_allow_remote,
+            require_signatures=args.require_signatures,
+            **({"max_body": args.max_body} if args.max_body is not None else {}),
         )
     except ValidationError as error:
         raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import secrets as _random
@@ -37,11 +38,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+# The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
+from tui.webhooks.families import INSTANCE_PATH as DELIVERY_PATH
+from tui.webhooks.families import SESSION_PATH
+
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
+    from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
     from tui.api.gateway_http import GatewayHttp
     from tui.webhooks.events import StoredEvent
+    from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -49,8 +56,6 @@ log = logging.getLogger(__name__)
 
 SANDBOX_PROFILE = "sandbox"
 SESSION_EVENTS = ["Message", "ReadReceipt", "ChatPresence"]
-DELIVERY_PATH = "/delivery"
-SESSION_PATH = "/session"
 REQUEST_LOG_SIZE = 500
 
 # Fixed secrets of deterministic mode. Only ever used with the in-process sandbox on loopback.
@@ -64,6 +69,7 @@ DETERMINISTIC_HMAC_KEY = "sandbox-hmac-key-0123456789abcdef-deterministic"
 DETERMINISTIC_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 EventCallback = Callable[["StoredEvent"], None]
+AttemptCallback = Callable[["ForwardAttempt"], None]
 
 
 class StartupError(Exception):
@@ -86,6 +92,10 @@ class SandboxProfile:
     listener_port: int = 0
     public_url: str = ""
     theme: str = "textual-dark"
+    instance_dialect: str = "spec"  # what the embedded sandbox speaks, so the clients speak it too
+    session_dialect: str = "spec"
+    forward_to: str = ""
+    forward_allow_remote: bool = False
 
 
 @dataclass
@@ -123,8 +133,10 @@ class Runtime:
         insecure_storage: bool = False,
         deterministic: bool = False,
         http_timeout: float = 10.0,
+        sandbox_dialects: tuple[str, str] = ("spec", "spec"),
     ) -> None:
         self.sandbox_mode = sandbox
+        self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
         self.profile_name = SANDBOX_PROFILE if sandbox else profile
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
@@ -136,11 +148,14 @@ class Runtime:
         self.session: SessionClient | None = None
         self.store: EventStore | None = None
         self.listener: Listener | None = None
+        self.forward_log: ForwardLog | None = None
+        self.forwarder: Forwarder | None = None
         self.sandbox: Any = None
         self.request_log: RequestLog = _new_request_log()
         self.stats = ListenerStats()
         self.started = False
         self._event_subscribers: list[EventCallback] = []
+        self._attempt_subscribers: list[AttemptCallback] = []
         self._hmac_key: str | None = None
 
     def __repr__(self) -> str:
@@ -159,8 +174,27 @@ class Runtime:
 
         return unsubscribe
 
+    def subscribe_forward_attempts(self, callback: AttemptCallback) -> Callable[[], None]:
+        """Call `callback(attempt)` for every forward or replay attempt, on the event loop."""
+        self._attempt_subscribers.append(callback)
+        return lambda: self._attempt_subscribers.remove(callback) if callback in self._attempt_subscribers else None
+
+    def _on_attempt(self, attempt: ForwardAttempt) -> None:
+        for callback in list(self._attempt_subscribers):
+            try:
+                callback(attempt)
+            except Exception:
+                log.exception("forward attempt subscriber failed")
+
     def _on_event(self, event: StoredEvent) -> None:
+        from tui.webhooks.store import LIST_BODY_LIMIT
+
         self.stats.record(event)
+        if self.forwarder is not None:
+            self.forwarder.submit(event)  # only queues: the gateway's answer never waits for the user's app
+        if event.payload is not None and len(event.body) > LIST_BODY_LIMIT:
+            # Views keep hundreds of events; like the store's lists they get the payload, not inline media.
+            event = dataclasses.replace(event, body=b"")
         for callback in list(self._event_subscribers):
             try:
                 callback(event)
@@ -189,6 +223,14 @@ class Runtime:
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()
+        if self.forwarder is not None:
+            forwarder, self.forwarder = self.forwarder, None
+            with contextlib.suppress(Exception):
+                await forwarder.stop()
+        if self.forward_log is not None:
+            forward_log, self.forward_log = self.forward_log, None
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(forward_log.close)
         if self.sandbox is not None:
             with contextlib.suppress(Exception):
                 await self.sandbox.stop()
@@ -220,11 +262,18 @@ class Runtime:
             session_token=tokens["session_token"],
             host="127.0.0.1",
             port=0,
+            instance_dialect=self.sandbox_dialects[0],
+            session_dialect=self.sandbox_dialects[1],
             **options,
         )
         await self.sandbox.start()
         base = self.sandbox.url.rstrip("/")
-        self.profile = SandboxProfile(base_url=base, session_url=base)
+        self.profile = SandboxProfile(
+            base_url=base,
+            session_url=base,
+            instance_dialect=self.sandbox_dialects[0],
+            session_dialect=self.sandbox_dialects[1],
+        )
 
         await self._open_store()
         await self._start_listener("127.0.0.1", 0, hmac_key=None)
@@ -275,19 +324,35 @@ class Runtime:
         )
 
     async def _open_store(self) -> None:
-        from tui.paths import data_dir
+        from tui.paths import profile_events_path
         from tui.webhooks.store import EventStore
 
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in (self.profile_name or "default"))
-        store = EventStore(data_dir() / f"events-{safe}.sqlite3")
+        store = EventStore(profile_events_path(self.profile_name or "default"))
         await asyncio.to_thread(store.open)
         self.store = store
+        from tui.webhooks.forwarder import ForwardLog
+
+        self.forward_log = await asyncio.to_thread(ForwardLog(store.path).open)
+        target = getattr(self.profile, "forward_to", "") or ""
+        if target:
+            await self.set_forward_target(target, allow_remote=bool(getattr(self.profile, "forward_allow_remote", False)))
 
     async def _start_listener(self, host: str, port: int, *, hmac_key: str | None) -> None:
         from tui.webhooks.listener import Listener
 
-        self.listener = Listener(self.store, host=host, port=port, hmac_key=hmac_key, on_event=self._on_event)
+        self.listener = Listener(
+            self.store, host=host, port=port, hmac_key=hmac_key, on_event=self._on_event, **self._listener_options()
+        )
         await self.listener.start()
+
+    def _listener_options(self) -> dict[str, Any]:
+        """The profile's body limit and signature policy (the sandbox takes the defaults)."""
+        from tui.webhooks.budget import DEFAULT_MAX_BODY
+
+        return {
+            "max_body": getattr(self.profile, "max_body", None) or DEFAULT_MAX_BODY,
+            "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
+        }
 
     def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
         from tui.api.client import GatewayHttp, InstanceClient, SessionClient
@@ -295,11 +360,36 @@ class Runtime:
 
         if self.http is None:  # one connection pool for the whole run, also across credential changes
             self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+        instance_dialect, session_dialect = self.dialects
         self.instance = InstanceClient(
             self.http,
             InstanceCredentials(base_url, instance_id, tokens["instance_token"], tokens["client_token"]),
+            instance_dialect,
         )
-        self.session = SessionClient(self.http, SessionCredentials(session_url, tokens["session_token"]))
+        self.session = SessionClient(self.http, SessionCredentials(session_url, tokens["session_token"]), session_dialect)
+
+    @property
+    def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
+        """What the profile speaks on the wire (instance, session); the spec's shapes until a profile is loaded."""
+        from tui.api.dialects import InstanceDialect, SessionDialect
+
+        profile = self.profile
+        if profile is None:
+            return InstanceDialect.SPEC, SessionDialect.SPEC
+        return InstanceDialect(profile.instance_dialect), SessionDialect(profile.session_dialect)
+
+    async def set_dialects(self, instance: InstanceDialect, session: SessionDialect) -> None:
+        """Switch the dialects of a real profile (Settings): saved to the profile, clients rebuilt to speak them."""
+        from tui import config
+
+        if self.sandbox_mode:
+            raise StartupError("the sandbox's dialects are chosen when it starts (--instance-dialect, --session-dialect)")
+        updated = self.profile.model_copy(update={"instance_dialect": instance, "session_dialect": session})
+        await asyncio.to_thread(config.save_profile, updated)
+        self.profile = updated
+        if self.instance is not None and self.session is not None:
+            self.instance = type(self.instance)(self.instance.http, self.instance.credentials, instance)
+            self.session = type(self.session)(self.session.http, self.session.credentials, session)
 
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
 
@@ -322,19 +412,78 @@ class Runtime:
             session_url=getattr(self.profile, "session_url", "") or self.profile.base_url,
         )
 
-    async def restart_listener(self, host: str, port: int) -> None:
-        """Move the listener to host:port. The new one starts before the old one stops, so no event is refused
-        meanwhile; if the new address cannot be bound, the old listener keeps running and the error is raised."""
+    async def restart_listener(
+        self, host: str, port: int, *, max_body: int | None = None, require_signatures: bool | None = None
+    ) -> None:
+        """Move the listener to host:port (with a new body limit or signature policy when given). The new one starts
+        before the old one stops, so no event is refused meanwhile; if the new address cannot be bound, the old
+        listener keeps running and the error is raised."""
         from tui.webhooks.listener import Listener
 
+        options = self._listener_options()
+        if max_body is not None:
+            options["max_body"] = max_body
+        if require_signatures is not None:
+            options["require_signatures"] = require_signatures
         current = self.listener
-        if current is not None and current.host == host and port != 0 and current.port == port:
+        if (
+            current is not None and current.host == host and port != 0 and current.port == port
+            and (current.max_body, current.require_signatures) == (options["max_body"], options["require_signatures"])
+        ):
             return  # already there
-        replacement = Listener(self.store, host=host, port=port, hmac_key=self._hmac_key, on_event=self._on_event)
+        if current is not None and current.host == host and port != 0 and current.port == port:
+            await current.stop()  # same address, new options: the old one must let go of the port first
+        replacement = Listener(
+            self.store, host=host, port=port, hmac_key=self._hmac_key, on_event=self._on_event, **options
+        )
         await replacement.start()
         previous, self.listener = self.listener, replacement
         if previous is not None:
             await previous.stop()
+
+    # -- forwarding to the user's app ------------------------------------------------------------------------
+
+    @property
+    def forward_target(self) -> str | None:
+        return self.forwarder.target if self.forwarder is not None else None
+
+    async def set_forward_target(self, url: str | None, *, allow_remote: bool = False) -> None:
+        """Forward every accepted event stored from now on to `url` (None or "" stops forwarding). Raises
+        ForwardTargetRefused for a URL that is not loopback without `allow_remote`; the old target stays then."""
+        from tui.webhooks.forwarder import Forwarder, check_target
+
+        replacement = None
+        if url:
+            target = check_target(url, allow_remote=allow_remote, how_to_allow="switch on 'Allow a remote host'")
+            replacement = Forwarder(target, self.forward_log, on_attempt=self._on_attempt)
+            await replacement.start()
+        previous, self.forwarder = self.forwarder, replacement
+        if previous is not None:
+            await previous.stop()
+
+    async def replay(self, event: StoredEvent) -> ForwardAttempt:
+        """Send a stored event once more to the forward target. Raises LookupError when there is none."""
+        from tui.webhooks.forwarder import replay
+
+        if self.forwarder is None:
+            raise LookupError("no forward URL is set: set one in Settings (Forward events to your app)")
+        attempt = await replay(event, self.forwarder.target, forward_log=self.forward_log)
+        self._on_attempt(attempt)
+        return attempt
+
+    def forward_attempts(self, event_id: int) -> list[ForwardAttempt]:
+        """Every attempt for one event (blocking: call from a thread worker)."""
+        return self.forward_log.attempts(event_id) if self.forward_log is not None else []
+
+    def describe_attempt(self, attempt: ForwardAttempt) -> str:
+        """One line about an attempt, for display (durations hidden in deterministic mode)."""
+        from tui.webhooks.forwarder import describe
+
+        return self.scrub(describe(attempt, duration=self.duration_text(attempt.duration_ms)))
+
+    def latest_forward_attempts(self, event_ids: list[int]) -> dict[int, ForwardAttempt]:
+        """The newest attempt per event (blocking: call from a thread worker)."""
+        return self.forward_log.latest(event_ids) if self.forward_log is not None else {}
 
     @property
     def hmac_key_set(self) -> bool:

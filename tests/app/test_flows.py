@@ -212,11 +212,11 @@ async def test_escape_cancels_a_running_call():
         app = pilot.app
         started = asyncio.Event()
 
-        async def slow_product(product_id):
+        async def slow_request(op, request):  # every section sends through the client's generic path
             started.set()
             await asyncio.sleep(30)
 
-        app.runtime.instance.product = slow_product
+        app.runtime.instance.request = slow_request
         await show_section(pilot, "catalog")
         fill(app.screen, {"product-id": "6814402216592341"})
         app.screen.query_one("#lookup-product").press()

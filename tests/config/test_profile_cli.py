@@ -166,3 +166,22 @@ def test_a_failed_profile_save_puts_the_secrets_back(monkeypatch, memory_keyring
     assert main(ADD) == 2
     assert "No space left" in capsys.readouterr().err
     assert memory_keyring.entries == {("gateway-tui", "work:client-token"): "the-old-client-token"}
+
+
+def test_forward_target_is_saved_and_a_remote_one_needs_the_allowance(monkeypatch, capsys):
+    set_secrets(monkeypatch)
+    assert main([*ADD, "--forward-to", "http://203.0.113.4:3000/hook"]) == 2
+    assert "203.0.113.4 is not this machine" in capsys.readouterr().err
+    assert config.load_profiles() == []
+    assert main([*ADD, "--forward-to", "http://203.0.113.4:3000/hook", "--forward-allow-remote"]) == 0
+    (saved,) = config.load_profiles()
+    assert (saved.forward_to, saved.forward_allow_remote) == ("http://203.0.113.4:3000/hook", True)
+
+
+def test_a_hand_edited_remote_forward_target_is_reported_with_its_line():
+    path = config.profiles_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('[profiles.work]\nbase_url = "https://a.example"\ninstance_id = "i"\n'
+                    'session_url = "https://s.example"\nforward_to = "http://example.com/hook"\n')
+    with pytest.raises(config.ConfigError, match=r"line 1 \(\[profiles.work\]\).*example.com is not this machine"):
+        config.load_profiles()

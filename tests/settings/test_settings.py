@@ -134,6 +134,30 @@ async def test_listener_moves_to_a_new_port_and_keeps_storing():
         assert app.runtime.store.newest(1)[0].path == "/session" or app.runtime.store.newest(1)[0].path == "/delivery"
 
 
+async def test_body_limit_and_signature_policy_apply_to_the_listener():
+    from textual.widgets import Switch
+
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        await settle(pilot)
+        assert app.screen.query_one("#listener-max-body", Input).value == "150"
+        port = app.runtime.listener.port
+        app.screen.query_one("#listener-port", Input).value = str(port)
+        app.screen.query_one("#listener-max-body", Input).value = "2"
+        app.screen.query_one("#listener-require-signatures", Switch).value = True
+        app.screen.query_one("#listener-apply").press()
+        await settle(pilot)
+        listener = app.runtime.listener
+        assert (listener.port, listener.max_body, listener.require_signatures) == (port, 2 * 1024 * 1024, True)
+        app.screen.query_one("#listener-max-body", Input).value = "0"
+        app.screen.query_one("#listener-apply").press()
+        await settle(pilot)
+        assert app.runtime.listener is listener
+        shown = " ".join(str(widget.render()) for widget in app.screen.query("#listener-form Static"))
+        assert "1 to 4096 MiB" in shown
+
+
 async def test_listener_port_in_use_keeps_the_old_listener():
     import socket
 

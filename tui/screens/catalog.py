@@ -14,6 +14,7 @@ from textual.style import Style
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import Product, ProductQuery, format_price
+from tui.api.operations import OPERATIONS, OperationId
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, TextInput, validated, value_of
 from tui.widgets.section import OperationSection
@@ -51,7 +52,8 @@ def product_content(product: Product) -> Content:
 
 
 class CatalogSection(OperationSection):
-    OPERATIONS: ClassVar[dict[str, str]] = {"lookup-product": "Look up catalog product"}
+    # Its one gateway operation (products) reaches the palette from tui.api.operations.
+    OPERATIONS: ClassVar[dict[str, str]] = {}
 
     HELP: ClassVar[str] = """\
 ## Catalog
@@ -86,7 +88,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
         return self.query_one("#catalog-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        if op_id not in self.OPERATIONS:
+        if op_id not in (OperationId.PRODUCTS, "lookup-product"):
             raise KeyError(op_id)
         self.call_after_refresh(self.query_one("#product-id", Input).focus)
 
@@ -103,10 +105,10 @@ JPY, …). The product link and images are links: click them (or copy the text).
         )
         if query is None:
             return
-        self.call(
-            "Look up product",
-            lambda instance: instance.product(query.PRODUCT_ID),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.PRODUCTS],
+            query,
+            title="Look up product",
             busy=form,
             status=self.status,
             done=self._shown,

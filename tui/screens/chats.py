@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,6 +29,8 @@ from tui.api.models import (
     field_errors,
     is_phone,
 )
+from tui.api.dialects import InstanceDialect
+from tui.api.operations import OPERATIONS, ZAPI_LINK_PREVIEW_RULE, Operation, OperationId
 from tui.api.vcard import build_vcard
 from tui.messages import MessageSent
 from tui.widgets.feedback import ErrorLine
@@ -53,20 +54,23 @@ from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 class Kind:
     key: str
     title: str
-    op_id: str
-    family: str = "instance"
+    op_id: OperationId
+
+    @property
+    def operation(self) -> Operation[Any, Any]:
+        return OPERATIONS[self.op_id]
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("text", "Text", "send-text"),
-    Kind("buttons", "Quick-reply buttons", "send-buttons"),
-    Kind("list", "Button list", "send-button-list"),
-    Kind("link", "Link with preview", "send-link"),
-    Kind("poll", "Poll", "send-poll"),
-    Kind("location", "Location", "send-location"),
-    Kind("sticker", "Sticker", "send-sticker"),
-    Kind("contact", "Contact card", "send-contact", family="session"),
-    Kind("forward", "Forward a message", "forward-message"),
+    Kind("text", "Text", OperationId.SEND_TEXT),
+    Kind("buttons", "Quick-reply buttons", OperationId.SEND_BUTTON_ACTIONS),
+    Kind("list", "Button list", OperationId.SEND_BUTTON_LIST),
+    Kind("link", "Link with preview", OperationId.SEND_LINK),
+    Kind("poll", "Poll", OperationId.SEND_POLL),
+    Kind("location", "Location", OperationId.SEND_LOCATION),
+    Kind("sticker", "Sticker", OperationId.SEND_STICKER),
+    Kind("contact", "Contact card", OperationId.SEND_CONTACT),
+    Kind("forward", "Forward a message", OperationId.FORWARD_MESSAGE),
 )
 KIND_BY_KEY = {kind.key: kind for kind in KINDS}
 
@@ -93,10 +97,9 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
 
 
 class ChatsSection(OperationSection):
+    # Shortcuts of this section beyond the gateway operations (which the palette takes from tui.api.operations).
     OPERATIONS: ClassVar[dict[str, str]] = {
-        **{kind.op_id: f"Send {kind.title.lower()}" for kind in KINDS if kind.key != "forward"},
-        "forward-message": "Forward a message",
-        **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
+        f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()
     }
 
     HELP: ClassVar[str] = """\
@@ -251,6 +254,34 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     def _kind_changed(self, event: Select.Changed) -> None:
         self.query_one("#kinds", ContentSwitcher).current = f"form-{event.value}"
         self.status.clear()
+        self.show_dialect_rules()
+
+    def on_show(self) -> None:
+        self.show_dialect_rules()
+
+    def show_dialect_rules(self) -> None:
+        """Labels say what the profile's instance dialect needs: Z-API requires the link preview fields and
+        waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
+        zapi = self.dialects()[0] is InstanceDialect.ZAPI
+        preview = " (required by Z-API)" if zapi else " (optional)"
+        for widget_id, label in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
+                                 ("link-description", "Preview description")):
+            self._row_of(widget_id).set_label(label + preview)
+        delay = "Delay s, 1-15 (optional, Z-API)" if zapi else "Delay ms (optional)"
+        for widget_id in ("location-delay", "sticker-delay"):
+            self._row_of(widget_id).set_label(delay)
+
+    def _row_of(self, widget_id: str) -> FieldRow:
+        return self.query_one(f"#{widget_id}").parent  # type: ignore[return-value]
+
+    def _delay_ms(self, widget_id: str) -> int | str | None:
+        """The delay field as the spec's milliseconds; in the Z-API dialect the field holds whole seconds."""
+        text = optional(self.text(widget_id))
+        if text is None or self.dialects()[0] is not InstanceDialect.ZAPI:
+            return text
+        if not text.isdigit() or not 1 <= int(text) <= 15:
+            raise FieldProblems({"delayMessage": "Z-API waits whole seconds: a number from 1 to 15"})
+        return int(text) * 1000
 
     def open_operation(self, op_id: str) -> None:
         for kind in KINDS:
@@ -259,6 +290,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
                 self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
                 self.call_after_refresh(self._focus_first)
                 return
+        if op_id == OperationId.MODIFY_CHAT:
+            self.call_after_refresh(self.query_one("#chat-action", Select).focus)
+            return
         if op_id.startswith("chat-"):
             self.query_one("#chat-action", Select).value = ChatAction(op_id.removeprefix("chat-")).value
             self.call_after_refresh(self.query_one("#recipient", Input).focus)
@@ -304,6 +338,15 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         )
 
     def _build_link(self, phone: str) -> SendLink:
+        if self.dialects()[0] is InstanceDialect.ZAPI:
+            missing = {
+                field: f"is required: {ZAPI_LINK_PREVIEW_RULE}"
+                for field, widget_id in (("title", "link-title"), ("image", "link-image"),
+                                         ("linkDescription", "link-description"))
+                if not self.text(widget_id)
+            }
+            if missing:
+                raise FieldProblems(missing)
         return SendLink(
             phone=phone,
             message=self.text("link-message"),
@@ -330,11 +373,11 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             address=self.text("location-address"),
             lat=self.text("location-lat"),
             lng=self.text("location-lng"),
-            delayMessage=optional(self.text("location-delay")),
+            delayMessage=self._delay_ms("location-delay"),
         )
 
     def _build_sticker(self, phone: str) -> SendSticker:
-        return SendSticker(phone=phone, sticker=self.text("sticker-url"), delayMessage=optional(self.text("sticker-delay")))
+        return SendSticker(phone=phone, sticker=self.text("sticker-url"), delayMessage=self._delay_ms("sticker-delay"))
 
     def _build_contact(self, phone: str) -> ContactCard:
         name = self.text("contact-name")
@@ -373,29 +416,15 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             return  # errors are shown inline; nothing is sent
         kind = self.kind
         self.query_one("#sent-id", CopyableValue).clear()
-        self.call(
-            f"Send {kind.title.lower()}",
-            self._sender(kind, request),
-            family=kind.family,  # type: ignore[arg-type]
+        self.run_operation(
+            kind.operation,
+            request,
+            title=f"Send {kind.title.lower()}",
             busy=self.active_form(),
             status=self.status,
             done=lambda result: self._sent(kind, request, result),
             group="send",
         )
-
-    def _sender(self, kind: Kind, request: Any) -> Callable[[Any], Any]:
-        method = {
-            "text": "send_text",
-            "buttons": "send_button_actions",
-            "list": "send_button_list",
-            "link": "send_link",
-            "poll": "send_poll",
-            "location": "send_location",
-            "sticker": "send_sticker",
-            "contact": "send_contact",
-            "forward": "forward_message",
-        }[kind.key]
-        return lambda client: getattr(client, method)(request)
 
     def _sent(self, kind: Kind, request: Any, result: Any) -> None:
         message_id = result.Id if kind.key == "contact" else result.message_id
@@ -435,10 +464,10 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         self._modify_chat(request)
 
     def _modify_chat(self, request: ModifyChat) -> None:
-        self.call(
-            CHAT_ACTION_TITLES[request.action],
-            lambda client: client.modify_chat(request),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.MODIFY_CHAT],
+            request,
+            title=CHAT_ACTION_TITLES[request.action],
             busy=self.query_one("#chat-actions"),
             status=self.status,
             done=lambda result: self._chat_modified(request, result),
@@ -449,7 +478,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         if result.ok:
             self.status.show_ok(f"{title}: done for {request.phone}.")
         else:
-            self.status.show_error(f"{title}: the gateway answered success=false for {request.phone}.")
+            self.status.show_error(f"{title}: the gateway answered {result.refusal} for {request.phone}; not done.")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

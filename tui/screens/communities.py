@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -10,7 +10,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
-from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, RedefineInvitationLink
+from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, OperationResult, RedefineInvitationLink
+from tui.api.operations import OPERATIONS, OperationId
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
     FieldRow,
@@ -27,10 +28,8 @@ from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 
 
 class CommunitiesSection(OperationSection):
-    OPERATIONS: ClassVar[dict[str, str]] = {
-        "promote-community-admins": "Promote community administrators",
-        "reset-community-link": "Reset community invite link",
-    }
+    # Both are gateway operations: the palette takes them from tui.api.operations.
+    OPERATIONS: ClassVar[dict[str, str]] = {}
 
     HELP: ClassVar[str] = """\
 ## Communities
@@ -93,9 +92,11 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         return value_of(self.query_one(f"#{widget_id}"))
 
     def open_operation(self, op_id: str) -> None:
-        if op_id not in self.OPERATIONS:
+        targets = {OperationId.ADD_ADMIN: "promote-phones", OperationId.REDEFINE_INVITATION_LINK: "reset-groups",
+                   "promote-community-admins": "promote-phones", "reset-community-link": "reset-groups"}
+        if op_id not in targets:
             raise KeyError(op_id)
-        target = "promote-phones" if op_id == "promote-community-admins" else "reset-groups"
+        target = targets[op_id]
         if not self.text("community-id"):
             target = "community-id"
         self.call_after_refresh(self.query_one(f"#{target}", Input).focus)
@@ -122,20 +123,20 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         )
         if request is None:
             return
-        self.call(
-            "Promote administrators",
-            lambda instance: instance.add_admin(request),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.ADD_ADMIN],
+            request,
+            title="Promote administrators",
             busy=self.query_one("#promote-form"),
             status=self.status,
             done=lambda result: self._promoted(request, result),
         )
 
-    def _promoted(self, request: AddAdmin, result: Any) -> None:
+    def _promoted(self, request: AddAdmin, result: OperationResult) -> None:
         if result.ok:
             self.status.show_ok(f"Promoted {', '.join(request.phones)} in community {request.communityId}.")
         else:
-            self.status.show_error(f"Promote in {request.communityId}: the gateway answered success=false.")
+            self.status.show_error(f"Promote in {request.communityId}: the gateway answered {result.refusal}; nobody was promoted.")
 
     # -- reset link --------------------------------------------------------------------------------
 
@@ -158,10 +159,10 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         )
 
     def _reset(self, request: RedefineInvitationLink) -> None:
-        self.call(
-            "Reset invite link",
-            lambda instance: instance.redefine_invitation_link(request),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.REDEFINE_INVITATION_LINK],
+            request,
+            title="Reset invite link",
             busy=self.query_one("#reset-form"),
             status=self.status,
             done=lambda link: self._link_reset(request, link),

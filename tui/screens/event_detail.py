@@ -11,13 +11,19 @@ from typing import Any
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui.widgets.events_panel import event_time, sent_marker, verdict_badge, verdict_words
+from tui.widgets.events_panel import (
+    event_time,
+    sent_marker,
+    verdict_badge,
+    verdict_words,
+)
 
 MAX_SHOWN_BODY = 200_000
 
@@ -40,6 +46,7 @@ class EventDetailScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close", id="detail.close"),
         Binding("c", "copy", "Copy JSON", id="detail.copy"),
+        Binding("r", "replay", "Replay to app", id="detail.replay"),
     ]
 
     DEFAULT_CSS = """
@@ -80,6 +87,9 @@ class EventDetailScreen(ModalScreen[None]):
                     lines.append("\nmessage ids: " + ", ".join(event.message_ids))
                 lines.append(f"\nsummary: {scrub(event.summary)}")
                 yield Static(lines, id="detail-verdict")
+                # Filled by a thread worker (the attempts are on disk); hidden while there is nothing to say.
+                yield Static("Forwarding", classes="detail-heading", id="detail-forward-heading")
+                yield Static("", id="detail-forward")
                 yield Static("Headers", classes="detail-heading")
                 headers = Table.grid(padding=(0, 2))
                 headers.add_column(style="bold")
@@ -97,6 +107,55 @@ class EventDetailScreen(ModalScreen[None]):
                     id="detail-json",
                 )
         yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_forwarding([])
+        self._load_attempts()
+        app: Any = self.app
+        if hasattr(app, "forward_attempted"):
+            app.forward_attempted.subscribe(self, self._on_attempt)
+
+    def _on_attempt(self, attempt: Any) -> None:
+        if attempt.event_id == self.event.id:
+            self._load_attempts()
+
+    @work(thread=True, group="detail-attempts", exclusive=True, exit_on_error=False)
+    def _load_attempts(self) -> None:
+        runtime = getattr(self.app, "runtime", None)
+        if runtime is None or not hasattr(runtime, "forward_attempts"):
+            return
+        attempts = runtime.forward_attempts(self.event.id)
+        self.app.call_from_thread(self._show_forwarding, attempts)
+
+    def _show_forwarding(self, attempts: list[Any]) -> None:
+        runtime = getattr(self.app, "runtime", None)
+        if runtime is None:
+            return
+        target = runtime.forward_target
+        lines = Text()
+        for attempt in attempts:
+            when = runtime.moment_text(attempt.at)
+            style = {"delivered": "green", "retrying": "yellow", "failed": "red"}.get(str(attempt.outcome), "")
+            lines.append(("\n" if lines else "") + f"{when} ", style="dim")
+            lines.append(runtime.describe_attempt(attempt), style=style)
+        if not attempts and target:
+            lines.append("not forwarded (rejected events are kept back; events stored before forwarding began too)")
+        if target:
+            lines.append(f"\nforwarding to {runtime.scrub(target)} · r replays this event there", style="dim")
+        self.query_one("#detail-forward", Static).update(lines)
+        shown = bool(attempts or target)
+        self.query_one("#detail-forward", Static).display = shown
+        self.query_one("#detail-forward-heading", Static).display = shown
+
+    @work(group="detail-replay", exclusive=True, exit_on_error=False)
+    async def action_replay(self) -> None:
+        runtime = getattr(self.app, "runtime", None)
+        if runtime is None or getattr(runtime, "forward_target", None) is None:
+            self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
+                        severity="warning", markup=False)
+            return
+        attempt = await runtime.replay(self.event)
+        self.notify(runtime.describe_attempt(attempt), severity="information" if attempt.delivered else "error", markup=False)
 
     def action_copy(self) -> None:
         text, _lexer = body_text(self.event)

@@ -15,7 +15,16 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Input, Static, TabbedContent, TabPane
 
-from tui.api.models import AddParticipant, GroupCreate, GroupInfo, GroupInfoRequest, GroupMetadata, UpdateGroupName
+from tui.api.models import (
+    AddParticipant,
+    AddParticipantResult,
+    GroupCreate,
+    GroupInfo,
+    GroupInfoRequest,
+    GroupMetadata,
+    UpdateGroupName,
+)
+from tui.api.operations import OPERATIONS, OperationId
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import (
     FieldRow,
@@ -166,20 +175,24 @@ class ParticipantsTable(Vertical):
         return [tuple(table.get_row_at(index)) for index in range(table.row_count)]  # type: ignore[misc]
 
 
-TABS = {
+TABS: dict[str, str] = {
     "lookup-group": "tab-lookup",
     "create-group": "tab-create",
     "add-participants": "tab-add",
     "rename-group": "tab-rename",
+    # the gateway operations of this section (tui.api.operations) open the tab that performs them
+    OperationId.GROUP_METADATA: "tab-lookup",
+    OperationId.GROUP_INFO: "tab-lookup",
+    OperationId.GROUP_CREATE: "tab-create",
+    OperationId.ADD_PARTICIPANT: "tab-add",
+    OperationId.UPDATE_GROUP_NAME: "tab-rename",
 }
 
 
 class GroupsSection(OperationSection):
+    # Beyond the gateway operations (the palette takes those from tui.api.operations): the combined lookup.
     OPERATIONS: ClassVar[dict[str, str]] = {
         "lookup-group": "Look up group (metadata and information)",
-        "create-group": "Create group",
-        "add-participants": "Add group participants",
-        "rename-group": "Rename group",
     }
 
     HELP: ClassVar[str] = """\
@@ -376,10 +389,10 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
         )
         if request is None:
             return
-        self.call(
-            "Create group",
-            lambda session: session.create_group(request),
-            family="session",
+        self.run_operation(
+            OPERATIONS[OperationId.GROUP_CREATE],
+            request,
+            title="Create group",
             busy=form,
             status=self.status,
             done=self._created,
@@ -410,17 +423,31 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
         if request is None:
             return
         self.query_one("#add-result", Static).update("")
-        self.call(
-            "Add participants",
-            lambda instance: instance.add_participant(request),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.ADD_PARTICIPANT],
+            request,
+            title="Add participants",
             busy=form,
             status=self.status,
             done=lambda result: self._added(request, result),
         )
 
-    def _added(self, request: AddParticipant, result: Any) -> None:
+    def _added(self, request: AddParticipant, result: AddParticipantResult) -> None:
         verb = "Invited" if request.autoInvite else "Added"
+        if not result.ok:
+            self.query_one("#add-result", Static).update(Content(""))
+            self.status.show_error(
+                f"Adding to {request.groupId} failed: the gateway answered {result.refusal}; nobody was added."
+            )
+            return
+        if not result.lists_reported:
+            # Z-API answers only {value: true}: it accepted the request but does not say who was added.
+            asked = ", ".join(request.phones)
+            self.query_one("#add-result", Static).update(
+                Content(f"Accepted by the gateway for: {asked}. It does not report which numbers were added.")
+            )
+            self.status.show_ok(f"The gateway accepted the request for {len(request.phones)} number(s) in {request.groupId}.")
+            return
         lines = [f"{verb}: {', '.join(result.added) if result.added else 'none'}"]
         lines += [f"Failed: {phone} — not added (not on the network, or privacy settings refuse it)" for phone in result.failed]
         self.query_one("#add-result", Static).update(Content("\n".join(lines)))
@@ -442,10 +469,10 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
         )
         if request is None:
             return
-        self.call(
-            "Rename group",
-            lambda instance: instance.update_group_name(request),
-            family="instance",
+        self.run_operation(
+            OPERATIONS[OperationId.UPDATE_GROUP_NAME],
+            request,
+            title="Rename group",
             busy=form,
             status=self.status,
             done=lambda result: self._renamed(request, result),
@@ -455,5 +482,5 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
         if result.ok:
             self.status.show_ok(f"Renamed {request.groupId} to {request.groupName}.")
         else:
-            self.status.show_error(f"Rename of {request.groupId}: the gateway answered success=false.")
+            self.status.show_error(f"Rename of {request.groupId}: the gateway answered {result.refusal}; not renamed.")
 

@@ -5,9 +5,9 @@ Sections are imported and mounted right after the first frame (their modules pul
 models), each into a slot whose id is the section id: chats, groups, communities, privacy, catalog,
 settings, events. A section class may declare:
 
-    HELP: ClassVar[str]                      # markdown for `?`
-    OPERATIONS: ClassVar[dict[str, str]]     # op id -> palette title ("Send poll")
-    def open_operation(self, op_id: str) -> None
+    HELP: ClassVar[str]                      # markdown for `?` (the section's gateway operations are appended)
+    OPERATIONS: ClassVar[dict[str, str]]     # own shortcuts -> palette title; gateway ops come from the table
+    def open_operation(self, op_id: str) -> None   # its shortcuts and the tui.api.operations ids placed in it
 
 A section module that is missing or fails to import leaves a plain placeholder, never a crash.
 """
@@ -63,6 +63,29 @@ def section_class(section_id: str) -> type[Widget] | None:
         log.warning("section %s unavailable: %s", section_id, error)
         return None
     return getattr(module, info.class_name, None)
+
+
+def operations_help(section_id: str, dialects: tuple[Any, Any]) -> str:
+    """The section's gateway operations, from the one table (`tui.api.operations`), with the dialect each is
+    written in and the `gateway-tui call` id that runs it from the command line."""
+    from tui.api.operations import Family, Section, in_section
+
+    try:
+        operations = in_section(Section(section_id))
+    except ValueError:
+        return ""
+    if not operations:
+        return ""
+    instance, session = dialects
+    lines = ["", "", "### Gateway operations here", ""]
+    for op in operations:
+        dialect = instance if op.family is Family.INSTANCE else session
+        number = f" (spec #{op.number})" if op.number else ""
+        lines.append(f"- **{op.title}**{number}: `{op.method} {op.path_template}`, written as {dialect.value}; "
+                     f"`gateway-tui call {op.id.value}`" + (" — destructive, asks first" if op.destructive else ""))
+        if dialect in op.notes:
+            lines.append(f"  - in {dialect.value}: {op.notes[dialect]}")
+    return "\n".join(lines) + "\n"
 
 
 class SectionSlot(Container):
@@ -220,5 +243,7 @@ class MainScreen(Screen):
 
         info = SECTIONS_BY_ID[self.current_section]
         section: Any = self.section(self.current_section)
-        markdown = getattr(section, "HELP", "") or getattr(type(section), "HELP", "") or ""
+        markdown: str = getattr(section, "HELP", "") or getattr(type(section), "HELP", "") or ""
+        app: Any = self.app
+        markdown += operations_help(info.id, app.runtime.dialects)
         self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -11,9 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 
-from tui.api.models import PHONE_RULE, BlacklistAction, PrivacyGroupAdd, PrivacyLastSeen, PrivacyScope, is_phone
+from tui.api.models import PHONE_RULE, BlacklistAction, OperationResult, PrivacyScope, is_phone
+from tui.api.operations import OPERATIONS, OperationId
 from tui.widgets.feedback import ErrorLine
-from tui.widgets.forms import FieldRow, Form, PhoneValidator, TextInput, validated, value_of
+from tui.widgets.forms import FieldRow, Form, PhoneValidator, TextInput, validated
 from tui.widgets.section import OperationSection
 
 SCOPE_TITLES: dict[PrivacyScope, str] = {
@@ -101,18 +102,16 @@ class BlacklistEditor(Vertical):
         self.stage(BlacklistAction.ADD)
 
 
-SETTINGS = {
-    # prefix: (title, scope field, request model, client method)
-    "group-add": ("Who may add me to groups", "type", PrivacyGroupAdd, "set_privacy_group_add"),
-    "last-seen": ("Who sees my last seen", "visualizationType", PrivacyLastSeen, "set_privacy_last_seen"),
+SETTINGS: dict[str, tuple[str, str, OperationId]] = {
+    # prefix: (title, scope field, operation); the request model and the wire come from the operation's row
+    "group-add": ("Who may add me to groups", "type", OperationId.PRIVACY_GROUP_ADD),
+    "last-seen": ("Who sees my last seen", "visualizationType", OperationId.PRIVACY_LAST_SEEN),
 }
 
 
 class PrivacySection(OperationSection):
-    OPERATIONS: ClassVar[dict[str, str]] = {
-        "privacy-group-add": "Privacy: who may add me to groups",
-        "privacy-last-seen": "Privacy: who sees my last seen",
-    }
+    # Both settings are gateway operations: the palette takes them from tui.api.operations.
+    OPERATIONS: ClassVar[dict[str, str]] = {}
 
     HELP: ClassVar[str] = """\
 ## Privacy
@@ -139,7 +138,7 @@ The gateway cannot report the current setting, so the panel shows what you last 
     def compose(self) -> ComposeResult:
         yield Static("Privacy", classes="section-title")
         with Horizontal(classes="side-by-side"):
-            for prefix, (title, scope_field, _, _) in SETTINGS.items():
+            for prefix, (title, scope_field, _) in SETTINGS.items():
                 with Form(id=f"{prefix}-form", classes="panel"):
                     yield Static(title, classes="subtitle")
                     yield FieldRow(
@@ -163,8 +162,8 @@ The gateway cannot report the current setting, so the panel shows what you last 
         return self.query_one("#privacy-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        prefix = op_id.removeprefix("privacy-")
-        if prefix not in SETTINGS:
+        prefix = next((prefix for prefix, (_, _, setting) in SETTINGS.items() if setting == op_id), None)
+        if prefix is None:
             raise KeyError(op_id)
         self.call_after_refresh(self.query_one(f"#{prefix}-scope", Select).focus)
 
@@ -194,31 +193,34 @@ The gateway cannot report the current setting, so the panel shows what you last 
         self.apply(str(event.button.id).removesuffix("-apply"))
 
     def apply(self, prefix: str) -> None:
-        title, scope_field, model, method = SETTINGS[prefix]
+        title, scope_field, op_id = SETTINGS[prefix]
+        op = OPERATIONS[op_id]
         scope = self.scope(prefix)
         editor = self.query_one(f"#{prefix}-blacklist", BlacklistEditor)
         form = self.query_one(f"#{prefix}-form", Form)
         blacklist = editor.wire() if scope is PrivacyScope.CONTACT_BLACKLIST else []
         request = validated(
             form.rows(),
-            lambda: model(**{scope_field: scope, "contactsBlacklist": blacklist or None}),
+            lambda: op.request(**{scope_field: scope, "contactsBlacklist": blacklist or None}),
             fallback=self.status.show_error,
         )
         if request is None:
             return
-        self.call(
-            title,
-            lambda instance: getattr(instance, method)(request),
-            family="instance",
+        self.run_operation(
+            op,
+            request,
+            title=title,
             busy=form,
             status=self.status,
             done=lambda result: self._applied(prefix, scope, blacklist, result),
         )
 
-    def _applied(self, prefix: str, scope: PrivacyScope, blacklist: list[dict[str, str]], result: Any) -> None:
+    def _applied(
+        self, prefix: str, scope: PrivacyScope, blacklist: list[dict[str, str]], result: OperationResult
+    ) -> None:
         title = SETTINGS[prefix][0]
         if not result.ok:
-            self.status.show_error(f"{title}: the gateway answered success=false; the setting may be unchanged.")
+            self.status.show_error(f"{title}: the gateway answered {result.refusal}; the setting may be unchanged.")
             return
         changes = ", ".join(f"{entry['action']} {entry['phone']}" for entry in blacklist)
         summary = SCOPE_TITLES[scope] + (f" (blacklist: {changes})" if changes else "")

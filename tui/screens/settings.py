@@ -22,34 +22,43 @@ from tui.api.models import (
     SESSION_EVENT_KINDS,
     DeliveryWebhook,
     HmacKey,
+    NoBody,
     ProfileDescription,
     ProxyConfig,
     WebhookUpdate,
     redact_url_credentials,
 )
+from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.api.operations import OPERATIONS, OperationId
+from tui.runtime import StartupError
 from tui.secrets import SecretName, mask_secret
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
 from tui.widgets.section import ConfirmScreen, OperationSection
 
 GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
+_DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
+    InstanceDialect.SPEC: "spec (default)",
+    InstanceDialect.ZAPI: "Z-API",
+    SessionDialect.SPEC: "spec (default)",
+    SessionDialect.WUZAPI: "WuzAPI",
+}
+
 DEFAULT_EVENTS = ("Message", "ReadReceipt", "ChatPresence")
+
+MIB = 1024 * 1024
 
 
 class SettingsSection(OperationSection):
+    # This section's own commands; its gateway operations reach the palette from tui.api.operations.
     OPERATIONS: ClassVar[dict[str, str]] = {
-        "set-hmac-key": "Set HMAC key",
         "generate-hmac-key": "Generate HMAC key",
-        "delete-hmac-key": "Delete HMAC key",
-        "hmac-status": "HMAC key status",
-        "set-proxy": "Set proxy",
-        "set-delivery-webhook": "Set delivery webhook",
-        "set-session-webhook": "Set session webhook",
         "point-webhooks": "Point webhooks at listener",
-        "set-profile-description": "Set profile description",
         "replace-secret": "Replace a secret",
+        "dialects": "Change the profile's dialects (spec, Z-API, WuzAPI)",
         "listener-address": "Change listener address",
         "theme": "Change theme",
+        "forward-to": "Forward events to your app",
     }
 
     HELP: ClassVar[str] = """\
@@ -67,6 +76,8 @@ class SettingsSection(OperationSection):
 - **Proxy** — enable and a URL in one of four forms: `socks5://host:port`, `socks5://user:password@host:port`,
   `http://host:port`, `http://user:password@host:port`.
 - **Listener** — address and port of the local webhook listener; **Theme**.
+- **Forward events to your app** — every accepted event is sent on to your app's URL, unchanged, with its id in
+  `X-Gateway-Tui-Event`; loopback only unless **Allow a remote host** is on. In an event's detail, `r` replays it.
 
 **Escape** cancels a running call.
 """
@@ -99,6 +110,20 @@ class SettingsSection(OperationSection):
                 yield Button("Replace", id="secret-replace", compact=True)
                 yield Button("Remove", id="secret-remove", compact=True, variant="error")
             yield Static("", id="other-profiles", classes="muted")
+            yield ErrorLine(classes="block-status")
+
+        with Form(classes="block", id="dialect-form"):
+            yield Static("Dialects: how requests are written", classes="block-title")
+            with Horizontal(classes="form-cols"):
+                yield FieldRow("Instance family", Select([(_DIALECT_TITLES[d], d.value) for d in InstanceDialect],
+                                                         value=InstanceDialect.SPEC.value, allow_blank=False,
+                                                         id="instance-dialect"), field="instance_dialect")
+                yield FieldRow("Session family", Select([(_DIALECT_TITLES[d], d.value) for d in SessionDialect],
+                                                        value=SessionDialect.SPEC.value, allow_blank=False,
+                                                        id="session-dialect"), field="session_dialect")
+            with Horizontal(classes="actions"):
+                yield Button("Save dialects", id="dialect-apply", compact=True)
+                yield Button("Check connection", id="connection-check", compact=True)
             yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="description-form"):
@@ -165,9 +190,28 @@ class SettingsSection(OperationSection):
             yield FieldRow("Listener address", TextInput(id="listener-host", value="127.0.0.1"), field="listener_host")
             yield FieldRow("Listener port (0: any free port)", TextInput(id="listener-port", type="integer"),
                            field="listener_port")
+            yield FieldRow("Largest webhook body (MiB)", TextInput(id="listener-max-body", type="integer"),
+                           field="max_body", hint="WuzAPI sends media inline: a 100 MB document needs 150")
+            with Horizontal(classes="switch-row"):
+                yield Static("Refuse unsigned webhooks on every path (Z-API never signs)")
+                yield Switch(value=False, id="listener-require-signatures")
             with Horizontal(classes="actions"):
                 yield Button("Restart listener here", id="listener-apply", compact=True)
             yield FieldRow("Theme", Select([], allow_blank=True, id="theme"), field="theme")
+            yield ErrorLine(classes="block-status")
+
+        with Form(classes="block", id="forward-form"):
+            yield Static("Forward events to your app", classes="block-title")
+            yield Static("Every accepted event goes on to this URL as it arrived (body, content type, signature) "
+                         "plus X-Gateway-Tui-Event; retried while your app is down.", classes="muted")
+            yield FieldRow("App URL", TextInput(id="forward-url", placeholder="http://127.0.0.1:3000/webhook"),
+                           field="forward_to")
+            with Horizontal(classes="switch-row"):
+                yield Static("Allow a remote host")
+                yield Switch(value=False, id="forward-remote")
+            with Horizontal(classes="actions"):
+                yield Button("Forward there", id="forward-apply", compact=True)
+                yield Button("Stop forwarding", id="forward-stop", compact=True)
             yield ErrorLine(classes="block-status")
 
     # -- life cycle ----------------------------------------------------------------------------------------
@@ -198,7 +242,13 @@ class SettingsSection(OperationSection):
             "hmac-status": "#hmac-status", "set-proxy": "#proxy-url", "set-delivery-webhook": "#delivery-url",
             "set-session-webhook": "#session-url", "point-webhooks": "#point-webhooks",
             "set-profile-description": "#description", "replace-secret": "#secret-value",
-            "listener-address": "#listener-port", "theme": "#theme",
+            "listener-address": "#listener-port", "theme": "#theme", "dialects": "#instance-dialect",
+            "forward-to": "#forward-url",
+            # the gateway operations of this section (tui.api.operations) focus the control that performs them
+            OperationId.HMAC_SET: "#hmac-key", OperationId.HMAC_STATUS: "#hmac-status",
+            OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
+            OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
+            OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
         }
         widget = self.query_one(targets[op_id])
 
@@ -228,11 +278,19 @@ class SettingsSection(OperationSection):
                         f"session {profile.session_url}")
             )
         if profile is not None:
+            self.query_one("#forward-url", Input).value = runtime.forward_target or ""
+            self.query_one("#forward-remote", Switch).value = bool(getattr(profile, "forward_allow_remote", False))
             self.query_one("#listener-host", Input).value = profile.listener_host or "127.0.0.1"
             port = runtime.listener.port if runtime.listener is not None else profile.listener_port
             self.query_one("#listener-port", Input).value = str(profile.listener_port or port or 0)
+        listener = runtime.listener
+        if listener is not None:
+            self.query_one("#listener-max-body", Input).value = str(max(1, listener.max_body // MIB))
+            self.query_one("#listener-require-signatures", Switch).value = listener.require_signatures
+        if profile is not None:
             self.query_one("#delivery-url", Input).placeholder = runtime.scrub(self._listener_base()) + "/delivery"
             self.query_one("#session-url", Input).placeholder = runtime.scrub(self._listener_base()) + "/session"
+        self._show_dialects()
         lines = await asyncio.to_thread(self._secret_lines)
         self.query_one("#secret-lines", Static).update(Content(lines))
         self._show_hmac_state()
@@ -250,6 +308,52 @@ class SettingsSection(OperationSection):
                 Content("Other profiles: " + (", ".join(others) if others else "none") + note
                         + " · switch with `gateway-tui --profile NAME`")
             )
+
+    # -- dialects -------------------------------------------------------------------------------------------
+
+    def _show_dialects(self) -> None:
+        instance, session = self.runtime.dialects
+        self.query_one("#instance-dialect", Select).value = instance.value
+        self.query_one("#session-dialect", Select).value = session.value
+        sandbox = self.runtime.sandbox_mode
+        for selector in ("#instance-dialect", "#session-dialect", "#dialect-apply"):
+            self.query_one(selector).disabled = sandbox
+        if sandbox:
+            self.block_status(self.query_one("#dialect-form")).show_ok(
+                "The sandbox speaks what it was started with: gateway-tui --sandbox --instance-dialect zapi "
+                "--session-dialect wuzapi."
+            )
+
+    @on(Button.Pressed, "#dialect-apply")
+    def save_dialects(self) -> None:
+        instance = InstanceDialect(str(self.query_one("#instance-dialect", Select).value))
+        session = SessionDialect(str(self.query_one("#session-dialect", Select).value))
+        self._save_dialects(instance, session)
+
+    @work(group="settings-dialects", exclusive=True, exit_on_error=False)
+    async def _save_dialects(self, instance: InstanceDialect, session: SessionDialect) -> None:
+        from tui.config import ConfigError
+
+        status = self.block_status(self.query_one("#dialect-form"))
+        try:
+            await self.runtime.set_dialects(instance, session)
+        except (ConfigError, OSError, StartupError) as error:
+            status.show_error(f"Dialects not changed: {error}")
+            return
+        status.show_ok(f"Now writing the instance family as {_DIALECT_TITLES[instance]} and the session family "
+                       f"as {_DIALECT_TITLES[session]}; saved to the profile.")
+        from tui.widgets.header import GatewayHeader
+
+        for header in self.screen.query(GatewayHeader):
+            header.refresh_dialects()
+
+    @on(Button.Pressed, "#connection-check")
+    def check_connection(self) -> None:
+        from tui.widgets.header import GatewayHeader
+
+        for header in self.screen.query(GatewayHeader):
+            header.poll_status()
+        self.block_status(self.query_one("#dialect-form")).show_ok("Reading the connection status: see the header.")
 
     def _secret_lines(self) -> str:
         """Masked values and where each comes from (runs in a thread: keyring calls may block)."""
@@ -328,8 +432,8 @@ class SettingsSection(OperationSection):
         request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
                             fallback=self.block_status(form).show_error)
         if request is not None:
-            self.call("Set profile description", lambda instance: instance.set_profile_description(request),
-                      group="description", family="instance", busy=form, status=self.block_status(form),
+            self.run_operation(OPERATIONS[OperationId.PROFILE_DESCRIPTION], request,
+                               group="description", busy=form, status=self.block_status(form),
                       done=lambda _: self.block_status(form).show_ok(f"Profile description set to {request.value!r}."))
 
     @on(Button.Pressed, "#delivery-apply")
@@ -338,8 +442,8 @@ class SettingsSection(OperationSection):
         request = validated(form.rows(), lambda: DeliveryWebhook(value=_required(form, "#delivery-url", "value")),
                             fallback=self.block_status(form).show_error)
         if request is not None:
-            self.call("Set delivery webhook", lambda instance: instance.set_delivery_webhook(request),
-                      group="delivery", family="instance", busy=form, status=self.block_status(form),
+            self.run_operation(OPERATIONS[OperationId.UPDATE_WEBHOOK_DELIVERY], request,
+                               group="delivery", busy=form, status=self.block_status(form),
                       done=lambda _: self.block_status(form).show_ok(f"Delivery notifications now go to {request.value}."))
 
     @on(Button.Pressed, "#session-apply")
@@ -355,8 +459,8 @@ class SettingsSection(OperationSection):
 
         request = validated(form.rows(), build, fallback=self.block_status(form).show_error)
         if request is not None:
-            self.call("Set session webhook", lambda session: session.update_webhook(request), group="session-webhook", family="session",
-                      busy=form, status=self.block_status(form),
+            self.run_operation(OPERATIONS[OperationId.WEBHOOK], request, group="session-webhook",
+                               busy=form, status=self.block_status(form),
                       done=lambda config: self.block_status(form).show_ok(
                           f"Session webhook: {config.webhook or request.webhook} · {', '.join(events)} · "
                           f"{'active' if active else 'inactive'}."))
@@ -422,7 +526,7 @@ class SettingsSection(OperationSection):
             self.block_status(form).show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                                 f"({mask_secret(status.hmac_key) if configured else 'nothing to show'}).")
 
-        self.call("HMAC key status", lambda session: session.hmac_status(), group="hmac", family="session", busy=form,
+        self.run_operation(OPERATIONS[OperationId.HMAC_STATUS], NoBody(), group="hmac", busy=form,
                   status=self.block_status(form), done=done)
 
     @on(Button.Pressed, "#hmac-delete")
@@ -453,7 +557,7 @@ class SettingsSection(OperationSection):
                             fallback=self.block_status(form).show_error)
         if request is not None:
             shown = redact_url_credentials(request.proxy_url)
-            self.call("Set proxy", lambda session: session.set_proxy(request), group="proxy", family="session", busy=form,
+            self.run_operation(OPERATIONS[OperationId.PROXY], request, group="proxy", busy=form,
                       status=self.block_status(form),
                       done=lambda _: self.block_status(form).show_ok(f"Proxy {'enabled: ' + shown if enable else 'disabled'}."))
 
@@ -469,25 +573,64 @@ class SettingsSection(OperationSection):
             problems["listener_host"] = "an address such as 127.0.0.1"
         if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
             problems["listener_port"] = "a port from 0 to 65535"
+        max_body_text = value_of(self.query_one("#listener-max-body"))
+        if not max_body_text.isdigit() or not 1 <= int(max_body_text) <= 4096:
+            problems["max_body"] = "a size from 1 to 4096 MiB"
         form.clear_errors()
         if problems:
             form.apply_errors(problems)
             return
-        self._restart_listener(host, int(port_text))
+        require = self.query_one("#listener-require-signatures", Switch).value
+        self._restart_listener(host, int(port_text), int(max_body_text) * MIB, require)
 
     @work(group="settings-listener", exclusive=True, exit_on_error=False)
-    async def _restart_listener(self, host: str, port: int) -> None:
+    async def _restart_listener(self, host: str, port: int, max_body: int, require_signatures: bool) -> None:
         status = self.block_status(self.query_one("#listener-form"))
         runtime = self.runtime
         try:
-            await runtime.restart_listener(host, port)
+            await runtime.restart_listener(host, port, max_body=max_body, require_signatures=require_signatures)
         except OSError as error:
             status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
                               "it keeps running on its old address.")
             return
-        saved = await self._save_profile(listener_host=host, listener_port=port)
+        saved = await self._save_profile(
+            listener_host=host, listener_port=port, max_body=max_body, require_signatures=require_signatures
+        )
         status.show_ok(f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}. "
                        "Point the webhooks at it if the gateway should follow.")
+
+    # -- forwarding -------------------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#forward-apply")
+    def forward_to_app(self) -> None:
+        form = self.query_one("#forward-form", Form)
+        form.clear_errors()
+        url = value_of(self.query_one("#forward-url"))
+        if not url:
+            form.apply_errors({"forward_to": "required (Stop forwarding turns it off)"})
+            return
+        self._set_forward(url, self.query_one("#forward-remote", Switch).value)
+
+    @on(Button.Pressed, "#forward-stop")
+    def stop_forwarding(self) -> None:
+        self.query_one("#forward-form", Form).clear_errors()
+        self._set_forward("", False)
+
+    @work(group="settings-forward", exclusive=True, exit_on_error=False)
+    async def _set_forward(self, url: str, allow_remote: bool) -> None:
+        form = self.query_one("#forward-form", Form)
+        status = self.block_status(form)
+        try:
+            await self.runtime.set_forward_target(url or None, allow_remote=allow_remote)
+        except ValueError as error:  # ForwardTargetRefused: not a URL, or a remote host not allowed
+            form.apply_errors({"forward_to": str(error)})
+            return
+        saved = await self._save_profile(forward_to=url, forward_allow_remote=allow_remote)
+        where = " and saved to the profile" if saved else ""
+        if url:
+            status.show_ok(f"Forwarding every accepted event to {url}{where}.")
+        else:
+            status.show_ok(f"Forwarding stopped{where}.")
 
     @on(Select.Changed, "#theme")
     def change_theme(self, event: Select.Changed) -> None:

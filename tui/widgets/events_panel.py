@@ -2,7 +2,8 @@
 
 Each line: time, kind, summary, verdict badge (✓ valid, ✗ invalid, – unsigned, ? no key). Rejected events are
 flagged and never shown as authentic (a valid signature on a rejected event shows as rejected, not ✓).
-Events whose `message_ids` contain a message this app sent are marked `↳ your <kind>`. `Enter` opens the
+Events whose `message_ids` contain a message this app sent are marked `↳ your <kind>`; events forwarded to
+the user's app start with →✓ (delivered), →… (retrying) or →✗ (failed). `Enter` opens the
 detail; `f` shows only the events of the highlighted (or last sent) message, `f` again shows all.
 
 Incoming events are coalesced: the table is redrawn at most every REDRAW_DELAY seconds, so a burst of
@@ -59,6 +60,22 @@ def verdict_words(event: Any) -> str:
     return meaning
 
 
+_FORWARD_MARKS = {
+    "delivered": ("→✓ ", "green"),
+    "retrying": ("→… ", "yellow"),
+    "failed": ("→✗ ", "bold red"),
+}
+
+
+def forward_mark(attempt: Any) -> Text:
+    """How forwarding to the user's app went for an event (its newest attempt): →✓ delivered, →… retrying,
+    →✗ failed; nothing when it was never forwarded."""
+    if attempt is None:
+        return Text("")
+    text, style = _FORWARD_MARKS.get(str(attempt.outcome), ("→? ", ""))
+    return Text(text, style=style)
+
+
 def sent_marker(app: Any, event: Any) -> str:
     sent = app.sent_message_for(event) if hasattr(app, "sent_message_for") else None
     if sent is None:
@@ -113,6 +130,7 @@ class EventsPanel(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.events: deque[Any] = deque(maxlen=PANEL_SIZE)
+        self.forward_marks: dict[int, Any] = {}  # event id → newest forward attempt
         self.only_message: str | None = None
         self._redraw_pending = False
         self._loaded_history = False
@@ -130,6 +148,7 @@ class EventsPanel(Vertical):
         app: Any = self.app
         app.event_received.subscribe(self, self._on_event)
         app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
+        app.forward_attempted.subscribe(self, self._on_forward_attempt)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self._show_title()
 
@@ -149,9 +168,12 @@ class EventsPanel(Vertical):
         if store is None:
             return
         history = store.newest(PANEL_SIZE)
-        self.app.call_from_thread(self._merge_history, history)
+        marks = self.app.runtime.latest_forward_attempts([event.id for event in history])  # type: ignore[attr-defined]
+        self.app.call_from_thread(self._merge_history, history, marks)
 
-    def _merge_history(self, history: list[Any]) -> None:
+    def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None) -> None:
+        for event_id, attempt in (marks or {}).items():
+            self.forward_marks.setdefault(event_id, attempt)
         known = {event.id for event in self.events}
         merged = list(self.events) + [event for event in history if event.id not in known]
         merged.sort(key=lambda event: event.id, reverse=True)
@@ -160,6 +182,13 @@ class EventsPanel(Vertical):
 
     def _on_event(self, event: Any) -> None:
         self.events.appendleft(event)
+        self._schedule_redraw()
+
+    def _on_forward_attempt(self, attempt: Any) -> None:
+        self.forward_marks[attempt.event_id] = attempt
+        if len(self.forward_marks) > PANEL_SIZE * 4:  # keep only the marks of events the panel can show
+            shown = {event.id for event in self.events}
+            self.forward_marks = {key: value for key, value in self.forward_marks.items() if key in shown}
         self._schedule_redraw()
 
     def toggle_message_filter(self) -> None:
@@ -239,10 +268,13 @@ class EventsPanel(Vertical):
         table.clear()
         for event in self.visible_events():
             marker = sent_marker(app, event)
-            summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary), summary_width)
+            forwarded = forward_mark(self.forward_marks.get(event.id))
+            summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary),
+                                summary_width - len(forwarded))
             summary = Text(summary_text, no_wrap=True, overflow="ellipsis")
             if marker:
                 summary.stylize("bold cyan", 0, len(marker))
+            summary = forwarded + summary if forwarded else summary
             kind = Text(clip(event.kind, 12), style="red" if event.rejected else "")
             table.add_row(Text(event_time(app, event)), kind, summary, verdict_badge(event), key=str(event.id))
         if previous is not None and not at_top:

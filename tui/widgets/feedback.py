@@ -45,6 +45,10 @@ def _wait_seconds(error: RateLimited) -> str:
 
 def explain_error(exc: BaseException) -> str:
     """One or two plain-text sentences: what happened + what to do. Never markup, never secrets."""
+    from tui.api.operations import DialectRefusal
+
+    if isinstance(exc, DialectRefusal):
+        return f"{exc.message}. Correct it (or change the profile's dialect in {SETTINGS_HINT}); nothing was sent."
     if isinstance(exc, Unauthorized):
         return (
             "The gateway rejected the credentials (401). Check the Client-Token / instance token / "

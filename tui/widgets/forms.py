@@ -201,6 +201,12 @@ class FieldRow(Vertical):
             yield Static(Content(self.hint), classes="field-hint")
         yield Static("", classes="field-error")
 
+    def set_label(self, label: str) -> None:
+        """A new label (plain text), e.g. when the profile's dialect changes a field's unit or need."""
+        self.label = label
+        if self.is_mounted:
+            self.query_one(".field-label", Label).update(Content(label))
+
     @property
     def error(self) -> str | None:
         return self._error

@@ -1,4 +1,5 @@
-"""The app header: profile, connection state, listener (address, events, rate, last verdict), warnings.
+"""The app header: profile (and its dialects when not the spec's), connection state, listener (address,
+events, rate, last verdict), warnings.
 
 The connection state comes from the instance `status` read, polled in a worker at start and every 30 s:
 connected / not connected / bad credentials (401) / sandbox. Nothing here blocks the UI.
@@ -84,7 +85,19 @@ class GatewayHeader(Horizontal):
     def _show_profile(self) -> None:
         runtime = self.app.runtime  # type: ignore[attr-defined]
         name = runtime.profile_name or "no profile"
-        self.query_one("#header-profile", Static).update(Content.from_markup("profile [b]$name", name=name))
+        content = Content.from_markup("profile [b]$name", name=name)
+        instance, session = runtime.dialects
+        if (instance.value, session.value) != ("spec", "spec"):
+            # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
+            content = Content.assemble(
+                content, Content.from_markup(" · speaks [b]$i[/b]/[b]$s", i=instance.value, s=session.value)
+            )
+        self.query_one("#header-profile", Static).update(content)
+
+    def refresh_dialects(self) -> None:
+        """Settings changed the dialects: show them, and read the status again in the new dialect."""
+        self._show_profile()
+        self.poll_status()
 
     def watch_connection(self, _old: str, _new: str) -> None:
         self._show_connection()

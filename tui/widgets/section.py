@@ -1,12 +1,12 @@
 """What every operation section shares: reaching the clients, running a call in a worker with progress
 and cancellation, showing the outcome, confirming destructive actions, and copyable results.
 
-A section subclasses `OperationSection`, declares `OPERATIONS` (op id → palette title), `HELP`
-(markdown) and `BINDINGS`, implements `open_operation(op_id)`, and runs every gateway call through
-`self.call(...)`:
+A section subclasses `OperationSection`, declares `HELP` (markdown), `BINDINGS` and `OPERATIONS` (its own
+shortcuts beyond the gateway operations, id → palette title), implements `open_operation(id)` for those and
+for the gateway operations `tui.api.operations` places in it, and sends each through the table:
 
-    self.call("Send poll", lambda client: client.send_poll(request), family="instance",
-              busy=form, status=self.status, done=self._sent, group="send")
+    self.run_operation(OPERATIONS[OperationId.SEND_POLL], request, busy=form, status=self.status,
+                       done=self._sent, group="send")
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from textual import on
 from textual.app import ComposeResult
@@ -26,11 +28,19 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 from textual.worker import Worker
 
+from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
+from tui.api.models import Request
+from tui.api.operations import DialectRefusal, Operation
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
 from tui.widgets.forms import Form
 
+if TYPE_CHECKING:
+    from tui.api.client import InstanceClient, SessionClient
+
 Family = Literal["instance", "session"]
+Req = TypeVar("Req", bound=Request)
+Res = TypeVar("Res", bound=BaseModel)
 
 
 class GatewayNotReady(Exception):
@@ -155,7 +165,9 @@ class OperationSection(VerticalScroll):
             if isinstance(error, (Unauthorized, Conflict, TransportFault)):
                 self._recheck_connection()
             field = field_named_by(error)
-            if field is not None and isinstance(busy, Form):
+            if isinstance(error, DialectRefusal) and isinstance(busy, Form):
+                busy.apply_errors({error.field: error.problem})
+            elif field is not None and isinstance(busy, Form):
                 busy.apply_errors({field: f"the gateway refused it: {(error.message or '').strip()}"})
             self.notify(text, title=f"{title} failed", severity=status_hint(error), markup=False)
             return None
@@ -163,6 +175,34 @@ class OperationSection(VerticalScroll):
             busy.loading = False
         done(result)
         return result
+
+    def run_operation(
+        self,
+        op: Operation[Req, Res],
+        request: Req,
+        *,
+        busy: Widget,
+        status: ErrorLine,
+        done: Callable[[Res], None],
+        title: str | None = None,
+        group: str = "call",
+    ) -> Worker | None:
+        """Send `request` as `op` (a row of `tui.api.operations`) through the client of its family, in the
+        profile's dialect. The dispatch is the table's: no method names, no string maps."""
+
+        async def send(client: InstanceClient | SessionClient) -> Res:
+            return await client.request(op, request)
+
+        return self.call(
+            title or op.title, send, family=op.family.value, busy=busy, status=status, done=done, group=group
+        )
+
+    def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
+        """What the profile speaks; the spec's shapes until the runtime has a profile."""
+        runtime = getattr(self.app, "runtime", None)
+        if runtime is None:
+            return InstanceDialect.SPEC, SessionDialect.SPEC
+        return runtime.dialects
 
     def _recheck_connection(self) -> None:
         """The error says something about the connection: let the header read the status again now."""
