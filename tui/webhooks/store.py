@@ -647,7 +647,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
 
 def _settle_on_loops(batch: list[tuple[EventRecord, asyncio.Future, Any]], results: list[Any]) -> None:
     by_loop: dict[Any, list[tuple[asyncio.Future, Any]]] = {}
-    for (_record, future, loop), result in zip(batch, results):
+    for (_record, future, loop), result in zip(batch, results, strict=True):
         by_loop.setdefault(loop, []).append((future, result))
     for loop, pairs in by_loop.items():
         try:
