@@ -5,6 +5,7 @@ untouched: nothing is ever saved over it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -161,7 +162,7 @@ def load_profiles() -> list[Profile]:
         try:
             profiles.append(Profile(name=name, **table))
         except ValidationError as error:
-            problems = describe_profile_error(error, line_of=lambda key, line=line: _line_of_key(text, line, key))
+            problems = describe_profile_error(error, line_of=functools.partial(_line_of_key, text, line))
             raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {problems}. The file was left as it is.") from None
     return profiles
 

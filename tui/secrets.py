@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tui.paths import config_dir
+
+T = TypeVar("T")
 
 KEYRING_SERVICE = "gateway-tui"
 INSECURE_FILE_NAME = "secrets-insecure.json"
@@ -105,7 +107,7 @@ class KeyringSecrets:
             pass  # nothing stored: already the state we want
 
     @staticmethod
-    def _call(function, *args):  # type: ignore[no-untyped-def]
+    def _call(function: Callable[..., T], *args: object) -> T:
         from keyring.errors import KeyringError, NoKeyringError, PasswordDeleteError
 
         try:

@@ -14,7 +14,7 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 
 from aiohttp import web
@@ -201,7 +201,7 @@ class SandboxGateway:
 
 
 def _operation_routes(
-    handlers: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]], family: Family, prefix: str
+    handlers: Mapping[str, Callable[[web.Request], Awaitable[web.StreamResponse]]], family: Family, prefix: str
 ) -> list[web.RouteDef]:
     """One route per operation of `family`, from the operations table; a missing handler is a programming error."""
     routes = []

@@ -93,7 +93,7 @@ class EventsSection(Vertical):
             yield Select(VERDICT_OPTIONS, prompt="Verdict: all", id="events-verdict", allow_blank=True)
             yield Input(placeholder="Search body text…", id="events-search", compact=False)
         yield Static(id="events-status")
-        table = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str] = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
         table.add_column("#", key="id", width=8)
         table.add_column("Received", key="time", width=19)
         table.add_column("Kind", key="kind", width=12)

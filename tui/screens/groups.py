@@ -172,7 +172,7 @@ class ParticipantsTable(Vertical):
 
     def visible_rows(self) -> list[tuple[str, str]]:
         table = self.query_one(DataTable)
-        return [tuple(table.get_row_at(index)) for index in range(table.row_count)]  # type: ignore[misc]
+        return [(str(row[0]), str(row[1])) for row in map(table.get_row_at, range(table.row_count))]
 
 
 TABS: dict[str, str] = {
@@ -338,6 +338,8 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
 
         async def both(clients: tuple[Any, Any]) -> tuple[Any, Any]:
             instance, session = clients
+            metadata: object
+            info: object
             metadata, info = await asyncio.gather(
                 instance.group_metadata(group_id), session.group_info(GroupInfoRequest(GroupJID=jid)), return_exceptions=True
             )

@@ -63,7 +63,7 @@ class RequestLogScreen(Screen):
             markup=False,
         )
         with Vertical():
-            table = DataTable(id="requests-table", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str] = DataTable(id="requests-table", cursor_type="row", zebra_stripes=True)
             table.add_column("Time", key="time", width=8)
             table.add_column("Method", key="method", width=6)
             table.add_column("URL", key="url", width=URL_WIDTH)
