@@ -189,3 +189,4 @@ async def test_palette_operation_in_a_long_section_is_focused_and_in_view():
         await settle(pilot)
         assert app.runtime.sandbox.state.hmac_key != before
         assert "A new random key" in screen_text(app)
+

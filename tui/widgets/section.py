@@ -223,6 +223,12 @@ class OperationSection(VerticalScroll):
         for worker in self.running():
             worker.cancel()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # "esc Cancel call" is shown only while a call runs: the footer asks check_action again now, not at the
+        # next focus change (it used to linger after the call ended).
+        if event.worker.node is self:
+            self.refresh_bindings()
+
     def copy(self, text: str, what: str) -> None:
         self.app.copy_to_clipboard(text)
         self.notify(f"{what} copied to the clipboard.", markup=False)
