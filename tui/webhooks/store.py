@@ -28,7 +28,9 @@ import os
 import queue
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -129,16 +131,66 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
 _STOP = object()
 SEARCH_CATCH_UP_TIMEOUT = 60.0
 
+# Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
+# holds before it fails the waiting appends (the listener answers 500, the sender retries). It polls in slices of
+# LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
+WRITE_LOCK_TIMEOUT = 10.0
+LOCK_POLL = 0.05
+# Work nobody waits for (search indexing) is retried after a failure, backing off from the first delay to the last.
+RETRY_FIRST_DELAY = 0.25
+RETRY_MAX_DELAY = 5.0
+
 
 class _CatchUp:
     """A reader's request that the writer index everything stored so far."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
+        self.error: str | None = None
+
+
+class _OnWriter:
+    """Run `action(connection)` on the writer thread, between transactions (tests use it to set PRAGMAs that
+    only apply to the writer's own connection, e.g. `max_page_count` for a real "database or disk is full")."""
+
+    def __init__(self, action: Callable[[sqlite3.Connection], object]) -> None:
+        self.action = action
+        self.done = threading.Event()
+        self.error: BaseException | None = None
 
 
 class StoreClosed(RuntimeError):
     pass
+
+
+class StoreFailing(RuntimeError):
+    """A write failed for a reason outside this program (disk full, a lock held too long, an I/O error). The event
+    was not stored; the store keeps running and the next write tries again."""
+
+
+class StoreUnusable(RuntimeError):
+    """The store file cannot be used (damaged, not a database, a newer schema). The message names the file and
+    what to do; the file is never overwritten or deleted."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    """Whether the last write worked; `problem` is SQLite's own words (e.g. "database or disk is full")."""
+
+    path: Path
+    problem: str | None = None
+
+    @property
+    def failing(self) -> bool:
+        return self.problem is not None
+
+    def __str__(self) -> str:
+        if self.problem is None:
+            return f"store ok — {self.path}"
+        return f"store failing: {self.problem} — {self.path}"
+
+
+HealthCallback = Callable[[StoreHealth], None]
 
 
 def default_path() -> Path:
@@ -159,25 +211,45 @@ class EventStore:
         self._writer: threading.Thread | None = None
         self._idle_readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all_readers: list[sqlite3.Connection] = []
+        self._giving_up = threading.Event()  # set by close()/stop_waiting(): lock waits end at once
+        self._health = StoreHealth(self.path)
+        self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
+        self._health_watchers: list[HealthCallback] = []
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
     def open(self) -> EventStore:
+        """Create or open the store. Raises StoreUnusable (naming the file and what to do) for a damaged file."""
         with self._state_lock:
             if self._open:
                 return self
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Events carry people's messages: the file (and the -wal/-shm files SQLite derives from it) is private.
+            # Events carry people's messages: the file (and the -wal/-shm files SQLite derives from it) is private,
+            # an existing one too (a store made by an older version, or copied in, keeps whatever mode it had).
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
-            connection = self._connect()
+            _make_private(self.path)
             try:
+                connection = self._connect()
+            except sqlite3.DatabaseError as error:
+                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+                    raise self._unusable(str(error)) from None
+                raise
+            # The writer waits for locks in short slices (see _begin), so close() can end a wait at once.
+            connection.execute(f"PRAGMA busy_timeout={int(LOCK_POLL * 1000)}")
+            try:
+                for suffix in ("-wal", "-shm"):
+                    _make_private(Path(f"{self.path}{suffix}"))
+                self._check_integrity(connection)
                 self._create_schema(connection)
                 if self.retention is not None:
-                    with connection:
-                        self._enforce_retention(connection)
+                    self._begin(connection)
+                    self._enforce_retention(connection)
+                    connection.execute("COMMIT")
             except BaseException:
+                _rollback(connection)
                 connection.close()
                 raise
+            self._giving_up.clear()
             self._writer = threading.Thread(
                 target=self._write_forever, args=(connection,), name="event-store-writer", daemon=True
             )
@@ -186,11 +258,14 @@ class EventStore:
         return self
 
     def close(self) -> None:
-        """Commit everything already appended, stop the writer and close every connection."""
+        """Commit everything already appended, stop the writer and close every connection.
+
+        Never waits for a lock another program holds: appends still waiting for one fail (StoreFailing)."""
         with self._state_lock:
             if not self._open:
                 return
             self._open = False
+            self._giving_up.set()
             self._queue.put(_STOP)
         if self._writer is not None:
             self._writer.join()
@@ -202,6 +277,70 @@ class EventStore:
         for connection in self._all_readers:
             connection.close()
         self._all_readers.clear()
+
+    def stop_waiting(self) -> None:
+        """Stop waiting for locks other programs hold: a shutdown (SIGTERM) must not wait out WRITE_LOCK_TIMEOUT.
+        Writes still go through when nothing blocks them; the ones that would wait fail at once."""
+        self._giving_up.set()
+
+    # -- health -----------------------------------------------------------------------------------------------
+
+    @property
+    def health(self) -> StoreHealth:
+        """The outcome of the last write (append, indexing, retention): readable from any thread."""
+        return self._health
+
+    def watch_health(self, callback: HealthCallback) -> Callable[[], None]:
+        """Call `callback(health)` on every change (failing ↔ recovered, or a new problem), from the writer thread.
+        Returns an unsubscribe function."""
+        self._health_watchers.append(callback)
+        return lambda: self._health_watchers.remove(callback) if callback in self._health_watchers else None
+
+    def _set_health(self, work: str, problem: str | None) -> None:
+        """Record how `work` ("append", "index") last went; the store is failing while any of them fails, so a
+        working append does not hide an index that still cannot be written (and the log does not flap)."""
+        if problem is None:
+            self._problems.pop(work, None)
+        else:
+            self._problems[work] = problem
+        problem = next(iter(self._problems.values()), None)
+        if problem == self._health.problem:
+            return
+        self._health = StoreHealth(self.path, problem)
+        for callback in list(self._health_watchers):
+            try:
+                callback(self._health)
+            except Exception:  # a broken watcher must not kill the writer
+                pass
+
+    def _unusable(self, detail: str) -> StoreUnusable:
+        return StoreUnusable(
+            f"the event store {self.path} is damaged or not an event store ({detail}). Move it away (for example "
+            f"`mv {self.path} {self.path}.damaged`, with its -wal and -shm files) and start again: a new, empty "
+            "store is created. gateway-tui never overwrites or deletes it, so whatever it holds can still be rescued "
+            "(`sqlite3 FILE .recover`)."
+        )
+
+    def _check_integrity(self, connection: sqlite3.Connection) -> None:
+        try:
+            problems = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as error:
+            raise self._unusable(str(error)) from None
+        if problems != ["ok"]:
+            raise self._unusable("; ".join(problems))
+
+    def on_writer(self, action: Callable[[sqlite3.Connection], object], timeout: float = 30.0) -> None:
+        """Run `action(writer connection)` on the writer thread between transactions and wait for it (tests: a
+        per-connection PRAGMA such as `max_page_count`)."""
+        request = _OnWriter(action)
+        with self._state_lock:
+            if not self._open:
+                raise StoreClosed("the event store is closed")
+            self._queue.put(request)
+        if not request.done.wait(timeout):
+            raise TimeoutError("the store's writer did not run the action in time")
+        if request.error is not None:
+            raise request.error
 
     def __enter__(self) -> EventStore:
         return self.open()
@@ -218,6 +357,8 @@ class EventStore:
         with self._state_lock:
             if not self._open:
                 raise StoreClosed("the event store is closed")
+            if self._writer is None or not self._writer.is_alive():  # never queue for a writer that is gone
+                raise StoreFailing(f"the event store's writer stopped ({self._health.problem or 'unknown error'})")
             self._queue.put((record, future, loop))
         return await future
 
@@ -258,15 +399,18 @@ class EventStore:
         return len(rows)
 
     def _write_forever(self, connection: sqlite3.Connection) -> None:
+        """The writer thread. Nothing here may end it but close(): every failure fails only what it affects (the
+        appends of that transaction, a search waiting for the index) and the work nobody waits for is retried."""
+        lag: int | None = None  # rows the search index trails by; None: not known (a read failed)
+        retry_delay = 0.0  # > 0 while indexing keeps failing: back off before trying again
+        stopping = False
         try:
-            lag = self._index_lag(connection)
-            stopping = False
             while not stopping:
-                if lag > 0:
+                if lag != 0:
                     try:
-                        first = self._queue.get(timeout=INDEX_IDLE_DELAY)
+                        first = self._queue.get(timeout=retry_delay or INDEX_IDLE_DELAY)
                     except queue.Empty:  # quiet for a moment: let the search index catch up
-                        lag = self._index_chunk(connection)
+                        lag, retry_delay = self._upkeep(connection, retry_delay)
                         continue
                 else:
                     first = self._queue.get()
@@ -279,20 +423,86 @@ class EventStore:
                 if _STOP in batch:
                     stopping = True
                 catch_up = [item for item in batch if isinstance(item, _CatchUp)]
-                appends = [item for item in batch if item is not _STOP and not isinstance(item, _CatchUp)]
-                if appends:
-                    self._commit(connection, appends)
+                actions = [item for item in batch if isinstance(item, _OnWriter)]
+                appends = [item for item in batch if isinstance(item, tuple)]
+                for action in actions:
+                    try:
+                        action.action(connection)
+                    except BaseException as error:
+                        action.error = error
+                    action.done.set()
+                if appends and self._commit(connection, appends) and lag is not None:
                     lag += len(appends)
-                    if lag > MAX_INDEX_LAG:
-                        lag = self._index_chunk(connection)
+                    if lag > MAX_INDEX_LAG and not retry_delay:
+                        lag, retry_delay = self._upkeep(connection, retry_delay)
                 if catch_up:
-                    lag = self._index_lag(connection)
-                    while lag > 0:
-                        lag = self._index_chunk(connection)
-                    for request in catch_up:
-                        request.done.set()
+                    lag, retry_delay = self._catch_up(connection, catch_up, retry_delay)
+        except BaseException as error:  # a bug, not a fault: say so, and let nothing wait for this writer
+            self._set_health("writer", f"the writer stopped: {type(error).__name__}: {error}")
+            raise
         finally:
+            self._release_waiting()
             connection.close()
+
+    def _upkeep(self, connection: sqlite3.Connection, retry_delay: float) -> tuple[int | None, float]:
+        """Index one chunk; (rows still trailing or None when unknown, the delay before the next try)."""
+        try:
+            lag = self._index_chunk(connection)
+        except Exception as error:
+            self._set_health("index", _problem(error))
+            return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
+        self._set_health("index", None)
+        return lag, 0.0
+
+    def _catch_up(
+        self, connection: sqlite3.Connection, requests: list[_CatchUp], retry_delay: float
+    ) -> tuple[int | None, float]:
+        """Index everything for the searches waiting; on failure they get the reason instead of a hang."""
+        try:
+            lag = self._index_lag(connection)
+            while lag > 0:
+                lag = self._index_chunk(connection)
+        except Exception as error:
+            problem = _problem(error)
+            self._set_health("index", problem)
+            for request in requests:
+                request.error = problem
+                request.done.set()
+            return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
+        self._set_health("index", None)
+        for request in requests:
+            request.done.set()
+        return lag, 0.0
+
+    def _release_waiting(self) -> None:
+        """The writer is ending: whatever is still queued gets an answer instead of waiting forever."""
+        closed = StoreClosed("the event store is closed")
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, tuple):
+                _settle_on_loops([item], [closed])
+            elif isinstance(item, _CatchUp):
+                item.error = str(closed)
+                item.done.set()
+            elif isinstance(item, _OnWriter):
+                item.error = closed
+                item.done.set()
+
+    def _begin(self, connection: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE, waiting up to WRITE_LOCK_TIMEOUT for another program's lock, in LOCK_POLL slices
+        (the connection's busy timeout) so that close() ends the wait at once."""
+        deadline = time.monotonic() + WRITE_LOCK_TIMEOUT
+        while True:
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                busy = error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                if not busy or self._giving_up.is_set() or time.monotonic() >= deadline:
+                    raise
 
     def _index_lag(self, connection: sqlite3.Connection) -> int:
         indexed, newest = connection.execute(
@@ -302,14 +512,13 @@ class EventStore:
 
     def _index_chunk(self, connection: sqlite3.Connection) -> int:
         """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail."""
-        connection.execute("BEGIN IMMEDIATE")
+        self._begin(connection)
         try:
             self._index_rows(connection, INDEX_CHUNK)
             lag = self._index_lag(connection)
             connection.execute("COMMIT")
         except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _rollback(connection)
             raise
         return lag
 
@@ -331,27 +540,41 @@ class EventStore:
             self._queue.put(request)
         if not request.done.wait(SEARCH_CATCH_UP_TIMEOUT):
             raise TimeoutError("the search index is still catching up; try again in a moment")
+        if request.error is not None:
+            raise StoreFailing(f"search is unavailable: the index cannot be updated ({request.error})")
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> None:
+    def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> bool:
+        """Store the batch in one transaction and answer each append; True when it was committed."""
         results: list[StoredEvent | BaseException]
         try:
-            connection.execute("BEGIN IMMEDIATE")
+            self._begin(connection)
             results = []
             for record, _future, _loop in batch:
                 cursor = connection.execute(_INSERT, _row(record))
                 results.append(stored(record, cursor.lastrowid))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            # The disk, a lock, the file: a fault of the place, not of a record. Every append of the batch fails
+            # (500, so the senders retry) and the next batch tries again; retrying each alone would only make
+            # a full disk fail N times, or a held lock wait N times.
+            _rollback(connection)
+            problem = _problem(error)
+            self._set_health("append", problem)
+            failure = StoreFailing(problem)
+            _settle_on_loops(batch, [failure] * len(batch))
+            return False
         except Exception as error:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _rollback(connection)
             if len(batch) > 1:
                 # One bad record must not sink its neighbours: retry each alone, so only it fails.
-                for item in batch:
-                    self._commit(connection, [item])
-                return
+                return any([self._commit(connection, [item]) for item in batch])
             results = [error]
+            _settle_on_loops(batch, results)
+            return False
+        self._set_health("append", None)
         _settle_on_loops(batch, results)
+        return True
 
     def _enforce_retention(self, connection: sqlite3.Connection) -> None:
         # Ids are contiguous (AUTOINCREMENT, deletes only ever take the oldest), so max(id) - retention is exact.
@@ -507,7 +730,7 @@ class EventStore:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
-        connection.execute("BEGIN IMMEDIATE")
+        self._begin(connection)
         if version == 1:  # schema 1 indexed inside the insert trigger: every row it stored is already indexed
             connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
             connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
@@ -517,6 +740,25 @@ class EventStore:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
+
+
+def _problem(error: BaseException) -> str:
+    """SQLite's own words for a fault ("database or disk is full", "database is locked")."""
+    return str(error) or type(error).__name__
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    # SQLite may already have rolled back (it does on SQLITE_FULL); a failing ROLLBACK must not hide the fault.
+    if connection.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
+
+
+def _make_private(path: Path) -> None:
+    """Owner-only access (0600) for a store file that exists; one we do not own is left as it is."""
+    with contextlib.suppress(FileNotFoundError, PermissionError):
+        if path.stat().st_mode & 0o777 != 0o600:
+            os.chmod(path, 0o600)
 
 
 def _statements(script: str) -> list[str]:
