@@ -27,6 +27,7 @@ import json
 import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -659,7 +660,7 @@ class EventStore:
     ) -> int:
         """Write the matching events, oldest first, one JSON object per line; returns how many were written."""
         if isinstance(dest, (str, Path)):
-            with open(dest, "w", encoding="utf-8") as stream:
+            with open_private(Path(dest)) as stream:
                 return self.export_jsonl(stream, kind=kind, verdict=verdict, search=search, rejected=rejected)
         source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
@@ -752,6 +753,18 @@ def _rollback(connection: sqlite3.Connection) -> None:
     if connection.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             connection.execute("ROLLBACK")
+
+
+def open_private(path: Path) -> TextIO:
+    """Open `path` for writing text, owner-only (0600) from the first byte: exports hold people's messages."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        if stat.S_ISREG(os.fstat(descriptor).st_mode):  # an existing file keeps no wider mode; a pipe is left alone
+            os.fchmod(descriptor, 0o600)
+        return open(descriptor, "w", encoding="utf-8")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def _make_private(path: Path) -> None:
@@ -889,7 +902,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
 
 def _settle_on_loops(batch: list[tuple[EventRecord, asyncio.Future, Any]], results: list[Any]) -> None:
     by_loop: dict[Any, list[tuple[asyncio.Future, Any]]] = {}
-    for (_record, future, loop), result in zip(batch, results):
+    for (_record, future, loop), result in zip(batch, results, strict=True):
         by_loop.setdefault(loop, []).append((future, result))
     for loop, pairs in by_loop.items():
         try:
