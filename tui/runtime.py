@@ -322,7 +322,7 @@ class Runtime:
 
         from tui import secrets as secret_module
 
-        self.secrets = await asyncio.to_thread(secret_module.open_secret_store, self.insecure_storage)
+        self.secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, self.secrets)
         tokens = {
             "instance_token": _secret_value(resolved, "instance_token") or "",
