@@ -108,6 +108,8 @@ class ListenerStats:
     _recent: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
 
     def record(self, event: StoredEvent) -> None:
+        if event.duplicate_of is not None:
+            return  # a delivery received again: shown flagged, counted once
         self.received += 1
         if event.rejected:
             self.rejected += 1

@@ -133,7 +133,7 @@ async def test_exports_are_private_and_strict_json(tmp_path):
     for command in (["events", "list", "--json"], ["events", "show", "1", "--json"]):
         shown = cli(*command, "--db", str(path))
         assert shown.returncode == 0, shown.stderr
-        json.loads(shown.stdout, parse_constant=lambda name: pytest.fail(f"{command}: {name}"))
+        json.loads(shown.stdout, parse_constant=lambda name: pytest.fail(f"not strict JSON: {name}"))
 
 
 def test_strict_json_keeps_finite_numbers_and_text():

@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
-from tui.widgets.events_panel import clip, sent_marker, verdict_badge
+from tui.widgets.events_panel import DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
 
 PAGE_SIZE = 100
 SEARCH_DELAY = 0.25
@@ -203,9 +203,12 @@ class EventsSection(Vertical):
         runtime = app.runtime
         for event in rows:
             marker = sent_marker(app, event)
-            summary = Text(clip(marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            duplicate = duplicate_marker(event)
+            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            if duplicate:
+                summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
-                summary.stylize("bold cyan", 0, len(marker))
+                summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             table.add_row(
                 Text(str(event.id), justify="right"),
                 Text(runtime.event_time_text(event) if runtime.deterministic else _full_time(runtime, event)),

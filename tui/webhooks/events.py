@@ -58,6 +58,9 @@ class StoredEvent:
     rejected: bool
     reason: str | None
     message_ids: tuple[str, ...]
+    # The id of the first event with the same fingerprint (the same body bytes, or the same message ids, kind and
+    # summary): a delivery received again (a gateway retry, a replay). Stored and shown, counted once.
+    duplicate_of: int | None = None
 
     @property
     def authentic(self) -> bool:
@@ -80,6 +83,7 @@ class StoredEvent:
             "rejected": self.rejected,
             "reason": self.reason,
             "message_ids": list(self.message_ids),
+            "duplicate_of": self.duplicate_of,
             "headers": self.headers,
             "payload": self.payload,
             "body": body_text,
@@ -123,5 +127,5 @@ def _finite(value: Any) -> Any:
 _RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(EventRecord))  # once, not per stored event
 
 
-def stored(record: EventRecord, event_id: int) -> StoredEvent:
-    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS))
+def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:
+    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS), duplicate_of=duplicate_of)

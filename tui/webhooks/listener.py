@@ -74,6 +74,7 @@ class Listener:
         self.on_event = on_event
         self.received = 0
         self.rejected = 0
+        self.duplicates = 0
         self._requested_port = port
         self._hmac_key = hmac_key or None
         self._runner: web.AppRunner | None = None
@@ -224,9 +225,12 @@ class Listener:
         except Exception as error:
             log.error("storing a webhook event failed: %s", error, exc_info=True)
             return None
-        self.received += 1
-        if event.rejected:
-            self.rejected += 1
+        if event.duplicate_of is not None:
+            self.duplicates += 1  # stored and flagged, counted once: not in `received`
+        else:
+            self.received += 1
+            if event.rejected:
+                self.rejected += 1
         if self.on_event is not None:
             try:
                 self.on_event(event)
@@ -388,7 +392,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
         loop.remove_signal_handler(signal.SIGTERM)
         store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
         await listener.stop()
-        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected", file=sys.stderr)
+        again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
     return 0
 
 

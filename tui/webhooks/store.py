@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import queue
@@ -113,7 +114,10 @@ CREATE TRIGGER IF NOT EXISTS events_after_delete AFTER DELETE ON events BEGIN
 END;
 """
 
-_COLUMNS = "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids"
+_COLUMNS = (
+    "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
+    " message_ids, duplicate_of"
+)
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
 # of media events would otherwise read hundreds of megabytes. `get` and exports read the body in full.
@@ -121,9 +125,26 @@ LIST_BODY_LIMIT = 64 * 1024
 _LIST_COLUMNS = _COLUMNS.replace(
     " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
 )
+# A delivery received again gets the id of the first event with its fingerprint, found through an index (one
+# seek, also in a store of millions of events), in the insert itself.
 _INSERT = """INSERT INTO events
-    (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+    (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
+     fingerprint, duplicate_of)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+            (SELECT min(id) FROM events WHERE fingerprint = ?13))
+    RETURNING duplicate_of"""
+_BULK_INSERT = _INSERT.removesuffix("\n    RETURNING duplicate_of")  # executemany takes no RETURNING
+
+# Added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint, so they are
+# never taken for originals, and nothing has to be rewritten.
+_DUPLICATE_COLUMNS = (
+    "ALTER TABLE events ADD COLUMN fingerprint BLOB",  # 16-byte BLAKE2b, only for accepted events with a body
+    "ALTER TABLE events ADD COLUMN duplicate_of INTEGER",
+)
+_DUPLICATE_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS events_by_fingerprint ON events(fingerprint) WHERE fingerprint IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS events_duplicates ON events(duplicate_of) WHERE duplicate_of IS NOT NULL",
+)
 
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
@@ -390,7 +411,7 @@ class EventStore:
     def _insert_chunk(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
         connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.executemany(_INSERT, rows)
+            connection.executemany(_BULK_INSERT, rows)
             self._index_rows(connection, None)
             connection.execute("COMMIT")
         except BaseException:
@@ -552,7 +573,8 @@ class EventStore:
             results = []
             for record, _future, _loop in batch:
                 cursor = connection.execute(_INSERT, _row(record))
-                results.append(stored(record, cursor.lastrowid))
+                (duplicate_of,) = cursor.fetchone()
+                results.append(stored(record, cursor.lastrowid, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
@@ -619,10 +641,21 @@ class EventStore:
         search: str | None = None,
         rejected: bool | None = None,
     ) -> int:
+        """How many events match, each delivery once: duplicates are left out (counted through their own small
+        index, so the total stays an index count even over millions of events)."""
         source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        # The duplicates' own partial index drives (few rows), whatever index the other filters would pick.
+        duplicates = " AND ".join(
+            ["events.duplicate_of IS NOT NULL"]
+            + [_IN_SEARCH if condition == _MATCH else condition for condition in conditions]
+        )
         with self._reader() as connection:
-            return connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
+            total = connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
+            repeated = connection.execute(
+                f"SELECT count(*) FROM events INDEXED BY events_duplicates WHERE {duplicates}", parameters
+            ).fetchone()[0]
+        return total - repeated
 
     def get(self, event_id: int) -> StoredEvent | None:
         with self._reader() as connection:
@@ -737,6 +770,12 @@ class EventStore:
             connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
+        if "duplicate_of" not in columns:
+            for statement in _DUPLICATE_COLUMNS:
+                connection.execute(statement)
+        for statement in _DUPLICATE_INDEXES:
+            connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -798,7 +837,7 @@ def _filtered(
         # The index drives (CROSS JOIN fixes the order): FTS5 walks its matches by rowid descending and the
         # LIMIT stops it early, instead of materialising every match first.
         source = "events_fts CROSS JOIN events ON events.id = events_fts.rowid"
-        conditions.append("events_fts MATCH ?")
+        conditions.append(_MATCH)
         parameters.append(match)
     if kind is not None:
         conditions.append("events.kind = ?")
@@ -810,6 +849,10 @@ def _filtered(
         conditions.append("events.rejected = ?")
         parameters.append(int(rejected))
     return source, conditions, parameters
+
+
+_MATCH = "events_fts MATCH ?"
+_IN_SEARCH = "events.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"
 
 
 def _fts_query(search: str | None) -> str | None:
@@ -841,7 +884,20 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
         json.dumps(list(record.message_ids)),
+        _fingerprint(record),
     )
+
+
+def _fingerprint(record: EventRecord) -> bytes | None:
+    """What makes two deliveries the same: the message ids with the kind and summary (a receipt's state is in its
+    summary, so "delivered" then "read" are two events), else the body bytes. Rejected events and bodies not kept
+    have none: they are never duplicates, nor originals."""
+    if record.rejected or not record.body:
+        return None
+    if record.message_ids:
+        identity = "\x00".join((record.kind, record.summary, *record.message_ids)).encode("utf-8", "replace")
+        return hashlib.blake2b(b"ids\x00" + identity, digest_size=16).digest()
+    return hashlib.blake2b(b"body\x00" + record.body, digest_size=16).digest()
 
 
 def _payload_text(record: EventRecord) -> str | None:
@@ -879,7 +935,8 @@ def _microseconds(moment: datetime) -> int:
 
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
-    (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids) = row
+    (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
+     duplicate_of) = row
     if not has_payload:
         parsed = None
     else:
@@ -897,6 +954,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         rejected=bool(rejected),
         reason=reason,
         message_ids=tuple(json.loads(ids)),
+        duplicate_of=duplicate_of,
     )
 
 
