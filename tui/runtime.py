@@ -188,7 +188,8 @@ class Runtime:
         if self.store_problem is not None:
             return "event store unusable: events are off (see the message)"
         if self.store is not None and self.store.health.failing:
-            return f"store failing: {self.store.health.problem}"
+            health = self.store.health
+            return f"store failing: {health.problem}" + ("" if health.appends_failing else " (search index only)")
         return None
 
     def _on_store_health(self) -> None:

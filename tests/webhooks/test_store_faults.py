@@ -105,7 +105,9 @@ async def test_disk_full_during_idle_indexing_is_retried_and_appends_recover(ser
     await until(lambda: not store.health.failing, "the store to recover")
     found = await asyncio.to_thread(store.newest, 5, search="w3x7")
     assert len(found) == 1  # the retried indexing covered the rows stored during the fault
-    assert [change.failing for change in changes] == [True, False]
+    # Index failing (appends still work), appends failing too, appends back (index still behind), all well.
+    assert [(change.failing, change.appends_failing) for change in changes] == [
+        (True, False), (True, True), (True, False), (False, False)]
 
 
 async def test_lock_held_past_the_timeout_during_appends(served, monkeypatch):

@@ -399,8 +399,10 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
 
 def _print_health(health: StoreHealth) -> None:
     """One line per change of the store's health (called from the store's writer thread)."""
-    if health.failing:
+    if health.failing and health.appends_failing:
         line = f"{health}; events are answered 500 (not stored) until it clears"
+    elif health.failing:
+        line = f"{health}; events are still stored, the search index catches up when it clears"
     else:
         line = f"store recovered: events are stored again — {health.path}"
     print(line, file=sys.stderr, flush=True)

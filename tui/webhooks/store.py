@@ -201,6 +201,7 @@ class StoreHealth:
 
     path: Path
     problem: str | None = None
+    appends_failing: bool = False  # False while only work nobody waits for (search indexing) fails
 
     @property
     def failing(self) -> bool:
@@ -325,10 +326,12 @@ class EventStore:
             self._problems.pop(work, None)
         else:
             self._problems[work] = problem
-        problem = next(iter(self._problems.values()), None)
-        if problem == self._health.problem:
+        problems = self._problems
+        problem = problems.get("writer") or problems.get("append") or problems.get("index")
+        appends_failing = "writer" in problems or "append" in problems
+        if (problem, appends_failing) == (self._health.problem, self._health.appends_failing):
             return
-        self._health = StoreHealth(self.path, problem)
+        self._health = StoreHealth(self.path, problem, appends_failing)
         for callback in list(self._health_watchers):
             try:
                 callback(self._health)
@@ -453,8 +456,12 @@ class EventStore:
                     except BaseException as error:
                         action.error = error
                     action.done.set()
-                if appends and self._commit(connection, appends) and lag is not None:
-                    lag += len(appends)
+                if appends and self._commit(connection, appends):
+                    if "index" in self._problems:
+                        retry_delay = 0.0  # writes work again: retry the index as soon as the queue is quiet
+                    if lag is not None:
+                        lag += len(appends)
+                if appends and lag is not None:
                     if lag > MAX_INDEX_LAG and not retry_delay:
                         lag, retry_delay = self._upkeep(connection, retry_delay)
                 if catch_up:
