@@ -107,6 +107,8 @@ class GatewayApp(App):
             self.runtime_error = _startup_text(error)
             self.notify(self.runtime_error, title="Could not start", severity="error", markup=False, timeout=15)
             return
+        if self.runtime.store_problem:
+            self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
         theme = getattr(self.runtime.profile, "theme", None)
         if theme and theme in self.available_themes and not self.deterministic:
             self.theme = theme

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from datetime import UTC, datetime
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
-from tui.webhooks.events import StoredEvent
+from tui.webhooks.events import StoredEvent, strict_json
 from tui.webhooks.forwarder import (
     ForwardLog,
     ForwardTargetRefused,
@@ -25,7 +24,7 @@ from tui.webhooks.forwarder import (
     describe,
 )
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
-from tui.webhooks.store import EventStore
+from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_private
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -47,6 +46,12 @@ def run_cli(args: argparse.Namespace) -> int:
     except (_Refused, config.ConfigError, ForwardTargetRefused) as error:
         print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except (StoreUnusable, StoreFailing) as error:
+        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:  # an export file that cannot be written
+        print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        return EXIT_FAILED
     except BrokenPipeError:
         return 0  # the reading script (head, jq) went away
 
@@ -79,7 +84,7 @@ def _list(args: argparse.Namespace) -> int:
         latest = forward_log.latest(event.id for event in events)
     if args.json:
         documents = [_document(event, latest.get(event.id)) for event in events]
-        print(json.dumps(documents, ensure_ascii=False, indent=2))
+        print(strict_json(documents, indent=2))
         return 0
     for event in events:
         attempt = latest.get(event.id)
@@ -100,7 +105,7 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         document = event.to_json()
         document["forward_attempts"] = [attempt.to_json() for attempt in attempts]
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(strict_json(document, indent=2))
         return 0
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
@@ -118,7 +123,7 @@ def _export(args: argparse.Namespace) -> int:
     filters = _filters(args)
     with EventStore(_store_path(args)) as store:
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as stream:
+            with open_private(Path(args.output)) as stream:
                 written = _write_export(store, stream, args.limit, filters)
             print(f"{written} events written to {args.output}", file=sys.stderr)
         else:
@@ -142,7 +147,7 @@ def _document(event: StoredEvent, attempt: Any) -> dict[str, Any]:
 
 def _body_text(event: StoredEvent) -> str:
     if event.payload is not None:
-        return json.dumps(event.payload, ensure_ascii=False, indent=2)
+        return strict_json(event.payload, indent=2)
     try:
         return event.body.decode("utf-8") or "(no body kept)"
     except UnicodeDecodeError:

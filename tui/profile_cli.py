@@ -21,6 +21,7 @@ from tui.secrets import (
     SecretStore,
     open_secret_store,
     secret_sources,
+    secrets_in_environment,
 )
 
 OPTIONAL_SECRETS = {SecretName.HMAC_KEY}
@@ -69,7 +70,12 @@ def _add(args: argparse.Namespace) -> int:
     except ValidationError as error:
         raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None
     config.load_profiles()  # a broken file stops us here, before any secret is asked for or stored
-    store = open_secret_store(args.insecure_storage)
+    try:
+        store = open_secret_store(args.insecure_storage)
+    except KeyringUnavailable:
+        if not secrets_in_environment():
+            raise
+        return _add_without_keyring(profile)
     already = {name for name in SecretName if store.get(profile.name, name) is not None}
     values = _read_secrets(profile.name, already, interactive=sys.stdin.isatty())
     _store_then_save(profile, store, values)
@@ -79,6 +85,19 @@ def _add(args: argparse.Namespace) -> int:
     notes = ([f"kept as stored: {', '.join(kept)}"] if kept else []) + ([f"not set: {', '.join(unset)}"] if unset else [])
     parts = [f"Profile {profile.name!r} saved to {config.profiles_path()}", f"{len(values)} secret(s) stored in {where}"]
     print("; ".join(parts + notes) + ".")
+    return 0
+
+
+def _add_without_keyring(profile: config.Profile) -> int:
+    """No keyring, secrets in the environment: save the profile (nothing secret in it) and store no secret, so
+    runs take them from the same variables, as the no-keyring message says they can."""
+    _read_secrets(profile.name, set(), interactive=False)  # the variables must hold every required secret, valid
+    config.save_profile(profile)
+    variables = ", ".join(name.env_var for name in SecretName)
+    print(
+        f"Profile {profile.name!r} saved to {config.profiles_path()}; no secret was stored (no OS keyring). "
+        f"Set {variables} for every run, or add --insecure-storage to keep them in a file readable only by you."
+    )
     return 0
 
 

@@ -108,6 +108,8 @@ class ListenerStats:
     _recent: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
 
     def record(self, event: StoredEvent) -> None:
+        if event.duplicate_of is not None:
+            return  # a delivery received again: shown flagged, counted once
         self.received += 1
         if event.rejected:
             self.rejected += 1
@@ -147,6 +149,8 @@ class Runtime:
         self.instance: InstanceClient | None = None
         self.session: SessionClient | None = None
         self.store: EventStore | None = None
+        self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
+        self._health_subscribers: list[Callable[[], None]] = []
         self.listener: Listener | None = None
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
@@ -173,6 +177,27 @@ class Runtime:
                 self._event_subscribers.remove(callback)
 
         return unsubscribe
+
+    def subscribe_store_health(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback()` on the event loop whenever the store starts or stops failing (see `store_status`)."""
+        self._health_subscribers.append(callback)
+        return lambda: self._health_subscribers.remove(callback) if callback in self._health_subscribers else None
+
+    def store_status(self) -> str | None:
+        """One line for the header about the event store; None while it works."""
+        if self.store_problem is not None:
+            return "event store unusable: events are off (see the message)"
+        if self.store is not None and self.store.health.failing:
+            health = self.store.health
+            return f"store failing: {health.problem}" + ("" if health.appends_failing else " (search index only)")
+        return None
+
+    def _on_store_health(self) -> None:
+        for callback in list(self._health_subscribers):
+            try:
+                callback()
+            except Exception:
+                log.exception("store health subscriber failed")
 
     def subscribe_forward_attempts(self, callback: AttemptCallback) -> Callable[[], None]:
         """Call `callback(attempt)` for every forward or replay attempt, on the event loop."""
@@ -279,9 +304,9 @@ class Runtime:
         await self._start_listener("127.0.0.1", 0, hmac_key=None)
         self._build_clients(base, "sandbox", tokens, session_url=base)
 
-        listener_url = self.listener.url
-        await self.configure_webhooks(listener_url)
-        await self.set_hmac_key(hmac_key)
+        if self.listener is not None:
+            await self.configure_webhooks(self.listener.url)
+            await self.set_hmac_key(hmac_key)
 
     async def _start_profile(self) -> None:
         from tui import config
@@ -300,7 +325,7 @@ class Runtime:
 
         from tui import secrets as secret_module
 
-        self.secrets = await asyncio.to_thread(secret_module.open_secret_store, self.insecure_storage)
+        self.secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, self.secrets)
         tokens = {
             "instance_token": _secret_value(resolved, "instance_token") or "",
@@ -327,9 +352,20 @@ class Runtime:
         from tui.paths import profile_events_path
         from tui.webhooks.store import EventStore
 
+        from tui.webhooks.store import StoreUnusable
+
         store = EventStore(profile_events_path(self.profile_name or "default"))
-        await asyncio.to_thread(store.open)
+        try:
+            await asyncio.to_thread(store.open)
+        except StoreUnusable as error:
+            # A damaged store is not a reason to stop the app: it runs without events and says why (the file is
+            # left exactly as it is).
+            self.store_problem = str(error)
+            return
+        self.store_problem = None
         self.store = store
+        loop = asyncio.get_running_loop()
+        store.watch_health(lambda _health: loop.call_soon_threadsafe(self._on_store_health))
         from tui.webhooks.forwarder import ForwardLog
 
         self.forward_log = await asyncio.to_thread(ForwardLog(store.path).open)
@@ -340,6 +376,8 @@ class Runtime:
     async def _start_listener(self, host: str, port: int, *, hmac_key: str | None) -> None:
         from tui.webhooks.listener import Listener
 
+        if self.store is None:
+            return  # no store, no listener: an event answered 200 must be stored
         self.listener = Listener(
             self.store, host=host, port=port, hmac_key=hmac_key, on_event=self._on_event, **self._listener_options()
         )
@@ -420,6 +458,8 @@ class Runtime:
         listener keeps running and the error is raised."""
         from tui.webhooks.listener import Listener
 
+        if self.store is None:
+            raise StartupError(self.store_problem or "there is no event store")
         options = self._listener_options()
         if max_body is not None:
             options["max_body"] = max_body

@@ -81,6 +81,33 @@ class MemorySecrets:
         self._values.pop((profile, name), None)
 
 
+class EnvironmentOnlySecrets:
+    """No keyring, but GATEWAY_TUI_* variables are set: this run takes its secrets from them (resolve_secrets reads
+    the environment first) and nothing can be stored; saving one says why instead of pretending."""
+
+    kind = "environment"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return "<EnvironmentOnlySecrets>"
+
+    def get(self, profile: str, name: SecretName) -> str | None:
+        return None
+
+    def set(self, profile: str, name: SecretName, value: str) -> None:
+        raise KeyringUnavailable(f"{self.reason} (This run takes its secrets from the environment.)")
+
+    def delete(self, profile: str, name: SecretName) -> None:
+        raise KeyringUnavailable(f"{self.reason} (This run takes its secrets from the environment.)")
+
+
+def secrets_in_environment(environ: Mapping[str, str] | None = None) -> list[SecretName]:
+    environ = os.environ if environ is None else environ
+    return [name for name in SecretName if environ.get(name.env_var)]
+
+
 class KeyringSecrets:
     kind = "keyring"
 
@@ -196,6 +223,17 @@ def open_secret_store(insecure: bool = False) -> SecretStore:
     if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 1) <= 0:
         raise KeyringUnavailable(_no_backend_text())
     return KeyringSecrets()
+
+
+def open_secret_store_for_run(insecure: bool = False) -> SecretStore:
+    """The store for one run of a real profile: as `open_secret_store`, but with no keyring and GATEWAY_TUI_*
+    variables set, the run goes on with them (as the no-keyring message promises) instead of refusing."""
+    try:
+        return open_secret_store(insecure)
+    except KeyringUnavailable as error:
+        if not secrets_in_environment():
+            raise
+        return EnvironmentOnlySecrets(str(error))
 
 
 def resolve_secrets(

@@ -73,8 +73,7 @@ def test_short_hmac_key_is_refused(monkeypatch, memory_keyring, capsys):
 
 
 def test_no_keyring_says_what_to_do_and_writes_nothing(monkeypatch, capsys):
-    keyring.set_keyring(fail.Keyring())
-    set_secrets(monkeypatch)
+    keyring.set_keyring(fail.Keyring())  # and no GATEWAY_TUI_* variables: nowhere for the secrets to come from
     assert main(ADD) == 2
     error = capsys.readouterr().err
     assert "No OS keyring" in error and "--insecure-storage" in error

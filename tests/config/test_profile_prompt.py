@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -23,12 +24,17 @@ TYPED = {
 }
 HMAC_TOO_SHORT = "typed-short"
 HMAC_KEY = "typed-hmac-" + "h" * 30
-DEADLINE_SECONDS = 30
+# Generous: a cold start of the program on a machine busy with a parallel test run can take many seconds. Every
+# wait below ends as soon as its condition holds.
+DEADLINE_SECONDS = 120
 
 
 def _controlling_terminal() -> None:
     # The pty becomes the child's terminal, so getpass talks to it (not to the terminal running pytest).
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # A test run started in the background (`pytest &`, some CI runners) ignores SIGINT, and the child would
+    # inherit that: Ctrl+C typed on its terminal must reach it as it reaches a person's program.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
@@ -39,10 +45,16 @@ class Terminal:
         )
         os.close(slave)
         self.screen = ""
+        self.seen = 0  # what earlier waits consumed: each wait looks only at what came after
 
     def wait_for(self, text: str) -> None:
+        """Until `text` appears after everything earlier waits matched.
+
+        Type only after the prompt itself has appeared: getpass turns echo off with TCSAFLUSH, which throws away
+        whatever was typed before it, so a line typed on an earlier message (e.g. "try again") can be lost and
+        the program then waits forever for it."""
         deadline = time.monotonic() + DEADLINE_SECONDS
-        while text not in self.screen:
+        while text not in self.screen[self.seen:]:
             remaining = deadline - time.monotonic()
             assert remaining > 0, f"timed out waiting for {text!r}; screen so far:\n{self.screen}"
             ready, _, _ = select.select([self.master], [], [], remaining)
@@ -53,6 +65,7 @@ class Terminal:
                     chunk = b""
                 assert chunk, f"the program ended before showing {text!r}; screen:\n{self.screen}"
                 self.screen += chunk.decode("utf-8", "replace")
+        self.seen = self.screen.index(text, self.seen) + len(text)
 
     def type(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
@@ -85,6 +98,7 @@ def test_hidden_prompts_on_a_terminal():
     terminal.wait_for("HMAC key (Enter to skip): ")
     terminal.type(HMAC_TOO_SHORT)
     terminal.wait_for("try again")
+    terminal.wait_for("HMAC key (Enter to skip): ")  # asked again: only now is the terminal listening
     terminal.type(HMAC_KEY)
     assert terminal.finish() == 0, terminal.screen
     assert "4 secret(s) stored" in terminal.screen

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.widgets.events_panel import (
+    DUPLICATE_STYLE,
     event_time,
     sent_marker,
     verdict_badge,
@@ -80,6 +81,12 @@ class EventDetailScreen(ModalScreen[None]):
                 lines = Text(verdict_words(event))
                 if event.reason:
                     lines.append(f"\nreason: {event.reason}")
+                if event.duplicate_of is not None:
+                    lines.append(
+                        f"\nduplicate of #{event.duplicate_of}: the same delivery received again (a gateway retry or "
+                        "a replay); stored and shown, counted once",
+                        style=DUPLICATE_STYLE,
+                    )
                 marker = sent_marker(app, event)
                 if marker:
                     lines.append("\n" + marker.rstrip(" ·"), style="bold cyan")

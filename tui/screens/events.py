@@ -7,6 +7,7 @@ own worker, so a slow count never delays the page.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
-from tui.widgets.events_panel import clip, sent_marker, verdict_badge
+from tui.widgets.events_panel import DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
 
 PAGE_SIZE = 100
 SEARCH_DELAY = 0.25
@@ -202,9 +203,12 @@ class EventsSection(Vertical):
         runtime = app.runtime
         for event in rows:
             marker = sent_marker(app, event)
-            summary = Text(clip(marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            duplicate = duplicate_marker(event)
+            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            if duplicate:
+                summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
-                summary.stylize("bold cyan", 0, len(marker))
+                summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             table.add_row(
                 Text(str(event.id), justify="right"),
                 Text(runtime.event_time_text(event) if runtime.deterministic else _full_time(runtime, event)),
@@ -324,9 +328,11 @@ class EventsSection(Vertical):
         from tui.paths import data_dir
 
         filters = {} if self.only_message is not None else self.filters()
-        default = str(Path.cwd() / "events-export.jsonl") if not self.app.runtime.deterministic else str(  # type: ignore[attr-defined]
-            data_dir() / "events-export.jsonl"
-        )
+        # The data dir, not the current directory: exports hold people's messages (and are written 0600).
+        name = "events-export.jsonl"
+        if not self.app.runtime.deterministic:  # type: ignore[attr-defined]
+            name = f"events-export-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
+        default = str(data_dir() / name)
 
         def chosen(path: str | None) -> None:
             if path:
@@ -337,12 +343,18 @@ class EventsSection(Vertical):
     @work(thread=True, group="events-export", exclusive=True, exit_on_error=False, description="export events")
     def _export(self, path: Path, filters: dict[str, Any]) -> None:
         store = self.app.runtime.store  # type: ignore[attr-defined]
+        if store is None:
+            self.app.call_from_thread(self.app.notify, "No event store: nothing to export.", severity="error")
+            return
         try:
             written = store.export_jsonl(path, **filters)
         except OSError as error:
             self.app.call_from_thread(
                 self.app.notify, f"Export failed: {error.strerror or error} ({path}).", severity="error", markup=False
             )
+            return
+        except RuntimeError as error:  # the store is failing (e.g. the search index cannot be updated) or closed
+            self.app.call_from_thread(self.app.notify, f"Export failed: {error}.", severity="error", markup=False)
             return
         self.app.call_from_thread(self.app.notify, f"Exported {written:,} events to {path}.", markup=False)
 

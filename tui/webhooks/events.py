@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import math
 from datetime import datetime
 from typing import Any
 
 from tui.webhooks.classify import classify
 from tui.webhooks.signing import Verdict
 
-__all__ = ["EventRecord", "StoredEvent", "classify", "HEADERS_OF_INTEREST"]
+__all__ = ["EventRecord", "StoredEvent", "classify", "HEADERS_OF_INTEREST", "strict_json"]
 
 # Only these are kept: enough to explain a verdict or a rejection, without storing cookies or auth headers.
 HEADERS_OF_INTEREST = (
@@ -57,6 +58,9 @@ class StoredEvent:
     rejected: bool
     reason: str | None
     message_ids: tuple[str, ...]
+    # The id of the first event with the same fingerprint (the same body bytes, or the same message ids, kind and
+    # summary): a delivery received again (a gateway retry, a replay). Stored and shown, counted once.
+    duplicate_of: int | None = None
 
     @property
     def authentic(self) -> bool:
@@ -79,6 +83,7 @@ class StoredEvent:
             "rejected": self.rejected,
             "reason": self.reason,
             "message_ids": list(self.message_ids),
+            "duplicate_of": self.duplicate_of,
             "headers": self.headers,
             "payload": self.payload,
             "body": body_text,
@@ -89,18 +94,38 @@ class StoredEvent:
         return document
 
     def to_json_line(self) -> str:
-        """`to_json()` as one line of JSON; non-ASCII text stays readable unless it cannot be encoded."""
-        document = self.to_json()
-        line = json.dumps(document, ensure_ascii=False)
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates from `\ud800` escapes in the payload
-            line = json.dumps(document)
-        return line
+        """`to_json()` as one line of strict JSON (see `strict_json`); non-ASCII text stays readable unless it
+        cannot be encoded."""
+        return strict_json(self.to_json())
+
+
+def strict_json(document: Any, *, indent: int | None = None) -> str:
+    """JSON every strict reader accepts: a body may carry NaN or Infinity (Python's json reads them), which are
+    not JSON, so a non-finite number is written as the string "NaN", "Infinity" or "-Infinity"."""
+    try:
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
+    except ValueError:
+        document = _finite(document)
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from `\ud800` escapes in the payload
+        text = json.dumps(document, allow_nan=False, indent=indent)
+    return text
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 _RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(EventRecord))  # once, not per stored event
 
 
-def stored(record: EventRecord, event_id: int) -> StoredEvent:
-    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS))
+def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:
+    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS), duplicate_of=duplicate_of)

@@ -32,7 +32,7 @@ from tui.webhooks.classify import UNKNOWN, classify
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
 from tui.webhooks.families import PathFamily, family_urls, unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
-from tui.webhooks.store import EventStore
+from tui.webhooks.store import EventStore, StoreFailing, StoreHealth, StoreUnusable
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 # Bodies in flight may hold this much beyond one largest body, so small events still pass while a big one is read.
@@ -74,6 +74,7 @@ class Listener:
         self.on_event = on_event
         self.received = 0
         self.rejected = 0
+        self.duplicates = 0
         self._requested_port = port
         self._hmac_key = hmac_key or None
         self._runner: web.AppRunner | None = None
@@ -134,7 +135,7 @@ class Listener:
         if request.method != "POST":
             return web.json_response({"error": "only POST is accepted"}, status=405, headers={"Allow": "POST"})
         received_at = datetime.now(UTC)
-        path = request.raw_path
+        path = redact_query(request.raw_path)
         headers = _headers_of_interest(request)
         if request.content_length is not None and request.content_length > self.max_body:
             return await self._too_large(received_at, path, headers, request.content_length)
@@ -219,12 +220,17 @@ class Listener:
     async def _store(self, record: EventRecord) -> StoredEvent | None:
         try:
             event = await self.store.append(record)
+        except StoreFailing:
+            return None  # the store reports its health once per change (see `listen`'s log and the header)
         except Exception as error:
             log.error("storing a webhook event failed: %s", error, exc_info=True)
             return None
-        self.received += 1
-        if event.rejected:
-            self.rejected += 1
+        if event.duplicate_of is not None:
+            self.duplicates += 1  # stored and flagged, counted once: not in `received`
+        else:
+            self.received += 1
+            if event.rejected:
+                self.rejected += 1
         if self.on_event is not None:
             try:
                 self.on_event(event)
@@ -232,6 +238,16 @@ class Listener:
                 # A broken consumer must not turn a stored event into an error answer (the sender would resend).
                 log.exception("on_event callback failed")
         return event
+
+
+def redact_query(target: str) -> str:
+    """The request target with every query-string value replaced by `***`, the names kept: some senders put keys
+    or tokens in the query, and events are stored, shown and exported."""
+    path, mark, query = target.partition("?")
+    if not mark:
+        return target
+    redacted = [part.partition("=")[0] + ("=***" if "=" in part else "") for part in query.split("&")]
+    return f"{path}?{'&'.join(redacted)}"
 
 
 def _declared_or(content_length: int | None, limit: int) -> int:
@@ -298,9 +314,13 @@ def run_cli(args: argparse.Namespace) -> int:
     store = EventStore(path)
     try:
         store.open()
+    except StoreUnusable as error:
+        print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return 1
     except Exception as error:
         print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
         return 1
+    store.watch_health(_print_health)
     try:
         return asyncio.run(_serve(store, args, key))
     except KeyboardInterrupt:
@@ -370,9 +390,22 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
         await stopped.wait()
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
+        store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
         await listener.stop()
-        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected", file=sys.stderr)
+        again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
     return 0
+
+
+def _print_health(health: StoreHealth) -> None:
+    """One line per change of the store's health (called from the store's writer thread)."""
+    if health.failing and health.appends_failing:
+        line = f"{health}; events are answered 500 (not stored) until it clears"
+    elif health.failing:
+        line = f"{health}; events are still stored, the search index catches up when it clears"
+    else:
+        line = f"store recovered: events are stored again — {health.path}"
+    print(line, file=sys.stderr, flush=True)
 
 
 def _print_family_urls(listener: Listener) -> None:

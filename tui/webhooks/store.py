@@ -23,12 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import queue
 import sqlite3
+import stat
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -110,7 +114,10 @@ CREATE TRIGGER IF NOT EXISTS events_after_delete AFTER DELETE ON events BEGIN
 END;
 """
 
-_COLUMNS = "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids"
+_COLUMNS = (
+    "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
+    " message_ids, duplicate_of"
+)
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
 # of media events would otherwise read hundreds of megabytes. `get` and exports read the body in full.
@@ -118,9 +125,26 @@ LIST_BODY_LIMIT = 64 * 1024
 _LIST_COLUMNS = _COLUMNS.replace(
     " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
 )
+# A delivery received again gets the id of the first event with its fingerprint, found through an index (one
+# seek, also in a store of millions of events), in the insert itself.
 _INSERT = """INSERT INTO events
-    (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+    (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
+     fingerprint, duplicate_of)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+            (SELECT min(id) FROM events WHERE fingerprint = ?13))
+    RETURNING duplicate_of"""
+_BULK_INSERT = _INSERT.removesuffix("\n    RETURNING duplicate_of")  # executemany takes no RETURNING
+
+# Added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint, so they are
+# never taken for originals, and nothing has to be rewritten.
+_DUPLICATE_COLUMNS = (
+    "ALTER TABLE events ADD COLUMN fingerprint BLOB",  # 16-byte BLAKE2b, only for accepted events with a body
+    "ALTER TABLE events ADD COLUMN duplicate_of INTEGER",
+)
+_DUPLICATE_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS events_by_fingerprint ON events(fingerprint) WHERE fingerprint IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS events_duplicates ON events(duplicate_of) WHERE duplicate_of IS NOT NULL",
+)
 
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
@@ -129,16 +153,67 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
 _STOP = object()
 SEARCH_CATCH_UP_TIMEOUT = 60.0
 
+# Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
+# holds before it fails the waiting appends (the listener answers 500, the sender retries). It polls in slices of
+# LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
+WRITE_LOCK_TIMEOUT = 10.0
+LOCK_POLL = 0.05
+# Work nobody waits for (search indexing) is retried after a failure, backing off from the first delay to the last.
+RETRY_FIRST_DELAY = 0.25
+RETRY_MAX_DELAY = 5.0
+
 
 class _CatchUp:
     """A reader's request that the writer index everything stored so far."""
 
     def __init__(self) -> None:
         self.done = threading.Event()
+        self.error: str | None = None
+
+
+class _OnWriter:
+    """Run `action(connection)` on the writer thread, between transactions (tests use it to set PRAGMAs that
+    only apply to the writer's own connection, e.g. `max_page_count` for a real "database or disk is full")."""
+
+    def __init__(self, action: Callable[[sqlite3.Connection], object]) -> None:
+        self.action = action
+        self.done = threading.Event()
+        self.error: BaseException | None = None
 
 
 class StoreClosed(RuntimeError):
     pass
+
+
+class StoreFailing(RuntimeError):
+    """A write failed for a reason outside this program (disk full, a lock held too long, an I/O error). The event
+    was not stored; the store keeps running and the next write tries again."""
+
+
+class StoreUnusable(RuntimeError):
+    """The store file cannot be used (damaged, not a database, a newer schema). The message names the file and
+    what to do; the file is never overwritten or deleted."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    """Whether the last write worked; `problem` is SQLite's own words (e.g. "database or disk is full")."""
+
+    path: Path
+    problem: str | None = None
+    appends_failing: bool = False  # False while only work nobody waits for (search indexing) fails
+
+    @property
+    def failing(self) -> bool:
+        return self.problem is not None
+
+    def __str__(self) -> str:
+        if self.problem is None:
+            return f"store ok — {self.path}"
+        return f"store failing: {self.problem} — {self.path}"
+
+
+HealthCallback = Callable[[StoreHealth], None]
 
 
 def default_path() -> Path:
@@ -159,25 +234,45 @@ class EventStore:
         self._writer: threading.Thread | None = None
         self._idle_readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all_readers: list[sqlite3.Connection] = []
+        self._giving_up = threading.Event()  # set by close()/stop_waiting(): lock waits end at once
+        self._health = StoreHealth(self.path)
+        self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
+        self._health_watchers: list[HealthCallback] = []
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
     def open(self) -> EventStore:
+        """Create or open the store. Raises StoreUnusable (naming the file and what to do) for a damaged file."""
         with self._state_lock:
             if self._open:
                 return self
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Events carry people's messages: the file (and the -wal/-shm files SQLite derives from it) is private.
+            # Events carry people's messages: the file (and the -wal/-shm files SQLite derives from it) is private,
+            # an existing one too (a store made by an older version, or copied in, keeps whatever mode it had).
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
-            connection = self._connect()
+            _make_private(self.path)
             try:
+                connection = self._connect()
+            except sqlite3.DatabaseError as error:
+                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+                    raise self._unusable(str(error)) from None
+                raise
+            # The writer waits for locks in short slices (see _begin), so close() can end a wait at once.
+            connection.execute(f"PRAGMA busy_timeout={int(LOCK_POLL * 1000)}")
+            try:
+                for suffix in ("-wal", "-shm"):
+                    _make_private(Path(f"{self.path}{suffix}"))
+                self._check_integrity(connection)
                 self._create_schema(connection)
                 if self.retention is not None:
-                    with connection:
-                        self._enforce_retention(connection)
+                    self._begin(connection)
+                    self._enforce_retention(connection)
+                    connection.execute("COMMIT")
             except BaseException:
+                _rollback(connection)
                 connection.close()
                 raise
+            self._giving_up.clear()
             self._writer = threading.Thread(
                 target=self._write_forever, args=(connection,), name="event-store-writer", daemon=True
             )
@@ -186,11 +281,14 @@ class EventStore:
         return self
 
     def close(self) -> None:
-        """Commit everything already appended, stop the writer and close every connection."""
+        """Commit everything already appended, stop the writer and close every connection.
+
+        Never waits for a lock another program holds: appends still waiting for one fail (StoreFailing)."""
         with self._state_lock:
             if not self._open:
                 return
             self._open = False
+            self._giving_up.set()
             self._queue.put(_STOP)
         if self._writer is not None:
             self._writer.join()
@@ -202,6 +300,72 @@ class EventStore:
         for connection in self._all_readers:
             connection.close()
         self._all_readers.clear()
+
+    def stop_waiting(self) -> None:
+        """Stop waiting for locks other programs hold: a shutdown (SIGTERM) must not wait out WRITE_LOCK_TIMEOUT.
+        Writes still go through when nothing blocks them; the ones that would wait fail at once."""
+        self._giving_up.set()
+
+    # -- health -----------------------------------------------------------------------------------------------
+
+    @property
+    def health(self) -> StoreHealth:
+        """The outcome of the last write (append, indexing, retention): readable from any thread."""
+        return self._health
+
+    def watch_health(self, callback: HealthCallback) -> Callable[[], None]:
+        """Call `callback(health)` on every change (failing ↔ recovered, or a new problem), from the writer thread.
+        Returns an unsubscribe function."""
+        self._health_watchers.append(callback)
+        return lambda: self._health_watchers.remove(callback) if callback in self._health_watchers else None
+
+    def _set_health(self, work: str, problem: str | None) -> None:
+        """Record how `work` ("append", "index") last went; the store is failing while any of them fails, so a
+        working append does not hide an index that still cannot be written (and the log does not flap)."""
+        if problem is None:
+            self._problems.pop(work, None)
+        else:
+            self._problems[work] = problem
+        problems = self._problems
+        problem = problems.get("writer") or problems.get("append") or problems.get("index")
+        appends_failing = "writer" in problems or "append" in problems
+        if (problem, appends_failing) == (self._health.problem, self._health.appends_failing):
+            return
+        self._health = StoreHealth(self.path, problem, appends_failing)
+        for callback in list(self._health_watchers):
+            try:
+                callback(self._health)
+            except Exception:  # a broken watcher must not kill the writer
+                pass
+
+    def _unusable(self, detail: str) -> StoreUnusable:
+        return StoreUnusable(
+            f"the event store {self.path} is damaged or not an event store ({detail}). Move it away (for example "
+            f"`mv {self.path} {self.path}.damaged`, with its -wal and -shm files) and start again: a new, empty "
+            "store is created. gateway-tui never overwrites or deletes it, so whatever it holds can still be rescued "
+            "(`sqlite3 FILE .recover`)."
+        )
+
+    def _check_integrity(self, connection: sqlite3.Connection) -> None:
+        try:
+            problems = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as error:
+            raise self._unusable(str(error)) from None
+        if problems != ["ok"]:
+            raise self._unusable("; ".join(problems))
+
+    def on_writer(self, action: Callable[[sqlite3.Connection], object], timeout: float = 30.0) -> None:
+        """Run `action(writer connection)` on the writer thread between transactions and wait for it (tests: a
+        per-connection PRAGMA such as `max_page_count`)."""
+        request = _OnWriter(action)
+        with self._state_lock:
+            if not self._open:
+                raise StoreClosed("the event store is closed")
+            self._queue.put(request)
+        if not request.done.wait(timeout):
+            raise TimeoutError("the store's writer did not run the action in time")
+        if request.error is not None:
+            raise request.error
 
     def __enter__(self) -> EventStore:
         return self.open()
@@ -218,6 +382,8 @@ class EventStore:
         with self._state_lock:
             if not self._open:
                 raise StoreClosed("the event store is closed")
+            if self._writer is None or not self._writer.is_alive():  # never queue for a writer that is gone
+                raise StoreFailing(f"the event store's writer stopped ({self._health.problem or 'unknown error'})")
             self._queue.put((record, future, loop))
         return await future
 
@@ -248,7 +414,7 @@ class EventStore:
     def _insert_chunk(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
         connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.executemany(_INSERT, rows)
+            connection.executemany(_BULK_INSERT, rows)
             self._index_rows(connection, None)
             connection.execute("COMMIT")
         except BaseException:
@@ -258,15 +424,18 @@ class EventStore:
         return len(rows)
 
     def _write_forever(self, connection: sqlite3.Connection) -> None:
+        """The writer thread. Nothing here may end it but close(): every failure fails only what it affects (the
+        appends of that transaction, a search waiting for the index) and the work nobody waits for is retried."""
+        lag: int | None = None  # rows the search index trails by; None: not known (a read failed)
+        retry_delay = 0.0  # > 0 while indexing keeps failing: back off before trying again
+        stopping = False
         try:
-            lag = self._index_lag(connection)
-            stopping = False
             while not stopping:
-                if lag > 0:
+                if lag != 0:
                     try:
-                        first = self._queue.get(timeout=INDEX_IDLE_DELAY)
+                        first = self._queue.get(timeout=retry_delay or INDEX_IDLE_DELAY)
                     except queue.Empty:  # quiet for a moment: let the search index catch up
-                        lag = self._index_chunk(connection)
+                        lag, retry_delay = self._upkeep(connection, retry_delay)
                         continue
                 else:
                     first = self._queue.get()
@@ -279,20 +448,90 @@ class EventStore:
                 if _STOP in batch:
                     stopping = True
                 catch_up = [item for item in batch if isinstance(item, _CatchUp)]
-                appends = [item for item in batch if item is not _STOP and not isinstance(item, _CatchUp)]
-                if appends:
-                    self._commit(connection, appends)
-                    lag += len(appends)
-                    if lag > MAX_INDEX_LAG:
-                        lag = self._index_chunk(connection)
+                actions = [item for item in batch if isinstance(item, _OnWriter)]
+                appends = [item for item in batch if isinstance(item, tuple)]
+                for action in actions:
+                    try:
+                        action.action(connection)
+                    except BaseException as error:
+                        action.error = error
+                    action.done.set()
+                if appends and self._commit(connection, appends):
+                    if "index" in self._problems:
+                        retry_delay = 0.0  # writes work again: retry the index as soon as the queue is quiet
+                    if lag is not None:
+                        lag += len(appends)
+                if appends and lag is not None:
+                    if lag > MAX_INDEX_LAG and not retry_delay:
+                        lag, retry_delay = self._upkeep(connection, retry_delay)
                 if catch_up:
-                    lag = self._index_lag(connection)
-                    while lag > 0:
-                        lag = self._index_chunk(connection)
-                    for request in catch_up:
-                        request.done.set()
+                    lag, retry_delay = self._catch_up(connection, catch_up, retry_delay)
+        except BaseException as error:  # a bug, not a fault: say so, and let nothing wait for this writer
+            self._set_health("writer", f"the writer stopped: {type(error).__name__}: {error}")
+            raise
         finally:
+            self._release_waiting()
             connection.close()
+
+    def _upkeep(self, connection: sqlite3.Connection, retry_delay: float) -> tuple[int | None, float]:
+        """Index one chunk; (rows still trailing or None when unknown, the delay before the next try)."""
+        try:
+            lag = self._index_chunk(connection)
+        except Exception as error:
+            self._set_health("index", _problem(error))
+            return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
+        self._set_health("index", None)
+        return lag, 0.0
+
+    def _catch_up(
+        self, connection: sqlite3.Connection, requests: list[_CatchUp], retry_delay: float
+    ) -> tuple[int | None, float]:
+        """Index everything for the searches waiting; on failure they get the reason instead of a hang."""
+        try:
+            lag = self._index_lag(connection)
+            while lag > 0:
+                lag = self._index_chunk(connection)
+        except Exception as error:
+            problem = _problem(error)
+            self._set_health("index", problem)
+            for request in requests:
+                request.error = problem
+                request.done.set()
+            return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
+        self._set_health("index", None)
+        for request in requests:
+            request.done.set()
+        return lag, 0.0
+
+    def _release_waiting(self) -> None:
+        """The writer is ending: whatever is still queued gets an answer instead of waiting forever."""
+        closed = StoreClosed("the event store is closed")
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, tuple):
+                _settle_on_loops([item], [closed])
+            elif isinstance(item, _CatchUp):
+                item.error = str(closed)
+                item.done.set()
+            elif isinstance(item, _OnWriter):
+                item.error = closed
+                item.done.set()
+
+    def _begin(self, connection: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE, waiting up to WRITE_LOCK_TIMEOUT for another program's lock, in LOCK_POLL slices
+        (the connection's busy timeout) so that close() ends the wait at once."""
+        deadline = time.monotonic() + WRITE_LOCK_TIMEOUT
+        while True:
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                busy = error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                if not busy or self._giving_up.is_set() or time.monotonic() >= deadline:
+                    raise
 
     def _index_lag(self, connection: sqlite3.Connection) -> int:
         indexed, newest = connection.execute(
@@ -302,14 +541,13 @@ class EventStore:
 
     def _index_chunk(self, connection: sqlite3.Connection) -> int:
         """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail."""
-        connection.execute("BEGIN IMMEDIATE")
+        self._begin(connection)
         try:
             self._index_rows(connection, INDEX_CHUNK)
             lag = self._index_lag(connection)
             connection.execute("COMMIT")
         except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _rollback(connection)
             raise
         return lag
 
@@ -331,27 +569,42 @@ class EventStore:
             self._queue.put(request)
         if not request.done.wait(SEARCH_CATCH_UP_TIMEOUT):
             raise TimeoutError("the search index is still catching up; try again in a moment")
+        if request.error is not None:
+            raise StoreFailing(f"search is unavailable: the index cannot be updated ({request.error})")
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> None:
+    def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> bool:
+        """Store the batch in one transaction and answer each append; True when it was committed."""
         results: list[StoredEvent | BaseException]
         try:
-            connection.execute("BEGIN IMMEDIATE")
+            self._begin(connection)
             results = []
             for record, _future, _loop in batch:
                 cursor = connection.execute(_INSERT, _row(record))
-                results.append(stored(record, cursor.lastrowid))
+                (duplicate_of,) = cursor.fetchone()
+                results.append(stored(record, cursor.lastrowid, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            # The disk, a lock, the file: a fault of the place, not of a record. Every append of the batch fails
+            # (500, so the senders retry) and the next batch tries again; retrying each alone would only make
+            # a full disk fail N times, or a held lock wait N times.
+            _rollback(connection)
+            problem = _problem(error)
+            self._set_health("append", problem)
+            failure = StoreFailing(problem)
+            _settle_on_loops(batch, [failure] * len(batch))
+            return False
         except Exception as error:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _rollback(connection)
             if len(batch) > 1:
                 # One bad record must not sink its neighbours: retry each alone, so only it fails.
-                for item in batch:
-                    self._commit(connection, [item])
-                return
+                return any([self._commit(connection, [item]) for item in batch])
             results = [error]
+            _settle_on_loops(batch, results)
+            return False
+        self._set_health("append", None)
         _settle_on_loops(batch, results)
+        return True
 
     def _enforce_retention(self, connection: sqlite3.Connection) -> None:
         # Ids are contiguous (AUTOINCREMENT, deletes only ever take the oldest), so max(id) - retention is exact.
@@ -395,10 +648,21 @@ class EventStore:
         search: str | None = None,
         rejected: bool | None = None,
     ) -> int:
+        """How many events match, each delivery once: duplicates are left out (counted through their own small
+        index, so the total stays an index count even over millions of events)."""
         source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        # The duplicates' own partial index drives (few rows), whatever index the other filters would pick.
+        duplicates = " AND ".join(
+            ["events.duplicate_of IS NOT NULL"]
+            + [_IN_SEARCH if condition == _MATCH else condition for condition in conditions]
+        )
         with self._reader() as connection:
-            return connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
+            total = connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
+            repeated = connection.execute(
+                f"SELECT count(*) FROM events INDEXED BY events_duplicates WHERE {duplicates}", parameters
+            ).fetchone()[0]
+        return total - repeated
 
     def get(self, event_id: int) -> StoredEvent | None:
         with self._reader() as connection:
@@ -436,7 +700,7 @@ class EventStore:
     ) -> int:
         """Write the matching events, oldest first, one JSON object per line; returns how many were written."""
         if isinstance(dest, (str, Path)):
-            with open(dest, "w", encoding="utf-8") as stream:
+            with open_private(Path(dest)) as stream:
                 return self.export_jsonl(stream, kind=kind, verdict=verdict, search=search, rejected=rejected)
         source, conditions, parameters = self._filter(kind, verdict, search, rejected)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
@@ -507,16 +771,53 @@ class EventStore:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
-        connection.execute("BEGIN IMMEDIATE")
+        self._begin(connection)
         if version == 1:  # schema 1 indexed inside the insert trigger: every row it stored is already indexed
             connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
             connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
+        if "duplicate_of" not in columns:
+            for statement in _DUPLICATE_COLUMNS:
+                connection.execute(statement)
+        for statement in _DUPLICATE_INDEXES:
+            connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
+
+
+def _problem(error: BaseException) -> str:
+    """SQLite's own words for a fault ("database or disk is full", "database is locked")."""
+    return str(error) or type(error).__name__
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    # SQLite may already have rolled back (it does on SQLITE_FULL); a failing ROLLBACK must not hide the fault.
+    if connection.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
+
+
+def open_private(path: Path) -> TextIO:
+    """Open `path` for writing text, owner-only (0600) from the first byte: exports hold people's messages."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        if stat.S_ISREG(os.fstat(descriptor).st_mode):  # an existing file keeps no wider mode; a pipe is left alone
+            os.fchmod(descriptor, 0o600)
+        return open(descriptor, "w", encoding="utf-8")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _make_private(path: Path) -> None:
+    """Owner-only access (0600) for a store file that exists; one we do not own is left as it is."""
+    with contextlib.suppress(FileNotFoundError, PermissionError):
+        if path.stat().st_mode & 0o777 != 0o600:
+            os.chmod(path, 0o600)
 
 
 def _statements(script: str) -> list[str]:
@@ -543,7 +844,7 @@ def _filtered(
         # The index drives (CROSS JOIN fixes the order): FTS5 walks its matches by rowid descending and the
         # LIMIT stops it early, instead of materialising every match first.
         source = "events_fts CROSS JOIN events ON events.id = events_fts.rowid"
-        conditions.append("events_fts MATCH ?")
+        conditions.append(_MATCH)
         parameters.append(match)
     if kind is not None:
         conditions.append("events.kind = ?")
@@ -555,6 +856,10 @@ def _filtered(
         conditions.append("events.rejected = ?")
         parameters.append(int(rejected))
     return source, conditions, parameters
+
+
+_MATCH = "events_fts MATCH ?"
+_IN_SEARCH = "events.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"
 
 
 def _fts_query(search: str | None) -> str | None:
@@ -586,7 +891,20 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
         json.dumps(list(record.message_ids)),
+        _fingerprint(record),
     )
+
+
+def _fingerprint(record: EventRecord) -> bytes | None:
+    """What makes two deliveries the same: the message ids with the kind and summary (a receipt's state is in its
+    summary, so "delivered" then "read" are two events), else the body bytes. Rejected events and bodies not kept
+    have none: they are never duplicates, nor originals."""
+    if record.rejected or not record.body:
+        return None
+    if record.message_ids:
+        identity = "\x00".join((record.kind, record.summary, *record.message_ids)).encode("utf-8", "replace")
+        return hashlib.blake2b(b"ids\x00" + identity, digest_size=16).digest()
+    return hashlib.blake2b(b"body\x00" + record.body, digest_size=16).digest()
 
 
 def _payload_text(record: EventRecord) -> str | None:
@@ -624,7 +942,8 @@ def _microseconds(moment: datetime) -> int:
 
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
-    (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids) = row
+    (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
+     duplicate_of) = row
     if not has_payload:
         parsed = None
     else:
@@ -642,6 +961,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         rejected=bool(rejected),
         reason=reason,
         message_ids=tuple(json.loads(ids)),
+        duplicate_of=duplicate_of,
     )
 
 

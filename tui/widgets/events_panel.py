@@ -84,6 +84,15 @@ def sent_marker(app: Any, event: Any) -> str:
     return f"↳ your {kind} · "
 
 
+def duplicate_marker(event: Any) -> str:
+    """"duplicate of #N · " for a delivery received again (a gateway retry, a replay): shown, counted once."""
+    original = getattr(event, "duplicate_of", None)
+    return f"duplicate of #{original} · " if original is not None else ""
+
+
+DUPLICATE_STYLE = "yellow"
+
+
 def event_time(app: Any, event: Any) -> str:
     runtime = getattr(app, "runtime", None)
     if runtime is not None:
@@ -270,10 +279,13 @@ class EventsPanel(Vertical):
             marker = sent_marker(app, event)
             forwarded = forward_mark(self.forward_marks.get(event.id))
             summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary),
-                                summary_width - len(forwarded))
-            summary = Text(summary_text, no_wrap=True, overflow="ellipsis")
+                                summary_width - len(forwarded) - len(duplicate_marker(event)))
+            duplicate = duplicate_marker(event)
+            summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
+            if duplicate:
+                summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
-                summary.stylize("bold cyan", 0, len(marker))
+                summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             summary = forwarded + summary if forwarded else summary
             kind = Text(clip(event.kind, 12), style="red" if event.rejected else "")
             table.add_row(Text(event_time(app, event)), kind, summary, verdict_badge(event), key=str(event.id))

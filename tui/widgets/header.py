@@ -42,6 +42,7 @@ class GatewayHeader(Horizontal):
     GatewayHeader #header-title { text-style: bold; color: $accent; }
     GatewayHeader #header-spacer { width: 1fr; padding: 0; }
     GatewayHeader #header-insecure { background: $error; color: $text; text-style: bold; }
+    GatewayHeader #header-store { background: $error; color: $text; text-style: bold; }
     """
 
     connection: reactive[str] = reactive("starting")
@@ -51,6 +52,9 @@ class GatewayHeader(Horizontal):
         yield Static("gateway-tui", id="header-title")
         yield Static(id="header-profile")
         yield Static(id="header-connection")
+        store = Static(id="header-store")  # before the listener: when it shows, it matters more than the counts
+        store.display = False
+        yield store
         yield Static(id="header-listener")
         yield Static(id="header-spacer")
         if getattr(self.app, "insecure_storage", False):
@@ -62,6 +66,7 @@ class GatewayHeader(Horizontal):
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.set_interval(RATE_INTERVAL, self._show_listener)
+        app.runtime.subscribe_store_health(self._show_store)
         self._show_profile()
         self._show_connection()
         self._show_listener()
@@ -71,6 +76,7 @@ class GatewayHeader(Horizontal):
     def _on_ready(self, ready: bool) -> None:
         self._show_profile()
         self._show_listener()
+        self._show_store()
         if ready:
             self.poll_status()
             self.set_interval(STATUS_INTERVAL, self.poll_status)
@@ -130,6 +136,17 @@ class GatewayHeader(Horizontal):
             badge, style = VERDICT_BADGES.get(stats.last_verdict, (stats.last_verdict, ""))
             content = Content.assemble(content, " · last ", Content.from_markup(f"[{style}]$badge", badge=badge))
         self.query_one("#header-listener", Static).update(content)
+
+    def _show_store(self) -> None:
+        """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        status = runtime.store_status()
+        piece = self.query_one("#header-store", Static)
+        piece.display = status is not None
+        if status is not None:
+            piece.update(Content(f"⚠ {status}"))
+            store = runtime.store
+            piece.tooltip = str(store.health) if store is not None else runtime.store_problem
 
     # -- polling --------------------------------------------------------------------------------------------
 

@@ -1,0 +1,59 @@
+"""The app with a damaged event store (it runs without events and says why) and with a failing one (the header
+says so, and stops saying it when the store recovers)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import aiohttp
+
+from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
+from tests.webhooks.test_store_privacy import damage, filled_store
+from tui.paths import profile_events_path
+from tui.runtime import SANDBOX_PROFILE
+
+
+async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events():
+    path = profile_events_path(SANDBOX_PROFILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(filled_store, path)
+    damage(path)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    app = sandbox_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        assert app.runtime_ready and not app.runtime_error
+        assert app.runtime.store is None and app.runtime.listener is None
+        messages = [notification.message for notification in app._notifications]
+        assert any(str(path) in message and "Move it away" in message for message in messages), messages
+        await settle(pilot)
+        assert "event store unusable" in screen_text(app)
+        assert "Traceback" not in screen_text(app)
+        app.show_section("events")  # the Events section opens and shows nothing, without an error
+        await settle(pilot)
+        assert app.is_running
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def fill_to_the_brim(connection) -> None:
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count={pages}")
+
+
+async def test_the_header_says_the_store_is_failing_and_when_it_recovers():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        runtime = app.runtime
+        assert "store failing" not in screen_text(app)
+        await asyncio.to_thread(runtime.store.on_writer, fill_to_the_brim)
+        body = b'{"type":"Message","text":"' + b"x" * 65536 + b'"}'
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            async with http.post(runtime.listener.url + "/hook", data=body) as response:
+                assert response.status == 500
+            await wait_until(pilot, lambda: "store failing: database or disk is full" in screen_text(app),
+                             what="the header to say the store is failing")
+            await asyncio.to_thread(runtime.store.on_writer, lambda c: c.execute("PRAGMA max_page_count=1073741823"))
+            async with http.post(runtime.listener.url + "/hook", data=body) as response:
+                assert response.status in (200, 401)  # stored (the sandbox's listener wants a signature)
+            await wait_until(pilot, lambda: "store failing" not in screen_text(app), what="the header to clear")

@@ -1,0 +1,207 @@
+"""The store under real SQLite faults: "database or disk is full" (PRAGMA max_page_count on the writer's own
+connection) and a write lock held by another connection past the busy timeout, during appends and during idle
+search indexing. The writer never dies: affected requests get 500, the next one after the fault clears gets 200."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+
+import aiohttp
+import pytest
+
+from tests.webhooks.conftest import record
+from tests.webhooks.headless import start_headless
+from tui.webhooks import store as store_module
+from tui.webhooks.listener import Listener
+from tui.webhooks.store import EventStore, StoreFailing, StoreHealth
+
+WAIT = 30.0  # generous bound for every condition below; each normally holds within milliseconds
+BIG = 64 * 1024  # a body this big needs new pages, so a store without room refuses it
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def words(seed: int, count: int = 400) -> str:
+    return " ".join(f"w{seed}x{i}" for i in range(count))
+
+
+async def post(http: aiohttp.ClientSession, url: str, text: str) -> int:
+    body = json.dumps({"type": "Message", "event": {"Message": {"conversation": text}}}).encode()
+    async with http.post(url + "/hook", data=body, headers={"Content-Type": "application/json"}) as response:
+        return response.status
+
+
+def fill_to_the_brim(connection: sqlite3.Connection) -> None:
+    """No page beyond the ones the file has now: SQLite's own SQLITE_FULL on the next one it needs."""
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count={pages}")
+
+
+def free_space(connection: sqlite3.Connection) -> None:
+    connection.execute("PRAGMA max_page_count=1073741823")
+
+
+@pytest.fixture
+async def served(tmp_path):
+    store = EventStore(tmp_path / "faults.sqlite3").open()
+    changes: list[StoreHealth] = []
+    store.watch_health(changes.append)
+    listener = Listener(store, strict=False)
+    await listener.start()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
+        yield store, listener, http, changes
+    await listener.stop()
+    await asyncio.to_thread(store.close)
+
+
+def hold_write_lock(path) -> sqlite3.Connection:
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN EXCLUSIVE")
+    return other
+
+
+async def test_disk_full_during_appends_answers_500_then_200_when_space_is_back(served):
+    store, listener, http, changes = served
+    assert await post(http, listener.url, "before") == 200
+    await asyncio.to_thread(store.on_writer, fill_to_the_brim)
+    assert await post(http, listener.url, "x" * BIG) == 500
+    assert await post(http, listener.url, "y" * BIG) == 500  # the writer is alive and still answering
+    assert store.health.failing and store.health.problem == "database or disk is full"
+    assert str(store.health) == f"store failing: database or disk is full — {store.path}"
+    await asyncio.to_thread(store.on_writer, free_space)
+    assert await post(http, listener.url, "z" * BIG) == 200  # no restart
+    assert not store.health.failing
+    assert [change.failing for change in changes] == [True, False]  # one report per change, not per request
+    assert store.count() == 2
+
+
+async def test_disk_full_during_idle_indexing_is_retried_and_appends_recover(served, monkeypatch):
+    store, listener, http, changes = served
+    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)  # hold indexing back while rows arrive
+    for seed in range(20):
+        assert await post(http, listener.url, words(seed)) == 200
+    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 0.01)
+    monkeypatch.setattr(store_module, "RETRY_MAX_DELAY", 0.1)
+    await asyncio.to_thread(store.on_writer, fill_to_the_brim)  # also wakes the writer: it indexes, and fails
+    await until(lambda: store.health.failing, "the index failure to be reported")
+    assert store.health.problem == "database or disk is full"
+    assert await post(http, listener.url, "x" * BIG) == 500
+    with pytest.raises(StoreFailing, match="database or disk is full"):
+        await asyncio.to_thread(store.newest, 5, search="w3x7")  # a search says why instead of hanging
+    await asyncio.to_thread(store.on_writer, free_space)
+    assert await post(http, listener.url, "after the fault") == 200
+    await until(lambda: not store.health.failing, "the store to recover")
+    found = await asyncio.to_thread(store.newest, 5, search="w3x7")
+    assert len(found) == 1  # the retried indexing covered the rows stored during the fault
+    # Index failing (appends still work), appends failing too, appends back (index still behind), all well.
+    assert [(change.failing, change.appends_failing) for change in changes] == [
+        (True, False), (True, True), (True, False), (False, False)]
+
+
+async def test_lock_held_past_the_timeout_during_appends(served, monkeypatch):
+    store, listener, http, changes = served
+    monkeypatch.setattr(store_module, "WRITE_LOCK_TIMEOUT", 0.3)
+    other = await asyncio.to_thread(hold_write_lock, store.path)
+    try:
+        assert await post(http, listener.url, "locked out") == 500
+        assert store.health.problem == "database is locked"
+    finally:
+        await asyncio.to_thread(other.rollback)
+        other.close()
+    assert await post(http, listener.url, "lock released") == 200
+    assert not store.health.failing
+    assert [event.payload["event"]["Message"]["conversation"] for event in store.newest(5)] == ["lock released"]
+
+
+async def test_lock_held_past_the_timeout_during_idle_indexing(served, monkeypatch):
+    store, listener, http, changes = served
+    monkeypatch.setattr(store_module, "WRITE_LOCK_TIMEOUT", 0.3)
+    monkeypatch.setattr(store_module, "RETRY_MAX_DELAY", 0.1)
+    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)
+    for seed in range(5):
+        assert await post(http, listener.url, words(seed, 20)) == 200
+    other = await asyncio.to_thread(hold_write_lock, store.path)
+    try:
+        monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 0.01)
+        await asyncio.to_thread(store.on_writer, lambda _connection: None)  # wake the writer: it indexes
+        await until(lambda: store.health.failing, "the lock failure to be reported")
+        assert store.health.problem == "database is locked"
+        assert await post(http, listener.url, "still locked") == 500
+    finally:
+        await asyncio.to_thread(other.rollback)
+        other.close()
+    assert await post(http, listener.url, "lock released") == 200
+    await until(lambda: not store.health.failing, "the store to recover")
+    assert len(await asyncio.to_thread(store.newest, 5, search="w4x19")) == 1
+
+
+async def test_stopping_never_waits_for_another_programs_lock(served):
+    # WRITE_LOCK_TIMEOUT stays at its real 10 s: stop_waiting() must end the wait, not the timeout.
+    store, listener, http, _changes = served
+    waiting = threading.Event()
+    original = store._begin
+
+    def observed(connection):
+        waiting.set()
+        original(connection)
+
+    store._begin = observed  # type: ignore[method-assign]
+    other = await asyncio.to_thread(hold_write_lock, store.path)
+    try:
+        pending = asyncio.ensure_future(post(http, listener.url, "while locked"))
+        await until(waiting.is_set, "the writer to wait for the lock")
+        started = time.monotonic()
+        store.stop_waiting()
+        assert await asyncio.wait_for(pending, WAIT) == 500
+        await listener.stop()
+        await asyncio.to_thread(store.close)
+        assert time.monotonic() - started < 2.0
+    finally:
+        other.rollback()
+        other.close()
+
+
+async def test_a_failing_writer_never_leaves_a_search_or_append_hanging(tmp_path):
+    store = EventStore(tmp_path / "e.sqlite3").open()
+    await store.append(record({"type": "Message"}))
+    store.close()
+    with pytest.raises(Exception, match="closed"):
+        await store.append(record({"type": "Message"}))
+
+
+async def test_listen_reports_the_fault_once_and_stops_on_sigterm_while_locked(tmp_path):
+    db = tmp_path / "listen.sqlite3"
+    process, url = await start_headless(db)
+    other = await asyncio.to_thread(hold_write_lock, db)
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
+            # With the real 10 s lock timeout: the first answers are 500 and the log says why, once.
+            statuses = await asyncio.gather(*(post(http, url, f"locked {i}") for i in range(3)))
+            assert set(statuses) == {500}
+            pending = asyncio.ensure_future(post(http, url, "at the signal"))
+            started = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), WAIT)
+            stopped_after = time.monotonic() - started
+            outcome = await asyncio.gather(pending, return_exceptions=True)
+    finally:
+        other.rollback()
+        other.close()
+    stderr = (await process.stderr.read()).decode()
+    assert process.returncode == 0
+    assert stopped_after < 3.0  # 2 s promised; the margin is for a busy test machine
+    assert outcome[0] == 500 or isinstance(outcome[0], aiohttp.ClientError)
+    assert stderr.count("store failing: database is locked") == 1, stderr
+    assert "Traceback" not in stderr
