@@ -29,7 +29,7 @@ DEFAULT_MAX_CONNECTIONS = 512
 # Descriptors left for everything else in the process: SQLite's files, the app's own sockets, forwarding.
 FD_RESERVE = 64
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
-UNDER_CAP_AGAIN = 0.9
+UNDER_CAP_AGAIN = 0.5
 
 _REFUSAL_BODY = b'{"error":"too many open connections; retry later"}'
 REFUSAL = (
@@ -91,7 +91,7 @@ class GuardedServer(web.Server):
         self._open.discard(handler)
         self._idle.pop(handler, None)
         super().connection_lost(handler, exc)
-        if self._at_cap and len(self._open) < self.cap * UNDER_CAP_AGAIN:
+        if self._at_cap and len(self._open) <= self.cap * UNDER_CAP_AGAIN:
             self._at_cap = False
             log.warning(
                 "open connections back under the cap of %d: %d idle connections were closed to make room, "

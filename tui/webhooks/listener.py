@@ -200,9 +200,10 @@ class Listener:
                 status=408,
                 headers={"Connection": "close"},
             )
-        except RequestPayloadError as error:
+        except (RequestPayloadError, ConnectionResetError) as error:
             if request.transport is None or request.transport.is_closing():
-                raise ConnectionResetError("the sender went away mid-body") from None
+                # The sender went away mid-body: nobody to answer and nothing worth keeping.
+                return web.Response(status=400)
             return await self._unreadable(received_at, path, headers, error)
         judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("Content-Type", ""))
         if len(body) >= OFF_LOOP_BODY:
