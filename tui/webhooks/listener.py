@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import web
 from aiohttp.streams import StreamReader
@@ -206,27 +206,26 @@ class Listener:
                 return web.Response(status=400)
             return await self._unreadable(received_at, path, headers, error)
         judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("Content-Type", ""))
-        if len(body) >= OFF_LOOP_BODY:
-            verdict, payload, parse_error, (kind, summary, message_ids) = await asyncio.to_thread(_judge, *judge)
-        else:
-            verdict, payload, parse_error, (kind, summary, message_ids) = _judge(*judge)
+        judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
+        verdict = judged.verdict
         status, reason = 200, None
         if self.refuses(verdict, path):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
-        elif parse_error is not None:
-            status, reason = 400, parse_error
+        elif judged.parse_error is not None:
+            status, reason = 400, judged.parse_error
         record = EventRecord(
             received_at=received_at,
             path=path,
             headers=headers,
             body=body,
-            payload=payload,
-            kind=kind,
-            summary=summary,
+            payload=judged.payload,
+            kind=judged.kind,
+            summary=judged.summary,
             verdict=verdict,
             rejected=status != 200,
             reason=reason,
-            message_ids=message_ids,
+            message_ids=judged.message_ids,
+            payload_is_body=judged.payload_is_body,
         )
         event = await self._store(record)
         if event is None:
@@ -242,6 +241,11 @@ class Listener:
         keeping up at least that rate is never cut off and a trickle is. Raises _BodyTooLarge, TimeoutError.
         """
         limit = self.max_body
+        if content.is_eof():  # the whole body came with the head (most webhooks): no deadline to arm
+            body = content.read_nowait()
+            if len(body) > limit:
+                raise _BodyTooLarge
+            return body
         loop = asyncio.get_running_loop()
         started = loop.time()
         chunks: list[bytes] = []
@@ -331,17 +335,26 @@ class Listener:
         return event
 
 
-def _judge(
-    key: str | None, body: bytes, signature: str | None, content_type: str
-) -> tuple[Verdict, object, str | None, tuple[str, str, tuple[str, ...]]]:
-    """(verdict, payload, parse error, (kind, summary, message ids)) of one body; pure, so it may run on a thread."""
+def _judge(key: str | None, body: bytes, signature: str | None, content_type: str) -> _Judgement:
+    """Verdict, payload and classification of one body, each computed once; pure, so it may run on a thread."""
     verdict = verify(key, body, signature)
     try:
-        payload, _from_form = parse_body(content_type, body)
+        parsed, from_form = parse_body(content_type, body)
     except UnparseableBody as error:
-        return verdict, None, str(error), (UNKNOWN, f"unparseable body: {error}", ())
-    payload = without_inline_media(payload)
-    return verdict, payload, None, classify(payload)
+        return _Judgement(verdict, None, False, str(error), UNKNOWN, f"unparseable body: {error}", ())
+    payload = without_inline_media(parsed)
+    kind, summary, message_ids = classify(payload)
+    return _Judgement(verdict, payload, not from_form and payload is parsed, None, kind, summary, message_ids)
+
+
+class _Judgement(NamedTuple):
+    verdict: Verdict
+    payload: object
+    payload_is_body: bool  # the payload is exactly the body's JSON (see EventRecord.payload_is_body)
+    parse_error: str | None
+    kind: str
+    summary: str
+    message_ids: tuple[str, ...]
 
 
 def _headers_of_interest(request: web.BaseRequest) -> dict[str, str]:
@@ -349,8 +362,9 @@ def _headers_of_interest(request: web.BaseRequest) -> dict[str, str]:
     for name in HEADERS_OF_INTEREST:
         value = request.headers.get(name)
         if value is not None:
+            value = value[:HEADER_VALUE_LIMIT]
             # aiohttp keeps undecodable header bytes as lone surrogates; they cannot be stored or printed.
-            kept[name] = value[:HEADER_VALUE_LIMIT].encode("utf-8", "replace").decode("utf-8")
+            kept[name] = value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
     return kept
 
 
