@@ -302,4 +302,5 @@ async def test_many_idle_sockets_under_a_low_file_limit_do_not_lock_out_honest_e
         await asyncio.wait_for(process.wait(), CEILING)
     assert process.returncode == 0
     assert stderr.count("connections open, the cap") == 1
-    assert "Too many open files" not in stderr
+    # Never out of descriptors: asyncio logs each failed accept ("out of system resource") and pauses accepting.
+    assert "out of system resource" not in stderr and "Too many open files" not in stderr

@@ -7,7 +7,7 @@ aiohttp's low-level server, with two additions:
   connection still waiting for a complete request when it fires, partial headers or not), so it is armed with
   HEADER_TIMEOUT. The body deadline is the listener's (it reads the body).
 - Connection cap: at most `cap` connections are open (by default well under the process's file limit, so the
-  store and the app always have descriptors left). A new connection beyond the cap takes the place of the
+  store and the app always have descriptors left, and asyncio never fails an accept for want of one). A new connection beyond the cap takes the place of the
   connection idle the longest (connected, or answered, and no complete request since), so stalled sockets never
   lock an honest sender out; when every connection is inside a request, the new one is answered 503 and closed.
   Reaching the cap is logged once, and once more with the counts when the listener is back under it.
@@ -28,6 +28,10 @@ HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 512
 # Descriptors left for everything else in the process: SQLite's files, the app's own sockets, forwarding.
 FD_RESERVE = 64
+# The listening socket's queue, which is also how many connections asyncio accepts in one go before any of them
+# reaches connection_made (where the cap is applied). Up to two such batches can be open beside the cap before
+# the connections they replace are closed, so the cap leaves room for them under the file limit.
+LISTEN_BACKLOG = 64
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
 UNDER_CAP_AGAIN = 0.5
 
@@ -49,7 +53,8 @@ def connection_cap(requested: int | None = None) -> int:
         raise ValueError("the connection cap must be at least 1")
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY:
-        room = soft - FD_RESERVE if soft > 2 * FD_RESERVE else soft // 2
+        spare = FD_RESERVE + 2 * LISTEN_BACKLOG
+        room = soft - spare if soft >= 2 * spare else soft // 4
         cap = min(cap, max(1, room))
     return cap
 

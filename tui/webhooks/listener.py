@@ -39,7 +39,7 @@ from aiohttp.web_protocol import RequestPayloadError
 from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_media
 from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
-from tui.webhooks.connections import HEADER_TIMEOUT, GuardedServer, connection_cap
+from tui.webhooks.connections import HEADER_TIMEOUT, LISTEN_BACKLOG, GuardedServer, connection_cap
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
 from tui.webhooks.families import PathFamily, family_urls, unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
@@ -140,7 +140,7 @@ class Listener:
         runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=STOP_GRACE)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, self.host, self._requested_port, reuse_address=True)
+            site = web.TCPSite(runner, self.host, self._requested_port, reuse_address=True, backlog=LISTEN_BACKLOG)
             await site.start()
         except BaseException:
             await runner.cleanup()
