@@ -304,3 +304,25 @@ async def test_many_idle_sockets_under_a_low_file_limit_do_not_lock_out_honest_e
     assert stderr.count("connections open, the cap") == 1
     # Never out of descriptors: asyncio logs each failed accept ("out of system resource") and pauses accepting.
     assert "out of system resource" not in stderr and "Too many open files" not in stderr
+
+
+async def test_stop_does_not_wait_for_stalled_senders(store, start_listener, monkeypatch):
+    """SIGTERM must stop `listen` promptly in every state: stalled bodies and heads are cut off, not waited for."""
+    monkeypatch.setattr(listener_module, "BODY_GRACE", LONG)
+    monkeypatch.setattr(listener_module, "STOP_GRACE", LONG)  # what stop would wait for if it waited on them
+    listener = await start_listener(hmac_key=KEY, header_timeout=LONG)
+    slow_body = await asyncio.open_connection("127.0.0.1", listener.port)
+    slow_body[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+    slow_head = await asyncio.open_connection("127.0.0.1", listener.port)
+    slow_head[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+    idle = await asyncio.open_connection("127.0.0.1", listener.port)
+    for _ in range(int(CEILING / 0.01)):  # until the slow body's request is being read
+        if listener.in_flight.in_use == 1000:
+            break
+        await asyncio.sleep(0.01)
+    assert listener.in_flight.in_use == 1000
+    await asyncio.wait_for(listener.stop(), CEILING)
+    for reader, writer in (slow_body, slow_head, idle):
+        assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
+        writer.close()
+    assert store.count() == 0

@@ -102,6 +102,7 @@ class Listener:
         self._hmac_key = hmac_key or None
         self._runner: web.ServerRunner | None = None
         self._server: GuardedServer | None = None
+        self._unread: set[asyncio.BaseTransport] = set()  # connections whose request body is not read yet
         self.port: int | None = None
 
     def __repr__(self) -> str:
@@ -156,6 +157,10 @@ class Listener:
     async def stop(self) -> None:
         """Stop accepting; requests already being stored finish first. The store stays open (the caller owns it)."""
         runner, self._runner = self._runner, None
+        # A request still waiting for its body (or for room in the budget) is not worth waiting for: its sender
+        # has not been answered and will send it again. Requests being stored are let finish (STOP_GRACE).
+        for transport in list(self._unread):
+            transport.close()
         if runner is not None:
             await runner.cleanup()
         self._server = None
@@ -174,6 +179,9 @@ class Listener:
         if declared is not None and declared > self.max_body:
             return await self._too_large(received_at, path, headers, declared)
         # A chunked body declares no size: it may grow to the limit, so that much is reserved.
+        transport = request.transport
+        if transport is not None:
+            self._unread.add(transport)
         try:
             async with self.in_flight.reserve(self.max_body if declared is None else declared, timeout=IN_FLIGHT_WAIT):
                 return await self._receive(request, received_at, path, headers)
@@ -183,12 +191,15 @@ class Listener:
                 status=503,
                 headers={"Retry-After": "5", "Connection": "close"},
             )
+        finally:
+            self._unread.discard(transport)
 
     async def _receive(
         self, request: web.BaseRequest, received_at: datetime, path: str, headers: dict[str, str]
     ) -> web.StreamResponse:
         try:
             body = await self._read_body(request.content)
+            self._unread.discard(request.transport)  # from here on, `stop` lets the request finish
         except _BodyTooLarge:
             return await self._too_large(received_at, path, headers, None)
         except TimeoutError:
