@@ -11,14 +11,16 @@ from pathlib import Path
 from tui.webhooks.listener import HMAC_KEY_ENV
 
 
-async def start_headless(db: Path, *options: str, key: str | None = None, stdout=asyncio.subprocess.DEVNULL):
-    """(process, url) once the listener has printed where it listens."""
+async def start_headless(
+    db: Path, *options: str, key: str | None = None, stdout=asyncio.subprocess.DEVNULL, preexec_fn=None
+):
+    """(process, url) once the listener has printed where it listens; `preexec_fn` runs in the child (limits)."""
     env = {k: v for k, v in os.environ.items() if k != HMAC_KEY_ENV}
     if key is not None:
         env[HMAC_KEY_ENV] = key
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tui", "listen", "--port", "0", "--db", str(db), *options,
-        env=env, stdout=stdout, stderr=asyncio.subprocess.PIPE,
+        env=env, stdout=stdout, stderr=asyncio.subprocess.PIPE, preexec_fn=preexec_fn,
     )
     try:
         line = (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()

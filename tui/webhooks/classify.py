@@ -349,7 +349,13 @@ def _compact(payload: Any) -> str:
 
 
 def _one_line(text: str) -> str:
-    line = " ".join(text.split())
+    # Collapsing whitespace only shortens text, so a prefix four times the limit decides the summary unless it is
+    # nearly all whitespace; a long message is not split word by word to keep its first 200 characters.
+    head = text[: SUMMARY_LIMIT * 4]
+    line = " ".join(head.split())
+    if len(head) < len(text) and len(line) <= SUMMARY_LIMIT:
+        line = " ".join(text.split())
     # Lone surrogates (from `\ud800` escapes) cannot be stored or printed; replace them rather than fail.
-    line = line.encode("utf-8", "replace").decode("utf-8")
+    if not line.isascii():
+        line = line.encode("utf-8", "replace").decode("utf-8")
     return line if len(line) <= SUMMARY_LIMIT else line[: SUMMARY_LIMIT - 1] + "…"

@@ -42,6 +42,9 @@ class EventRecord:
     rejected: bool = False
     reason: str | None = None
     message_ids: tuple[str, ...] = ()
+    # True when `payload` is exactly what the body's JSON text parses to (the listener knows it from parsing):
+    # the store then keeps no second copy of it and does not parse the body again to find out.
+    payload_is_body: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -124,7 +127,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
-_RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(EventRecord))  # once, not per stored event
+# Once, not per stored event; a hint only the store reads (payload_is_body) is not part of the stored event.
+_RECORD_FIELDS = tuple(
+    field.name
+    for field in dataclasses.fields(EventRecord)
+    if field.name in {stored_field.name for stored_field in dataclasses.fields(StoredEvent)}
+)
 
 
 def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:

@@ -915,6 +915,8 @@ def _payload_text(record: EventRecord) -> str | None:
     """
     if record.payload is None:
         return None
+    if record.payload_is_body and b"\\u" not in record.body:
+        return None  # the listener parsed this payload from the body's JSON: no need to parse it again
     if b"\\u" not in record.body:
         try:
             if json.loads(record.body) == record.payload:
