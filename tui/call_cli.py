@@ -64,11 +64,13 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.errors import GatewayError
     from tui.api.operations import DialectRefusal
-    from tui.calls import CallRefused, call_operation, parse_data
+    from tui.calls import CallRefused, call_operation, parse_data, refuse_secrets_in_arguments
     from tui.config import ConfigError
 
     try:
         data = parse_data(args.data)
+        if not args.data.startswith("@"):
+            refuse_secrets_in_arguments(op, data)
         outcome = await call_operation(
             op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
         )

@@ -113,6 +113,45 @@ def test_a_missing_secret_is_named_not_asked_for(capsys, profile) -> None:
     assert "GATEWAY_TUI_INSTANCE_TOKEN" in err
 
 
+HMAC_KEY = "call-hmac-key-SECRET-0123456789abcdef"
+
+
+async def test_the_hmac_key_never_goes_in_the_arguments(profile, sandbox, tmp_path, monkeypatch) -> None:
+    """Inline --data is in the process list: a key there is refused; left out, it comes from the environment;
+    in a file (--data @FILE) it is taken as given."""
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--data", json.dumps({"hmac_key": HMAC_KEY}))
+    assert (code, out) == (2, "")
+    assert "hmac_key holds a secret" in err and "--data @FILE" in err and "Nothing was sent" in err
+    assert sandbox.state.hmac_key is None
+
+    monkeypatch.setenv("GATEWAY_TUI_HMAC_KEY", HMAC_KEY)
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile)
+    monkeypatch.delenv("GATEWAY_TUI_HMAC_KEY")
+    assert (code, err) == (0, "")
+    assert sandbox.state.hmac_key == HMAC_KEY and HMAC_KEY not in out
+
+    in_file = tmp_path / "key.json"
+    in_file.write_text(json.dumps({"hmac_key": HMAC_KEY[::-1]}))
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--data", f"@{in_file}")
+    assert (code, err) == (0, "")
+    assert sandbox.state.hmac_key == HMAC_KEY[::-1]
+
+
+async def test_no_key_anywhere_is_named_and_nothing_is_sent(profile, sandbox) -> None:
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--insecure-storage")
+    assert (code, out) == (2, "")
+    assert "hmac_key: no key to set: set GATEWAY_TUI_HMAC_KEY" in err
+    assert sandbox.state.hmac_key is None
+
+
+async def test_a_proxy_password_only_in_a_file(profile, sandbox) -> None:
+    code, out, err = await gateway_tui(
+        "call", "proxy", "--profile", profile, "--data", '{"proxy_url": "socks5://me:pa55word@127.0.0.1:1080", "enable": true}'
+    )
+    assert (code, out) == (2, "")
+    assert "proxy_url holds a secret" in err and "pa55word" not in err
+
+
 @pytest.fixture
 async def real_gateways_sandbox():
     gateway = SandboxGateway(
