@@ -110,12 +110,27 @@ def describe_operation(op: Any) -> str:
     return "\n".join(lines)
 
 
+def _object_of(target: dict[str, Any], schema: dict[str, Any]) -> str:
+    """An object's fields, so `--help` says what goes inside: `{id, text}`, `{id?, label}` (? = optional);
+    a field that is not a plain string, number or boolean shows its type."""
+    properties = target.get("properties")
+    if not properties:
+        return "object"
+    required = set(target.get("required", ()))
+    fields = []
+    for name, sub in properties.items():
+        kind = _type_of(sub, schema)
+        plain = kind in ("string", "integer", "number", "boolean") or kind.endswith(" or null")
+        fields.append(name + ("" if name in required else "?") + ("" if plain else f": {kind}"))
+    return "{" + ", ".join(fields) + "}"
+
+
 def _type_of(prop: dict[str, Any], schema: dict[str, Any]) -> str:
     if "$ref" in prop:
         target = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], {})
         if "enum" in target:
             return "one of " + "|".join(str(value) for value in target["enum"])
-        return "object"
+        return _object_of(target, schema)
     if "anyOf" in prop:
         kinds = [_type_of(choice, schema) for choice in prop["anyOf"] if choice.get("type") != "null"]
         return " or ".join(kinds) or "null"

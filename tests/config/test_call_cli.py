@@ -96,6 +96,15 @@ def test_list_and_operation_help(capsys) -> None:
     assert main(["call", "group-metadata", "--help"]) == 0
     shown = capsys.readouterr().out
     assert "GROUP_PHONE_NUMBER" in shown and "path parameter, required" in shown
+    # what goes inside a list or an object is shown too, or a new user cannot write the data
+    for op_id, field, shape in [
+        ("send-poll", "poll", "array of {name}"),
+        ("send-button-actions", "buttons", "array of {id, text}"),
+        ("send-button-list", "buttonList", "{buttons: array of {id?, label}}"),
+    ]:
+        assert main(["call", op_id, "--help"]) == 0
+        line = next(line for line in capsys.readouterr().out.splitlines() if line.split()[:1] == [field])
+        assert shape in line, line
 
 
 def test_unknown_operation_and_bad_json_send_nothing(capsys, profile) -> None:
