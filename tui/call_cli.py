@@ -86,8 +86,23 @@ async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     if outcome.failure is not None:
         print(f"gateway-tui call: {outcome.failure}", file=err)
         return EXIT_GATEWAY_SAID_NO
-    print(outcome.answer, file=out)
+    try:
+        print(outcome.answer, file=out)
+        out.flush()
+    except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
+        _silence_stdout(out)
     return EXIT_OK
+
+
+def _silence_stdout(out: TextIO) -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does not print a traceback."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def describe_operation(op: Any) -> str:

@@ -122,6 +122,28 @@ def test_a_missing_secret_is_named_not_asked_for(capsys, profile) -> None:
     assert "GATEWAY_TUI_INSTANCE_TOKEN" in err
 
 
+async def test_a_reader_that_stops_early_is_no_error(profile, sandbox) -> None:
+    """`call group-metadata … | head`: the 1,024-participant answer outgrows the pipe; no traceback, exit 0."""
+    import subprocess
+
+    group = max(sandbox.state.groups.values(), key=lambda g: len(g.participants))
+    data = json.dumps({"GROUP_PHONE_NUMBER": group.group_id})
+
+    def run_and_hang_up() -> tuple[int, str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui", "call", "group-metadata", "--profile", profile, "--data", data],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **TOKENS},
+        )
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(10)
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        return process.wait(timeout=60), err
+
+    code, err = await asyncio.to_thread(run_and_hang_up)
+    assert (code, err) == (0, "")
+
+
 HMAC_KEY = "call-hmac-key-SECRET-0123456789abcdef"
 
 
