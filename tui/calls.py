@@ -109,6 +109,14 @@ def profile_secrets(profile: str, *, insecure_storage: bool) -> dict[SecretName,
     return resolve_secrets(profile, store)
 
 
+def _keyring_usable() -> bool:
+    try:
+        open_secret_store(False)
+    except KeyringUnavailable:
+        return False
+    return True
+
+
 async def call_operation(
     op: Operation[Any, Any], data: dict[str, Any], *, profile: str | None = None, insecure_storage: bool = False
 ) -> CallOutcome:
@@ -139,7 +147,11 @@ async def call_operation(
     missing = [name for name in needed if not secrets.get(name)]
     if missing:
         names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
-        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable")
+        hint = ""
+        if not insecure_storage and not await asyncio.to_thread(_keyring_usable):
+            hint = (" (there is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
+                    "stored with --insecure-storage, pass --insecure-storage again)")
+        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable{hint}")
     try:
         op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:

@@ -122,6 +122,17 @@ def test_a_missing_secret_is_named_not_asked_for(capsys, profile) -> None:
     assert "GATEWAY_TUI_INSTANCE_TOKEN" in err
 
 
+def test_without_a_keyring_the_missing_secret_points_at_insecure_storage(capsys, profile) -> None:
+    """Secrets stored with --insecure-storage, the flag forgotten on a machine without a keyring: say why."""
+    import keyring
+    from keyring.backends import fail
+
+    keyring.set_keyring(fail.Keyring())  # the autouse memory_keyring fixture puts its own back afterwards
+    assert main(["call", "status", "--profile", profile]) == 2
+    err = capsys.readouterr().err
+    assert "GATEWAY_TUI_INSTANCE_TOKEN" in err and "no OS keyring here" in err and "--insecure-storage" in err
+
+
 async def test_a_reader_that_stops_early_is_no_error(profile, sandbox) -> None:
     """`call group-metadata … | head`: the 1,024-participant answer outgrows the pipe; no traceback, exit 0."""
     import subprocess
