@@ -242,3 +242,27 @@ async def test_profile_add_with_dialects_then_call_in_them(real_gateways_sandbox
 
 
 PHONE = "5511999999999"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["call", "status"],
+        ["listen"],
+        ["events", "list"],
+        ["events", "show", "1"],
+        ["events", "export"],
+        ["events", "replay", "1", "--to", "http://127.0.0.1:3000/"],
+        ["trigger", "Message", "--to", "http://127.0.0.1:3000/"],
+        ["profile", "list"],
+    ],
+    ids=" ".join,
+)
+def test_global_flags_before_or_after_the_subcommand(command: list[str]) -> None:
+    from tui.cli import build_parser
+
+    after = build_parser().parse_args([*command, "--insecure-storage", *(["--profile", "box"] if command[0] != "profile" else [])])
+    before = build_parser().parse_args(["--insecure-storage", "--profile", "box", *command])
+    for args in (after, before):
+        assert args.insecure_storage is True
+        assert command[0] == "profile" or args.profile == "box"
