@@ -107,3 +107,41 @@ def test_the_checker_catches_an_upward_import(tmp_path) -> None:
     fake.write_text("def f():\n    from tui.runtime import Runtime\n")
     upward = [name for name in imports_of(fake, "tui.api.client") if layer_of(name) not in ALLOWED[API]]
     assert upward == ["tui.runtime"]
+
+
+# No `Any` between the UI and the client (developers' guide): the sections' call boundary in
+# tui/widgets/section.py, and every UI function whose signature names a client, is typed end to end.
+BOUNDARY = {"runtime_client", "client", "call", "_run_call", "run_operation"}
+CLIENT_TYPES = {"InstanceClient", "SessionClient"}
+
+
+def _annotation_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    annotations = [arg.annotation for arg in (*function.args.args, *function.args.kwonlyargs)] + [function.returns]
+    names: set[str] = set()
+    for annotation in annotations:
+        if annotation is None:
+            continue
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            annotation = ast.parse(annotation.value, mode="eval")
+        names |= {node.id for node in ast.walk(annotation) if isinstance(node, ast.Name)}
+        names |= {node.attr for node in ast.walk(annotation) if isinstance(node, ast.Attribute)}
+    return names
+
+
+def test_no_any_between_ui_and_client() -> None:
+    offenders = []
+    checked = set()
+    for module, path in sorted(modules().items()):
+        if layer_of(module) != UI:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = _annotation_names(node)
+            at_boundary = path.name == "section.py" and node.name in BOUNDARY
+            if at_boundary or names & CLIENT_TYPES:
+                checked.add(node.name)
+                if "Any" in names:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert BOUNDARY <= checked, f"the call boundary moved: found only {sorted(checked & BOUNDARY)}"
+    assert not offenders, f"Any between the UI and the client: {offenders}"

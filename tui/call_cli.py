@@ -64,11 +64,13 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.errors import GatewayError
     from tui.api.operations import DialectRefusal
-    from tui.calls import CallRefused, call_operation, parse_data
+    from tui.calls import CallRefused, call_operation, parse_data, refuse_secrets_in_arguments
     from tui.config import ConfigError
 
     try:
         data = parse_data(args.data)
+        if not args.data.startswith("@"):
+            refuse_secrets_in_arguments(op, data)
         outcome = await call_operation(
             op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
         )
@@ -84,8 +86,23 @@ async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     if outcome.failure is not None:
         print(f"gateway-tui call: {outcome.failure}", file=err)
         return EXIT_GATEWAY_SAID_NO
-    print(outcome.answer, file=out)
+    try:
+        print(outcome.answer, file=out)
+        out.flush()
+    except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
+        _silence_stdout(out)
     return EXIT_OK
+
+
+def _silence_stdout(out: TextIO) -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does not print a traceback."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def describe_operation(op: Any) -> str:
@@ -108,12 +125,27 @@ def describe_operation(op: Any) -> str:
     return "\n".join(lines)
 
 
+def _object_of(target: dict[str, Any], schema: dict[str, Any]) -> str:
+    """An object's fields, so `--help` says what goes inside: `{id, text}`, `{id?, label}` (? = optional);
+    a field that is not a plain string, number or boolean shows its type."""
+    properties = target.get("properties")
+    if not properties:
+        return "object"
+    required = set(target.get("required", ()))
+    fields = []
+    for name, sub in properties.items():
+        kind = _type_of(sub, schema)
+        plain = kind in ("string", "integer", "number", "boolean") or kind.endswith(" or null")
+        fields.append(name + ("" if name in required else "?") + ("" if plain else f": {kind}"))
+    return "{" + ", ".join(fields) + "}"
+
+
 def _type_of(prop: dict[str, Any], schema: dict[str, Any]) -> str:
     if "$ref" in prop:
         target = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], {})
         if "enum" in target:
             return "one of " + "|".join(str(value) for value in target["enum"])
-        return "object"
+        return _object_of(target, schema)
     if "anyOf" in prop:
         kinds = [_type_of(choice, schema) for choice in prop["anyOf"] if choice.get("type") != "null"]
         return " or ".join(kinds) or "null"

@@ -13,12 +13,14 @@ import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
 from tui import config
-from tui.api.models import OperationResult, field_errors
-from tui.api.operations import DialectRefusal, Family, Operation
+from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, field_errors
+from tui.api.operations import DialectRefusal, Family, Operation, OperationId
+from tui.api.redaction import SECRET_BODY_KEYS
 from tui.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
 
 
@@ -55,6 +57,27 @@ def parse_data(text: str) -> dict[str, Any]:
     return data
 
 
+def refuse_secrets_in_arguments(op: Operation[Any, Any], data: dict[str, Any]) -> None:
+    """`--data` given inline is in the process's arguments, which other users can read: a secret there is
+    refused (CallRefused naming the field). The HMAC key may be left out (see `call_operation`) or given in a
+    file with `--data @FILE`; a proxy password only in a file."""
+    found = [key for key in sorted(SECRET_BODY_KEYS) if data.get(key)]
+    proxy = data.get("proxy_url")
+    if isinstance(proxy, str) and _has_password(proxy):
+        found.append("proxy_url")
+    if found:
+        where = " or GATEWAY_TUI_HMAC_KEY / the profile's HMAC key (leave hmac_key out)" if "hmac_key" in found else ""
+        rule = f"holds a secret, and --data on the command line is visible to other users; use --data @FILE{where}"
+        raise CallRefused(f"{op.id}: {', '.join(found)} {rule}. Nothing was sent.", dict.fromkeys(found, rule))
+
+
+def _has_password(url: str) -> bool:
+    try:
+        return bool(urlsplit(url).password)
+    except ValueError:
+        return False
+
+
 def build_request(op: Operation[Any, Any], data: dict[str, Any]) -> Any:
     """The operation's request model from `data` (spec field names, path parameters included); CallRefused
     naming every bad field otherwise."""
@@ -86,6 +109,14 @@ def profile_secrets(profile: str, *, insecure_storage: bool) -> dict[SecretName,
     return resolve_secrets(profile, store)
 
 
+def _keyring_usable() -> bool:
+    try:
+        open_secret_store(False)
+    except KeyringUnavailable:
+        return False
+    return True
+
+
 async def call_operation(
     op: Operation[Any, Any], data: dict[str, Any], *, profile: str | None = None, insecure_storage: bool = False
 ) -> CallOutcome:
@@ -95,6 +126,18 @@ async def call_operation(
     from tui.api.credentials import InstanceCredentials, SessionCredentials
     from tui.api.exchange import Exchange
 
+    if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
+        build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
+        chosen = await asyncio.to_thread(load_profile, profile)
+        secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+        key = secrets.get(SecretName.HMAC_KEY)
+        if not key:
+            raise CallRefused(
+                f"{op.id}: hmac_key: no key to set: set {SecretName.HMAC_KEY.env_var}, store one with `profile add`, "
+                "or give it in a file (--data @FILE). Nothing was sent.",
+                {"hmac_key": "no key in the environment or the profile"},
+            )
+        data = {**data, "hmac_key": key}
     request = build_request(op, data)
     chosen = await asyncio.to_thread(load_profile, profile)
     secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
@@ -104,7 +147,11 @@ async def call_operation(
     missing = [name for name in needed if not secrets.get(name)]
     if missing:
         names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
-        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable")
+        hint = ""
+        if not insecure_storage and not await asyncio.to_thread(_keyring_usable):
+            hint = (" (there is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
+                    "stored with --insecure-storage, pass --insecure-storage again)")
+        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable{hint}")
     try:
         op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:

@@ -104,6 +104,8 @@ def _add_event_parsers(commands: Any) -> None:
     replay.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     _allow_remote(replay)
     store_option(replay)
+    for action in (listing, show, export, replay):
+        _global_flags_after_subcommand(action)
 
     trigger = commands.add_parser(
         "trigger",
@@ -120,6 +122,7 @@ def _add_event_parsers(commands: Any) -> None:
                          help="whose webhooks to imitate (default: gateway, the spec's service)")
     trigger.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     _allow_remote(trigger)
+    _global_flags_after_subcommand(trigger)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -193,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="send every accepted event on to your app at URL (original body and signature, retried when it is down)",
     )
     _allow_remote(listen)
+    _global_flags_after_subcommand(listen)
 
     _add_event_parsers(commands)
 

@@ -96,6 +96,15 @@ def test_list_and_operation_help(capsys) -> None:
     assert main(["call", "group-metadata", "--help"]) == 0
     shown = capsys.readouterr().out
     assert "GROUP_PHONE_NUMBER" in shown and "path parameter, required" in shown
+    # what goes inside a list or an object is shown too, or a new user cannot write the data
+    for op_id, field, shape in [
+        ("send-poll", "poll", "array of {name}"),
+        ("send-button-actions", "buttons", "array of {id, text}"),
+        ("send-button-list", "buttonList", "{buttons: array of {id?, label}}"),
+    ]:
+        assert main(["call", op_id, "--help"]) == 0
+        line = next(line for line in capsys.readouterr().out.splitlines() if line.split()[:1] == [field])
+        assert shape in line, line
 
 
 def test_unknown_operation_and_bad_json_send_nothing(capsys, profile) -> None:
@@ -111,6 +120,78 @@ def test_a_missing_secret_is_named_not_asked_for(capsys, profile) -> None:
     assert main(["call", "status", "--profile", profile, "--insecure-storage"]) == 2
     err = capsys.readouterr().err
     assert "GATEWAY_TUI_INSTANCE_TOKEN" in err
+
+
+def test_without_a_keyring_the_missing_secret_points_at_insecure_storage(capsys, profile) -> None:
+    """Secrets stored with --insecure-storage, the flag forgotten on a machine without a keyring: say why."""
+    import keyring
+    from keyring.backends import fail
+
+    keyring.set_keyring(fail.Keyring())  # the autouse memory_keyring fixture puts its own back afterwards
+    assert main(["call", "status", "--profile", profile]) == 2
+    err = capsys.readouterr().err
+    assert "GATEWAY_TUI_INSTANCE_TOKEN" in err and "no OS keyring here" in err and "--insecure-storage" in err
+
+
+async def test_a_reader_that_stops_early_is_no_error(profile, sandbox) -> None:
+    """`call group-metadata … | head`: the 1,024-participant answer outgrows the pipe; no traceback, exit 0."""
+    import subprocess
+
+    group = max(sandbox.state.groups.values(), key=lambda g: len(g.participants))
+    data = json.dumps({"GROUP_PHONE_NUMBER": group.group_id})
+
+    def run_and_hang_up() -> tuple[int, str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui", "call", "group-metadata", "--profile", profile, "--data", data],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **TOKENS},
+        )
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(10)
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        return process.wait(timeout=60), err
+
+    code, err = await asyncio.to_thread(run_and_hang_up)
+    assert (code, err) == (0, "")
+
+
+HMAC_KEY = "call-hmac-key-SECRET-0123456789abcdef"
+
+
+async def test_the_hmac_key_never_goes_in_the_arguments(profile, sandbox, tmp_path, monkeypatch) -> None:
+    """Inline --data is in the process list: a key there is refused; left out, it comes from the environment;
+    in a file (--data @FILE) it is taken as given."""
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--data", json.dumps({"hmac_key": HMAC_KEY}))
+    assert (code, out) == (2, "")
+    assert "hmac_key holds a secret" in err and "--data @FILE" in err and "Nothing was sent" in err
+    assert sandbox.state.hmac_key is None
+
+    monkeypatch.setenv("GATEWAY_TUI_HMAC_KEY", HMAC_KEY)
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile)
+    monkeypatch.delenv("GATEWAY_TUI_HMAC_KEY")
+    assert (code, err) == (0, "")
+    assert sandbox.state.hmac_key == HMAC_KEY and HMAC_KEY not in out
+
+    in_file = tmp_path / "key.json"
+    in_file.write_text(json.dumps({"hmac_key": HMAC_KEY[::-1]}))
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--data", f"@{in_file}")
+    assert (code, err) == (0, "")
+    assert sandbox.state.hmac_key == HMAC_KEY[::-1]
+
+
+async def test_no_key_anywhere_is_named_and_nothing_is_sent(profile, sandbox) -> None:
+    code, out, err = await gateway_tui("call", "hmac-set", "--profile", profile, "--insecure-storage")
+    assert (code, out) == (2, "")
+    assert "hmac_key: no key to set: set GATEWAY_TUI_HMAC_KEY" in err
+    assert sandbox.state.hmac_key is None
+
+
+async def test_a_proxy_password_only_in_a_file(profile, sandbox) -> None:
+    code, out, err = await gateway_tui(
+        "call", "proxy", "--profile", profile, "--data", '{"proxy_url": "socks5://me:pa55word@127.0.0.1:1080", "enable": true}'
+    )
+    assert (code, out) == (2, "")
+    assert "proxy_url holds a secret" in err and "pa55word" not in err
 
 
 @pytest.fixture
@@ -161,3 +242,27 @@ async def test_profile_add_with_dialects_then_call_in_them(real_gateways_sandbox
 
 
 PHONE = "5511999999999"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["call", "status"],
+        ["listen"],
+        ["events", "list"],
+        ["events", "show", "1"],
+        ["events", "export"],
+        ["events", "replay", "1", "--to", "http://127.0.0.1:3000/"],
+        ["trigger", "Message", "--to", "http://127.0.0.1:3000/"],
+        ["profile", "list"],
+    ],
+    ids=" ".join,
+)
+def test_global_flags_before_or_after_the_subcommand(command: list[str]) -> None:
+    from tui.cli import build_parser
+
+    after = build_parser().parse_args([*command, "--insecure-storage", *(["--profile", "box"] if command[0] != "profile" else [])])
+    before = build_parser().parse_args(["--insecure-storage", "--profile", "box", *command])
+    for args in (after, before):
+        assert args.insecure_storage is True
+        assert command[0] == "profile" or args.profile == "box"

@@ -40,7 +40,9 @@ class InstanceApi:
         self.context = context
         self.state = context.state
 
-    def routes(self) -> list[web.RouteDef]:
+    def handlers(self) -> dict[str, Handler]:
+        """One handler per instance-family operation id; the routes come from the operations table
+        (`server._operation_routes`), path parameters under the table's names."""
         sends: list[tuple[str, type[m.Request], Callable[[Any], SentMessage]]] = [
             ("send-text", m.SendText, lambda r: self._message(r, "send-text", r.message)),
             ("send-button-actions", m.SendButtonActions, self._button_actions),
@@ -51,27 +53,25 @@ class InstanceApi:
             ("send-sticker", m.SendSticker, lambda r: self._message(r, "send-sticker", "")),
             ("forward-message", m.ForwardMessage, self._forward),
         ]
-        table: list[web.RouteDef] = [
-            web.post(f"{INSTANCE_PREFIX}/{path}", self._guarded(self._send_handler(model, build)))
-            for path, model, build in sends
-        ]
-        table += [
-            web.post(f"{INSTANCE_PREFIX}/privacy/group-add", self._guarded(self.privacy_group_add)),
-            web.post(f"{INSTANCE_PREFIX}/privacy/last-seen", self._guarded(self.privacy_last_seen)),
-            web.post(f"{INSTANCE_PREFIX}/add-participant", self._guarded(self.add_participant)),
-            web.post(f"{INSTANCE_PREFIX}/update-group-name", self._guarded(self.update_group_name)),
-            web.get(f"{INSTANCE_PREFIX}/group-metadata/{{group}}", self._guarded(self.group_metadata)),
-            web.post(f"{INSTANCE_PREFIX}/add-admin", self._guarded(self.add_admin)),
-            web.post(
-                f"{INSTANCE_PREFIX}/redefine-invitation-link/{{community}}",
-                self._guarded(self.redefine_invitation_link),
-            ),
-            web.post(f"{INSTANCE_PREFIX}/modify-chat", self._guarded(self.modify_chat)),
-            web.put(f"{INSTANCE_PREFIX}/profile-description", self._guarded(self.profile_description)),
-            web.get(f"{INSTANCE_PREFIX}/products/{{product}}", self._guarded(self.product)),
-            web.put(f"{INSTANCE_PREFIX}/update-webhook-delivery", self._guarded(self.update_webhook_delivery)),
-            web.get(f"{INSTANCE_PREFIX}/status", self._guarded(self.status, needs_connection=False)),
-        ]
+        table: dict[str, Handler] = {
+            op: self._guarded(self._send_handler(model, build)) for op, model, build in sends
+        }
+        table.update(
+            {
+                "privacy/group-add": self._guarded(self.privacy_group_add),
+                "privacy/last-seen": self._guarded(self.privacy_last_seen),
+                "add-participant": self._guarded(self.add_participant),
+                "update-group-name": self._guarded(self.update_group_name),
+                "group-metadata": self._guarded(self.group_metadata),
+                "add-admin": self._guarded(self.add_admin),
+                "redefine-invitation-link": self._guarded(self.redefine_invitation_link),
+                "modify-chat": self._guarded(self.modify_chat),
+                "profile-description": self._guarded(self.profile_description),
+                "products": self._guarded(self.product),
+                "update-webhook-delivery": self._guarded(self.update_webhook_delivery),
+                "status": self._guarded(self.status, needs_connection=False),
+            }
+        )
         return table
 
     def _guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
@@ -165,7 +165,7 @@ class InstanceApi:
         return _ok()
 
     async def group_metadata(self, request: web.Request) -> web.Response:
-        query = parse(m.GroupMetadataQuery, {"GROUP_PHONE_NUMBER": request.match_info["group"]})
+        query = parse(m.GroupMetadataQuery, {"GROUP_PHONE_NUMBER": request.match_info["GROUP_PHONE_NUMBER"]})
         group = self.state.group(query.GROUP_PHONE_NUMBER)
         if group is None:
             raise not_found(f"group {query.GROUP_PHONE_NUMBER}", field="GROUP_PHONE_NUMBER")
@@ -193,7 +193,7 @@ class InstanceApi:
         return _ok()
 
     async def redefine_invitation_link(self, request: web.Request) -> web.Response:
-        community_id = request.match_info["community"]
+        community_id = request.match_info["communityId"]
         community = self.state.communities.get(community_id)
         if community is None:
             raise not_found(f"community {community_id}", field="COMMUNITY_ID")
@@ -242,7 +242,7 @@ class InstanceApi:
         return _ok()
 
     async def product(self, request: web.Request) -> web.Response:
-        query = parse(m.ProductQuery, {"PRODUCT_ID": request.match_info["product"]})
+        query = parse(m.ProductQuery, {"PRODUCT_ID": request.match_info["PRODUCT_ID"]})
         product = self.state.products.get(query.PRODUCT_ID)
         if product is None:
             raise not_found(f"product {query.PRODUCT_ID}", field="PRODUCT_ID")

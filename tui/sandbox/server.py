@@ -153,13 +153,15 @@ class SandboxGateway:
             app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))
             app.add_routes(zapi.extra_routes(INSTANCE_PREFIX))
         else:
-            app.add_routes(InstanceApi(self.context).routes())
+            app.add_routes(_operation_routes(InstanceApi(self.context).handlers(), Family.INSTANCE, INSTANCE_PREFIX))
         if self.session_dialect is SessionDialect.WUZAPI:
             wuzapi = WuzapiSessionApi(self.context)
             app.add_routes(_operation_routes(wuzapi.handlers(), Family.SESSION, ""))
             app.add_routes(wuzapi.extra_routes())
         else:
-            app.add_routes(SessionApi(self.context).routes())
+            spec_session = SessionApi(self.context)
+            app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
+            app.add_routes(spec_session.extra_routes())
         return app
 
     async def start(self) -> None:

@@ -31,18 +31,22 @@ class SessionApi:
         self.context = context
         self.state = context.state
 
-    def routes(self) -> list[web.RouteDef]:
-        return [
-            web.post("/session/hmac/config", self._guarded(self.set_hmac)),
-            web.get("/session/hmac/config", self._guarded(self.hmac_status)),
-            web.delete("/session/hmac/config", self._guarded(self.delete_hmac)),
-            web.post("/session/proxy", self._guarded(self.set_proxy)),
-            web.get("/group/info", self._guarded(self.group_info, needs_connection=True)),
-            web.post("/group/create", self._guarded(self.create_group, needs_connection=True)),
-            web.post("/chat/send/contact", self._guarded(self.send_contact, needs_connection=True)),
-            web.put("/webhook", self._guarded(self.update_webhook)),
-            web.get("/webhook", self._guarded(self.read_webhook)),
-        ]
+    def handlers(self) -> dict[str, Handler]:
+        """One handler per session-family operation id; the routes come from the operations table."""
+        return {
+            "hmac-set": self._guarded(self.set_hmac),
+            "hmac-status": self._guarded(self.hmac_status),
+            "hmac-delete": self._guarded(self.delete_hmac),
+            "proxy": self._guarded(self.set_proxy),
+            "group-info": self._guarded(self.group_info, needs_connection=True),
+            "group-create": self._guarded(self.create_group, needs_connection=True),
+            "send-contact": self._guarded(self.send_contact, needs_connection=True),
+            "webhook": self._guarded(self.update_webhook),
+        }
+
+    def extra_routes(self) -> list[web.RouteDef]:
+        """Not an operation of the app: GET /webhook, read before a partial update in WuzAPI's dialect."""
+        return [web.get("/webhook", self._guarded(self.read_webhook))]
 
     def _guarded(self, handler: Handler, *, needs_connection: bool = False) -> Handler:
         async def run(request: web.Request) -> web.Response:

@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
-from tui.widgets.events_panel import DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
+from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
 
 PAGE_SIZE = 100
 SEARCH_DELAY = 0.25
@@ -99,7 +99,7 @@ class EventsSection(Vertical):
         table.add_column("Received", key="time", width=19)
         table.add_column("Kind", key="kind", width=12)
         table.add_column("Summary", key="summary", width=52)
-        table.add_column("Verdict", key="verdict", width=12)
+        table.add_column("Verdict", key="verdict", width=BADGE_WIDTH)
         yield table
 
     def on_mount(self) -> None:

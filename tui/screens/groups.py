@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -39,6 +39,12 @@ from tui.widgets.forms import (
     value_of,
 )
 from tui.widgets.section import CopyableValue, OperationSection
+
+if TYPE_CHECKING:
+    from tui.api.client import InstanceClient, SessionClient
+
+# A group looked up in both families at once: each answer, or what went wrong with it.
+LookedUp = tuple["GroupMetadata | BaseException", "GroupInfo | BaseException"]
 
 ROLE_ORDER = {"super admin": 0, "admin": 1, "member": 2}
 
@@ -336,7 +342,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             return
         group_id, jid = refs
 
-        async def both(clients: tuple[Any, Any]) -> tuple[Any, Any]:
+        async def both(clients: tuple[InstanceClient, SessionClient]) -> LookedUp:
             instance, session = clients
             metadata: object
             info: object
@@ -356,27 +362,27 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             done=self._looked_up,
         )
 
-    def _looked_up(self, results: tuple[Any, Any]) -> None:
+    def _looked_up(self, results: LookedUp) -> None:
         metadata, info = results
         meta_ok = metadata if isinstance(metadata, GroupMetadata) else None
         info_ok = info if isinstance(info, GroupInfo) else None
         self.query_one("#metadata", Static).update(
-            _facts("Metadata (instance)", metadata_lines(meta_ok))
-            if meta_ok
+            _facts("Metadata (instance)", metadata_lines(metadata))
+            if isinstance(metadata, GroupMetadata)
             else Content.assemble(("Metadata (instance)", "bold"), "\n", explain_error(metadata))
         )
         self.query_one("#info", Static).update(
-            _facts("Information (session)", info_lines(info_ok))
-            if info_ok
+            _facts("Information (session)", info_lines(info))
+            if isinstance(info, GroupInfo)
             else Content.assemble(("Information (session)", "bold"), "\n", explain_error(info))
         )
         self.query_one(ParticipantsTable).set_participants(participant_rows(meta_ok, info_ok))
-        failed = metadata if meta_ok is None else info if info_ok is None else None
-        if failed is not None:
-            self.status.show_error(f"Partly looked up. {explain_error(failed)}")
+        if isinstance(metadata, BaseException):
+            self.status.show_error(f"Partly looked up. {explain_error(metadata)}")
+        elif isinstance(info, BaseException):
+            self.status.show_error(f"Partly looked up. {explain_error(info)}")
         else:
-            name = info_ok.Name or meta_ok.groupName  # type: ignore[union-attr]
-            self.status.show_ok(f"Looked up {name!s}.")
+            self.status.show_ok(f"Looked up {info.Name or metadata.groupName!s}.")
         self._prefill(self.text("lookup-id"))
 
     # -- create ------------------------------------------------------------------------------------

@@ -35,16 +35,20 @@ _BADGES = {
 }
 
 
+BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
+
+
 def verdict_badge(event: Any) -> Text:
-    """The verdict as a short coloured badge; a rejected event is never shown with ✓ (and is flagged ⛔)."""
+    """The verdict as a short coloured badge; a rejected event is never shown with ✓ and is flagged ⛔ in front
+    (at the end it would be cut off: "– unsigned ⛔" is 13 cells, and a rejected unsigned session event must not
+    look like an accepted unsigned Z-API callback)."""
     verdict = str(event.verdict)
     if event.rejected and verdict == "valid":
         return Text("✗ rejected", style="bold red")
     text, style = _BADGES.get(verdict, (verdict, ""))
-    badge = Text(text, style=style)
     if event.rejected:
-        badge.append(" ⛔", style="red")
-    return badge
+        return Text.assemble(("⛔ ", "red"), (text.split(" ", 1)[-1], style))
+    return Text(text, style=style)
 
 
 def verdict_words(event: Any) -> str:
@@ -150,7 +154,7 @@ class EventsPanel(Vertical):
         table.add_column("Time", key="time", width=8)
         table.add_column("Kind", key="kind", width=12)
         table.add_column("Summary", key="summary", width=70)
-        table.add_column("Verdict", key="verdict", width=12)
+        table.add_column("Verdict", key="verdict", width=BADGE_WIDTH)
         yield table
 
     def on_mount(self) -> None:

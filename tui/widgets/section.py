@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
@@ -32,25 +32,39 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
 from tui.api.models import Request
 from tui.api.operations import DialectRefusal, Operation
+from tui.api.operations import Family as OperationFamily
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
 from tui.widgets.forms import Form
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tui.api.client import InstanceClient, SessionClient
+    from tui.runtime import Runtime
 
 Family = Literal["instance", "session"]
+Both = tuple[Literal["instance"], Literal["session"]]  # calls that need both clients: ("instance", "session")
 Req = TypeVar("Req", bound=Request)
 Res = TypeVar("Res", bound=BaseModel)
+T = TypeVar("T")
+# What a call's coroutine is given: one family's client, or both (instance, session).
+Clients = TypeVar("Clients", "InstanceClient", "SessionClient", "tuple[InstanceClient, SessionClient]")
 
 
 class GatewayNotReady(Exception):
     """The runtime (clients) is not set up yet: no credentials, or still starting."""
 
 
-def runtime_client(app: Any, family: Family) -> Any:
+@overload
+def runtime_client(app: App[object], family: Literal["instance"]) -> InstanceClient: ...
+@overload
+def runtime_client(app: App[object], family: Literal["session"]) -> SessionClient: ...
+def runtime_client(app: App[object], family: Family) -> InstanceClient | SessionClient:
     """`app.runtime.instance` / `.session`, or raise GatewayNotReady with what to do."""
-    runtime = getattr(app, "runtime", None)
-    client = getattr(runtime, family, None) if runtime is not None else None
+    runtime: Runtime | None = getattr(app, "runtime", None)
+    client: InstanceClient | SessionClient | None = None
+    if runtime is not None:
+        client = runtime.instance if family == "instance" else runtime.session
     if client is None:
         raise GatewayNotReady(
             f"The gateway is not ready: no {family} client yet. Finish the set-up in Settings (6), "
@@ -104,36 +118,62 @@ class OperationSection(VerticalScroll):
 
     # -- calls -------------------------------------------------------------------------------------
 
-    def client(self, family: Family | tuple[Family, ...]) -> Any:
-        """One client, or a tuple of clients when `family` is a tuple (calls that need both)."""
+    @overload
+    def client(self, family: Literal["instance"]) -> InstanceClient: ...
+    @overload
+    def client(self, family: Literal["session"]) -> SessionClient: ...
+    @overload
+    def client(self, family: Both) -> tuple[InstanceClient, SessionClient]: ...
+    def client(self, family: Family | Both) -> InstanceClient | SessionClient | tuple[InstanceClient, SessionClient]:
+        """One family's client, or both (instance, session) for calls that need the two."""
         if isinstance(family, tuple):
-            return tuple(runtime_client(self.app, one) for one in family)
-        return runtime_client(self.app, family)
+            return runtime_client(self.app, "instance"), runtime_client(self.app, "session")
+        if family == "instance":
+            return runtime_client(self.app, "instance")
+        return runtime_client(self.app, "session")
 
+    @overload
+    def call(
+        self, title: str, operation: Callable[[InstanceClient], Awaitable[T]], *, family: Literal["instance"],
+        busy: Widget, status: ErrorLine, done: Callable[[T], object], group: str = "call",
+    ) -> Worker[T | None] | None: ...
+    @overload
+    def call(
+        self, title: str, operation: Callable[[SessionClient], Awaitable[T]], *, family: Literal["session"],
+        busy: Widget, status: ErrorLine, done: Callable[[T], object], group: str = "call",
+    ) -> Worker[T | None] | None: ...
+    @overload
+    def call(
+        self, title: str, operation: Callable[[tuple[InstanceClient, SessionClient]], Awaitable[T]], *, family: Both,
+        busy: Widget, status: ErrorLine, done: Callable[[T], object], group: str = "call",
+    ) -> Worker[T | None] | None: ...
     def call(
         self,
         title: str,
-        operation: Callable[[Any], Awaitable[Any]],
+        operation: Callable[[Clients], Awaitable[T]],
         *,
-        family: Family | tuple[Family, ...],
+        family: Family | Both,
         busy: Widget,
         status: ErrorLine,
-        done: Callable[[Any], None],
+        done: Callable[[T], object],
         group: str = "call",
-    ) -> Worker | None:
-        """Run `operation(client)` in an exclusive worker of `group`; `busy` shows progress meanwhile.
+    ) -> Worker[T | None] | None:
+        """Run `operation(client)` in an exclusive worker of `group`; `busy` shows progress meanwhile. The
+        overloads tie `family` to the client type `operation` is given.
 
         Errors (typed client errors, not-ready) end in `status` and a toast, as plain text.
         Returns None, showing why, when the client is not ready.
         """
         try:
-            client = self.client(family)
+            # The overloads guarantee that `family` names the clients `operation` takes.
+            client = cast(Clients, self.client(family))
         except GatewayNotReady as error:
             status.show_error(str(error))
             return None
         status.clear()
+        work = self._run_call(title, operation, client, busy, status, done)
         return self.run_worker(
-            self._run_call(title, operation, client, busy, status, done),
+            work,
             name=title,
             group=group,
             exclusive=True,
@@ -144,12 +184,12 @@ class OperationSection(VerticalScroll):
     async def _run_call(
         self,
         title: str,
-        operation: Callable[[Any], Awaitable[Any]],
-        client: Any,
+        operation: Callable[[Clients], Awaitable[T]],
+        client: Clients,
         busy: Widget,
         status: ErrorLine,
-        done: Callable[[Any], None],
-    ) -> Any:
+        done: Callable[[T], object],
+    ) -> T | None:
         busy.loading = True
         try:
             result = await operation(client)
@@ -183,18 +223,27 @@ class OperationSection(VerticalScroll):
         *,
         busy: Widget,
         status: ErrorLine,
-        done: Callable[[Res], None],
+        done: Callable[[Res], object],
         title: str | None = None,
         group: str = "call",
-    ) -> Worker | None:
+    ) -> Worker[Res | None] | None:
         """Send `request` as `op` (a row of `tui.api.operations`) through the client of its family, in the
         profile's dialect. The dispatch is the table's: no method names, no string maps."""
 
-        async def send(client: InstanceClient | SessionClient) -> Res:
+        if op.family is OperationFamily.INSTANCE:
+
+            async def via_instance(client: InstanceClient) -> Res:
+                return await client.request(op, request)
+
+            return self.call(
+                title or op.title, via_instance, family="instance", busy=busy, status=status, done=done, group=group
+            )
+
+        async def via_session(client: SessionClient) -> Res:
             return await client.request(op, request)
 
         return self.call(
-            title or op.title, send, family=op.family.value, busy=busy, status=status, done=done, group=group
+            title or op.title, via_session, family="session", busy=busy, status=status, done=done, group=group
         )
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
