@@ -41,6 +41,9 @@ class GatewayApp(App):
     ENABLE_COMMAND_PALETTE = True
     COMMAND_PALETTE_BINDING = "ctrl+p"
     COMMANDS = App.COMMANDS | {lambda: _gateway_commands()}
+    # Every screen gets -narrow (< 100 columns) or -wide, -short (< 32 rows) or -tall: app.tcss fits 80×24.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False, priority=True),

@@ -52,7 +52,8 @@ class EventDetailScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     EventDetailScreen { align: center middle; }
     EventDetailScreen > #detail {
-        width: 100; height: 34; border: thick $primary; background: $surface; padding: 0 1;
+        width: 100; height: 34; max-width: 100%; max-height: 100%;
+        border: thick $primary; background: $surface; padding: 0 1;
     }
     EventDetailScreen #detail-title { text-style: bold; height: auto; }
     EventDetailScreen #detail-body { height: 1fr; }
@@ -93,7 +94,7 @@ class EventDetailScreen(ModalScreen[None]):
                 yield Static("Headers", classes="detail-heading")
                 headers = Table.grid(padding=(0, 2))
                 headers.add_column(style="bold")
-                headers.add_column()
+                headers.add_column(overflow="fold")  # long values (signatures) wrap, never cut
                 for name, value in sorted(event.headers.items()):
                     headers.add_row(Text(name), Text(scrub(value)))
                 if not event.headers:

@@ -111,14 +111,22 @@ class SectionBar(Static):
     SectionBar { height: 1; background: $boost; padding: 0 1; }
     """
 
+    current = "chats"
+
+    def on_resize(self) -> None:
+        self.show(self.current)
+
     def show(self, current: str) -> None:
+        self.current = current
+        # At 80 columns the names fit only without the gaps between them.
+        gap = " " if (self.size.width or self.app.size.width) >= 90 else ""
         parts: list[Content | str] = []
         for section in SECTIONS:
             style = "reverse bold" if section.id == current else ""
             label = Content.from_markup(
                 f"[{style} @click=screen.show_section('{section.id}')] $key $title ", key=section.key, title=section.title
             )
-            parts.extend([label, " "])
+            parts.extend([label, gap])
         self.update(Content.assemble(*parts))
 
 
