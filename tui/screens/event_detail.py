@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.widgets.clipboard import copy_text
 from tui.widgets.events_panel import (
     event_time,
     sent_marker,
@@ -160,5 +161,4 @@ class EventDetailScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         text, _lexer = body_text(self.event)
-        self.app.copy_to_clipboard(text)
-        self.notify("Event body copied to the clipboard.")
+        copy_text(self.app, text, f"The body of event #{self.event.id}")

@@ -19,6 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.widgets.clipboard import copy_text
 from tui.widgets.columns import Column, fit_columns
 from tui.widgets.header import GatewayHeader
 
@@ -161,9 +162,9 @@ class RequestLogScreen(Screen):
         if exchange is None:
             return
         curl = exchange.as_curl()
-        self.app.copy_to_clipboard(curl)
+        copy_text(self.app, curl, "The curl command")
         shown = self.query_one("#requests-curl", Static)
         runtime = self.app.runtime  # type: ignore[attr-defined]
-        shown.update(Text.assemble(("copied: ", "bold"), runtime.scrub(curl)))
+        shown.update(Text.assemble(("curl: ", "bold"), runtime.scrub(curl)))
         shown.add_class("-shown")
-        self.notify("Copied as curl; set the GATEWAY_TUI_* variables before running it.", markup=False)
+        self.notify("Set the GATEWAY_TUI_* variables before running the curl command.", markup=False)

@@ -32,6 +32,7 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
 from tui.api.models import Request
 from tui.api.operations import DialectRefusal, Operation
+from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
 from tui.widgets.forms import Form
 
@@ -224,8 +225,7 @@ class OperationSection(VerticalScroll):
             worker.cancel()
 
     def copy(self, text: str, what: str) -> None:
-        self.app.copy_to_clipboard(text)
-        self.notify(f"{what} copied to the clipboard.", markup=False)
+        copy_text(self.app, text, what)
 
 
 class CopyableValue(Horizontal):
@@ -262,8 +262,7 @@ class CopyableValue(Horizontal):
     def _copy(self, event: Button.Pressed) -> None:
         event.stop()
         if self.value:
-            self.app.copy_to_clipboard(self.value)
-            self.notify(f"{self.label.rstrip(': ')} copied to the clipboard.", markup=False)
+            copy_text(self.app, self.value, self.label.rstrip(": ").replace("Sent, ", "The "))
 
 
 class ConfirmScreen(ModalScreen[bool]):
