@@ -102,7 +102,7 @@ class EventsSection(Vertical):
             yield Select(VERDICT_OPTIONS, prompt="Verdict: all", id="events-verdict", allow_blank=True)
             yield Input(placeholder="Search body text…", id="events-search", compact=False)
         yield Static(id="events-status")
-        table = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
         for column, title in zip(TABLE_COLUMNS, ("#", "Received", "Kind", "Summary", "Verdict"), strict=True):
             table.add_column(title, key=column.key, width=column.width)
         yield table

@@ -163,6 +163,15 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(SectionBar).show(self.current_section)
         self.call_after_refresh(self._mount_sections)
+        self.watch(self.app, "runtime_ready", self._offer_samples, init=False)
+
+    def _offer_samples(self, ready: bool = True) -> None:
+        """Sandbox mode: identifier fields show and complete ids that exist in the sandbox."""
+        app: Any = self.app
+        if ready and app.runtime_ready:
+            from tui.widgets.samples import apply_samples
+
+            apply_samples(self.query_one("#sections"), app.runtime.sandbox_samples())
 
     def _mount_sections(self) -> None:
         for info in SECTIONS:
@@ -177,6 +186,7 @@ class MainScreen(Screen):
                 log.exception("section %s failed to build", info.id)
                 slot.mount(Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder"))
         self.call_after_refresh(self._focus_section)
+        self.call_after_refresh(self._offer_samples)
 
     # -- navigation ------------------------------------------------------------------------------------------
 

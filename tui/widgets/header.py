@@ -59,6 +59,11 @@ class GatewayHeader(Horizontal):
         if getattr(self.app, "insecure_storage", False):
             yield Static(Content("⚠ insecure storage"), id="header-insecure")
 
+    def show_insecure(self) -> None:
+        """Storage switched to the 0600 file during this run (set-up without a keyring): say so from now on."""
+        if not self.query("#header-insecure"):
+            self.mount(Static(Content("⚠ insecure" if self.compact else "⚠ insecure storage"), id="header-insecure"))
+
     @property
     def compact(self) -> bool:
         width = self.size.width or self.app.size.width

@@ -54,8 +54,8 @@ def runtime_client(app: Any, family: Family) -> Any:
     client = getattr(runtime, family, None) if runtime is not None else None
     if client is None:
         raise GatewayNotReady(
-            f"The gateway is not ready: no {family} client yet. Finish the set-up in Settings (6), "
-            "or wait for the connection; nothing was sent."
+            f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
+            "(ctrl+p → Set up a profile); nothing was sent."
         )
     return client
 
