@@ -44,7 +44,8 @@ async def test_with_only_osc52_the_toast_says_sent_not_copied(no_display):
     async with running_sandbox_app() as pilot:
         await copy_curl(pilot)
         assert ("The curl command sent to the terminal's clipboard (OSC 52) — tmux needs set-clipboard on; "
-                "no wl-copy, xclip, xsel or pbcopy here to confirm it.") in toasts(pilot.app)
+                "no wl-copy, xclip, xsel or pbcopy here to confirm it. Set the GATEWAY_TUI_* variables before running it."
+                ) in toasts(pilot.app)
         assert not any("copied to the clipboard" in text for text in toasts(pilot.app))
 
 
@@ -54,7 +55,8 @@ async def test_a_system_tool_gets_the_text_and_the_toast_names_it(no_display, mo
     monkeypatch.setenv("DISPLAY", ":99")
     async with running_sandbox_app() as pilot:
         curl = await copy_curl(pilot)
-        expected = "The curl command copied to the clipboard with xclip (also sent to the terminal by OSC 52)."
+        expected = ("The curl command copied to the clipboard with xclip (also sent to the terminal by OSC 52). "
+                    "Set the GATEWAY_TUI_* variables before running it.")
         await wait_until(pilot, lambda: expected in toasts(pilot.app), what="the xclip toast")
         assert (tmp_path / "clipboard").read_text() == curl
 
@@ -65,5 +67,5 @@ async def test_a_failing_tool_is_reported_with_its_reason(no_display, monkeypatc
     async with running_sandbox_app() as pilot:
         await copy_curl(pilot)
         expected = ("The curl command sent to the terminal's clipboard (OSC 52) — tmux needs set-clipboard on; "
-                    "xclip failed (Error: Can't open display: :99).")
+                    "xclip failed (Error: Can't open display: :99). Set the GATEWAY_TUI_* variables before running it.")
         await wait_until(pilot, lambda: expected in toasts(pilot.app), what="the failure toast")

@@ -162,9 +162,8 @@ class RequestLogScreen(Screen):
         if exchange is None:
             return
         curl = exchange.as_curl()
-        copy_text(self.app, curl, "The curl command")
+        copy_text(self.app, curl, "The curl command", note="Set the GATEWAY_TUI_* variables before running it.")
         shown = self.query_one("#requests-curl", Static)
         runtime = self.app.runtime  # type: ignore[attr-defined]
-        shown.update(Text.assemble(("curl: ", "bold"), runtime.scrub(curl)))
+        shown.update(Text.assemble(("as curl: ", "bold"), runtime.scrub(curl)))
         shown.add_class("-shown")
-        self.notify("Set the GATEWAY_TUI_* variables before running the curl command.", markup=False)

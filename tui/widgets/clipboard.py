@@ -77,17 +77,19 @@ def outcome_text(what: str, tool: ClipboardTool | None, failure: str | None) -> 
     return f"{what} {OSC52_ONLY}; no wl-copy, xclip, xsel or pbcopy here to confirm it."
 
 
-def copy_text(app: App, text: str, what: str) -> None:
-    """Copy by OSC 52 and the system tool (in a worker: the tool may be slow), then say what happened."""
+def copy_text(app: App, text: str, what: str, *, note: str = "") -> None:
+    """Copy by OSC 52 and the system tool (in a worker: the tool may be slow), then say what happened (and
+    `note`, a sentence about using what was copied)."""
     app.copy_to_clipboard(text)
     tool = system_tool()
+    tail = f" {note}" if note else ""
     if tool is None:
-        app.notify(outcome_text(what, None, None), markup=False, timeout=8)
+        app.notify(outcome_text(what, None, None) + tail, markup=False, timeout=8)
         return
 
     async def copy() -> None:
         failure = await run_tool(tool, text)
-        app.notify(outcome_text(what, tool, failure), severity="warning" if failure else "information",
+        app.notify(outcome_text(what, tool, failure) + tail, severity="warning" if failure else "information",
                    markup=False, timeout=8)
 
     app.run_worker(copy(), group="clipboard", exclusive=True, exit_on_error=False, description="copy to the clipboard")
