@@ -600,7 +600,7 @@ class Runtime:
         """Text for display: in deterministic mode random loopback ports become fixed names."""
         if not self.deterministic or not text:
             return text
-        for url, name in self._random_urls():
+        for url, name in sorted(self._random_urls(), key=lambda pair: -len(pair[0])):  # longest first
             text = text.replace(url, name)
         return text
 
@@ -612,6 +612,10 @@ class Runtime:
         if self.listener is not None and self.listener.port:
             urls.append((self.listener.url, "http://listener.test"))
             urls.append((self.listener.url.removeprefix("http://"), "listener.test"))
+        if self.webhooks_base and self.webhooks_base.startswith("http://127.0.0.1:") and self.webhooks_base not in (
+            url for url, _ in urls
+        ):  # where the webhooks point after the listener moved (a random port of the previous listener)
+            urls.append((self.webhooks_base, "http://old-listener.test"))
         return urls
 
     def sandbox_samples(self) -> SandboxSamples | None:
