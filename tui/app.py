@@ -41,6 +41,9 @@ class GatewayApp(App):
     ENABLE_COMMAND_PALETTE = True
     COMMAND_PALETTE_BINDING = "ctrl+p"
     COMMANDS = App.COMMANDS | {lambda: _gateway_commands()}
+    # Every screen gets -narrow (< 100 columns) or -wide, -short (< 32 rows) or -tall: app.tcss fits 80×24.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False, priority=True),
@@ -123,14 +126,41 @@ class GatewayApp(App):
             return
 
         def done(result: object) -> None:
+            self._after_setup()
             if result is False:
-                self.runtime_error = "No profile: set-up was cancelled."
+                self.runtime_error = "No profile: set-up was cancelled. Reopen it with ctrl+p → Set up a profile."
                 return
             if isinstance(result, str) and result:
                 self.runtime.profile_name = result
             self.start_runtime()
 
         self.push_screen(SetupScreen(), done)
+
+    def _after_setup(self) -> None:
+        if self.insecure_storage:  # chosen on the set-up screen (no keyring): the header says so from now on
+            from tui.widgets.header import GatewayHeader
+
+            for screen in self.screen_stack:
+                for header in screen.query(GatewayHeader):
+                    header.show_insecure()
+
+    def action_setup(self) -> None:
+        """The palette's "Set up a profile": before a profile runs, set-up starts the app on it; later it adds a
+        profile to use with --profile."""
+        from tui.screens.setup import SetupScreen
+
+        if not self.runtime_ready and not self.runtime.sandbox_mode:
+            if not isinstance(self.screen, SetupScreen):
+                self._open_setup()
+            return
+
+        def saved(result: object) -> None:
+            self._after_setup()
+            if isinstance(result, str) and result:
+                self.notify(f"Profile {result} saved. Start it with: gateway-tui --profile {result}", markup=False,
+                            timeout=15)
+
+        self.push_screen(SetupScreen(), saved)
 
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribers:

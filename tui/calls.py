@@ -21,6 +21,7 @@ from tui import config
 from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, field_errors
 from tui.api.operations import DialectRefusal, Family, Operation, OperationId
 from tui.api.redaction import SECRET_BODY_KEYS
+from tui.api.wording import labelled
 from tui.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
 
 
@@ -85,7 +86,7 @@ def build_request(op: Operation[Any, Any], data: dict[str, Any]) -> Any:
         return op.request.model_validate(data)
     except ValidationError as error:
         problems = field_errors(error)
-        text = "; ".join(f"{field}: {problem}" for field, problem in problems.items())
+        text = labelled(problems)
         raise CallRefused(f"{op.id}: {text}. Nothing was sent.", problems) from None
 
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli
+from tui import call_cli, locate_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -80,6 +80,9 @@ def _add_event_parsers(commands: Any) -> None:
 
     def store_option(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--db", metavar="PATH", help="event store file (default: the profile's)")
+        _global_flags_after_subcommand(parser)
+        parser.add_argument("--sandbox", action="store_true", default=argparse.SUPPRESS,
+                            help="the sandbox's event store")
 
     def filter_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--kind", metavar="K", help="only events of this kind (Message, ReadReceipt, ...)")
@@ -142,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep secrets in a 0600 file instead of the OS keyring (only when no keyring is available)",
     )
+    parser.add_argument("--version", action="version", version=f"gateway-tui {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sandbox = commands.add_parser("sandbox", help="run the sandbox gateway in the foreground (Ctrl+C stops it)")
@@ -244,7 +248,17 @@ def build_parser() -> argparse.ArgumentParser:
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
+    locate_cli.add_parser(commands, _global_flags_after_subcommand)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gateway-tui")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.profile_cli import run_cli
     elif args.command == "call":
         from tui.call_cli import run_cli
+    elif args.command == "locate":
+        from tui.locate_cli import run_cli
     elif args.command in ("events", "trigger"):
         from tui.events_cli import run_cli
     else:

@@ -56,6 +56,8 @@ class GatewayCommands(Provider):
             PaletteCommand("Export events", "write the Events section's selection to JSON Lines", partial(_events_action, app, "export")),
             PaletteCommand("Show events of my last sent message", "filter the panel to it", partial(_follow_last_sent, app)),
             PaletteCommand("Help", "help for the current section (?)", app.action_help),
+            PaletteCommand("Set up a profile", "the first-run form: a gateway account and its secrets",
+                           app.action_setup),
         ]
         return commands
 

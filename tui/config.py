@@ -17,6 +17,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.api.wording import problem_sentence
 from tui.paths import config_dir
 from tui.forward_targets import ForwardTargetRefused, check_target
 
@@ -173,7 +174,7 @@ def describe_profile_error(error: ValidationError, line_of: Callable[[str], int 
     described = []
     for problem in error.errors():
         field = ".".join(str(part) for part in problem.get("loc", ())) or "profile"
-        message = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
+        message = problem_sentence(problem)
         if problem.get("type") == "extra_forbidden":
             message = "unknown setting"
         line = line_of(field) if line_of else None

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import enum
 import itertools
 import logging
 import secrets as _random
@@ -55,6 +56,25 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 log = logging.getLogger(__name__)
 
 SANDBOX_PROFILE = "sandbox"
+
+
+class HmacDisagreement(enum.Enum):
+    """How the gateway's key status and the profile's key disagree."""
+
+    PROFILE_ONLY = "profile-only"  # we verify, the gateway does not sign: every event arrives unsigned
+    GATEWAY_ONLY = "gateway-only"  # the gateway signs, we have no key: nothing is verified
+
+
+@dataclass(frozen=True)
+class SandboxSamples:
+    """(id, name) pairs the sandbox really has: groups (digits; the account is admin of them), communities,
+    visible products and contacts (phones)."""
+
+    groups: tuple[tuple[str, str], ...]
+    communities: tuple[tuple[str, str], ...]
+    products: tuple[tuple[str, str], ...]
+    contacts: tuple[tuple[str, str], ...]
+
 SESSION_EVENTS = ["Message", "ReadReceipt", "ChatPresence"]
 REQUEST_LOG_SIZE = 500
 
@@ -161,6 +181,8 @@ class Runtime:
         self._event_subscribers: list[EventCallback] = []
         self._attempt_subscribers: list[AttemptCallback] = []
         self._hmac_key: str | None = None
+        self.webhooks_base: str | None = None
+        """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
 
     def __repr__(self) -> str:
         mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
@@ -542,6 +564,38 @@ class Runtime:
         await self.session.update_webhook(
             WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
         )
+        self.webhooks_base = base
+
+    def listener_base(self) -> str:
+        """Where the gateway should send events: the profile's public URL (a tunnel), else the listener's own."""
+        public = getattr(self.profile, "public_url", "") if self.profile is not None else ""
+        if public:
+            return public.rstrip("/")
+        return self.listener.url.rstrip("/") if self.listener is not None else ""
+
+    def webhook_drift(self) -> tuple[str, str] | None:
+        """(where the webhooks point, where the listener is) when this app pointed them elsewhere than the
+        listener now is — the gateway's events then go nowhere; None when they agree or nothing is known."""
+        here = self.listener_base()
+        if self.webhooks_base is None or not here or self.webhooks_base == here:
+            return None
+        return self.webhooks_base, here
+
+    async def hmac_disagreement(self) -> HmacDisagreement | None:
+        """Read the gateway's key status (op 18) and compare it with the profile's key; None when they agree.
+        Raises the client's typed errors."""
+        if self.session is None:
+            return None
+        configured = (await self.session.hmac_status()).configured
+        if configured == self.hmac_key_set:
+            return None
+        return HmacDisagreement.PROFILE_ONLY if self.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
+
+    async def push_hmac_key(self) -> None:
+        """Set the profile's own key on the gateway (when the gateway lacks it)."""
+        if self._hmac_key is None:
+            raise StartupError("this profile has no HMAC key to set on the gateway")
+        await self.set_hmac_key(self._hmac_key)
 
     async def set_hmac_key(self, key: str) -> None:
         """Set the signing key: gateway op 17 first (raises its typed error, nothing else changes), then the
@@ -586,7 +640,7 @@ class Runtime:
         """Text for display: in deterministic mode random loopback ports become fixed names."""
         if not self.deterministic or not text:
             return text
-        for url, name in self._random_urls():
+        for url, name in sorted(self._random_urls(), key=lambda pair: -len(pair[0])):  # longest first
             text = text.replace(url, name)
         return text
 
@@ -598,7 +652,26 @@ class Runtime:
         if self.listener is not None and self.listener.port:
             urls.append((self.listener.url, "http://listener.test"))
             urls.append((self.listener.url.removeprefix("http://"), "listener.test"))
+        if self.webhooks_base and self.webhooks_base.startswith("http://127.0.0.1:") and self.webhooks_base not in (
+            url for url, _ in urls
+        ):  # where the webhooks point after the listener moved (a random port of the previous listener)
+            urls.append((self.webhooks_base, "http://old-listener.test"))
         return urls
+
+    def sandbox_samples(self) -> SandboxSamples | None:
+        """Ids that exist in the running sandbox (read from its state, not copied), for placeholders and
+        completion; None outside sandbox mode."""
+        state = getattr(self.sandbox, "state", None) if self.sandbox_mode else None
+        if state is None:
+            return None
+        groups = [(group.digits, group.name) for group in state.groups.values()]
+        admin_groups = [(g.digits, g.name) for g in state.groups.values() if g.is_admin(state.own_phone)]
+        return SandboxSamples(
+            groups=tuple(admin_groups or groups),
+            communities=tuple((c.community_id, c.name) for c in state.communities.values()),
+            products=tuple((p.product_id, p.name) for p in state.products.values() if not p.is_hidden),
+            contacts=tuple((c.phone, c.name) for c in state.contacts.values()),
+        )
 
     def listener_address(self) -> str:
         if self.listener is None or self.listener.port is None:

@@ -165,7 +165,7 @@ async def test_request_log_and_curl_carry_no_secret():
         await pilot.press("c")
         await pilot.pause()
         shown = screen_text(app)
-        assert "copied: curl" in shown and "$GATEWAY_TUI_" in shown
+        assert "as curl: curl" in shown and "$GATEWAY_TUI_" in shown
         for secret in [*DETERMINISTIC_TOKENS.values(), DETERMINISTIC_HMAC_KEY]:
             assert secret not in shown
         for exchange in app.runtime.request_log:

@@ -75,7 +75,21 @@ async def test_bad_field_exits_2_naming_it_and_sends_nothing(profile, sandbox) -
         "--profile", profile, "call", "send-poll", "--data", '{"phone": "+55 11", "message": "q", "poll": [{"name": "a"}]}'
     )
     assert code == 2 and out == ""
-    assert "phone: must be a phone number" in err and "poll:" in err and "Nothing was sent" in err
+    assert "Phone: must be a phone number" in err and "Poll: needs at least 2 items" in err
+    assert "Nothing was sent" in err and "should" not in err
+    assert list(sandbox.state.sent) == []
+
+
+async def test_library_wording_never_reaches_the_command_line(profile, sandbox) -> None:
+    data = {"phone": "5511999999999", "message": "m", "buttons": [{"id": str(n), "text": "b"} for n in range(4)]}
+    code, out, err = await gateway_tui("call", "send-button-actions", "--profile", profile, "--data", json.dumps(data))
+    assert code == 2 and out == ""
+    assert "Buttons: takes at most 3 items (4 given)" in err
+    assert "after validation" not in err and "List should" not in err
+    data = {"phone": "5511999999999", "message": "q", "poll": [{"name": "a"}, {"name": "b"}], "selectableCount": "x"}
+    code, out, err = await gateway_tui("call", "send-poll", "--profile", profile, "--data", json.dumps(data))
+    assert code == 2 and "Selectable count: must be a whole number, e.g. 3" in err
+    assert "unable to parse" not in err
     assert list(sandbox.state.sent) == []
 
 

@@ -27,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 
+from tui.api.wording import labelled, problem_sentence
+
 # ---------------------------------------------------------------------------------------------
 # Identifier rules (spec §1 "Phone number and group identifier formats")
 
@@ -102,17 +104,18 @@ def is_recipient(value: str) -> bool:
 
 
 def field_errors(error: ValidationError) -> dict[str, str]:
-    """Map each failing field (dotted path, e.g. `buttons.1.text`) to a readable rule."""
+    """Map each failing field (dotted path, e.g. `buttons.1.text`) to the rule it broke, in the product's own
+    words (`tui.api.wording`), never pydantic's."""
     problems: dict[str, str] = {}
     for item in error.errors():
         field = ".".join(str(part) for part in item["loc"]) or "request"
-        message = item["msg"].removeprefix("Value error, ")
-        problems.setdefault(field, message)
+        problems.setdefault(field, problem_sentence(item))
     return problems
 
 
 def describe_validation_error(error: ValidationError) -> str:
-    return "; ".join(f"{field}: {message}" for field, message in field_errors(error).items())
+    """One line naming each field by its label: `Buttons: takes at most 3 items (4 given)`."""
+    return labelled(field_errors(error))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.widgets.clipboard import copy_text
 from tui.widgets.events_panel import (
     DUPLICATE_STYLE,
     event_time,
@@ -53,7 +54,8 @@ class EventDetailScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     EventDetailScreen { align: center middle; }
     EventDetailScreen > #detail {
-        width: 100; height: 34; border: thick $primary; background: $surface; padding: 0 1;
+        width: 100; height: 34; max-width: 100%; max-height: 100%;
+        border: thick $primary; background: $surface; padding: 0 1;
     }
     EventDetailScreen #detail-title { text-style: bold; height: auto; }
     EventDetailScreen #detail-body { height: 1fr; }
@@ -100,7 +102,7 @@ class EventDetailScreen(ModalScreen[None]):
                 yield Static("Headers", classes="detail-heading")
                 headers = Table.grid(padding=(0, 2))
                 headers.add_column(style="bold")
-                headers.add_column()
+                headers.add_column(overflow="fold")  # long values (signatures) wrap, never cut
                 for name, value in sorted(event.headers.items()):
                     headers.add_row(Text(name), Text(scrub(value)))
                 if not event.headers:
@@ -166,5 +168,4 @@ class EventDetailScreen(ModalScreen[None]):
 
     def action_copy(self) -> None:
         text, _lexer = body_text(self.event)
-        self.app.copy_to_clipboard(text)
-        self.notify("Event body copied to the clipboard.")
+        copy_text(self.app, text, f"The body of event #{self.event.id}")

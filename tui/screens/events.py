@@ -20,9 +20,18 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
+from tui.widgets.columns import Column, fit_columns
 from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
 
 PAGE_SIZE = 100
+# At 80 columns the Verdict stays; the date, the id's padding, the summary, then the kind give way.
+TABLE_COLUMNS = (
+    Column("id", 8, minimum=5, give_way=1),
+    Column("time", 19, minimum=8, give_way=0),  # below 19 the date goes, the time of day stays
+    Column("kind", 12, minimum=10, give_way=3),
+    Column("summary", 52, minimum=14, give_way=2, flex=True),
+    Column("verdict", BADGE_WIDTH),
+)
 SEARCH_DELAY = 0.25
 LIVE_REFRESH_DELAY = 0.3
 
@@ -94,13 +103,17 @@ class EventsSection(Vertical):
             yield Select(VERDICT_OPTIONS, prompt="Verdict: all", id="events-verdict", allow_blank=True)
             yield Input(placeholder="Search body text…", id="events-search", compact=False)
         yield Static(id="events-status")
-        table: DataTable[str] = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
-        table.add_column("#", key="id", width=8)
-        table.add_column("Received", key="time", width=19)
-        table.add_column("Kind", key="kind", width=12)
-        table.add_column("Summary", key="summary", width=52)
-        table.add_column("Verdict", key="verdict", width=BADGE_WIDTH)
+        table: DataTable[Any] = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
+        for column, title in zip(TABLE_COLUMNS, ("#", "Received", "Kind", "Summary", "Verdict"), strict=True):
+            table.add_column(title, key=column.key, width=column.width)
         yield table
+
+    def on_resize(self) -> None:
+        if self.rows:  # widths follow the terminal; the highlighted row stays
+            table = self.query_one("#events-table", DataTable)
+            row = table.cursor_row
+            self._show_page(self.rows, None)
+            table.move_cursor(row=row, animate=False)
 
     def on_mount(self) -> None:
         from tui.widgets.forms import CURSOR_BLINK
@@ -198,21 +211,23 @@ class EventsSection(Vertical):
         if kinds is not None:
             self._set_kinds(kinds)
         table = self.query_one("#events-table", DataTable)
+        widths = fit_columns(table, TABLE_COLUMNS)
         table.clear()
         app: Any = self.app
         runtime = app.runtime
         for event in rows:
             marker = sent_marker(app, event)
             duplicate = duplicate_marker(event)
-            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), 52), no_wrap=True)
+            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), widths["summary"]), no_wrap=True)
             if duplicate:
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
                 summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             table.add_row(
                 Text(str(event.id), justify="right"),
-                Text(runtime.event_time_text(event) if runtime.deterministic else _full_time(runtime, event)),
-                Text(clip(event.kind, 12), style="red" if event.rejected else ""),
+                Text(runtime.event_time_text(event) if runtime.deterministic or widths["time"] < 19
+                     else _full_time(runtime, event)),
+                Text(clip(event.kind, widths["kind"]), style="red" if event.rejected else ""),
                 summary,
                 verdict_badge(event),
                 key=str(event.id),
@@ -372,7 +387,7 @@ class ExportScreen(ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
-    ExportScreen > Vertical { width: 90; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    ExportScreen > Vertical { width: 90; max-width: 100%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
     ExportScreen #export-error { color: $text-error; height: auto; }
     """
 

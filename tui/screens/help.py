@@ -58,7 +58,8 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > #help {
-        width: 96; height: 34; border: thick $primary; background: $surface; padding: 0 1;
+        width: 96; height: 34; max-width: 100%; max-height: 100%;
+        border: thick $primary; background: $surface; padding: 0 1;
     }
     HelpScreen #help-title { text-style: bold; color: $text-accent; height: 1; }
     HelpScreen .help-heading { text-style: bold; margin-top: 1; }

@@ -111,14 +111,22 @@ class SectionBar(Static):
     SectionBar { height: 1; background: $boost; padding: 0 1; }
     """
 
+    current = "chats"
+
+    def on_resize(self) -> None:
+        self.show(self.current)
+
     def show(self, current: str) -> None:
+        self.current = current
+        # At 80 columns the names fit only without the gaps between them.
+        gap = " " if (self.size.width or self.app.size.width) >= 90 else ""
         parts: list[Content | str] = []
         for section in SECTIONS:
             style = "reverse bold" if section.id == current else ""
             label = Content.from_markup(
                 f"[{style} @click=screen.show_section('{section.id}')] $key $title ", key=section.key, title=section.title
             )
-            parts.extend([label, " "])
+            parts.extend([label, gap])
         self.update(Content.assemble(*parts))
 
 
@@ -155,6 +163,15 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(SectionBar).show(self.current_section)
         self.call_after_refresh(self._mount_sections)
+        self.watch(self.app, "runtime_ready", self._offer_samples, init=False)
+
+    def _offer_samples(self, ready: bool = True) -> None:
+        """Sandbox mode: identifier fields show and complete ids that exist in the sandbox."""
+        app: Any = self.app
+        if ready and app.runtime_ready:
+            from tui.widgets.samples import apply_samples
+
+            apply_samples(self.query_one("#sections"), app.runtime.sandbox_samples())
 
     def _mount_sections(self) -> None:
         for info in SECTIONS:
@@ -169,6 +186,7 @@ class MainScreen(Screen):
                 log.exception("section %s failed to build", info.id)
                 slot.mount(Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder"))
         self.call_after_refresh(self._focus_section)
+        self.call_after_refresh(self._offer_samples)
 
     # -- navigation ------------------------------------------------------------------------------------------
 

@@ -19,9 +19,18 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.widgets.clipboard import copy_text
+from tui.widgets.columns import Column, fit_columns
 from tui.widgets.header import GatewayHeader
 
-URL_WIDTH = 62
+# Status never gives way; at 80 columns the URL shrinks (keeping its end, where the operation is).
+COLUMNS = (
+    Column("time", 8),
+    Column("method", 6),
+    Column("url", 62, minimum=16, flex=True),
+    Column("status", 9),
+    Column("duration", 8, minimum=6, give_way=1),
+)
 
 
 def _pretty(body: str | None) -> tuple[str, str]:
@@ -44,8 +53,9 @@ class RequestLogScreen(Screen):
     ]
 
     DEFAULT_CSS = """
-    RequestLogScreen #requests-title { height: 1; padding: 0 1; background: $boost; text-style: bold; }
+    RequestLogScreen #requests-title { height: auto; padding: 0 1; background: $boost; text-style: bold; }
     RequestLogScreen #requests-table { height: 12; }
+    RequestLogScreen.-short #requests-table { height: 7; }
     RequestLogScreen #requests-detail { height: 1fr; border-top: solid $primary; padding: 0 1; }
     RequestLogScreen #requests-curl { height: auto; padding: 0 1; background: $boost; display: none; }
     RequestLogScreen #requests-curl.-shown { display: block; }
@@ -58,17 +68,14 @@ class RequestLogScreen(Screen):
     def compose(self) -> ComposeResult:
         yield GatewayHeader()
         yield Static(
-            "Request log · newest first · c: copy as curl (secrets become $GATEWAY_TUI_… variables) · escape: back",
+            "Request log · newest first · c: copy as curl (secrets become $GATEWAY_TUI_… variables)",
             id="requests-title",
             markup=False,
         )
         with Vertical():
             table: DataTable[str] = DataTable(id="requests-table", cursor_type="row", zebra_stripes=True)
-            table.add_column("Time", key="time", width=8)
-            table.add_column("Method", key="method", width=6)
-            table.add_column("URL", key="url", width=URL_WIDTH)
-            table.add_column("Status", key="status", width=9)
-            table.add_column("Duration", key="duration", width=8)
+            for column, title in zip(COLUMNS, ("Time", "Method", "URL", "Status", "Duration"), strict=True):
+                table.add_column(title, key=column.key, width=column.width)
             yield table
             yield Static(id="requests-curl")
             with VerticalScroll(id="requests-detail"):
@@ -82,6 +89,9 @@ class RequestLogScreen(Screen):
         self._redraw()
         self.query_one("#requests-table", DataTable).focus()
 
+    def on_resize(self) -> None:
+        self._redraw()
+
     def _on_exchange(self, exchange: Any) -> None:
         self.exchanges.insert(0, exchange)
         self._redraw()
@@ -89,6 +99,7 @@ class RequestLogScreen(Screen):
     def _redraw(self) -> None:
         table = self.query_one("#requests-table", DataTable)
         row = table.cursor_row
+        url_width = fit_columns(table, COLUMNS)["url"]
         table.clear()
         runtime = self.app.runtime  # type: ignore[attr-defined]
         for index, exchange in enumerate(self.exchanges):
@@ -100,7 +111,7 @@ class RequestLogScreen(Screen):
             table.add_row(
                 Text(runtime.moment_text(exchange.started_at)),
                 Text(exchange.method),
-                Text(url if len(url) <= URL_WIDTH else "…" + url[-(URL_WIDTH - 1) :]),
+                Text(url if len(url) <= url_width else "…" + url[-(url_width - 1) :]),
                 status,
                 Text(runtime.duration_text(exchange.duration_ms), justify="right"),
                 key=str(index),
@@ -151,9 +162,8 @@ class RequestLogScreen(Screen):
         if exchange is None:
             return
         curl = exchange.as_curl()
-        self.app.copy_to_clipboard(curl)
+        copy_text(self.app, curl, "The curl command", note="Set the GATEWAY_TUI_* variables before running it.")
         shown = self.query_one("#requests-curl", Static)
         runtime = self.app.runtime  # type: ignore[attr-defined]
-        shown.update(Text.assemble(("copied: ", "bold"), runtime.scrub(curl)))
+        shown.update(Text.assemble(("as curl: ", "bold"), runtime.scrub(curl)))
         shown.add_class("-shown")
-        self.notify("Copied as curl; set the GATEWAY_TUI_* variables before running it.", markup=False)

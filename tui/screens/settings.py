@@ -90,10 +90,24 @@ class SettingsSection(OperationSection):
     SettingsSection SelectionList { height: 6; }
     SettingsSection .switch-row { height: auto; padding: 0 1; }
     SettingsSection .switch-row Static { width: auto; padding: 1 1 0 0; }
+    SettingsSection #health-block { border: round $warning; display: none; }
+    SettingsSection #health-block.-shown { display: block; }
+    SettingsSection .health-row { height: auto; display: none; }
+    SettingsSection .health-row.-shown { display: block; layout: horizontal; }
+    SettingsSection .health-text { width: 1fr; color: $text-warning; }
+    SettingsSection .health-row Button { margin-left: 1; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static("Settings", classes="section-title")
+        # Shown only when something is wrong, above everything, each with the one action that fixes it.
+        with Vertical(classes="block", id="health-block"):
+            with Horizontal(classes="health-row", id="webhook-warning"):
+                yield Static("", id="webhook-warning-text", classes="health-text")
+                yield Button("Point the webhooks here", id="health-point", compact=True, variant="warning")
+            with Horizontal(classes="health-row", id="hmac-warning"):
+                yield Static("", id="hmac-warning-text", classes="health-text")
+                yield Button("Set this key on the gateway", id="health-hmac", compact=True, variant="warning")
         with Vertical(classes="block", id="secrets-block"):
             yield Static("Profile and secrets", classes="block-title")
             yield Static("", id="profile-line", classes="muted")
@@ -226,6 +240,74 @@ class SettingsSection(OperationSection):
     def _runtime_ready(self, ready: bool) -> None:
         if ready:
             self.refresh_profile()
+            self.check_health(read_gateway=not self.runtime.sandbox_mode)
+
+    # -- health: do the gateway's webhooks and key agree with this app? ---------------------------------------
+
+    @work(group="settings-health", exclusive=True, exit_on_error=False)
+    async def check_health(self, *, read_gateway: bool = True) -> None:
+        """Warn when the webhooks no longer point at the listener, and (reading op 18) when the gateway's key
+        status disagrees with the profile's key; each warning has the button that fixes it."""
+        from tui.api.errors import GatewayError
+        from tui.runtime import HmacDisagreement
+
+        runtime = self.runtime
+        self._show_webhook_drift()
+        if not read_gateway:
+            return
+        try:
+            disagreement = await runtime.hmac_disagreement()
+        except GatewayError:
+            return  # the header already says when the gateway cannot be reached
+        self.show_hmac_disagreement(disagreement, HmacDisagreement)
+
+    def _show_webhook_drift(self) -> None:
+        drift = self.runtime.webhook_drift()
+        text = ""
+        if drift is not None:
+            old, new = (self.runtime.scrub(url) for url in drift)
+            text = (f"The webhooks still point at {old}, but the listener is now at {new}: the gateway's events "
+                    "go to the old address, so sends produce no events here.")
+        self._set_warning("#webhook-warning", text)
+
+    def show_hmac_disagreement(self, disagreement: Any, kinds: Any) -> None:
+        text, button = "", "Set this key on the gateway"
+        if disagreement is kinds.PROFILE_ONLY:
+            text = ("The profile has an HMAC key but the gateway has none: the gateway sends events unsigned and "
+                    "the listener cannot verify (or refuses) them.")
+        elif disagreement is kinds.GATEWAY_ONLY:
+            text = ("The gateway signs events with a key this profile does not have: nothing is verified. Set a "
+                    "new key on both.")
+            button = "Generate a key for both"
+        self.query_one("#health-hmac", Button).label = button
+        self._set_warning("#hmac-warning", text)
+        self._show_hmac_state()
+
+    def _set_warning(self, selector: str, text: str) -> None:
+        row = self.query_one(selector)
+        row.query_one(".health-text", Static).update(Content(text))
+        row.set_class(bool(text), "-shown")
+        block = self.query_one("#health-block")
+        block.set_class(any(r.has_class("-shown") for r in block.query(".health-row")), "-shown")
+
+    @on(Button.Pressed, "#health-point")
+    def fix_webhooks(self) -> None:
+        self.point_webhooks()
+
+    @on(Button.Pressed, "#health-hmac")
+    def fix_hmac(self) -> None:
+        if self.runtime.hmac_key_set:
+            form = self.query_one("#hmac-form", Form)
+
+            def done(_: Any) -> None:
+                self._set_warning("#hmac-warning", "")
+                self.block_status(form).show_ok("The profile's key is now set on the gateway: events are signed "
+                                                "and verified again.")
+
+            self.call("Set HMAC key", lambda _: self.runtime.push_hmac_key(), group="hmac", family="session",
+                      busy=form, status=self.block_status(form), done=done)
+        else:
+            self.generate_hmac_key()
 
     @staticmethod
     def block_status(block: Widget) -> ErrorLine:
@@ -466,11 +548,7 @@ class SettingsSection(OperationSection):
                           f"{'active' if active else 'inactive'}."))
 
     def _listener_base(self) -> str:
-        runtime = self.runtime
-        public = getattr(runtime.profile, "public_url", "") if runtime.profile is not None else ""
-        if public:
-            return public.rstrip("/")
-        return runtime.listener.url.rstrip("/") if runtime.listener is not None else ""
+        return self.runtime.listener_base()
 
     @on(Button.Pressed, "#point-webhooks")
     def point_webhooks(self) -> None:
@@ -479,17 +557,25 @@ class SettingsSection(OperationSection):
         if not base:
             self.block_status(form).show_error("The listener is not running; nothing was changed.")
             return
+        def done(_: Any) -> None:
+            self.block_status(form).show_ok(
+                f"Both webhooks now point at {self.runtime.scrub(base)} (/delivery and /session).")
+            self._show_webhook_drift()
+
         self.call("Point webhooks at the listener", lambda _: self.runtime.configure_webhooks(base),
-                  group="session-webhook", family="instance", busy=form, status=self.block_status(form),
-                  done=lambda _: self.block_status(form).show_ok(
-                      f"Both webhooks now point at {self.runtime.scrub(base)} (/delivery and /session)."))
+                  group="session-webhook", family="instance", busy=form, status=self.block_status(form), done=done)
 
     # -- HMAC key -------------------------------------------------------------------------------------------
 
     def _show_hmac_state(self) -> None:
         runtime = self.runtime
-        text = ("A key is set: the listener verifies every event with it." if runtime.hmac_key_set
-                else "No key: events are stored with the verdict \"no key configured\".")
+        disagrees = self.query_one("#hmac-warning").has_class("-shown")
+        if runtime.hmac_key_set and disagrees:
+            text = "The profile has a key, but the gateway does not sign with it (see the warning at the top)."
+        elif runtime.hmac_key_set:
+            text = "A key is set: the listener verifies every event with it."
+        else:
+            text = "No key: events are stored with the verdict \"no key configured\"."
         self.query_one("#hmac-state", Static).update(Content(text))
 
     @on(Button.Pressed, "#hmac-set")
@@ -510,6 +596,7 @@ class SettingsSection(OperationSection):
 
         def done(_: Any) -> None:
             self.query_one("#hmac-key", Input).value = ""
+            self._set_warning("#hmac-warning", "")
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
             self.block_status(form).show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
@@ -522,9 +609,15 @@ class SettingsSection(OperationSection):
         form = self.query_one("#hmac-form", Form)
 
         def done(status: Any) -> None:
+            from tui.runtime import HmacDisagreement
+
             configured = bool(status.hmac_key)
             self.block_status(form).show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                                 f"({mask_secret(status.hmac_key) if configured else 'nothing to show'}).")
+            disagreement = None
+            if configured != self.runtime.hmac_key_set:
+                disagreement = HmacDisagreement.PROFILE_ONLY if self.runtime.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
+            self.show_hmac_disagreement(disagreement, HmacDisagreement)
 
         self.run_operation(OPERATIONS[OperationId.HMAC_STATUS], NoBody(), group="hmac", busy=form,
                   status=self.block_status(form), done=done)
@@ -535,10 +628,13 @@ class SettingsSection(OperationSection):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.call("Delete HMAC key", lambda _: self.runtime.delete_hmac_key(), group="hmac", family="session", busy=form,
-                          status=self.block_status(form), done=lambda _: (self._show_hmac_state(),
-                                                              self.block_status(form).show_ok("HMAC key deleted: events are no "
-                                                                                  "longer signed or verified.")))
+                def deleted(_: Any) -> None:
+                    self._set_warning("#hmac-warning", "")
+                    self._show_hmac_state()
+                    self.block_status(form).show_ok("HMAC key deleted: events are no longer signed or verified.")
+
+                self.call("Delete HMAC key", lambda _: self.runtime.delete_hmac_key(), group="hmac", family="session",
+                          busy=form, status=self.block_status(form), done=deleted)
 
         self.app.push_screen(
             ConfirmScreen("Delete the HMAC signing key?", "The gateway stops signing events and the listener can no "
@@ -596,8 +692,15 @@ class SettingsSection(OperationSection):
         saved = await self._save_profile(
             listener_host=host, listener_port=port, max_body=max_body, require_signatures=require_signatures
         )
-        status.show_ok(f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}. "
-                       "Point the webhooks at it if the gateway should follow.")
+        moved = f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}."
+        self._show_webhook_drift()
+        if runtime.webhook_drift() is not None:
+            status.show_ok(moved + " The gateway still sends events to the old address, so sends produce no events "
+                           "here until the webhooks point here (the button at the top of Settings).")
+            self.app.notify("The listener moved: sends produce no events until the webhooks point here "
+                            "(Settings, top: Point the webhooks here).", severity="warning", markup=False, timeout=10)
+        else:
+            status.show_ok(moved + " Point the webhooks at it if the gateway should follow.")
 
     # -- forwarding -------------------------------------------------------------------------------------------
 

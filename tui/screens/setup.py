@@ -46,6 +46,8 @@ class SetupScreen(Screen[str | bool]):
     SetupScreen .group { text-style: bold; margin-top: 1; }
     SetupScreen .actions { height: auto; margin-top: 1; }
     SetupScreen .actions Button { margin-right: 2; }
+    SetupScreen #setup-way-out { display: none; }
+    SetupScreen #setup-way-out.-shown { display: block; }
     """
 
     def compose(self) -> ComposeResult:
@@ -59,6 +61,11 @@ class SetupScreen(Screen[str | bool]):
                 ),
                 classes="intro",
             )
+            # Problems that stop the save show here, at the top, with the way out under them.
+            yield ErrorLine(id="setup-status")
+            with Horizontal(classes="actions", id="setup-way-out"):
+                yield Button("Keep secrets in a private file instead (0600) and save", id="setup-insecure",
+                             variant="warning")
             with Form(id="setup-form"):
                 yield Static("Profile", classes="group")
                 for field, label, placeholder in PROFILE_FIELDS:
@@ -73,7 +80,6 @@ class SetupScreen(Screen[str | bool]):
             with Horizontal(classes="actions"):
                 yield Button("Save (ctrl+s)", id="setup-save", variant="primary")
                 yield Button("Cancel (esc)", id="setup-cancel")
-            yield ErrorLine(id="setup-status")
         yield Footer()
 
     @property
@@ -86,6 +92,16 @@ class SetupScreen(Screen[str | bool]):
     @on(Button.Pressed, "#setup-cancel")
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+    @on(Button.Pressed, "#setup-insecure")
+    def use_insecure_storage(self) -> None:
+        """No keyring: switch this run to the 0600 file (as --insecure-storage would) and save again."""
+        app: Any = self.app
+        app.insecure_storage = True
+        app.runtime.insecure_storage = True
+        self.query_one("#setup-way-out").remove_class("-shown")
+        self.status.clear()
+        self.action_save()
 
     @on(Button.Pressed, "#setup-save")
     def action_save(self) -> None:
@@ -137,7 +153,11 @@ class SetupScreen(Screen[str | bool]):
                 await asyncio.to_thread(store.set, profile.name, name, value)
             await asyncio.to_thread(config.save_profile, profile)
         except KeyringUnavailable as error:
-            self.status.show_error(f"{error} Nothing was saved.")
+            self.status.show_error(f"{error} Nothing was saved. Or keep the secrets in a file readable only by you: "
+                                   "the button below saves there now, no restart needed.")
+            self.query_one("#setup-way-out").add_class("-shown")
+            self.query_one(VerticalScroll).scroll_home(animate=False)
+            self.query_one("#setup-insecure", Button).focus()
             return
         except (config.ConfigError, OSError) as error:
             self.status.show_error(f"Not saved: {error}")

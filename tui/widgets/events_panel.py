@@ -23,7 +23,17 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from tui.widgets.columns import Column, fit_columns
+
 PANEL_SIZE = 200
+# The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
+BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
+COLUMNS = (
+    Column("time", 8),
+    Column("kind", 12, minimum=8, give_way=1),
+    Column("summary", 70, minimum=16, give_way=0, flex=True),
+    Column("verdict", BADGE_WIDTH),
+)
 REDRAW_DELAY = 0.05
 
 # Rich styles (DataTable cells are Rich renderables; plain str cells would be parsed as markup).
@@ -35,7 +45,6 @@ _BADGES = {
 }
 
 
-BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
 
 
 def verdict_badge(event: Any) -> Text:
@@ -151,10 +160,8 @@ class EventsPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="events-panel-title")
         table = EventsTable(id="events-panel-table", cursor_type="row", zebra_stripes=False, show_header=False)
-        table.add_column("Time", key="time", width=8)
-        table.add_column("Kind", key="kind", width=12)
-        table.add_column("Summary", key="summary", width=70)
-        table.add_column("Verdict", key="verdict", width=BADGE_WIDTH)
+        for column, title in zip(COLUMNS, ("Time", "Kind", "Summary", "Verdict"), strict=True):
+            table.add_column(title, key=column.key, width=column.width)
         yield table
 
     def on_mount(self) -> None:
@@ -272,10 +279,8 @@ class EventsPanel(Vertical):
         table = self.query_one(EventsTable)
         previous = self.highlighted_event()
         at_top = table.cursor_row == 0
-        summary_width = max(20, self.size.width - 8 - 12 - 12 - 8)
-        column = table.columns.get(_key("summary"))
-        if column is not None and column.width != summary_width:
-            column.width = summary_width
+        widths = fit_columns(table, COLUMNS)
+        summary_width, kind_width = widths["summary"], widths["kind"]
         app: Any = self.app
         runtime = getattr(app, "runtime", None)
         table.clear()
@@ -291,7 +296,7 @@ class EventsPanel(Vertical):
             if marker:
                 summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             summary = forwarded + summary if forwarded else summary
-            kind = Text(clip(event.kind, 12), style="red" if event.rejected else "")
+            kind = Text(clip(event.kind, kind_width), style="red" if event.rejected else "")
             table.add_row(Text(event_time(app, event)), kind, summary, verdict_badge(event), key=str(event.id))
         if previous is not None and not at_top:
             try:
@@ -309,9 +314,3 @@ class EventsPanel(Vertical):
             from tui.screens.event_detail import EventDetailScreen
 
             self.app.push_screen(EventDetailScreen(event))
-
-
-def _key(name: str) -> Any:
-    from textual.widgets.data_table import ColumnKey
-
-    return ColumnKey(name)

@@ -29,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static, TextArea
 
 from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient
+from tui.api.wording import labelled
 
 # The single switch for cursor blink in every input this package builds. Tests and snapshots set it
 # to False (tests/sections/conftest.py does), so screenshots do not depend on timing.
@@ -283,7 +284,7 @@ def apply_field_errors(
         shown.add(id(row))
         row.set_error(f"{_describe_rest(rest)}: {message}" if rest else message)
     if unowned and fallback is not None:
-        fallback("Invalid input: " + "; ".join(f"{path}: {message}" for path, message in unowned.items()))
+        fallback(f"Invalid input: {labelled(unowned)}. Nothing was sent.")
     return unowned
 
 

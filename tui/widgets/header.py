@@ -18,6 +18,9 @@ from textual.widgets import Static
 
 STATUS_INTERVAL = 30.0
 RATE_INTERVAL = 5.0
+COMPACT_BELOW = 110
+"""Narrower than this, the header uses its short forms (no title, `:port · 3 ev · 0/min · last ✓`) so the
+connection and the counts stay on screen at 80 columns."""
 
 VERDICT_BADGES = {
     "valid": ("✓ valid", "$text-success"),
@@ -60,6 +63,26 @@ class GatewayHeader(Horizontal):
         if getattr(self.app, "insecure_storage", False):
             yield Static(Content("⚠ insecure storage"), id="header-insecure")
 
+    def show_insecure(self) -> None:
+        """Storage switched to the 0600 file during this run (set-up without a keyring): say so from now on."""
+        if not self.query("#header-insecure"):
+            self.mount(Static(Content("⚠ insecure" if self.compact else "⚠ insecure storage"), id="header-insecure"))
+
+    @property
+    def compact(self) -> bool:
+        width = self.size.width or self.app.size.width
+        return width < COMPACT_BELOW
+
+    def on_resize(self) -> None:
+        compact = self.compact
+        self.query_one("#header-title", Static).display = not compact
+        insecure = self.query("#header-insecure")
+        if insecure:
+            insecure.first(Static).update(Content("⚠ insecure" if compact else "⚠ insecure storage"))
+        self._show_profile()
+        self._show_connection()
+        self._show_listener()
+
     def on_mount(self) -> None:
         app: Any = self.app
         app.event_received.subscribe(self, self._on_event)
@@ -91,13 +114,12 @@ class GatewayHeader(Horizontal):
     def _show_profile(self) -> None:
         runtime = self.app.runtime  # type: ignore[attr-defined]
         name = runtime.profile_name or "no profile"
-        content = Content.from_markup("profile [b]$name", name=name)
+        content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
         instance, session = runtime.dialects
         if (instance.value, session.value) != ("spec", "spec"):
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
-            content = Content.assemble(
-                content, Content.from_markup(" · speaks [b]$i[/b]/[b]$s", i=instance.value, s=session.value)
-            )
+            speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
+            content = Content.assemble(content, Content.from_markup(speaks, i=instance.value, s=session.value))
         self.query_one("#header-profile", Static).update(content)
 
     def refresh_dialects(self) -> None:
@@ -118,6 +140,8 @@ class GatewayHeader(Horizontal):
             "unreachable": "$text-error",
             "not started": "$text-error",
         }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-muted")
+        if self.compact:  # the profile's name already says "sandbox"
+            state = state.removeprefix("sandbox · ")
         self.query_one("#header-connection", Static).update(
             Content.from_markup(f"[{style}]● $state", state=state)
         )
@@ -126,14 +150,21 @@ class GatewayHeader(Horizontal):
         runtime = self.app.runtime  # type: ignore[attr-defined]
         stats = runtime.stats
         address = runtime.listener_address()
-        parts = [
-            ("listener ", ""),
-            (address, "bold"),
-            (f" · {stats.received} events · {stats.per_minute()}/min", ""),
-        ]
+        if self.compact:  # the port is what tells listeners apart; the counts must stay
+            host, colon, port = address.rpartition(":")
+            parts = [("⇄ ", ""), (colon + port if colon and host.startswith("127.") else address, "bold"),
+                     (f" · {stats.received} ev · {stats.per_minute()}/min", "")]
+        else:
+            parts = [
+                ("listener ", ""),
+                (address, "bold"),
+                (f" · {stats.received} events · {stats.per_minute()}/min", ""),
+            ]
         content = Content.assemble(*parts)
         if stats.last_verdict:
             badge, style = VERDICT_BADGES.get(stats.last_verdict, (stats.last_verdict, ""))
+            if self.compact:
+                badge = badge.split(" ")[0]
             content = Content.assemble(content, " · last ", Content.from_markup(f"[{style}]$badge", badge=badge))
         self.query_one("#header-listener", Static).update(content)
 

@@ -33,6 +33,7 @@ from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
 from tui.api.models import Request
 from tui.api.operations import DialectRefusal, Operation
 from tui.api.operations import Family as OperationFamily
+from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
 from tui.widgets.forms import Form
 
@@ -67,8 +68,8 @@ def runtime_client(app: App[object], family: Family) -> InstanceClient | Session
         client = runtime.instance if family == "instance" else runtime.session
     if client is None:
         raise GatewayNotReady(
-            f"The gateway is not ready: no {family} client yet. Finish the set-up in Settings (6), "
-            "or wait for the connection; nothing was sent."
+            f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
+            "(ctrl+p → Set up a profile); nothing was sent."
         )
     return client
 
@@ -279,8 +280,7 @@ class OperationSection(VerticalScroll):
             self.refresh_bindings()
 
     def copy(self, text: str, what: str) -> None:
-        self.app.copy_to_clipboard(text)
-        self.notify(f"{what} copied to the clipboard.", markup=False)
+        copy_text(self.app, text, what)
 
 
 class CopyableValue(Horizontal):
@@ -317,8 +317,7 @@ class CopyableValue(Horizontal):
     def _copy(self, event: Button.Pressed) -> None:
         event.stop()
         if self.value:
-            self.app.copy_to_clipboard(self.value)
-            self.notify(f"{self.label.rstrip(': ')} copied to the clipboard.", markup=False)
+            copy_text(self.app, self.value, self.label.rstrip(": ").replace("Sent, ", "The "))
 
 
 class ConfirmScreen(ModalScreen[bool]):
