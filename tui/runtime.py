@@ -144,6 +144,10 @@ class ListenerStats:
         return len(self._recent)
 
 
+class ClientsNotReady(Exception):
+    """A gateway call was asked for before the clients were built (start-up, or a failed start)."""
+
+
 class Runtime:
     """Everything behind the UI. Fields are None until `start()` has finished (see `started`)."""
 
@@ -302,6 +306,9 @@ class Runtime:
         options: dict[str, Any] = {}
         if self.deterministic:
             options.update(_deterministic_sandbox_options())
+        from tui.api.dialects import InstanceDialect as InstanceDialectValue
+        from tui.api.dialects import SessionDialect as SessionDialectValue
+
         self.sandbox = SandboxGateway(
             instance_id="sandbox",
             instance_token=tokens["instance_token"],
@@ -309,8 +316,8 @@ class Runtime:
             session_token=tokens["session_token"],
             host="127.0.0.1",
             port=0,
-            instance_dialect=self.sandbox_dialects[0],
-            session_dialect=self.sandbox_dialects[1],
+            instance_dialect=InstanceDialectValue(self.sandbox_dialects[0]),
+            session_dialect=SessionDialectValue(self.sandbox_dialects[1]),
             **options,
         )
         await self.sandbox.start()
@@ -387,7 +394,10 @@ class Runtime:
         self.store_problem = None
         self.store = store
         loop = asyncio.get_running_loop()
-        store.watch_health(lambda _health: loop.call_soon_threadsafe(self._on_store_health))
+        def on_health(_health: object) -> None:  # from the writer thread: hop onto the loop
+            loop.call_soon_threadsafe(self._on_store_health)
+
+        store.watch_health(on_health)
         from tui.webhooks.forwarder import ForwardLog
 
         self.forward_log = await asyncio.to_thread(ForwardLog(store.path).open)
@@ -453,13 +463,18 @@ class Runtime:
 
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
 
+    def _clients(self) -> tuple[InstanceClient, SessionClient]:
+        if self.instance is None or self.session is None:
+            raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")
+        return self.instance, self.session
+
     async def reload_credentials(self) -> None:
         """Rebuild both clients from the secret store, after Settings replaced or removed a token. For a real
         profile the GATEWAY_TUI_* variables still win, as at start; the sandbox's throwaway secrets have no
         environment override."""
         from tui import secrets as secret_module
 
-        store, profile = self.secrets, self.profile_name
+        store, profile = self.secrets, self.profile_name or SANDBOX_PROFILE
         if self.sandbox_mode:
             resolved = {name: await asyncio.to_thread(store.get, profile, name) for name in secret_module.SecretName}
         else:
@@ -560,8 +575,9 @@ class Runtime:
         from tui.api.models import DeliveryWebhook, WebhookUpdate
 
         base = public_url.rstrip("/")
-        await self.instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
-        await self.session.update_webhook(
+        instance, session = self._clients()
+        await instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
+        await session.update_webhook(
             WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
         )
         self.webhooks_base = base
@@ -603,7 +619,7 @@ class Runtime:
         from tui.api.models import HmacKey
 
         request = HmacKey(hmac_key=key)  # validates: at least 32 characters
-        await self.session.set_hmac_key(request)
+        await self._clients()[1].set_hmac_key(request)
         self._hmac_key = key
         if self.listener is not None:
             self.listener.set_hmac_key(key)
@@ -611,7 +627,7 @@ class Runtime:
 
     async def delete_hmac_key(self) -> None:
         """Remove the signing key: gateway op 19, then the listener (verdicts become "no key"), then the store."""
-        await self.session.delete_hmac_key()
+        await self._clients()[1].delete_hmac_key()
         self._hmac_key = None
         if self.listener is not None:
             self.listener.set_hmac_key(None)

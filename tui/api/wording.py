@@ -12,6 +12,7 @@ Our own validators raise ValueError with a finished sentence ("must be digits on
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Sized
 from typing import Any
 
 # pydantic error type → sentence; {placeholders} come from the error's `ctx` (and `input` for the count).
@@ -78,7 +79,7 @@ def problem_sentence(error: Mapping[str, Any]) -> str:
                                for key, value in (error.get("ctx") or {}).items()}
     if kind == "too_long" and "actual_length" not in context:
         given = error.get("input")
-        context["actual_length"] = len(given) if hasattr(given, "__len__") else "more"
+        context["actual_length"] = len(given) if isinstance(given, Sized) else "more"
     if "expected" in context:
         context["expected"] = str(context["expected"]).replace("'", "")
     context.setdefault("items_min", _plural(context.get("min_length"), "item", "items"))

@@ -344,8 +344,6 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
 
         async def both(clients: tuple[InstanceClient, SessionClient]) -> LookedUp:
             instance, session = clients
-            metadata: object
-            info: object
             metadata, info = await asyncio.gather(
                 instance.group_metadata(group_id), session.group_info(GroupInfoRequest(GroupJID=jid)), return_exceptions=True
             )

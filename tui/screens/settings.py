@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets as random_secrets
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,6 +35,10 @@ from tui.secrets import SecretName, mask_secret
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
 from tui.widgets.section import ConfirmScreen, OperationSection
+
+if TYPE_CHECKING:  # for annotations only: the app imports this module
+    from tui.app import GatewayApp
+    from tui.runtime import Runtime
 
 GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
 _DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
@@ -315,8 +319,8 @@ class SettingsSection(OperationSection):
         return block.query_one(".block-status", ErrorLine)
 
     @property
-    def runtime(self) -> Any:
-        return self.app.runtime
+    def runtime(self) -> Runtime:
+        return cast("GatewayApp", self.app).runtime
 
     def open_operation(self, op_id: str) -> None:
         targets = {
@@ -445,10 +449,13 @@ class SettingsSection(OperationSection):
         store = runtime.secrets
         if store is None:
             return "Secrets: not available (the secret store did not open)."
-        sources = secret_sources(runtime.profile_name, store)
+        profile = runtime.profile_name
+        if profile is None:
+            return "Secrets: no profile yet (ctrl+p → Set up a profile)."
+        sources = secret_sources(profile, store)
         lines = []
         for name in SecretName:
-            value = store.get(runtime.profile_name, name)
+            value = store.get(profile, name)
             stored_in = {"memory": "in memory", "keyring": "in the OS keyring", "insecure-file": "in the 0600 file"}
             where = {"stored": stored_in.get(store.kind, ""), "environment": "from the environment", "not set": ""}[sources[name]]
             lines.append(f"{name.label:<15} {mask_secret(value) if sources[name] != 'environment' else '••••'}  {where}".rstrip())

@@ -136,4 +136,5 @@ _RECORD_FIELDS = tuple(
 
 
 def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:
-    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS), duplicate_of=duplicate_of)
+    copied = {name: getattr(record, name) for name in _RECORD_FIELDS}
+    return StoredEvent(id=event_id, duplicate_of=duplicate_of, **copied)

@@ -581,6 +581,7 @@ class EventStore:
             for record, _future, _loop in batch:
                 cursor = connection.execute(_INSERT, _row(record))
                 (duplicate_of,) = cursor.fetchone()
+                assert cursor.lastrowid is not None  # an INSERT always sets it
                 results.append(stored(record, cursor.lastrowid, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")

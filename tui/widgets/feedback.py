@@ -7,6 +7,8 @@ interpret it as markup: `notify(text, markup=False)`, `Static(Content(text))`, o
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import ValidationError
 from textual.content import Content
 from textual.widgets import Static
@@ -99,7 +101,7 @@ def explain_error(exc: BaseException) -> str:
     return f"Unexpected error ({type(exc).__name__}): {exc}. Nothing more is known; see the log."
 
 
-def status_hint(exc: BaseException) -> str:
+def status_hint(exc: BaseException) -> Literal["warning", "error"]:
     """A short severity-ish tag for toasts: 'warning' for things the user can fix by waiting, else 'error'."""
     return "warning" if isinstance(exc, RateLimited) else "error"
 

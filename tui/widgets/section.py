@@ -209,7 +209,7 @@ class OperationSection(VerticalScroll):
             if isinstance(error, DialectRefusal) and isinstance(busy, Form):
                 busy.apply_errors({error.field: error.problem})
             elif field is not None and isinstance(busy, Form):
-                busy.apply_errors({field: f"the gateway refused it: {(error.message or '').strip()}"})
+                busy.apply_errors({field: f"the gateway refused it: {str(error).strip()}"})
             self.notify(text, title=f"{title} failed", severity=status_hint(error), markup=False)
             return None
         finally:
