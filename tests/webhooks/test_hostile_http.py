@@ -42,6 +42,16 @@ async def closed_by_listener(reader: asyncio.StreamReader) -> bool:
     return True
 
 
+async def open_stalled(port: int, count: int, sent: bytes) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """`count` connections that each send `sent` (a part of a request) and then nothing more."""
+    stalled = []
+    for _ in range(count):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(sent)
+        stalled.append((reader, writer))
+    return stalled
+
+
 def bomb(inflated: int) -> bytes:
     """A gzip body of `inflated` zero bytes, made a MiB at a time (it is never inflated by the listener)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -168,11 +178,7 @@ async def test_a_body_shorter_than_declared_then_closed_gets_no_500(store, start
 
 async def test_slowloris_heads_do_not_delay_honest_events(store, start_listener):
     listener = await start_listener(hmac_key=KEY, header_timeout=LONG)
-    stalled = []
-    for _ in range(100):
-        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-        writer.write(b"POST /hook HTTP/1.1\r\nHost: x\r\nX-Slow: a")
-        stalled.append((reader, writer))
+    stalled = await open_stalled(listener.port, 100, b"POST /hook HTTP/1.1\r\nHost: x\r\nX-Slow: a")
     await honest_event_is_answered(listener.port)
     assert listener.open_connections >= 100  # the stalls were all still there
     for _reader, writer in stalled:
@@ -215,12 +221,9 @@ async def test_slow_bodies_are_answered_408_and_not_stored(store, start_listener
 async def test_slow_bodies_do_not_delay_honest_events(store, start_listener, monkeypatch):
     monkeypatch.setattr(listener_module, "BODY_GRACE", LONG)
     listener = await start_listener(hmac_key=KEY)
-    slow = []
-    for _ in range(50):
-        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-        writer.write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{")
-        slow.append((reader, writer))
+    slow = await open_stalled(listener.port, 50, b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{")
     await honest_event_is_answered(listener.port)
+    assert listener.open_connections >= 50  # the slow bodies were all still there
     for _reader, writer in slow:
         writer.close()
 
