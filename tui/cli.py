@@ -107,8 +107,6 @@ def _add_event_parsers(commands: Any) -> None:
     replay.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     _allow_remote(replay)
     store_option(replay)
-    for action in (listing, show, export, replay):
-        _global_flags_after_subcommand(action)
 
     trigger = commands.add_parser(
         "trigger",
