@@ -138,3 +138,19 @@ async def test_settings_warns_when_the_gateway_lacks_the_profiles_key_and_sets_i
         await settle(pilot)
         assert state.hmac_key == key
         assert not app.screen.query_one("#hmac-warning").has_class("-shown")
+
+
+async def test_while_running_the_palette_adds_a_profile_and_says_how_to_start_it():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        app.action_setup()
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="set-up")
+        assert "Add another gateway account" in screen_text(app)
+        for field, value in {"name": "work", "base_url": "https://api.example.com", "instance_id": "1",
+                             "session_url": "https://wuz.example.com", "client-token": "c" * 20,
+                             "instance-token": "i" * 20, "session-token": "s" * 20}.items():
+            app.screen.query_one(f"#setup-{field}", Input).value = value
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back to the app")
+        assert [p.name for p in config.load_profiles()] == ["work"]
+        assert any("Start it with: gateway-tui --profile work" in n.message for n in app._notifications)
