@@ -101,3 +101,8 @@ def screen_text(app: GatewayApp) -> str:
         width = max(cells) + 1
         lines.append("".join(cells.get(column, " ") for column in range(width)).rstrip())
     return "\n".join(lines)
+
+
+def setup_screen_shown(app: GatewayApp) -> bool:
+    """The set-up screen is on top and composed (its fields can be filled)."""
+    return type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name"))

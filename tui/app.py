@@ -160,7 +160,7 @@ class GatewayApp(App):
                 self.notify(f"Profile {result} saved. Start it with: gateway-tui --profile {result}", markup=False,
                             timeout=15)
 
-        self.push_screen(SetupScreen(), saved)
+        self.push_screen(SetupScreen(first_run=False), saved)
 
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribers:

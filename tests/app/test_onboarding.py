@@ -9,7 +9,7 @@ from keyring.backends import fail
 from textual.widgets import Input, Static
 
 from tests.app.test_snapshots import send_text
-from tests.harness import SIZE, running_sandbox_app, screen_text, settle, show_section, wait_until
+from tests.harness import SIZE, running_sandbox_app, screen_text, settle, setup_screen_shown, show_section, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config
 from tui.app import build_app
@@ -59,7 +59,7 @@ async def test_no_keyring_shows_at_the_top_and_a_private_file_saves_in_place():
     try:
         app = build_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="the set-up screen")
+            await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
             for field, value in {"name": "first", "base_url": gateway.url, "instance_id": "first",
                                  "session_url": gateway.url, "listener_port": "0", "client-token": CLIENT_TOKEN,
                                  "instance-token": INSTANCE_TOKEN, "session-token": SESSION_TOKEN}.items():
@@ -88,7 +88,7 @@ async def test_no_keyring_shows_at_the_top_and_a_private_file_saves_in_place():
 async def test_after_cancelling_the_palette_reopens_set_up():
     app = build_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         await pilot.press("escape")
         await wait_until(pilot, lambda: bool(app.runtime_error), what="the cancel message")
         assert "Set up a profile" in app.runtime_error
@@ -98,7 +98,7 @@ async def test_after_cancelling_the_palette_reopens_set_up():
             await pilot.press("space" if character == " " else character)
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="set-up again")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="set-up again")
 
 
 async def test_settings_warns_when_the_listener_moved_and_points_the_webhooks_in_one_press():
@@ -106,12 +106,13 @@ async def test_settings_warns_when_the_listener_moved_and_points_the_webhooks_in
         app = pilot.app
         await show_section(pilot, "settings")
         assert not app.screen.query_one("#webhook-warning").has_class("-shown")
-        old = app.runtime.listener.url
         app.screen.query_one("#listener-port", Input).value = "0"
         app.screen.query_one("#listener-apply").press()
         await settle(pilot)
         warning = shown_text(app.screen, "#webhook-warning-text")
-        assert f"The webhooks still point at {old}" in warning and "sends produce no events here" in warning
+        # deterministic mode names the old listener's random port
+        assert "The webhooks still point at http://old-listener.test, but the listener is now at http://listener.test" in warning
+        assert "sends produce no events here" in warning
         assert any("sends produce no events" in n.message for n in app._notifications)
 
         app.screen.query_one("#health-point").press()
@@ -138,3 +139,19 @@ async def test_settings_warns_when_the_gateway_lacks_the_profiles_key_and_sets_i
         await settle(pilot)
         assert state.hmac_key == key
         assert not app.screen.query_one("#hmac-warning").has_class("-shown")
+
+
+async def test_while_running_the_palette_adds_a_profile_and_says_how_to_start_it():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        app.action_setup()
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="set-up")
+        assert "Add another gateway account" in screen_text(app)
+        for field, value in {"name": "work", "base_url": "https://api.example.com", "instance_id": "1",
+                             "session_url": "https://wuz.example.com", "client-token": "c" * 20,
+                             "instance-token": "i" * 20, "session-token": "s" * 20}.items():
+            app.screen.query_one(f"#setup-{field}", Input).value = value
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back to the app")
+        assert [p.name for p in config.load_profiles()] == ["work"]
+        assert any("Start it with: gateway-tui --profile work" in n.message for n in app._notifications)

@@ -10,7 +10,7 @@ from keyring.backends import fail
 from textual.widgets import DataTable, Input
 
 from tests.app.test_snapshots import send_text
-from tests.harness import sandbox_app, screen_text, settle, show_section, wait_ready, wait_until
+from tests.harness import sandbox_app, screen_text, settle, setup_screen_shown, show_section, wait_ready, wait_until
 from tui.app import build_app
 from tui.widgets.forms import set_cursor_blink
 
@@ -53,7 +53,7 @@ def test_setup(snap_compare, size):
 
     async def run_before(pilot):
         app = pilot.app
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         await app.workers.wait_for_complete()
         await pilot.pause()
 
@@ -145,7 +145,7 @@ def test_setup_without_a_keyring(snap_compare, size):
     async def run_before(pilot):
         keyring.set_keyring(fail.Keyring())
         app = pilot.app
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen", what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         for field, value in {"name": "work", "base_url": "https://api.example.com", "instance_id": "1",
                              "session_url": "https://wuz.example.com", "client-token": "c" * 20,
                              "instance-token": "i" * 20, "session-token": "s" * 20}.items():

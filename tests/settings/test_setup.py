@@ -7,7 +7,7 @@ import keyring
 from keyring.backends import fail
 from textual.widgets import Input
 
-from tests.harness import SIZE, wait_until
+from tests.harness import SIZE, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config
 from tui.app import build_app
@@ -31,7 +31,7 @@ async def test_first_run_sets_up_a_profile_and_starts_on_it(memory_keyring):
     try:
         app = build_app()
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name")), what="the set-up screen")
+            await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
             screen = app.screen
             fill(screen, {"name": "first", "base_url": "not a url", "instance_id": "first",
                           "session_url": gateway.url, "listener_port": "0", "client-token": CLIENT_TOKEN,
@@ -61,7 +61,7 @@ async def test_no_keyring_is_explained_and_nothing_is_saved():
     keyring.set_keyring(fail.Keyring())
     app = build_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name")), what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         fill(app.screen, {"name": "w", "base_url": "https://api.example.com", "instance_id": "1",
                           "session_url": "https://wuz.example.com", "client-token": "c" * 20,
                           "instance-token": "i" * 20, "session-token": "s" * 20})
@@ -74,7 +74,7 @@ async def test_no_keyring_is_explained_and_nothing_is_saved():
 async def test_cancel_leaves_a_clear_message():
     app = build_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name")), what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         await pilot.press("escape")
         await wait_until(pilot, lambda: bool(app.runtime_error), what="the cancel message")
         assert "cancelled" in app.runtime_error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.harness import SIZE, settle, show_section, wait_ready, wait_until
+from tests.harness import SIZE, settle, setup_screen_shown, show_section, wait_ready, wait_until
 from tests.harness import sandbox_app
 from tui.app import build_app
 from tui.widgets.forms import set_cursor_blink
@@ -37,7 +37,7 @@ def test_setup_screen_with_inline_errors(snap_compare):
 
     async def run_before(pilot):
         app = pilot.app
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name")), what="the set-up screen")
+        await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
         app.screen.query_one("#setup-name", Input).value = "has space"
         app.screen.query_one("#setup-base_url", Input).value = "api.example.com"
         await pilot.press("ctrl+s")

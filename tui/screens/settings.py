@@ -30,7 +30,7 @@ from tui.api.models import (
 )
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import OPERATIONS, OperationId
-from tui.runtime import StartupError
+from tui.runtime import HmacDisagreement, StartupError
 from tui.secrets import SecretName, mask_secret
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
@@ -68,6 +68,9 @@ class SettingsSection(OperationSection):
     HELP: ClassVar[str] = """\
 ## Settings
 
+- **Warnings** (at the top, only when something is wrong) — the webhooks still point where the listener was
+  (**Point the webhooks here**), or the gateway's key status disagrees with the profile's key (**Set this key
+  on the gateway**, or generate one for both). The key status is read at start and with **Status**.
 - **Profile and secrets** — the current profile; each secret masked (`••••abcd`) with where it comes from.
   Type a new value in the password field and **Replace**, or **Remove** it (confirmed); the gateway calls use
   it at once. The HMAC key has its own block below (it also changes the gateway and the listener).
@@ -253,7 +256,6 @@ class SettingsSection(OperationSection):
         """Warn when the webhooks no longer point at the listener, and (reading op 18) when the gateway's key
         status disagrees with the profile's key; each warning has the button that fixes it."""
         from tui.api.errors import GatewayError
-        from tui.runtime import HmacDisagreement
 
         runtime = self.runtime
         self._show_webhook_drift()
@@ -263,7 +265,7 @@ class SettingsSection(OperationSection):
             disagreement = await runtime.hmac_disagreement()
         except GatewayError:
             return  # the header already says when the gateway cannot be reached
-        self.show_hmac_disagreement(disagreement, HmacDisagreement)
+        self.show_hmac_disagreement(disagreement)
 
     def _show_webhook_drift(self) -> None:
         drift = self.runtime.webhook_drift()
@@ -274,12 +276,12 @@ class SettingsSection(OperationSection):
                     "go to the old address, so sends produce no events here.")
         self._set_warning("#webhook-warning", text)
 
-    def show_hmac_disagreement(self, disagreement: Any, kinds: Any) -> None:
+    def show_hmac_disagreement(self, disagreement: HmacDisagreement | None) -> None:
         text, button = "", "Set this key on the gateway"
-        if disagreement is kinds.PROFILE_ONLY:
+        if disagreement is HmacDisagreement.PROFILE_ONLY:
             text = ("The profile has an HMAC key but the gateway has none: the gateway sends events unsigned and "
                     "the listener cannot verify (or refuses) them.")
-        elif disagreement is kinds.GATEWAY_ONLY:
+        elif disagreement is HmacDisagreement.GATEWAY_ONLY:
             text = ("The gateway signs events with a key this profile does not have: nothing is verified. Set a "
                     "new key on both.")
             button = "Generate a key for both"
@@ -616,15 +618,13 @@ class SettingsSection(OperationSection):
         form = self.query_one("#hmac-form", Form)
 
         def done(status: Any) -> None:
-            from tui.runtime import HmacDisagreement
-
             configured = bool(status.hmac_key)
             self.block_status(form).show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                                 f"({mask_secret(status.hmac_key) if configured else 'nothing to show'}).")
             disagreement = None
             if configured != self.runtime.hmac_key_set:
                 disagreement = HmacDisagreement.PROFILE_ONLY if self.runtime.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
-            self.show_hmac_disagreement(disagreement, HmacDisagreement)
+            self.show_hmac_disagreement(disagreement)
 
         self.run_operation(OPERATIONS[OperationId.HMAC_STATUS], NoBody(), group="hmac", busy=form,
                   status=self.block_status(form), done=done)

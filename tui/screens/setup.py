@@ -50,17 +50,21 @@ class SetupScreen(Screen[str | bool]):
     SetupScreen #setup-way-out.-shown { display: block; }
     """
 
+    def __init__(self, *, first_run: bool = True) -> None:
+        super().__init__()
+        self.first_run = first_run
+
     def compose(self) -> ComposeResult:
+        insecure = bool(getattr(self.app, "insecure_storage", False))
+        where = "a file readable only by you (insecure storage)" if insecure else "the OS keyring only"
+        intro = (f"No profile yet. Enter your gateway account below; secrets go to {where}. No account? Quit "
+                 "(ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in sandbox gateway."
+                 if self.first_run else
+                 f"Add another gateway account as a new profile; secrets go to {where}. Escape leaves without "
+                 "saving.")
         with VerticalScroll():
-            yield Static("Set up gateway-tui", classes="title")
-            yield Static(
-                Content(
-                    "No profile yet. Enter your gateway account below; secrets go to the OS keyring only. "
-                    "No account? Quit (ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in "
-                    "sandbox gateway."
-                ),
-                classes="intro",
-            )
+            yield Static("Set up gateway-tui" if self.first_run else "Add a profile", classes="title")
+            yield Static(Content(intro), classes="intro")
             # Problems that stop the save show here, at the top, with the way out under them.
             yield ErrorLine(id="setup-status")
             with Horizontal(classes="actions", id="setup-way-out"):

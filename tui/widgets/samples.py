@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
 from textual.suggester import SuggestFromList
 from textual.widgets import Input
+
+if TYPE_CHECKING:
+    from tui.runtime import SandboxSamples
 
 
 class IdKind(enum.Enum):
@@ -39,7 +43,7 @@ FIELDS: dict[str, IdKind] = {
 PHONE_FIELD_SUFFIX = "-phone"  # the Privacy blacklist's phone inputs (group-add-phone, last-seen-phone, ...)
 
 
-def choices(samples, kind: IdKind) -> list[tuple[str, str]]:
+def choices(samples: SandboxSamples, kind: IdKind) -> list[tuple[str, str]]:
     """(value as typed in the field, name) for one kind of field."""
     groups = [(f"{digits}-group", name) for digits, name in samples.groups]
     if kind is IdKind.GROUP_REF:
@@ -61,7 +65,7 @@ def _placeholder(pairs: Sequence[tuple[str, str]], kind: IdKind) -> str:
     return f"{value} ({name}){more}"
 
 
-def apply_samples(root: DOMNode, samples) -> int:
+def apply_samples(root: DOMNode, samples: SandboxSamples | None) -> int:
     """Set the placeholders and completion of every identifier field under `root`; returns how many."""
     if samples is None:
         return 0
