@@ -264,11 +264,6 @@ class OperationSection(VerticalScroll):
     def running(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.node is self and worker.is_running]
 
-    def on_worker_state_changed(self, _event: Worker.StateChanged) -> None:
-        """A call started or ended: the footer's "Cancel call" follows (else it shows whatever was true when it
-        last drew)."""
-        self.refresh_bindings()
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return bool(self.running())  # otherwise Escape goes on to the screen
