@@ -236,6 +236,9 @@ class EventStore:
         self._all_readers: list[sqlite3.Connection] = []
         self._giving_up = threading.Event()  # set by close()/stop_waiting(): lock waits end at once
         self._health = StoreHealth(self.path)
+        # After a failed write the WAL is checkpointed and truncated when the writer is next idle: on a full disk
+        # the WAL (copies of pages already in the database) is most of what can be given back.
+        self._checkpoint_owed = False
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
         self._health_watchers: list[HealthCallback] = []
 
@@ -268,6 +271,10 @@ class EventStore:
                     self._begin(connection)
                     self._enforce_retention(connection)
                     connection.execute("COMMIT")
+            except sqlite3.OperationalError as error:  # a full disk, a lock held past the timeout, an I/O error
+                _rollback(connection)
+                connection.close()
+                raise StoreFailing(f"cannot open the event store {self.path}: {error}") from None
             except BaseException:
                 _rollback(connection)
                 connection.close()
@@ -431,7 +438,7 @@ class EventStore:
         stopping = False
         try:
             while not stopping:
-                if lag != 0:
+                if lag != 0 or self._checkpoint_owed:
                     try:
                         first = self._queue.get(timeout=retry_delay or INDEX_IDLE_DELAY)
                     except queue.Empty:  # quiet for a moment: let the search index catch up
@@ -457,6 +464,8 @@ class EventStore:
                         action.error = error
                     action.done.set()
                 if appends and self._commit(connection, appends):
+                    if self._checkpoint_owed:  # writes work again: give back the WAL's space now, not when idle
+                        self._checkpoint_after_fault(connection)
                     if "index" in self._problems:
                         retry_delay = 0.0  # writes work again: retry the index as soon as the queue is quiet
                     if lag is not None:
@@ -474,14 +483,27 @@ class EventStore:
             connection.close()
 
     def _upkeep(self, connection: sqlite3.Connection, retry_delay: float) -> tuple[int | None, float]:
-        """Index one chunk; (rows still trailing or None when unknown, the delay before the next try)."""
+        """Give back WAL space when owed, index one chunk; (rows still trailing or None when unknown, the delay
+        before the next try)."""
         try:
+            if self._checkpoint_owed:
+                self._checkpoint_after_fault(connection)
             lag = self._index_chunk(connection)
         except Exception as error:
+            self._checkpoint_owed = True
             self._set_health("index", _problem(error))
             return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
         self._set_health("index", None)
         return lag, 0.0
+
+    def _checkpoint_after_fault(self, connection: sqlite3.Connection) -> None:
+        """Copy the WAL into the database and truncate it: after a full disk, the WAL (pages the database already
+        has, up to wal_autocheckpoint of them) is most of the space the store can give back. Once, not per event."""
+        try:
+            busy, _log, _done = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            return  # still no room, or locked: owed until it works
+        self._checkpoint_owed = bool(busy)  # a reader in the way: try again next time
 
     def _catch_up(
         self, connection: sqlite3.Connection, requests: list[_CatchUp], retry_delay: float
@@ -590,6 +612,7 @@ class EventStore:
             # a full disk fail N times, or a held lock wait N times.
             _rollback(connection)
             problem = _problem(error)
+            self._checkpoint_owed = True
             self._set_health("append", problem)
             failure = StoreFailing(problem)
             _settle_on_loops(batch, [failure] * len(batch))
@@ -771,6 +794,8 @@ class EventStore:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
+        if version == SCHEMA_VERSION and self._schema_is_current(connection):
+            return  # nothing to write: a store on a full disk still opens (and can be read and exported)
         self._begin(connection)
         if version == 1:  # schema 1 indexed inside the insert trigger: every row it stored is already indexed
             connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
@@ -787,6 +812,16 @@ class EventStore:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
+
+    @staticmethod
+    def _schema_is_current(connection: sqlite3.Connection) -> bool:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        expected = {
+            "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
+            "events_after_insert", "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
+            "events_by_fingerprint", "events_duplicates",
+        }
+        return expected <= names
 
 
 def _problem(error: BaseException) -> str:
