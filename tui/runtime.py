@@ -365,7 +365,11 @@ class Runtime:
         self.store_problem = None
         self.store = store
         loop = asyncio.get_running_loop()
-        store.watch_health(lambda _health: loop.call_soon_threadsafe(self._on_store_health))
+
+        def on_health(_health: object) -> None:  # from the store's writer thread
+            loop.call_soon_threadsafe(self._on_store_health)
+
+        store.watch_health(on_health)
         from tui.webhooks.forwarder import ForwardLog
 
         self.forward_log = await asyncio.to_thread(ForwardLog(store.path).open)

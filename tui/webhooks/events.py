@@ -128,4 +128,4 @@ _RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(EventRecord)) 
 
 
 def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:
-    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS), duplicate_of=duplicate_of)
+    return StoredEvent(event_id, *(getattr(record, name) for name in _RECORD_FIELDS), duplicate_of)  # type: ignore[call-arg]
