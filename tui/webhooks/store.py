@@ -158,6 +158,9 @@ SEARCH_CATCH_UP_TIMEOUT = 60.0
 # LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
 WRITE_LOCK_TIMEOUT = 10.0
 LOCK_POLL = 0.05
+# A store up to this size is checked (PRAGMA quick_check, about 4 s per GB here) before open() returns; a bigger
+# one right after, in the background, so a million-event store opens at once.
+QUICK_CHECK_AT_OPEN_LIMIT = 64 * 1024 * 1024
 # Work nobody waits for (search indexing) is retried after a failure, backing off from the first delay to the last.
 RETRY_FIRST_DELAY = 0.25
 RETRY_MAX_DELAY = 5.0
@@ -239,6 +242,7 @@ class EventStore:
         # After a failed write the WAL is checkpointed and truncated when the writer is next idle: on a full disk
         # the WAL (copies of pages already in the database) is most of what can be given back.
         self._checkpoint_owed = False
+        self._damaged: str | None = None  # set by the background quick_check of a big store: no more writes
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
         self._health_watchers: list[HealthCallback] = []
 
@@ -265,7 +269,9 @@ class EventStore:
             try:
                 for suffix in ("-wal", "-shm"):
                     _make_private(Path(f"{self.path}{suffix}"))
-                self._check_integrity(connection)
+                checked_now = self.path.stat().st_size <= QUICK_CHECK_AT_OPEN_LIMIT
+                if checked_now:
+                    self._check_integrity(connection)
                 self._create_schema(connection)
                 if self.retention is not None:
                     self._begin(connection)
@@ -275,6 +281,10 @@ class EventStore:
                 _rollback(connection)
                 connection.close()
                 raise StoreFailing(f"cannot open the event store {self.path}: {error}") from None
+            except sqlite3.DatabaseError as error:  # SQLITE_CORRUPT / NOTADB met on the way
+                _rollback(connection)
+                connection.close()
+                raise self._unusable(str(error)) from None
             except BaseException:
                 _rollback(connection)
                 connection.close()
@@ -285,7 +295,26 @@ class EventStore:
             )
             self._writer.start()
             self._open = True
+        if not checked_now:
+            threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
+
+    def _check_in_background(self) -> None:
+        """quick_check for a big store (seconds for a million events) while it already serves: a damaged one stops
+        taking events (500, the file is not written again) and says why through its health."""
+        try:
+            connection = self._connect()
+        except sqlite3.Error:
+            return
+        try:
+            self._check_integrity(connection)
+        except StoreUnusable as error:
+            self._damaged = str(error)
+            self._set_health("damaged", "damaged (PRAGMA quick_check): move the file away; it is not written again")
+        except sqlite3.Error:
+            pass  # closed meanwhile, or busy: the check is a courtesy, the next open runs it again
+        finally:
+            connection.close()
 
     def close(self) -> None:
         """Commit everything already appended, stop the writer and close every connection.
@@ -334,8 +363,8 @@ class EventStore:
         else:
             self._problems[work] = problem
         problems = self._problems
-        problem = problems.get("writer") or problems.get("append") or problems.get("index")
-        appends_failing = "writer" in problems or "append" in problems
+        problem = problems.get("damaged") or problems.get("writer") or problems.get("append") or problems.get("index")
+        appends_failing = bool({"damaged", "writer", "append"} & problems.keys())
         if (problem, appends_failing) == (self._health.problem, self._health.appends_failing):
             return
         self._health = StoreHealth(self.path, problem, appends_failing)
@@ -389,6 +418,8 @@ class EventStore:
         with self._state_lock:
             if not self._open:
                 raise StoreClosed("the event store is closed")
+            if self._damaged is not None:
+                raise StoreUnusable(self._damaged)
             if self._writer is None or not self._writer.is_alive():  # never queue for a writer that is gone
                 raise StoreFailing(f"the event store's writer stopped ({self._health.problem or 'unknown error'})")
             self._queue.put((record, future, loop))
@@ -485,6 +516,8 @@ class EventStore:
     def _upkeep(self, connection: sqlite3.Connection, retry_delay: float) -> tuple[int | None, float]:
         """Give back WAL space when owed, index one chunk; (rows still trailing or None when unknown, the delay
         before the next try)."""
+        if self._damaged is not None:
+            return 0, 0.0  # nothing more is written to a damaged store
         try:
             if self._checkpoint_owed:
                 self._checkpoint_after_fault(connection)
@@ -509,6 +542,11 @@ class EventStore:
         self, connection: sqlite3.Connection, requests: list[_CatchUp], retry_delay: float
     ) -> tuple[int | None, float]:
         """Index everything for the searches waiting; on failure they get the reason instead of a hang."""
+        if self._damaged is not None:
+            for request in requests:
+                request.error = "the store is damaged"
+                request.done.set()
+            return 0, 0.0
         try:
             lag = self._index_lag(connection)
             while lag > 0:
@@ -597,6 +635,9 @@ class EventStore:
     def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> bool:
         """Store the batch in one transaction and answer each append; True when it was committed."""
         results: list[StoredEvent | BaseException]
+        if self._damaged is not None:  # found damaged after opening: never write to it again
+            _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
+            return False
         try:
             self._begin(connection)
             results = []
