@@ -22,6 +22,7 @@ drains the queue, commits it and stops). `with EventStore(path) as store:` does 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import json
@@ -125,26 +126,35 @@ LIST_BODY_LIMIT = 64 * 1024
 _LIST_COLUMNS = _COLUMNS.replace(
     " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
 )
-# A delivery received again gets the id of the first event with its fingerprint, found through an index (one
-# seek, also in a store of millions of events), in the insert itself.
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
      fingerprint, duplicate_of)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-            (SELECT min(id) FROM events WHERE fingerprint = ?13))
-    RETURNING duplicate_of"""
-_BULK_INSERT = _INSERT.removesuffix("\n    RETURNING duplicate_of")  # executemany takes no RETURNING
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
-# Added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint, so they are
-# never taken for originals, and nothing has to be rewritten.
+# Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
+# so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
+# index is derived data kept out of the acknowledgement path: `event_fingerprints` holds the first event of each
+# fingerprint up to the search watermark (written by the idle indexing, in the same transaction), and the writer
+# keeps the fingerprints of the rows past it in memory (reloaded from those rows at open). A lookup is one dict
+# probe, then at most one primary-key seek: never a scan, and no random B-tree insert per acknowledged event.
 _DUPLICATE_COLUMNS = (
     "ALTER TABLE events ADD COLUMN fingerprint BLOB",  # 16-byte BLAKE2b, only for accepted events with a body
     "ALTER TABLE events ADD COLUMN duplicate_of INTEGER",
 )
-_DUPLICATE_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS events_by_fingerprint ON events(fingerprint) WHERE fingerprint IS NOT NULL",
+_DUPLICATE_SCHEMA = (
+    "DROP INDEX IF EXISTS events_by_fingerprint",  # an earlier draft indexed the column on the hot path
     "CREATE INDEX IF NOT EXISTS events_duplicates ON events(duplicate_of) WHERE duplicate_of IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS event_fingerprints (
+        fingerprint BLOB PRIMARY KEY,
+        event_id INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TRIGGER IF NOT EXISTS events_after_delete_fingerprint AFTER DELETE ON events
+        WHEN old.fingerprint IS NOT NULL BEGIN
+        DELETE FROM event_fingerprints WHERE fingerprint = old.fingerprint AND event_id = old.id;
+    END""",
 )
+_FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
+    SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
@@ -242,6 +252,9 @@ class EventStore:
         # After a failed write the WAL is checkpointed and truncated when the writer is next idle: on a full disk
         # the WAL (copies of pages already in the database) is most of what can be given back.
         self._checkpoint_owed = False
+        # Fingerprint -> first event id, for rows past the search watermark (oldest first; see _DUPLICATE_SCHEMA).
+        self._recent_fingerprints: collections.OrderedDict[bytes, int] = collections.OrderedDict()
+        self._indexed_up_to = 0
         self._damaged: str | None = None  # set by the background quick_check of a big store: no more writes
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
         self._health_watchers: list[HealthCallback] = []
@@ -273,6 +286,7 @@ class EventStore:
                 if checked_now:
                     self._check_integrity(connection)
                 self._create_schema(connection)
+                self._load_recent_fingerprints(connection)
                 if self.retention is not None:
                     self._begin(connection)
                     self._enforce_retention(connection)
@@ -298,6 +312,17 @@ class EventStore:
         if not checked_now:
             threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
+
+    def _load_recent_fingerprints(self, connection: sqlite3.Connection) -> None:
+        """The fingerprints of the rows the idle indexing has not reached yet (after a crash or a flood)."""
+        self._indexed_up_to = connection.execute("SELECT indexed_up_to FROM search_index_state").fetchone()[0]
+        self._recent_fingerprints.clear()
+        rows = connection.execute(
+            "SELECT fingerprint, id FROM events WHERE id > ? AND fingerprint IS NOT NULL ORDER BY id",
+            (self._indexed_up_to,),
+        )
+        for fingerprint, event_id in rows:
+            self._recent_fingerprints.setdefault(fingerprint, event_id)
 
     def _check_in_background(self) -> None:
         """quick_check for a big store (seconds for a million events) while it already serves: a damaged one stops
@@ -436,7 +461,7 @@ class EventStore:
         try:
             pending: list[tuple[Any, ...]] = []
             for record in records:
-                pending.append(_row(record))
+                pending.append((*_row(record), None))
                 if len(pending) >= chunk:
                     total += self._insert_chunk(connection, pending)
                     pending = []
@@ -452,7 +477,7 @@ class EventStore:
     def _insert_chunk(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
         connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.executemany(_BULK_INSERT, rows)
+            connection.executemany(_INSERT, rows)
             self._index_rows(connection, None)
             connection.execute("COMMIT")
         except BaseException:
@@ -609,6 +634,10 @@ class EventStore:
         except BaseException:
             _rollback(connection)
             raise
+        # Those rows' fingerprints are in event_fingerprints now: memory keeps only the ones past the watermark.
+        recent = self._recent_fingerprints
+        while recent and recent[next(iter(recent))] <= self._indexed_up_to:
+            recent.popitem(last=False)
         return lag
 
     def _index_rows(self, connection: sqlite3.Connection, limit: int | None) -> None:
@@ -618,7 +647,9 @@ class EventStore:
         upto = newest if limit is None else min(newest, indexed + limit)
         if upto > indexed:
             connection.execute(_INDEX_SQL, (indexed, upto))
+            connection.execute(_FINGERPRINT_INDEX_SQL, (indexed, upto))
             connection.execute("UPDATE search_index_state SET indexed_up_to = ?", (upto,))
+        self._indexed_up_to = upto if upto > indexed else indexed
 
     def _catch_up_search_index(self) -> None:
         """Block until every event stored so far is searchable (readers call this from worker threads)."""
@@ -638,13 +669,26 @@ class EventStore:
         if self._damaged is not None:  # found damaged after opening: never write to it again
             _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
             return False
+        new_fingerprints: dict[bytes, int] = {}  # this batch's originals: remembered only once committed
         try:
             self._begin(connection)
             results = []
             for record, _future, _loop in batch:
-                cursor = connection.execute(_INSERT, _row(record))
-                (duplicate_of,) = cursor.fetchone()
-                results.append(stored(record, cursor.lastrowid, duplicate_of))
+                row = _row(record)
+                fingerprint = row[-1]
+                duplicate_of = None
+                if fingerprint is not None:
+                    duplicate_of = new_fingerprints.get(fingerprint) or self._recent_fingerprints.get(fingerprint)
+                    if duplicate_of is None:
+                        found = connection.execute(
+                            "SELECT event_id FROM event_fingerprints WHERE fingerprint = ?", (fingerprint,)
+                        ).fetchone()
+                        duplicate_of = found[0] if found else None
+                cursor = connection.execute(_INSERT, (*row, duplicate_of))
+                event_id = cursor.lastrowid
+                if fingerprint is not None and duplicate_of is None and event_id is not None:
+                    new_fingerprints[fingerprint] = event_id
+                results.append(stored(record, event_id, duplicate_of))  # type: ignore[arg-type]
             self._enforce_retention(connection)
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
@@ -666,6 +710,7 @@ class EventStore:
             results = [error]
             _settle_on_loops(batch, results)
             return False
+        self._recent_fingerprints.update(new_fingerprints)
         self._set_health("append", None)
         _settle_on_loops(batch, results)
         return True
@@ -847,7 +892,7 @@ class EventStore:
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
                 connection.execute(statement)
-        for statement in _DUPLICATE_INDEXES:
+        for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
@@ -860,9 +905,9 @@ class EventStore:
         expected = {
             "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
             "events_after_insert", "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
-            "events_by_fingerprint", "events_duplicates",
+            "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
-        return expected <= names
+        return expected <= names and "events_by_fingerprint" not in names
 
 
 def _problem(error: BaseException) -> str:
