@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +49,9 @@ def run_cli(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except (StoreUnusable, StoreFailing) as error:
         print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except sqlite3.OperationalError as error:  # e.g. the forward log beside the store, on a full disk
+        print(f"gateway-tui {args.command}: the event store cannot be used: {error}", file=sys.stderr)
         return EXIT_FAILED
     except OSError as error:  # an export file that cannot be written
         print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)

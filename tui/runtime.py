@@ -394,7 +394,8 @@ class Runtime:
         self.store_problem = None
         self.store = store
         loop = asyncio.get_running_loop()
-        def on_health(_health: object) -> None:  # from the writer thread: hop onto the loop
+
+        def on_health(_health: object) -> None:  # from the store's writer thread
             loop.call_soon_threadsafe(self._on_store_health)
 
         store.watch_health(on_health)

@@ -62,8 +62,8 @@ async def test_duplicates_are_found_and_counted_through_indexes(store, monkeypat
     await store.append(record({"x": 1}))
     with sqlite3.connect(store.path) as raw:
         finding = " ".join(row[3] for row in raw.execute(
-            "EXPLAIN QUERY PLAN SELECT min(id) FROM events WHERE fingerprint = ?", (b"0" * 16,)))
-    assert "USING COVERING INDEX events_by_fingerprint" in finding, finding
+            "EXPLAIN QUERY PLAN SELECT event_id FROM event_fingerprints WHERE fingerprint = ?", (b"0" * 16,)))
+    assert "USING PRIMARY KEY (fingerprint=?)" in finding, finding
     plans: list[str] = []
     original = sqlite3.Connection.execute
 
@@ -90,7 +90,8 @@ async def test_a_store_from_before_duplicates_gets_them_in_place(tmp_path):
     with EventStore(path) as store:
         await store.append(record({"x": 1}))
     with sqlite3.connect(path) as raw:  # as schema 2 left it: no fingerprint, no duplicate_of
-        raw.execute("DROP INDEX events_by_fingerprint")
+        raw.execute("DROP TRIGGER events_after_delete_fingerprint")
+        raw.execute("DROP TABLE event_fingerprints")
         raw.execute("DROP INDEX events_duplicates")
         raw.execute("ALTER TABLE events DROP COLUMN fingerprint")
         raw.execute("ALTER TABLE events DROP COLUMN duplicate_of")
@@ -100,3 +101,34 @@ async def test_a_store_from_before_duplicates_gets_them_in_place(tmp_path):
         assert again.duplicate_of is None  # old rows have no fingerprint: never taken for originals
         assert (await store.append(record({"x": 1}))).duplicate_of == again.id
         assert store.count() == 2
+
+
+async def test_duplicates_are_found_before_and_after_the_idle_indexing_and_across_a_restart(tmp_path, monkeypatch):
+    from tui.webhooks import store as store_module
+
+    path = tmp_path / "e.sqlite3"
+    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)  # nothing indexed: the writer's memory answers
+    with EventStore(path) as store:
+        first = await store.append(record({"n": 1}))
+        assert (await store.append(record({"n": 1}))).duplicate_of == first.id
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT count(*) FROM event_fingerprints").fetchone()[0] <= 1
+    with EventStore(path) as store:  # reopened: the unindexed rows' fingerprints are read back
+        assert (await store.append(record({"n": 1}))).duplicate_of == first.id
+        store.newest(1, search="n")  # a search makes the writer index everything: now the table answers
+        assert store._recent_fingerprints == {}
+        assert (await store.append(record({"n": 1}))).duplicate_of == first.id
+        second = await store.append(record({"n": 2}))
+        assert second.duplicate_of is None
+        assert (await store.append(record({"n": 2}))).duplicate_of == second.id
+        assert store.count() == 2
+
+
+async def test_retention_forgets_the_fingerprints_of_deleted_events(tmp_path):
+    with EventStore(tmp_path / "e.sqlite3", retention=2) as store:
+        first = await store.append(record({"n": 1}))
+        store.newest(1, search="n")  # indexed: its fingerprint is in the table
+        await store.append(record({"n": 2}))
+        await store.append(record({"n": 3}))  # retention deletes #1 (and its fingerprint)
+        assert store.get(first.id) is None
+        assert (await store.append(record({"n": 1}))).duplicate_of is None

@@ -141,3 +141,29 @@ def test_strict_json_keeps_finite_numbers_and_text():
         '{"a": 1.5, "b": ["NaN", "Infinity", "-Infinity"], "c": "NaN"}'
     )
     assert strict_json({"t": "ação"}) == '{"t": "ação"}'
+
+
+async def test_a_big_store_is_checked_after_opening_and_stops_taking_events_when_damaged(tmp_path, monkeypatch):
+    from tui.webhooks import store as store_module
+
+    path = tmp_path / "events.sqlite3"
+    await asyncio.to_thread(filled_store, path)
+    damage(path)
+    before = digest(path)
+    monkeypatch.setattr(store_module, "QUICK_CHECK_AT_OPEN_LIMIT", 0)  # as for a store of a million events
+    store = EventStore(path)
+    try:
+        store.open()
+    except StoreUnusable:
+        return  # the damage was met while opening: refused at once, also fine
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        while not store.health.failing:
+            assert asyncio.get_running_loop().time() < deadline, "the background check never reported"
+            await asyncio.sleep(0.01)
+        assert store.health.appends_failing and "damaged" in store.health.problem and str(path) in str(store.health)
+        with pytest.raises(StoreUnusable, match="Move it away"):
+            await store.append(record({"type": "Message"}))
+    finally:
+        store.close()
+    assert digest(path) == before

@@ -332,7 +332,7 @@ class Listener:
     async def _store(self, record: EventRecord) -> StoredEvent | None:
         try:
             event = await self.store.append(record)
-        except StoreFailing:
+        except (StoreFailing, StoreUnusable):
             return None  # the store reports its health once per change (see `listen`'s log and the header)
         except Exception as error:
             log.error("storing a webhook event failed: %s", error, exc_info=True)

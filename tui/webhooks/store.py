@@ -22,6 +22,7 @@ drains the queue, commits it and stops). `with EventStore(path) as store:` does 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import json
@@ -125,26 +126,35 @@ LIST_BODY_LIMIT = 64 * 1024
 _LIST_COLUMNS = _COLUMNS.replace(
     " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
 )
-# A delivery received again gets the id of the first event with its fingerprint, found through an index (one
-# seek, also in a store of millions of events), in the insert itself.
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
      fingerprint, duplicate_of)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
-            (SELECT min(id) FROM events WHERE fingerprint = ?13))
-    RETURNING duplicate_of"""
-_BULK_INSERT = _INSERT.removesuffix("\n    RETURNING duplicate_of")  # executemany takes no RETURNING
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
-# Added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint, so they are
-# never taken for originals, and nothing has to be rewritten.
+# Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
+# so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
+# index is derived data kept out of the acknowledgement path: `event_fingerprints` holds the first event of each
+# fingerprint up to the search watermark (written by the idle indexing, in the same transaction), and the writer
+# keeps the fingerprints of the rows past it in memory (reloaded from those rows at open). A lookup is one dict
+# probe, then at most one primary-key seek: never a scan, and no random B-tree insert per acknowledged event.
 _DUPLICATE_COLUMNS = (
     "ALTER TABLE events ADD COLUMN fingerprint BLOB",  # 16-byte BLAKE2b, only for accepted events with a body
     "ALTER TABLE events ADD COLUMN duplicate_of INTEGER",
 )
-_DUPLICATE_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS events_by_fingerprint ON events(fingerprint) WHERE fingerprint IS NOT NULL",
+_DUPLICATE_SCHEMA = (
+    "DROP INDEX IF EXISTS events_by_fingerprint",  # an earlier draft indexed the column on the hot path
     "CREATE INDEX IF NOT EXISTS events_duplicates ON events(duplicate_of) WHERE duplicate_of IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS event_fingerprints (
+        fingerprint BLOB PRIMARY KEY,
+        event_id INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TRIGGER IF NOT EXISTS events_after_delete_fingerprint AFTER DELETE ON events
+        WHEN old.fingerprint IS NOT NULL BEGIN
+        DELETE FROM event_fingerprints WHERE fingerprint = old.fingerprint AND event_id = old.id;
+    END""",
 )
+_FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
+    SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
@@ -158,6 +168,9 @@ SEARCH_CATCH_UP_TIMEOUT = 60.0
 # LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
 WRITE_LOCK_TIMEOUT = 10.0
 LOCK_POLL = 0.05
+# A store up to this size is checked (PRAGMA quick_check, about 4 s per GB here) before open() returns; a bigger
+# one right after, in the background, so a million-event store opens at once.
+QUICK_CHECK_AT_OPEN_LIMIT = 64 * 1024 * 1024
 # Work nobody waits for (search indexing) is retried after a failure, backing off from the first delay to the last.
 RETRY_FIRST_DELAY = 0.25
 RETRY_MAX_DELAY = 5.0
@@ -236,6 +249,13 @@ class EventStore:
         self._all_readers: list[sqlite3.Connection] = []
         self._giving_up = threading.Event()  # set by close()/stop_waiting(): lock waits end at once
         self._health = StoreHealth(self.path)
+        # After a failed write the WAL is checkpointed and truncated when the writer is next idle: on a full disk
+        # the WAL (copies of pages already in the database) is most of what can be given back.
+        self._checkpoint_owed = False
+        # Fingerprint -> first event id, for rows past the search watermark (oldest first; see _DUPLICATE_SCHEMA).
+        self._recent_fingerprints: collections.OrderedDict[bytes, int] = collections.OrderedDict()
+        self._indexed_up_to = 0
+        self._damaged: str | None = None  # set by the background quick_check of a big store: no more writes
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
         self._health_watchers: list[HealthCallback] = []
 
@@ -262,12 +282,23 @@ class EventStore:
             try:
                 for suffix in ("-wal", "-shm"):
                     _make_private(Path(f"{self.path}{suffix}"))
-                self._check_integrity(connection)
+                checked_now = self.path.stat().st_size <= QUICK_CHECK_AT_OPEN_LIMIT
+                if checked_now:
+                    self._check_integrity(connection)
                 self._create_schema(connection)
+                self._load_recent_fingerprints(connection)
                 if self.retention is not None:
                     self._begin(connection)
                     self._enforce_retention(connection)
                     connection.execute("COMMIT")
+            except sqlite3.OperationalError as error:  # a full disk, a lock held past the timeout, an I/O error
+                _rollback(connection)
+                connection.close()
+                raise StoreFailing(f"cannot open the event store {self.path}: {error}") from None
+            except sqlite3.DatabaseError as error:  # SQLITE_CORRUPT / NOTADB met on the way
+                _rollback(connection)
+                connection.close()
+                raise self._unusable(str(error)) from None
             except BaseException:
                 _rollback(connection)
                 connection.close()
@@ -278,7 +309,37 @@ class EventStore:
             )
             self._writer.start()
             self._open = True
+        if not checked_now:
+            threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
+
+    def _load_recent_fingerprints(self, connection: sqlite3.Connection) -> None:
+        """The fingerprints of the rows the idle indexing has not reached yet (after a crash or a flood)."""
+        self._indexed_up_to = connection.execute("SELECT indexed_up_to FROM search_index_state").fetchone()[0]
+        self._recent_fingerprints.clear()
+        rows = connection.execute(
+            "SELECT fingerprint, id FROM events WHERE id > ? AND fingerprint IS NOT NULL ORDER BY id",
+            (self._indexed_up_to,),
+        )
+        for fingerprint, event_id in rows:
+            self._recent_fingerprints.setdefault(fingerprint, event_id)
+
+    def _check_in_background(self) -> None:
+        """quick_check for a big store (seconds for a million events) while it already serves: a damaged one stops
+        taking events (500, the file is not written again) and says why through its health."""
+        try:
+            connection = self._connect()
+        except sqlite3.Error:
+            return
+        try:
+            self._check_integrity(connection)
+        except StoreUnusable as error:
+            self._damaged = str(error)
+            self._set_health("damaged", "damaged (PRAGMA quick_check): move the file away; it is not written again")
+        except sqlite3.Error:
+            pass  # closed meanwhile, or busy: the check is a courtesy, the next open runs it again
+        finally:
+            connection.close()
 
     def close(self) -> None:
         """Commit everything already appended, stop the writer and close every connection.
@@ -327,8 +388,8 @@ class EventStore:
         else:
             self._problems[work] = problem
         problems = self._problems
-        problem = problems.get("writer") or problems.get("append") or problems.get("index")
-        appends_failing = "writer" in problems or "append" in problems
+        problem = problems.get("damaged") or problems.get("writer") or problems.get("append") or problems.get("index")
+        appends_failing = bool({"damaged", "writer", "append"} & problems.keys())
         if (problem, appends_failing) == (self._health.problem, self._health.appends_failing):
             return
         self._health = StoreHealth(self.path, problem, appends_failing)
@@ -382,6 +443,8 @@ class EventStore:
         with self._state_lock:
             if not self._open:
                 raise StoreClosed("the event store is closed")
+            if self._damaged is not None:
+                raise StoreUnusable(self._damaged)
             if self._writer is None or not self._writer.is_alive():  # never queue for a writer that is gone
                 raise StoreFailing(f"the event store's writer stopped ({self._health.problem or 'unknown error'})")
             self._queue.put((record, future, loop))
@@ -398,7 +461,7 @@ class EventStore:
         try:
             pending: list[tuple[Any, ...]] = []
             for record in records:
-                pending.append(_row(record))
+                pending.append((*_row(record), None))
                 if len(pending) >= chunk:
                     total += self._insert_chunk(connection, pending)
                     pending = []
@@ -414,7 +477,7 @@ class EventStore:
     def _insert_chunk(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
         connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.executemany(_BULK_INSERT, rows)
+            connection.executemany(_INSERT, rows)
             self._index_rows(connection, None)
             connection.execute("COMMIT")
         except BaseException:
@@ -431,7 +494,7 @@ class EventStore:
         stopping = False
         try:
             while not stopping:
-                if lag != 0:
+                if lag != 0 or self._checkpoint_owed:
                     try:
                         first = self._queue.get(timeout=retry_delay or INDEX_IDLE_DELAY)
                     except queue.Empty:  # quiet for a moment: let the search index catch up
@@ -457,6 +520,8 @@ class EventStore:
                         action.error = error
                     action.done.set()
                 if appends and self._commit(connection, appends):
+                    if self._checkpoint_owed:  # writes work again: give back the WAL's space now, not when idle
+                        self._checkpoint_after_fault(connection)
                     if "index" in self._problems:
                         retry_delay = 0.0  # writes work again: retry the index as soon as the queue is quiet
                     if lag is not None:
@@ -474,19 +539,39 @@ class EventStore:
             connection.close()
 
     def _upkeep(self, connection: sqlite3.Connection, retry_delay: float) -> tuple[int | None, float]:
-        """Index one chunk; (rows still trailing or None when unknown, the delay before the next try)."""
+        """Give back WAL space when owed, index one chunk; (rows still trailing or None when unknown, the delay
+        before the next try)."""
+        if self._damaged is not None:
+            return 0, 0.0  # nothing more is written to a damaged store
         try:
+            if self._checkpoint_owed:
+                self._checkpoint_after_fault(connection)
             lag = self._index_chunk(connection)
         except Exception as error:
+            self._checkpoint_owed = True
             self._set_health("index", _problem(error))
             return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
         self._set_health("index", None)
         return lag, 0.0
 
+    def _checkpoint_after_fault(self, connection: sqlite3.Connection) -> None:
+        """Copy the WAL into the database and truncate it: after a full disk, the WAL (pages the database already
+        has, up to wal_autocheckpoint of them) is most of the space the store can give back. Once, not per event."""
+        try:
+            busy, _log, _done = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            return  # still no room, or locked: owed until it works
+        self._checkpoint_owed = bool(busy)  # a reader in the way: try again next time
+
     def _catch_up(
         self, connection: sqlite3.Connection, requests: list[_CatchUp], retry_delay: float
     ) -> tuple[int | None, float]:
         """Index everything for the searches waiting; on failure they get the reason instead of a hang."""
+        if self._damaged is not None:
+            for request in requests:
+                request.error = "the store is damaged"
+                request.done.set()
+            return 0, 0.0
         try:
             lag = self._index_lag(connection)
             while lag > 0:
@@ -549,6 +634,10 @@ class EventStore:
         except BaseException:
             _rollback(connection)
             raise
+        # Those rows' fingerprints are in event_fingerprints now: memory keeps only the ones past the watermark.
+        recent = self._recent_fingerprints
+        while recent and recent[next(iter(recent))] <= self._indexed_up_to:
+            recent.popitem(last=False)
         return lag
 
     def _index_rows(self, connection: sqlite3.Connection, limit: int | None) -> None:
@@ -558,7 +647,9 @@ class EventStore:
         upto = newest if limit is None else min(newest, indexed + limit)
         if upto > indexed:
             connection.execute(_INDEX_SQL, (indexed, upto))
+            connection.execute(_FINGERPRINT_INDEX_SQL, (indexed, upto))
             connection.execute("UPDATE search_index_state SET indexed_up_to = ?", (upto,))
+        self._indexed_up_to = upto if upto > indexed else indexed
 
     def _catch_up_search_index(self) -> None:
         """Block until every event stored so far is searchable (readers call this from worker threads)."""
@@ -575,14 +666,30 @@ class EventStore:
     def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> bool:
         """Store the batch in one transaction and answer each append; True when it was committed."""
         results: list[StoredEvent | BaseException]
+        if self._damaged is not None:  # found damaged after opening: never write to it again
+            _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
+            return False
+        new_fingerprints: dict[bytes, int] = {}  # this batch's originals: remembered only once committed
         try:
             self._begin(connection)
             results = []
             for record, _future, _loop in batch:
-                cursor = connection.execute(_INSERT, _row(record))
-                (duplicate_of,) = cursor.fetchone()
-                assert cursor.lastrowid is not None  # an INSERT always sets it
-                results.append(stored(record, cursor.lastrowid, duplicate_of))
+                row = _row(record)
+                fingerprint = row[-1]
+                duplicate_of = None
+                if fingerprint is not None:
+                    duplicate_of = new_fingerprints.get(fingerprint) or self._recent_fingerprints.get(fingerprint)
+                    if duplicate_of is None:
+                        found = connection.execute(
+                            "SELECT event_id FROM event_fingerprints WHERE fingerprint = ?", (fingerprint,)
+                        ).fetchone()
+                        duplicate_of = found[0] if found else None
+                cursor = connection.execute(_INSERT, (*row, duplicate_of))
+                event_id = cursor.lastrowid
+                if fingerprint is not None and duplicate_of is None and event_id is not None:
+                    new_fingerprints[fingerprint] = event_id
+                assert event_id is not None  # an INSERT always sets it
+                results.append(stored(record, event_id, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
@@ -591,6 +698,7 @@ class EventStore:
             # a full disk fail N times, or a held lock wait N times.
             _rollback(connection)
             problem = _problem(error)
+            self._checkpoint_owed = True
             self._set_health("append", problem)
             failure = StoreFailing(problem)
             _settle_on_loops(batch, [failure] * len(batch))
@@ -603,6 +711,7 @@ class EventStore:
             results = [error]
             _settle_on_loops(batch, results)
             return False
+        self._recent_fingerprints.update(new_fingerprints)
         self._set_health("append", None)
         _settle_on_loops(batch, results)
         return True
@@ -772,6 +881,8 @@ class EventStore:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
+        if version == SCHEMA_VERSION and self._schema_is_current(connection):
+            return  # nothing to write: a store on a full disk still opens (and can be read and exported)
         self._begin(connection)
         if version == 1:  # schema 1 indexed inside the insert trigger: every row it stored is already indexed
             connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
@@ -782,12 +893,22 @@ class EventStore:
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
                 connection.execute(statement)
-        for statement in _DUPLICATE_INDEXES:
+        for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
+
+    @staticmethod
+    def _schema_is_current(connection: sqlite3.Connection) -> bool:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        expected = {
+            "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
+            "events_after_insert", "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
+            "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
+        }
+        return expected <= names and "events_by_fingerprint" not in names
 
 
 def _problem(error: BaseException) -> str:
