@@ -269,6 +269,11 @@ class OperationSection(VerticalScroll):
             return bool(self.running())  # otherwise Escape goes on to the screen
         return True
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # `cancel` is offered only while a call runs: the footer must follow the worker, not the next key press
+        # (under load it kept "esc Cancel call" after the call had ended).
+        self.refresh_bindings()
+
     def action_cancel(self) -> None:
         for worker in self.running():
             worker.cancel()
