@@ -278,12 +278,6 @@ class OperationSection(VerticalScroll):
         for worker in self.running():
             worker.cancel()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # "esc Cancel call" is shown only while a call runs: the footer asks check_action again now, not at the
-        # next focus change (it used to linger after the call ended).
-        if event.worker.node is self:
-            self.refresh_bindings()
-
     def copy(self, text: str, what: str) -> None:
         copy_text(self.app, text, what)
 
