@@ -119,8 +119,8 @@ def _add_event_parsers(commands: Any) -> None:
     trigger.add_argument("kind", metavar="KIND")
     trigger.add_argument("--to", required=True, metavar="URL", help="where to send it (your app, or the listener)")
     trigger.add_argument("--format", choices=("json", "form"), help="session events: JSON (default) or WuzAPI's form")
-    trigger.add_argument("--dialect", choices=("gateway", "wuzapi", "zapi"), default="gateway",
-                         help="whose webhooks to imitate (default: gateway, the spec's service)")
+    trigger.add_argument("--dialect", choices=("spec", "wuzapi", "zapi"), default="spec",
+                         help="whose webhooks to imitate (default: spec, the spec's service, as profiles name it)")
     trigger.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS")
     _allow_remote(trigger)
     _global_flags_after_subcommand(trigger)

@@ -38,7 +38,7 @@ _PEER_PHONE, _PEER_NAME = DEMO_CONTACTS[0]
 
 
 class Dialect(enum.StrEnum):
-    GATEWAY = "gateway"  # the spec's service (and the sandbox): both families, signed when a key is set
+    SPEC = "spec"  # the spec's service (and the sandbox): both families, signed when a key is set
     WUZAPI = "wuzapi"  # session family only, signed
     ZAPI = "zapi"  # instance family only, never signed
 
