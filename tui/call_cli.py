@@ -85,6 +85,8 @@ async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         print(f"gateway-tui call: {outcome.failure}", file=err)
         return EXIT_GATEWAY_SAID_NO
     print(outcome.answer, file=out)
+    if outcome.note:
+        print(f"gateway-tui call: {outcome.note}", file=err)
     return EXIT_OK
 
 
