@@ -106,7 +106,7 @@ class ChatsSection(OperationSection):
     HELP: ClassVar[str] = """\
 ## Chats
 
-**ctrl+b** opens the **inbox**: every conversation (received messages, receipts and typing from the webhook
+**ctrl+l** opens the **inbox**: every conversation (received messages, receipts and typing from the webhook
 events, and every message sent from here or with `gateway-tui call`), newest first, with the thread of the
 chosen one. Reply there, or press **k** for this form with the recipient filled in. The form below composes
 to a new number.
@@ -133,7 +133,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         Binding("ctrl+s", "send", "Send"),
         Binding("ctrl+t", "chat_action", "Chat action"),
         Binding("ctrl+o", "copy_id", "Copy id"),
-        Binding("ctrl+b", "inbox", "Inbox"),
+        Binding("ctrl+l", "inbox", "Inbox"),
     ]
 
     DEFAULT_CSS = """
@@ -153,7 +153,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     def compose(self) -> ComposeResult:
         with Horizontal(id="chat-head"):
             yield Static("Chats — send a message", classes="section-title")
-            yield Button("Inbox (ctrl+b)", id="open-inbox", compact=True)
+            inbox = Button("Inbox (ctrl+l)", id="open-inbox", compact=True)
+            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
+            yield inbox
         with Horizontal(id="chat-top"):
             yield _row(
                 "Recipient (phone or group JID)",

@@ -1,5 +1,5 @@
 """The inbox: conversations on the left (newest first, unread counts, "typing…"), the open thread on the right,
-a one-line text reply under it. Opened from Chats (ctrl+b, or the Inbox button); escape goes back.
+a one-line text reply under it. Opened from Chats (ctrl+l, or the Inbox button); escape goes back.
 
 Everything comes from the event store through `runtime.inbox` (read in thread workers): received messages,
 receipts and presence as the listener stored them, and the account's own sends (this app's and
@@ -69,7 +69,7 @@ class InboxScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="inbox.back"),
-        Binding("ctrl+k", "full_form", "All kinds", show=False),
+        Binding("ctrl+t", "full_form", "All kinds", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -103,7 +103,7 @@ class InboxScreen(Screen[None]):
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
                 yield ThreadView(time_text=self._time_text, id="thread")
-                yield Input(placeholder="Reply: enter sends · ctrl+k other kinds", id="reply")
+                yield Input(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
                 yield ErrorLine(id="inbox-status")
         yield Footer()
 
@@ -139,6 +139,13 @@ class InboxScreen(Screen[None]):
     def _timed_refresh(self) -> None:
         self._refresh_timer = None
         self.reload()
+
+    @property
+    def idle(self) -> bool:
+        """No refresh pending or running (tests wait for this before they look)."""
+        return self._refresh_timer is None and not any(
+            worker.node is self and worker.is_running for worker in self.app.workers
+        )
 
     # -- loading ---------------------------------------------------------------------------------------------
 
@@ -389,6 +396,7 @@ class ReplyScreen(ModalScreen[None]):
     """The Chats form (every message kind and the chat actions) for one chat, its recipient filled in."""
 
     BINDINGS = [Binding("escape", "close", "Close", id="reply.close")]
+    AUTO_FOCUS = "#text-message"  # the recipient is filled in: the message is what is left to type
 
     DEFAULT_CSS = """
     ReplyScreen { align: center middle; }
@@ -417,7 +425,6 @@ class ReplyScreen(ModalScreen[None]):
         section = self.query_one(ChatsSection)
         section.query_one("#recipient", Input).value = self.chat_id
         section.query_one("#open-inbox").display = False
-        section.call_after_refresh(section.query_one("#text-message").focus)
 
     def action_close(self) -> None:
         self.dismiss(None)
