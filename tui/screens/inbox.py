@@ -225,27 +225,28 @@ class InboxScreen(Screen[None]):
     def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
         table = self.query_one(ConversationList)
         now = self.runtime.now_us()
-        shown = (rows, [row.typing(now) for row in rows], selected)
-        if shown == self._shown:
-            return  # nothing changed: keep the table (and its scroll position) as it is
-        self._shown = shown
-        cursor = table.cursor_row
-        table.clear()
-        width = max(10, (table.size.width or 30) - 9)
-        for row in rows:
-            title = Text(_fit(row.title, width), style="bold" if row.unread else "")
-            if row.typing(now):
-                second = Text("typing…", style="italic green")
-            else:
-                second = Text(_fit(("You: " if row.last_outgoing else "") + row.last_body, width), style="dim")
-            when = Text(self._time_text(row.last_us), style="dim")
-            badge = Text(f"({row.unread})" if row.unread else "", style="bold reverse" if row.unread else "")
-            table.add_row(Text.assemble(title, "\n", second), Text.assemble(when, "\n", badge), key=row.chat_id,
-                          height=2)
+        shown = (rows, [row.typing(now) for row in rows])
+        if shown != self._shown:  # rebuilt only when a row changed, not when the choice moves
+            self._shown = shown
+            table.clear()
+            width = max(10, (table.size.width or 30) - 9)
+            for row in rows:
+                title = Text(_fit(row.title, width), style="bold" if row.unread else "")
+                if row.typing(now):
+                    second = Text("typing…", style="italic green")
+                else:
+                    second = Text(_fit(("You: " if row.last_outgoing else "") + row.last_body, width), style="dim")
+                when = Text(self._time_text(row.last_us), style="dim")
+                badge = Text(f"({row.unread})" if row.unread else "", style="bold reverse" if row.unread else "")
+                table.add_row(Text.assemble(title, "\n", second), Text.assemble(when, "\n", badge), key=row.chat_id,
+                              height=2)
         if not rows:
             return
         index = next((i for i, row in enumerate(rows) if row.chat_id == selected), None)
-        table.move_cursor(row=index if index is not None else min(cursor, len(rows) - 1), animate=False)
+        if index is not None and index != table.cursor_row:
+            table.move_cursor(row=index, animate=False)
+        elif index is None and table.cursor_row >= len(rows):
+            table.move_cursor(row=len(rows) - 1, animate=False)
 
     def _show_title(self) -> None:
         title = self.query_one("#thread-title", Static)
