@@ -8,7 +8,9 @@ read receipts, bulk insert) and the inbox tables derived from them by the store'
 (`conversations.changes_of` + `apply`) plus the account's sends, so the fill's memory is not counted. Then this
 process runs the real app (`--sandbox`, headless, 120×40) on that store and measures, each until it is on screen
 (layout and a full frame rendered):
-- list: push the inbox, until its list (and the newest chat's thread) is shown;
+- the list and thread queries alone (the data layer);
+- list: open the inbox the first time (the screen is built), until its list and the newest chat's thread are
+  shown; then again (the screen is kept, it refreshes);
 - thread: move to the 5,000-message chat, until its newest page is shown;
 - scroll: page-up through the thread (older pages load at the top), each press until the view moved;
 then reads the peak resident set size (ru_maxrss). Targets: list and thread < 100 ms, memory < 200 MB.
@@ -89,7 +91,7 @@ def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
 
 async def measure(pages: int) -> dict[str, object]:
     from tui.app import build_app
-    from tui.screens.inbox import InboxScreen
+    from tui.screens.inbox import SCREEN_NAME, open_inbox
     from tui.widgets.forms import set_cursor_blink
     from tui.widgets.thread_view import ThreadView
 
@@ -110,16 +112,38 @@ async def measure(pages: int) -> dict[str, object]:
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.runtime_ready, "runtime start")
         await app.workers.wait_for_complete()
-        chats = len(app.runtime.inbox.conversations(100_000))
+        inbox = app.runtime.inbox
+        chats = len(inbox.conversations(100_000))
+        queries = {"list": [], "thread": []}
+        for _ in range(7):  # the data layer alone: one indexed query each
+            started = time.perf_counter()
+            inbox.conversations(200)
+            queries["list"].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            inbox.thread(LONG_CHAT, 201)
+            queries["thread"].append((time.perf_counter() - started) * 1000)
 
         started = time.perf_counter()
-        screen = InboxScreen()
-        app.push_screen(screen)
+        open_inbox(app)
+        screen = app.get_screen(SCREEN_NAME)
         await until(lambda: screen.is_mounted and screen.refreshes >= 1 and screen.open_chat_id, "the list")
         frame()
         list_ms = (time.perf_counter() - started) * 1000
         await app.workers.wait_for_complete()
         await pilot.pause()
+
+        reopen: list[float] = []
+        for _ in range(5):  # back to Chats and in again: the kept screen refreshes
+            app.pop_screen()
+            await pilot.pause()
+            count = screen.refreshes
+            started = time.perf_counter()
+            open_inbox(app)
+            await until(lambda: screen.refreshes > count, "the list again")
+            frame()
+            reopen.append((time.perf_counter() - started) * 1000)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
 
         # The long chat is old: it is found by search, as a user would, then opened.
         screen.query_one("#inbox-search").value = LONG_CHAT
@@ -154,7 +178,8 @@ async def measure(pages: int) -> dict[str, object]:
             scroll.append((time.perf_counter() - started) * 1000)
             await app.workers.wait_for_complete()
         held_rows = len(view.rows)
-    return {"chats": chats, "list": list_ms, "thread": thread_ms, "scroll": scroll, "held": held_rows}
+    return {"chats": chats, "list": list_ms, "reopen": reopen, "thread": thread_ms, "scroll": scroll,
+            "held": held_rows, "queries": queries}
 
 
 def main() -> None:
@@ -188,13 +213,21 @@ def main() -> None:
           f"{sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
     print("| Measurement | Result | Target |")
     print("|---|---|---|")
-    print(f"| open the inbox (list + newest chat's thread, on screen) | {result['list']:.0f} ms | < {TARGET_MS:.0f} ms |")
+    queries = result["queries"]
+    assert isinstance(queries, dict)
+    print(f"| list query (200 newest chats), median of 7 | {statistics.median(queries['list']):.1f} ms | |")
+    print(f"| thread query (newest 200 of 5,000), median of 7 | {statistics.median(queries['thread']):.1f} ms | |")
+    print(f"| open the inbox the first time (build the screen, list + newest thread, on screen) | "
+          f"{result['list']:.0f} ms | < {TARGET_MS:.0f} ms |")
+    reopen = result["reopen"]
+    assert isinstance(reopen, list)
+    print(f"| open it again, median of {len(reopen)} (max) | {statistics.median(reopen):.0f} ms ({max(reopen):.0f} ms) "
+          f"| < {TARGET_MS:.0f} ms |")
     print(f"| open the long thread (newest page, on screen) | {result['thread']:.0f} ms | < {TARGET_MS:.0f} ms |")
     print(f"| page up through it, median of {len(scroll)} (max, older pages loading) | "
           f"{statistics.median(scroll):.0f} ms ({max(scroll):.0f} ms) | no stalls |")
-    print(f"| messages held by the view after {len(scroll)} pages up | {result['held']:,} | a window, not all |")
     print(f"| peak memory of the app process (ru_maxrss) | {peak_mb:.0f} MB | < {TARGET_MB:.0f} MB |")
-    met = result["list"] < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
+    met = result["list"] < TARGET_MS and max(reopen) < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
     print(f"\ntargets {'met' if met else 'NOT met'}")
 
 

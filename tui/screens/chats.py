@@ -298,9 +298,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     @on(Button.Pressed, "#open-inbox")
     def action_inbox(self) -> None:
-        from tui.screens.inbox import InboxScreen
+        from tui.screens.inbox import open_inbox
 
-        self.app.push_screen(InboxScreen())
+        open_inbox(self.app)
 
     def open_operation(self, op_id: str) -> None:
         if op_id == "inbox":

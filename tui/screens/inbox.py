@@ -30,7 +30,8 @@ from tui.runtime import ConversationRow
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.thread_view import ThreadView
 
-LIST_LIMIT = 500  # newest chats listed; search reaches every other
+LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
+SCREEN_NAME = "inbox"  # installed once: opening it again reuses it instead of building it anew
 THREAD_PAGE = 200  # messages per page of a thread
 REFRESH_DELAY = 0.05  # a burst of events refreshes the inbox once
 
@@ -60,6 +61,14 @@ class ConversationList(DataTable):
 
     def action_compose(self) -> None:
         self.screen.action_compose()  # type: ignore[attr-defined]
+
+
+def open_inbox(app: Any) -> None:
+    """Show the inbox; built on first use, then kept (installed), so opening it again costs a refresh only."""
+    if not app.is_screen_installed(SCREEN_NAME):
+        app.install_screen(InboxScreen(), SCREEN_NAME)
+    if app.screen is not app.get_screen(SCREEN_NAME):
+        app.push_screen(SCREEN_NAME)
 
 
 class InboxScreen(Screen[None]):
@@ -92,6 +101,8 @@ class InboxScreen(Screen[None]):
         self._unsubscribe: list[Any] = []
         self._refresh_timer: Any = None
         self._shown: Any = None
+        self.list_limit = LIST_PAGE
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Static("Inbox", id="inbox-title")
@@ -126,11 +137,18 @@ class InboxScreen(Screen[None]):
             unsubscribe()
         self._unsubscribe.clear()
 
+    def on_screen_resume(self) -> None:
+        if self.refreshes:  # shown again (the screen is kept): catch up with what happened meanwhile
+            self.query_one(ConversationList).focus()
+            self.reload()
+
     def _on_event(self, _event: Any) -> None:
-        self.schedule_refresh()
+        if self.is_current:  # hidden, it catches up when shown again
+            self.schedule_refresh()
 
     def _on_recorded(self, _chat_id: str) -> None:
-        self.call_later(self.schedule_refresh)
+        if self.is_current:
+            self.call_later(self.schedule_refresh)
 
     def schedule_refresh(self) -> None:
         if self._refresh_timer is None:
@@ -173,16 +191,19 @@ class InboxScreen(Screen[None]):
             view.newest_id,
             view.pending_ids(),
             select,
+            self.list_limit,
+            self._generation + 1,
         )
+        self._generation += 1
 
     @work(thread=True, group="inbox-load", exclusive=True, exit_on_error=False, description="read the inbox")
     def _load(self, search: str | None, chat: str | None, fresh: bool, newest_id: int, pending: list[str],
-              select: str | None) -> None:
+              select: str | None, limit: int, generation: int) -> None:
         inbox = self.inbox
         if inbox is None:
             self.app.call_from_thread(self._show_not_ready)
             return
-        rows = inbox.conversations(LIST_LIMIT, search=search)
+        rows = inbox.conversations(limit, search=search)
         thread: tuple[str, list[Any], bool] | None = None
         new: list[Any] = []
         statuses: dict[str, Any] = {}
@@ -192,13 +213,15 @@ class InboxScreen(Screen[None]):
         elif chat is not None:
             new = inbox.thread_after(chat, newest_id)
             statuses = inbox.statuses(pending)
-        self.app.call_from_thread(self._apply, rows, thread, new, statuses, select)
+        self.app.call_from_thread(self._apply, rows, thread, new, statuses, select, generation)
 
     def _show_not_ready(self) -> None:
         self.query_one(ErrorLine).show_error("The inbox opens once the app has started (see the header).")
 
     def _apply(self, rows: list[ConversationRow], thread: Any, new: list[Any], statuses: dict[str, Any],
-               select: str | None) -> None:
+               select: str | None, generation: int) -> None:
+        if generation != self._generation:
+            return  # a newer read was asked for meanwhile: its answer is the one to show
         self.rows = rows
         self._fill_table(rows, select or self.open_chat_id)
         view = self.query_one(ThreadView)
@@ -280,6 +303,9 @@ class InboxScreen(Screen[None]):
         if event.cursor_row != event.data_table.cursor_row:
             return  # stale: the table was refilled since (its clear() highlights row 0 on the way)
         chat = event.row_key.value if event.row_key is not None else None
+        if event.cursor_row == len(self.rows) - 1 and len(self.rows) >= self.list_limit:
+            self.list_limit += LIST_PAGE  # at the last chat listed: list the next ones
+            self.schedule_refresh()
         if chat and chat != self.open_chat_id:
             self.reload(select=chat)
 
