@@ -252,3 +252,19 @@ def _text(phone: str, message: str):
 
 def _dedent(text: str) -> str:
     return "\n".join(line.strip() for line in text.splitlines())
+
+
+async def test_typing_shows_in_the_list_and_the_thread_until_the_message_comes():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        jid = f"{ANA}@s.whatsapp.net"
+        assert await post(pilot, "/session", {"type": "ChatPresence", "event": {
+            "Chat": jid, "Sender": jid, "IsFromMe": False, "IsGroup": False, "State": "composing", "Media": ""}}) == 200
+        await inbox_settled(pilot)
+        shown = screen_text(pilot.app)
+        assert "typing…" in shown.splitlines()[3]  # Ana's second line in the list
+        assert "Ana Souza · 5511987654321 · typing…" in shown
+        assert await post(pilot, "/session", incoming(ANA, "T1", "Tomorrow at 18h then", "Ana Souza")) == 200
+        await inbox_settled(pilot)
+        assert "typing…" not in screen_text(pilot.app)
+        assert thread_text(screen).rstrip().endswith("Tomorrow at 18h then")  # live while the thread is open
