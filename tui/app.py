@@ -191,6 +191,16 @@ class GatewayApp(App):
             self.sent_messages.popitem(last=False)
         self.last_sent_id = message.message_id
         self.sent_changed.publish(message.message_id)
+        if message.request is not None:
+            self._record_sent(message)
+
+    @work(group="record-sent", exit_on_error=False, description="keep a sent message in the inbox")
+    async def _record_sent(self, message: MessageSent) -> None:
+        """The inbox keeps what was sent (and reports what it could not keep instead of losing it silently)."""
+        try:
+            await self.runtime.record_sent(message.kind, message.request, message.result)
+        except Exception as error:
+            self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
 
     def sent_message_for(self, event: Any) -> MessageSent | None:
         """The message we sent that this event refers to, if any."""

@@ -91,6 +91,8 @@ async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         out.flush()
     except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
         _silence_stdout(out)
+    if outcome.note:
+        print(f"gateway-tui call: {outcome.note}", file=err)
     return EXIT_OK
 
 

@@ -38,6 +38,7 @@ class CallOutcome:
     result: BaseModel
     answer: str  # the gateway's answer as JSON text, secrets redacted
     failure: str | None = None  # set when a 200 carried success:false / value:false
+    note: str | None = None  # something the user should know although the call worked (inbox not updated)
 
 
 def parse_data(text: str) -> dict[str, Any]:
@@ -178,7 +179,29 @@ async def call_operation(
     failure = None
     if isinstance(result, OperationResult) and not result.ok:
         failure = f"{op.id}: the gateway answered {result.refusal}: it did not do it."
-    return CallOutcome(result=result, answer=answer, failure=failure)
+    note = None
+    if failure is None:
+        try:
+            await asyncio.to_thread(record_sent, chosen.name, op.id, request, result)
+        except Exception as error:  # the message was sent: say the inbox missed it rather than fail the call
+            note = f"sent, but the inbox could not keep it: {error}"
+    return CallOutcome(result=result, answer=answer, failure=failure, note=note)
+
+
+def record_sent(profile: str, op_id: str, request: Any, result: Any) -> bool:
+    """Keep a sent message in the profile's inbox (the app's event store), so the app lists it too."""
+    import time
+
+    from tui.paths import profile_events_path
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.sent import message_id_of, sent_message
+    from tui.webhooks.store import EventStore
+
+    message = sent_message(op_id, request, message_id_of(result))
+    if message is None:
+        return False
+    with EventStore(profile_events_path(profile)) as store:
+        return Inbox(store).record(message, time.time_ns() // 1000)
 
 
 def _answer_text(exchanges: list[Any], result: BaseModel) -> str:

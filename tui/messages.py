@@ -8,8 +8,10 @@ from textual.message import Message
 class MessageSent(Message):
     """A section sent a message; the events panel links the gateway's later events to this id."""
 
-    def __init__(self, message_id: str, kind: str, recipient: str) -> None:
+    def __init__(self, message_id: str, kind: str, recipient: str, request: object = None, result: object = None) -> None:
         super().__init__()
         self.message_id = message_id
         self.kind = kind
         self.recipient = recipient
+        self.request = request  # what was sent and the gateway's answer: the inbox records the message from them
+        self.result = result

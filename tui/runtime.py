@@ -43,6 +43,9 @@ from typing import TYPE_CHECKING, Any
 from tui.webhooks.families import INSTANCE_PATH as DELIVERY_PATH
 from tui.webhooks.families import SESSION_PATH
 
+# The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime).
+from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status  # noqa: F401
+
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import InstanceDialect, SessionDialect
@@ -50,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.gateway_http import GatewayHttp
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
+    from tui.webhooks.conversations import Inbox
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -183,6 +187,7 @@ class Runtime:
         self.stats = ListenerStats()
         self.started = False
         self._event_subscribers: list[EventCallback] = []
+        self._inbox_subscribers: list[Callable[[str], None]] = []
         self._attempt_subscribers: list[AttemptCallback] = []
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
@@ -224,6 +229,49 @@ class Runtime:
                 callback()
             except Exception:
                 log.exception("store health subscriber failed")
+
+    def subscribe_inbox(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call `callback(chat_id)` after one of the account's own messages was recorded (events come through
+        `subscribe_events`); returns an unsubscribe function."""
+        self._inbox_subscribers.append(callback)
+        return lambda: self._inbox_subscribers.remove(callback) if callback in self._inbox_subscribers else None
+
+    @property
+    def inbox(self) -> Inbox | None:
+        """Conversations over the event store (blocking reads: call from thread workers); None before start."""
+        from tui.webhooks.conversations import Inbox
+
+        return Inbox(self.store) if self.store is not None else None
+
+    async def record_sent(self, op_id: str, request: Any, result: Any) -> str | None:
+        """Keep a message the gateway accepted in the inbox (same store as the events); returns its chat id."""
+        from tui.webhooks.sent import message_id_of, sent_message
+
+        inbox = self.inbox
+        message = sent_message(op_id, request, message_id_of(result))
+        if inbox is None or message is None:
+            return None
+        await asyncio.to_thread(inbox.record, message, _now_us())
+        for callback in list(self._inbox_subscribers):
+            try:
+                callback(message.chat_id)
+            except Exception:
+                log.exception("inbox subscriber failed")
+        return message.chat_id
+
+    def inbox_time_text(self, at_us: int) -> str:
+        """A message's time in the inbox (local); deterministic mode shows the seeded history's own UTC times
+        and a fixed time for everything that happened during the run."""
+        moment = datetime.fromtimestamp(at_us / 1_000_000, UTC)
+        if self.deterministic:
+            return moment.strftime("%H:%M") if moment < DETERMINISTIC_EPOCH else "12:00"
+        local = moment.astimezone()
+        if local.date() == datetime.now().astimezone().date():
+            return local.strftime("%H:%M")
+        return local.strftime("%d %b")
+
+    def now_us(self) -> int:
+        return _now_us()
 
     def subscribe_forward_attempts(self, callback: AttemptCallback) -> Callable[[], None]:
         """Call `callback(attempt)` for every forward or replay attempt, on the event loop."""
@@ -330,6 +378,8 @@ class Runtime:
         )
 
         await self._open_store()
+        if self.store is not None:
+            await asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state)
         await self._start_listener("127.0.0.1", 0, hmac_key=None)
         self._build_clients(base, "sandbox", tokens, session_url=base)
 
@@ -764,6 +814,36 @@ def _profiles_by_name(profiles: Any) -> dict[str, Any]:
     if isinstance(profiles, dict):
         return dict(profiles)
     return {profile.name: profile for profile in profiles or ()}
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def seed_sandbox_inbox(store: EventStore, state: Any) -> None:
+    """The sandbox's demo chats in the inbox: names from its contact and group lists, and the seeded history
+    (once per store: a chat that already has messages keeps them)."""
+    from tui.webhooks.conversations import Inbox, NameSource, NewMessage, is_group, render_whatsmeow
+
+    inbox = Inbox(store)
+    for phone, contact in state.contacts.items():
+        inbox.name(phone, contact.name, NameSource.LIST)
+    for group in state.groups.values():
+        inbox.name(group.jid, group.name, NameSource.LIST)
+    seeded = {row.chat_id for row in inbox.conversations(limit=10_000)}
+    for item in state.history():
+        if item.chat in seeded:
+            continue
+        kind, body = render_whatsmeow(item.content)
+        sender = None
+        if item.sender is not None and is_group(item.chat):
+            sender = state.contact_name(item.sender) or item.sender
+        inbox.record(
+            NewMessage(item.chat, item.sender is None, kind, body, item.message_id, sender),
+            int(item.at.timestamp() * 1_000_000),
+        )
+        if item.sender is None:
+            inbox.set_status([item.message_id], Status.READ)  # the history's own messages were read long ago
 
 
 def _deterministic_sandbox_options() -> dict[str, Any]:

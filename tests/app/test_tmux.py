@@ -84,3 +84,32 @@ def test_send_a_poll_and_see_its_events(terminal):
     shown = terminal.wait_for("Sent, message id:", "your send-poll", "✓ valid")
     assert "(poll to 5511999999999)" in shown
     assert "Delivery to 5511999999999" in shown
+
+
+def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
+    """Send a text, quit, start again: the conversation is listed and opens with the text (same data dir)."""
+    terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
+    terminal.keys("Tab")  # the recipient
+    terminal.type("5511999999999")
+    terminal.keys("Tab")  # the message kind (Text)
+    terminal.keys("Tab")  # the message
+    terminal.type("Is the blue case back in stock?")
+    terminal.keys("C-s")
+    terminal.wait_for("Sent, message id:", "(text to 5511999999999)")
+    terminal.keys("Escape")  # out of any field (after a send the focus may not be back in the form)
+    terminal.keys("1")  # Chats, its section focused: ctrl+l is its key
+    terminal.keys("C-l")  # the inbox, while this run is still up: the sandbox contact answers
+    terminal.wait_for("Inbox ·", "Is the blue case back in stock?")
+    terminal.keys("C-q")
+    deadline = time.monotonic() + 30
+    while "app" in terminal.tmux("list-sessions") and time.monotonic() < deadline:
+        time.sleep(0.2)  # the app quits, its session ends
+    assert "app" not in terminal.tmux("list-sessions")
+
+    app = Path(sys.executable).with_name("gateway-tui")
+    terminal.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", f"env -u COLUMNS -u LINES {app} --sandbox")
+    terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
+    terminal.keys("C-l")
+    shown = terminal.wait_for("Inbox ·", "5511999999999 ", "Is the blue case back in stock?", "✓✓ read")
+    first_chat = next(line for line in shown.splitlines() if "│" in line and "Search" not in line)
+    assert "5511999999999" in first_chat  # newest first, and opened

@@ -61,6 +61,26 @@ async def test_send_prints_the_gateways_answer(profile, sandbox) -> None:
     assert [sent.text for sent in sandbox.state.sent] == ["hi"]
 
 
+async def test_a_sent_message_is_kept_in_the_profiles_inbox(profile, sandbox) -> None:
+    """The app lists what `call` sent: the same store, the same conversation tables."""
+    from tui.paths import profile_events_path
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.store import EventStore
+
+    code, out, err = await gateway_tui(
+        "call", "send-poll", "--profile", profile,
+        "--data", '{"phone": "5511999999999", "message": "Lunch?", "poll": [{"name": "Pizza"}, {"name": "Sushi"}]}',
+    )
+    assert (code, err) == (0, "")
+    with EventStore(profile_events_path(profile)) as store:
+        inbox = Inbox(store)
+        [chat] = inbox.conversations()
+        [message] = inbox.thread("5511999999999", 10)
+    assert (chat.chat_id, chat.last_body, chat.unread) == ("5511999999999", "[poll] Lunch? ○ Pizza ○ Sushi", 0)
+    assert (message.outgoing, message.kind, message.body) == (True, "poll", "[poll] Lunch?\n  ○ Pizza\n  ○ Sushi")
+    assert message.message_id == json.loads(out)["messageId"]
+
+
 async def test_path_parameter_in_the_data_and_flags_after_the_subcommand(profile, sandbox, tmp_path) -> None:
     data = tmp_path / "group.json"
     group = next(iter(sandbox.state.groups.values()))

@@ -93,7 +93,9 @@ async def test_wuzapi_form_body_in_go_order_signed_over_the_exact_bytes(receiver
         await client.aclose()
         await gateway.stop()
     events = receiver.at("/session")
-    assert len(events) == 2
+    assert len(events) == 3  # ReadReceipt, ChatPresence, the contact's text answer (Message)
+    assert [json.loads(dict(parse_qsl(body.decode()))["jsonData"])["type"] for _, body in events] == [
+        "ReadReceipt", "ChatPresence", "Message"]
     for headers, body in events:
         assert headers["Content-Type"] == "application/x-www-form-urlencoded"  # WuzAPI's default
         assert signature(headers) == hmac.new(KEY.encode(), body, hashlib.sha256).hexdigest()

@@ -5,11 +5,12 @@ For each accepted send, in order and `delay` seconds apart:
    nothing else follows a failed send);
 2. session events to the webhook of operation 24, each only while the instance is connected and the webhook
    is set, `active` and subscribed to its kind: `ReadReceipt` (the recipient read it), `ChatPresence`
-   (the recipient is typing) and, for send-button-actions, a `Message` whose text is the first button's.
+   (the recipient is typing) and, for send-button-actions, a `Message` whose text is the first button's; a
+   text to a contact is answered with a text `Message` (see `answers_text` and `events.TEXT_REPLIES`).
 
 In the Z-API instance dialect step 1 becomes Z-API's callbacks, never signed (Z-API has no signing): the
 `DeliveryCallback`, then `MessageStatusCallback` RECEIVED and READ, `PresenceChatCallback` COMPOSING and, for
-send-button-actions, a `ReceivedCallback` with `buttonsResponseMessage`; each goes to its own URL (Z-API's
+send-button-actions, a `ReceivedCallback` with `buttonsResponseMessage` (a text to a contact: one with `text`); each goes to its own URL (Z-API's
 `update-webhook-*` calls), falling back to the delivery URL while that is unset. In the WuzAPI session dialect
 step 2 is written as WuzAPI 71df569 writes it (form by default, Go's key order).
 
@@ -39,16 +40,23 @@ from tui.sandbox.events import (
     encode_session_event,
     encode_wuzapi_event,
     read_receipt,
+    text_reply,
     zapi_button_reply,
     zapi_delivery,
     zapi_json,
     zapi_message_status,
     zapi_presence,
+    zapi_text_reply,
 )
-from tui.sandbox.state import SandboxState, SentMessage
+from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
+
+
+def answers_text(sent: SentMessage) -> bool:
+    """A text to a contact gets an answer (typing first, then the reply); groups and other kinds do not."""
+    return sent.operation == "send-text" and not is_group_jid(sent.recipient) and bool(sent.text)
 
 
 class Deliverer:
@@ -148,6 +156,10 @@ class Deliverer:
             callbacks.append(
                 ("received", lambda: zapi_button_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
             )
+        elif answers_text(sent):
+            callbacks.append(
+                ("received", lambda: zapi_text_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
+            )
         for kind, build in callbacks:
             await asyncio.sleep(self.delay)
             url = self.state.zapi_callback_urls.get(kind) or self.state.delivery_url
@@ -164,6 +176,8 @@ class Deliverer:
             events.append(
                 ("Message", lambda: button_reply(peer, self.state.own_phone, sent, self.new_id(), self.clock()))
             )
+        elif answers_text(sent):
+            events.append(("Message", lambda: text_reply(peer, sent, self.new_id(), self.clock())))
         for kind, build in events:
             await asyncio.sleep(self.delay)
             webhook = self.state.session_webhook

@@ -120,6 +120,36 @@ def button_reply(peer: Peer, own_phone: str, sent: SentMessage, reply_id: str, n
     return incoming_message(peer, reply_id, content, now)
 
 
+# What a contact answers to a text: believable, and chosen from the text so every run answers the same.
+TEXT_REPLIES = (
+    "Got it, thanks!",
+    "Sure, I'll check and get back to you this afternoon.",
+    "Perfect, see you then.",
+    "Thanks! Can you send me the order number too?",
+    "Ok! Is it still available in black?",
+)
+
+
+def text_reply_for(text: str) -> str:
+    return TEXT_REPLIES[int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % len(TEXT_REPLIES)]
+
+
+def text_reply(peer: Peer, sent: SentMessage, reply_id: str, now: datetime) -> dict[str, Any]:
+    """The recipient answering a text message with a text of their own (a group: its first other member)."""
+    return incoming_message(peer, reply_id, {"conversation": text_reply_for(sent.text)}, now)
+
+
+def zapi_text_reply(
+    instance_id: str, state: SandboxState, sent: SentMessage, reply_id: str, now: datetime
+) -> dict[str, Any]:
+    """`ReceivedCallback` (§5.3) with `text.message`: the recipient answering a text."""
+    payload = zapi_button_reply(instance_id, state, sent, reply_id, now)
+    del payload["buttonsResponseMessage"]
+    payload["referenceMessageId"] = None
+    payload["text"] = {"message": text_reply_for(sent.text)}
+    return payload
+
+
 def incoming_message(peer: Peer, message_id: str, content: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A whatsmeow `events.Message` from `peer` (wuzapi.md §4.3), `content` being its protobuf Message."""
     info = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 UNREGISTERED_SUFFIX = "0000"
 USER_SERVER = "s.whatsapp.net"
@@ -208,6 +208,9 @@ class SandboxState:
     def record_send(self, sent: SentMessage) -> None:
         self.sent.append(sent)
         self.chat(sent.recipient).message_count += 1
+
+    def history(self) -> list[HistoryMessage]:
+        return demo_history()
 
     def find_sent(self, message_id: str) -> SentMessage | None:
         return next((message for message in self.sent if message.message_id == message_id), None)
@@ -466,3 +469,67 @@ def seed_demo_state(*, own_phone: str = OWN_PHONE, own_name: str = OWN_NAME) -> 
         profile_description="Acme Store customer support, Mon-Fri 9h-18h (BRT). This is a sandbox account.",
         chats=chats,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Demo history: what the seeded chats said before the sandbox started, so the inbox is alive from the first
+# minute. Each message is whatsmeow's protobuf `Message` as JSON (what a session webhook would carry), from a
+# member's phone or from the account itself (None). Fixed times, so every run shows the same history.
+
+
+@dataclass(frozen=True)
+class HistoryMessage:
+    chat: str  # a contact's phone or a group JID
+    sender: str | None  # the member's phone; None: the account itself
+    content: dict
+    at: datetime
+    message_id: str
+
+
+def _history_rows() -> list[tuple[str, str | None, dict, tuple[int, int]]]:
+    ana, bruno, carla, _diego, elisa, _felipe, gabriela, henrique, marina, jordan, priya, oliver = (
+        phone for phone, _ in DEMO_CONTACTS
+    )
+    launch, family, neighbours = f"{LAUNCH_ID}@g.us", f"{FAMILY_ID}@g.us", f"{NEIGHBOURS_ID}@g.us"
+    return [
+        (neighbours, henrique, {"conversation": "Has anyone seen a grey cat near the bakery?"}, (8, 2)),
+        (neighbours, gabriela, {"imageMessage": {"caption": "This one? Sleeping on my car", "mimetype": "image/jpeg"}}, (8, 9)),
+        (neighbours, henrique, {"conversation": "Yes! That's Pipoca. Coming now, thank you"}, (8, 11)),
+        (neighbours, marina, {"locationMessage": {"name": "Saturday market", "address": "Praça Benedito Calixto",
+                                                  "degreesLatitude": -23.5586, "degreesLongitude": -46.6817}}, (8, 40)),
+        (family, ana, {"conversation": "Lunch at grandma's on Sunday, 13h. Who is bringing dessert?"}, (9, 5)),
+        (family, bruno, {"conversation": "I'll bring the pudim"}, (9, 7)),
+        (family, None, {"conversation": "Count me in, I'll bring drinks"}, (9, 12)),
+        (family, marina, {"stickerMessage": {"mimetype": "image/webp"}}, (9, 13)),
+        (launch, jordan, {"conversation": "Launch checklist is in the group description. Please confirm your items."}, (9, 30)),
+        (launch, None, {"pollCreationMessageV3": {"name": "Launch date?", "selectableOptionsCount": 1, "options": [
+            {"optionName": "Tue 10 Sep"}, {"optionName": "Thu 12 Sep"}]}}, (9, 34)),
+        (launch, priya, {"extendedTextMessage": {"text": "Pricing page draft: https://acme-store.example/launch",
+                                                 "matchedText": "https://acme-store.example/launch",
+                                                 "title": "Acme Store: Q3 launch", "description": "Draft pricing"}}, (9, 41)),
+        (launch, oliver, {"documentMessage": {"fileName": "press-release-v3.pdf", "mimetype": "application/pdf"}}, (9, 46)),
+        (launch, carla, {"contactMessage": {"displayName": "Rafael (printing)", "vcard": "BEGIN:VCARD\nEND:VCARD"}}, (9, 52)),
+        (launch, jordan, {"pollVote": {"selectedOptions": ["Thu 12 Sep"]}}, (9, 55)),
+        (launch, elisa, {"pollVote": {"selectedOptions": ["Thu 12 Sep"]}}, (10, 2)),
+        (launch, elisa, {"conversation": "Thu 12 works for the warehouse."}, (10, 3)),
+        (jordan, None, {"conversation": "Hi Jordan, the invoice for order 1042 is ready."}, (10, 15)),
+        (jordan, jordan, {"conversation": "Great, could you send it as PDF?"}, (10, 21)),
+        (bruno, bruno, {"conversation": "Did the charger ship yet?"}, (10, 30)),
+        (bruno, None, {"conversation": "Yes, this morning. Tracking code AC123456789BR"}, (10, 34)),
+        (bruno, None, {"buttonsMessage": {"contentText": "Was this answer helpful?", "buttons": [
+            {"buttonText": {"displayText": "Yes"}}, {"buttonText": {"displayText": "No"}}]}}, (10, 35)),
+        (bruno, bruno, {"buttonsResponseMessage": {"selectedDisplayText": "Yes"}}, (10, 36)),
+        (ana, None, {"conversation": "Hi Ana! Your earbuds are ready for pick-up."}, (11, 0)),
+        (ana, ana, {"conversation": "Oh great"}, (11, 20)),
+        (ana, ana, {"conversation": "Can I come by tomorrow after 18h?"}, (11, 21)),
+        (ana, ana, {"conversation": "Or Saturday morning"}, (11, 22)),
+    ]
+
+
+def demo_history() -> list[HistoryMessage]:
+    """The seeded chats' past messages, oldest first (times on the day the deterministic clock shows)."""
+    history = []
+    for index, (chat, sender, content, (hour, minute)) in enumerate(_history_rows(), 1):
+        at = datetime(2025, 1, 1, hour, minute, tzinfo=UTC)
+        history.append(HistoryMessage(chat, sender, content, at, f"HIST{index:08d}"))
+    return history

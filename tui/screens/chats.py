@@ -99,11 +99,17 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
 class ChatsSection(OperationSection):
     # Shortcuts of this section beyond the gateway operations (which the palette takes from tui.api.operations).
     OPERATIONS: ClassVar[dict[str, str]] = {
-        f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()
+        "inbox": "Inbox: conversations and threads",
+        **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
     }
 
     HELP: ClassVar[str] = """\
 ## Chats
+
+**ctrl+l** opens the **inbox**: every conversation (received messages, receipts and typing from the webhook
+events, and every message sent from here or with `gateway-tui call`), newest first, with the thread of the
+chosen one. Reply there, or press **k** for this form with the recipient filled in. The form below composes
+to a new number.
 
 Send a message to a **recipient**: a phone number with country code (digits only, e.g.
 `5511999999999`) or a group JID (`120363019502650977@g.us`). The recipient is checked as you type.
@@ -127,9 +133,12 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         Binding("ctrl+s", "send", "Send"),
         Binding("ctrl+t", "chat_action", "Chat action"),
         Binding("ctrl+o", "copy_id", "Copy id"),
+        Binding("ctrl+l", "inbox", "Inbox"),
     ]
 
     DEFAULT_CSS = """
+    ChatsSection #chat-head { height: 1; }
+    ChatsSection #chat-head > .section-title { width: 1fr; }
     ChatsSection #chat-top { height: auto; }
     ChatsSection #chat-top > FieldRow { width: 2fr; }
     ChatsSection #kind-row { width: 1fr; height: auto; }
@@ -142,7 +151,11 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("Chats — send a message", classes="section-title")
+        with Horizontal(id="chat-head"):
+            yield Static("Chats — send a message", classes="section-title")
+            inbox = Button("Inbox (ctrl+l)", id="open-inbox", compact=True)
+            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
+            yield inbox
         with Horizontal(id="chat-top"):
             yield _row(
                 "Recipient (phone or group JID)",
@@ -283,7 +296,16 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             raise FieldProblems({"delayMessage": "Z-API waits whole seconds: a number from 1 to 15"})
         return int(text) * 1000
 
+    @on(Button.Pressed, "#open-inbox")
+    def action_inbox(self) -> None:
+        from tui.screens.inbox import open_inbox
+
+        open_inbox(self.app)
+
     def open_operation(self, op_id: str) -> None:
+        if op_id == "inbox":
+            self.action_inbox()
+            return
         for kind in KINDS:
             if kind.op_id == op_id:
                 self.query_one("#kind", Select).value = kind.key
@@ -430,7 +452,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         message_id = result.Id if kind.key == "contact" else result.message_id
         recipient = request.Phone if kind.key == "contact" else request.phone
         self.query_one("#sent-id", CopyableValue).show(message_id, f"({kind.title.lower()} to {recipient})")
-        self.post_message(MessageSent(message_id, kind.op_id, recipient))
+        self.post_message(MessageSent(message_id, kind.op_id, recipient, request, result))
 
     def action_copy_id(self) -> None:
         value = self.query_one("#sent-id", CopyableValue).value

@@ -26,6 +26,7 @@ import collections
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import queue
 import sqlite3
@@ -36,14 +37,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from tui.paths import data_dir
+from tui.webhooks import conversations
 from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict
 
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 DEFAULT_FILE_NAME = "events.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the inbox tables of tui.webhooks.conversations
 
 # synchronous=FULL: in WAL mode this fsyncs the WAL at every commit, so an acknowledged event survives a power
 # cut, not only a crash of this process (NORMAL would lose the last commits on power loss). Group commit pays
@@ -258,6 +262,8 @@ class EventStore:
         self._damaged: str | None = None  # set by the background quick_check of a big store: no more writes
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
         self._health_watchers: list[HealthCallback] = []
+        self._side_lock = threading.Lock()
+        self._side: sqlite3.Connection | None = None
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -361,6 +367,10 @@ class EventStore:
         for connection in self._all_readers:
             connection.close()
         self._all_readers.clear()
+        with self._side_lock:
+            if self._side is not None:
+                self._side.close()
+                self._side = None
 
     def stop_waiting(self) -> None:
         """Stop waiting for locks other programs hold: a shutdown (SIGTERM) must not wait out WRITE_LOCK_TIMEOUT.
@@ -689,6 +699,8 @@ class EventStore:
                 if fingerprint is not None and duplicate_of is None and event_id is not None:
                     new_fingerprints[fingerprint] = event_id
                 assert event_id is not None  # an INSERT always sets it
+                if duplicate_of is None:  # a delivery received again changes no conversation
+                    _derive_inbox(connection, record, row[0], event_id)
                 results.append(stored(record, event_id, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
@@ -866,6 +878,32 @@ class EventStore:
         finally:
             self._idle_readers.put(connection)
 
+    # -- the inbox (tui.webhooks.conversations) ----------------------------------------------------------------
+
+    def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `query(connection)` on a pooled reader (blocking: call from a worker thread)."""
+        with self._reader() as connection:
+            return query(connection)
+
+    def write(self, change: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `change(connection)` in its own transaction beside the writer thread (the app's sends, names, mark
+        seen): SQLite serialises it with the group commits. Blocking: call from a worker thread."""
+        if not self._open:
+            raise StoreClosed("the event store is closed")
+        with self._side_lock:
+            if self._side is None:
+                self._side = self._connect(timeout=30.0)
+            connection = self._side
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                result = change(connection)
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            return result
+
     # -- connections and schema -------------------------------------------------------------------------------
 
     def _connect(self, timeout: float = 10.0) -> sqlite3.Connection:
@@ -879,7 +917,7 @@ class EventStore:
 
     def _create_schema(self, connection: sqlite3.Connection) -> None:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, 1, SCHEMA_VERSION):
+        if version not in (0, 1, 2, SCHEMA_VERSION):
             raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
         if version == SCHEMA_VERSION and self._schema_is_current(connection):
             return  # nothing to write: a store on a full disk still opens (and can be read and exported)
@@ -897,6 +935,9 @@ class EventStore:
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
+        conversations.create_schema(connection)
+        if version in (1, 2):  # the inbox tables are new in 3: derive them from the events already stored
+            _backfill_inbox(connection)
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
 
@@ -997,6 +1038,37 @@ def _fts_query(search: str | None) -> str | None:
     quoted = ['"' + word.replace('"', '""') + '"' for word in words]
     quoted[-1] += "*"
     return " ".join(quoted)
+
+
+def _derive_inbox(connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None) -> None:
+    """The append hook: what this event changes in the inbox, in the transaction that stores it."""
+    if record.payload is None or not conversations.trusted(record.verdict, record.rejected):
+        return
+    changes = conversations.changes_of(record.kind, record.payload)
+    if not changes:
+        return
+    # A savepoint: should the inbox fail on an odd event, the event itself is still stored and acknowledged.
+    connection.execute("SAVEPOINT inbox")
+    try:
+        conversations.apply(connection, changes, at_us, event_id)
+    except sqlite3.Error:
+        connection.execute("ROLLBACK TO inbox")
+        log.exception("the inbox could not take event %s", event_id)
+    connection.execute("RELEASE inbox")
+
+
+def _backfill_inbox(connection: sqlite3.Connection) -> None:
+    """Schema 2 → 3: derive the inbox from every trusted event already stored, oldest first."""
+    cursor = connection.execute(
+        "SELECT id, received_us, kind, body, payload FROM events WHERE has_payload AND NOT rejected "
+        "AND verdict IN (?, ?) ORDER BY id",
+        (str(Verdict.VALID), str(Verdict.NO_KEY)),
+    )
+    while rows := cursor.fetchmany(1000):
+        for event_id, received_us, kind, body, payload in rows:
+            changes = conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
+            if changes:
+                conversations.apply(connection, changes, received_us, event_id)
 
 
 def _row(record: EventRecord) -> tuple[Any, ...]:

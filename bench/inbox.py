@@ -1,0 +1,235 @@
+"""The inbox over a large history: 100,000 messages across 2,000 chats (one of them 5,000 messages long), time to
+open the inbox, to open the long thread and to scroll it, and the process's peak memory.
+
+    uv run python bench/inbox.py [--messages 100000] [--chats 2000] [--long 5000] [--pages 40]
+
+A child process fills the sandbox profile's event store: the events themselves (WuzAPI `Message` events and
+read receipts, bulk insert) and the inbox tables derived from them by the store's own append hook code
+(`conversations.changes_of` + `apply`) plus the account's sends, so the fill's memory is not counted. Then this
+process runs the real app (`--sandbox`, headless, 120×40) on that store and measures, each until it is on screen
+(layout and a full frame rendered):
+- the list and thread queries alone (the data layer);
+- list: open the inbox the first time (the screen is built), until its list and the newest chat's thread are
+  shown; then again (the screen is kept, it refreshes);
+- thread: move to the 5,000-message chat, until its newest page is shown;
+- scroll: page-up through the thread (older pages load at the top), each press until the view moved;
+then reads the peak resident set size (ru_maxrss). Targets: list and thread < 100 ms, memory < 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+TARGET_MS = 100.0
+TARGET_MB = 200.0
+STORE_FILE = "events-sandbox.sqlite3"
+LONG_CHAT = "5511900005000"
+
+
+def chat_of(n: int, chats: int, long: int) -> str:
+    if n < long:
+        return LONG_CHAT
+    return f"55219{(n % (chats - 1)):08d}"
+
+
+def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
+    from tui.webhooks import conversations
+    from tui.webhooks.events import EventRecord
+    from tui.webhooks.signing import Verdict
+    from tui.webhooks.store import EventStore, _microseconds
+
+    start = datetime(2025, 1, 1, tzinfo=UTC)  # history before the sandbox's own (which starts at 08:00)
+
+    def event(n: int) -> tuple[EventRecord, bool]:
+        chat = chat_of(n, chats, long)
+        jid = f"{chat}@s.whatsapp.net"
+        outgoing = n % 3 == 0
+        if outgoing:  # a send of ours, then the recipient's read receipt
+            payload = {"type": "ReadReceipt", "state": "Read", "event": {
+                "Chat": jid, "Sender": jid, "MessageIDs": [f"OUT{n:010d}"], "Type": "read"}}
+        else:
+            payload = {"type": "Message", "event": {
+                "Info": {"Chat": jid, "Sender": jid, "IsFromMe": False, "IsGroup": False, "ID": f"IN{n:010d}",
+                         "PushName": f"Contact {chat[-4:]}"},
+                "Message": {"conversation": f"message {n}: " + "lorem ipsum dolor sit amet " * (1 + n % 6)}}}
+        moment = start - timedelta(days=30) + timedelta(seconds=n * 20)
+        record = EventRecord(
+            received_at=moment, path="/session", headers={"content-type": "application/json"},
+            body=json.dumps(payload).encode(), payload=payload, kind=payload["type"], summary=payload["type"],
+            verdict=Verdict.VALID, rejected=False,
+        )
+        return record, outgoing
+
+    with EventStore(data_dir / STORE_FILE) as store:
+        store.bulk_insert_for_bench(event(n)[0] for n in range(messages))
+
+        def derive(connection) -> None:
+            for n in range(messages):
+                record, outgoing = event(n)
+                at = _microseconds(record.received_at)
+                if outgoing:
+                    chat = chat_of(n, chats, long)
+                    conversations.add_message(connection, conversations.NewMessage(
+                        chat, True, "text", f"our answer {n}: thanks, noted", f"OUT{n:010d}"), at - 1, None)
+                conversations.apply(connection, conversations.changes_of(record.kind, record.payload), at, n + 1)
+
+        store.write(derive)
+
+
+async def measure(pages: int) -> dict[str, object]:
+    from tui.app import build_app
+    from tui.screens.inbox import SCREEN_NAME, open_inbox
+    from tui.widgets.forms import set_cursor_blink
+    from tui.widgets.thread_view import ThreadView
+
+    set_cursor_blink(False)
+    app = build_app(sandbox=True)
+
+    async def until(condition, what: str, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(what)
+            await asyncio.sleep(0.001)
+
+    def frame() -> None:
+        app.screen._refresh_layout(size=app.size)
+        app.screen._compositor.render_update(full=True)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: app.runtime_ready, "runtime start")
+        await app.workers.wait_for_complete()
+        inbox = app.runtime.inbox
+        chats = len(inbox.conversations(100_000))
+        queries = {"list": [], "thread": []}
+        for _ in range(7):  # the data layer alone: one indexed query each
+            started = time.perf_counter()
+            inbox.conversations(200)
+            queries["list"].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            inbox.thread(LONG_CHAT, 201)
+            queries["thread"].append((time.perf_counter() - started) * 1000)
+
+        started = time.perf_counter()
+        open_inbox(app)
+        screen = app.get_screen(SCREEN_NAME)
+        await until(lambda: screen.is_mounted and screen.refreshes >= 1 and screen.open_chat_id, "the list")
+        frame()
+        list_ms = (time.perf_counter() - started) * 1000
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        reopen: list[float] = []
+        for _ in range(5):  # back to Chats and in again: the kept screen refreshes
+            app.pop_screen()
+            await pilot.pause()
+            count = screen.refreshes
+            started = time.perf_counter()
+            open_inbox(app)
+            await until(lambda: screen.refreshes > count, "the list again")
+            frame()
+            reopen.append((time.perf_counter() - started) * 1000)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+        # The long chat is old: it is found by search, as a user would, then opened.
+        screen.query_one("#inbox-search").value = LONG_CHAT
+        await until(lambda: [r.chat_id for r in screen.rows] == [LONG_CHAT] and screen.idle, "search")
+        await pilot.pause()
+        # …but opening it is what is timed: from the highlight to its newest page on screen.
+        table = screen.query_one("#conversations")
+        table.move_cursor(row=0)
+        screen.open_chat_id = None
+        view = screen.query_one(ThreadView)
+        view.rows = []
+        started = time.perf_counter()
+        screen.reload(select=LONG_CHAT)
+        await until(lambda: screen.open_chat_id == LONG_CHAT and view.rows, "the long thread")
+        frame()
+        thread_ms = (time.perf_counter() - started) * 1000
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        view.focus()
+        await pilot.pause()
+        scroll: list[float] = []
+        for _ in range(pages):
+            top, held = view.scroll_y, len(view.rows)
+            started = time.perf_counter()
+            view.action_page_up()
+            await until(lambda: view.scroll_y != top or len(view.rows) != held or (top == 0 and not view.has_older),
+                        "a page up")
+            if view.scroll_y == 0 and view.has_older:  # at the top: the older page loads, wait for it too
+                await until(lambda: len(view.rows) != held, "an older page")
+            frame()
+            scroll.append((time.perf_counter() - started) * 1000)
+            await app.workers.wait_for_complete()
+        held_rows = len(view.rows)
+    return {"chats": chats, "list": list_ms, "reopen": reopen, "thread": thread_ms, "scroll": scroll,
+            "held": held_rows, "queries": queries}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--chats", type=int, default=2000)
+    parser.add_argument("--long", type=int, default=5000)
+    parser.add_argument("--pages", type=int, default=40)
+    parser.add_argument("--fill", metavar="DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.fill:
+        fill(Path(args.fill), args.messages, args.chats, args.long)
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) / "data"
+        data.mkdir()
+        began = time.perf_counter()
+        subprocess.run([sys.executable, __file__, "--fill", str(data), "--messages", str(args.messages),
+                        "--chats", str(args.chats), "--long", str(args.long)], check=True, timeout=1800,
+                       stdin=subprocess.DEVNULL)
+        fill_s = time.perf_counter() - began
+        os.environ["GATEWAY_TUI_DATA_DIR"] = str(data)
+        os.environ["GATEWAY_TUI_CONFIG_DIR"] = str(Path(scratch) / "config")
+        size_mb = (data / STORE_FILE).stat().st_size / 2**20
+        result = asyncio.run(measure(args.pages))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    scroll = result["scroll"]
+    assert isinstance(scroll, list)
+    print(f"{args.messages:,} messages (a third of them sent, with read receipts) in {result['chats']:,} chats "
+          f"(the long one {args.long:,} messages); {size_mb:,.0f} MB on disk, filled in {fill_s:.0f} s; Python "
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    print("| Measurement | Result | Target |")
+    print("|---|---|---|")
+    queries = result["queries"]
+    assert isinstance(queries, dict)
+    print(f"| list query (200 newest chats), median of 7 | {statistics.median(queries['list']):.1f} ms | |")
+    print(f"| thread query (newest 200 of 5,000), median of 7 | {statistics.median(queries['thread']):.1f} ms | |")
+    print(f"| open the inbox the first time (build the screen, list + newest thread, on screen) | "
+          f"{result['list']:.0f} ms | < {TARGET_MS:.0f} ms |")
+    reopen = result["reopen"]
+    assert isinstance(reopen, list)
+    print(f"| open it again, median of {len(reopen)} (max) | {statistics.median(reopen):.0f} ms ({max(reopen):.0f} ms) "
+          f"| < {TARGET_MS:.0f} ms |")
+    print(f"| open the long thread (newest page, on screen) | {result['thread']:.0f} ms | < {TARGET_MS:.0f} ms |")
+    print(f"| page up through it, median of {len(scroll)} (max, older pages loading) | "
+          f"{statistics.median(scroll):.0f} ms ({max(scroll):.0f} ms) | no stalls |")
+    print(f"| peak memory of the app process (ru_maxrss) | {peak_mb:.0f} MB | < {TARGET_MB:.0f} MB |")
+    met = result["list"] < TARGET_MS and max(reopen) < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
+    print(f"\ntargets {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""The inbox end to end against the embedded sandbox: the list and threads from the seeded history, live marks
+and replies as the sandbox's webhooks arrive, replies from the thread (text and any kind), search, mark read,
+and forged events kept out. Snapshots at 80×24 and 120×40."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from textual.widgets import Input
+
+from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_ready, wait_until
+from tui.runtime import DETERMINISTIC_HMAC_KEY
+from tui.sandbox.events import text_reply_for
+from tui.sandbox.state import LAUNCH_ID
+from tui.screens.inbox import InboxScreen
+from tui.webhooks.signing import sign
+from tui.widgets.thread_view import ThreadView
+
+ANA, BRUNO, JORDAN = "5511987654321", "5511976543219", "14155550123"
+LAUNCH = f"{LAUNCH_ID}@g.us"
+
+
+async def open_inbox(pilot) -> InboxScreen:
+    await pilot.press("ctrl+l")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox")
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: screen.open_chat_id is not None, what="the first chat")
+    await inbox_settled(pilot)
+    return screen
+
+
+async def inbox_settled(pilot) -> None:
+    """Until deliveries are in, the inbox has taken them (its refresh timer and reads done) and the screen drew."""
+    for _ in range(2):
+        await settle(pilot)
+        screen = pilot.app.screen
+        if isinstance(screen, InboxScreen):
+            await wait_until(pilot, lambda: screen.idle, what="the inbox to refresh")
+    await settle(pilot)
+
+
+async def choose(pilot, screen: InboxScreen, chat_id: str) -> None:
+    keys = [row.chat_id for row in screen.rows]
+    table = screen.query_one("#conversations")
+    table.focus()
+    table.move_cursor(row=keys.index(chat_id))
+    await wait_until(pilot, lambda: screen.open_chat_id == chat_id, what=f"chat {chat_id}")
+    await inbox_settled(pilot)
+
+
+def thread_text(screen: InboxScreen) -> str:
+    return screen.query_one(ThreadView).text()
+
+
+def row(screen: InboxScreen, chat_id: str):
+    return next(r for r in screen.rows if r.chat_id == chat_id)
+
+
+async def post(pilot, path: str, payload: dict, *, signed: bool = True) -> int:
+    body = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json"}
+    if signed:
+        headers["x-hmac-signature"] = sign(DETERMINISTIC_HMAC_KEY, body)
+    async with httpx.AsyncClient(trust_env=False) as client:
+        answer = await client.post(pilot.app.runtime.listener.url + path, content=body, headers=headers)
+    return answer.status_code
+
+
+def incoming(chat: str, message_id: str, text: str, push_name: str) -> dict:
+    jid = f"{chat}@s.whatsapp.net"
+    return {"type": "Message", "event": {"Info": {"Chat": jid, "Sender": jid, "IsFromMe": False, "IsGroup": False,
+                                                   "ID": message_id, "PushName": push_name},
+                                          "Message": {"conversation": text}}}
+
+
+async def test_opens_on_the_list_with_the_newest_chat_and_its_thread():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        assert pilot.app.focused is screen.query_one("#conversations")
+        assert [r.chat_id for r in screen.rows][:3] == [ANA, BRUNO, JORDAN]
+        assert row(screen, ANA).unread == 3 and row(screen, ANA).title == "Ana Souza"
+        assert screen.open_chat_id == ANA
+        assert "Can I come by tomorrow after 18h?" in thread_text(screen)
+        footer = screen_text(pilot.app).splitlines()[-1]
+        for words in ("Open", "Search", "Mark read", "All kinds", "New chat", "Back"):
+            assert words in footer
+
+
+async def test_marks_follow_delivery_then_read_live():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        await pilot.app.runtime.record_sent("send-text", _text(JORDAN, "sent from elsewhere"), _Result("EXT1"))
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓\n" in thread_text(screen) + "\n"
+        assert await post(pilot, "/delivery", {"type": "DeliveryCallback", "instanceId": "sandbox",
+                                                "phone": JORDAN, "zaapId": "Z", "messageId": "EXT1",
+                                                "momment": 1}) == 200
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓✓\n" in thread_text(screen) + "\n"
+        assert await post(pilot, "/session", {"type": "ReadReceipt", "state": "Read", "event": {
+            "Chat": f"{JORDAN}@s.whatsapp.net", "Sender": f"{JORDAN}@s.whatsapp.net", "MessageIDs": ["EXT1"],
+            "Type": "read"}}) == 200
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓✓ read\nsent from elsewhere" in _dedent(thread_text(screen))
+
+
+async def test_a_reply_from_the_thread_is_sent_read_and_answered():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        await pilot.press("enter")
+        assert pilot.app.focused is screen.query_one("#reply")
+        await pilot.press(*"mkn/ sent from the thread")  # letters that are keys on the list are just text here
+        assert screen.query_one("#reply", Input).value == "mkn/ sent from the thread"
+        await pilot.press("enter")
+        await inbox_settled(pilot)
+        [sent] = pilot.app.runtime.sandbox.state.sent
+        assert (sent.recipient, sent.text) == (JORDAN, "mkn/ sent from the thread")
+        text = _dedent(thread_text(screen))
+        assert "You · 12:00 ✓✓ read\nmkn/ sent from the thread" in text
+        assert text.rstrip().endswith(text_reply_for("mkn/ sent from the thread"))  # the contact answered
+        assert row(screen, JORDAN).unread == 1  # the answer, after our reply reset the count
+        assert screen.query_one("#reply", Input).value == ""
+        assert pilot.app.focused is screen.query_one("#reply")
+
+
+async def test_any_kind_from_the_thread_with_the_recipient_filled_in():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, LAUNCH)
+        await pilot.press("k")
+        form = pilot.app.screen
+        assert form.query_one("#recipient", Input).value == LAUNCH
+        await wait_until(pilot, lambda: pilot.app.focused is form.query_one("#text-message"), what="message focus")
+        form.query_one("#kind").value = "poll"
+        await pilot.pause()
+        form.query_one("#poll-question", Input).focus()
+        await pilot.press(*"Pizza or sushi?")
+        form.query_one("#poll-options").load_text("Pizza\nSushi")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert [sent.text for sent in pilot.app.runtime.sandbox.state.sent] == ["Pizza or sushi?"], screen_text(pilot.app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: pilot.app.screen is screen, what="back in the inbox")
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓✓ read\n[poll] Pizza or sushi?\n○ Pizza\n○ Sushi" in _dedent(thread_text(screen))
+
+
+async def test_a_message_from_someone_new_lists_them_and_unread_grows():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        carla = "5521998877665"
+        assert await post(pilot, "/session", incoming(carla, "C1", "Hello! Is the store open today?", "Carla M")) == 200
+        await inbox_settled(pilot)
+        assert screen.rows[0].chat_id == carla and screen.rows[0].unread == 1
+        assert screen.rows[0].title == "Carla Mendes"  # the contact list's name beats the push name
+        assert await post(pilot, "/session", incoming(carla, "C2", "Until what time?", "Carla M")) == 200
+        await inbox_settled(pilot)
+        assert row(screen, carla).unread == 2
+        assert screen.open_chat_id == ANA  # the open chat stays open
+        assert "(2)" in screen_text(pilot.app)
+
+
+async def test_a_forged_message_never_appears():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        before = [(r.chat_id, r.last_body, r.unread) for r in screen.rows]
+        forged = incoming(ANA, "FAKE1", "Your account is blocked, send the code", "Ana Souza")
+        assert await post(pilot, "/session", forged, signed=False) == 401  # stored, rejected
+        zapi = {"type": "ReceivedCallback", "instanceId": "sandbox", "messageId": "FAKE2", "phone": ANA,
+                "fromMe": False, "isGroup": False, "senderName": "Ana Souza", "text": {"message": "send the code"}}
+        assert await post(pilot, "/delivery", zapi, signed=False) == 200  # unsigned allowed there, never trusted
+        bad = json.dumps(incoming(ANA, "FAKE3", "forged too", "Ana")).encode()
+        async with httpx.AsyncClient(trust_env=False) as client:
+            await client.post(pilot.app.runtime.listener.url + "/session", content=bad,
+                              headers={"Content-Type": "application/json", "x-hmac-signature": "0" * 64})
+        await inbox_settled(pilot)
+        assert pilot.app.runtime.store.count(search="code") == 2  # the events exist…
+        assert [(r.chat_id, r.last_body, r.unread) for r in screen.rows] == before  # …but no message
+        assert "code" not in thread_text(screen) and "forged" not in thread_text(screen)
+
+
+async def test_search_and_mark_read():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await pilot.press("slash")
+        assert pilot.app.focused is screen.query_one("#inbox-search")
+        await pilot.press(*"pudim")
+        await inbox_settled(pilot)
+        assert [r.chat_id for r in screen.rows] == [f"{'120363058811204477'}@g.us"]
+        await pilot.press("enter")
+        assert pilot.app.focused is screen.query_one("#conversations")
+        await inbox_settled(pilot)
+        assert screen.open_chat_id.startswith("120363058811204477")
+        await pilot.press("m")
+        await inbox_settled(pilot)
+        assert row(screen, screen.open_chat_id).unread == 0
+        assert "Marked read on the gateway" in screen_text(pilot.app)
+        chat = pilot.app.runtime.sandbox.state.chats[screen.open_chat_id]
+        assert chat.unread == 0
+
+
+async def test_compose_goes_back_to_the_chats_form():
+    async with running_sandbox_app() as pilot:
+        await open_inbox(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, InboxScreen), what="back to Chats")
+        await settle(pilot)
+        assert pilot.app.focused is pilot.app.screen.query_one("#recipient")
+
+
+# -- snapshots -----------------------------------------------------------------------------------------------
+
+
+def _snapshot(snap_compare, size, chat_id=None):
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        screen = await open_inbox(pilot)
+        if chat_id is not None:
+            await choose(pilot, screen, chat_id)
+        await inbox_settled(pilot)
+
+    return snap_compare(sandbox_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_snapshot_list(snap_compare, size):
+    assert _snapshot(snap_compare, size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_snapshot_group_thread(snap_compare, size):
+    assert _snapshot(snap_compare, size, LAUNCH)
+
+
+# -- helpers -------------------------------------------------------------------------------------------------
+
+
+class _Result:
+    def __init__(self, message_id: str) -> None:
+        self.message_id = message_id
+
+
+def _text(phone: str, message: str):
+    from tui.api.models import SendText
+
+    return SendText(phone=phone, message=message)
+
+
+def _dedent(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines())
+
+
+async def test_typing_shows_in_the_list_and_the_thread_until_the_message_comes():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        jid = f"{ANA}@s.whatsapp.net"
+        assert await post(pilot, "/session", {"type": "ChatPresence", "event": {
+            "Chat": jid, "Sender": jid, "IsFromMe": False, "IsGroup": False, "State": "composing", "Media": ""}}) == 200
+        await inbox_settled(pilot)
+        shown = screen_text(pilot.app)
+        assert "typing…" in shown.splitlines()[3]  # Ana's second line in the list
+        assert "Ana Souza · 5511987654321 · typing…" in shown
+        assert await post(pilot, "/session", incoming(ANA, "T1", "Tomorrow at 18h then", "Ana Souza")) == 200
+        await inbox_settled(pilot)
+        assert "typing…" not in screen_text(pilot.app)
+        assert thread_text(screen).rstrip().endswith("Tomorrow at 18h then")  # live while the thread is open

@@ -1,0 +1,222 @@
+"""The inbox tables, derived from stored events at append time: the payloads are literal JSON in the shapes of
+research/wuzapi.md §4.3 (whatsmeow events) and research/zapi.md §5 (Z-API callbacks)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tests.webhooks.conftest import record
+from tui.api.models import SendButtonActions, SendLocation, SendText
+from tui.webhooks import store as store_module
+from tui.webhooks.classify import classify
+from tui.webhooks.conversations import Inbox, NameSource, Status
+from tui.webhooks.sent import sent_message
+from tui.webhooks.signing import Verdict
+from tui.webhooks.store import EventStore
+
+ANA = "5511987654321"
+GROUP = "120363041982375610@g.us"
+
+
+def event(payload: dict, *, verdict: Verdict = Verdict.VALID, rejected: bool = False, path: str = "/session"):
+    kind, summary, ids = classify(payload)
+    return record(payload, kind=kind, summary=summary, message_ids=ids, verdict=verdict, rejected=rejected, path=path)
+
+
+def wuzapi_message(message_id: str, content: dict, *, chat: str = f"{ANA}@s.whatsapp.net", sender: str | None = None,
+                   push_name: str = "Ana Souza", from_me: bool = False) -> dict:
+    return json.loads(json.dumps({
+        "type": "Message",
+        "event": {
+            "Info": {"Chat": chat, "Sender": sender or chat, "IsFromMe": from_me, "IsGroup": chat.endswith("@g.us"),
+                     "ID": message_id, "PushName": push_name, "Timestamp": "2025-01-01T12:00:00Z"},
+            "Message": content,
+        },
+    }))
+
+
+@pytest.fixture
+def inbox(store) -> Inbox:
+    return Inbox(store)
+
+
+async def test_a_text_from_a_contact_becomes_an_unread_conversation(store, inbox):
+    await store.append(event(wuzapi_message("3EB0A1", {"conversation": "Is the charger in stock?"})))
+    [chat] = inbox.conversations()
+    assert (chat.chat_id, chat.title, chat.last_body, chat.unread, chat.last_outgoing) == (
+        ANA, "Ana Souza", "Is the charger in stock?", 1, False)
+    [message] = inbox.thread(ANA, 10)
+    assert (message.outgoing, message.kind, message.body, message.message_id, message.sender) == (
+        False, "text", "Is the charger in stock?", "3EB0A1", None)
+
+
+async def test_a_send_then_delivery_and_read_receipt_mark_it(store, inbox):
+    inbox.record(sent_message("send-text", SendText(phone=ANA, message="hello"), "SBX1"), 1)
+    assert inbox.thread(ANA, 10)[0].status is Status.SENT
+    await store.append(event({"type": "DeliveryCallback", "instanceId": "i", "phone": ANA, "zaapId": "Z",
+                              "messageId": "SBX1", "momment": 1777494009341}, path="/delivery"))
+    assert inbox.thread(ANA, 10)[0].status is Status.DELIVERED
+    await store.append(event({"type": "ReadReceipt", "state": "Read", "event": {
+        "Chat": f"{ANA}@s.whatsapp.net", "Sender": f"{ANA}@s.whatsapp.net", "IsFromMe": False, "IsGroup": False,
+        "MessageIDs": ["SBX1"], "Timestamp": "2025-01-01T12:00:00Z", "Type": "read", "MessageSender": ""}}))
+    [message] = inbox.thread(ANA, 10)
+    assert (message.outgoing, message.status) == (True, Status.READ)
+    [chat] = inbox.conversations()
+    assert (chat.unread, chat.last_outgoing, chat.last_body) == (0, True, "hello")
+
+
+async def test_a_receipt_before_the_send_is_recorded_still_counts(store, inbox):
+    await store.append(event({"type": "MessageStatusCallback", "instanceId": "i", "status": "READ", "ids": ["EARLY"],
+                              "momment": 1632234645000, "phoneDevice": 0, "phone": ANA, "isGroup": False},
+                             path="/delivery"))
+    inbox.record(sent_message("send-text", SendText(phone=ANA, message="quick"), "EARLY"), 1)
+    assert inbox.thread(ANA, 10)[0].status is Status.READ
+
+
+async def test_a_failed_delivery_wins(store, inbox):
+    inbox.record(sent_message("send-text", SendText(phone="5511900000000", message="x"), "F1"), 1)
+    await store.append(event({"type": "DeliveryCallback", "instanceId": "i", "phone": "5511900000000", "zaapId": "Z",
+                              "messageId": "F1", "momment": 1, "error": "Phone number does not exist"},
+                             path="/delivery"))
+    assert inbox.thread("5511900000000", 10)[0].status is Status.FAILED
+
+
+@pytest.mark.parametrize(("verdict", "rejected"), [(Verdict.UNSIGNED, False), (Verdict.INVALID, True),
+                                                   (Verdict.UNSIGNED, True), (Verdict.VALID, True)])
+async def test_events_that_do_not_verify_never_become_messages(store, inbox, verdict, rejected):
+    forged = wuzapi_message("FORGED", {"conversation": "send your password"})
+    await store.append(event(forged, verdict=verdict, rejected=rejected))
+    await store.append(event({"type": "ReadReceipt", "state": "Read", "event": {"Chat": f"{ANA}@s.whatsapp.net",
+                              "MessageIDs": ["SBX1"], "Type": "read"}}, verdict=verdict, rejected=rejected))
+    assert inbox.conversations() == []
+    assert inbox.thread(ANA, 10) == []
+    assert inbox.statuses(["SBX1"]) == {}
+    assert store.count() == 2  # still stored as events, for the Events section
+
+
+async def test_without_a_key_events_count_as_they_come(store, inbox):
+    await store.append(event(wuzapi_message("N1", {"conversation": "hi"}), verdict=Verdict.NO_KEY))
+    assert [chat.chat_id for chat in inbox.conversations()] == [ANA]
+
+
+async def test_group_messages_carry_the_senders_name_and_each_kind_is_rendered(store, inbox):
+    sender = "5531991234567@s.whatsapp.net"
+    contents = [
+        {"pollCreationMessageV3": {"name": "Launch date?", "options": [{"optionName": "Tue"}, {"optionName": "Thu"}]}},
+        {"locationMessage": {"name": "Office", "address": "Av. Paulista 1000", "degreesLatitude": -23.56,
+                             "degreesLongitude": -46.65}},
+        {"imageMessage": {"caption": "the new shelf", "mimetype": "image/jpeg"}},
+        {"documentMessage": {"fileName": "invoice.pdf"}},
+        {"contactMessage": {"displayName": "Rafael", "vcard": "BEGIN:VCARD\nEND:VCARD"}},
+        {"buttonsResponseMessage": {"selectedButtonID": "1", "selectedDisplayText": "Yes"}},
+        {"listResponseMessage": {"title": "Blue", "singleSelectReply": {"selectedRowID": "2"}}},
+        {"extendedTextMessage": {"text": "see https://acme.example", "matchedText": "https://acme.example",
+                                 "title": "Acme", "description": "Store"}},
+        {"stickerMessage": {"mimetype": "image/webp"}},
+    ]
+    for index, content in enumerate(contents):
+        await store.append(event(wuzapi_message(f"G{index}", content, chat=GROUP, sender=sender, push_name="Diego")))
+    messages = inbox.thread(GROUP, 50)
+    assert {message.sender for message in messages} == {"Diego"}
+    assert [(message.kind, message.body) for message in messages] == [
+        ("poll", "[poll] Launch date?\n  ○ Tue\n  ○ Thu"),
+        ("location", "[location] Office\n  Av. Paulista 1000 (-23.56, -46.65)"),
+        ("image", "[image] the new shelf"),
+        ("document", "[document] invoice.pdf"),
+        ("contact", "[contact] Rafael"),
+        ("buttons", "[pressed] Yes"),
+        ("list", "[chose] Blue"),
+        ("link", "see https://acme.example\n  ⧉ Acme\n  Store"),
+        ("sticker", "[sticker]"),
+    ]
+    [chat] = inbox.conversations()
+    assert (chat.chat_id, chat.name, chat.unread) == (GROUP, None, len(contents))  # no group name in these events
+
+
+async def test_zapi_received_callbacks_and_presence(store, inbox):
+    base = {"type": "ReceivedCallback", "instanceId": "i", "fromMe": False, "momment": 1632228638000,
+            "status": "RECEIVED", "isGroup": False, "isNewsletter": False, "connectedPhone": "5511912345678"}
+    await store.append(event({"type": "PresenceChatCallback", "instanceId": "i", "phone": ANA, "status": "COMPOSING",
+                              "lastSeen": None}, path="/delivery"))
+    assert inbox.conversation(ANA).typing_us is not None
+    await store.append(event({**base, "messageId": "Z1", "phone": ANA, "chatName": "Ana", "senderName": "Ana Souza",
+                              "text": {"message": "oi"}}, path="/delivery"))
+    await store.append(event({**base, "messageId": "Z2", "phone": "120363041982375610-group", "isGroup": True,
+                              "chatName": "Product Launch Q3", "senderName": "Priya", "participantPhone": "12125550187",
+                              "poll": {"question": "Lunch?", "pollMaxOptions": 1,
+                                       "options": [{"name": "Pizza"}, {"name": "Sushi"}]}}, path="/delivery"))
+    await store.append(event({**base, "messageId": "Z3", "phone": ANA, "senderName": "Ana Souza",
+                              "pollVote": {"pollMessageId": "Z2", "options": [{"name": "Pizza"}]}}, path="/delivery"))
+    ana = inbox.conversation(ANA)
+    assert (ana.title, ana.typing_us, ana.unread) == ("Ana Souza", None, 2)  # a message ends "typing…"
+    group = inbox.conversation(GROUP)
+    assert (group.title, group.last_body) == ("Product Launch Q3", "[poll] Lunch? ○ Pizza ○ Sushi")
+    assert inbox.thread(GROUP, 5)[0].sender == "Priya"
+    assert [m.body for m in inbox.thread(ANA, 5)] == ["oi", "voted: Pizza"]
+
+
+async def test_the_list_is_newest_first_and_search_finds_names_numbers_and_words(store, inbox):
+    inbox.name(ANA, "Ana Souza", NameSource.LIST)
+    inbox.record(sent_message("send-text", SendText(phone=ANA, message="your order shipped"), "A1"), 10)
+    inbox.record(sent_message("send-location", SendLocation(phone="5521998877665", title="Shop", address="Rua 1",
+                                                            lat=1, lng=2), "C1"), 20)
+    inbox.record(sent_message("send-button-actions", SendButtonActions(
+        phone=GROUP, message="Confirm?", buttons=[{"id": "1", "text": "Yes"}]), "G1"), 30)
+    assert [chat.chat_id for chat in inbox.conversations()] == [GROUP, "5521998877665", ANA]
+    assert [chat.chat_id for chat in inbox.conversations(search="souza")] == [ANA]
+    assert [chat.chat_id for chat in inbox.conversations(search="99887")] == ["5521998877665"]
+    assert [chat.chat_id for chat in inbox.conversations(search="shipped")] == [ANA]
+    assert [chat.chat_id for chat in inbox.conversations(search="100%_")] == []  # LIKE wildcards taken literally
+    assert inbox.thread(GROUP, 1)[0].body == "Confirm?\n[ Yes ]"
+
+
+async def test_a_long_thread_pages_from_the_newest(store, inbox):
+    for index in range(25):
+        inbox.record(sent_message("send-text", SendText(phone=ANA, message=f"m{index}"), f"P{index}"), 100 + index)
+    newest = inbox.thread(ANA, 10)
+    assert [m.body for m in newest] == [f"m{i}" for i in range(15, 25)]
+    older = inbox.thread(ANA, 10, (newest[0].at_us, newest[0].id))
+    assert [m.body for m in older] == [f"m{i}" for i in range(5, 15)]
+    assert [m.body for m in inbox.thread_after(ANA, newest[-3].id)] == ["m23", "m24"]
+
+
+def test_the_thread_and_list_queries_use_their_indexes(store):
+    plans = store.read(lambda c: [
+        " ".join(str(row[-1]) for row in c.execute("EXPLAIN QUERY PLAN " + sql, args))
+        for sql, args in (
+            ("SELECT * FROM chat_messages WHERE chat_id = ? ORDER BY at_us DESC, id DESC LIMIT 10", (ANA,)),
+            ("SELECT * FROM conversations WHERE messages > 0 ORDER BY last_us DESC LIMIT 10", ()),
+        )
+    ])
+    assert "chat_messages_by_chat" in plans[0] and "TEMP B-TREE" not in plans[0]
+    assert "conversations_by_time" in plans[1] and "TEMP B-TREE" not in plans[1]
+
+
+async def test_a_schema_2_store_gets_its_inbox_from_the_events_already_stored(tmp_path):
+    path = tmp_path / "v2.sqlite3"
+    with EventStore(path) as store:
+        await store.append(event(wuzapi_message("OLD1", {"conversation": "from before the upgrade"})))
+        await store.append(event(wuzapi_message("OLD2", {"conversation": "forged"}), verdict=Verdict.UNSIGNED))
+    with sqlite3.connect(path) as raw:  # back to schema 2: no inbox tables
+        for table in ("chat_messages", "message_status", "conversations"):
+            raw.execute(f"DROP TABLE {table}")
+        raw.execute("PRAGMA user_version=2")
+    with EventStore(path) as upgraded:
+        assert [m.body for m in Inbox(upgraded).thread(ANA, 10)] == ["from before the upgrade"]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 3
+
+
+async def test_an_inbox_failure_never_loses_the_event(store, inbox, monkeypatch):
+    from tui.webhooks import conversations
+
+    def broken(*_args):
+        raise sqlite3.OperationalError("disk I/O error (simulated)")
+
+    monkeypatch.setattr(conversations, "add_message", broken)
+    stored = await store.append(event(wuzapi_message("X1", {"conversation": "kept"})))
+    assert store.get(stored.id) is not None
+    assert inbox.conversations() == []

@@ -1,0 +1,476 @@
+"""The inbox: conversations on the left (newest first, unread counts, "typing…"), the open thread on the right,
+a one-line text reply under it. Opened from Chats (ctrl+l, or the Inbox button); escape goes back.
+
+Everything comes from the event store through `runtime.inbox` (read in thread workers): received messages,
+receipts and presence as the listener stored them, and the account's own sends (this app's and
+`gateway-tui call`'s). It follows the store live: each stored event and each recorded send refreshes the list
+and the open thread.
+
+Keys are local: on the list, enter opens a chat, `/` searches, `m` marks the chat read on the gateway
+(modify-chat `read`), `k` opens the full send form (any kind, the recipient filled in, with the chat actions),
+`n` composes to a new number; in the reply field enter sends the text; escape leaves a field, then the inbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from tui.api.models import ChatAction, ModifyChat, SendText
+from tui.api.operations import OPERATIONS, OperationId
+from tui.messages import MessageSent
+from tui.runtime import ConversationRow
+from tui.widgets.feedback import ErrorLine, explain_error
+from tui.widgets.thread_view import ThreadView
+
+LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
+SCREEN_NAME = "inbox"  # installed once: opening it again reuses it instead of building it anew
+THREAD_PAGE = 200  # messages per page of a thread
+REFRESH_DELAY = 0.05  # a burst of events refreshes the inbox once
+
+
+class ConversationList(DataTable):
+    """Chats, two lines each: name and time, then the last message (or "typing…") and the unread count."""
+
+    BINDINGS = [
+        Binding("enter", "open_chat", "Open", show=True),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("m", "mark_read", "Mark read"),
+        Binding("k", "full_form", "All kinds"),
+        Binding("n", "compose", "New chat"),
+    ]
+
+    def action_open_chat(self) -> None:
+        self.screen.action_open_chat()  # type: ignore[attr-defined]
+
+    def action_search(self) -> None:
+        self.screen.query_one("#inbox-search", Input).focus()
+
+    def action_mark_read(self) -> None:
+        self.screen.action_mark_read()  # type: ignore[attr-defined]
+
+    def action_full_form(self) -> None:
+        self.screen.action_full_form()  # type: ignore[attr-defined]
+
+    def action_compose(self) -> None:
+        self.screen.action_compose()  # type: ignore[attr-defined]
+
+
+def open_inbox(app: Any) -> None:
+    """Show the inbox; built on first use, then kept (installed), so opening it again costs a refresh only."""
+    if not app.is_screen_installed(SCREEN_NAME):
+        app.install_screen(InboxScreen(), SCREEN_NAME)
+    if app.screen is not app.get_screen(SCREEN_NAME):
+        app.push_screen(SCREEN_NAME)
+
+
+class InboxScreen(Screen[None]):
+    """Conversations and the open thread."""
+
+    HELP: ClassVar[str] = __doc__ or ""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="inbox.back"),
+        Binding("ctrl+t", "full_form", "All kinds", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    InboxScreen #inbox-title { height: 1; background: $boost; padding: 0 1; text-style: bold; }
+    InboxScreen #inbox-body { height: 1fr; }
+    InboxScreen #inbox-left { width: 36%; min-width: 28; max-width: 48; border-right: solid $panel-lighten-2; }
+    InboxScreen #inbox-search { height: 1; border: none; padding: 0 1; }
+    InboxScreen #conversations { height: 1fr; }
+    InboxScreen #thread-title { height: 1; padding: 0 1; text-style: bold; color: $accent; }
+    InboxScreen #reply { height: 1; border: none; padding: 0 1; background: $boost; }
+    InboxScreen #inbox-status { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, chat_id: str | None = None) -> None:
+        super().__init__()
+        self.initial_chat = chat_id
+        self.rows: list[ConversationRow] = []
+        self.open_chat_id: str | None = None
+        self.refreshes = 0  # completed refreshes (tests wait on it)
+        self._unsubscribe: list[Any] = []
+        self._refresh_timer: Any = None
+        self._shown: Any = None
+        self.list_limit = LIST_PAGE
+        self._generation = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("Inbox", id="inbox-title")
+        with Horizontal(id="inbox-body"):
+            with Vertical(id="inbox-left"):
+                yield Input(placeholder="Search chats and messages (/)", id="inbox-search")
+                table = ConversationList(id="conversations", cursor_type="row", show_header=False, zebra_stripes=False)
+                yield table
+            with Vertical(id="inbox-right"):
+                yield Static("", id="thread-title")
+                yield ThreadView(time_text=self._time_text, id="thread")
+                yield Input(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
+                yield ErrorLine(id="inbox-status")
+        yield Footer()
+
+    # -- life cycle ------------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        table = self.query_one(ConversationList)
+        table.add_column("chat", key="chat")
+        table.add_column("when", key="when", width=6)
+        table.focus()
+        app: Any = self.app
+        app.event_received.subscribe(self, self._on_event)
+        runtime = app.runtime
+        self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
+        self.set_interval(5, self.schedule_refresh)  # "typing…" expires without an event
+        self.reload(select=self.initial_chat)
+
+    def on_unmount(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+
+    def on_screen_resume(self) -> None:
+        if self.refreshes:  # shown again (the screen is kept): catch up with what happened meanwhile
+            self.query_one(ConversationList).focus()
+            self.reload()
+
+    def _on_event(self, _event: Any) -> None:
+        if self.is_current:  # hidden, it catches up when shown again
+            self.schedule_refresh()
+
+    def _on_recorded(self, _chat_id: str) -> None:
+        if self.is_current:
+            self.call_later(self.schedule_refresh)
+
+    def schedule_refresh(self) -> None:
+        if self._refresh_timer is None:
+            self._refresh_timer = self.set_timer(REFRESH_DELAY, self._timed_refresh)
+
+    def _timed_refresh(self) -> None:
+        self._refresh_timer = None
+        self.reload()
+
+    @property
+    def idle(self) -> bool:
+        """No refresh pending or running (tests wait for this before they look)."""
+        return self._refresh_timer is None and not any(
+            worker.node is self and worker.is_running for worker in self.app.workers
+        )
+
+    # -- loading ---------------------------------------------------------------------------------------------
+
+    @property
+    def runtime(self) -> Any:
+        app: Any = self.app
+        return app.runtime
+
+    @property
+    def inbox(self) -> Any:
+        return self.runtime.inbox
+
+    def _time_text(self, at_us: int) -> str:
+        return self.runtime.inbox_time_text(at_us)
+
+    def reload(self, select: str | None = None) -> None:
+        """Read the list (and the chosen thread, or what is new in the open one) in a thread, then show it."""
+        view = self.query_one(ThreadView)
+        chat = select or self.open_chat_id
+        fresh = chat is not None and chat != self.open_chat_id
+        self._load(
+            self.query_one("#inbox-search", Input).value.strip() or None,
+            chat,
+            fresh,
+            view.newest_id,
+            view.pending_ids(),
+            select,
+            self.list_limit,
+            self._generation + 1,
+        )
+        self._generation += 1
+
+    @work(thread=True, group="inbox-load", exclusive=True, exit_on_error=False, description="read the inbox")
+    def _load(self, search: str | None, chat: str | None, fresh: bool, newest_id: int, pending: list[str],
+              select: str | None, limit: int, generation: int) -> None:
+        inbox = self.inbox
+        if inbox is None:
+            self.app.call_from_thread(self._show_not_ready)
+            return
+        rows = inbox.conversations(limit, search=search)
+        thread: tuple[str, list[Any], bool] | None = None
+        new: list[Any] = []
+        statuses: dict[str, Any] = {}
+        if chat is not None and fresh:
+            page = inbox.thread(chat, THREAD_PAGE + 1)
+            thread = (chat, page[-THREAD_PAGE:], len(page) > THREAD_PAGE)
+        elif chat is not None:
+            new = inbox.thread_after(chat, newest_id)
+            statuses = inbox.statuses(pending)
+        self.app.call_from_thread(self._apply, rows, thread, new, statuses, select, generation)
+
+    def _show_not_ready(self) -> None:
+        self.query_one(ErrorLine).show_error("The inbox opens once the app has started (see the header).")
+
+    def _apply(self, rows: list[ConversationRow], thread: Any, new: list[Any], statuses: dict[str, Any],
+               select: str | None, generation: int) -> None:
+        if generation != self._generation:
+            return  # a newer read was asked for meanwhile: its answer is the one to show
+        self.rows = rows
+        self._fill_table(rows, select or self.open_chat_id)
+        view = self.query_one(ThreadView)
+        if thread is not None:
+            chat, page, has_older = thread
+            self.open_chat_id = chat
+            view.show(page, has_older, placeholder="No messages yet.")
+        else:
+            if new:
+                view.extend(new)
+            if statuses:
+                view.set_statuses(statuses)
+        self._show_title()
+        searched = self.query_one("#inbox-search", Input).value.strip()
+        title = f"Inbox · {len(rows)} chat{'s' if len(rows) != 1 else ''}"
+        if searched:
+            title += f" matching “{searched}”"
+        unread = sum(1 for row in rows if row.unread)
+        if unread:
+            title += f" · {unread} with unread"
+        self.query_one("#inbox-title", Static).update(Text(title))
+        self.refreshes += 1
+
+    def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
+        table = self.query_one(ConversationList)
+        now = self.runtime.now_us()
+        shown = (rows, [row.typing(now) for row in rows])
+        if shown != self._shown:  # rebuilt only when a row changed, not when the choice moves
+            self._shown = shown
+            table.clear()
+            width = max(10, (table.size.width or 30) - 9)
+            for row in rows:
+                title = Text(_fit(row.title, width), style="bold" if row.unread else "")
+                if row.typing(now):
+                    second = Text("typing…", style="italic green")
+                else:
+                    second = Text(_fit(("You: " if row.last_outgoing else "") + row.last_body, width), style="dim")
+                when = Text(self._time_text(row.last_us), style="dim")
+                badge = Text(f"({row.unread})" if row.unread else "", style="bold reverse" if row.unread else "")
+                table.add_row(Text.assemble(title, "\n", second), Text.assemble(when, "\n", badge), key=row.chat_id,
+                              height=2)
+        if not rows:
+            return
+        index = next((i for i, row in enumerate(rows) if row.chat_id == selected), None)
+        if index is not None and index != table.cursor_row:
+            table.move_cursor(row=index, animate=False)
+        elif index is None and table.cursor_row >= len(rows):
+            table.move_cursor(row=len(rows) - 1, animate=False)
+
+    def _show_title(self) -> None:
+        title = self.query_one("#thread-title", Static)
+        chat = self.open_chat_id
+        if chat is None:
+            title.update("")
+            return
+        row = next((r for r in self.rows if r.chat_id == chat), None)
+        name = row.title if row else chat
+        extra = f" · {chat}" if row and row.name else ""
+        typing = " · typing…" if row and row.typing(self.runtime.now_us()) else ""
+        title.update(Text(f"{name}{extra}{typing}"))
+
+    @on(ThreadView.NeedOlder)
+    def _older(self) -> None:
+        self._load_older()
+
+    @work(thread=True, group="inbox-older", exclusive=True, exit_on_error=False, description="read older messages")
+    def _load_older(self) -> None:
+        view = self.query_one(ThreadView)
+        chat, key = self.open_chat_id, view.oldest_key
+        if chat is None or key is None:
+            return
+        page = self.inbox.thread(chat, THREAD_PAGE + 1, key)
+        self.app.call_from_thread(view.prepend, page[-THREAD_PAGE:], len(page) > THREAD_PAGE)
+
+    # -- choosing a chat -------------------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#conversations")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != event.data_table.cursor_row:
+            return  # stale: the table was refilled since (its clear() highlights row 0 on the way)
+        chat = event.row_key.value if event.row_key is not None else None
+        if event.cursor_row == len(self.rows) - 1 and len(self.rows) >= self.list_limit:
+            self.list_limit += LIST_PAGE  # at the last chat listed: list the next ones
+            self.schedule_refresh()
+        if chat and chat != self.open_chat_id:
+            self.reload(select=chat)
+
+    def action_open_chat(self) -> None:
+        if self.open_chat_id is not None:
+            self.query_one("#reply", Input).focus()
+
+    @on(DataTable.RowSelected, "#conversations")
+    def _selected(self, _event: DataTable.RowSelected) -> None:
+        self.action_open_chat()
+
+    @on(Input.Changed, "#inbox-search")
+    def _search(self) -> None:
+        self.schedule_refresh()
+
+    @on(Input.Submitted, "#inbox-search")
+    def _search_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(ConversationList).focus()
+
+    # -- actions ---------------------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            self.query_one(ConversationList).focus()
+            return
+        self.dismiss(None)
+
+    def action_compose(self) -> None:
+        """Compose to a new number: the Chats form, recipient empty and focused."""
+        self.dismiss(None)
+        self.app.call_later(_focus_compose, self.app, None)
+
+    def action_full_form(self) -> None:
+        chat = self.open_chat_id
+        if chat is None:
+            self.query_one(ErrorLine).show_error("Choose a conversation first.")
+            return
+        self.app.push_screen(ReplyScreen(chat))
+
+    def action_mark_read(self) -> None:
+        chat = self.open_chat_id
+        if chat is None:
+            self.query_one(ErrorLine).show_error("Choose a conversation first.")
+            return
+        self._mark_read(chat)
+
+    @work(group="inbox-call", exclusive=True, exit_on_error=False, description="mark the chat read")
+    async def _mark_read(self, chat: str) -> None:
+        status = self.query_one(ErrorLine)
+        runtime = self.runtime
+        if runtime.instance is None:
+            status.show_error("The gateway is not ready yet; nothing was sent.")
+            return
+        try:
+            result = await runtime.instance.request(OPERATIONS[OperationId.MODIFY_CHAT], ModifyChat(phone=chat, action=ChatAction.READ))
+        except Exception as error:
+            status.show_error(runtime.scrub(explain_error(error)))
+            return
+        if not result.ok:
+            status.show_error(f"Mark read: the gateway answered {result.refusal}; the chat stays unread.")
+            return
+        await self._in_thread(lambda: self.inbox.mark_seen(chat))
+        status.show_ok(f"Marked read on the gateway: {chat}.")
+        self.reload()
+
+    async def _in_thread(self, function: Any) -> Any:
+        import asyncio
+
+        return await asyncio.to_thread(function)
+
+    @on(Input.Submitted, "#reply")
+    def _reply(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value
+        chat = self.open_chat_id
+        status = self.query_one(ErrorLine)
+        if chat is None:
+            status.show_error("Choose a conversation first; nothing was sent.")
+            return
+        if not text.strip():
+            status.show_error("Type a message first; nothing was sent.")
+            return
+        self._send_text(chat, text)
+
+    @work(group="inbox-call", exclusive=True, exit_on_error=False, description="send a reply")
+    async def _send_text(self, chat: str, text: str) -> None:
+        status = self.query_one(ErrorLine)
+        reply = self.query_one("#reply", Input)
+        runtime = self.runtime
+        try:
+            request = SendText(phone=chat, message=text)
+        except Exception as error:
+            status.show_error(explain_error(error))
+            return
+        if runtime.instance is None:
+            status.show_error("The gateway is not ready yet; nothing was sent.")
+            return
+        reply.loading = True
+        try:
+            result = await runtime.instance.request(OPERATIONS[OperationId.SEND_TEXT], request)
+        except Exception as error:
+            status.show_error(runtime.scrub(explain_error(error)))
+            return
+        finally:
+            reply.loading = False
+        reply.value = ""
+        status.show_ok(f"Sent, message id {result.message_id}.")
+        self.post_message(MessageSent(result.message_id, OperationId.SEND_TEXT, chat, request, result))
+        reply.focus()
+
+
+class ReplyScreen(ModalScreen[None]):
+    """The Chats form (every message kind and the chat actions) for one chat, its recipient filled in."""
+
+    BINDINGS = [Binding("escape", "close", "Close", id="reply.close")]
+    AUTO_FOCUS = "#text-message"  # the recipient is filled in: the message is what is left to type
+
+    DEFAULT_CSS = """
+    ReplyScreen { align: center middle; }
+    ReplyScreen > Vertical { width: 96%; height: 94%; border: round $accent; background: $surface; }
+    ReplyScreen #reply-hint { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, chat_id: str) -> None:
+        super().__init__()
+        self.chat_id = chat_id
+
+    def compose(self) -> ComposeResult:
+        from tui.screens.chats import ChatsSection
+
+        class ReplyForm(ChatsSection):
+            def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+                return False if action == "inbox" else super().check_action(action, parameters)
+
+        with Vertical():
+            yield Static(Text(f"To {self.chat_id} · escape closes"), id="reply-hint")
+            yield ReplyForm(id="reply-form")
+
+    def on_mount(self) -> None:
+        from tui.screens.chats import ChatsSection
+
+        section = self.query_one(ChatsSection)
+        section.query_one("#recipient", Input).value = self.chat_id
+        section.query_one("#open-inbox").display = False
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def _focus_compose(app: Any, recipient: str | None) -> None:
+    """Back in Chats: the recipient field focused (filled when given)."""
+    show = getattr(app, "show_section", None)
+    if show is not None:
+        show("chats")
+    try:
+        field = app.screen.query_one("#recipient", Input)
+    except Exception:
+        return
+    if recipient is not None:
+        field.value = recipient
+    field.focus()
+
+
+def _fit(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: max(1, width - 1)] + "…"

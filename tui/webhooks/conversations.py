@@ -1,0 +1,640 @@
+"""Conversations: the inbox's view of the event store (who wrote, what, what was delivered and read).
+
+Derived at append time, so reading is cheap: every stored event that carries a message, a status or a typing
+notice updates three tables in the same transaction as the event itself (see `apply`), and every message the
+app or `gateway-tui call` sends is recorded beside them (`tui.webhooks.sent`):
+
+* `chat_messages`: one row per message, incoming or outgoing, with the fields the thread shows already
+  rendered (kind, text, sender name, time). A thread is one indexed range query on (chat_id, at_us, id).
+* `message_status`: the best status known per gateway message id (sent < delivered < read; failed). Kept apart
+  from the message, so a receipt that arrives before the send is recorded still counts.
+* `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
+  is one indexed query on last_us.
+
+Only events that verify become messages: an event the listener rejected, or whose signature is missing or
+wrong, is kept in the event store (the Events section shows it) but never appears here. With no key set
+nothing can be verified and events count as they come (verdict `no-key`).
+
+No Textual here; readers are plain synchronous functions over a sqlite3 connection (the store lends one).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tui.webhooks.signing import Verdict
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id TEXT NOT NULL,              -- digits with country code, or a group JID (digits@g.us)
+    at_us INTEGER NOT NULL,             -- when it was stored (microseconds since the epoch, UTC)
+    outgoing INTEGER NOT NULL,          -- 1: sent by this account
+    kind TEXT NOT NULL,                 -- text, buttons, list, link, poll, vote, location, sticker, contact, ...
+    body TEXT NOT NULL,                 -- rendered for reading (may hold several lines)
+    message_id TEXT,                    -- the gateway's id, when known
+    sender TEXT,                        -- who wrote it (groups: push name or number)
+    event_id INTEGER                    -- the event it came from (NULL for the app's own sends)
+);
+CREATE INDEX IF NOT EXISTS chat_messages_by_chat ON chat_messages(chat_id, at_us, id);
+CREATE INDEX IF NOT EXISTS chat_messages_by_message_id ON chat_messages(message_id);
+CREATE TABLE IF NOT EXISTS message_status (
+    message_id TEXT PRIMARY KEY,
+    status INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS conversations (
+    chat_id TEXT PRIMARY KEY,
+    name TEXT,                          -- best name known (see NameSource); NULL: show the number
+    name_source INTEGER NOT NULL DEFAULT 0,
+    last_us INTEGER NOT NULL,
+    last_body TEXT NOT NULL,
+    last_outgoing INTEGER NOT NULL DEFAULT 0,
+    unread INTEGER NOT NULL DEFAULT 0,
+    typing_us INTEGER,                  -- when the peer was last seen typing (NULL: not typing)
+    messages INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS conversations_by_time ON conversations(last_us DESC);
+"""
+
+TYPING_SECONDS = 30  # "typing…" lasts this long after the last composing notice, unless a message ends it
+PREVIEW_LIMIT = 120
+
+
+class Status(enum.IntEnum):
+    """What is known about an outgoing message; higher wins, except that failed always wins."""
+
+    SENT = 1
+    DELIVERED = 2
+    READ = 3
+    FAILED = 9
+
+
+STATUS_MARKS: dict[Status | None, str] = {
+    None: "",
+    Status.SENT: "✓",
+    Status.DELIVERED: "✓✓",
+    Status.READ: "✓✓ read",
+    Status.FAILED: "✗ failed",
+}
+
+
+class NameSource(enum.IntEnum):
+    """Where a chat's name came from; a better source replaces a worse one, never the other way round."""
+
+    NONE = 0
+    PUSH_NAME = 1  # what the peer calls themselves
+    LIST = 2  # the gateway's contact or group list (or the sandbox's demo data)
+
+
+# -- what an event means for the inbox -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    chat_id: str
+    outgoing: bool
+    kind: str
+    body: str
+    message_id: str | None
+    sender: str | None = None  # groups: who wrote it
+    push_name: str | None = None  # the name a contact's chat gets when nothing better is known
+    chat_name: str | None = None  # a group's name when the event carries it (Z-API's chatName)
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    message_ids: tuple[str, ...]
+    status: Status
+
+
+@dataclass(frozen=True, slots=True)
+class Typing:
+    chat_id: str
+    typing: bool
+
+
+Change = NewMessage | StatusChange | Typing
+
+
+def trusted(verdict: Verdict | str, rejected: bool) -> bool:
+    """Whether an event may become a message: accepted, and its signature valid (or no key set at all)."""
+    return not rejected and str(verdict) in (Verdict.VALID, Verdict.NO_KEY)
+
+
+def changes_of(kind: str, payload: Any) -> list[Change]:
+    """What one event (its kind and parsed payload) changes in the inbox; never raises on odd payloads."""
+    if not isinstance(payload, dict):
+        return []
+    try:
+        reader = _READERS.get(kind)
+        return reader(payload) if reader is not None else []
+    except (AttributeError, TypeError, ValueError, KeyError):
+        return []
+
+
+def chat_id_of(value: Any) -> str:
+    """A JID, a Z-API phone or a recipient as the inbox names chats: digits for people, digits@g.us for groups."""
+    text = _text(value)
+    if text.endswith("-group"):
+        return text.removesuffix("-group") + "@g.us"
+    user, _, server = text.partition("@")
+    user = user.partition(":")[0]  # device suffix: 5511999999999:12@s.whatsapp.net
+    if server in ("s.whatsapp.net", "c.us", ""):
+        return user
+    return f"{user}@{server}"
+
+
+def is_group(chat_id: str) -> bool:
+    return chat_id.endswith("@g.us")
+
+
+def _wuzapi_message(payload: dict) -> list[Change]:
+    event = _dict(payload.get("event"))
+    info = _dict(event.get("Info"))
+    chat = chat_id_of(info.get("Chat") or info.get("Sender"))
+    if not chat:
+        return []
+    outgoing = info.get("IsFromMe") is True
+    push = _text(info.get("PushName")) or None
+    sender = None
+    if is_group(chat) and not outgoing:
+        sender = push or chat_id_of(info.get("Sender")) or None
+    vote = _dict(payload.get("pollVote"))
+    if vote:
+        kind, body = "vote", f"voted: {_names(vote.get('selectedOptions'))}"
+    else:
+        kind, body = render_whatsmeow(_dict(event.get("Message")))
+    return [
+        NewMessage(chat, outgoing, kind, body, _text(info.get("ID")) or None, sender,
+                   push_name=None if is_group(chat) or outgoing else push)
+    ]
+
+
+def _zapi_received(payload: dict) -> list[Change]:
+    if _text(payload.get("notification")):
+        return []
+    chat = chat_id_of(payload.get("phone"))
+    if not chat:
+        return []
+    if payload.get("isGroup") is True and not is_group(chat):
+        chat = chat + "@g.us"
+    outgoing = payload.get("fromMe") is True
+    name = _text(payload.get("senderName")) or None
+    sender = None
+    if is_group(chat) and not outgoing:
+        sender = name or _text(payload.get("participantPhone")) or None
+    kind, body = render_zapi(payload)
+    return [
+        NewMessage(chat, outgoing, kind, body, _text(payload.get("messageId")) or None, sender,
+                   push_name=None if is_group(chat) or outgoing else (name or _text(payload.get("chatName")) or None),
+                   chat_name=_text(payload.get("chatName")) or None if is_group(chat) else None)
+    ]
+
+
+def _delivery(payload: dict) -> list[Change]:
+    ids = tuple(i for i in (_text(payload.get("messageId")),) if i)
+    if not ids:
+        return []
+    return [StatusChange(ids, Status.FAILED if _text(payload.get("error")) else Status.DELIVERED)]
+
+
+_ZAPI_STATUS = {"RECEIVED": Status.DELIVERED, "READ": Status.READ, "PLAYED": Status.READ, "SENT": Status.SENT}
+
+
+def _zapi_status(payload: dict) -> list[Change]:
+    status = _ZAPI_STATUS.get(_text(payload.get("status")).upper())
+    ids = tuple(_text(i) for i in (_list(payload.get("ids")) or [payload.get("id")]) if _text(i))
+    return [StatusChange(ids, status)] if status is not None and ids else []
+
+
+def _read_receipt(payload: dict) -> list[Change]:
+    event = _dict(payload.get("event"))
+    kind = (_text(event.get("Type")) or _text(payload.get("state"))).lower()
+    status = {"read": Status.READ, "read-self": None, "played": Status.READ, "": Status.DELIVERED,
+              "delivered": Status.DELIVERED}.get(kind, None)
+    ids = tuple(_text(i) for i in _list(event.get("MessageIDs")) if _text(i))
+    return [StatusChange(ids, status)] if status is not None and ids else []
+
+
+def _chat_presence(payload: dict) -> list[Change]:
+    event = _dict(payload.get("event"))
+    chat = chat_id_of(event.get("Chat") or event.get("Sender"))
+    state = _text(event.get("State")).lower()
+    return [Typing(chat, state == "composing")] if chat else []
+
+
+def _zapi_presence(payload: dict) -> list[Change]:
+    chat = chat_id_of(payload.get("phone"))
+    status = _text(payload.get("status")).upper()
+    return [Typing(chat, status in ("COMPOSING", "RECORDING"))] if chat else []
+
+
+_READERS = {
+    "Message": _wuzapi_message,
+    "ReceivedCallback": _zapi_received,
+    "Delivery": _delivery,
+    "MessageStatusCallback": _zapi_status,
+    "ReadReceipt": _read_receipt,
+    "ChatPresence": _chat_presence,
+    "PresenceChatCallback": _zapi_presence,
+}
+
+
+# -- rendering each kind for reading ------------------------------------------------------------------------------
+
+_MEDIA = {"imageMessage": "image", "videoMessage": "video", "audioMessage": "audio", "documentMessage": "document",
+          "stickerMessage": "sticker", "ptvMessage": "video"}
+
+
+def render_whatsmeow(message: dict) -> tuple[str, str]:
+    """(kind, text for reading) of a WuzAPI `Message` (whatsmeow's protobuf as JSON)."""
+    if isinstance(message.get("conversation"), str):
+        return "text", message["conversation"]
+    if isinstance(message.get("pollVote"), dict):  # WuzAPI's decrypted vote (history keeps it beside the content)
+        return "vote", f"voted: {_names(message['pollVote'].get('selectedOptions'))}"
+    wrapped = _dict(_dict(message.get("documentWithCaptionMessage")).get("message"))
+    if wrapped:
+        return render_whatsmeow(wrapped)
+    for name, part in message.items():
+        if not isinstance(part, dict) or name in ("messageContextInfo", "senderKeyDistributionMessage"):
+            continue
+        if name == "extendedTextMessage":
+            text = _text(part.get("text"))
+            title = _text(part.get("title"))
+            if _text(part.get("matchedText")) or title:
+                return "link", _lines(text, title and f"  ⧉ {title}", _text(part.get("description")) and f"  {_text(part.get('description'))}")
+            quoted = _dict(_dict(part.get("contextInfo")).get("quotedMessage"))
+            if quoted:
+                return "text", _lines(f"↪ {_short(render_whatsmeow(quoted)[1])}", text)
+            return "text", text
+        if name in ("buttonsResponseMessage", "templateButtonReplyMessage"):
+            chosen = _text(part.get("selectedDisplayText")) or _text(part.get("selectedButtonID")) or "?"
+            return "buttons", f"[pressed] {chosen}"
+        if name == "listResponseMessage":
+            chosen = _text(part.get("title")) or _text(_dict(part.get("singleSelectReply")).get("selectedRowID")) or "?"
+            return "list", f"[chose] {chosen}"
+        if name == "buttonsMessage":
+            labels = [_text(_dict(_dict(b).get("buttonText")).get("displayText")) for b in _list(part.get("buttons"))]
+            return "buttons", _lines(_text(part.get("contentText")), " ".join(f"[ {label} ]" for label in labels if label))
+        if name.startswith("pollCreationMessage"):
+            options = [_text(_dict(o).get("optionName")) for o in _list(part.get("options"))]
+            return "poll", _lines(f"[poll] {_text(part.get('name'))}", *(f"  ○ {o}" for o in options if o))
+        if name == "pollUpdateMessage":
+            return "vote", "voted (encrypted)"
+        if name in _MEDIA:
+            label = _MEDIA[name]
+            detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
+            if not detail and label == "audio" and _text(part.get("seconds")):
+                detail = f"{_text(part.get('seconds'))} s"
+            return label, f"[{label}] {detail}".rstrip()
+        if name in ("locationMessage", "liveLocationMessage"):
+            return "location", _location(part.get("name"), part.get("address"),
+                                         part.get("degreesLatitude"), part.get("degreesLongitude"))
+        if name == "contactMessage":
+            return "contact", f"[contact] {_text(part.get('displayName'))}".rstrip()
+        if name == "contactsArrayMessage":
+            names = [_text(_dict(c).get("displayName")) for c in _list(part.get("contacts"))]
+            return "contact", f"[contacts] {', '.join(n for n in names if n) or _text(part.get('displayName'))}".rstrip()
+        if name == "reactionMessage":
+            emoji = _text(part.get("text"))
+            return "reaction", f"[reacted {emoji}]" if emoji else "[reaction removed]"
+        if name == "protocolMessage":
+            return "protocol", "[message changed or deleted]"
+        label = name.removesuffix("Message") or name
+        for field in ("text", "caption", "displayName", "fileName", "name", "title"):
+            if _text(part.get(field)):
+                return label, f"[{label}] {_text(part[field])}"
+        return label, f"[{label}]"
+    return "text", "(no content)"
+
+
+def render_zapi(payload: dict) -> tuple[str, str]:
+    """(kind, text for reading) of a Z-API `ReceivedCallback`."""
+    text = _dict(payload.get("text"))
+    if isinstance(text.get("message"), str):
+        quoted = _text(payload.get("referenceMessageId"))
+        return "text", text["message"] if not quoted else _lines(f"↪ reply to {quoted}", text["message"])
+    link = _dict(payload.get("linkPreview")) or _dict(payload.get("link"))
+    if link:
+        return "link", _lines(_text(link.get("message")) or _text(link.get("url")), f"  ⧉ {_text(link.get('title'))}")
+    buttons = _dict(payload.get("buttonsResponseMessage"))
+    if buttons:
+        return "buttons", f"[pressed] {_text(buttons.get('message')) or _text(buttons.get('buttonId')) or '?'}"
+    listed = _dict(payload.get("listResponseMessage"))
+    if listed:
+        chosen = _text(listed.get("title")) or _text(listed.get("message")) or _text(listed.get("selectedRowId"))
+        return "list", f"[chose] {chosen or '?'}"
+    poll = _dict(payload.get("poll"))
+    if poll:
+        options = [_text(_dict(o).get("name")) for o in _list(poll.get("options"))]
+        return "poll", _lines(f"[poll] {_text(poll.get('question'))}", *(f"  ○ {o}" for o in options if o))
+    vote = _dict(payload.get("pollVote"))
+    if vote:
+        return "vote", f"voted: {_names(vote.get('options'))}"
+    reaction = _dict(payload.get("reaction"))
+    if reaction:
+        return "reaction", f"[reacted {_text(reaction.get('value'))}]"
+    location = _dict(payload.get("location"))
+    if location:
+        return "location", _location(location.get("name"), location.get("address"),
+                                     location.get("latitude"), location.get("longitude"))
+    contact = _dict(payload.get("contact"))
+    if contact:
+        return "contact", f"[contact] {_text(contact.get('displayName'))}".rstrip()
+    for key in ("image", "video", "audio", "document", "sticker"):
+        part = payload.get(key)
+        if isinstance(part, dict):
+            detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
+            if not detail and key == "audio" and _text(part.get("seconds")):
+                detail = f"{_text(part.get('seconds'))} s"
+            return key, f"[{key}] {detail}".rstrip()
+    return "text", "(no content)"
+
+
+def _location(name: Any, address: Any, lat: Any, lng: Any) -> str:
+    where = f"({_text(lat)}, {_text(lng)})" if _text(lat) and _text(lng) else ""
+    return _lines(f"[location] {_text(name)}".rstrip(), "  " + " ".join(p for p in (_text(address), where) if p))
+
+
+def preview_of(body: str) -> str:
+    line = " ".join(body.split())
+    return line if len(line) <= PREVIEW_LIMIT else line[: PREVIEW_LIMIT - 1] + "…"
+
+
+# -- writing (inside the store's transactions) -------------------------------------------------------------------
+
+
+def create_schema(connection: sqlite3.Connection) -> None:
+    pending = ""
+    for line in SCHEMA.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            connection.execute(pending)
+            pending = ""
+
+
+def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int, event_id: int | None) -> None:
+    """Write what one event or send changes; call inside the transaction that stores it."""
+    for change in changes:
+        if isinstance(change, NewMessage):
+            add_message(connection, change, at_us, event_id)
+        elif isinstance(change, StatusChange):
+            connection.executemany(
+                """INSERT INTO message_status(message_id, status) VALUES (?, ?)
+                   ON CONFLICT(message_id) DO UPDATE SET status = max(status, excluded.status)""",
+                [(message_id, int(change.status)) for message_id in change.message_ids],
+            )
+        else:
+            connection.execute(
+                """INSERT INTO conversations(chat_id, last_us, last_body, typing_us) VALUES (?, ?, '', ?)
+                   ON CONFLICT(chat_id) DO UPDATE SET typing_us = excluded.typing_us""",
+                (change.chat_id, at_us, at_us if change.typing else None),
+            )
+
+
+def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int, event_id: int | None) -> bool:
+    """Store one message and update its conversation; False when that message id is already in this chat."""
+    if message.message_id is not None and connection.execute(
+        "SELECT 1 FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ?",
+        (message.message_id, message.chat_id, int(message.outgoing)),
+    ).fetchone():
+        return False
+    connection.execute(
+        """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        (message.chat_id, at_us, int(message.outgoing), message.kind, message.body, message.message_id,
+         message.sender, event_id),
+    )
+    if message.outgoing and message.message_id:
+        connection.execute(
+            "INSERT OR IGNORE INTO message_status(message_id, status) VALUES (?, ?)", (message.message_id, int(Status.SENT))
+        )
+    name = message.chat_name or message.push_name
+    source = NameSource.LIST if message.chat_name else NameSource.PUSH_NAME if name else NameSource.NONE
+    connection.execute(
+        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body, last_outgoing, unread, messages)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)
+           ON CONFLICT(chat_id) DO UPDATE SET
+               name = CASE WHEN ?3 >= name_source AND ?2 IS NOT NULL THEN ?2 ELSE name END,
+               name_source = CASE WHEN ?3 >= name_source AND ?2 IS NOT NULL THEN ?3 ELSE name_source END,
+               last_us = max(last_us, ?4),
+               last_body = CASE WHEN ?4 >= last_us THEN ?5 ELSE last_body END,
+               last_outgoing = CASE WHEN ?4 >= last_us THEN ?6 ELSE last_outgoing END,
+               unread = CASE WHEN ?6 THEN 0 ELSE unread + 1 END,
+               typing_us = CASE WHEN ?6 THEN typing_us ELSE NULL END,
+               messages = messages + 1""",
+        (message.chat_id, name, int(source), at_us, preview_of(message.body), int(message.outgoing),
+         0 if message.outgoing else 1),
+    )
+    return True
+
+
+def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
+    """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
+    connection.execute(
+        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
+           ON CONFLICT(chat_id) DO UPDATE SET
+               name = CASE WHEN ?3 >= name_source THEN ?2 ELSE name END,
+               name_source = max(name_source, ?3)""",
+        (chat_id, name, int(source)),
+    )
+
+
+def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
+    connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
+
+
+# -- reading -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    chat_id: str
+    name: str | None
+    last_us: int
+    last_body: str
+    last_outgoing: bool
+    unread: int
+    typing_us: int | None
+    messages: int
+
+    @property
+    def title(self) -> str:
+        return self.name or self.chat_id
+
+    def typing(self, now_us: int) -> bool:
+        return self.typing_us is not None and now_us - self.typing_us < TYPING_SECONDS * 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    id: int
+    chat_id: str
+    at_us: int
+    outgoing: bool
+    kind: str
+    body: str
+    message_id: str | None
+    sender: str | None
+    status: Status | None
+
+
+_CONVERSATION_COLUMNS = "chat_id, name, last_us, last_body, last_outgoing, unread, typing_us, messages"
+_MESSAGE_COLUMNS = """m.id, m.chat_id, m.at_us, m.outgoing, m.kind, m.body, m.message_id, m.sender,
+    CASE WHEN m.outgoing THEN s.status END"""
+
+
+def _conversation(row: tuple) -> ConversationRow:
+    return ConversationRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5], row[6], row[7])
+
+
+def _message(row: tuple) -> MessageRow:
+    return MessageRow(row[0], row[1], row[2], bool(row[3]), row[4], row[5], row[6], row[7],
+                      Status(row[8]) if row[8] is not None else None)
+
+
+def list_conversations(connection: sqlite3.Connection, limit: int, *, search: str | None = None) -> list[ConversationRow]:
+    """Chats newest first (one indexed scan); with `search`, those whose name, number or messages hold it."""
+    if not search or not search.strip():
+        rows = connection.execute(
+            f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE messages > 0 ORDER BY last_us DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [_conversation(row) for row in rows]
+    pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = connection.execute(
+        f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations
+            WHERE messages > 0 AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
+                (SELECT DISTINCT chat_id FROM chat_messages WHERE body LIKE ?1 ESCAPE '\\'))
+            ORDER BY last_us DESC LIMIT ?2""",
+        (pattern, limit),
+    ).fetchall()
+    return [_conversation(row) for row in rows]
+
+
+def get_conversation(connection: sqlite3.Connection, chat_id: str) -> ConversationRow | None:
+    row = connection.execute(f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE chat_id = ?", (chat_id,)).fetchone()
+    return _conversation(row) if row else None
+
+
+def thread_before(
+    connection: sqlite3.Connection, chat_id: str, limit: int, before: tuple[int, int] | None = None
+) -> list[MessageRow]:
+    """Up to `limit` messages of a chat, oldest first, older than `before` (at_us, id) when given: the newest
+    page when None. One range scan of the (chat_id, at_us, id) index, however long the thread."""
+    if before is None:
+        condition, parameters = "", (chat_id, limit)
+    else:
+        condition, parameters = "AND (m.at_us, m.id) < (?, ?)", (chat_id, *before, limit)  # type: ignore[assignment]
+    rows = connection.execute(
+        f"""SELECT {_MESSAGE_COLUMNS} FROM chat_messages m LEFT JOIN message_status s ON s.message_id = m.message_id
+            WHERE m.chat_id = ? {condition} ORDER BY m.at_us DESC, m.id DESC LIMIT ?""",
+        parameters,
+    ).fetchall()
+    return [_message(row) for row in reversed(rows)]
+
+
+def thread_after(connection: sqlite3.Connection, chat_id: str, after_id: int) -> list[MessageRow]:
+    """Messages of a chat stored after message `after_id` (live updates), oldest first."""
+    rows = connection.execute(
+        f"""SELECT {_MESSAGE_COLUMNS} FROM chat_messages m LEFT JOIN message_status s ON s.message_id = m.message_id
+            WHERE m.chat_id = ? AND m.id > ? ORDER BY m.at_us, m.id""",
+        (chat_id, after_id),
+    ).fetchall()
+    return [_message(row) for row in rows]
+
+
+def statuses(connection: sqlite3.Connection, message_ids: list[str]) -> dict[str, Status]:
+    if not message_ids:
+        return {}
+    marks = ",".join("?" * len(message_ids))
+    rows = connection.execute(f"SELECT message_id, status FROM message_status WHERE message_id IN ({marks})", message_ids)
+    return {row[0]: Status(row[1]) for row in rows}
+
+
+# -- small helpers --------------------------------------------------------------------------------------------------
+
+
+def _lines(*parts: str | None) -> str:
+    return "\n".join(part for part in parts if part)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _names(options: Any) -> str:
+    names = []
+    for item in _list(options):
+        names.append(_text(_dict(item).get("name") or _dict(item).get("optionName")) if isinstance(item, dict) else _text(item))
+    return ", ".join(name for name in names if name) or "nothing"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def payload_of(body: bytes, payload_text: str | None) -> Any:
+    """The parsed payload as the store keeps it (payload column, else the body's JSON)."""
+    try:
+        return json.loads(payload_text if payload_text is not None else body)
+    except (ValueError, RecursionError):
+        return None
+
+
+# -- the store's inbox, for callers that hold an EventStore ---------------------------------------------------------
+
+
+class Inbox:
+    """Blocking reads and writes of the inbox over one event store (call from worker threads).
+
+    `store` is an `EventStore` (anything with its `read(fn)` and `write(fn)`)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def conversations(self, limit: int = 5000, *, search: str | None = None) -> list[ConversationRow]:
+        return self.store.read(lambda c: list_conversations(c, limit, search=search))
+
+    def conversation(self, chat_id: str) -> ConversationRow | None:
+        return self.store.read(lambda c: get_conversation(c, chat_id))
+
+    def thread(self, chat_id: str, limit: int, before: tuple[int, int] | None = None) -> list[MessageRow]:
+        return self.store.read(lambda c: thread_before(c, chat_id, limit, before))
+
+    def thread_after(self, chat_id: str, after_id: int) -> list[MessageRow]:
+        return self.store.read(lambda c: thread_after(c, chat_id, after_id))
+
+    def statuses(self, message_ids: list[str]) -> dict[str, Status]:
+        return self.store.read(lambda c: statuses(c, message_ids))
+
+    def record(self, message: NewMessage, at_us: int) -> bool:
+        """Store one of the account's own messages (or seeded history)."""
+        return self.store.write(lambda c: add_message(c, message, at_us, None))
+
+    def name(self, chat_id: str, name: str, source: NameSource) -> None:
+        self.store.write(lambda c: set_name(c, chat_id, name, source))
+
+    def set_status(self, message_ids: list[str], status: Status) -> None:
+        self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], 0, None))
+
+    def mark_seen(self, chat_id: str) -> None:
+        self.store.write(lambda c: mark_seen(c, chat_id))

@@ -1,0 +1,178 @@
+"""One conversation's messages, drawn line by line (Textual's line API): only the visible lines are rendered,
+and only a window of the thread is held (the newest page; older pages load when scrolled to the top), so a
+thread of any length opens at the cost of one page.
+
+The view is given rows (`tui.webhooks.conversations.MessageRow`) and a function that formats times; it knows
+nothing of the store. Outgoing messages sit on the right with their delivery mark, incoming on the left with
+the sender's name in groups.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from collections.abc import Callable, Sequence
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.runtime import STATUS_MARKS, MessageRow, Status
+
+_HEADER_IN = Style(bold=True, color="cyan")
+_HEADER_OUT = Style(bold=True, color="green")
+_BODY = Style()
+_MARK_READ = Style(color="bright_blue", bold=True)
+_MARK = Style(dim=True)
+_FAILED = Style(color="red", bold=True)
+_NOTE = Style(dim=True, italic=True)
+
+
+class ThreadView(ScrollView, can_focus=True):
+    """A scrollable thread. `show(rows, has_older)` replaces it, `extend(rows)` appends new messages,
+    `prepend(rows, has_older)` adds an older page, `set_statuses({id: status})` updates the marks."""
+
+    BINDINGS = [
+        Binding("up", "scroll_up", "Scroll", show=False),
+        Binding("down", "scroll_down", "Scroll", show=False),
+        Binding("pageup", "page_up", "Page", show=False),
+        Binding("pagedown", "page_down", "Page", show=False),
+        Binding("home", "scroll_home", "Oldest", show=False),
+        Binding("end", "scroll_end", "Newest", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    ThreadView { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
+    ThreadView:focus { background-tint: $foreground 4%; }
+    """
+
+    class NeedOlder(Message):
+        """Scrolled to the top of the window while older messages exist."""
+
+    def __init__(self, *, time_text: Callable[[int], str] = str, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.time_text = time_text
+        self.rows: list[MessageRow] = []
+        self.has_older = False
+        self.placeholder = "Choose a conversation."
+        self._lines: list[Strip] = []
+        self._width = 0
+        self._asked_older = False
+
+    # -- content ---------------------------------------------------------------------------------------------
+
+    def show(self, rows: Sequence[MessageRow], has_older: bool, *, placeholder: str | None = None) -> None:
+        self.rows = list(rows)
+        self.has_older = has_older
+        if placeholder is not None:
+            self.placeholder = placeholder
+        self._asked_older = False
+        self._layout_lines()
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def extend(self, rows: Sequence[MessageRow]) -> None:
+        known = {row.id for row in self.rows}
+        new = [row for row in rows if row.id not in known]
+        if not new:
+            return
+        at_bottom = self.scroll_y >= self.max_scroll_y - 1
+        self.rows.extend(new)
+        self._layout_lines()
+        if at_bottom:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def prepend(self, rows: Sequence[MessageRow], has_older: bool) -> None:
+        before = len(self._lines)
+        self.rows[:0] = list(rows)
+        self.has_older = has_older
+        self._asked_older = False
+        self._layout_lines()
+        self.scroll_to(y=self.scroll_y + len(self._lines) - before, animate=False)
+
+    def set_statuses(self, statuses: dict[str, Status]) -> None:
+        changed = False
+        for index, row in enumerate(self.rows):
+            status = statuses.get(row.message_id or "")
+            if row.outgoing and status is not None and status != row.status:
+                self.rows[index] = _with_status(row, status)
+                changed = True
+        if changed:
+            self._layout_lines()
+
+    def pending_ids(self) -> list[str]:
+        """Outgoing messages in the window whose mark may still change."""
+        return [row.message_id for row in self.rows
+                if row.outgoing and row.message_id and row.status not in (Status.READ, Status.FAILED)]
+
+    @property
+    def oldest_key(self) -> tuple[int, int] | None:
+        return (self.rows[0].at_us, self.rows[0].id) if self.rows else None
+
+    @property
+    def newest_id(self) -> int:
+        return max((row.id for row in self.rows), default=0)
+
+    def text(self) -> str:
+        """The thread as plain text (tests and copy)."""
+        return "\n".join(strip.text.rstrip() for strip in self._lines)
+
+    # -- layout and drawing ----------------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:
+            self._layout_lines()
+
+    def _layout_lines(self) -> None:
+        width = max(20, self.scrollable_content_region.width or self.size.width or 60)
+        self._width = self.size.width
+        bubble = max(16, width * 3 // 4)
+        lines: list[Strip] = []
+        if self.has_older:
+            lines.append(Strip([Segment("↑ older messages: scroll up".center(width), _NOTE)]))
+        if not self.rows:
+            lines.append(Strip([Segment(self.placeholder, _NOTE)]))
+        for row in self.rows:
+            lines.extend(self._message_lines(row, width, bubble))
+            lines.append(Strip.blank(width))
+        self._lines = lines
+        self.virtual_size = Size(width, len(lines))
+        self.refresh()
+
+    def _message_lines(self, row: MessageRow, width: int, bubble: int) -> list[Strip]:
+        time = self.time_text(row.at_us)
+        body: list[str] = []
+        for paragraph in row.body.splitlines() or [""]:
+            body.extend(textwrap.wrap(paragraph, bubble, replace_whitespace=False, drop_whitespace=True) or [""])
+        if row.outgoing:
+            mark = STATUS_MARKS.get(row.status, "")
+            style = _MARK_READ if row.status is Status.READ else _FAILED if row.status is Status.FAILED else _MARK
+            header = [Segment(f"You · {time}", _HEADER_OUT)] + ([Segment(" " + mark, style)] if mark else [])
+            block = [Strip(header), *(Strip([Segment(line, _BODY)]) for line in body)]
+            pad = max(0, width - 1 - max(strip.cell_length for strip in block))
+            return [Strip([Segment(" " * pad), *strip]) for strip in block]
+        who = f"{row.sender} · {time}" if row.sender else time
+        strips = [Strip([Segment(who, _HEADER_IN)])]
+        strips.extend(Strip([Segment(line, _BODY)]) for line in body)
+        return strips
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        if index >= len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        strip = self._lines[index].crop(scroll_x, scroll_x + width)
+        return strip.extend_cell_length(width).apply_style(self.rich_style)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and self.has_older and not self._asked_older and self.rows:
+            self._asked_older = True
+            self.post_message(self.NeedOlder())
+
+
+def _with_status(row: MessageRow, status: Status) -> MessageRow:
+    return dataclasses.replace(row, status=status)
