@@ -18,10 +18,11 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
+
+from tui.keymap import bindings_for
 
 PANEL_SIZE = 200
 REDRAW_DELAY = 0.05
@@ -101,10 +102,7 @@ def clip(text: str, width: int) -> str:
 class EventsTable(DataTable):
     """The panel's table (a DataTable with row cursor)."""
 
-    BINDINGS = [
-        Binding("enter", "select_cursor", "Detail", id="panel.detail"),
-        Binding("f", "filter_message", "Only this message", id="panel.filter"),
-    ]
+    BINDINGS = bindings_for("panel")
 
     def action_filter_message(self) -> None:
         panel = next((a for a in self.ancestors if isinstance(a, EventsPanel)), None)
