@@ -132,7 +132,7 @@ class MainScreen(Screen):
     focus, so nothing typed during start-up is lost or taken as a command."""
 
     BINDINGS = bindings_for("main")  # rows of tui.keymap.ACTIONS: alt+1..7 / 1-7, F9 / e, ?, escape
-    AUTO_FOCUS = None  # the current section's first field takes the focus once the sections are mounted
+    AUTO_FOCUS = ""  # never the app's "first focusable widget": the sections place the focus themselves
 
     DEFAULT_CSS = """
     MainScreen #sections { height: 1fr; }

@@ -7,6 +7,7 @@ input, not the tab bar); otherwise the first focusable widget inside it that is 
 from __future__ import annotations
 
 from textual.containers import ScrollableContainer
+from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Tabs
 
@@ -18,9 +19,15 @@ def first_field(container: Widget) -> Widget | None:
         if isinstance(chosen, Widget):
             return chosen
     for widget in container.query("*"):
-        if widget.focusable and not isinstance(widget, (ScrollableContainer, Tabs)):
+        if widget.focusable and not _is_layout(widget):
             return widget
     return None
+
+
+def _is_layout(widget: Widget) -> bool:
+    """Scrolling containers and the tab bar take the focus but are not fields (an Input is a ScrollView, a
+    field)."""
+    return isinstance(widget, Tabs) or (isinstance(widget, ScrollableContainer) and not isinstance(widget, ScrollView))
 
 
 def focus_first(container: Widget) -> None:
@@ -42,6 +49,9 @@ def restore_focus(widget: Widget | None, covered: Widget | None = None) -> None:
     current = screen.focused
     if current is widget:
         return
-    inside_covered = covered is not None and current is not None and covered in current.ancestors_with_self
-    if current is None or not current.focusable or inside_covered:
+    # Covering a form moves the focus off it (to nobody, or up to a container): that is not the user's choice.
+    displaced = covered is not None and current is not None and (
+        covered in current.ancestors_with_self or current in covered.ancestors
+    )
+    if current is None or not current.focusable or displaced:
         screen.set_focus(widget, scroll_visible=False)
