@@ -22,7 +22,7 @@ from textual.app import App
 from textual.reactive import reactive
 from textual.signal import Signal
 
-from tui.keymap import bindings_for, load_user_keymap, use_keymap
+from tui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
 from tui.messages import MessageSent
 
 if TYPE_CHECKING:
@@ -69,6 +69,7 @@ class GatewayApp(App):
         self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
+        let_alt_digits_through()
         self.keymap_problems: list[str] = []
         self._load_keymap()
         self._unsubscribers = [
@@ -94,9 +95,14 @@ class GatewayApp(App):
         return MainScreen()
 
     def on_mount(self) -> None:
-        for problem in self.keymap_problems:
-            self.notify(problem, title="Key map", severity="warning", markup=False, timeout=20)
         self.call_after_refresh(self.start_runtime)
+
+    def report_keymap_problems(self) -> None:
+        """Toast each refused keymap.toml entry (the main screen calls this once its sections are up: a toast
+        raised before then is not drawn)."""
+        problems, self.keymap_problems = self.keymap_problems, []
+        for problem in problems:
+            self.notify(problem, title="Key map", severity="warning", markup=False, timeout=30)
 
     def start_runtime(self) -> None:
         """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""

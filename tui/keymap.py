@@ -146,11 +146,11 @@ ACTIONS: tuple[KeyAction, ...] = (
     # -- dialogs ----------------------------------------------------------------------------------------------------
     KeyAction("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
     KeyAction("confirm.no", "n,escape", "answer(False)", "No", "confirm"),
-    KeyAction("help.close", "escape,q,question_mark,f1", "dismiss", "Close", "help"),
+    KeyAction("help.close", "escape,q,question_mark", "dismiss", "Close", "help"),  # F1 too: app.help closes it
     KeyAction("detail.close", "escape,q", "dismiss", "Close", "detail"),
     KeyAction("detail.copy", "c", "copy", "Copy JSON", "detail"),
     KeyAction("detail.replay", "r", "replay", "Replay to app", "detail"),
-    KeyAction("requests.back", "escape,q,f2", "app.pop_screen", "Back", "requests"),
+    KeyAction("requests.back", "escape,q", "app.pop_screen", "Back", "requests"),  # F2 too: app.request_log
     KeyAction("requests.curl", "c", "copy_curl", "Copy as curl", "requests"),
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
 )
@@ -210,6 +210,25 @@ def help_table(scopes: tuple[str, ...] = ("app", "main")) -> str:
         keys = " / ".join(f"`{_READABLE.get(key.strip(), key.strip())}`" for key in keys_of(action.id).split(","))
         lines.append(f"| {keys} | {action.help or action.description} |")
     return "\n".join(lines) + "\n"
+
+
+# -- alt+digit in real terminals ----------------------------------------------------------------------------------
+
+def let_alt_digits_through() -> None:
+    """Make ESC+digit (what xterm, GNOME Terminal, iTerm2 with "Esc+", and tmux at its default settings send for
+    alt+1..7) arrive as `alt+1`..`alt+7`.
+
+    Textual's parser table maps ESC+digit to the characters macOS's Option key types (`\x1b2` -> "™", for WezTerm
+    on macOS), so in every other terminal alt+2 would type "™" into the focused field instead of switching
+    sections. Dropping those seven entries lets the parser's ordinary ESC-prefix rule report them as alt keys;
+    checked by tests/app/test_tmux.py in a real tmux.
+    """
+    from textual import _ansi_sequences
+
+    table = _ansi_sequences.ANSI_SEQUENCES_KEYS
+    if isinstance(table, dict):
+        for digit in "1234567":
+            table.pop(f"\x1b{digit}", None)
 
 
 # -- the user's keymap ---------------------------------------------------------------------------------------------

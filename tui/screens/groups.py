@@ -302,6 +302,8 @@ group you last looked up or created.
     def open_operation(self, op_id: str) -> None:
         tab = TABS[op_id]
         self.query_one("#group-tabs", TabbedContent).active = tab
+        if self.display and self.screen.is_current:
+            self.screen.set_focus(self.first_field())  # at once: what is typed next goes into the tab's field
         self.call_after_refresh(lambda: self.first_field().focus())
 
     def action_open(self, op_id: str) -> None:

@@ -145,7 +145,7 @@ class MainScreen(Screen):
         self._early_keys: list[tuple[str, str | None]] = []
 
     def on_key(self, event: events.Key) -> None:
-        """Before the sections exist, keep what is typed (replayed by `_sections_mounted`)."""
+        """Before the sections exist, keep what is typed (replayed by `_replay_early_keys`)."""
         if self.sections_ready:
             return
         self._early_keys.append((event.key, event.character))
@@ -165,26 +165,62 @@ class MainScreen(Screen):
         self.query_one(SectionBar).show(self.current_section)
         self.call_after_refresh(self._mount_sections)
 
-    def _mount_sections(self) -> None:
+    async def _mount_sections(self) -> None:
+        mounts = []
         for info in SECTIONS:
             slot = self.query_one(f"#{info.id}", SectionSlot)
             cls = section_class(info.id)
             if cls is None:
-                slot.mount(Static(f"{info.title}: not available in this build.", classes="section-placeholder"))
+                mounts.append(slot.mount(Static(f"{info.title}: not available in this build.",
+                                                classes="section-placeholder")))
                 continue
             try:
-                slot.mount(cls())
+                mounts.append(slot.mount(cls()))
             except Exception:
                 log.exception("section %s failed to build", info.id)
-                slot.mount(Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder"))
-        self.call_after_refresh(self._sections_mounted)
+                mounts.append(slot.mount(Static(f"{info.title}: failed to start (see the log).",
+                                                classes="section-placeholder")))
+        for mounted in mounts:  # composed and mounted, children included: the first field exists now
+            await mounted
+        self._focus_section()
+        # Replay after the sections' first layout: before it the focus chain does not know them yet, and a Tab
+        # typed during start-up would go nowhere. Keys arriving meanwhile are still kept, in order.
+        self.call_after_refresh(self._replay_early_keys)
 
-    def _sections_mounted(self) -> None:
+    def _replay_early_keys(self) -> None:
+        """What was typed during start-up goes where it would have gone: text into the first field, Tab to the
+        next one. Editing keys are applied here, in order, at once (posting them as key events would race: a
+        Tab acts only after its key event has bubbled up, and the text after it would already be in the old
+        field); from the first other key on (ctrl+s, Enter in a one-line field, ...) the rest is posted as key
+        events, in order."""
         self._focus_section()
         self.sections_ready = True
+        from tui.app import GatewayApp
+
+        if isinstance(self.app, GatewayApp):
+            self.app.report_keymap_problems()
         early, self._early_keys = self._early_keys, []
-        for key, character in early:
-            self.app.post_message(events.Key(key, character))
+        for index, (key, character) in enumerate(early):
+            if not self._type_now(key, character):
+                for later_key, later_character in early[index:]:
+                    self.app.post_message(events.Key(later_key, later_character))
+                return
+
+    def _type_now(self, key: str, character: str | None) -> bool:
+        focused = self.focused
+        if key == "tab":
+            self.focus_next()
+        elif key == "shift+tab":
+            self.focus_previous()
+        elif isinstance(focused, Input) and character is not None and character.isprintable():
+            focused.insert_text_at_cursor(character)
+        elif isinstance(focused, TextArea) and (key == "enter" or (character is not None and character.isprintable())):
+            focused.insert("\n" if key == "enter" else character or "")
+        elif isinstance(focused, (Input, TextArea)) and key == "backspace":
+            focused.action_delete_left()
+        else:
+            return False
+        return True
 
     # -- navigation ------------------------------------------------------------------------------------------
 
@@ -205,7 +241,8 @@ class MainScreen(Screen):
         self.query_one("#sections", ContentSwitcher).current = section_id
         self.query_one(SectionBar).show(section_id)
         if focus:
-            self.call_after_refresh(self._focus_section)
+            self._focus_section()  # at once: the next key typed goes to the new section's first field
+            self.call_after_refresh(self._focus_section)  # (a no-op unless the section was not mounted yet)
 
     def _focus_section(self) -> None:
         """The current section's first field, unless the focus is already inside the section."""
@@ -213,7 +250,8 @@ class MainScreen(Screen):
         focused = self.focused
         if focused is not None and slot in focused.ancestors:
             return
-        focus_first(slot.section or slot)
+        if slot.section is not None:
+            focus_first(slot.section)
 
     def open_operation(self, section_id: str, op_id: str) -> None:
         """Switch to the section and open one of its operations (the palette calls this).

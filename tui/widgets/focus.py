@@ -7,6 +7,7 @@ input, not the tab bar); otherwise the first focusable widget inside it that is 
 from __future__ import annotations
 
 from textual.containers import ScrollableContainer
+from textual.css.query import NoMatches
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -15,13 +16,26 @@ from textual.widgets import Tabs
 def first_field(container: Widget) -> Widget | None:
     own = getattr(container, "first_field", None)
     if callable(own):
-        chosen = own()
+        try:
+            chosen = own()
+        except NoMatches:  # not composed yet
+            return None
         if isinstance(chosen, Widget):
             return chosen
     for widget in container.query("*"):
-        if widget.focusable and not _is_layout(widget):
+        if widget.focusable and not _is_layout(widget) and _shown_within(widget, container):
             return widget
     return None
+
+
+def _shown_within(widget: Widget, container: Widget) -> bool:
+    """Not inside a hidden part of the container (an inactive tab, a form of another kind)."""
+    for node in widget.ancestors_with_self:
+        if node is container:
+            return True
+        if isinstance(node, Widget) and not node.display:
+            return False
+    return True
 
 
 def _is_layout(widget: Widget) -> bool:
@@ -32,17 +46,19 @@ def _is_layout(widget: Widget) -> bool:
 
 def focus_first(container: Widget) -> None:
     """Focus the container's first field; with none, the container itself when it can take the focus."""
+    # The screen's set_focus acts at once, so keys already on their way (typed right after alt+2) go to the new
+    # field; Widget.focus() would only schedule it, and they would land in the section just left.
     widget = first_field(container)
     if widget is not None:
-        widget.focus()
+        container.screen.set_focus(widget)
     elif container.focusable:
-        container.focus()
+        container.screen.set_focus(container)
 
 
 def restore_focus(widget: Widget | None, covered: Widget | None = None) -> None:
     """Give the focus back to `widget` (the one focused when a call started) when the call left nobody focused,
-    or left the focus inside what the call covered (`covered`, its busy widget). A user who moved on to another
-    place meanwhile keeps their focus."""
+    or left the focus inside or around what the call covered (`covered`, its busy widget), or on a container or
+    the tab bar (where covering a form sends it). A user who moved on to another field meanwhile keeps it."""
     if widget is None or not widget.is_attached:
         return
     screen = widget.screen
@@ -53,5 +69,5 @@ def restore_focus(widget: Widget | None, covered: Widget | None = None) -> None:
     displaced = covered is not None and current is not None and (
         covered in current.ancestors_with_self or current in covered.ancestors
     )
-    if current is None or not current.focusable or displaced:
+    if current is None or not current.focusable or displaced or _is_layout(current):
         screen.set_focus(widget, scroll_visible=False)

@@ -188,7 +188,8 @@ class OperationSection(VerticalScroll):
             return None
         finally:
             busy.loading = False
-            self.call_after_refresh(restore_focus, focused, busy)
+            restore_focus(focused, busy)  # at once: a key typed right after the answer goes back into the field
+            self.call_after_refresh(restore_focus, focused, busy)  # and again if uncovering moved it meanwhile
         done(result)
         return result
 
