@@ -83,10 +83,10 @@ async def test_every_section_opens_on_its_first_field():
             await pilot.press(f"alt+{key}")
             expected = FIRST_FIELD.get(section)
             if expected is None:  # Settings: its first control, whatever it is, inside the section
-                await wait_until(pilot, lambda: app.focused is not None
+                await wait_until(pilot, lambda section=section: app.focused is not None
                                  and app.screen.query_one(f"#{section}") in app.focused.ancestors, what=section)
             else:
-                await wait_until(pilot, lambda: getattr(app.focused, "id", None) == expected,
+                await wait_until(pilot, lambda expected=expected: getattr(app.focused, "id", None) == expected,
                                  what=f"{section} opening on #{expected}")
 
 

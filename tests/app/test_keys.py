@@ -205,3 +205,14 @@ async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry()
         hits = [line for line in screen_text(app).splitlines() if "theme" in line.lower() and "🔎" not in line]
         titles = [line.strip() for line in hits if line.strip().lower().startswith(("theme", "change theme"))]
         assert len(titles) == 1, hits
+
+
+def test_readme_lists_every_binding_id_with_its_keys():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    for action in ACTIONS:
+        first = action.keys.split(",")[0]
+        shown = {"question_mark": "?", "slash": "/", "right_square_bracket": "]", "left_square_bracket": "["}.get(
+            first, first)
+        assert f"| `{action.id}` | `{shown}`" in readme, action.id

@@ -31,7 +31,7 @@ async def test_section_keys_work_while_typing_and_digits_never_leave_a_field():
         for key, section in zip("2345671", ["groups", "communities", "privacy", "catalog", "settings", "events", "chats"],
                                 strict=True):
             await pilot.press(f"alt+{key}")  # works with the focus in a field
-            await wait_until(pilot, lambda: switcher.current == section, what=f"alt+{key}")
+            await wait_until(pilot, lambda section=section: switcher.current == section, what=f"alt+{key}")
         assert app.focused is recipient and recipient.value == "5e2?"
         await pilot.press("escape", "2")  # Escape leaves the field for its section: then digits switch
         await wait_until(pilot, lambda: switcher.current == "groups", what="2 after escape")
