@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from tui.keymap import bindings_for
+from tui.keymap import bindings_for, shown_key
 
 PANEL_SIZE = 200
 REDRAW_DELAY = 0.05
@@ -244,8 +244,9 @@ class EventsPanel(Vertical):
     def _show_title(self) -> None:
         shown = "only message " + self.only_message if self.only_message else "newest first"
         text = Content.from_markup(
-            "[b]Events[/b] ($shown) · [dim]enter[/] detail · [dim]f[/] this message only · [dim]e[/] hide",
-            shown=shown,
+            "[b]Events[/b] ($shown) · [dim]$detail[/] detail · [dim]$only[/] this message only · [dim]$hide[/] hide",
+            shown=shown, detail=shown_key("panel.detail"), only=shown_key("panel.filter"),
+            hide=shown_key("panel.toggle"),
         )
         self.query_one("#events-panel-title", Static).update(text)
 
