@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.keys import Keys, _character_to_key
 
 KEYMAP_FILE = "keymap.toml"
@@ -159,7 +159,7 @@ ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
 _current: dict[str, str] = {}  # binding id -> keys, the user's keymap in force (set by the app)
 
 
-def bindings_for(scope: str) -> list[Binding]:
+def bindings_for(scope: str) -> list[BindingType]:
     """The `BINDINGS` of one scope, with their ids (so a user keymap can remap them)."""
     return [
         Binding(a.keys, a.action, a.description, show=a.show, key_display=a.key_display, priority=a.priority,
