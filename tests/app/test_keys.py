@@ -175,8 +175,19 @@ async def palette(pilot, title: str) -> None:
     await pilot.press("ctrl+p")
     await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="the palette")
     pilot.app.screen.query_one(Input).value = title
-    await wait_until(pilot, lambda: title in screen_text(pilot.app), what=f"palette hit {title!r}")
+    await wait_until(pilot, lambda: highlighted(pilot.app).startswith(title), what=f"palette hit {title!r}")
     await pilot.press("enter")
+
+
+def highlighted(app) -> str:
+    """The palette's highlighted entry (the one Enter chooses), as plain text; "" while the search runs."""
+    from textual.widgets import OptionList
+
+    for options in app.screen.query(OptionList):
+        if options.highlighted is not None:
+            prompt = options.get_option_at_index(options.highlighted).prompt
+            return str(getattr(prompt, "plain", prompt))
+    return ""
 
 
 async def test_palette_clear_chat_history_asks_then_clears():
@@ -194,9 +205,10 @@ async def test_palette_clear_chat_history_asks_then_clears():
 async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry():
     async with running_sandbox_app() as pilot:
         app = pilot.app
-        await palette(pilot, "HMAC key status")
+        await palette(pilot, "HMAC signing key status")
+        await wait_until(pilot, lambda: "Gateway: a key is configured" in str(
+            app.screen.query_one("#hmac-form .block-status").render()), timeout=30, what="the status")
         await settle(pilot)
-        await wait_until(pilot, lambda: "Gateway: a key is configured" in screen_text(app), what="the status")
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")
         app.screen.query_one(Input).value = "theme"
