@@ -67,9 +67,9 @@ async def settle(pilot: Pilot) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running_sandbox_app(size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot]:
+async def running_sandbox_app(size: tuple[int, int] = SIZE, *, notifications: bool = False) -> AsyncIterator[Pilot]:
     app = sandbox_app()
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         await wait_ready(pilot)
         yield pilot
 

@@ -41,7 +41,7 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 def layer_of(module: str) -> str:
     if module in ("tui.cli", "tui.__main__", "tui.call_cli", "tui.profile_cli", "tui.events_cli"):
         return CLI
-    if module in ("tui.app", "tui.commands", "tui.messages") or module.startswith(("tui.screens", "tui.widgets")):
+    if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI
     if module in ("tui.runtime", "tui.calls"):  # the app's wiring, and the `call` command's service
         return RUNTIME

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
-from textual.binding import Binding
 from textual.reactive import reactive
 from textual.signal import Signal
 
+from tui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
 from tui.messages import MessageSent
 
 if TYPE_CHECKING:
@@ -45,11 +45,7 @@ class GatewayApp(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
-    BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", show=False, priority=True),
-        Binding("f1", "help", "Help", id="app.help.f1", show=False, priority=True),
-        Binding("ctrl+r", "request_log", "Request log", id="app.request_log", show=False),
-    ]
+    BINDINGS = bindings_for("app")  # every key of the app is a row of tui.keymap.ACTIONS
 
     runtime_ready: reactive[bool] = reactive(False)
     """True once the Runtime has started (clients, listener, store usable)."""
@@ -76,11 +72,23 @@ class GatewayApp(App):
         self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
+        let_alt_digits_through()
+        self.keymap_problems: list[str] = []
+        self._load_keymap()
         self._unsubscribers = [
             runtime.subscribe_events(self._publish_event),
             runtime.request_log.subscribe(self._publish_exchange),
             runtime.subscribe_forward_attempts(self._publish_attempt),
         ]
+
+    def _load_keymap(self) -> None:
+        """The user's `keymap.toml` (binding id = keys); refused entries keep their default and are reported."""
+        from tui.paths import config_dir
+
+        keymap, self.keymap_problems = load_user_keymap(config_dir())
+        use_keymap(keymap)
+        if keymap:
+            self.set_keymap(keymap)
 
     # -- start-up -------------------------------------------------------------------------------------------
 
@@ -91,6 +99,13 @@ class GatewayApp(App):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.start_runtime)
+
+    def report_keymap_problems(self) -> None:
+        """Toast each refused keymap.toml entry (the main screen calls this once its sections are up: a toast
+        raised before then is not drawn)."""
+        problems, self.keymap_problems = self.keymap_problems, []
+        for problem in problems:
+            self.notify(problem, title="Key map", severity="warning", markup=False, timeout=30)
 
     def start_runtime(self) -> None:
         """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""
@@ -215,12 +230,17 @@ class GatewayApp(App):
     def action_request_log(self) -> None:
         from tui.screens.request_log import RequestLogScreen
 
-        if not isinstance(self.screen, RequestLogScreen):
+        if isinstance(self.screen, RequestLogScreen):
+            self.pop_screen()  # the same key closes it
+        else:
             self.push_screen(RequestLogScreen())
 
     def action_help(self) -> None:
+        if _is_help(self.screen):
+            self.screen.dismiss()  # the same key closes it
+            return
         show_help = getattr(self.screen, "action_help", None)
-        if show_help is not None and not _is_help(self.screen):
+        if show_help is not None:
             show_help()
         elif not _is_help(self.screen):
             from tui.screens.help import HelpScreen

@@ -20,20 +20,22 @@ from tui.widgets.events_panel import EventsPanel
 HELLO = SendText(phone="5511999999999", message="shell test")
 
 
-async def test_number_keys_switch_sections_and_escape_leaves_a_field():
+async def test_section_keys_work_while_typing_and_digits_never_leave_a_field():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         switcher = app.screen.query_one("#sections", ContentSwitcher)
-        for key, section in zip("2345671", ["groups", "communities", "privacy", "catalog", "settings", "events", "chats"]):
-            await pilot.press(key)
-            await pilot.pause()
-            assert switcher.current == section, key
-        app.screen.query_one("#recipient", Input).focus()
-        await pilot.press("5")  # typed into the field, not a section switch
-        assert switcher.current == "chats" and app.screen.query_one("#recipient", Input).value == "5"
-        await pilot.press("escape", "2")
-        await pilot.pause()
-        assert switcher.current == "groups"
+        recipient = app.screen.query_one("#recipient", Input)
+        assert app.focused is recipient  # the first section opened on its first field
+        await pilot.press("5", "e", "2", "question_mark")  # typed into the field: no section switch, no panel
+        assert switcher.current == "chats" and recipient.value == "5e2?" and app.screen.query_one(EventsPanel).display
+        for key, section in zip("2345671", ["groups", "communities", "privacy", "catalog", "settings", "events", "chats"],
+                                strict=True):
+            await pilot.press(f"alt+{key}")  # works with the focus in a field
+            await wait_until(pilot, lambda section=section: switcher.current == section, what=f"alt+{key}")
+        assert app.focused is recipient and recipient.value == "5e2?"
+        await pilot.press("escape", "2")  # Escape leaves the field for its section: then digits switch
+        await wait_until(pilot, lambda: switcher.current == "groups", what="2 after escape")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "lookup-id", what="Groups' first field")
 
 
 async def test_mouse_click_on_the_section_bar():
@@ -45,28 +47,31 @@ async def test_mouse_click_on_the_section_bar():
         assert pilot.app.screen.query_one("#sections", ContentSwitcher).current == "catalog"
 
 
-async def test_e_toggles_the_panel_on_every_section():
+async def test_f9_toggles_the_panel_on_every_section_and_e_does_outside_fields():
     async with running_sandbox_app() as pilot:
         panel = pilot.app.screen.query_one(EventsPanel)
         for key in "1234567":
-            await pilot.press(key)
+            await pilot.press(f"alt+{key}")
             await pilot.pause()
             assert panel.display
-            await pilot.press("e")
+            await pilot.press("f9")
             assert not panel.display
-            await pilot.press("e")
+            await pilot.press("f9")
             assert panel.display
+        pilot.app.screen.query_one(EventsSection).focus()  # not a text field: the letter works
+        await pilot.press("e")
+        assert not panel.display
 
 
 async def test_help_is_for_the_current_section():
     async with running_sandbox_app() as pilot:
-        await pilot.press("2", "question_mark")
-        await pilot.pause()
-        assert type(pilot.app.screen).__name__ == "HelpScreen"
+        await pilot.press("alt+2", "f1")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "HelpScreen", what="help")
         assert "Groups" in screen_text(pilot.app) and "participants" in screen_text(pilot.app)
-        await pilot.press("escape")
-        await pilot.press("5", "question_mark")
-        await pilot.pause()
+        await pilot.press("f1")  # the same key closes it
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "MainScreen", what="help closed")
+        await pilot.press("alt+5", "escape", "question_mark")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "HelpScreen", what="help by ?")
         assert "Catalog" in screen_text(pilot.app)
 
 
@@ -161,7 +166,7 @@ async def test_request_log_and_curl_carry_no_secret():
         app = pilot.app
         await app.runtime.instance.send_text(HELLO)
         await settle(pilot)
-        await pilot.press("ctrl+r")
+        await pilot.press("f2")
         await pilot.pause()
         assert type(app.screen).__name__ == "RequestLogScreen"
         await pilot.press("c")
@@ -175,7 +180,7 @@ async def test_request_log_and_curl_carry_no_secret():
             assert not any(secret in curl for secret in [*DETERMINISTIC_TOKENS.values(), DETERMINISTIC_HMAC_KEY])
 
 
-async def test_palette_operation_in_a_long_section_is_focused_and_in_view():
+async def test_palette_operation_in_a_long_section_acts_and_is_in_view():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         before = app.runtime.sandbox.state.hmac_key
@@ -183,12 +188,9 @@ async def test_palette_operation_in_a_long_section_is_focused_and_in_view():
         await pilot.pause()
         app.screen.query_one(Input).value = "Generate HMAC key"
         await pilot.pause(0.3)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "hmac-generate", what="focus on Generate")
-        await pilot.pause(0.2)
-        assert "Generate" in screen_text(app)  # scrolled into view, not just focused
-        await pilot.press("enter")
+        await pilot.press("enter")  # choosing it generates a key: no second step
+        await wait_until(pilot, lambda: app.runtime.sandbox.state.hmac_key != before, what="a new key")
         await settle(pilot)
         assert app.runtime.sandbox.state.hmac_key != before
-        assert "A new random key" in screen_text(app)
-
+        assert "A new random key" in screen_text(app) and "Generate" in screen_text(app)  # in view
+        assert getattr(app.focused, "id", None) == "hmac-generate"  # the focus is back on its button

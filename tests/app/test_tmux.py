@@ -1,5 +1,7 @@
-"""The real thing in a real terminal: tmux runs `gateway-tui --sandbox`, keys are typed as a user would, and
-the captured screen shows a poll sent from Chats and its verified events in the panel."""
+"""The real thing in a real terminal: tmux (default settings) runs `gateway-tui --sandbox`, keys are typed one at
+a time at a person's pace with no preparatory Tab, and the captured screen shows what happened: a poll sent from
+Chats and its verified events in the panel; Groups reached with alt+2 while typing, a look-up with ctrl+s, and the
+focus still in the field afterwards."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"),
 ]
 
-KEY_PAUSE = 0.25  # a person's pace: tmux would otherwise deliver a burst the app reads as one paste
+KEY_PAUSE = 0.25  # after a named key (Tab, Enter, ctrl+s): a person's pace
+CHAR_PAUSE = 0.08  # between typed characters: a quick typist, one key at a time
 
 
 class Terminal:
@@ -34,7 +37,9 @@ class Terminal:
         time.sleep(KEY_PAUSE)
 
     def type(self, text: str) -> None:
-        self.keys(text, literal=True)
+        for character in text:
+            self.tmux("send-keys", "-t", "app", "-l", character)
+            time.sleep(CHAR_PAUSE)
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "app")
@@ -50,12 +55,27 @@ class Terminal:
             time.sleep(0.2)
 
 
+def start(size: tuple[int, int]) -> Terminal:
+    app = Path(sys.executable).with_name("gateway-tui")
+    term = Terminal(f"gateway-tui-test-{os.getpid()}-{size[0]}x{size[1]}")
+    # Without COLUMNS/LINES from the test runner, so the app sizes itself from the pane like in a real terminal.
+    term.tmux("new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
+              f"env -u COLUMNS -u LINES {app} --sandbox")
+    return term
+
+
 @pytest.fixture
 def terminal():
-    app = Path(sys.executable).with_name("gateway-tui")
-    term = Terminal(f"gateway-tui-test-{os.getpid()}")
-    # Without COLUMNS/LINES from the test runner, so the app sizes itself from the pane like in a real terminal.
-    term.tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", f"env -u COLUMNS -u LINES {app} --sandbox")
+    term = start((160, 48))
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+@pytest.fixture
+def small_terminal():
+    term = start((80, 24))
     try:
         yield term
     finally:
@@ -63,9 +83,9 @@ def terminal():
 
 
 def test_send_a_poll_and_see_its_events(terminal):
-    terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
-    terminal.keys("Tab")  # from the section into its first field, the recipient
-    terminal.type("5511999999999")
+    terminal.wait_for("gateway-tui")  # the first frame: typing starts now, before the connection is up
+    terminal.type("5511999999999")  # the recipient has the focus from the start: no Tab first
+    terminal.wait_for("5511999999999", "sandbox · connected")
     terminal.keys("Tab")  # the message kind
     terminal.keys("Enter")
     for _ in range(4):  # Text, Quick-reply buttons, Button list, Link with preview, Poll
@@ -74,23 +94,55 @@ def test_send_a_poll_and_see_its_events(terminal):
     terminal.wait_for("Question")
     terminal.keys("Tab")
     terminal.type("Lunch?")
-    terminal.keys("Tab")
+    terminal.keys("Enter")  # Enter moves to the next field; it does not send
     terminal.type("Pizza")
-    terminal.keys("Enter")
+    terminal.keys("Enter")  # a new line in the options box
     terminal.type("Sushi")
     terminal.keys("Tab")
     terminal.type("1")
+    assert "Sent, message id:" not in terminal.screen()
     terminal.keys("C-s")
     shown = terminal.wait_for("Sent, message id:", "your send-poll", "✓ valid")
     assert "(poll to 5511999999999)" in shown
     assert "Delivery to 5511999999999" in shown
 
 
+def test_alt_digits_switch_sections_while_typing_and_focus_stays_after_a_call(terminal):
+    terminal.wait_for("sandbox · connected")
+    terminal.type("55119")
+    terminal.keys("M-2")  # alt+2 as tmux sends it (ESC 2): Groups, even with the focus in a field
+    terminal.wait_for("Look up (ctrl+s)", "Group id")
+    terminal.type("120363041982375610-group")
+    terminal.keys("C-s")
+    terminal.wait_for("Product Launch Q3", "7 participants")
+    terminal.type("7")  # still in the field after the call: a digit is typed, not a section switch
+    shown = terminal.wait_for("120363041982375610-group7")
+    assert "Look up (ctrl+s)" in shown and "Recipient" not in shown
+    terminal.keys("M-1")
+    shown = terminal.wait_for("Recipient")
+    assert "55119" in shown  # what was typed in Chats is still there
+    terminal.keys("F2")  # the request log, from a field
+    terminal.wait_for("Request log")
+    terminal.keys("F2")
+    terminal.wait_for("Recipient")
+
+
+def test_typing_at_80x24(small_terminal):
+    small_terminal.wait_for("gateway-tui")
+    small_terminal.type("5511999999999")
+    small_terminal.keys("Tab")  # the kind (Text)
+    small_terminal.keys("Tab")  # the message box
+    small_terminal.type("hi 1234 e?")  # digits, e and ? are text here
+    small_terminal.wait_for("sandbox · connected")
+    small_terminal.keys("C-s")
+    shown = small_terminal.wait_for("Sent, message id:")
+    assert "hi 1234 e?" in shown
+
+
 def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     """Send a text, quit, start again: the conversation is listed and opens with the text (same data dir)."""
     terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
-    terminal.keys("Tab")  # the recipient
-    terminal.type("5511999999999")
+    terminal.type("5511999999999")  # Chats opens on the recipient
     terminal.keys("Tab")  # the message kind (Text)
     terminal.keys("Tab")  # the message
     terminal.type("Is the blue case back in stock?")

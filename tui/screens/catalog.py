@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.style import Style
@@ -15,6 +14,7 @@ from textual.widgets import Button, Input, Static
 
 from tui.api.models import Product, ProductQuery, format_price
 from tui.api.operations import OPERATIONS, OperationId
+from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, TextInput, validated, value_of
 from tui.widgets.section import OperationSection
@@ -65,7 +65,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
 **Escape** cancels a running lookup.
 """
 
-    BINDINGS = [Binding("ctrl+s", "lookup", "Look up")]
+    BINDINGS = bindings_for("catalog")
 
     DEFAULT_CSS = """
     CatalogSection .lookup-bar { height: auto; }
@@ -79,7 +79,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
         with Form(id="product-form"):
             with Horizontal(classes="lookup-bar"):
                 yield FieldRow("Product id", TextInput(id="product-id", placeholder="e.g. 7201826153271612"), field="PRODUCT_ID")
-                yield Button("Look up (ctrl+s)", id="lookup-product", variant="primary")
+                yield Button(label("Look up", "catalog.lookup"), id="lookup-product", variant="primary")
         yield Static("", id="product", classes="panel")
         yield ErrorLine(id="catalog-status")
 

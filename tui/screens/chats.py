@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, ContentSwitcher, Input, Select, Static
 
@@ -32,6 +31,7 @@ from tui.api.models import (
 from tui.api.dialects import InstanceDialect
 from tui.api.operations import OPERATIONS, ZAPI_LINK_PREVIEW_RULE, Operation, OperationId
 from tui.api.vcard import build_vcard
+from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
@@ -129,12 +129,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 **Escape** cancels a call that is still running.
 """
 
-    BINDINGS = [
-        Binding("ctrl+s", "send", "Send"),
-        Binding("ctrl+t", "chat_action", "Chat action"),
-        Binding("ctrl+o", "copy_id", "Copy id"),
-        Binding("ctrl+l", "inbox", "Inbox"),
-    ]
+    BINDINGS = bindings_for("chats")
 
     DEFAULT_CSS = """
     ChatsSection #chat-head { height: 1; }
@@ -153,7 +148,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     def compose(self) -> ComposeResult:
         with Horizontal(id="chat-head"):
             yield Static("Chats — send a message", classes="section-title")
-            inbox = Button("Inbox (ctrl+l)", id="open-inbox", compact=True)
+            inbox = Button(label("Inbox", "chats.inbox"), id="open-inbox", compact=True)
             inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
             yield inbox
         with Horizontal(id="chat-top"):
@@ -226,7 +221,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
                     validators=[RecipientValidator()],
                 )
         with Horizontal(classes="actions"):
-            yield Button("Send (ctrl+s)", id="send", variant="primary")
+            yield Button(label("Send", "chats.send"), id="send", variant="primary")
         yield CopyableValue("Sent, message id:", id="sent-id")
         yield ErrorLine(id="chat-status")
         yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
@@ -237,7 +232,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
                 allow_blank=False,
                 id="chat-action",
             )
-            yield Button("Apply (ctrl+t)", id="apply-action")
+            yield Button(label("Apply", "chats.chat_action"), id="apply-action")
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -277,9 +272,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
         zapi = self.dialects()[0] is InstanceDialect.ZAPI
         preview = " (required by Z-API)" if zapi else " (optional)"
-        for widget_id, label in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
+        for widget_id, title in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
                                  ("link-description", "Preview description")):
-            self._row_of(widget_id).set_label(label + preview)
+            self._row_of(widget_id).set_label(title + preview)
         delay = "Delay s, 1-15 (optional, Z-API)" if zapi else "Delay ms (optional)"
         for widget_id in ("location-delay", "sticker-delay"):
             self._row_of(widget_id).set_label(delay)
@@ -316,10 +311,24 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             self.call_after_refresh(self.query_one("#chat-action", Select).focus)
             return
         if op_id.startswith("chat-"):
+            # The palette's "Clear chat history", "Archive chat", ...: act on the recipient's chat at once (clear
+            # and delete ask first); without a valid recipient, say so under it and wait there.
             self.query_one("#chat-action", Select).value = ChatAction(op_id.removeprefix("chat-")).value
-            self.call_after_refresh(self.query_one("#recipient", Input).focus)
+            recipient = self.query_one("#recipient", Input)
+            if recipient.value.strip():
+                self.call_after_refresh(self.action_chat_action)
+            else:
+                self.recipient_row().set_error(
+                    f"type the recipient of the chat, then {shown_key('chats.chat_action')} applies "
+                    f"“{CHAT_ACTION_TITLES[ChatAction(op_id.removeprefix('chat-'))]}”"
+                )
+            self.call_after_refresh(recipient.focus)
             return
         raise KeyError(op_id)
+
+    def first_field(self) -> Input:
+        """The recipient: every send and chat action starts there (not the kind picker)."""
+        return self.query_one("#recipient", Input)
 
     def _focus_first(self) -> None:
         recipient = self.query_one("#recipient", Input)
@@ -446,6 +455,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             status=self.status,
             done=lambda result: self._sent(kind, request, result),
             group="send",
+            confirm_repeat=f"Send the same {kind.title.lower()} to {self.text('recipient')} again?",
         )
 
     def _sent(self, kind: Kind, request: Any, result: Any) -> None:
@@ -504,5 +514,6 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
-        self.action_send()
+        self.screen.focus_next()

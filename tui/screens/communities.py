@@ -6,12 +6,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, OperationResult, RedefineInvitationLink
 from tui.api.operations import OPERATIONS, OperationId
+from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
     FieldRow,
@@ -36,20 +36,16 @@ class CommunitiesSection(OperationSection):
 
 The **community id** is digits only (e.g. `120363186053925765`).
 
-**Promote administrators** (ctrl+s): phone numbers with country code, separated by commas or spaces.
+**Promote administrators** (**ctrl+s** or the Promote button): phone numbers with country code, separated by commas or spaces.
 
-**Reset the invite link** (ctrl+r): a new link is created and **the old one stops working** at once;
+**Reset the invite link** (**ctrl+n** or its button): a new link is created and **the old one stops working** at once;
 you are asked to confirm. Optionally name the community groups affected (`…-group` or `…@g.us`).
 The new link is shown; copy it with the Copy button or **ctrl+o**.
 
-**Escape** cancels a running call.
+**Enter** moves to the next field; nothing is sent by Enter. **Escape** cancels a running call.
 """
 
-    BINDINGS = [
-        Binding("ctrl+s", "promote", "Promote admins"),
-        Binding("ctrl+r", "reset_link", "Reset link"),
-        Binding("ctrl+o", "copy_link", "Copy link"),
-    ]
+    BINDINGS = bindings_for("communities")
 
     DEFAULT_CSS = """
     CommunitiesSection Form { margin-bottom: 1; }
@@ -71,7 +67,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
                 field="phones",
             )
             with Horizontal(classes="actions"):
-                yield Button("Promote (ctrl+s)", id="promote", variant="primary")
+                yield Button(label("Promote", "communities.promote"), id="promote", variant="primary")
         yield Static("Reset the invite link", classes="subtitle")
         with Form(id="reset-form"):
             yield FieldRow(
@@ -80,7 +76,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
                 field="groupsPhones",
             )
             with Horizontal(classes="actions"):
-                yield Button("Reset invite link (ctrl+r)", id="reset", variant="warning")
+                yield Button(label("Reset invite link", "communities.reset_link"), id="reset", variant="warning")
         yield CopyableValue("New invite link:", id="invite-link")
         yield ErrorLine(id="community-status")
 
@@ -106,11 +102,9 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        """Enter moves on to the next field; promoting and resetting need their key or button."""
         event.stop()
-        if event.input.id == "reset-groups":
-            self.action_reset_link()
-        else:
-            self.action_promote()
+        self.screen.focus_next()
 
     # -- promote -----------------------------------------------------------------------------------
 
@@ -130,6 +124,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             busy=self.query_one("#promote-form"),
             status=self.status,
             done=lambda result: self._promoted(request, result),
+            confirm_repeat=f"Promote the same numbers in {request.communityId} again?",
         )
 
     def _promoted(self, request: AddAdmin, result: OperationResult) -> None:

@@ -13,12 +13,13 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.widgets.clipboard import copy_text
+from tui.keymap import bindings_for
+
 from tui.widgets.events_panel import (
     DUPLICATE_STYLE,
     event_time,
@@ -45,11 +46,7 @@ def body_text(event: Any) -> tuple[str, str]:
 class EventDetailScreen(ModalScreen[None]):
     """Modal: Escape or q closes it."""
 
-    BINDINGS = [
-        Binding("escape,q", "dismiss", "Close", id="detail.close"),
-        Binding("c", "copy", "Copy JSON", id="detail.copy"),
-        Binding("r", "replay", "Replay to app", id="detail.replay"),
-    ]
+    BINDINGS = bindings_for("detail")
 
     DEFAULT_CSS = """
     EventDetailScreen { align: center middle; }

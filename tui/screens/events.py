@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -22,6 +21,7 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 
 from tui.widgets.columns import Column, fit_columns
 from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
+from tui.keymap import bindings_for
 
 PAGE_SIZE = 100
 # At 80 columns the Verdict stays; the date, the id's padding, the summary, then the kind give way.
@@ -53,7 +53,7 @@ The whole history of webhook events received by the listener, newest first, from
 - `]` / `n` older page, `[` / `p` newer page, `g` back to the newest events.
 - `enter` on a row opens the event (headers, verdict, pretty JSON).
 - `x` exports the current selection (all pages, oldest first) to a JSON Lines file you confirm.
-- `ctrl+r` opens the request log: every HTTP exchange with the gateway, and *copy as curl*.
+- `F2` opens the request log: every HTTP exchange with the gateway, and *copy as curl*.
 - `m` shows only the events of the message of the highlighted row; `m` again clears it.
 
 Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is set, no signature) ·
@@ -71,14 +71,7 @@ class EventsSection(Vertical):
         "newest": "Show newest events",
     }
 
-    BINDINGS = [
-        Binding("right_square_bracket,n", "older", "Older", id="events.older", key_display="]"),
-        Binding("left_square_bracket,p", "newer", "Newer", id="events.newer", key_display="["),
-        Binding("g", "newest", "Newest", id="events.newest"),
-        Binding("x", "export", "Export", id="events.export"),
-        Binding("m", "message", "This message", id="events.message"),
-        Binding("slash", "search", "Search", id="events.search", key_display="/"),
-    ]
+    BINDINGS = bindings_for("events")
 
     DEFAULT_CSS = """
     EventsSection { height: 1fr; }
@@ -332,6 +325,7 @@ class EventsSection(Vertical):
     # -- operations -----------------------------------------------------------------------------------------
 
     def open_operation(self, op_id: str) -> None:
+        self.query_one("#events-table", DataTable).focus()  # the palette opened it: the focus comes here
         if op_id == "export":
             self.action_export()
         elif op_id == "search":
@@ -383,7 +377,7 @@ def _full_time(runtime: Any, event: Any) -> str:
 class ExportScreen(ModalScreen[str | None]):
     """Asks where to write the export; Enter confirms, Escape cancels. Refuses to overwrite a file."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    BINDINGS = bindings_for("export")
 
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Input, Static, TabbedContent, TabPane
@@ -25,6 +24,7 @@ from tui.api.models import (
     UpdateGroupName,
 )
 from tui.api.operations import OPERATIONS, OperationId
+from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import (
     FieldRow,
@@ -204,27 +204,24 @@ class GroupsSection(OperationSection):
     HELP: ClassVar[str] = """\
 ## Groups
 
-**Look up** (ctrl+l) a group by id — either form works: `120363019502650977-group` (instance family)
+**ctrl+l**, **ctrl+n**, **ctrl+g** and **ctrl+r** open the Look-up, Create, Add participants and Rename tabs;
+**ctrl+s** (or the tab's button) runs the form of the open tab. **Enter** moves to the next field.
+
+**Look up** a group by id — either form works: `120363019502650977-group` (instance family)
 or `120363019502650977@g.us` (session family); the other is derived. Metadata (instance) and
 information (session) are shown side by side, and the participants in a table: type in the filter box
 to narrow it, click a column header (or press **s** / **r** on the table) to sort by participant / role.
 
-**Create** (ctrl+n) a group with a name and participant numbers (session family; invalid numbers are
-ignored by the network). **Add participants** (ctrl+g): numbers separated by commas or spaces;
+**Create** a group with a name and participant numbers (session family; invalid numbers are
+ignored by the network). **Add participants**: numbers separated by commas or spaces;
 with *auto-invite* an invitation is sent instead; each number that failed is listed.
-**Rename** (ctrl+r): you must be a group administrator.
+**Rename**: you must be a group administrator. The group id of Add participants and Rename follows the
+group you last looked up or created.
 
-**ctrl+s** runs the form of the open tab; **Escape** cancels a running call.
+**Escape** cancels a running call.
 """
 
-    BINDINGS = [
-        Binding("ctrl+s", "submit", "Run"),
-        Binding("ctrl+l", "open('lookup-group')", "Look up"),
-        Binding("ctrl+n", "open('create-group')", "Create"),
-        Binding("ctrl+g", "open('add-participants')", "Add"),
-        Binding("ctrl+r", "open('rename-group')", "Rename"),
-        Binding("ctrl+f", "filter", "Filter", show=False),
-    ]
+    BINDINGS = bindings_for("groups")
 
     DEFAULT_CSS = """
     GroupsSection TabbedContent { height: auto; }
@@ -247,7 +244,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
                             TextInput(id="lookup-id", placeholder="120363019502650977-group", validators=[GroupRefValidator()]),
                             field=("group", "GROUP_PHONE_NUMBER", "GroupJID"),
                         )
-                        yield Button("Look up (ctrl+l)", id="lookup", variant="primary")
+                        yield Button(label("Look up", "groups.run"), id="lookup", variant="primary")
                 with Horizontal(classes="side-by-side", id="lookup-panels"):
                     yield Static(_facts("Metadata (instance)", []), id="metadata", classes="panel facts")
                     yield Static(_facts("Information (session)", []), id="info", classes="panel facts")
@@ -261,7 +258,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
                         field="participants",
                     )
                     with Horizontal(classes="actions"):
-                        yield Button("Create group", id="create", variant="primary")
+                        yield Button(label("Create group", "groups.run"), id="create", variant="primary")
                 yield CopyableValue("Created group:", id="created-jid")
             with TabPane("Add participants", id="tab-add"):
                 with Form(id="add-form"):
@@ -277,7 +274,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
                     )
                     yield Checkbox("Auto-invite (send an invitation instead of adding directly)", id="add-invite")
                     with Horizontal(classes="actions"):
-                        yield Button("Add participants", id="add", variant="primary")
+                        yield Button(label("Add participants", "groups.run"), id="add", variant="primary")
                 yield Static("", id="add-result")
             with TabPane("Rename", id="tab-rename"):
                 with Form(id="rename-form"):
@@ -288,7 +285,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
                     )
                     yield FieldRow("New name", TextInput(id="rename-name"), field="groupName")
                     with Horizontal(classes="actions"):
-                        yield Button("Rename group", id="rename", variant="primary")
+                        yield Button(label("Rename group", "groups.run"), id="rename", variant="primary")
         yield ErrorLine(id="group-status")
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -300,11 +297,20 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
     def text(self, widget_id: str) -> str:
         return value_of(self.query_one(f"#{widget_id}"))
 
+    FIRST_FIELD: ClassVar[dict[str, str]] = {
+        "tab-lookup": "lookup-id", "tab-create": "create-name", "tab-add": "add-group", "tab-rename": "rename-group",
+    }
+
+    def first_field(self) -> Input:
+        """The open tab's first field (not the tab bar)."""
+        return self.query_one(f"#{self.FIRST_FIELD[str(self.query_one('#group-tabs', TabbedContent).active)]}", Input)
+
     def open_operation(self, op_id: str) -> None:
         tab = TABS[op_id]
         self.query_one("#group-tabs", TabbedContent).active = tab
-        first = {"tab-lookup": "lookup-id", "tab-create": "create-name", "tab-add": "add-group", "tab-rename": "rename-group"}[tab]
-        self.call_after_refresh(self.query_one(f"#{first}", Input).focus)
+        if self.display and self.screen.is_current:
+            self.screen.set_focus(self.first_field())  # at once: what is typed next goes into the tab's field
+        self.call_after_refresh(lambda: self.first_field().focus())
 
     def action_open(self, op_id: str) -> None:
         self.open_operation(op_id)
@@ -323,13 +329,19 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        """Enter looks up (a one-field form); in Create, Add and Rename it moves on to the next field."""
         event.stop()
-        self.action_submit()
+        if event.input.id == "lookup-id":
+            self.action_lookup()
+        else:
+            self.screen.focus_next()
 
-    def _prefill(self, group_id: str) -> None:
+    def _follow(self, group_id: str) -> None:
+        """The group just looked up or created becomes the group of Add participants and Rename (and of the
+        look-up after a create), so the next action is on it, not on one looked up earlier."""
         for widget_id in ("lookup-id", "add-group", "rename-group"):
             field = self.query_one(f"#{widget_id}", Input)
-            if not field.value:
+            if field.value.strip() != group_id:
                 field.value = group_id
 
     # -- look up -----------------------------------------------------------------------------------
@@ -381,7 +393,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             self.status.show_error(f"Partly looked up. {explain_error(info)}")
         else:
             self.status.show_ok(f"Looked up {info.Name or metadata.groupName!s}.")
-        self._prefill(self.text("lookup-id"))
+        self._follow(self.text("lookup-id"))
 
     # -- create ------------------------------------------------------------------------------------
 
@@ -402,6 +414,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             busy=form,
             status=self.status,
             done=self._created,
+            confirm_repeat=f"Create another group named {request.name}?",
         )
 
     def _created(self, info: GroupInfo) -> None:
@@ -409,7 +422,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             info.JID, f"“{info.Name}”, {len(info.Participants)} participants"
         )
         self.status.show_ok(f"Created group {info.Name} ({info.JID}).")
-        self._prefill(info.JID)
+        self._follow(info.JID)
 
     # -- add participants --------------------------------------------------------------------------
 
@@ -436,6 +449,7 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
             busy=form,
             status=self.status,
             done=lambda result: self._added(request, result),
+            confirm_repeat=f"Add the same numbers to {request.groupId} again?",
         )
 
     def _added(self, request: AddParticipant, result: AddParticipantResult) -> None:

@@ -7,23 +7,15 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
-GLOBAL_KEYS = """\
-| Key | Does |
-| --- | --- |
-| `1`–`7` | Chats, Groups, Communities, Privacy, Catalog, Settings, Events |
-| `e` | show or hide the live events panel |
-| `?` / `F1` | this help |
-| `ctrl+p` | command palette: every operation by name |
-| `ctrl+r` | request log (every HTTP exchange, copy as curl) |
-| `tab` / `shift+tab` | next / previous field |
-| `escape` | leave a text field (then the keys above work); close a dialog; cancel |
-| `ctrl+q` | quit |
+from tui.keymap import bindings_for, help_table
+
+_MORE_KEYS = """| `tab` / `shift+tab` | next / previous field |
+| `enter` | next field in a form (a one-field look-up runs) |
 """
 
 
@@ -53,7 +45,7 @@ def _bindings_table(widget: Widget | None) -> Table | None:
 class HelpScreen(ModalScreen[None]):
     """Modal help; Escape, q or ? closes it."""
 
-    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help.close")]
+    BINDINGS = bindings_for("help")
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -84,5 +76,5 @@ class HelpScreen(ModalScreen[None]):
                     yield Static(Text(f"Keys here ({type(focused).__name__})"), classes="help-heading")
                     yield Static(keys, id="help-focused-keys")
                 yield Static("Everywhere", classes="help-heading")
-                yield Markdown(GLOBAL_KEYS, id="help-global")
+                yield Markdown(help_table() + _MORE_KEYS, id="help-global")
         yield Footer()

@@ -19,15 +19,17 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
 
+from tui.keymap import bindings_for
 from tui.widgets.events_panel import EventsPanel
+from tui.widgets.focus import focus_first
 from tui.widgets.header import GatewayHeader
 
 log = logging.getLogger(__name__)
@@ -131,17 +133,14 @@ class SectionBar(Static):
 
 
 class MainScreen(Screen):
-    """Everything: sections 1–7, the docked events panel (`e`), help (`?`), palette (ctrl+p)."""
+    """Everything: sections (alt+1..7, or 1-7 outside text fields), the docked events panel (F9 or `e`), help
+    (F1 or `?`), palette (ctrl+p).
 
-    BINDINGS = [
-        *[
-            Binding(section.key, f"show_section('{section.id}')", section.title, id=f"section.{section.id}", show=False)
-            for section in SECTIONS
-        ],
-        Binding("e", "toggle_panel", "Panel", id="panel.toggle", tooltip="Show or hide the live events panel"),
-        Binding("question_mark", "help", "Help", id="help", key_display="?"),
-        Binding("escape", "leave", "Leave field", id="leave", show=False),
-    ]
+    Keys typed before the sections are mounted are kept and replayed into the first field once it has the
+    focus, so nothing typed during start-up is lost or taken as a command."""
+
+    BINDINGS = bindings_for("main")  # rows of tui.keymap.ACTIONS: alt+1..7 / 1-7, F9 / e, ?, escape
+    AUTO_FOCUS = ""  # never the app's "first focusable widget": the sections place the focus themselves
 
     DEFAULT_CSS = """
     MainScreen #sections { height: 1fr; }
@@ -150,6 +149,16 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.current_section = "chats"
+        self.sections_ready = False
+        self._early_keys: list[tuple[str, str | None]] = []
+
+    def on_key(self, event: events.Key) -> None:
+        """Before the sections exist, keep what is typed (replayed by `_replay_early_keys`)."""
+        if self.sections_ready:
+            return
+        self._early_keys.append((event.key, event.character))
+        event.stop()
+        event.prevent_default()
 
     def compose(self) -> ComposeResult:
         yield GatewayHeader()
@@ -173,20 +182,63 @@ class MainScreen(Screen):
 
             apply_samples(self.query_one("#sections"), app.runtime.sandbox_samples())
 
-    def _mount_sections(self) -> None:
+    async def _mount_sections(self) -> None:
+        mounts = []
         for info in SECTIONS:
             slot = self.query_one(f"#{info.id}", SectionSlot)
             cls = section_class(info.id)
             if cls is None:
-                slot.mount(Static(f"{info.title}: not available in this build.", classes="section-placeholder"))
+                mounts.append(slot.mount(Static(f"{info.title}: not available in this build.",
+                                                classes="section-placeholder")))
                 continue
             try:
-                slot.mount(cls())
+                mounts.append(slot.mount(cls()))
             except Exception:
                 log.exception("section %s failed to build", info.id)
-                slot.mount(Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder"))
-        self.call_after_refresh(self._focus_section)
+                mounts.append(slot.mount(Static(f"{info.title}: failed to start (see the log).",
+                                                classes="section-placeholder")))
+        for mounted in mounts:  # composed and mounted, children included: the first field exists now
+            await mounted
+        self._focus_section()
         self.call_after_refresh(self._offer_samples)
+        # Replay after the sections' first layout: before it the focus chain does not know them yet, and a Tab
+        # typed during start-up would go nowhere. Keys arriving meanwhile are still kept, in order.
+        self.call_after_refresh(self._replay_early_keys)
+
+    def _replay_early_keys(self) -> None:
+        """What was typed during start-up goes where it would have gone: text into the first field, Tab to the
+        next one. Editing keys are applied here, in order, at once (posting them as key events would race: a
+        Tab acts only after its key event has bubbled up, and the text after it would already be in the old
+        field); from the first other key on (ctrl+s, Enter in a one-line field, ...) the rest is posted as key
+        events, in order."""
+        self._focus_section()
+        self.sections_ready = True
+        from tui.app import GatewayApp
+
+        if isinstance(self.app, GatewayApp):
+            self.app.report_keymap_problems()
+        early, self._early_keys = self._early_keys, []
+        for index, (key, character) in enumerate(early):
+            if not self._type_now(key, character):
+                for later_key, later_character in early[index:]:
+                    self.app.post_message(events.Key(later_key, later_character))
+                return
+
+    def _type_now(self, key: str, character: str | None) -> bool:
+        focused = self.focused
+        if key == "tab":
+            self.focus_next()
+        elif key == "shift+tab":
+            self.focus_previous()
+        elif isinstance(focused, Input) and character is not None and character.isprintable():
+            focused.insert_text_at_cursor(character)
+        elif isinstance(focused, TextArea) and (key == "enter" or (character is not None and character.isprintable())):
+            focused.insert("\n" if key == "enter" else character or "")
+        elif isinstance(focused, (Input, TextArea)) and key == "backspace":
+            focused.action_delete_left()
+        else:
+            return False
+        return True
 
     # -- navigation ------------------------------------------------------------------------------------------
 
@@ -199,24 +251,25 @@ class MainScreen(Screen):
     def action_show_section(self, section_id: str) -> None:
         self.show_section(section_id)
 
-    def show_section(self, section_id: str) -> None:
+    def show_section(self, section_id: str, *, focus: bool = True) -> None:
+        """Switch to a section and focus its first field (`focus=False`: the caller places the focus)."""
         if section_id not in SECTIONS_BY_ID:
             return
         self.current_section = section_id
         self.query_one("#sections", ContentSwitcher).current = section_id
         self.query_one(SectionBar).show(section_id)
-        self.call_after_refresh(self._focus_section)
+        if focus:
+            self._focus_section()  # at once: the next key typed goes to the new section's first field
+            self.call_after_refresh(self._focus_section)  # (a no-op unless the section was not mounted yet)
 
     def _focus_section(self) -> None:
+        """The current section's first field, unless the focus is already inside the section."""
         slot = self.slot(self.current_section)
         focused = self.focused
         if focused is not None and slot in focused.ancestors:
             return
-        for widget in slot.query("*"):
-            if widget.focusable:
-                widget.focus()
-                return
-        self.set_focus(None)
+        if slot.section is not None:
+            focus_first(slot.section)
 
     def open_operation(self, section_id: str, op_id: str) -> None:
         """Switch to the section and open one of its operations (the palette calls this).
@@ -227,9 +280,9 @@ class MainScreen(Screen):
         if self.app.screen is not self:
             self._pending_operation = (section_id, op_id)
             return
-        self.show_section(section_id)
         section = self.section(section_id)
         opener = getattr(section, "open_operation", None)
+        self.show_section(section_id, focus=opener is None)  # the operation places the focus itself
         if opener is not None:
             self.call_after_refresh(opener, op_id)
 
@@ -247,9 +300,14 @@ class MainScreen(Screen):
             self._focus_section()
 
     def action_leave(self) -> None:
-        """Escape: leave a text field (so 1–7, e and ? work), else ask the section to cancel its work."""
+        """Escape: leave a text field for its section (so 1-7, e and ? work and the section's keys still do),
+        else ask the section to cancel its work."""
         if isinstance(self.focused, (Input, TextArea)):
-            self.set_focus(None)
+            section = self.section(self.current_section)
+            if section is not None and section.can_focus and section in self.focused.ancestors:
+                section.focus(scroll_visible=False)
+            else:
+                self.set_focus(None)
             return
         section = self.section(self.current_section)
         cancel = getattr(section, "action_cancel", None)

@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 
 from tui.api.models import PHONE_RULE, BlacklistAction, OperationResult, PrivacyScope, is_phone
 from tui.api.operations import OPERATIONS, OperationId
+from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, PhoneValidator, TextInput, validated
 from tui.widgets.section import OperationSection
@@ -121,14 +121,15 @@ Two settings, side by side: **who may add me to groups** and **who sees my last 
 (`CONTACT_BLACKLIST`).
 
 With *My contacts except…* a **blacklist editor** appears: type a number and choose *Add to blacklist*
-(Enter) or *Remove from blacklist*; the staged changes are sent with the setting.
+(Enter) or *Remove from blacklist*; the staged changes are sent with the setting. A number still in the
+field when you apply is added too; one that is not a valid number stops the apply, with the reason under it.
 
 **Apply** the setting of the panel you are in with **ctrl+s** (or its Apply button).
 The gateway cannot report the current setting, so the panel shows what you last applied.
 **Escape** cancels a running call.
 """
 
-    BINDINGS = [Binding("ctrl+s", "apply", "Apply setting")]
+    BINDINGS = bindings_for("privacy")
 
     DEFAULT_CSS = """
     PrivacySection .panel Select { margin: 0 0 1 0; }
@@ -153,7 +154,7 @@ The gateway cannot report the current setting, so the panel shows what you last 
                     )
                     yield BlacklistEditor(prefix)
                     with Horizontal(classes="actions"):
-                        yield Button("Apply (ctrl+s)", id=f"{prefix}-apply", classes="apply", variant="primary")
+                        yield Button(label("Apply", "privacy.apply"), id=f"{prefix}-apply", classes="apply", variant="primary")
                     yield Static("Applied: nothing yet in this session.", id=f"{prefix}-applied", classes="applied")
         yield ErrorLine(id="privacy-status")
 
@@ -198,6 +199,11 @@ The gateway cannot report the current setting, so the panel shows what you last 
         scope = self.scope(prefix)
         editor = self.query_one(f"#{prefix}-blacklist", BlacklistEditor)
         form = self.query_one(f"#{prefix}-form", Form)
+        if scope is PrivacyScope.CONTACT_BLACKLIST and editor.query_one(Input).value.strip():
+            # A number typed but not added with Enter is part of what the user asked for: add it, or refuse.
+            if not editor.stage(BlacklistAction.ADD):
+                self.status.show_error(f"{title}: not applied — the number in the blacklist field is not valid.")
+                return
         blacklist = editor.wire() if scope is PrivacyScope.CONTACT_BLACKLIST else []
         request = validated(
             form.rows(),

@@ -1,4 +1,4 @@
-"""The request log (ctrl+r, the palette, or `r` from Events): every HTTP exchange with the gateway.
+"""The request log (F2, the palette, or `r` from Events): every HTTP exchange with the gateway.
 
 Table: time, method, redacted URL, status, duration; below it the highlighted exchange's request headers and
 bodies, response body and error. `c` copies it as curl (secrets replaced by shell variables) and shows the
@@ -14,13 +14,14 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from tui.widgets.clipboard import copy_text
 from tui.widgets.columns import Column, fit_columns
+from tui.keymap import bindings_for
+
 from tui.widgets.header import GatewayHeader
 
 # Status never gives way; at 80 columns the URL shrinks (keeping its end, where the operation is).
@@ -47,10 +48,7 @@ def _pretty(body: str | None) -> tuple[str, str]:
 class RequestLogScreen(Screen):
     """Full screen, over the main screen; escape or q goes back."""
 
-    BINDINGS = [
-        Binding("escape,q", "app.pop_screen", "Back", id="requests.back"),
-        Binding("c", "copy_curl", "Copy as curl", id="requests.curl"),
-    ]
+    BINDINGS = bindings_for("requests")
 
     DEFAULT_CSS = """
     RequestLogScreen #requests-title { height: auto; padding: 0 1; background: $boost; text-style: bold; }

@@ -32,6 +32,7 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import OPERATIONS, OperationId
 from tui.runtime import HmacDisagreement, StartupError
 from tui.secrets import SecretName, mask_secret
+from tui.keymap import bindings_for
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
 from tui.widgets.section import ConfirmScreen, OperationSection
@@ -61,7 +62,6 @@ class SettingsSection(OperationSection):
         "replace-secret": "Replace a secret",
         "dialects": "Change the profile's dialects (spec, Z-API, WuzAPI)",
         "listener-address": "Change listener address",
-        "theme": "Change theme",
         "forward-to": "Forward events to your app",
     }
 
@@ -88,6 +88,8 @@ class SettingsSection(OperationSection):
 
 **Escape** cancels a running call.
 """
+
+    BINDINGS = bindings_for("settings")
 
     DEFAULT_CSS = """
     SettingsSection .block { height: auto; border: round $panel-lighten-2; padding: 0 1; margin-bottom: 1; }
@@ -157,7 +159,7 @@ class SettingsSection(OperationSection):
         with Form(classes="block", id="delivery-form"):
             yield Static("Delivery webhook (operation 16)", classes="block-title")
             yield FieldRow("URL", TextInput(id="delivery-url", placeholder="https://example.com/delivery"),
-                           field="value")
+                           field="value", hint="Empty: remove the delivery webhook (asks first).")
             with Horizontal(classes="actions"):
                 yield Button("Set delivery webhook", id="delivery-apply", compact=True)
             yield ErrorLine(classes="block-status")
@@ -338,7 +340,15 @@ class SettingsSection(OperationSection):
             OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
             OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
         }
+        # Palette entries that need nothing typed act at once (the focus still goes to their block).
+        acts = {
+            "generate-hmac-key": self.generate_hmac_key, OperationId.HMAC_STATUS: self.hmac_status,
+            "hmac-status": self.hmac_status, "delete-hmac-key": self.delete_hmac_key,
+            OperationId.HMAC_DELETE: self.delete_hmac_key, "point-webhooks": self.point_webhooks,
+            OperationId.STATUS: self.check_connection,
+        }
         widget = self.query_one(targets[op_id])
+        act = acts.get(op_id)
 
         def reveal(attempts: int = 10) -> None:
             # The section may have just been switched in (from the palette): it has no size until laid out.
@@ -347,8 +357,30 @@ class SettingsSection(OperationSection):
                 return
             widget.focus(scroll_visible=False)
             self.scroll_to_widget(widget, animate=False, top=True)
+            if act is not None:
+                self.call_after_refresh(act)  # after the focus has moved, so the call gives it back there
 
         self.call_after_refresh(reveal)
+
+    def action_apply_block(self) -> None:
+        """ctrl+s: the first button of the block the focus is in (Set, Replace, Save, Forward there, ...)."""
+        focused = self.screen.focused
+        block = next((node for node in (focused.ancestors_with_self if focused else ()) if node.has_class("block")),
+                     None)
+        if block is None:
+            return
+        button = next((b for b in block.query(".actions Button").results(Button) if not b.disabled), None)
+        if button is not None:
+            button.press()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter moves on to the next field; a block is applied with ctrl+s or its button (the HMAC key field
+        sets the key on Enter, a one-field form)."""
+        if event.input.id == "hmac-key":
+            return
+        event.stop()
+        self.screen.focus_next()
 
     # -- profile and secrets --------------------------------------------------------------------------------
 
@@ -529,13 +561,28 @@ class SettingsSection(OperationSection):
 
     @on(Button.Pressed, "#delivery-apply")
     def set_delivery_webhook(self) -> None:
+        """Set the delivery webhook; an empty URL removes it (the spec's operation 16), after asking."""
         form = self.query_one("#delivery-form", Form)
-        request = validated(form.rows(), lambda: DeliveryWebhook(value=_required(form, "#delivery-url", "value")),
+        request = validated(form.rows(), lambda: DeliveryWebhook(value=value_of(self.query_one("#delivery-url"))),
                             fallback=self.block_status(form).show_error)
-        if request is not None:
+        if request is None:
+            return
+
+        def send() -> None:
+            done = (f"Delivery notifications now go to {request.value}." if request.value
+                    else "Delivery webhook removed: the gateway no longer posts delivery notifications.")
             self.run_operation(OPERATIONS[OperationId.UPDATE_WEBHOOK_DELIVERY], request,
                                group="delivery", busy=form, status=self.block_status(form),
-                      done=lambda _: self.block_status(form).show_ok(f"Delivery notifications now go to {request.value}."))
+                               done=lambda _: self.block_status(form).show_ok(done))
+
+        if request.value:
+            send()
+            return
+        self.app.push_screen(
+            ConfirmScreen("Remove the delivery webhook?", "The URL is empty: the gateway stops posting delivery "
+                          "notifications, so sent messages show no delivery events.", confirm_label="Remove"),
+            lambda yes: send() if yes else self.block_status(form).show_ok("Not removed; type a URL to set one."),
+        )
 
     @on(Button.Pressed, "#session-apply")
     def set_session_webhook(self) -> None:

@@ -18,12 +18,12 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from tui.widgets.columns import Column, fit_columns
+from tui.keymap import bindings_for, shown_key
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -123,10 +123,7 @@ def clip(text: str, width: int) -> str:
 class EventsTable(DataTable):
     """The panel's table (a DataTable with row cursor)."""
 
-    BINDINGS = [
-        Binding("enter", "select_cursor", "Detail", id="panel.detail"),
-        Binding("f", "filter_message", "Only this message", id="panel.filter"),
-    ]
+    BINDINGS = bindings_for("panel")
 
     def action_filter_message(self) -> None:
         panel = next((a for a in self.ancestors if isinstance(a, EventsPanel)), None)
@@ -266,8 +263,9 @@ class EventsPanel(Vertical):
     def _show_title(self) -> None:
         shown = "only message " + self.only_message if self.only_message else "newest first"
         text = Content.from_markup(
-            "[b]Events[/b] ($shown) · [dim]enter[/] detail · [dim]f[/] this message only · [dim]e[/] hide",
-            shown=shown,
+            "[b]Events[/b] ($shown) · [dim]$detail[/] detail · [dim]$only[/] this message only · [dim]$hide[/] hide",
+            shown=shown, detail=shown_key("panel.detail"), only=shown_key("panel.filter"),
+            hide=shown_key("panel.toggle"),
         )
         self.query_one("#events-panel-title", Static).update(text)
 

@@ -42,10 +42,14 @@ def set_cursor_blink(enabled: bool) -> None:
 
 
 class TextInput(Input):
-    """An Input whose cursor blink follows `CURSOR_BLINK`, and which validates as you type."""
+    """An Input whose cursor blink follows `CURSOR_BLINK`, and which validates as you type.
+
+    Taking the focus does not select the text (Textual's default): the focus comes back to a field after every
+    call, and the next key typed must add to its value, not replace it."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("validate_on", ["changed", "submitted"])
+        kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
         self.cursor_blink = CURSOR_BLINK
 

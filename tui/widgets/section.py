@@ -12,7 +12,9 @@ for the gateway operations `tui.api.operations` places in it, and sends each thr
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar, cast, overload
 
@@ -20,7 +22,6 @@ from pydantic import BaseModel
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -33,8 +34,10 @@ from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
 from tui.api.models import Request
 from tui.api.operations import DialectRefusal, Operation
 from tui.api.operations import Family as OperationFamily
+from tui.keymap import bindings_for, label
 from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, status_hint
+from tui.widgets.focus import restore_focus
 from tui.widgets.forms import Form
 
 if TYPE_CHECKING:
@@ -96,13 +99,17 @@ def field_named_by(error: BaseException) -> str | None:
     return None
 
 
+REPEAT_WINDOW = 5.0
+"""Seconds within which sending the same request again asks first."""
+
+
 class OperationSection(VerticalScroll):
-    """Base of the Chats, Groups, Communities, Privacy and Catalog sections."""
+    """Base of the Chats, Groups, Communities, Privacy, Catalog and Settings sections."""
 
     OPERATIONS: ClassVar[dict[str, str]] = {}
     HELP: ClassVar[str] = ""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel call", show=True)]
+    BINDINGS = bindings_for("section")
 
     DEFAULT_CSS = """
     OperationSection { padding: 0 1; }
@@ -113,6 +120,11 @@ class OperationSection(VerticalScroll):
     OperationSection .side-by-side { height: auto; }
     OperationSection .panel { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
     """
+
+    @functools.cached_property
+    def _last_sends(self) -> dict[str, tuple[str, float]]:
+        """Operation id -> (request as JSON, when it was sent): what a repeat send is compared with."""
+        return {}
 
     def open_operation(self, op_id: str) -> None:  # pragma: no cover - each section overrides
         raise KeyError(op_id)
@@ -172,7 +184,7 @@ class OperationSection(VerticalScroll):
             status.show_error(str(error))
             return None
         status.clear()
-        work = self._run_call(title, operation, client, busy, status, done)
+        work = self._run_call(title, operation, client, busy, status, done, self.screen.focused)
         return self.run_worker(
             work,
             name=title,
@@ -190,7 +202,10 @@ class OperationSection(VerticalScroll):
         busy: Widget,
         status: ErrorLine,
         done: Callable[[T], object],
+        focused: Widget | None = None,
     ) -> T | None:
+        """`focused` (the widget that had the focus when the call started) gets it back when the call ends,
+        whether it answered, failed or was cancelled: covering `busy` while it runs drops the focus."""
         busy.loading = True
         try:
             result = await operation(client)
@@ -214,6 +229,8 @@ class OperationSection(VerticalScroll):
             return None
         finally:
             busy.loading = False
+            restore_focus(focused, busy)  # at once: a key typed right after the answer goes back into the field
+            self.call_after_refresh(restore_focus, focused, busy)  # and again if uncovering moved it meanwhile
         done(result)
         return result
 
@@ -227,25 +244,54 @@ class OperationSection(VerticalScroll):
         done: Callable[[Res], object],
         title: str | None = None,
         group: str = "call",
+        confirm_repeat: str | None = None,
     ) -> Worker[Res | None] | None:
         """Send `request` as `op` (a row of `tui.api.operations`) through the client of its family, in the
-        profile's dialect. The dispatch is the table's: no method names, no string maps."""
+        profile's dialect. The dispatch is the table's: no method names, no string maps.
 
-        if op.family is OperationFamily.INSTANCE:
+        With `confirm_repeat` (the question), the same request sent again within `REPEAT_WINDOW` seconds asks
+        first: a second ctrl+s or click does not send a duplicate unnoticed."""
 
-            async def via_instance(client: InstanceClient) -> Res:
+        def go() -> Worker[Res | None] | None:
+            if op.family is OperationFamily.INSTANCE:
+
+                async def via_instance(client: InstanceClient) -> Res:
+                    return await client.request(op, request)
+
+                return self.call(
+                    title or op.title, via_instance, family="instance", busy=busy, status=status, done=done,
+                    group=group,
+                )
+
+            async def via_session(client: SessionClient) -> Res:
                 return await client.request(op, request)
 
             return self.call(
-                title or op.title, via_instance, family="instance", busy=busy, status=status, done=done, group=group
+                title or op.title, via_session, family="session", busy=busy, status=status, done=done, group=group
             )
 
-        async def via_session(client: SessionClient) -> Res:
-            return await client.request(op, request)
+        if confirm_repeat is None:
+            return go()
+        fingerprint = request.model_dump_json()
+        now = time.monotonic()
+        last = self._last_sends.get(op.id.value)
+        self._last_sends[op.id.value] = (fingerprint, now)
+        if last is None or last[0] != fingerprint or now - last[1] >= REPEAT_WINDOW:
+            return go()
 
-        return self.call(
-            title or op.title, via_session, family="session", busy=busy, status=status, done=done, group=group
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._last_sends[op.id.value] = (fingerprint, time.monotonic())
+                go()
+            else:
+                status.show_ok("Not sent again.")
+
+        self.app.push_screen(
+            ConfirmScreen(confirm_repeat, f"You sent exactly this {now - last[1]:.0f} s ago.",
+                          confirm_label="Send again"),
+            answered,
         )
+        return None
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
@@ -322,10 +368,7 @@ class CopyableValue(Horizontal):
 class ConfirmScreen(ModalScreen[bool]):
     """Yes/No for destructive operations; the question is plain text (it may hold user input)."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
+    BINDINGS = bindings_for("confirm")
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -348,8 +391,8 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.detail:
                 yield Static(Content(self.detail), classes="detail")
             with Horizontal():
-                yield Button("No (n)", id="no")
-                yield Button(f"{self.confirm_label} (y)", id="yes", variant="error")
+                yield Button(label("No", "confirm.no"), id="no")
+                yield Button(label(self.confirm_label, "confirm.yes"), id="yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

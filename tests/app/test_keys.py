@@ -1,0 +1,230 @@
+"""Keys and forms as a keyboard user meets them: one meaning per key (from the one table), a user keymap by
+binding id, keys typed during start-up, the repeat-send question, nothing typed dropped (a blacklist number left
+in its field, the delivery webhook removed by an empty value), and palette entries that act."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
+from tui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap
+from tui.screens.main import MainScreen
+
+RECIPIENT = "5511999999999"
+
+
+# -- the table ------------------------------------------------------------------------------------------------------
+
+def test_every_key_has_one_meaning_where_it_is_active():
+    """Within each set of scopes active together, a key maps to one action. The one designed exception: escape
+    cancels a running call in a section (its check says so only while one runs) and otherwise leaves the field."""
+    assert len(ACTIONS_BY_ID) == len(ACTIONS), "binding ids are unique"
+    for scope, together in ACTIVE_TOGETHER.items():
+        meanings: dict[str, set[str]] = {}
+        for action in ACTIONS:
+            if action.scope in together:
+                for key in action.keys.split(","):
+                    meanings.setdefault(key, set()).add(action.action)
+        for key, actions in meanings.items():
+            if key == "escape" and actions == {"cancel", "screen.leave"}:
+                continue
+            assert len(actions) == 1, f"{key} means {sorted(actions)} in {scope}"
+
+
+def test_ctrl_r_means_one_thing_and_switching_keys_work_while_typing():
+    assert [action.id for action in ACTIONS if "ctrl+r" in action.keys.split(",")] == ["groups.tab_rename"]
+    for binding_id in ("app.help", "app.request_log", "panel.toggle", *(f"section.{s}" for s in ("chats", "events"))):
+        assert ACTIONS_BY_ID[binding_id].priority, binding_id  # acts with the focus in a field
+    for action in ACTIONS:  # a letter or digit never acts before a field gets it
+        if len(action.keys) == 1:
+            assert not action.priority, action.id
+
+
+def test_user_keymap_is_checked_entry_by_entry(tmp_path):
+    (tmp_path / KEYMAP_FILE).write_text(
+        '"chats.send" = "f5"\n"no.such" = "f6"\n"groups.run" = "ctrl+l"\n"app.help" = "ctrl+zz"\n', encoding="utf-8"
+    )
+    keymap, problems = load_user_keymap(tmp_path)
+    assert keymap == {"chats.send": "f5"}
+    assert problems == [
+        "keymap.toml: 'no.such' is not a binding id (the README's key map lists them); ignored.",
+        "keymap.toml: app.help: 'ctrl+zz' is not a key Textual knows: use names like ctrl+s, alt+1, f5, "
+        "question_mark; ignored.",
+        "keymap.toml: groups.run: ctrl+l already means \"Look-up tab\" (groups.tab_lookup) in Groups; ignored.",
+    ]
+    (tmp_path / KEYMAP_FILE).write_text('"chats.send" = [', encoding="utf-8")
+    keymap, problems = load_user_keymap(tmp_path)
+    assert keymap == {} and len(problems) == 1 and "not valid TOML" in problems[0]
+    assert check_keymap({"chats.send": 5}) == ({}, [
+        'keymap.toml: chats.send must be a string of keys like "ctrl+s" or "f5,ctrl+s"; ignored.'])
+
+
+async def test_a_user_keymap_changes_the_key_the_footer_and_the_button(isolated_dirs):
+    config, _ = isolated_dirs
+    config.mkdir(parents=True, exist_ok=True)
+    (config / KEYMAP_FILE).write_text('"chats.send" = "f5"\n"nonsense" = "x"\n', encoding="utf-8")
+    async with running_sandbox_app(notifications=True) as pilot:
+        app = pilot.app
+        shown = screen_text(app)
+        assert "Send (f5)" in shown and "f5 Send" in shown.splitlines()[-1]
+        await wait_until(pilot, lambda: "'nonsense'" in screen_text(app), what="the key map warning")
+        app.screen.query_one("#recipient", Input).value = RECIPIENT
+        app.screen.query_one("#text-message").load_text("sent with f5")
+        app.screen.query_one("#text-message").focus()
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.last_sent_id is not None, what="the send by f5")
+        await settle(pilot)
+        await pilot.press("ctrl+s")  # no longer the send key
+        await settle(pilot)
+        assert len(app.runtime.sandbox.state.sent) == 1
+
+
+# -- start-up ---------------------------------------------------------------------------------------------------------
+
+async def test_keys_typed_before_the_sections_exist_are_kept(monkeypatch):
+    """Typed while the first frame is up but the sections are not mounted yet: replayed in order, Tab included."""
+    held: list[MainScreen] = []
+    mount = MainScreen._mount_sections
+    monkeypatch.setattr(MainScreen, "_mount_sections", lambda self: held.append(self))
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: bool(held), what="the first frame")
+        await pilot.press(*RECIPIENT, "tab", "tab", *"hi 5e?")  # digits, e and ? are text here
+        screen = held[0]
+        assert not screen.sections_ready and screen._early_keys
+        screen.call_later(mount.__get__(screen))
+        await wait_until(pilot, lambda: screen.sections_ready, what="the sections")
+        await wait_until(pilot, lambda: screen.query_one("#text-message").text == "hi 5e?", what="the replay")
+        assert screen.query_one("#recipient", Input).value == RECIPIENT
+        assert screen.query_one("#sections").current == "chats" and screen.query_one("#events-panel").display
+        assert app.focused is screen.query_one("#text-message")
+
+
+# -- forms ------------------------------------------------------------------------------------------------------------
+
+async def test_sending_the_same_message_again_asks_first():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        sent = app.runtime.sandbox.state.sent
+        app.screen.query_one("#recipient", Input).value = RECIPIENT
+        app.screen.query_one("#text-message").load_text("only once")
+        app.screen.query_one("#text-message").focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(sent) == 1, what="the first send")
+        await settle(pilot)
+        await pilot.press("ctrl+s")  # the same form again, at once
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        assert "Send the same text to 5511999999999 again?" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(sent) == 1 and "Not sent again." in str(app.screen.query_one("#chat-status").render())
+        assert app.focused is app.screen.query_one("#text-message")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(sent) == 2, what="the confirmed second send")
+        app.screen.query_one("#text-message").load_text("another text")
+        await settle(pilot)
+        await pilot.press("ctrl+s")  # a different message: no question
+        await wait_until(pilot, lambda: len(sent) == 3, what="a different message")
+
+
+async def test_a_blacklist_number_left_in_its_field_is_applied_or_refused():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await pilot.press("alt+4")
+        await settle(pilot)
+        app.screen.query_one("#last-seen-scope").value = "CONTACT_BLACKLIST"
+        await settle(pilot)
+        field = app.screen.query_one("#last-seen-phone", Input)
+        field.value = "5511"  # not a number yet
+        app.screen.query_one("#last-seen-apply").press()
+        await settle(pilot)
+        assert "Applied: nothing yet" in str(app.screen.query_one("#last-seen-applied").render())
+        assert "not applied" in str(app.screen.query_one("#privacy-status").render())
+        assert "must be" in str(app.screen.query_one("#last-seen-blacklist .field-error").render())
+        field.value = "5511977776666"  # typed, not added with Enter
+        app.screen.query_one("#last-seen-apply").press()
+        await settle(pilot)
+        applied = str(app.screen.query_one("#last-seen-applied").render())
+        assert "add 5511977776666" in applied
+        exchange = list(app.runtime.request_log)[-1]
+        assert "5511977776666" in (exchange.request_body or "")
+
+
+async def test_the_delivery_webhook_is_removed_by_an_empty_value_after_asking():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await pilot.press("alt+6")
+        await settle(pilot)
+        app.screen.query_one("#delivery-url", Input).value = ""
+        app.screen.query_one("#delivery-url", Input).focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        assert "Remove the delivery webhook?" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        exchange = list(app.runtime.request_log)[-1]
+        assert exchange.url.endswith("/update-webhook-delivery") and exchange.request_body == '{"value":""}'
+        assert "Delivery webhook removed" in str(app.screen.query_one("#delivery-form .block-status").render())
+
+
+# -- the palette ------------------------------------------------------------------------------------------------------
+
+async def palette(pilot, title: str) -> None:
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="the palette")
+    pilot.app.screen.query_one(Input).value = title
+    await wait_until(pilot, lambda: highlighted(pilot.app).startswith(title), what=f"palette hit {title!r}")
+    await pilot.press("enter")
+
+
+def highlighted(app) -> str:
+    """The palette's highlighted entry (the one Enter chooses), as plain text; "" while the search runs."""
+    from textual.widgets import OptionList
+
+    for options in app.screen.query(OptionList):
+        if options.highlighted is not None:
+            prompt = options.get_option_at_index(options.highlighted).prompt
+            return str(getattr(prompt, "plain", prompt))
+    return ""
+
+
+async def test_palette_clear_chat_history_asks_then_clears():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        app.screen.query_one("#recipient", Input).value = RECIPIENT
+        await palette(pilot, "Clear chat history")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        assert "Clear the whole history of the chat with 5511999999999?" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "Clear chat history: done for 5511999999999" in str(app.screen.query_one("#chat-status").render())
+
+
+async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await palette(pilot, "HMAC signing key status")
+        await wait_until(pilot, lambda: "Gateway: a key is configured" in str(
+            app.screen.query_one("#hmac-form .block-status").render()), timeout=30, what="the status")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")
+        app.screen.query_one(Input).value = "theme"
+        await pilot.pause(0.5)
+        await settle(pilot)
+        hits = [line for line in screen_text(app).splitlines() if "theme" in line.lower() and "🔎" not in line]
+        titles = [line.strip() for line in hits if line.strip().lower().startswith(("theme", "change theme"))]
+        assert len(titles) == 1, hits
+
+
+def test_readme_lists_every_binding_id_with_its_keys():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    for action in ACTIONS:
+        first = action.keys.split(",")[0]
+        shown = {"question_mark": "?", "slash": "/", "right_square_bracket": "]", "left_square_bracket": "["}.get(
+            first, first)
+        assert f"| `{action.id}` | `{shown}`" in readme, action.id

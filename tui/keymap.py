@@ -1,0 +1,311 @@
+"""Every key of the app in one table (Harlequin style): each row is a binding id, its default keys, the action
+and the words the footer, the buttons and the help show. Screens and sections take their `BINDINGS` from here
+(`bindings_for(scope)`); the help's key list and the buttons' "(ctrl+s)" labels are derived from it too, so
+they say what the key really does.
+
+A user keymap remaps keys by binding id: `keymap.toml` in the config dir (`gateway-tui locate` or
+`tui.paths.config_dir()`), one line per binding id:
+
+    "chats.send" = "ctrl+s,f5"
+    "app.request_log" = "f2"
+
+`load_user_keymap()` checks it (unknown ids, key names, two bindings of one scope on one key) and returns the
+keymap to give `App.set_keymap()` plus a plain message per entry it refused.
+
+Rules the defaults keep (tests/app/test_keys.py checks them):
+- Section switching, help, the request log and the events panel have keys that work while typing (alt+1..7,
+  F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only when no text field
+  has the focus (a field takes its printable keys first).
+- Within one scope, and between a scope and the scopes that are active with it, a key has one meaning.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding, BindingType
+from textual.keys import Keys, _character_to_key
+
+KEYMAP_FILE = "keymap.toml"
+
+
+@dataclass(frozen=True)
+class KeyAction:
+    id: str
+    keys: str  # comma-separated Textual key names, the first one is shown
+    action: str
+    description: str
+    scope: str  # which screen or section binds it (see SCOPES)
+    show: bool = True  # in the footer
+    priority: bool = False  # checked before the focused widget (keys that must work while typing)
+    key_display: str | None = None
+    help: str = ""  # a longer phrase for the help screen; the description when empty
+
+
+SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events")
+_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events")
+
+# Scopes, and the scopes that are active at the same time (for the one-meaning check).
+SCOPES: dict[str, str] = {
+    "app": "everywhere",
+    "main": "main screen",
+    "section": "every operation section",
+    "chats": "Chats",
+    "groups": "Groups",
+    "communities": "Communities",
+    "privacy": "Privacy",
+    "catalog": "Catalog",
+    "settings": "Settings",
+    "events": "Events",
+    "panel": "events panel",
+    "confirm": "confirmation dialog",
+    "help": "help",
+    "detail": "event detail",
+    "requests": "request log",
+    "export": "export dialog",
+}
+ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
+    **{name: ("app", "main", "section", name) for name in ("chats", "groups", "communities", "privacy", "catalog",
+                                                           "settings")},
+    "events": ("app", "main", "events"),
+    "panel": ("app", "main", "panel"),
+    "confirm": ("app", "confirm"),
+    "help": ("app", "help"),
+    "detail": ("app", "detail"),
+    "requests": ("app", "requests"),
+    "export": ("app", "export"),
+}
+
+ACTIONS: tuple[KeyAction, ...] = (
+    # -- everywhere (priority: they work while a field has the focus) ----------------------------------------
+    KeyAction("app.quit", "ctrl+q", "app.quit", "Quit", "app", show=False, priority=True),
+    KeyAction("app.help", "f1", "app.help", "Help", "app", priority=True,
+              help="help for the current section and the keys that work where the focus is"),
+    KeyAction("app.request_log", "f2", "app.request_log", "Requests", "app", priority=True,
+              help="request log: every HTTP exchange, copy as curl"),
+    KeyAction("app.palette", "ctrl+p", "app.command_palette", "Palette", "app", show=False, priority=True,
+              help="command palette: every operation by name"),
+    # -- main screen -------------------------------------------------------------------------------------------
+    *(
+        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')", title, "main",
+                  show=False, priority=True, help=f"go to {title} (works while typing)")
+        for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
+    ),
+    *(
+        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')", title, "main",
+                  show=False, help=f"go to {title} when no text field has the focus")
+        for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
+    ),
+    KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True,
+              help="show or hide the live events panel"),
+    KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,
+              help="show or hide the live events panel, when no text field has the focus"),
+    KeyAction("help.letter", "question_mark", "app.help", "Help", "main", show=False, key_display="?",
+              help="help, when no text field has the focus"),
+    KeyAction("leave", "escape", "screen.leave", "Leave field", "main", show=False,
+              help="leave a text field for its section (then the letter and digit keys work); cancel a call"),
+    # -- every operation section -----------------------------------------------------------------------------
+    KeyAction("section.cancel", "escape", "cancel", "Cancel call", "section", help="cancel the running call"),
+    # -- Chats ----------------------------------------------------------------------------------------------------
+    KeyAction("chats.send", "ctrl+s", "send", "Send", "chats", help="send the message of the chosen kind"),
+    KeyAction("chats.chat_action", "ctrl+t", "chat_action", "Chat action", "chats",
+              help="apply the chosen chat action to the recipient's chat"),
+    KeyAction("chats.copy_id", "ctrl+o", "copy_id", "Copy id", "chats", help="copy the sent message's id"),
+    KeyAction("chats.inbox", "ctrl+l", "inbox", "Inbox", "chats",
+              help="open the inbox: conversations, threads and replies"),
+    # -- Groups ---------------------------------------------------------------------------------------------------
+    KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
+    KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look-up tab", "groups"),
+    KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create tab", "groups"),
+    KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add tab", "groups"),
+    KeyAction("groups.tab_rename", "ctrl+r", "open('rename-group')", "Rename tab", "groups"),
+    KeyAction("groups.filter", "ctrl+f", "filter", "Filter", "groups", show=False,
+              help="filter the participants of the group looked up"),
+    # -- Communities ---------------------------------------------------------------------------------------------
+    KeyAction("communities.promote", "ctrl+s", "promote", "Promote", "communities",
+              help="promote the numbers to administrators"),
+    KeyAction("communities.reset_link", "ctrl+n", "reset_link", "New invite link", "communities",
+              help="reset the invite link (asks first; the old link stops working)"),
+    KeyAction("communities.copy_link", "ctrl+o", "copy_link", "Copy link", "communities",
+              help="copy the new invite link"),
+    # -- Privacy, Catalog -----------------------------------------------------------------------------------------
+    KeyAction("privacy.apply", "ctrl+s", "apply", "Apply", "privacy", help="apply the setting of the panel you are in"),
+    KeyAction("catalog.lookup", "ctrl+s", "lookup", "Look up", "catalog", help="look the product up"),
+    # -- Settings -------------------------------------------------------------------------------------------------
+    KeyAction("settings.apply", "ctrl+s", "apply_block", "Apply", "settings",
+              help="the first button of the block you are in (Set, Replace, Save, ...)"),
+    # -- Events section and panel --------------------------------------------------------------------------------
+    KeyAction("events.older", "right_square_bracket,n", "older", "Older", "events", key_display="]"),
+    KeyAction("events.newer", "left_square_bracket,p", "newer", "Newer", "events", key_display="["),
+    KeyAction("events.newest", "g", "newest", "Newest", "events"),
+    KeyAction("events.export", "x", "export", "Export", "events"),
+    KeyAction("events.message", "m", "message", "This message", "events"),
+    KeyAction("events.search", "slash", "search", "Search", "events", key_display="/"),
+    KeyAction("panel.detail", "enter", "select_cursor", "Detail", "panel"),
+    KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel"),
+    # -- dialogs ----------------------------------------------------------------------------------------------------
+    KeyAction("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
+    KeyAction("confirm.no", "n,escape", "answer(False)", "No", "confirm"),
+    KeyAction("help.close", "escape,q,question_mark", "dismiss", "Close", "help"),  # F1 too: app.help closes it
+    KeyAction("detail.close", "escape,q", "dismiss", "Close", "detail"),
+    KeyAction("detail.copy", "c", "copy", "Copy JSON", "detail"),
+    KeyAction("detail.replay", "r", "replay", "Replay to app", "detail"),
+    KeyAction("requests.back", "escape,q", "app.pop_screen", "Back", "requests"),  # F2 too: app.request_log
+    KeyAction("requests.curl", "c", "copy_curl", "Copy as curl", "requests"),
+    KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
+)
+ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
+
+_current: dict[str, str] = {}  # binding id -> keys, the user's keymap in force (set by the app)
+
+
+def bindings_for(scope: str) -> list[BindingType]:
+    """The `BINDINGS` of one scope, with their ids (so a user keymap can remap them)."""
+    return [
+        Binding(a.keys, a.action, a.description, show=a.show, key_display=a.key_display, priority=a.priority,
+                id=a.id, tooltip=a.help)
+        for a in ACTIONS
+        if a.scope == scope
+    ]
+
+
+def use_keymap(keymap: dict[str, str]) -> None:
+    """The user's keymap in force from now on (labels and help read it)."""
+    _current.clear()
+    _current.update(keymap)
+
+
+def keys_of(binding_id: str) -> str:
+    """The keys of a binding now, the user's keymap applied ("ctrl+s" or "ctrl+s,f5")."""
+    return _current.get(binding_id) or ACTIONS_BY_ID[binding_id].keys
+
+
+def shown_key(binding_id: str) -> str:
+    """The first key of a binding as the user reads it: `ctrl+s`, `?`, `]`."""
+    action = ACTIONS_BY_ID[binding_id]
+    if action.key_display and binding_id not in _current:
+        return action.key_display
+    first = keys_of(binding_id).split(",")[0].strip()
+    return _READABLE.get(first, first)
+
+
+def label(text: str, binding_id: str) -> str:
+    """A button's label with the key that does the same: `Send (ctrl+s)`."""
+    return f"{text} ({shown_key(binding_id)})"
+
+
+_READABLE = {"question_mark": "?", "slash": "/", "right_square_bracket": "]", "left_square_bracket": "["}
+
+
+def help_table(scopes: tuple[str, ...] = ("app", "main")) -> str:
+    """Markdown: the keys of these scopes, each binding once, for the help screen."""
+    lines = ["| Key | Does |", "| --- | --- |"]
+    if "main" in scopes:  # the seven section keys as two rows
+        for suffix, when in (("", "(work while typing)"), (".digit", "(when no text field has the focus)")):
+            keys = ", ".join(f"`{shown_key(f'section.{section}{suffix}')}`" for section in SECTION_ORDER)
+            lines.append(f"| {keys} | {', '.join(_SECTION_TITLES)} {when} |")
+    for action in ACTIONS:
+        if action.scope not in scopes or action.id.startswith("section.") and action.scope == "main":
+            continue
+        keys = " / ".join(f"`{_READABLE.get(key.strip(), key.strip())}`" for key in keys_of(action.id).split(","))
+        lines.append(f"| {keys} | {action.help or action.description} |")
+    return "\n".join(lines) + "\n"
+
+
+# -- alt+digit in real terminals ----------------------------------------------------------------------------------
+
+def let_alt_digits_through() -> None:
+    """Make ESC+digit (what xterm, GNOME Terminal, iTerm2 with "Esc+", and tmux at its default settings send for
+    alt+1..7) arrive as `alt+1`..`alt+7`.
+
+    Textual's parser table maps ESC+digit to the characters macOS's Option key types (`\x1b2` -> "™", for WezTerm
+    on macOS), so in every other terminal alt+2 would type "™" into the focused field instead of switching
+    sections. Dropping those seven entries lets the parser's ordinary ESC-prefix rule report them as alt keys;
+    checked by tests/app/test_tmux.py in a real tmux.
+    """
+    from textual import _ansi_sequences
+
+    table = _ansi_sequences.ANSI_SEQUENCES_KEYS
+    if isinstance(table, dict):
+        for digit in "1234567":
+            table.pop(f"\x1b{digit}", None)
+
+
+# -- the user's keymap ---------------------------------------------------------------------------------------------
+
+_MODIFIERS = {"ctrl", "alt", "shift", "super", "meta", "hyper"}
+_KEY_NAMES = (
+    {key.value for key in Keys}
+    | {_character_to_key(chr(code)) for code in range(32, 127)}
+    | {"space", "tab", "enter", "escape", "backspace", "delete"}
+)
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` is not a key name Textual knows (`ctrl+s`, `f5`, `alt+1`, `question_mark`), or None."""
+    parts = key.strip().split("+")
+    name = parts[-1]
+    if not name or any(modifier not in _MODIFIERS for modifier in parts[:-1]):
+        return f"{key!r} is not a key: use names like ctrl+s, alt+1, f5, question_mark"
+    if (len(name) == 1 and name.isprintable()) or name in _KEY_NAMES:
+        return None
+    return f"{key!r} is not a key Textual knows: use names like ctrl+s, alt+1, f5, question_mark"
+
+
+def check_keymap(entries: dict[str, object]) -> tuple[dict[str, str], list[str]]:
+    """The valid entries as a keymap, and one plain message per refused entry (its default stays)."""
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, value in entries.items():
+        if binding_id not in ACTIONS_BY_ID:
+            problems.append(f"{KEYMAP_FILE}: {binding_id!r} is not a binding id (the README's key map lists them); "
+                            "ignored.")
+            continue
+        if not isinstance(value, str) or not value.strip():
+            problems.append(f"{KEYMAP_FILE}: {binding_id} must be a string of keys like \"ctrl+s\" or \"f5,ctrl+s\"; "
+                            "ignored.")
+            continue
+        keys = ",".join(part.strip() for part in value.split(",") if part.strip())
+        bad = next((problem for part in keys.split(",") if (problem := key_problem(part))), None)
+        if bad is not None:
+            problems.append(f"{KEYMAP_FILE}: {binding_id}: {bad}; ignored.")
+            continue
+        keymap[binding_id] = keys
+    # One meaning per key where scopes are active together: refuse a remapped entry that collides.
+    for binding_id in list(keymap):
+        scope = ACTIONS_BY_ID[binding_id].scope
+        together = {s for s, active in ACTIVE_TOGETHER.items() if scope in active} | set(ACTIVE_TOGETHER.get(scope, ()))
+        for key in keymap[binding_id].split(","):
+            for other in ACTIONS:
+                if other.id == binding_id or other.scope not in together:
+                    continue
+                if other.action == ACTIONS_BY_ID[binding_id].action:
+                    continue  # the same action under another id (a letter twin) may share keys
+                other_keys = keymap.get(other.id, other.keys) if other.id in keymap else other.keys
+                if key in other_keys.split(","):
+                    problems.append(f"{KEYMAP_FILE}: {binding_id}: {key} already means "
+                                    f"\"{other.description}\" ({other.id}) in {SCOPES[other.scope]}; ignored.")
+                    keymap.pop(binding_id, None)
+                    break
+            if binding_id not in keymap:
+                break
+    return keymap, problems
+
+
+def load_user_keymap(directory: Path) -> tuple[dict[str, str], list[str]]:
+    """Read `keymap.toml` in `directory`: (keymap, problems). No file: empty keymap, no problems."""
+    path = directory / KEYMAP_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except OSError as error:
+        return {}, [f"{path}: could not be read ({error.strerror or error}); the default keys are in force."]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return {}, [f"{path}: not valid TOML ({error}); the default keys are in force."]
+    entries = data.get("keys", data) if isinstance(data.get("keys"), dict) else data
+    return check_keymap(entries)

@@ -1,0 +1,73 @@
+"""Where the focus goes: a section's first field when it opens, and back where it was after a call.
+
+A container may name its own first field with `first_field() -> Widget | None` (Groups: the open tab's first
+input, not the tab bar); otherwise the first focusable widget inside it that is not a scrolling container.
+"""
+
+from __future__ import annotations
+
+from textual.containers import ScrollableContainer
+from textual.css.query import NoMatches
+from textual.scroll_view import ScrollView
+from textual.widget import Widget
+from textual.widgets import Tabs
+
+
+def first_field(container: Widget) -> Widget | None:
+    own = getattr(container, "first_field", None)
+    if callable(own):
+        try:
+            chosen = own()
+        except NoMatches:  # not composed yet
+            return None
+        if isinstance(chosen, Widget):
+            return chosen
+    for widget in container.query("*"):
+        if widget.focusable and not _is_layout(widget) and _shown_within(widget, container):
+            return widget
+    return None
+
+
+def _shown_within(widget: Widget, container: Widget) -> bool:
+    """Not inside a hidden part of the container (an inactive tab, a form of another kind)."""
+    for node in widget.ancestors_with_self:
+        if node is container:
+            return True
+        if isinstance(node, Widget) and not node.display:
+            return False
+    return True
+
+
+def _is_layout(widget: Widget) -> bool:
+    """Scrolling containers and the tab bar take the focus but are not fields (an Input is a ScrollView, a
+    field)."""
+    return isinstance(widget, Tabs) or (isinstance(widget, ScrollableContainer) and not isinstance(widget, ScrollView))
+
+
+def focus_first(container: Widget) -> None:
+    """Focus the container's first field; with none, the container itself when it can take the focus."""
+    # The screen's set_focus acts at once, so keys already on their way (typed right after alt+2) go to the new
+    # field; Widget.focus() would only schedule it, and they would land in the section just left.
+    widget = first_field(container)
+    if widget is not None:
+        container.screen.set_focus(widget)
+    elif container.focusable:
+        container.screen.set_focus(container)
+
+
+def restore_focus(widget: Widget | None, covered: Widget | None = None) -> None:
+    """Give the focus back to `widget` (the one focused when a call started) when the call left nobody focused,
+    or left the focus inside or around what the call covered (`covered`, its busy widget), or on a container or
+    the tab bar (where covering a form sends it). A user who moved on to another field meanwhile keeps it."""
+    if widget is None or not widget.is_attached:
+        return
+    screen = widget.screen
+    current = screen.focused
+    if current is widget:
+        return
+    # Covering a form moves the focus off it (to nobody, or up to a container): that is not the user's choice.
+    displaced = covered is not None and current is not None and (
+        covered in current.ancestors_with_self or current in covered.ancestors
+    )
+    if current is None or not current.focusable or displaced or _is_layout(current):
+        screen.set_focus(widget, scroll_visible=False)
