@@ -128,12 +128,12 @@ def test_alt_digits_switch_sections_while_typing_and_focus_stays_after_a_call(te
 
 
 def test_typing_at_80x24(small_terminal):
-    small_terminal.wait_for("gateway-tui")
+    small_terminal.wait_for("Chats")  # the first frame (the header is in its short form at 80 columns)
     small_terminal.type("5511999999999")
     small_terminal.keys("Tab")  # the kind (Text)
     small_terminal.keys("Tab")  # the message box
     small_terminal.type("hi 1234 e?")  # digits, e and ? are text here
-    small_terminal.wait_for("sandbox · connected")
+    small_terminal.wait_for("● connected")  # the header's short form at 80 columns
     small_terminal.keys("C-s")
     shown = small_terminal.wait_for("Sent, message id:")
     assert "hi 1234 e?" in shown
@@ -160,7 +160,7 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
 
     app = Path(sys.executable).with_name("gateway-tui")
     terminal.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", f"env -u COLUMNS -u LINES {app} --sandbox")
-    terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
+    terminal.wait_for("● connected")  # the header's short form below 110 columns
     terminal.keys("C-l")
     shown = terminal.wait_for("Inbox ·", "5511999999999 ", "Is the blue case back in stock?", "✓✓ read")
     first_chat = next(line for line in shown.splitlines() if "│" in line and "Search" not in line)
