@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 from pydantic import ValidationError
 
-from tui.api.models import Request, describe_validation_error, field_errors
+from tui.api.models import Request, field_errors
 
 RequestModel = TypeVar("RequestModel", bound=Request)
 
@@ -56,8 +56,11 @@ def parse(model: type[RequestModel], data: dict[str, Any]) -> RequestModel:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        first_field = next(iter(field_errors(error)), "body")
-        raise ApiError(400, describe_validation_error(error), field=first_field) from None
+        problems = field_errors(error)
+        first_field = next(iter(problems), "body")
+        # A server names fields as they are on the wire (hmac_key), not by the app's labels.
+        text = "; ".join(f"{field}: {problem}" for field, problem in problems.items())
+        raise ApiError(400, text, field=first_field) from None
 
 
 def instance_error(error: ApiError) -> web.Response:
