@@ -655,7 +655,10 @@ class SettingsSection(OperationSection):
             self._set_warning("#hmac-warning", "")
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
-            self.block_status(form).show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
+            answer = self.block_status(form)
+            answer.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
+            # Hiding the warning above moved the block: bring its answer (and the focused button) back into view.
+            self.call_after_refresh(answer.scroll_visible, animate=False)
 
         self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
                   status=self.block_status(form), done=done)
