@@ -39,7 +39,7 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 
 
 def layer_of(module: str) -> str:
-    if module in ("tui.cli", "tui.__main__", "tui.call_cli", "tui.profile_cli", "tui.events_cli", "tui.locate_cli"):
+    if module in ("tui.cli", "tui.__main__", "tui.call_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli"):
         return CLI
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI
@@ -145,3 +145,13 @@ def test_no_any_between_ui_and_client() -> None:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert BOUNDARY <= checked, f"the call boundary moved: found only {sorted(checked & BOUNDARY)}"
     assert not offenders, f"Any between the UI and the client: {offenders}"
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_command_line_code_lives_in_the_cli_modules(module: str) -> None:
+    # Argument parsing and signal handling belong to the commands; the services they start stay importable and
+    # embeddable (the app runs the sandbox and the listener on its own loop, with its own signal handling).
+    if layer_of(module) == CLI:
+        return
+    found = sorted(name for name in imports_of(modules()[module], module) if name in ("argparse", "signal"))
+    assert not found, f"{module} is a service but imports {found}: move that code to a *_cli module"

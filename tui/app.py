@@ -13,7 +13,6 @@ Widgets follow the app through:
 
 from __future__ import annotations
 
-import argparse
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -304,14 +303,3 @@ def build_app(
         sandbox_dialects=sandbox_dialects,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic)
-
-
-def run_cli(args: argparse.Namespace) -> int:
-    app = build_app(
-        sandbox=bool(getattr(args, "sandbox", False)),
-        profile=getattr(args, "profile", None),
-        insecure_storage=bool(getattr(args, "insecure_storage", False)),
-        sandbox_dialects=(getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec")),
-    )
-    app.run()
-    return app.return_code or 0

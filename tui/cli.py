@@ -262,9 +262,9 @@ def _version() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "sandbox":
-        from tui.sandbox.server import run_cli
+        from tui.sandbox_cli import run_cli
     elif args.command == "listen":
-        from tui.webhooks.listener import run_cli
+        from tui.listen_cli import run_cli
     elif args.command == "profile":
         from tui.profile_cli import run_cli
     elif args.command == "call":
@@ -274,8 +274,22 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command in ("events", "trigger"):
         from tui.events_cli import run_cli
     else:
-        from tui.app import run_cli
+        return _run_app(args)
     return run_cli(args)
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    """`gateway-tui [--sandbox | --profile NAME]`: the app in this terminal until it quits."""
+    from tui.app import build_app
+
+    app = build_app(
+        sandbox=bool(getattr(args, "sandbox", False)),
+        profile=getattr(args, "profile", None),
+        insecure_storage=bool(getattr(args, "insecure_storage", False)),
+        sandbox_dialects=(getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec")),
+    )
+    app.run()
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

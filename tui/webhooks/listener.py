@@ -19,18 +19,11 @@ one second per MIN_BODY_RATE bytes; open connections are capped (connections.py)
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
-import ipaddress
 import logging
-import os
-import signal
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from aiohttp import web
 from aiohttp.streams import StreamReader
@@ -41,9 +34,9 @@ from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
 from tui.webhooks.connections import HEADER_TIMEOUT, LISTEN_BACKLOG, GuardedServer, connection_cap
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
-from tui.webhooks.families import PathFamily, family_urls, unsigned_allowed
+from tui.webhooks.families import unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
-from tui.webhooks.store import EventStore, StoreFailing, StoreHealth, StoreUnusable
+from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 # Bodies in flight may hold this much beyond one largest body, so small events still pass while a big one is read.
@@ -396,193 +389,3 @@ def _headers_of_interest(request: web.BaseRequest) -> dict[str, str]:
 
 
 # -- headless mode --------------------------------------------------------------------------------------------
-
-
-def run_cli(args: argparse.Namespace) -> int:
-    """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, `--print-json` lines on stdout."""
-    key = os.environ.get(HMAC_KEY_ENV) or None
-    _log_briefly_to_stderr()
-    if args.max_body is None:
-        args.max_body = DEFAULT_MAX_BODY
-    if args.max_body < 1:
-        print("gateway-tui listen: --max-body must be at least 1", file=sys.stderr)
-        return 2
-    if not _is_loopback(args.host):
-        print(
-            f"warning: listening on {args.host}, not loopback: anyone who can reach this address can post events",
-            file=sys.stderr,
-        )
-    forward_to = getattr(args, "forward_to", None)
-    if forward_to:
-        from tui.webhooks.forwarder import ForwardTargetRefused, check_target
-
-        try:
-            check_target(forward_to, allow_remote=args.allow_remote)
-        except ForwardTargetRefused as error:
-            print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
-            return 2
-    from tui.config import ConfigError, events_store_path
-
-    try:
-        # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
-        path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
-    except ConfigError as error:
-        print(f"gateway-tui listen: {error}", file=sys.stderr)
-        return 2
-    store = EventStore(path)
-    try:
-        store.open()
-    except StoreUnusable as error:
-        print(f"gateway-tui listen: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:
-        print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
-        return 1
-    store.watch_health(_print_health)
-    try:
-        return asyncio.run(_serve(store, args, key))
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        store.close()
-
-
-async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -> int:
-    forward_to = getattr(args, "forward_to", None)
-    if not forward_to:
-        return await _listen(store, args, key, None)
-    from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
-
-    def print_attempt(attempt: Any) -> None:
-        print(f"event #{attempt.event_id}: {describe(attempt)}", file=sys.stderr, flush=True)
-
-    with ForwardLog(store.path) as forward_log:
-        forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt)
-        await forwarder.start()
-        try:
-            return await _listen(store, args, key, forwarder)
-        finally:
-            if forwarder.pending:
-                # A forward already under way usually ends in milliseconds: let it finish and be recorded.
-                with contextlib.suppress(TimeoutError):
-                    await forwarder.wait_idle(FORWARD_STOP_GRACE)
-            waiting = forwarder.pending
-            await forwarder.stop()
-            if waiting:
-                print(f"{waiting} events were not forwarded yet; `gateway-tui events replay ID` sends one", file=sys.stderr)
-
-
-async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, forwarder: Any) -> int:
-    printer = _JsonLinePrinter() if args.print_json else None
-    consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
-    listener = Listener(
-        store,
-        host=args.host,
-        port=args.port,
-        hmac_key=key,
-        strict=not args.accept_unsigned,
-        require_signatures=args.require_signatures,
-        max_body=args.max_body,
-        on_event=_each(consumers) if consumers else None,
-    )
-    try:
-        await listener.start()
-    except OSError as error:
-        print(f"gateway-tui listen: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
-    stopped = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stopped.set)
-    if key is None:
-        signing = "no HMAC key (set GATEWAY_TUI_HMAC_KEY to verify signatures)"
-    elif listener.strict and listener.require_signatures:
-        signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
-    elif listener.strict:
-        signing = "HMAC key set; unsigned or badly signed events are refused (401), except unsigned instance callbacks"
-    else:
-        signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
-    forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
-    print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
-    _print_family_urls(listener)
-    try:
-        await stopped.wait()
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
-        store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
-        await listener.stop()
-        again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
-        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
-    return 0
-
-
-def _print_health(health: StoreHealth) -> None:
-    """One line per change of the store's health (called from the store's writer thread)."""
-    if health.failing and health.appends_failing:
-        line = f"{health}; events are answered 500 (not stored) until it clears"
-    elif health.failing:
-        line = f"{health}; events are still stored, the search index catches up when it clears"
-    else:
-        line = f"store recovered: events are stored again — {health.path}"
-    print(line, file=sys.stderr, flush=True)
-
-
-def _print_family_urls(listener: Listener) -> None:
-    """The URLs to give each gateway: the same paths the app configures (runtime.configure_webhooks)."""
-    urls = family_urls(listener.url)
-    keyed = listener.has_hmac_key and listener.strict
-    instance_rule = "signature required" if keyed and listener.require_signatures else "unsigned accepted, as Z-API sends"
-    session_rule = "signature required" if keyed else "signatures checked, not required"
-    print(f"  instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}", file=sys.stderr)
-    print(f"  session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
-    print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
-
-
-def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEvent], None]:
-    """One on_event hook calling each consumer in turn (the JSON printer, the forwarder)."""
-
-    def call_each(event: StoredEvent) -> None:
-        for consumer in consumers:
-            consumer(event)
-
-    return call_each
-
-
-class _JsonLinePrinter:
-    def __init__(self) -> None:
-        self.broken = False
-
-    def __call__(self, event: StoredEvent) -> None:
-        if self.broken:
-            return
-        try:
-            sys.stdout.write(event.to_json_line() + "\n")
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reading script went away; keep storing events, stop writing lines.
-            self.broken = True
-
-
-def _log_briefly_to_stderr() -> None:
-    """One line per problem: aiohttp logs a full traceback for every malformed request, which a flood of
-    garbage would turn into a flood of stderr."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-
-    def without_traceback(entry: logging.LogRecord) -> bool:
-        if entry.exc_info and entry.exc_info[1] is not None:
-            entry.msg = f"{entry.getMessage()}: {type(entry.exc_info[1]).__name__}"
-            entry.args = ()
-            entry.exc_info = None
-            entry.exc_text = None
-        return True
-
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(without_traceback)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False

@@ -1,0 +1,86 @@
+"""`gateway-tui sandbox`: the sandbox gateway in the foreground, as a command (arguments, banner, signals); the
+service itself is tui.sandbox.server."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+from tui.sandbox.dialect import InstanceDialect, SessionDialect
+from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
+
+_log = logging.getLogger(__name__)
+
+def _secret_from_env(name: str) -> tuple[str, bool]:
+    """(value, generated). Empty counts as unset."""
+    value = os.environ.get(name, "")
+    if value:
+        return value, False
+    return secrets.token_urlsafe(24), True
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    tokens = {name: _secret_from_env(name) for name in (INSTANCE_TOKEN_ENV, CLIENT_TOKEN_ENV, SESSION_TOKEN_ENV)}
+    gateway = SandboxGateway(
+        instance_id=args.instance_id,
+        instance_token=tokens[INSTANCE_TOKEN_ENV][0],
+        client_token=tokens[CLIENT_TOKEN_ENV][0],
+        session_token=tokens[SESSION_TOKEN_ENV][0],
+        host=args.host,
+        port=args.port,
+        rate_limit=args.rate,
+        webhook_format=args.webhook_format,
+        instance_dialect=InstanceDialect(args.instance_dialect),
+        session_dialect=SessionDialect(args.session_dialect),
+    )
+    try:
+        await gateway.start()
+    except OSError as error:
+        print(f"gateway-tui sandbox: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+    except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C still works through KeyboardInterrupt
+        pass
+    try:
+        print(_banner(gateway, args, tokens), flush=True)
+        await stopping.wait()
+    finally:
+        await gateway.stop()
+    return 0
+
+
+def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str, tuple[str, bool]]) -> str:
+    def shown(name: str) -> str:
+        # Generated values are printed (it is a sandbox); values from the environment never are.
+        value, generated = tokens[name]
+        return value if generated else f"${name}"
+
+    lines = [f"Sandbox gateway listening on {gateway.url}  (Ctrl+C stops it)"]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        lines.append(f"warning: bound to {args.host}, reachable from other machines")
+    lines += [
+        f"  instance family: {gateway.url}/instances/{gateway.instance_id}/token/{shown(INSTANCE_TOKEN_ENV)}/",
+        f"  session family:  {gateway.url}/",
+        f"  Client-Token:    {shown(CLIENT_TOKEN_ENV)}",
+        f"  session token:   {shown(SESSION_TOKEN_ENV)}",
+    ]
+    if args.rate:
+        lines.append(f"  rate limit:      {args.rate:g} requests/s")
+    lines.append(f"  instance dialect: {gateway.instance_dialect}   session dialect: {gateway.session_dialect}")
+    lines.append(f"  session webhook format: {gateway.webhook_format}")
+    return "\n".join(lines)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_serve(args))
+    except KeyboardInterrupt:
+        print("Sandbox stopped.", flush=True)
+        return 0
