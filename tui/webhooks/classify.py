@@ -32,9 +32,9 @@ def classify(payload: Any) -> Classification:
 
 
 def _describe_message(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    event = _dict(payload.get("event"))
-    info = _dict(event.get("Info"))
-    message = _dict(event.get("Message"))
+    event = dict_of(payload.get("event"))
+    info = dict_of(event.get("Info"))
+    message = dict_of(event.get("Message"))
     sender = _who(info.get("Sender")) or _who(info.get("Chat")) or "?"
     chat = _who(info.get("Chat"))
     if info.get("IsFromMe") is True:
@@ -45,13 +45,13 @@ def _describe_message(kind: str, payload: dict) -> tuple[str, list[Any]]:
         where = f"from {sender}"
     ids: list[Any] = [info.get("ID")]
     for part in message.values():
-        part = _dict(part)
-        ids.append(_dict(part.get("contextInfo")).get("stanzaID"))
-        ids.append(_dict(part.get("key")).get("ID"))  # reactions point at the message they react to
-    vote = _dict(payload.get("pollVote"))
+        part = dict_of(part)
+        ids.append(dict_of(part.get("contextInfo")).get("stanzaID"))
+        ids.append(dict_of(part.get("key")).get("ID"))  # reactions point at the message they react to
+    vote = dict_of(payload.get("pollVote"))
     ids.append(vote.get("pollCreationMsgID"))
     for part in message.values():
-        ids.append(_dict(_dict(part).get("pollCreationMessageKey")).get("ID"))
+        ids.append(dict_of(dict_of(part).get("pollCreationMessageKey")).get("ID"))
     if vote:  # WuzAPI decrypts a vote into this top-level extra (wuzapi.md §4.3)
         return f"{kind} {where}: [poll vote] {_names(vote.get('selectedOptions'))}", ids
     return f"{kind} {where}: {_message_text(message)}", ids
@@ -73,7 +73,7 @@ def _message_text(message: dict) -> str:
     """The content of a WuzAPI `Message` (whatsmeow's protobuf as JSON, lowerCamel), never a field name alone."""
     if isinstance(message.get("conversation"), str):
         return message["conversation"]
-    wrapped = _dict(_dict(message.get("documentWithCaptionMessage")).get("message"))
+    wrapped = dict_of(dict_of(message.get("documentWithCaptionMessage")).get("message"))
     if wrapped:
         return _message_text(wrapped)
     for name, part in message.items():
@@ -87,68 +87,68 @@ def _message_text(message: dict) -> str:
 
 def _part_text(name: str, part: dict) -> str | None:
     if name == "extendedTextMessage":
-        return _text(part.get("text")) or "(no text)"
+        return text_of(part.get("text")) or "(no text)"
     if name == "reactionMessage":
-        target = _text(_dict(part.get("key")).get("ID")) or "?"
-        emoji = _text(part.get("text"))
+        target = text_of(dict_of(part.get("key")).get("ID")) or "?"
+        emoji = text_of(part.get("text"))
         return f"[reaction] {emoji} to {target}" if emoji else f"[reaction removed] from {target}"
     if name.startswith("pollCreationMessage"):  # V2, V3… carry the same fields
         options = _names(part.get("options"), "optionName")
-        return f"[poll] {_text(part.get('name')) or '?'} ({options})"
+        return f"[poll] {text_of(part.get('name')) or '?'} ({options})"
     if name == "pollUpdateMessage":
         return "[poll vote] (encrypted)"
     if name in ("buttonsResponseMessage", "templateButtonReplyMessage"):
-        chosen = _text(part.get("selectedDisplayText")) or _text(part.get("selectedButtonID")) or _text(part.get("selectedID"))
+        chosen = text_of(part.get("selectedDisplayText")) or text_of(part.get("selectedButtonID")) or text_of(part.get("selectedID"))
         return f"[button reply] {chosen or '?'}"
     if name == "listResponseMessage":
-        chosen = _text(part.get("title")) or _text(_dict(part.get("singleSelectReply")).get("selectedRowID"))
+        chosen = text_of(part.get("title")) or text_of(dict_of(part.get("singleSelectReply")).get("selectedRowID"))
         return f"[list reply] {chosen or '?'}"
     if name in _MEDIA_PARTS:
         label = _MEDIA_PARTS[name]
-        detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
-        if not detail and label == "audio" and _text(part.get("seconds")):
-            detail = f"{_text(part.get('seconds'))} s"
+        detail = text_of(part.get("caption")) or text_of(part.get("fileName")) or text_of(part.get("title"))
+        if not detail and label == "audio" and text_of(part.get("seconds")):
+            detail = f"{text_of(part.get('seconds'))} s"
         return f"[{label}] {detail}".rstrip()
     if name == "locationMessage":
-        return f"[location] {_text(part.get('name')) or _text(part.get('address'))}".rstrip()
+        return f"[location] {text_of(part.get('name')) or text_of(part.get('address'))}".rstrip()
     if name in ("contactMessage", "contactsArrayMessage"):
-        return f"[contact] {_text(part.get('displayName'))}".rstrip()
+        return f"[contact] {text_of(part.get('displayName'))}".rstrip()
     if name == "protocolMessage":
         return "[protocol message]"
     label = name.removesuffix("Message") or name
     for field in ("text", "caption", "displayName", "fileName", "name", "title"):
-        if _text(part.get(field)):
-            return f"[{label}] {_text(part[field])}"
+        if text_of(part.get(field)):
+            return f"[{label}] {text_of(part[field])}"
     return f"[{label}]"
 
 
 def _names(options: Any, field: str = "name") -> str:
     """`a, b, c` from a list of option names or of objects holding them."""
-    names = [_text(_dict(item).get(field)) if isinstance(item, dict) else _text(item) for item in _list(options)]
+    names = [text_of(dict_of(item).get(field)) if isinstance(item, dict) else text_of(item) for item in list_of(options)]
     return ", ".join(name for name in names if name) or "no options"
 
 
 def _describe_read_receipt(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    event = _dict(payload.get("event"))
-    state = _text(payload.get("state")) or _text(event.get("Type")) or "receipt"
-    ids = _list(event.get("MessageIDs"))
+    event = dict_of(payload.get("event"))
+    state = text_of(payload.get("state")) or text_of(event.get("Type")) or "receipt"
+    ids = list_of(event.get("MessageIDs"))
     who = _who(event.get("Sender")) or _who(event.get("Chat")) or "?"
     return f"{kind} {state} by {who} ({_count(len(ids), 'message')})", ids
 
 
 def _describe_chat_presence(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    event = _dict(payload.get("event"))
+    event = dict_of(payload.get("event"))
     who = _who(event.get("Sender")) or _who(event.get("Chat")) or "?"
-    state = _text(event.get("State")) or "?"
-    media = _text(event.get("Media"))
+    state = text_of(event.get("State")) or "?"
+    media = text_of(event.get("Media"))
     return f"{kind} {who} {state}{' ' + media if media else ''}", []
 
 
 def _describe_delivery(kind: str, payload: dict) -> tuple[str, list[Any]]:
     who = _who(payload.get("phone")) or "?"
-    error = _text(payload.get("error"))
+    error = text_of(payload.get("error"))
     outcome = f"failed: {error}" if error else "delivered"
-    code = _text(payload.get("errorCode"))
+    code = text_of(payload.get("errorCode"))
     return f"{kind} to {who} {outcome}{f' ({code})' if code else ''}", [
         payload.get("messageId"),
         payload.get("zaapId"),
@@ -156,106 +156,106 @@ def _describe_delivery(kind: str, payload: dict) -> tuple[str, list[Any]]:
 
 
 def _describe_message_status(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    ids = _list(payload.get("ids")) or [payload.get("id")]
+    ids = list_of(payload.get("ids")) or [payload.get("id")]
     who = _who(payload.get("phone")) or "?"
-    status = _text(payload.get("status")) or "?"
-    counted = len([i for i in ids if _text(i)])
+    status = text_of(payload.get("status")) or "?"
+    counted = len([i for i in ids if text_of(i)])
     return f"{kind} {status} {who} ({_count(counted, 'message')})", ids
 
 
 def _describe_received(kind: str, payload: dict) -> tuple[str, list[Any]]:
     who = _who(payload.get("phone")) or "?"
-    name = _text(payload.get("senderName"))
+    name = text_of(payload.get("senderName"))
     sender = f"{name} ({who})" if name and name != who else who
     direction = "to" if payload.get("fromMe") is True else "from"
-    notification = _text(payload.get("notification"))
+    notification = text_of(payload.get("notification"))
     ids = [payload.get("messageId"), payload.get("referenceMessageId")]
-    reaction = _dict(payload.get("reaction"))
-    ids.append(_dict(reaction.get("referencedMessage")).get("messageId"))
+    reaction = dict_of(payload.get("reaction"))
+    ids.append(dict_of(reaction.get("referencedMessage")).get("messageId"))
     if notification:
         return f"{kind} {notification} {direction} {sender}", ids
     return f"{kind} {direction} {sender}: {_received_text(payload)}", ids
 
 
 def _received_text(payload: dict) -> str:
-    text = _dict(payload.get("text"))
+    text = dict_of(payload.get("text"))
     if isinstance(text.get("message"), str):
         return text["message"]
-    reaction = _dict(payload.get("reaction"))
+    reaction = dict_of(payload.get("reaction"))
     if reaction:
-        target = _text(_dict(reaction.get("referencedMessage")).get("messageId")) or "?"
-        return f"[reaction] {_text(reaction.get('value'))} to {target}"
-    poll = _dict(payload.get("poll"))
+        target = text_of(dict_of(reaction.get("referencedMessage")).get("messageId")) or "?"
+        return f"[reaction] {text_of(reaction.get('value'))} to {target}"
+    poll = dict_of(payload.get("poll"))
     if poll:
-        return f"[poll] {_text(poll.get('question')) or '?'} ({_names(poll.get('options'))})"
-    vote = _dict(payload.get("pollVote"))
+        return f"[poll] {text_of(poll.get('question')) or '?'} ({_names(poll.get('options'))})"
+    vote = dict_of(payload.get("pollVote"))
     if vote:
         return f"[poll vote] {_names(vote.get('options'))}"
-    buttons = _dict(payload.get("buttonsResponseMessage"))
+    buttons = dict_of(payload.get("buttonsResponseMessage"))
     if buttons:
-        return f"[button reply] {_text(buttons.get('message')) or _text(buttons.get('buttonId')) or '?'}"
-    listed = _dict(payload.get("listResponseMessage"))
+        return f"[button reply] {text_of(buttons.get('message')) or text_of(buttons.get('buttonId')) or '?'}"
+    listed = dict_of(payload.get("listResponseMessage"))
     if listed:
-        chosen = _text(listed.get("title")) or _text(listed.get("message")) or _text(listed.get("selectedRowId"))
+        chosen = text_of(listed.get("title")) or text_of(listed.get("message")) or text_of(listed.get("selectedRowId"))
         return f"[list reply] {chosen or '?'}"
     for key in ("image", "video", "audio", "document", "sticker", "location", "contact"):
         part = payload.get(key)
         if isinstance(part, dict):
             detail = next(
-                (_text(part[f]) for f in ("caption", "fileName", "title", "displayName", "address") if _text(part.get(f))),
+                (text_of(part[f]) for f in ("caption", "fileName", "title", "displayName", "address") if text_of(part.get(f))),
                 "",
             )
-            if not detail and key == "audio" and _text(part.get("seconds")):
-                detail = f"{_text(part.get('seconds'))} s"
+            if not detail and key == "audio" and text_of(part.get("seconds")):
+                detail = f"{text_of(part.get('seconds'))} s"
             return f"[{key}] {detail}".rstrip()
     return "(no content)"
 
 
 def _describe_presence(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    event = _dict(payload.get("event"))
+    event = dict_of(payload.get("event"))
     who = _who(event.get("From")) or _who(payload.get("phone")) or "?"
-    state = _text(payload.get("state")) or _text(payload.get("status")) or "?"
+    state = text_of(payload.get("state")) or text_of(payload.get("status")) or "?"
     return f"{kind} {who} {state}", []
 
 
 def _describe_call_offer(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    event = _dict(payload.get("event"))
+    event = dict_of(payload.get("event"))
     caller = _who(event.get("CallCreator")) or _who(event.get("From")) or "?"
     return f"{kind} from {caller}", [event.get("CallID")]
 
 
 def _describe_group_info(kind: str, payload: dict) -> tuple[str, list[Any]]:
     """whatsmeow's events.GroupInfo: one notification may carry several changes, each a set field."""
-    event = _dict(payload.get("event"))
+    event = dict_of(payload.get("event"))
     group = _who(event.get("JID")) or "?"
     changes = []
-    name = _text(_dict(event.get("Name")).get("Name"))
+    name = text_of(dict_of(event.get("Name")).get("Name"))
     if name:
         changes.append(f"name → {name}")
     if event.get("Topic") is not None:
-        topic = _text(_dict(event.get("Topic")).get("Topic"))
+        topic = text_of(dict_of(event.get("Topic")).get("Topic"))
         changes.append(f"description → {topic}" if topic else "description removed")
     for field, words in (("Join", "joined"), ("Leave", "left"), ("Promote", "made admin"), ("Demote", "no longer admin")):
-        people = [_who(jid) for jid in _list(event.get(field)) if _who(jid)]
+        people = [_who(jid) for jid in list_of(event.get(field)) if _who(jid)]
         if people:
             changes.append(f"{words}: {', '.join(people)}")
     for field, words in (("Locked", "settings locked"), ("Announce", "only admins send")):
-        setting = _dict(event.get(field))
+        setting = dict_of(event.get(field))
         if setting:
             flag = setting.get(f"Is{field}")
             changes.append(f"{words}: {'on' if flag is True else 'off'}")
     if event.get("Delete") is not None:
         changes.append("group deleted")
-    if _text(event.get("NewInviteLink")):
+    if text_of(event.get("NewInviteLink")):
         changes.append("invite link reset")
     by = _who(event.get("Sender"))
     return f"{kind} {group}: {'; '.join(changes) or 'changed'}{f' (by {by})' if by else ''}", []
 
 
 def _describe_history_sync(kind: str, payload: dict) -> tuple[str, list[Any]]:
-    data = _dict(_dict(payload.get("event")).get("Data"))
-    conversations = _list(data.get("conversations"))
-    messages = sum(len(_list(_dict(chat).get("messages"))) for chat in conversations)
+    data = dict_of(dict_of(payload.get("event")).get("Data"))
+    conversations = list_of(data.get("conversations"))
+    messages = sum(len(list_of(dict_of(chat).get("messages"))) for chat in conversations)
     return f"{kind}: {_count(len(conversations), 'conversation')}, {_count(messages, 'message')}", []
 
 
@@ -265,7 +265,7 @@ def _describe_connection(kind: str, payload: dict) -> tuple[str, list[Any]]:
     phone = _who(payload.get("phone"))
     if phone:
         parts.append(phone)
-    error = _text(payload.get("error"))
+    error = text_of(payload.get("error"))
     if error:
         parts.append(f"({error})")
     return " ".join(parts), []
@@ -306,13 +306,15 @@ _DESCRIBERS: dict[str, Callable[[str, dict], tuple[str, list[Any]]]] = {
 
 def _who(value: Any) -> str:
     """A JID or phone as people read it: `5511999999999@s.whatsapp.net` → `5511999999999`; groups keep `@g.us`."""
-    text = _text(value)
+    text = text_of(value)
     for suffix in ("@s.whatsapp.net", "@c.us"):
         text = text.removesuffix(suffix)
     return text
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """A payload field as text: strings trimmed, numbers written out, anything else empty (payloads are
+    untrusted JSON; the classifier and the inbox read them the same way)."""
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -320,11 +322,11 @@ def _text(value: Any) -> str:
     return ""
 
 
-def _dict(value: Any) -> dict:
+def dict_of(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list:
+def list_of(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
@@ -335,7 +337,7 @@ def _count(n: int, noun: str) -> str:
 def _unique(ids: list[Any]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for value in ids:
-        text = _text(value)
+        text = text_of(value)
         if text:
             seen.setdefault(text, None)
     return tuple(seen)

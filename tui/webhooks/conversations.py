@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tui.webhooks.classify import dict_of, list_of, text_of
 from tui.webhooks.signing import Verdict
 
 SCHEMA = """
@@ -139,7 +140,7 @@ def changes_of(kind: str, payload: Any) -> list[Change]:
 
 def chat_id_of(value: Any) -> str:
     """A JID, a Z-API phone or a recipient as the inbox names chats: digits for people, digits@g.us for groups."""
-    text = _text(value)
+    text = text_of(value)
     if text.endswith("-group"):
         return text.removesuffix("-group") + "@g.us"
     user, _, server = text.partition("@")
@@ -154,29 +155,29 @@ def is_group(chat_id: str) -> bool:
 
 
 def _wuzapi_message(payload: dict) -> list[Change]:
-    event = _dict(payload.get("event"))
-    info = _dict(event.get("Info"))
+    event = dict_of(payload.get("event"))
+    info = dict_of(event.get("Info"))
     chat = chat_id_of(info.get("Chat") or info.get("Sender"))
     if not chat:
         return []
     outgoing = info.get("IsFromMe") is True
-    push = _text(info.get("PushName")) or None
+    push = text_of(info.get("PushName")) or None
     sender = None
     if is_group(chat) and not outgoing:
         sender = push or chat_id_of(info.get("Sender")) or None
-    vote = _dict(payload.get("pollVote"))
+    vote = dict_of(payload.get("pollVote"))
     if vote:
         kind, body = "vote", f"voted: {_names(vote.get('selectedOptions'))}"
     else:
-        kind, body = render_whatsmeow(_dict(event.get("Message")))
+        kind, body = render_whatsmeow(dict_of(event.get("Message")))
     return [
-        NewMessage(chat, outgoing, kind, body, _text(info.get("ID")) or None, sender,
+        NewMessage(chat, outgoing, kind, body, text_of(info.get("ID")) or None, sender,
                    push_name=None if is_group(chat) or outgoing else push)
     ]
 
 
 def _zapi_received(payload: dict) -> list[Change]:
-    if _text(payload.get("notification")):
+    if text_of(payload.get("notification")):
         return []
     chat = chat_id_of(payload.get("phone"))
     if not chat:
@@ -184,53 +185,53 @@ def _zapi_received(payload: dict) -> list[Change]:
     if payload.get("isGroup") is True and not is_group(chat):
         chat = chat + "@g.us"
     outgoing = payload.get("fromMe") is True
-    name = _text(payload.get("senderName")) or None
+    name = text_of(payload.get("senderName")) or None
     sender = None
     if is_group(chat) and not outgoing:
-        sender = name or _text(payload.get("participantPhone")) or None
+        sender = name or text_of(payload.get("participantPhone")) or None
     kind, body = render_zapi(payload)
     return [
-        NewMessage(chat, outgoing, kind, body, _text(payload.get("messageId")) or None, sender,
-                   push_name=None if is_group(chat) or outgoing else (name or _text(payload.get("chatName")) or None),
-                   chat_name=_text(payload.get("chatName")) or None if is_group(chat) else None)
+        NewMessage(chat, outgoing, kind, body, text_of(payload.get("messageId")) or None, sender,
+                   push_name=None if is_group(chat) or outgoing else (name or text_of(payload.get("chatName")) or None),
+                   chat_name=text_of(payload.get("chatName")) or None if is_group(chat) else None)
     ]
 
 
 def _delivery(payload: dict) -> list[Change]:
-    ids = tuple(i for i in (_text(payload.get("messageId")),) if i)
+    ids = tuple(i for i in (text_of(payload.get("messageId")),) if i)
     if not ids:
         return []
-    return [StatusChange(ids, Status.FAILED if _text(payload.get("error")) else Status.DELIVERED)]
+    return [StatusChange(ids, Status.FAILED if text_of(payload.get("error")) else Status.DELIVERED)]
 
 
 _ZAPI_STATUS = {"RECEIVED": Status.DELIVERED, "READ": Status.READ, "PLAYED": Status.READ, "SENT": Status.SENT}
 
 
 def _zapi_status(payload: dict) -> list[Change]:
-    status = _ZAPI_STATUS.get(_text(payload.get("status")).upper())
-    ids = tuple(_text(i) for i in (_list(payload.get("ids")) or [payload.get("id")]) if _text(i))
+    status = _ZAPI_STATUS.get(text_of(payload.get("status")).upper())
+    ids = tuple(text_of(i) for i in (list_of(payload.get("ids")) or [payload.get("id")]) if text_of(i))
     return [StatusChange(ids, status)] if status is not None and ids else []
 
 
 def _read_receipt(payload: dict) -> list[Change]:
-    event = _dict(payload.get("event"))
-    kind = (_text(event.get("Type")) or _text(payload.get("state"))).lower()
+    event = dict_of(payload.get("event"))
+    kind = (text_of(event.get("Type")) or text_of(payload.get("state"))).lower()
     status = {"read": Status.READ, "read-self": None, "played": Status.READ, "": Status.DELIVERED,
               "delivered": Status.DELIVERED}.get(kind, None)
-    ids = tuple(_text(i) for i in _list(event.get("MessageIDs")) if _text(i))
+    ids = tuple(text_of(i) for i in list_of(event.get("MessageIDs")) if text_of(i))
     return [StatusChange(ids, status)] if status is not None and ids else []
 
 
 def _chat_presence(payload: dict) -> list[Change]:
-    event = _dict(payload.get("event"))
+    event = dict_of(payload.get("event"))
     chat = chat_id_of(event.get("Chat") or event.get("Sender"))
-    state = _text(event.get("State")).lower()
+    state = text_of(event.get("State")).lower()
     return [Typing(chat, state == "composing")] if chat else []
 
 
 def _zapi_presence(payload: dict) -> list[Change]:
     chat = chat_id_of(payload.get("phone"))
-    status = _text(payload.get("status")).upper()
+    status = text_of(payload.get("status")).upper()
     return [Typing(chat, status in ("COMPOSING", "RECORDING"))] if chat else []
 
 
@@ -257,108 +258,108 @@ def render_whatsmeow(message: dict) -> tuple[str, str]:
         return "text", message["conversation"]
     if isinstance(message.get("pollVote"), dict):  # WuzAPI's decrypted vote (history keeps it beside the content)
         return "vote", f"voted: {_names(message['pollVote'].get('selectedOptions'))}"
-    wrapped = _dict(_dict(message.get("documentWithCaptionMessage")).get("message"))
+    wrapped = dict_of(dict_of(message.get("documentWithCaptionMessage")).get("message"))
     if wrapped:
         return render_whatsmeow(wrapped)
     for name, part in message.items():
         if not isinstance(part, dict) or name in ("messageContextInfo", "senderKeyDistributionMessage"):
             continue
         if name == "extendedTextMessage":
-            text = _text(part.get("text"))
-            title = _text(part.get("title"))
-            if _text(part.get("matchedText")) or title:
-                return "link", _lines(text, title and f"  ⧉ {title}", _text(part.get("description")) and f"  {_text(part.get('description'))}")
-            quoted = _dict(_dict(part.get("contextInfo")).get("quotedMessage"))
+            text = text_of(part.get("text"))
+            title = text_of(part.get("title"))
+            if text_of(part.get("matchedText")) or title:
+                return "link", _lines(text, title and f"  ⧉ {title}", text_of(part.get("description")) and f"  {text_of(part.get('description'))}")
+            quoted = dict_of(dict_of(part.get("contextInfo")).get("quotedMessage"))
             if quoted:
                 return "text", _lines(f"↪ {_short(render_whatsmeow(quoted)[1])}", text)
             return "text", text
         if name in ("buttonsResponseMessage", "templateButtonReplyMessage"):
-            chosen = _text(part.get("selectedDisplayText")) or _text(part.get("selectedButtonID")) or "?"
+            chosen = text_of(part.get("selectedDisplayText")) or text_of(part.get("selectedButtonID")) or "?"
             return "buttons", f"[pressed] {chosen}"
         if name == "listResponseMessage":
-            chosen = _text(part.get("title")) or _text(_dict(part.get("singleSelectReply")).get("selectedRowID")) or "?"
+            chosen = text_of(part.get("title")) or text_of(dict_of(part.get("singleSelectReply")).get("selectedRowID")) or "?"
             return "list", f"[chose] {chosen}"
         if name == "buttonsMessage":
-            labels = [_text(_dict(_dict(b).get("buttonText")).get("displayText")) for b in _list(part.get("buttons"))]
-            return "buttons", _lines(_text(part.get("contentText")), " ".join(f"[ {label} ]" for label in labels if label))
+            labels = [text_of(dict_of(dict_of(b).get("buttonText")).get("displayText")) for b in list_of(part.get("buttons"))]
+            return "buttons", _lines(text_of(part.get("contentText")), " ".join(f"[ {label} ]" for label in labels if label))
         if name.startswith("pollCreationMessage"):
-            options = [_text(_dict(o).get("optionName")) for o in _list(part.get("options"))]
-            return "poll", _lines(f"[poll] {_text(part.get('name'))}", *(f"  ○ {o}" for o in options if o))
+            options = [text_of(dict_of(o).get("optionName")) for o in list_of(part.get("options"))]
+            return "poll", _lines(f"[poll] {text_of(part.get('name'))}", *(f"  ○ {o}" for o in options if o))
         if name == "pollUpdateMessage":
             return "vote", "voted (encrypted)"
         if name in _MEDIA:
             label = _MEDIA[name]
-            detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
-            if not detail and label == "audio" and _text(part.get("seconds")):
-                detail = f"{_text(part.get('seconds'))} s"
+            detail = text_of(part.get("caption")) or text_of(part.get("fileName")) or text_of(part.get("title"))
+            if not detail and label == "audio" and text_of(part.get("seconds")):
+                detail = f"{text_of(part.get('seconds'))} s"
             return label, f"[{label}] {detail}".rstrip()
         if name in ("locationMessage", "liveLocationMessage"):
             return "location", _location(part.get("name"), part.get("address"),
                                          part.get("degreesLatitude"), part.get("degreesLongitude"))
         if name == "contactMessage":
-            return "contact", f"[contact] {_text(part.get('displayName'))}".rstrip()
+            return "contact", f"[contact] {text_of(part.get('displayName'))}".rstrip()
         if name == "contactsArrayMessage":
-            names = [_text(_dict(c).get("displayName")) for c in _list(part.get("contacts"))]
-            return "contact", f"[contacts] {', '.join(n for n in names if n) or _text(part.get('displayName'))}".rstrip()
+            names = [text_of(dict_of(c).get("displayName")) for c in list_of(part.get("contacts"))]
+            return "contact", f"[contacts] {', '.join(n for n in names if n) or text_of(part.get('displayName'))}".rstrip()
         if name == "reactionMessage":
-            emoji = _text(part.get("text"))
+            emoji = text_of(part.get("text"))
             return "reaction", f"[reacted {emoji}]" if emoji else "[reaction removed]"
         if name == "protocolMessage":
             return "protocol", "[message changed or deleted]"
         label = name.removesuffix("Message") or name
         for field in ("text", "caption", "displayName", "fileName", "name", "title"):
-            if _text(part.get(field)):
-                return label, f"[{label}] {_text(part[field])}"
+            if text_of(part.get(field)):
+                return label, f"[{label}] {text_of(part[field])}"
         return label, f"[{label}]"
     return "text", "(no content)"
 
 
 def render_zapi(payload: dict) -> tuple[str, str]:
     """(kind, text for reading) of a Z-API `ReceivedCallback`."""
-    text = _dict(payload.get("text"))
+    text = dict_of(payload.get("text"))
     if isinstance(text.get("message"), str):
-        quoted = _text(payload.get("referenceMessageId"))
+        quoted = text_of(payload.get("referenceMessageId"))
         return "text", text["message"] if not quoted else _lines(f"↪ reply to {quoted}", text["message"])
-    link = _dict(payload.get("linkPreview")) or _dict(payload.get("link"))
+    link = dict_of(payload.get("linkPreview")) or dict_of(payload.get("link"))
     if link:
-        return "link", _lines(_text(link.get("message")) or _text(link.get("url")), f"  ⧉ {_text(link.get('title'))}")
-    buttons = _dict(payload.get("buttonsResponseMessage"))
+        return "link", _lines(text_of(link.get("message")) or text_of(link.get("url")), f"  ⧉ {text_of(link.get('title'))}")
+    buttons = dict_of(payload.get("buttonsResponseMessage"))
     if buttons:
-        return "buttons", f"[pressed] {_text(buttons.get('message')) or _text(buttons.get('buttonId')) or '?'}"
-    listed = _dict(payload.get("listResponseMessage"))
+        return "buttons", f"[pressed] {text_of(buttons.get('message')) or text_of(buttons.get('buttonId')) or '?'}"
+    listed = dict_of(payload.get("listResponseMessage"))
     if listed:
-        chosen = _text(listed.get("title")) or _text(listed.get("message")) or _text(listed.get("selectedRowId"))
+        chosen = text_of(listed.get("title")) or text_of(listed.get("message")) or text_of(listed.get("selectedRowId"))
         return "list", f"[chose] {chosen or '?'}"
-    poll = _dict(payload.get("poll"))
+    poll = dict_of(payload.get("poll"))
     if poll:
-        options = [_text(_dict(o).get("name")) for o in _list(poll.get("options"))]
-        return "poll", _lines(f"[poll] {_text(poll.get('question'))}", *(f"  ○ {o}" for o in options if o))
-    vote = _dict(payload.get("pollVote"))
+        options = [text_of(dict_of(o).get("name")) for o in list_of(poll.get("options"))]
+        return "poll", _lines(f"[poll] {text_of(poll.get('question'))}", *(f"  ○ {o}" for o in options if o))
+    vote = dict_of(payload.get("pollVote"))
     if vote:
         return "vote", f"voted: {_names(vote.get('options'))}"
-    reaction = _dict(payload.get("reaction"))
+    reaction = dict_of(payload.get("reaction"))
     if reaction:
-        return "reaction", f"[reacted {_text(reaction.get('value'))}]"
-    location = _dict(payload.get("location"))
+        return "reaction", f"[reacted {text_of(reaction.get('value'))}]"
+    location = dict_of(payload.get("location"))
     if location:
         return "location", _location(location.get("name"), location.get("address"),
                                      location.get("latitude"), location.get("longitude"))
-    contact = _dict(payload.get("contact"))
+    contact = dict_of(payload.get("contact"))
     if contact:
-        return "contact", f"[contact] {_text(contact.get('displayName'))}".rstrip()
+        return "contact", f"[contact] {text_of(contact.get('displayName'))}".rstrip()
     for key in ("image", "video", "audio", "document", "sticker"):
         part = payload.get(key)
         if isinstance(part, dict):
-            detail = _text(part.get("caption")) or _text(part.get("fileName")) or _text(part.get("title"))
-            if not detail and key == "audio" and _text(part.get("seconds")):
-                detail = f"{_text(part.get('seconds'))} s"
+            detail = text_of(part.get("caption")) or text_of(part.get("fileName")) or text_of(part.get("title"))
+            if not detail and key == "audio" and text_of(part.get("seconds")):
+                detail = f"{text_of(part.get('seconds'))} s"
             return key, f"[{key}] {detail}".rstrip()
     return "text", "(no content)"
 
 
 def _location(name: Any, address: Any, lat: Any, lng: Any) -> str:
-    where = f"({_text(lat)}, {_text(lng)})" if _text(lat) and _text(lng) else ""
-    return _lines(f"[location] {_text(name)}".rstrip(), "  " + " ".join(p for p in (_text(address), where) if p))
+    where = f"({text_of(lat)}, {text_of(lng)})" if text_of(lat) and text_of(lng) else ""
+    return _lines(f"[location] {text_of(name)}".rstrip(), "  " + " ".join(p for p in (text_of(address), where) if p))
 
 
 def preview_of(body: str) -> str:
@@ -571,25 +572,9 @@ def _short(text: str, limit: int = 60) -> str:
 
 def _names(options: Any) -> str:
     names = []
-    for item in _list(options):
-        names.append(_text(_dict(item).get("name") or _dict(item).get("optionName")) if isinstance(item, dict) else _text(item))
+    for item in list_of(options):
+        names.append(text_of(dict_of(item).get("name") or dict_of(item).get("optionName")) if isinstance(item, dict) else text_of(item))
     return ", ".join(name for name in names if name) or "nothing"
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return ""
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 def payload_of(body: bytes, payload_text: str | None) -> Any:
