@@ -15,7 +15,7 @@ Sandbox rules beyond the spec, chosen to be simple and predictable:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -23,12 +23,11 @@ from aiohttp import web
 from tui.api import models as m
 from tui.sandbox.context import Context
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
-from tui.sandbox.wire import ApiError, bad_field, instance_error, iso, not_found, parse, read_json_object
+from tui.sandbox.wire import Handler, bad_field, guarded, instance_error, iso, not_found, parse, read_json_object
 
 INSTANCE_PREFIX = "/instances/{instance_id}/token/{instance_token}"
 NOT_FORWARDABLE = "Message does not forward because it was not found"
 
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
 def _ok(**extra: Any) -> web.Response:
@@ -75,14 +74,8 @@ class InstanceApi:
         return table
 
     def _guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
-        async def run(request: web.Request) -> web.Response:
-            try:
-                self.context.check_instance(request, needs_connection=needs_connection)
-                return await handler(request)
-            except ApiError as error:
-                return instance_error(error)
-
-        return run
+        return guarded(handler, lambda request: self.context.check_instance(request, needs_connection=needs_connection),
+                       instance_error)
 
     # -- sends -----------------------------------------------------------------------------------
 

@@ -14,16 +14,14 @@ Sandbox rules beyond the spec:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
 from tui.api import models as m
 from tui.sandbox.context import Context
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
-from tui.sandbox.wire import ApiError, bad_field, envelope, iso, not_found, parse, read_json_object, session_error
+from tui.sandbox.wire import Handler, bad_field, envelope, guarded, iso, not_found, parse, read_json_object, session_error
 
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
 class SessionApi:
@@ -49,14 +47,8 @@ class SessionApi:
         return [web.get("/webhook", self._guarded(self.read_webhook))]
 
     def _guarded(self, handler: Handler, *, needs_connection: bool = False) -> Handler:
-        async def run(request: web.Request) -> web.Response:
-            try:
-                self.context.check_session(request, needs_connection=needs_connection)
-                return await handler(request)
-            except ApiError as error:
-                return session_error(error)
-
-        return run
+        return guarded(handler, lambda request: self.context.check_session(request, needs_connection=needs_connection),
+                       session_error)
 
     # -- HMAC and proxy -------------------------------------------------------------------------
 

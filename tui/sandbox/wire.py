@@ -8,6 +8,7 @@ Handlers raise `ApiError`; each family renders it in its own shape:
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -16,6 +17,21 @@ from pydantic import ValidationError
 from tui.api.models import Request, field_errors
 
 RequestModel = TypeVar("RequestModel", bound=Request)
+Handler = Callable[[web.Request], Awaitable[web.Response]]
+
+
+def guarded(handler: Handler, check: Callable[[web.Request], None], render: Callable[[ApiError], web.Response]) -> Handler:
+    """`handler` behind `check` (credentials, connection); an ApiError from either is answered by `render`, the
+    family's (or the gateway's) own error shape."""
+
+    async def run(request: web.Request) -> web.Response:
+        try:
+            check(request)
+            return await handler(request)
+        except ApiError as error:
+            return render(error)
+
+    return run
 
 
 class ApiError(Exception):

@@ -20,7 +20,6 @@ the proxy instead (the scheme checks are WuzAPI's).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,9 +35,8 @@ from tui.sandbox.state import (
     send_failure,
     user_jid,
 )
-from tui.sandbox.wire import ApiError, envelope, iso, session_error
+from tui.sandbox.wire import ApiError, Handler, envelope, guarded, iso, session_error
 
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 HMAC_MIN_BYTES = 32
 # WuzAPI's supportedEventTypes (research/wuzapi.md §4.1); other names are dropped silently.
@@ -104,16 +102,12 @@ class WuzapiSessionApi:
         ]
 
     def guarded(self, handler: Handler, *, needs_session: bool = False) -> Handler:
-        async def run(request: web.Request) -> web.Response:
-            try:
-                self.context.check_session(request, needs_connection=False)
-                if needs_session and not self.state.connected:
-                    raise ApiError(500, "no session")
-                return await handler(request)
-            except ApiError as error:
-                return wuzapi_error(error)
+        def check(request: web.Request) -> None:
+            self.context.check_session(request, needs_connection=False)
+            if needs_session and not self.state.connected:
+                raise ApiError(500, "no session")
 
-        return run
+        return guarded(handler, check, wuzapi_error)
 
     # -- HMAC and proxy --------------------------------------------------------------------------------------
 

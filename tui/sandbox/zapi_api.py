@@ -21,7 +21,7 @@ Sandbox rules beyond the docs, chosen to be simple and predictable:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -36,9 +36,8 @@ from tui.sandbox.state import (
     is_registered,
     send_failure,
 )
-from tui.sandbox.wire import ApiError, bad_field, read_json_object
+from tui.sandbox.wire import ApiError, Handler, bad_field, guarded, read_json_object
 
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 NOT_FORWARDABLE = "Message does not forward because it was not found"
 BUTTON_TYPES = ("CALL", "URL", "REPLY")
@@ -116,14 +115,8 @@ class ZapiInstanceApi:
         return routes
 
     def guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
-        async def run(request: web.Request) -> web.Response:
-            try:
-                self.context.check_instance(request, needs_connection=needs_connection)
-                return await handler(request)
-            except ApiError as error:
-                return zapi_error(error)
-
-        return run
+        return guarded(handler, lambda request: self.context.check_instance(request, needs_connection=needs_connection),
+                       zapi_error)
 
     async def _body(self, request: web.Request) -> ZapiBody:
         return ZapiBody(await read_json_object(request))
