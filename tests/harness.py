@@ -16,13 +16,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import os
 import re
+import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from textual.pilot import Pilot
 
 from tui.app import GatewayApp, build_app
+from tui.sandbox.server import SandboxGateway
 from tui.widgets.forms import set_cursor_blink
 
 SIZE = (120, 40)
@@ -106,3 +109,31 @@ def screen_text(app: GatewayApp) -> str:
 def setup_screen_shown(app: GatewayApp) -> bool:
     """The set-up screen is on top and composed (its fields can be filled)."""
     return type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name"))
+
+
+@contextlib.asynccontextmanager
+async def sandbox_for_env_tokens(instance_id: str, tokens: Mapping[str, str]) -> AsyncIterator[SandboxGateway]:
+    """A sandbox gateway on loopback whose credentials are the GATEWAY_TUI_* values in `tokens` (what a command
+    run with that environment will send)."""
+    gateway = SandboxGateway(
+        instance_id=instance_id,
+        instance_token=tokens["GATEWAY_TUI_INSTANCE_TOKEN"],
+        client_token=tokens["GATEWAY_TUI_CLIENT_TOKEN"],
+        session_token=tokens["GATEWAY_TUI_SESSION_TOKEN"],
+        delivery_delay=0.0,
+    )
+    await gateway.start()
+    try:
+        yield gateway
+    finally:
+        await gateway.stop()
+
+
+async def run_gateway_tui(*args: str, env: Mapping[str, str]) -> tuple[int, str, str]:
+    """`gateway-tui ARGS` as a real process with `env` added to ours: (exit code, stdout, stderr)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**os.environ, **env},
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    return process.returncode or 0, out.decode(), err.decode()

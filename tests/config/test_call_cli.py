@@ -12,6 +12,7 @@ import pytest
 
 from tui import config
 from tui.cli import main
+from tests.harness import run_gateway_tui, sandbox_for_env_tokens
 from tui.sandbox.server import SandboxGateway
 
 TOKENS = {
@@ -23,16 +24,8 @@ TOKENS = {
 
 @pytest.fixture
 async def sandbox():
-    gateway = SandboxGateway(
-        instance_id="callinst",
-        instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
-        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"],
-        session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
-        delivery_delay=0.0,
-    )
-    await gateway.start()
-    yield gateway
-    await gateway.stop()
+    async with sandbox_for_env_tokens("callinst", TOKENS) as gateway:
+        yield gateway
 
 
 @pytest.fixture
@@ -43,12 +36,7 @@ def profile(sandbox):
 
 
 async def gateway_tui(*args: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**os.environ, **TOKENS},
-    )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
-    return process.returncode or 0, out.decode(), err.decode()
+    return await run_gateway_tui(*args, env=TOKENS)
 
 
 async def test_send_prints_the_gateways_answer(profile, sandbox) -> None:

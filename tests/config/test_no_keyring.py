@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 
 import keyring
 import pytest
 from keyring.backends import fail
 
-from tests.harness import wait_until
+from tests.harness import run_gateway_tui, sandbox_for_env_tokens, wait_until
 from tui import config
 from tui.app import build_app
 from tui.cli import main
-from tui.sandbox.server import SandboxGateway
 from tui.secrets import InsecureFileSecrets, KeyringUnavailable, SecretName
 
 TOKENS = {
@@ -36,16 +33,8 @@ def no_keyring(monkeypatch):
 
 @pytest.fixture
 async def sandbox():
-    gateway = SandboxGateway(
-        instance_id="envinst",
-        instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
-        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"],
-        session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
-        delivery_delay=0.0,
-    )
-    await gateway.start()
-    yield gateway
-    await gateway.stop()
+    async with sandbox_for_env_tokens("envinst", TOKENS) as gateway:
+        yield gateway
 
 
 def add_profile(base: str) -> list[str]:
@@ -81,13 +70,10 @@ async def test_the_app_runs_on_the_environments_secrets(no_keyring, sandbox):
 async def test_call_and_trigger_use_the_environment_with_no_keyring(sandbox):
     base = sandbox.url.rstrip("/")
     config.save_profile(config.Profile(name="box", base_url=base, instance_id="envinst", session_url=base))
-    env = {**os.environ, **TOKENS, "PYTHON_KEYRING_BACKEND": NO_KEYRING}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "call", "send-text", "--profile", "box",
-        "--data", '{"phone": "5511999999999", "message": "from env"}',
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    code, out, err = await run_gateway_tui(
+        "call", "send-text", "--profile", "box", "--data", '{"phone": "5511999999999", "message": "from env"}',
+        env={**TOKENS, "PYTHON_KEYRING_BACKEND": NO_KEYRING},
     )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
-    assert process.returncode == 0, err.decode()
+    assert code == 0, err
     assert json.loads(out)["messageId"]
     assert [sent.text for sent in sandbox.state.sent] == ["from env"]
