@@ -30,6 +30,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from waiting import until  # bench/waiting.py: run as `uv run python bench/...`
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -97,13 +98,6 @@ async def measure(pages: int) -> dict[str, object]:
 
     set_cursor_blink(False)
     app = build_app(sandbox=True)
-
-    async def until(condition, what: str, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise TimeoutError(what)
-            await asyncio.sleep(0.001)
 
     def frame() -> None:
         app.screen._refresh_layout(size=app.size)

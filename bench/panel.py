@@ -25,6 +25,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from waiting import until  # bench/waiting.py: run as `uv run python bench/...`
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -64,13 +65,6 @@ async def measure(pages: int) -> tuple[float, list[float], list[float], int]:
 
     set_cursor_blink(False)
     app = build_app(sandbox=True)
-
-    async def until(condition, what: str, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise TimeoutError(what)
-            await asyncio.sleep(0.001)
 
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.runtime_ready, "runtime start")
