@@ -435,19 +435,72 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
     return True
 
 
-def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
-    """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
-    connection.execute(
-        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
+_SET_NAME = """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
            ON CONFLICT(chat_id) DO UPDATE SET
                name = CASE WHEN ?3 >= name_source THEN ?2 ELSE name END,
-               name_source = max(name_source, ?3)""",
-        (chat_id, name, int(source)),
-    )
+               name_source = max(name_source, ?3)"""
+
+
+def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
+    """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
+    connection.execute(_SET_NAME, (chat_id, name, int(source)))
+
+
+def set_names(connection: sqlite3.Connection, names: Iterable[ChatName]) -> int:
+    """Name many chats in one statement (a gateway's lists); returns how many names were given."""
+    rows = [(name.chat_id, name.name, int(name.source)) for name in names]
+    connection.executemany(_SET_NAME, rows)
+    return len(rows)
 
 
 def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
     connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
+
+
+# -- names from the gateways' lists (Z-API /contacts, /chats, /groups; WuzAPI /user/contacts, /group/list) -----------
+
+
+@dataclass(frozen=True, slots=True)
+class ChatName:
+    chat_id: str
+    name: str
+    source: NameSource
+
+
+def names_from_contacts(contacts: Iterable[Any]) -> list[ChatName]:
+    """A contact list's names (`tui.api.models.ContactEntry`): the name the account saved wins over a push name,
+    which still beats nothing (and never replaces a saved name already known)."""
+    names = []
+    for contact in contacts:
+        chat = chat_id_of(contact.phone)
+        if not chat or is_group(chat):
+            continue
+        if contact.saved_name:
+            names.append(ChatName(chat, contact.saved_name, NameSource.LIST))
+        elif contact.push_name:
+            names.append(ChatName(chat, contact.push_name, NameSource.PUSH_NAME))
+    return names
+
+
+def names_from_chats(chats: Iterable[Any]) -> list[ChatName]:
+    """A chat list's names (`tui.api.models.ChatEntry`): a group's name is its own (LIST); a person's chat name is
+    whatever the gateway shows, which may be only a push name, so it never overrides a saved contact name."""
+    names = []
+    for chat in chats:
+        chat_id = chat_id_of(chat.phone)
+        if chat.isGroup and not is_group(chat_id):
+            chat_id += "@g.us"
+        name = chat.name.strip()
+        if not chat_id or not name or name == chat_id or name == chat.phone:
+            continue
+        names.append(ChatName(chat_id, name, NameSource.LIST if is_group(chat_id) else NameSource.PUSH_NAME))
+    return names
+
+
+def names_from_groups(groups: Iterable[Any]) -> list[ChatName]:
+    """WuzAPI's group list (`tui.api.models.GroupInfo`): each group's name."""
+    return [ChatName(chat_id_of(group.JID), group.Name.strip(), NameSource.LIST)
+            for group in groups if group.Name.strip() and is_group(chat_id_of(group.JID))]
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
@@ -617,6 +670,10 @@ class Inbox:
 
     def name(self, chat_id: str, name: str, source: NameSource) -> None:
         self.store.write(lambda c: set_name(c, chat_id, name, source))
+
+    def name_all(self, names: list[ChatName]) -> int:
+        """Name many chats in one transaction (the gateway's lists)."""
+        return self.store.write(lambda c: set_names(c, names)) if names else 0
 
     def set_status(self, message_ids: list[str], status: Status) -> None:
         self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], 0, None))
