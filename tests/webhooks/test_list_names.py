@@ -124,3 +124,63 @@ async def test_a_failing_gateway_leaves_the_history_names() -> None:
         assert "List contacts (Z-API)" in note and "List groups (WuzAPI)" in note
         assert "409" in note and "no session" in note
         assert runtime.instance is not None and runtime.instance.credentials.instance_token not in note
+
+
+# -- the lists' entries as chat names (literal answers from the research, through the client's result models) --
+
+
+def test_contacts_give_saved_names_over_push_names() -> None:
+    from tui.api.models import ContactList
+    from tui.webhooks.conversations import NameSource, names_from_contacts
+
+    zapi = ContactList.model_validate([
+        {"name": "Ana Souza", "short": "Ana", "notify": "Aninha", "vname": "", "phone": "5511987654321"},
+        {"name": None, "short": "", "notify": "Bruno L.", "vname": "", "phone": "5511976543219"},
+        {"name": "", "short": "", "notify": "", "vname": "Acme Ltda", "phone": "5511900001111"},
+        {"name": "", "notify": "", "phone": "5511900002222"},  # nothing to call them: no name at all
+    ])
+    assert [(n.chat_id, n.name, n.source) for n in names_from_contacts(zapi.items)] == [
+        ("5511987654321", "Ana Souza", NameSource.LIST),
+        ("5511976543219", "Bruno L.", NameSource.PUSH_NAME),
+        ("5511900001111", "Acme Ltda", NameSource.PUSH_NAME),
+    ]
+    wuzapi = ContactList.model_validate({
+        "5491122223333@s.whatsapp.net": {"BusinessName": "", "FirstName": "", "Found": True, "FullName": "",
+                                         "PushName": "FOP2"},
+        "81896604192873@lid": {"BusinessName": "", "FirstName": "Rita", "Found": True, "FullName": "Rita Gomes",
+                               "PushName": "R"},
+    })
+    assert [(n.chat_id, n.name, n.source) for n in names_from_contacts(wuzapi.items)] == [
+        ("5491122223333", "FOP2", NameSource.PUSH_NAME),
+        ("81896604192873@lid", "Rita Gomes", NameSource.LIST),
+    ]
+
+
+def test_chats_name_groups_and_skip_bare_numbers() -> None:
+    from tui.api.models import ChatList
+    from tui.webhooks.conversations import NameSource, names_from_chats
+
+    chats = ChatList.model_validate([
+        {"phone": "120363019502650977-group", "name": "Team", "isGroup": True, "unread": "0"},
+        {"phone": "5511987654321", "name": "Ana", "isGroup": False, "unread": "3"},
+        {"phone": "5511976543219", "name": "5511976543219", "isGroup": "false"},  # only the number: no name
+        {"phone": "120363000000000001", "name": "Old style", "isGroup": "true"},  # a group without -group
+        {"phone": "5511900001111", "name": None},
+    ])
+    assert [(n.chat_id, n.name, n.source) for n in names_from_chats(chats.items)] == [
+        ("120363019502650977@g.us", "Team", NameSource.LIST),
+        ("5511987654321", "Ana", NameSource.PUSH_NAME),
+        ("120363000000000001@g.us", "Old style", NameSource.LIST),
+    ]
+
+
+def test_group_list_names_each_group() -> None:
+    from tui.api.models import GroupList
+    from tui.webhooks.conversations import NameSource, names_from_groups
+
+    groups = GroupList.model_validate({"Groups": [
+        {"JID": "120363019502650977@g.us", "Name": "Team", "Participants": None},
+        {"JID": "120363000000000001@g.us", "Name": ""},
+    ]})
+    assert [(n.chat_id, n.name, n.source) for n in names_from_groups(groups.items)] == [
+        ("120363019502650977@g.us", "Team", NameSource.LIST)]
