@@ -371,3 +371,15 @@ CREATE TRIGGER events_after_delete AFTER DELETE ON events BEGIN
     DELETE FROM event_message_ids WHERE event_id = old.id AND message_id IN (SELECT value FROM json_each(old.message_ids));
 END;
 """
+
+
+def test_a_stored_event_copies_every_field_of_its_record():
+    """`stored` spells the fields out (it runs once per event on the writer thread): none may be left behind."""
+    from tui.webhooks.events import _RECORD_FIELDS, stored
+
+    original = record({"type": "Message"}, message_ids=("A", "B"))
+    event = stored(original, 7, 3)
+    assert (event.id, event.duplicate_of) == (7, 3)
+    assert {name: getattr(event, name) for name in _RECORD_FIELDS} == {
+        name: getattr(original, name) for name in _RECORD_FIELDS
+    }

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -165,6 +165,7 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     WHERE id > ? AND id <= ? ORDER BY id"""
 
 _STOP = object()
+_PROBE_CHUNK = 500  # fingerprints per lookup query (under SQLite's 999 bound variables of older builds)
 SEARCH_CATCH_UP_TIMEOUT = 60.0
 
 # Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
@@ -680,27 +681,25 @@ class EventStore:
             _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
             return False
         new_fingerprints: dict[bytes, int] = {}  # this batch's originals: remembered only once committed
+        # A batch of one guards its inbox with a savepoint; a bigger batch does not pay two statements per event
+        # for it: an inbox failure there rolls the batch back and it is retried one by one (_RetryAlone).
+        guarded = len(batch) == 1
         try:
             self._begin(connection)
+            rows = [_row(record) for record, _future, _loop in batch]
+            known = self._known_fingerprints(connection, rows)
             results = []
-            for record, _future, _loop in batch:
-                row = _row(record)
+            for (record, _future, _loop), row in zip(batch, rows, strict=True):
                 fingerprint = row[-1]
                 duplicate_of = None
                 if fingerprint is not None:
-                    duplicate_of = new_fingerprints.get(fingerprint) or self._recent_fingerprints.get(fingerprint)
-                    if duplicate_of is None:
-                        found = connection.execute(
-                            "SELECT event_id FROM event_fingerprints WHERE fingerprint = ?", (fingerprint,)
-                        ).fetchone()
-                        duplicate_of = found[0] if found else None
-                cursor = connection.execute(_INSERT, (*row, duplicate_of))
-                event_id = cursor.lastrowid
-                if fingerprint is not None and duplicate_of is None and event_id is not None:
-                    new_fingerprints[fingerprint] = event_id
+                    duplicate_of = new_fingerprints.get(fingerprint) or known.get(fingerprint)
+                event_id = connection.execute(_INSERT, (*row, duplicate_of)).lastrowid
                 assert event_id is not None  # an INSERT always sets it
+                if fingerprint is not None and duplicate_of is None:
+                    new_fingerprints[fingerprint] = event_id
                 if duplicate_of is None:  # a delivery received again changes no conversation
-                    _derive_inbox(connection, record, row[0], event_id)
+                    _derive_inbox(connection, record, row[0], event_id, guarded=guarded)
                 results.append(stored(record, event_id, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
@@ -727,6 +726,31 @@ class EventStore:
         self._set_health("append", None)
         _settle_on_loops(batch, results)
         return True
+
+    def _known_fingerprints(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> dict[bytes, int]:
+        """The first event of each of these rows' fingerprints already stored: memory first (rows past the search
+        watermark), then one query for the whole batch rather than one per event."""
+        recent = self._recent_fingerprints
+        known: dict[bytes, int] = {}
+        missing: list[bytes] = []
+        for row in rows:
+            fingerprint = row[-1]
+            if fingerprint is None:
+                continue
+            event_id = recent.get(fingerprint)
+            if event_id is not None:
+                known[fingerprint] = event_id
+            else:
+                missing.append(fingerprint)
+        for start in range(0, len(missing), _PROBE_CHUNK):
+            chunk = missing[start : start + _PROBE_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            known.update(
+                connection.execute(
+                    f"SELECT fingerprint, event_id FROM event_fingerprints WHERE fingerprint IN ({marks})", chunk
+                ).fetchall()
+            )
+        return known
 
     def _enforce_retention(self, connection: sqlite3.Connection) -> None:
         # Ids are contiguous (AUTOINCREMENT, deletes only ever take the oldest), so max(id) - retention is exact.
@@ -1040,12 +1064,24 @@ def _fts_query(search: str | None) -> str | None:
     return " ".join(quoted)
 
 
-def _derive_inbox(connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None) -> None:
+class _RetryAlone(Exception):
+    """The inbox failed inside a batch (no savepoint there): roll the batch back and store its events one by one."""
+
+
+def _derive_inbox(
+    connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None, *, guarded: bool = True
+) -> None:
     """The append hook: what this event changes in the inbox, in the transaction that stores it."""
-    if record.payload is None or not conversations.trusted(record.verdict, record.rejected):
+    if record.payload is None or record.rejected or record.verdict not in conversations.TRUSTED_VERDICTS:
         return
     changes = conversations.changes_of(record.kind, record.payload)
     if not changes:
+        return
+    if not guarded:
+        try:
+            conversations.apply(connection, changes, at_us, event_id)
+        except sqlite3.Error as error:
+            raise _RetryAlone(str(error)) from error
         return
     # A savepoint: should the inbox fail on an odd event, the event itself is still stored and acknowledged.
     connection.execute("SAVEPOINT inbox")
@@ -1075,18 +1111,31 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
     return (
         _microseconds(record.received_at),
         _storable(record.path),
-        json.dumps(record.headers),
+        _json_object(record.headers),
         record.body,
         int(record.payload is not None),
         _payload_text(record),
         _storable(record.kind),
         _storable(record.summary),
-        str(record.verdict),
+        record.verdict.value,
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
-        json.dumps(list(record.message_ids)),
+        _json_strings(record.message_ids),
         _fingerprint(record),
     )
+
+
+# The headers and message ids are flat strings: written with json's own C string encoder, the same text
+# json.dumps gives, without its per-call set-up (a few microseconds per event on the writer thread).
+_json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+
+
+def _json_object(strings: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{_json_string(name)}: {_json_string(value)}" for name, value in strings.items()) + "}"
+
+
+def _json_strings(strings: tuple[str, ...]) -> str:
+    return "[" + ", ".join(map(_json_string, strings)) + "]"
 
 
 def _fingerprint(record: EventRecord) -> bytes | None:
@@ -1127,14 +1176,19 @@ def _payload_text(record: EventRecord) -> str | None:
 
 def _storable(text: str) -> str:
     # Header values and payload strings may hold lone surrogates, which SQLite's UTF-8 text cannot take.
+    if text.isascii():
+        return text
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def _microseconds(moment: datetime) -> int:
     if moment.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return (moment - _EPOCH) // _MICROSECOND
 
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
