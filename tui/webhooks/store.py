@@ -1127,7 +1127,7 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
 
 # The headers and message ids are flat strings: written with json's own C string encoder, the same text
 # json.dumps gives, without its per-call set-up (a few microseconds per event on the writer thread).
-_json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_json_string = json.encoder.encode_basestring_ascii
 
 
 def _json_object(strings: dict[str, str]) -> str:
