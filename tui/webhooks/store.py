@@ -8,11 +8,12 @@ loop only after the transaction holding it has committed, so nothing is acknowle
 Reads: plain synchronous methods, safe from any thread (the app calls them from thread workers). Each call
 borrows a connection from a small pool; WAL lets readers run while the writer commits.
 
-Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path. The writer indexes
+Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path (so are the
+message-id index and the fingerprints' table, written with it). The writer indexes
 new rows once its queue has been quiet for INDEX_IDLE_DELAY (or one chunk per commit once the index trails by
 MAX_INDEX_LAG), in the same
-transaction that advances `search_index_state.indexed_up_to`; a search first asks the writer to catch up, so
-its answer always covers every stored event. A crash loses no index work that matters: the next writer
+transaction that advances `search_index_state.indexed_up_to`; a search (or a look-up by message id) first asks
+the writer to catch up, so its answer always covers every stored event. A crash loses no index work that matters: the next writer
 indexes whatever the watermark says is missing.
 
 Life cycle: `open()` and `close()` are synchronous (open creates the schema and starts the writer; close
@@ -104,10 +105,6 @@ CREATE TABLE IF NOT EXISTS search_index_state (
     indexed_up_to INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO search_index_state(only_row, indexed_up_to) VALUES (0, 0);
-CREATE TRIGGER IF NOT EXISTS events_after_insert AFTER INSERT ON events BEGIN
-    INSERT OR IGNORE INTO event_message_ids(message_id, event_id)
-        SELECT value, new.id FROM json_each(new.message_ids);
-END;
 CREATE TRIGGER IF NOT EXISTS events_after_delete AFTER DELETE ON events BEGIN
     -- Only rows the index holds may be deleted from it: an external-content 'delete' of a row it never saw
     -- would corrupt it.
@@ -159,6 +156,13 @@ _DUPLICATE_SCHEMA = (
 )
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
+
+# The message-id index is derived data too (schema 3 kept it in an insert trigger, a random B-tree insert per
+# acknowledged event): written by the idle indexing with the search index, up to the same watermark, and a
+# look-up by message id first asks the writer to catch up, as a search does.
+_MESSAGE_ID_INDEX_SQL = """INSERT OR IGNORE INTO event_message_ids(message_id, event_id)
+    SELECT ids.value, events.id FROM events, json_each(events.message_ids) AS ids
+    WHERE events.id > ? AND events.id <= ? AND events.message_ids != '[]'"""
 
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
@@ -659,6 +663,7 @@ class EventStore:
         if upto > indexed:
             connection.execute(_INDEX_SQL, (indexed, upto))
             connection.execute(_FINGERPRINT_INDEX_SQL, (indexed, upto))
+            connection.execute(_MESSAGE_ID_INDEX_SQL, (indexed, upto))
             connection.execute("UPDATE search_index_state SET indexed_up_to = ?", (upto,))
         self._indexed_up_to = upto if upto > indexed else indexed
 
@@ -828,7 +833,8 @@ class EventStore:
             return [row[0] for row in connection.execute(query)]
 
     def find_by_message_id(self, message_id: str) -> list[StoredEvent]:
-        """Every event that refers to this gateway message id, oldest first."""
+        """Every event that refers to this gateway message id, oldest first (blocking: the index catches up first)."""
+        self._catch_up_search_index()
         query = f"""SELECT {_LIST_COLUMNS} FROM event_message_ids
             CROSS JOIN events ON events.id = event_message_ids.event_id
             WHERE event_message_ids.message_id = ? ORDER BY events.id"""
@@ -951,6 +957,9 @@ class EventStore:
             connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
+        # Schema 3 as first released indexed message ids in this trigger; the idle indexing does it now (rows past
+        # the watermark that the trigger already indexed are skipped: INSERT OR IGNORE).
+        connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
@@ -970,10 +979,10 @@ class EventStore:
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         expected = {
             "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
-            "events_after_insert", "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
+            "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
-        return expected <= names and "events_by_fingerprint" not in names
+        return expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
 
 
 def _problem(error: BaseException) -> str:
