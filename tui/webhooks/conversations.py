@@ -122,9 +122,12 @@ class Typing:
 Change = NewMessage | StatusChange | Typing
 
 
+TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
+
+
 def trusted(verdict: Verdict | str, rejected: bool) -> bool:
     """Whether an event may become a message: accepted, and its signature valid (or no key set at all)."""
-    return not rejected and str(verdict) in (Verdict.VALID, Verdict.NO_KEY)
+    return not rejected and verdict in TRUSTED_VERDICTS
 
 
 def changes_of(kind: str, payload: Any) -> list[Change]:
@@ -400,17 +403,17 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
 
 def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int, event_id: int | None) -> bool:
     """Store one message and update its conversation; False when that message id is already in this chat."""
-    if message.message_id is not None and connection.execute(
-        "SELECT 1 FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ?",
-        (message.message_id, message.chat_id, int(message.outgoing)),
-    ).fetchone():
-        return False
-    connection.execute(
+    # One statement, not a look-up then an insert: this runs for every stored message (the listener's hot path).
+    inserted = connection.execute(
         """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+           WHERE ?6 IS NULL OR NOT EXISTS
+               (SELECT 1 FROM chat_messages WHERE message_id = ?6 AND chat_id = ?1 AND outgoing = ?3)""",
         (message.chat_id, at_us, int(message.outgoing), message.kind, message.body, message.message_id,
          message.sender, event_id),
-    )
+    ).rowcount
+    if not inserted:
+        return False
     if message.outgoing and message.message_id:
         connection.execute(
             "INSERT OR IGNORE INTO message_status(message_id, status) VALUES (?, ?)", (message.message_id, int(Status.SENT))
