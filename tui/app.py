@@ -13,6 +13,8 @@ Widgets follow the app through:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from tui.runtime import Runtime
 
 SENT_REMEMBERED = 1000
+SHUTDOWN_MOUNT_WAIT = 5.0
+"""Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
 
 
 class GatewayApp(App):
@@ -71,6 +75,9 @@ class GatewayApp(App):
         self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
+        self.runtime_settled = asyncio.Event()
+        """Set once the first start of the Runtime has finished, started or not (the main screen mounts the
+        sections not shown yet after it: before, they would compete with the start for the event loop)."""
         let_alt_digits_through()
         self.keymap_problems: list[str] = []
         self._load_keymap()
@@ -124,6 +131,8 @@ class GatewayApp(App):
             self.runtime_error = _startup_text(error)
             self.notify(self.runtime_error, title="Could not start", severity="error", markup=False, timeout=15)
             return
+        finally:
+            self.runtime_settled.set()
         if self.runtime.store_problem:
             self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
         theme = getattr(self.runtime.profile, "theme", None)
@@ -175,6 +184,37 @@ class GatewayApp(App):
                             timeout=15)
 
         self.push_screen(SetupScreen(first_run=False), saved)
+
+    # A section being mounted in the background when the app exits is let finish first: Textual closes widgets even
+    # while one is being composed, and the section's own Mount handlers then fail on children that were never
+    # mounted (Groups' tabs: "No Tab with id"), which the exit would report as a crash. Both ways out wait: exit()
+    # (ctrl+q, the palette; once it has posted its message the mount can no longer finish) and Textual's shutdown
+    # (which test harnesses call directly).
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        if not any(screen.mounting for screen in self._main_screens()):
+            super().exit(result, return_code, message)
+            return
+
+        async def after_the_mounts() -> None:
+            await self._finish_mounting()
+            super(GatewayApp, self).exit(result, return_code, message)
+
+        self.run_worker(after_the_mounts(), group="exit", exclusive=True, description="exit after the mounts")
+
+    async def _shutdown(self) -> None:
+        await self._finish_mounting()
+        await super()._shutdown()
+
+    async def _finish_mounting(self) -> None:
+        for screen in self._main_screens():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(screen.finish_mounting(), SHUTDOWN_MOUNT_WAIT)
+
+    def _main_screens(self) -> list[Any]:
+        from tui.screens.main import MainScreen
+
+        return [screen for screen in self.screen_stack if isinstance(screen, MainScreen)]
 
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribers:

@@ -1,0 +1,58 @@
+"""Start-up as a user meets it: the section on screen takes keys before the others exist, a section chosen before it
+is mounted gets what was typed meanwhile, and quitting while sections are still being mounted is a clean exit."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Input
+
+from tests.harness import sandbox_app, wait_until
+from tui.screens.main import SECTIONS, MainScreen
+
+
+async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monkeypatch):
+    held = asyncio.Event()
+
+    async def later(self: MainScreen) -> None:  # the other sections wait until the test lets them
+        await held.wait()
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        screen = app.screen
+        assert screen.section("chats") is not None and app.focused is screen.query_one("#recipient")
+        assert [info.id for info in SECTIONS if screen.section(info.id) is None] == [
+            "groups", "communities", "privacy", "catalog", "settings", "events"]
+        held.set()
+
+
+async def test_keys_typed_into_a_section_not_mounted_yet_go_to_its_first_field(monkeypatch):
+    async def never(self: MainScreen) -> None:  # only the visit mounts Groups
+        return
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", never)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        screen = app.screen
+        recipient = screen.query_one("#recipient", Input)
+        await pilot.press("alt+2", *"120363", "3")  # typed at once, while Groups is being mounted
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "lookup-id", what="Groups' first field")
+        await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "1203633", what="the keys")
+        assert recipient.value == "" and screen.current_section == "groups"
+        await pilot.press("alt+5")  # another section the same way
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "product-id", what="Catalog")
+
+
+async def test_quitting_while_the_sections_are_mounted_exits_cleanly():
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        await wait_until(pilot, lambda: "groups" in app.screen._mounts, what="the background mounts to begin")
+        await pilot.press("ctrl+q")
+    assert app._exception is None and app.return_code in (0, None)
