@@ -80,6 +80,7 @@ class GatewayApp(App):
         sections not shown yet after it: before, they would compete with the start for the event loop)."""
         let_alt_digits_through()
         self.keymap_problems: list[str] = []
+        self.preference_problems: list[str] = []
         self._load_keymap()
         self._unsubscribers = [
             runtime.subscribe_events(self._publish_event),
@@ -104,14 +105,52 @@ class GatewayApp(App):
         return MainScreen()
 
     def on_mount(self) -> None:
+        self._use_saved_theme()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self.start_runtime)
 
+    # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
+
+    saved_theme: str | None = None
+    """The theme read from preferences.toml at start (None: none saved, or the file is unusable)."""
+
+    def _use_saved_theme(self) -> None:
+        from tui.preferences import PreferencesError, load_theme
+
+        try:
+            self.saved_theme = load_theme()
+        except PreferencesError as error:
+            self.preference_problems.append(f"{error}; the theme is not kept until it is fixed.")
+            return
+        if self.saved_theme in self.available_themes:
+            self.theme = self.saved_theme
+
+    def _theme_changed(self, theme: Any) -> None:
+        profile_theme = getattr(self.runtime.profile, "theme", None)
+        if self.saved_theme is None and theme.name == profile_theme:
+            return  # the profile's own theme, applied at start: not a choice to keep
+        if theme.name != self.saved_theme:
+            self.saved_theme = theme.name
+            self._save_theme(theme.name)
+
+    @work(group="save-theme", exclusive=True, exit_on_error=False, description="keep the theme for next time")
+    async def _save_theme(self, name: str) -> None:
+        from tui.preferences import PreferencesError, save_theme
+
+        try:
+            await asyncio.to_thread(save_theme, name)
+        except (PreferencesError, OSError) as error:
+            self.notify(f"The theme is not kept for next time: {error}", severity="warning", markup=False)
+
     def report_keymap_problems(self) -> None:
-        """Toast each refused keymap.toml entry (the main screen calls this once its sections are up: a toast
-        raised before then is not drawn)."""
+        """Toast each refused keymap.toml entry and an unusable preferences.toml (the main screen calls this once
+        its first section is up: a toast raised before then is not drawn)."""
         problems, self.keymap_problems = self.keymap_problems, []
         for problem in problems:
             self.notify(problem, title="Key map", severity="warning", markup=False, timeout=30)
+        problems, self.preference_problems = self.preference_problems, []
+        for problem in problems:
+            self.notify(problem, title="Preferences", severity="warning", markup=False, timeout=30)
 
     def start_runtime(self) -> None:
         """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""
@@ -135,8 +174,8 @@ class GatewayApp(App):
             self.runtime_settled.set()
         if self.runtime.store_problem:
             self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
-        theme = getattr(self.runtime.profile, "theme", None)
-        if theme and theme in self.available_themes and not self.deterministic:
+        theme = getattr(self.runtime.profile, "theme", None)  # a profile's own theme, unless one was chosen since
+        if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
         self.runtime_ready = True
 

@@ -7,7 +7,7 @@ import asyncio
 
 from textual.widgets import Input
 
-from tests.harness import sandbox_app, wait_until
+from tests.harness import sandbox_app, screen_text, wait_until
 from tui.screens.main import SECTIONS, MainScreen
 
 
@@ -56,3 +56,39 @@ async def test_quitting_while_the_sections_are_mounted_exits_cleanly():
         await wait_until(pilot, lambda: "groups" in app.screen._mounts, what="the background mounts to begin")
         await pilot.press("ctrl+q")
     assert app._exception is None and app.return_code in (0, None)
+
+
+async def test_the_chosen_theme_is_kept_and_used_from_the_first_frame_of_the_next_start(isolated_dirs):
+    from tui.preferences import PREFERENCES_FILE
+
+    config, _ = isolated_dirs
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.runtime_ready, what="the runtime")
+        assert app.theme == "textual-dark"
+        app.theme = "nord"  # as Settings' theme picker and the palette's theme command do
+        await wait_until(pilot, lambda: (config / PREFERENCES_FILE).is_file(), what="the theme saved")
+    assert 'theme = "nord"' in (config / PREFERENCES_FILE).read_text(encoding="utf-8")
+
+    seen: list[str] = []
+    again = sandbox_app()
+    async with again.run_test(size=(80, 24)) as pilot:
+        seen.append(again.theme)  # before the runtime starts (the first frame)
+        await wait_until(pilot, lambda: again.runtime_ready, what="the runtime")
+        seen.append(again.theme)
+    assert seen == ["nord", "nord"]
+
+
+async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs):
+    from tui.preferences import PREFERENCES_FILE
+
+    config, _ = isolated_dirs
+    config.mkdir(parents=True, exist_ok=True)
+    (config / PREFERENCES_FILE).write_text("theme = nord\n", encoding="utf-8")  # not TOML: a bare word
+    app = sandbox_app()
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_until(pilot, lambda: "not valid TOML" in screen_text(app), what="the notice")
+        app.theme = "nord"
+        await wait_until(pilot, lambda: not any(worker.is_running for worker in app.workers
+                                                if worker.group == "save-theme"), what="the save attempt")
+    assert (config / PREFERENCES_FILE).read_text(encoding="utf-8") == "theme = nord\n"
