@@ -92,3 +92,46 @@ async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs
         await wait_until(pilot, lambda: not any(worker.is_running for worker in app.workers
                                                 if worker.group == "save-theme"), what="the save attempt")
     assert (config / PREFERENCES_FILE).read_text(encoding="utf-8") == "theme = nord\n"
+
+
+async def test_a_section_chosen_during_the_first_frame_opens_on_its_first_field_with_the_keys(monkeypatch):
+    """alt+2 and a group id typed before any section exists: Groups (tabs not set up in its first moments) is
+    mounted first and gets the keys."""
+    held: list[MainScreen] = []
+    mount = MainScreen._mount_sections
+    monkeypatch.setattr(MainScreen, "_mount_sections", lambda self: held.append(self))
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: bool(held), what="the first frame")
+        await pilot.press("alt+2", *"120363")
+        screen = held[0]
+        screen.call_later(mount.__get__(screen))
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "lookup-id", what="Groups' first field")
+        await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "120363", what="the keys")
+        assert screen.current_section == "groups"
+
+
+async def test_a_section_whose_own_first_field_is_not_set_up_yet_still_opens_on_a_field():
+    """Groups names its first field by the open tab; in the first moments after mounting there is no open tab yet
+    (seen in a terminal: alt+2 pressed as the app started). The first input is taken instead of failing."""
+    from textual.app import App, ComposeResult
+    from textual.containers import Vertical
+
+    from tui.widgets.focus import focus_first
+
+    class NotSetUp(Vertical):
+        def compose(self) -> ComposeResult:
+            yield Input(id="first")
+
+        def first_field(self) -> Input:
+            return self.query_one(f"#{ {'tab-lookup': 'first'}['']}", Input)  # KeyError: no open tab yet
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield NotSetUp()
+
+    app = Host()
+    async with app.run_test() as pilot:
+        focus_first(app.query_one(NotSetUp))
+        await pilot.pause()
+        assert getattr(app.focused, "id", None) == "first"

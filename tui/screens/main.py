@@ -276,8 +276,7 @@ class MainScreen(Screen):
         """A section shown before it was mounted: mount it, then focus it and hand it the keys kept meanwhile."""
         await self._mount_section(section_id)
         if section_id == self.current_section:
-            self._focus_section()
-            self.call_after_refresh(self._replay_early_keys)
+            self.call_after_refresh(self._replay_early_keys)  # which focuses it, once its parts are set up
 
     def _replay_early_keys(self) -> None:
         """What was typed during start-up goes where it would have gone: text into the first field, Tab to the
@@ -349,10 +348,10 @@ class MainScreen(Screen):
             self.call_after_refresh(self._focus_section)  # (a no-op unless the section was not mounted yet)
 
     def _focus_section(self) -> None:
-        """The current section's first field, unless the focus is already inside the section."""
+        """The current section's first field, unless the focus is already on a field inside the section."""
         slot = self.slot(self.current_section)
         focused = self.focused
-        if focused is not None and slot in focused.ancestors:
+        if focused is not None and slot in focused.ancestors and focused is not slot.section:
             return
         if slot.section is not None:
             focus_first(slot.section)
