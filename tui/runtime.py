@@ -465,14 +465,20 @@ class Runtime:
         )
 
         await self._open_store()
-        if self.store is not None:
-            await asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state)
-        await self._start_listener("127.0.0.1", 0, hmac_key=None)
-        self._build_clients(base, "sandbox", tokens, session_url=base)
+        # The demo chats are written (once per store) in a thread while the listener starts and the gateway is
+        # configured: mostly SQLite commits, which need not hold up the rest of the start.
+        seeding = None if self.store is None else asyncio.ensure_future(
+            asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state))
+        try:
+            await self._start_listener("127.0.0.1", 0, hmac_key=None)
+            self._build_clients(base, "sandbox", tokens, session_url=base)
 
-        if self.listener is not None:
-            await self.configure_webhooks(self.listener.url)
-            await self.set_hmac_key(hmac_key)
+            if self.listener is not None:
+                await self.configure_webhooks(self.listener.url)
+                await self.set_hmac_key(hmac_key)
+        finally:
+            if seeding is not None:
+                await seeding
 
     async def _start_profile(self) -> None:
         from tui import config
