@@ -21,12 +21,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 
 from tui.api.models import ChatAction, ModifyChat, SendText
 from tui.api.operations import OPERATIONS, OperationId
 from tui.messages import MessageSent
 from tui.runtime import ConversationRow
+from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.thread_view import ThreadView
 
@@ -36,8 +37,8 @@ THREAD_PAGE = 200  # messages per page of a thread
 REFRESH_DELAY = 0.05  # a burst of events refreshes the inbox once
 
 
-class ConversationList(DataTable):
-    """Chats, two lines each: name and time, then the last message (or "typing…") and the unread count."""
+class InboxList(ConversationList):
+    """The conversation list with the inbox's keys (they act only while the list has the focus)."""
 
     BINDINGS = [
         Binding("enter", "open_chat", "Open", show=True),
@@ -109,8 +110,7 @@ class InboxScreen(Screen[None]):
         with Horizontal(id="inbox-body"):
             with Vertical(id="inbox-left"):
                 yield Input(placeholder="Search chats and messages (/)", id="inbox-search")
-                table = ConversationList(id="conversations", cursor_type="row", show_header=False, zebra_stripes=False)
-                yield table
+                yield InboxList(time_text=self._time_text, id="conversations")
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
                 yield ThreadView(time_text=self._time_text, id="thread")
@@ -121,10 +121,7 @@ class InboxScreen(Screen[None]):
     # -- life cycle ------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        table = self.query_one(ConversationList)
-        table.add_column("chat", key="chat")
-        table.add_column("when", key="when", width=6)
-        table.focus()
+        self.query_one(ConversationList).focus()
         app: Any = self.app
         app.event_received.subscribe(self, self._on_event)
         runtime = app.runtime
@@ -204,6 +201,9 @@ class InboxScreen(Screen[None]):
             self.app.call_from_thread(self._show_not_ready)
             return
         rows = inbox.conversations(limit, search=search)
+        if rows and (chat is None or (search and all(row.chat_id != chat for row in rows))):
+            # nothing open yet, or a search left the open chat out: the first one listed, read in the same pass
+            chat, fresh = rows[0].chat_id, True
         thread: tuple[str, list[Any], bool] | None = None
         new: list[Any] = []
         statuses: dict[str, Any] = {}
@@ -223,7 +223,7 @@ class InboxScreen(Screen[None]):
         if generation != self._generation:
             return  # a newer read was asked for meanwhile: its answer is the one to show
         self.rows = rows
-        self._fill_table(rows, select or self.open_chat_id)
+        self._fill_table(rows, thread[0] if thread is not None else select or self.open_chat_id)
         view = self.query_one(ThreadView)
         if thread is not None:
             chat, page, has_older = thread
@@ -249,27 +249,14 @@ class InboxScreen(Screen[None]):
         table = self.query_one(ConversationList)
         now = self.runtime.now_us()
         shown = (rows, [row.typing(now) for row in rows])
-        if shown != self._shown:  # rebuilt only when a row changed, not when the choice moves
+        if shown != self._shown:  # redrawn only when a row changed, not when the choice moves
             self._shown = shown
-            table.clear()
-            width = max(10, (table.size.width or 30) - 9)
-            for row in rows:
-                title = Text(_fit(row.title, width), style="bold" if row.unread else "")
-                if row.typing(now):
-                    second = Text("typing…", style="italic green")
-                else:
-                    second = Text(_fit(("You: " if row.last_outgoing else "") + row.last_body, width), style="dim")
-                when = Text(self._time_text(row.last_us), style="dim")
-                badge = Text(f"({row.unread})" if row.unread else "", style="bold reverse" if row.unread else "")
-                table.add_row(Text.assemble(title, "\n", second), Text.assemble(when, "\n", badge), key=row.chat_id,
-                              height=2)
+            table.set_rows(*shown)
         if not rows:
             return
         index = next((i for i, row in enumerate(rows) if row.chat_id == selected), None)
         if index is not None and index != table.cursor_row:
-            table.move_cursor(row=index, animate=False)
-        elif index is None and table.cursor_row >= len(rows):
-            table.move_cursor(row=len(rows) - 1, animate=False)
+            table.move_cursor(row=index, notify=False)
 
     def _show_title(self) -> None:
         title = self.query_one("#thread-title", Static)
@@ -298,12 +285,12 @@ class InboxScreen(Screen[None]):
 
     # -- choosing a chat -------------------------------------------------------------------------------------
 
-    @on(DataTable.RowHighlighted, "#conversations")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row != event.data_table.cursor_row:
-            return  # stale: the table was refilled since (its clear() highlights row 0 on the way)
-        chat = event.row_key.value if event.row_key is not None else None
-        if event.cursor_row == len(self.rows) - 1 and len(self.rows) >= self.list_limit:
+    @on(ConversationList.Highlighted, "#conversations")
+    def _highlighted(self, event: ConversationList.Highlighted) -> None:
+        if event.index != event.chat_list.cursor_row:
+            return  # stale: the cursor moved on since
+        chat = event.chat_id
+        if event.index == len(self.rows) - 1 and len(self.rows) >= self.list_limit:
             self.list_limit += LIST_PAGE  # at the last chat listed: list the next ones
             self.schedule_refresh()
         if chat and chat != self.open_chat_id:
@@ -313,8 +300,8 @@ class InboxScreen(Screen[None]):
         if self.open_chat_id is not None:
             self.query_one("#reply", Input).focus()
 
-    @on(DataTable.RowSelected, "#conversations")
-    def _selected(self, _event: DataTable.RowSelected) -> None:
+    @on(ConversationList.Selected, "#conversations")
+    def _selected(self, _event: ConversationList.Selected) -> None:
         self.action_open_chat()
 
     @on(Input.Changed, "#inbox-search")
@@ -469,8 +456,3 @@ def _focus_compose(app: Any, recipient: str | None) -> None:
     if recipient is not None:
         field.value = recipient
     field.focus()
-
-
-def _fit(text: str, width: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: max(1, width - 1)] + "…"
