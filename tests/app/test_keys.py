@@ -9,6 +9,7 @@ from textual.widgets import Input
 from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
 from tui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap
 from tui.screens.main import MainScreen
+from tui.widgets import section
 
 RECIPIENT = "5511999999999"
 
@@ -102,7 +103,10 @@ async def test_keys_typed_before_the_sections_exist_are_kept(monkeypatch):
 
 # -- forms ------------------------------------------------------------------------------------------------------------
 
-async def test_sending_the_same_message_again_asks_first():
+async def test_sending_the_same_message_again_asks_first(monkeypatch):
+    # The question is what is tested, not the window's length: a loaded machine can take longer than the real
+    # window between the first answer and the second ctrl+s.
+    monkeypatch.setattr(section, "REPEAT_WINDOW", 3600.0)
     async with running_sandbox_app() as pilot:
         app = pilot.app
         sent = app.runtime.sandbox.state.sent
@@ -127,6 +131,22 @@ async def test_sending_the_same_message_again_asks_first():
         await settle(pilot)
         await pilot.press("ctrl+s")  # a different message: no question
         await wait_until(pilot, lambda: len(sent) == 3, what="a different message")
+
+
+async def test_the_same_message_after_the_window_is_sent_without_a_question(monkeypatch):
+    monkeypatch.setattr(section, "REPEAT_WINDOW", 0.0)  # every repeat is already past the window
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        sent = app.runtime.sandbox.state.sent
+        app.screen.query_one("#recipient", Input).value = RECIPIENT
+        app.screen.query_one("#text-message").load_text("twice, on purpose")
+        app.screen.query_one("#text-message").focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(sent) == 1, what="the first send")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(sent) == 2, what="the second send, not a question")
+        assert type(app.screen).__name__ != "ConfirmScreen"
 
 
 async def test_a_blacklist_number_left_in_its_field_is_applied_or_refused():
