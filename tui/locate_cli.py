@@ -1,6 +1,7 @@
 """`gateway-tui locate`: where this machine keeps gateway-tui's files, for the chosen profile (or the sandbox).
 
     config file   /home/me/.config/gateway-tui/profiles.toml (exists)
+    preferences   /home/me/.config/gateway-tui/preferences.toml (not created yet)
     data dir      /home/me/.local/share/gateway-tui
     event store   /home/me/.local/share/gateway-tui/events-work.sqlite3 (profile work; not created yet)
     secrets       OS keyring, service gateway-tui (or the insecure file with --insecure-storage)
@@ -17,12 +18,13 @@ from pathlib import Path
 from typing import TextIO
 
 from tui import config
+from tui.preferences import preferences_path
 from tui.paths import config_dir, data_dir
 
 
 def add_parser(commands: argparse._SubParsersAction, global_flags: object) -> None:
     locate = commands.add_parser(
-        "locate", help="print where the config file, the data dir and the event store (of the profile or sandbox) are"
+        "locate", help="print where the config file, the preferences (theme), the data dir and the event store (of the profile or sandbox) are"
     )
     locate.add_argument("--json", action="store_true", help="one JSON object instead of lines")
     locate.add_argument("--sandbox", action="store_true", default=argparse.SUPPRESS,
@@ -41,6 +43,7 @@ def locations(*, profile: str | None, sandbox: bool, insecure_storage: bool) -> 
     found: dict[str, str] = {
         "config_file": str(config.profiles_path()),
         "config_dir": str(config_dir()),
+        "preferences_file": str(preferences_path()),
         "data_dir": str(data_dir()),
         "event_store": str(config.events_store_path(profile, sandbox=sandbox)),
         "profile": chosen or "",
@@ -68,9 +71,11 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 0
     store_of = "sandbox" if sandbox else (f"profile {found['profile']}" if found["profile"] else "no profile yet")
     config_file = Path(found["config_file"])
+    preferences = Path(found["preferences_file"])
     store = Path(found["event_store"])
     lines = [
         ("config file", f"{config_file} ({_state(config_file)})"),
+        ("preferences", f"{preferences} ({_state(preferences)})"),
         ("data dir", found["data_dir"]),
         ("event store", f"{store} ({store_of}; {_state(store)})"),
         ("secrets", found["secrets"] + (f" ({_state(Path(found['secrets']))})" if insecure and not sandbox else "")),

@@ -29,6 +29,7 @@ def test_locate_names_the_config_file_data_dir_and_event_store(isolated_dirs, ca
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         f"config file   {config_dir / 'profiles.toml'} (exists)",
+        f"preferences   {config_dir / 'preferences.toml'} (not created yet)",
         f"data dir      {data_dir}",
         f"event store   {data_dir / 'events-work.sqlite3'} (profile work; not created yet)",
         "secrets       OS keyring, service gateway-tui",
