@@ -83,6 +83,13 @@ async def show_section(pilot: Pilot, section_id: str) -> None:
     await pilot.pause()
 
 
+async def open_chat_form(pilot: Pilot) -> None:
+    """Chats opens on the conversations (its search field focused): ctrl+n shows the new-message form, its
+    recipient field focused, as a user reaches it."""
+    await pilot.press("ctrl+n")
+    await wait_until(pilot, lambda: getattr(pilot.app.focused, "id", None) == "recipient", what="the Chats form")
+
+
 _SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)" textLength="([\d.]+)"[^>]*>(.*?)</text>')
 
 

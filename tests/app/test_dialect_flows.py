@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.app.test_flows import fill
-from tests.harness import settle, show_section, wait_ready
+from tests.harness import open_chat_form, settle, show_section, wait_ready
 from tui.app import build_app
 from tui.sandbox.state import LAUNCH_ID
 from tui.widgets.forms import FieldRow, set_cursor_blink
@@ -32,6 +32,7 @@ async def test_forms_and_header_speak_the_dialect() -> None:
         assert "speaks zapi/wuzapi" in header
 
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(screen, {"recipient": "5511999999999", "kind": "link"})
         await pilot.pause()
         assert label(screen, "link-title") == "Preview title (required by Z-API)"
