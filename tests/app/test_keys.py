@@ -106,6 +106,7 @@ async def test_sending_the_same_message_again_asks_first():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         sent = app.runtime.sandbox.state.sent
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient", Input).value = RECIPIENT
         app.screen.query_one("#text-message").load_text("only once")
         app.screen.query_one("#text-message").focus()
@@ -193,6 +194,7 @@ def highlighted(app) -> str:
 async def test_palette_clear_chat_history_asks_then_clears():
     async with running_sandbox_app() as pilot:
         app = pilot.app
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient", Input).value = RECIPIENT
         await palette(pilot, "Clear chat history")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
