@@ -90,6 +90,7 @@ def test_send_a_poll_and_see_its_events(terminal):
     terminal.wait_for("Recipient", "Send (ctrl+s)")
     terminal.keys("BTab")  # back to the message kind
     terminal.keys("Enter")
+    terminal.wait_for("Button list")  # the kinds are listed: Down moves through them
     for _ in range(4):  # Text, Quick-reply buttons, Button list, Link with preview, Poll
         terminal.keys("Down")
     terminal.keys("Enter")
@@ -131,10 +132,10 @@ def test_alt_digits_switch_sections_while_typing_and_focus_stays_after_a_call(te
 def test_typing_at_80x24(small_terminal):
     small_terminal.wait_for("Chats")  # the first frame (the header is in its short form at 80 columns)
     small_terminal.type("5511999999999")  # into the conversation search
+    small_terminal.wait_for("● connected")  # the header's short form at 80 columns
     small_terminal.keys("Enter")  # no chat matches the number: the form to it, its message box focused
     small_terminal.wait_for("Send (ctrl+s)")
     small_terminal.type("hi 1234 e?")  # digits, e and ? are text here
-    small_terminal.wait_for("● connected")  # the header's short form at 80 columns
     small_terminal.keys("C-s")
     shown = small_terminal.wait_for("Sent, message id:")
     assert "hi 1234 e?" in shown

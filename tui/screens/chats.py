@@ -363,7 +363,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         if recipient is not None:
             field.value = recipient
         if recipient is not None or message_first:
-            self.call_after_refresh(self._focus_first)
+            self._focus_first(at_once=True)  # at once: keys already on their way land in the message
         else:
             self.screen.set_focus(field)
 
@@ -418,13 +418,12 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             return self.query_one("#inbox-search", Input)
         return self.query_one("#recipient", Input)
 
-    def _focus_first(self) -> None:
+    def _focus_first(self, at_once: bool = False) -> None:
         recipient = self.query_one("#recipient", Input)
-        if not recipient.value:
-            recipient.focus()
-            return
-        controls = [row.control for row in self.active_form().rows()]
-        if controls:
+        controls = [row.control for row in self.active_form().rows()] if recipient.value else [recipient]
+        if controls and at_once:
+            self.screen.set_focus(controls[0])
+        elif controls:
             controls[0].focus()
 
     # -- sending -----------------------------------------------------------------------------------
