@@ -48,12 +48,15 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], *, timeout: fl
 
 
 async def wait_ready(pilot: Pilot) -> None:
-    """Until the runtime (sandbox, listener, store, clients, webhooks, HMAC key) is up; fail on a start-up error."""
+    """Until the runtime (sandbox, listener, store, clients, webhooks, HMAC key) is up and every section mounted;
+    fail on a start-up error."""
     app = pilot.app
     await wait_until(
         pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT, what="runtime start"
     )
     assert not app.runtime_error, app.runtime_error
+    await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", True), timeout=READY_TIMEOUT,
+                     what="every section mounted")  # the ones not shown at start follow the runtime's start
     await settle(pilot)
 
 

@@ -51,7 +51,7 @@ def layer_of(module: str) -> str:
         return WEBHOOKS
     if module.startswith("tui.api"):
         return API
-    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui"):
+    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui.preferences", "tui"):
         return BESIDE
     raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
 

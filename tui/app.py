@@ -13,6 +13,8 @@ Widgets follow the app through:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from tui.runtime import Runtime
 
 SENT_REMEMBERED = 1000
+SHUTDOWN_MOUNT_WAIT = 5.0
+"""Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
 
 
 class GatewayApp(App):
@@ -71,8 +75,12 @@ class GatewayApp(App):
         self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
+        self.runtime_settled = asyncio.Event()
+        """Set once the first start of the Runtime has finished, started or not (the main screen mounts the
+        sections not shown yet after it: before, they would compete with the start for the event loop)."""
         let_alt_digits_through()
         self.keymap_problems: list[str] = []
+        self.preference_problems: list[str] = []
         self._load_keymap()
         self._unsubscribers = [
             runtime.subscribe_events(self._publish_event),
@@ -97,14 +105,52 @@ class GatewayApp(App):
         return MainScreen()
 
     def on_mount(self) -> None:
+        self._use_saved_theme()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self.start_runtime)
 
+    # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
+
+    saved_theme: str | None = None
+    """The theme read from preferences.toml at start (None: none saved, or the file is unusable)."""
+
+    def _use_saved_theme(self) -> None:
+        from tui.preferences import PreferencesError, load_theme
+
+        try:
+            self.saved_theme = load_theme()
+        except PreferencesError as error:
+            self.preference_problems.append(f"{error}; the theme is not kept until it is fixed.")
+            return
+        if self.saved_theme in self.available_themes:
+            self.theme = self.saved_theme
+
+    def _theme_changed(self, theme: Any) -> None:
+        profile_theme = getattr(self.runtime.profile, "theme", None)
+        if self.saved_theme is None and theme.name == profile_theme:
+            return  # the profile's own theme, applied at start: not a choice to keep
+        if theme.name != self.saved_theme:
+            self.saved_theme = theme.name
+            self._save_theme(theme.name)
+
+    @work(group="save-theme", exclusive=True, exit_on_error=False, description="keep the theme for next time")
+    async def _save_theme(self, name: str) -> None:
+        from tui.preferences import PreferencesError, save_theme
+
+        try:
+            await asyncio.to_thread(save_theme, name)
+        except (PreferencesError, OSError) as error:
+            self.notify(f"The theme is not kept for next time: {error}", severity="warning", markup=False)
+
     def report_keymap_problems(self) -> None:
-        """Toast each refused keymap.toml entry (the main screen calls this once its sections are up: a toast
-        raised before then is not drawn)."""
+        """Toast each refused keymap.toml entry and an unusable preferences.toml (the main screen calls this once
+        its first section is up: a toast raised before then is not drawn)."""
         problems, self.keymap_problems = self.keymap_problems, []
         for problem in problems:
             self.notify(problem, title="Key map", severity="warning", markup=False, timeout=30)
+        problems, self.preference_problems = self.preference_problems, []
+        for problem in problems:
+            self.notify(problem, title="Preferences", severity="warning", markup=False, timeout=30)
 
     def start_runtime(self) -> None:
         """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""
@@ -124,10 +170,12 @@ class GatewayApp(App):
             self.runtime_error = _startup_text(error)
             self.notify(self.runtime_error, title="Could not start", severity="error", markup=False, timeout=15)
             return
+        finally:
+            self.runtime_settled.set()
         if self.runtime.store_problem:
             self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
-        theme = getattr(self.runtime.profile, "theme", None)
-        if theme and theme in self.available_themes and not self.deterministic:
+        theme = getattr(self.runtime.profile, "theme", None)  # a profile's own theme, unless one was chosen since
+        if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
         self.runtime_ready = True
 
@@ -175,6 +223,37 @@ class GatewayApp(App):
                             timeout=15)
 
         self.push_screen(SetupScreen(first_run=False), saved)
+
+    # A section being mounted in the background when the app exits is let finish first: Textual closes widgets even
+    # while one is being composed, and the section's own Mount handlers then fail on children that were never
+    # mounted (Groups' tabs: "No Tab with id"), which the exit would report as a crash. Both ways out wait: exit()
+    # (ctrl+q, the palette; once it has posted its message the mount can no longer finish) and Textual's shutdown
+    # (which test harnesses call directly).
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        if not any(screen.mounting for screen in self._main_screens()):
+            super().exit(result, return_code, message)
+            return
+
+        async def after_the_mounts() -> None:
+            await self._finish_mounting()
+            super(GatewayApp, self).exit(result, return_code, message)
+
+        self.run_worker(after_the_mounts(), group="exit", exclusive=True, description="exit after the mounts")
+
+    async def _shutdown(self) -> None:
+        await self._finish_mounting()
+        await super()._shutdown()
+
+    async def _finish_mounting(self) -> None:
+        for screen in self._main_screens():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(screen.finish_mounting(), SHUTDOWN_MOUNT_WAIT)
+
+    def _main_screens(self) -> list[Any]:
+        from tui.screens.main import MainScreen
+
+        return [screen for screen in self.screen_stack if isinstance(screen, MainScreen)]
 
     async def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribers:

@@ -86,14 +86,17 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
         try:
             return await _listen(store, args, key, forwarder)
         finally:
-            if forwarder.pending:
-                # A forward already under way usually ends in milliseconds: let it finish and be recorded.
-                with contextlib.suppress(TimeoutError):
-                    await forwarder.wait_idle(FORWARD_STOP_GRACE)
-            waiting = forwarder.pending
+            abandoned = forwarder.waiting_ids()
             await forwarder.stop()
-            if waiting:
-                print(f"{waiting} events were not forwarded yet; `gateway-tui events replay ID` sends one", file=sys.stderr)
+            if abandoned:
+                print(f"{_not_forwarded(abandoned)}; `gateway-tui events replay ID` sends one", file=sys.stderr)
+
+
+def _not_forwarded(ids: list[int], shown: int = 20) -> str:
+    """`2 events not forwarded yet: #4, #7` (the first `shown` ids, then how many more)."""
+    listed = ", ".join(f"#{event_id}" for event_id in ids[:shown])
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"{len(ids)} event{'' if len(ids) == 1 else 's'} not forwarded yet: {listed}{more}"
 
 
 async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, forwarder: Any) -> int:
@@ -132,8 +135,15 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
         await stopped.wait()
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
+        # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
+        # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
+        forwards_by = loop.time() + FORWARD_STOP_GRACE
         store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
         await listener.stop()
+        if forwarder is not None and forwarder.pending:
+            # A forward already under way usually ends in milliseconds: let it finish and be recorded.
+            with contextlib.suppress(TimeoutError):
+                await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
         again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
     return 0

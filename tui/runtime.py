@@ -60,6 +60,8 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 log = logging.getLogger(__name__)
 
 SANDBOX_PROFILE = "sandbox"
+NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
+NAME_LIST_PAGES = 40  # at most 20,000 entries per list
 
 
 class HmacDisagreement(enum.Enum):
@@ -188,6 +190,10 @@ class Runtime:
         self.started = False
         self._event_subscribers: list[EventCallback] = []
         self._inbox_subscribers: list[Callable[[str], None]] = []
+        self._names_asked = False
+        self._names_task: asyncio.Task[None] | None = None
+        self.names_note: str | None = None
+        """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
         self._attempt_subscribers: list[AttemptCallback] = []
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
@@ -234,6 +240,8 @@ class Runtime:
         """Call `callback(chat_id)` after one of the account's own messages was recorded (events come through
         `subscribe_events`); returns an unsubscribe function."""
         self._inbox_subscribers.append(callback)
+        if not self._names_asked:  # the inbox opens for the first time: name its chats from the gateway's lists
+            self.refresh_names()
         return lambda: self._inbox_subscribers.remove(callback) if callback in self._inbox_subscribers else None
 
     @property
@@ -258,6 +266,78 @@ class Runtime:
             except Exception:
                 log.exception("inbox subscriber failed")
         return message.chat_id
+
+    # -- names from the gateway's lists ---------------------------------------------------------------------
+
+    def refresh_names(self) -> None:
+        """Read the gateway's contact, chat and group lists in the background and name the inbox's chats from them
+        (the first time the inbox opens, and when asked again). Only the lists the profile's dialects offer are
+        read (the spec has none); a failing gateway leaves the names from the history as they are. Inbox
+        subscribers are told when names changed."""
+        self._names_asked = True
+        if self._names_task is not None and not self._names_task.done():
+            return
+        if self.instance is None or self.session is None or self.store is None:
+            return  # not started yet: start() reads them once it has
+        self._names_task = asyncio.get_running_loop().create_task(self._read_names(), name="read gateway lists")
+
+    async def _read_names(self) -> None:
+        from tui.api.errors import GatewayError
+        from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
+        from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
+        from tui.webhooks.conversations import names_from_chats, names_from_contacts, names_from_groups
+
+        names: list[Any] = []
+        read: list[str] = []
+        problems: list[str] = []
+        for op_id in NAME_LISTS:
+            op = OPERATIONS[op_id]
+            client: Any = self.instance if op.family is Family.INSTANCE else self.session
+            if client is None:
+                continue
+            items: list[Any] = []
+            try:
+                if op.request is ListPage:
+                    for page in range(1, NAME_LIST_PAGES + 1):  # bounded: a gateway that never ends its list
+                        answer = await client.request(op, ListPage(page=page, pageSize=NAME_LIST_PAGE_SIZE))
+                        items.extend(answer.items)
+                        if len(answer.items) < NAME_LIST_PAGE_SIZE:
+                            break
+                else:
+                    answer = await client.request(op, NoBody())
+                    items.extend(answer.items)
+            except DialectRefusal:
+                continue  # this dialect has no such list: the history alone names the chats
+            except (GatewayError, ClientsNotReady) as error:
+                problems.append(f"{op.title}: {self.scrub(str(error))}")
+                continue
+            read.append(op.title)
+            if op.result is ContactList:
+                names.extend(names_from_contacts(items))
+            elif op.result is ChatList:
+                names.extend(names_from_chats(items))
+            elif op.result is GroupList:
+                names.extend(names_from_groups(items))
+        inbox = self.inbox
+        try:
+            written = await asyncio.to_thread(inbox.name_all, names) if inbox is not None else 0
+        except Exception as error:  # a failing or closed store: the names wait for the next read
+            log.warning("could not keep the gateway's names: %s", error)
+            written = 0
+            problems.append(f"the event store: {error}")
+        if problems:
+            self.names_note = "names from the gateway's lists: " + "; ".join(problems)
+            log.info("%s", self.names_note)
+        elif read:
+            self.names_note = f"{written} names from {', '.join(read)}"
+        else:
+            self.names_note = "no lists in these dialects: names come from the history"
+        if written:
+            for callback in list(self._inbox_subscribers):
+                try:
+                    callback("")
+                except Exception:
+                    log.exception("inbox subscriber failed")
 
     def inbox_time_text(self, at_us: int) -> str:
         """A message's time in the inbox (local); deterministic mode shows the seeded history's own UTC times
@@ -315,10 +395,17 @@ class Runtime:
             await self.stop()
             raise
         self.started = True
+        if self._names_asked and self._names_task is None:
+            self.refresh_names()  # the inbox opened before the clients were ready
 
     async def stop(self) -> None:
         """Stop servers, close the HTTP pool and the store. Safe to call twice or after a failed start."""
         self.started = False
+        if self._names_task is not None:
+            task, self._names_task = self._names_task, None
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()
@@ -378,14 +465,20 @@ class Runtime:
         )
 
         await self._open_store()
-        if self.store is not None:
-            await asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state)
-        await self._start_listener("127.0.0.1", 0, hmac_key=None)
-        self._build_clients(base, "sandbox", tokens, session_url=base)
+        # The demo chats are written (once per store) in a thread while the listener starts and the gateway is
+        # configured: mostly SQLite commits, which need not hold up the rest of the start.
+        seeding = None if self.store is None else asyncio.ensure_future(
+            asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state))
+        try:
+            await self._start_listener("127.0.0.1", 0, hmac_key=None)
+            self._build_clients(base, "sandbox", tokens, session_url=base)
 
-        if self.listener is not None:
-            await self.configure_webhooks(self.listener.url)
-            await self.set_hmac_key(hmac_key)
+            if self.listener is not None:
+                await self.configure_webhooks(self.listener.url)
+                await self.set_hmac_key(hmac_key)
+        finally:
+            if seeding is not None:
+                await seeding
 
     async def _start_profile(self) -> None:
         from tui import config

@@ -40,10 +40,18 @@ class WireCase:
     check: Callable[[Any], bool]
     query: dict[str, str] | None = None
     name: str = ""
+    refused: str | None = None  # the field a DialectRefusal names: nothing goes on the wire
+
 
     @property
     def id(self) -> str:
         return f"{self.op.value}[{self.dialect.value}]{('-' + self.name) if self.name else ''}"
+
+
+def _refused(op: OperationId, dialect: Dialect, request: Callable[[], m.Request], method: str, path: str,
+             field: str) -> WireCase:
+    """A dialect that cannot say the operation at all: refused before sending (method and path for reference)."""
+    return WireCase(op, dialect, request, method, path, None, (200, None), lambda _r: False, refused=field)
 
 
 def _sent(result: Any) -> bool:
@@ -297,4 +305,51 @@ CASES: list[WireCase] = [
              (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "events": ["Message"],
                                           "active": True}, "success": True}),
              lambda r: r.events == ["Message"] and r.active is True),
+    # -- lists: Z-API and WuzAPI offer them, the spec does not (research/zapi.md §3.6, research/wuzapi.md §2.8) ----
+    _refused(OperationId.LIST_CHATS, SPEC, m.ListPage, "GET", "/chats", "chats"),
+    WireCase(OperationId.LIST_CHATS, ZAPI, lambda: m.ListPage(page=2, pageSize=20), "GET", "/chats", None,
+             (200, [{"archived": "false", "pinned": "true", "messagesUnread": 0, "phone": "5511987654321",
+                     "unread": "3", "name": "Ana", "lastMessageTime": "1622991687", "muteEndTime": 1655953774000,
+                     "isMuted": "0", "isMarkedSpam": "false", "isGroupAnnouncement": False, "isGroup": False,
+                     "notes": {"id": "n1", "content": "VIP", "createdAt": 0, "lastUpdateAt": 0}},
+                    {"phone": "120363019502650977-group", "name": "Team", "isGroup": True, "unread": "0",
+                     "lastMessageTime": "1730918668000", "archived": "true", "pinned": "false", "isMuted": "1",
+                     "messagesUnread": "0", "muteEndTime": None}]),
+             lambda r: [(c.phone, c.name, c.unread_count, c.pinned, c.isGroup, c.archived, c.isMuted) for c in r.items]
+             == [("5511987654321", "Ana", 3, True, False, False, False),
+                 ("120363019502650977-group", "Team", 0, False, True, True, True)]
+             and r.items[0].lastMessageTime.year == 2021 and r.items[1].lastMessageTime.year == 2024,
+             query={"page": "2", "pageSize": "20"}),
+    WireCase(OperationId.LIST_CHATS, ZAPI, m.ListPage, "GET", "/chats", None, (200, []), lambda r: r.items == [],
+             query={"page": "1", "pageSize": "100"}, name="end-of-list"),
+    _refused(OperationId.LIST_CONTACTS, SPEC, m.ListPage, "GET", "/contacts", "contacts"),
+    WireCase(OperationId.LIST_CONTACTS, ZAPI, m.ListPage, "GET", "/contacts", None,
+             (200, [{"name": "Ana Souza", "short": "Ana", "notify": "Aninha", "vname": "", "phone": "5511987654321"},
+                    {"notify": "Bruno L.", "phone": "5511976543219"}]),
+             lambda r: [(c.phone, c.saved_name, c.push_name) for c in r.items]
+             == [("5511987654321", "Ana Souza", "Aninha"), ("5511976543219", "", "Bruno L.")],
+             query={"page": "1", "pageSize": "100"}),
+    _refused(OperationId.LIST_GROUPS, SPEC, m.ListPage, "GET", "/groups", "groups"),
+    WireCase(OperationId.LIST_GROUPS, ZAPI, lambda: m.ListPage(pageSize=10), "GET", "/groups", None,
+             (200, [{"isGroup": True, "name": "Team", "phone": "120363019502650977-group", "unread": "0",
+                     "lastMessageTime": "1730918668000", "isMuted": "0", "isMarkedSpam": "false",
+                     "archived": "false", "pinned": "false", "muteEndTime": None, "messagesUnread": "0"}]),
+             lambda r: r.items[0].name == "Team" and r.items[0].isGroup, query={"page": "1", "pageSize": "10"}),
+    _refused(OperationId.USER_CONTACTS, SSPEC, m.NoBody, "GET", "/user/contacts", "user/contacts"),
+    WireCase(OperationId.USER_CONTACTS, WUZAPI, m.NoBody, "GET", "/user/contacts", None,
+             (200, {"code": 200, "data": {
+                 "5491122223333@s.whatsapp.net": {"BusinessName": "", "FirstName": "", "Found": True, "FullName": "",
+                                                  "PushName": "FOP2"},
+                 "549113334444@s.whatsapp.net": {"BusinessName": "", "FirstName": "Ana", "Found": True,
+                                                 "FullName": "Ana Souza", "PushName": "Asternic"}}, "success": True}),
+             lambda r: [(c.phone, c.saved_name, c.push_name) for c in r.items]
+             == [("5491122223333@s.whatsapp.net", "", "FOP2"), ("549113334444@s.whatsapp.net", "Ana Souza", "Asternic")]),
+    WireCase(OperationId.USER_CONTACTS, WUZAPI, m.NoBody, "GET", "/user/contacts", None,
+             (200, {"code": 200, "data": {}, "success": True}), lambda r: r.items == [], name="none"),
+    _refused(OperationId.GROUP_LIST, SSPEC, m.NoBody, "GET", "/group/list", "group/list"),
+    WireCase(OperationId.GROUP_LIST, WUZAPI, m.NoBody, "GET", "/group/list", None,
+             (200, {"code": 200, "data": {"Groups": [GROUP_INFO]}, "success": True}),
+             lambda r: [(g.JID, g.Name) for g in r.items] == [("120363019502650977@g.us", "Team")]),
+    WireCase(OperationId.GROUP_LIST, WUZAPI, m.NoBody, "GET", "/group/list", None,
+             (200, {"code": 200, "data": {"Groups": None}, "success": True}), lambda r: r.items == [], name="none"),
 ]

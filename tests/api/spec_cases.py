@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tests.api.conftest import HMAC_SECRET, INSTANCE_TOKEN
+from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.models import (
     AddAdmin,
     AddParticipant,
@@ -25,6 +26,7 @@ from tui.api.models import (
     GroupInfoRequest,
     HmacKey,
     ListButton,
+    ListPage,
     ModifyChat,
     PollOption,
     PrivacyGroupAdd,
@@ -62,7 +64,44 @@ class Case:
     query: dict[str, str] | None = None
 
 
+def zapi(client: Any) -> Any:
+    """The same client speaking Z-API: the lists are Z-API's (the spec has none and refuses them)."""
+    return type(client)(client.http, client.credentials, InstanceDialect.ZAPI)
+
+
+def wuzapi(client: Any) -> Any:
+    """The same client speaking WuzAPI, whose lists the spec does not have."""
+    return type(client)(client.http, client.credentials, SessionDialect.WUZAPI)
+
+
 INSTANCE_CASES = [
+    # -- lists, in Z-API's dialect (research/zapi.md §3.6) -------------------------------------------------------
+    Case(
+        "list_chats",
+        lambda c: zapi(c).list_chats(ListPage(page=3, pageSize=50)),
+        "GET", f"{P}/chats", None,
+        (200, [{"phone": "5511999999999", "name": "Ana", "unread": "2", "isGroup": False,
+                "lastMessageTime": "1622991687", "pinned": "true"}]),
+        lambda r: r.items[0].unread_count == 2 and r.items[0].pinned,
+        query={"page": "3", "pageSize": "50"},
+    ),
+    Case(
+        "list_contacts",
+        lambda c: zapi(c).list_contacts(ListPage()),
+        "GET", f"{P}/contacts", None,
+        (200, [{"name": "Ana Silva", "short": "Ana", "notify": "Aninha", "vname": "", "phone": "5511999999999"}]),
+        lambda r: r.items[0].saved_name == "Ana Silva" and r.items[0].push_name == "Aninha",
+        query={"page": "1", "pageSize": "100"},
+    ),
+    Case(
+        "list_groups",
+        lambda c: zapi(c).list_groups(ListPage(pageSize=10)),
+        "GET", f"{P}/groups", None,
+        (200, [{"isGroup": True, "name": "Team", "phone": "120363019502650977-group", "unread": "0",
+                "lastMessageTime": "1730918668000", "messagesUnread": "0"}]),
+        lambda r: r.items[0].name == "Team" and r.items[0].lastMessageTime.year == 2024,
+        query={"page": "1", "pageSize": "10"},
+    ),
     Case(
         "send_text",
         lambda c: c.send_text(SendText(phone="5511999999999", message="Olá, tudo bem?")),
@@ -344,6 +383,21 @@ SESSION_CASES = [
         (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/wa", "events": ["Message", "ReadReceipt"],
                                      "active": True}, "success": True}),
         lambda r: r.webhook == "https://hooks.example.com/wa" and r.events == ["Message", "ReadReceipt"] and r.active,
+    ),
+    Case(
+        "user_contacts",
+        lambda c: wuzapi(c).user_contacts(),
+        "GET", "/user/contacts", None,
+        (200, {"code": 200, "data": {"5491122223333@s.whatsapp.net": {
+            "BusinessName": "", "FirstName": "", "Found": True, "FullName": "", "PushName": "FOP2"}}, "success": True}),
+        lambda r: r.items[0].phone == "5491122223333@s.whatsapp.net" and r.items[0].push_name == "FOP2",
+    ),
+    Case(
+        "group_list",
+        lambda c: wuzapi(c).group_list(),
+        "GET", "/group/list", None,
+        (200, {"code": 200, "data": {"Groups": None}, "success": True}),
+        lambda r: r.items == [],
     ),
     Case(
         "update_webhook_partial",

@@ -34,6 +34,12 @@ def _client(case: WireCase, http, gateway):
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 async def test_operation_in_dialect_on_the_wire(case: WireCase, http, gateway) -> None:
     client, prefix = _client(case, http, gateway)
+    if case.refused is not None:
+        with pytest.raises(DialectRefusal) as refused:
+            await client.request(OPERATIONS[case.op], case.request())
+        assert refused.value.field == case.refused and "spec dialect" in refused.value.message
+        assert gateway.requests == []
+        return
     status, reply = case.reply
     gateway.reply(case.method, prefix + case.path, status, json_body=reply)
     result = await client.request(OPERATIONS[case.op], case.request())

@@ -70,3 +70,33 @@ async def test_zapi_add_participant_says_what_it_knows_and_no_more() -> None:
         shown = str(screen.query_one("#add-result", Static).render())
         assert "does not report which numbers were added" in shown
         assert "Added" not in shown
+
+
+async def test_inbox_names_chats_from_the_gateways_lists() -> None:
+    """The saved contact name from Z-API's /contacts reaches the inbox's list when it first opens, and the
+    palette's list entry reads the lists again; no screen of its own."""
+    from tests.harness import screen_text, wait_until
+    from tui.sandbox.state import DEMO_CONTACTS
+    from tui.screens.inbox import InboxScreen
+
+    ana = DEMO_CONTACTS[0][0]
+    app = real_gateways_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        runtime = pilot.app.runtime
+        runtime.sandbox.state.contacts[ana].name = "Ana Paula (VIP)"
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox")
+        screen = pilot.app.screen
+        await wait_until(pilot, lambda: any(row.title == "Ana Paula (VIP)" for row in screen.rows),
+                         what="the name from the contact list")
+        await settle(pilot)
+        assert "Ana Paula (VIP)" in screen_text(pilot.app)
+
+        runtime.sandbox.state.contacts[ana].name = "Ana Souza"
+        pilot.app.pop_screen()
+        await settle(pilot)
+        pilot.app.screen.open_operation("chats", "contacts")  # the palette's "List contacts (Z-API)"
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox again")
+        await wait_until(pilot, lambda: any(row.title == "Ana Souza" for row in pilot.app.screen.rows),
+                         what="the name read again")

@@ -1,5 +1,6 @@
-"""The footer follows a running call: `esc Cancel call` while a section's call runs, gone when it ends (the
-snapshots capture after the call, and under load they caught a stale `Cancel call`)."""
+"""The footer follows a running call: `esc Cancel call` while a section's call runs (the focus waits on the section
+while the call covers its form), gone when it ends (the snapshots capture after the call, and under load they
+caught a stale `Cancel call`); Escape then cancels, and the focus goes back to the field."""
 
 from __future__ import annotations
 
@@ -7,36 +8,63 @@ import asyncio
 
 from textual.widgets._footer import FooterKey
 
-from tests.harness import running_sandbox_app, settle, show_section
+from tests.harness import running_sandbox_app, settle, show_section, wait_until
 from tui.sandbox.state import LAUNCH_ID
+
+RECIPIENT = "5511999999999"
 
 
 def footer_keys(app) -> list[str]:
     return [key.description for key in app.screen.query(FooterKey)]
 
 
-async def test_the_footer_drops_cancel_when_the_call_ends(monkeypatch):
+async def test_the_footer_shows_cancel_during_a_call_and_drops_it_when_the_call_ends(monkeypatch):
     async with running_sandbox_app() as pilot:
         app = pilot.app
         release = asyncio.Event()
+        started = asyncio.Event()
         real = app.runtime.instance.group_metadata
 
         async def held(group_id: str):
-            await release.wait()
+            started.set()
+            await release.wait()  # the gateway answers when the test says so
             return await real(group_id)
 
         monkeypatch.setattr(app.runtime.instance, "group_metadata", held)
         await show_section(pilot, "groups")
-        app.screen.query_one("#lookup-id").value = f"{LAUNCH_ID}-group"
-        app.screen.query_one("#lookup").press()
-        for _ in range(50):  # bounded: the worker starts within a few frames
-            await pilot.pause()
-            if any(worker.is_running for worker in app.workers if worker.name == "Look up group"):
-                break
-        assert any(worker.is_running for worker in app.workers if worker.name == "Look up group")
-        # While the call covers the form the focus waits outside it (tests/app/test_focus_after_calls.py gives it
-        # back after), so the section's keys are not in the footer then; what must never happen is the section's
-        # "Cancel call" staying once the call is over.
+        field = app.screen.query_one("#lookup-id")
+        field.value = f"{LAUNCH_ID}-group"
+        field.focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, started.is_set, what="the look-up to reach the gateway")
+        await wait_until(pilot, lambda: "Cancel call" in footer_keys(app), what="esc Cancel call in the footer")
+        assert "Run" not in footer_keys(app)  # the covered form's keys wait for the answer
         release.set()
         await settle(pilot)
         assert "Cancel call" not in footer_keys(app)
+        assert app.focused is field and "Looked up" in str(app.screen.query_one("#group-status").render())
+
+
+async def test_escape_in_the_footer_cancels_a_send_and_gives_the_field_back():
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        started = asyncio.Event()
+
+        async def never(*args, **kwargs):
+            started.set()
+            await asyncio.Event().wait()  # the gateway never answers
+
+        app.runtime.instance.request = never
+        app.screen.query_one("#recipient").value = RECIPIENT
+        message = app.screen.query_one("#text-message")
+        message.load_text("held")
+        message.focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, started.is_set, what="the send to reach the gateway")
+        await wait_until(pilot, lambda: "Cancel call" in footer_keys(app), what="esc Cancel call in the footer")
+        assert app.focused is app.screen.section("chats")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "cancelled" in str(app.screen.query_one("#chat-status").render()),
+                         what="the cancel")
+        await settle(pilot)
+        assert app.focused is message and "Cancel call" not in footer_keys(app)

@@ -203,12 +203,26 @@ async def test_update_webhook(session: SessionClient, sandbox):
     assert set(sandbox.state.session_webhook.events) == {"Message", "ReadReceipt"}
 
 
+async def test_the_lists_are_refused_in_the_spec_dialect(instance: InstanceClient, session: SessionClient, sandbox):
+    """The gateways' lists are not in the spec: the named methods refuse before anything is sent (the dialect
+    sandboxes' answers are driven in test_client_in_each_dialect and test_lists)."""
+    from tui.api.models import ListPage
+    from tui.api.operations import DialectRefusal
+
+    calls = [instance.list_chats(ListPage()), instance.list_contacts(ListPage()), instance.list_groups(ListPage()),
+             session.user_contacts(), session.group_list()]
+    for call in calls:
+        with pytest.raises(DialectRefusal, match="spec dialect"):
+            await call
+
+
 def test_every_client_method_is_driven_here():
     driven = set(SENDS) | {
         "forward_message", "status", "set_privacy_group_add", "set_privacy_last_seen", "update_group_name",
         "group_metadata", "add_participant", "add_admin", "redefine_invitation_link", "modify_chat",
         "set_profile_description", "product", "set_delivery_webhook", "set_hmac_key", "hmac_status",
         "delete_hmac_key", "set_proxy", "create_group", "group_info", "send_contact", "update_webhook",
+        "list_chats", "list_contacts", "list_groups", "user_contacts", "group_list",
     }
     public = {
         name

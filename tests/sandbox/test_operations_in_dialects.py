@@ -13,7 +13,7 @@ from tui.api import models as m
 from tui.api.client import GatewayHttp, InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import BadRequest
-from tui.api.operations import OPERATIONS, Family, InstanceDialect, OperationId, SessionDialect
+from tui.api.operations import OPERATIONS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
 from tui.api.vcard import build_vcard
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
@@ -57,7 +57,15 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.GROUP_CREATE: lambda: m.GroupCreate(name="Dialects", participants=["5511944443333"]),
     OperationId.SEND_CONTACT: lambda: m.ContactCard(Phone=PHONE, Name="Ana", Vcard=build_vcard("Ana", "5511988887777")),
     OperationId.WEBHOOK: lambda: m.WebhookUpdate(webhook="https://hooks.example.com/session"),
+    OperationId.LIST_CHATS: lambda: m.ListPage(pageSize=5),
+    OperationId.LIST_CONTACTS: m.ListPage,
+    OperationId.LIST_GROUPS: m.ListPage,
+    OperationId.USER_CONTACTS: m.NoBody,
+    OperationId.GROUP_LIST: m.NoBody,
 }
+# The gateways' lists: the spec has none, so its dialect refuses them before sending.
+NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
+               OperationId.GROUP_LIST}
 
 CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects]
 
@@ -90,8 +98,14 @@ async def test_operation_against_the_sandbox_speaking_the_dialect(op_id: Operati
         async with GatewayHttp(timeout=5.0) as http:
             instance_client, session_client = _clients(http, gateway.url, instance, session)
             client = instance_client if op.family is Family.INSTANCE else session_client
+            if op_id in NOT_IN_SPEC and dialect == "spec":
+                with pytest.raises(DialectRefusal):
+                    await client.request(op, REQUESTS[op_id]())
+                return
             result = await client.request(op, REQUESTS[op_id]())
         assert isinstance(result, op.result)
+        if isinstance(result, m.ListAnswer):
+            assert result.items, result  # the sandbox's contacts, chats and groups
         if isinstance(result, m.OperationResult):
             assert result.ok, result
     finally:

@@ -136,3 +136,19 @@ def test_hostile_shapes_never_raise(payload):
     summary.encode("utf-8")  # storable and printable
     assert all(isinstance(value, str) and value for value in ids)
     json.dumps(ids)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain words " * 30,  # the usual summary: taken as it is
+        "a" * 200, "a" * 201, "a" * 200 + " ", "a" * 200 + " " + " " * 500, " " + "a" * 300, "a" * 199 + "  b",
+        "line one\nline two", "tab\there", "no\xa0break", "a\u2028b", "emoji 😀 " * 40, "x" * 150 + "\n" * 900 + "y",
+    ],
+)
+def test_one_line_collapses_whitespace_and_cuts_at_the_limit(text):
+    """The summary's fast path (already one line) must agree with collapsing every whitespace run, then cutting."""
+    from tui.webhooks.classify import SUMMARY_LIMIT, _one_line
+
+    line = " ".join(text.split())
+    assert _one_line(text) == (line if len(line) <= SUMMARY_LIMIT else line[: SUMMARY_LIMIT - 1] + "…")

@@ -210,6 +210,43 @@ async def test_a_schema_2_store_gets_its_inbox_from_the_events_already_stored(tm
         assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 3
 
 
+async def test_an_inbox_failure_inside_a_batch_loses_no_event_and_spares_its_neighbours(store, inbox, monkeypatch):
+    """A batch has no savepoint per event (two statements each on the hot path): when the inbox fails for one of
+    its events, the batch is stored again one by one, so every event is kept and only that one misses the inbox."""
+    import asyncio
+    import threading
+
+    from tui.webhooks import conversations
+
+    real_add = conversations.add_message
+
+    def fails_for_bad(connection, message, *args):
+        if message.message_id == "BAD":
+            raise sqlite3.IntegrityError("odd event (simulated)")
+        return real_add(connection, message, *args)
+
+    monkeypatch.setattr(conversations, "add_message", fails_for_bad)
+    entered, hold = threading.Event(), threading.Event()
+
+    def hold_the_writer(_connection) -> None:
+        entered.set()
+        hold.wait(30)
+
+    blocked = asyncio.ensure_future(asyncio.to_thread(store.on_writer, hold_the_writer))
+    assert await asyncio.to_thread(entered.wait, 30)  # the writer is busy: what is appended now waits, together
+    appends = [
+        asyncio.ensure_future(store.append(event(wuzapi_message(message_id, {"conversation": message_id}, chat=chat))))
+        for message_id, chat in (("OK1", f"{ANA}@s.whatsapp.net"), ("BAD", "5511000000001@s.whatsapp.net"),
+                                 ("OK2", "5511000000002@s.whatsapp.net"))
+    ]
+    await asyncio.sleep(0)  # each append has queued its record
+    hold.set()
+    await blocked
+    stored = await asyncio.gather(*appends)
+    assert [store.get(event.id) is not None for event in stored] == [True, True, True]
+    assert sorted(c.chat_id for c in inbox.conversations()) == ["5511000000002", ANA]
+
+
 async def test_an_inbox_failure_never_loses_the_event(store, inbox, monkeypatch):
     from tui.webhooks import conversations
 

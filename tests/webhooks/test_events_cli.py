@@ -11,14 +11,17 @@ import json
 import os
 import signal
 import sys
+import time
 from urllib.parse import parse_qs
 
+import aiohttp
 import pytest
 
 from tests.webhooks.conftest import KEY, record
 from tests.webhooks.headless import start_headless
 from tests.webhooks.recording_app import RecordingApp
 from tests.webhooks.test_headless import stop
+from tests.webhooks.test_signing import JSON_BODY, JSON_BODY_SIGNATURE
 from tui import config
 from tui.cli import main
 from tui.paths import profile_events_path
@@ -221,7 +224,56 @@ async def test_listen_stops_promptly_with_the_app_down_and_says_what_was_not_for
     assert code == 0 and "HTTP 200" in out  # acknowledged while the app is down
     _, stderr = await stop(process, signal.SIGTERM)
     assert process.returncode == 0
-    assert "1 events were not forwarded yet" in stderr.decode()
+    assert "1 event not forwarded yet: #1;" in stderr.decode()
     code, out, _ = await cli("events", "show", "1", "--db", str(db), "--json")
     attempts = json.loads(out)["forward_attempts"]
     assert attempts and all(a["status"] is None and a["outcome"] == "retrying" for a in attempts)
+
+
+async def test_sigterm_stops_listen_within_2_s_with_a_forward_the_app_never_answers(tmp_path):
+    """Issue 13: SIGTERM stops `listen` within 2 s in every state. Here a forward is hanging in an app that accepted
+    the connection and never answers (the forwarder's own timeout is 10 s), and another sender's body is stalled
+    halfway: neither may hold the stop up, and the user is told which event was not forwarded."""
+    forward_arrived = asyncio.Event()
+    hung: list[asyncio.StreamWriter] = []
+
+    async def never_answers(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        hung.append(writer)
+        await reader.readuntil(b"\r\n\r\n")
+        forward_arrived.set()
+        await reader.read()  # until the listener gives up and closes; no answer is ever written
+
+    target = await asyncio.start_server(never_answers, "127.0.0.1", 0)
+    target_port = target.sockets[0].getsockname()[1]
+    db = tmp_path / "hung.sqlite3"
+    process, listener_url = await start_headless(db, "--forward-to", f"http://127.0.0.1:{target_port}/hook", key=KEY)
+    stalled = None
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+            headers = {"Content-Type": "application/json", "x-hmac-signature": JSON_BODY_SIGNATURE}
+            async with http.post(listener_url + "/session", data=JSON_BODY, headers=headers) as response:
+                assert response.status == 200
+        await asyncio.wait_for(forward_arrived.wait(), 30)  # the forward is now hanging in the app
+        port = int(listener_url.rsplit(":", 1)[1])
+        stalled = await asyncio.open_connection("127.0.0.1", port)
+        stalled[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+        await stalled[1].drain()
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        stopped_after = time.monotonic() - started
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        if stalled is not None:
+            stalled[1].close()
+        for writer in hung:
+            writer.close()
+        target.close()
+        await target.wait_closed()
+    assert process.returncode == 0, stderr
+    assert stopped_after < 2.0, f"stopped {stopped_after:.2f} s after SIGTERM"
+    text = stderr.decode()
+    assert "1 event not forwarded yet: #1; `gateway-tui events replay ID` sends one" in text, text
+    assert "Traceback" not in text

@@ -371,3 +371,39 @@ CREATE TRIGGER events_after_delete AFTER DELETE ON events BEGIN
     DELETE FROM event_message_ids WHERE event_id = old.id AND message_id IN (SELECT value FROM json_each(old.message_ids));
 END;
 """
+
+
+def test_a_stored_event_copies_every_field_of_its_record():
+    """`stored` spells the fields out (it runs once per event on the writer thread): none may be left behind."""
+    from tui.webhooks.events import _RECORD_FIELDS, stored
+
+    original = record({"type": "Message"}, message_ids=("A", "B"))
+    event = stored(original, 7, 3)
+    assert (event.id, event.duplicate_of) == (7, 3)
+    assert {name: getattr(event, name) for name in _RECORD_FIELDS} == {
+        name: getattr(original, name) for name in _RECORD_FIELDS
+    }
+
+
+async def test_a_store_with_the_old_message_id_trigger_drops_it_and_keeps_its_index(tmp_path):
+    """Schema 3 as first released indexed message ids in an insert trigger on the hot path; opening drops it, and
+    the ids it already indexed (past the search watermark too) and the new ones are all found."""
+    path = tmp_path / "old.sqlite3"
+    with EventStore(path) as store:
+        pass
+    with sqlite3.connect(path) as raw:
+        raw.execute(
+            "CREATE TRIGGER events_after_insert AFTER INSERT ON events BEGIN INSERT OR IGNORE INTO"
+            " event_message_ids(message_id, event_id) SELECT value, new.id FROM json_each(new.message_ids); END"
+        )
+        raw.execute(
+            "INSERT INTO events (received_us, path, headers, body, has_payload, payload, kind, summary, verdict,"
+            " rejected, reason, message_ids) VALUES (1, '/s', '{}', X'', 0, NULL, 'Message', 's', 'valid', 0, NULL,"
+            " '[\"OLD\"]')"
+        )
+    with EventStore(path) as store:
+        await store.append(record({"type": "Message"}, message_ids=("OLD", "NEW")))
+        assert ids(store.find_by_message_id("OLD")) == [1, 2]
+        assert ids(store.find_by_message_id("NEW")) == [2]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'events_after_insert'").fetchone()[0] == 0

@@ -29,7 +29,7 @@ from tui.api.errors import (
     RateLimited,
     UnexpectedStatus,
 )
-from tui.api.models import Details, HmacStatus, OperationResult, field_errors
+from tui.api.models import Details, HmacStatus, ListAnswer, OperationResult, field_errors
 
 Result = TypeVar("Result", bound=BaseModel)
 
@@ -191,7 +191,8 @@ def decode_success(model: type[Result], status: int, text: str, operation: str) 
     elif model is not HmacStatus and issubclass(model, OperationResult) and payload is None:
         payload = {}
 
-    if not isinstance(payload, dict):
+    if not isinstance(payload, dict) and not (issubclass(model, ListAnswer) and isinstance(payload, list | None)):
+        # Lists come as bare arrays (Z-API) or null (nothing to list); every other answer is an object.
         raise MalformedResponse(
             f"{status_line(status)} for {operation}, but the answer is a JSON {_json_kind(payload)} "
             "where an object was expected",

@@ -24,8 +24,10 @@ from tui.api.models import (
     AddAdmin,
     AddParticipant,
     AddParticipantResult,
+    ChatList,
     ConnectionStatus,
     ContactCard,
+    ContactList,
     ContactSent,
     DeliveryWebhook,
     Details,
@@ -33,11 +35,13 @@ from tui.api.models import (
     GroupCreate,
     GroupInfo,
     GroupInfoRequest,
+    GroupList,
     GroupMetadata,
     GroupMetadataQuery,
     HmacKey,
     HmacStatus,
     InviteLink,
+    ListPage,
     ModifyChat,
     NoBody,
     OperationResult,
@@ -218,6 +222,17 @@ class InstanceClient:
     async def status(self) -> ConnectionStatus:
         return await self._op(OperationId.STATUS, NoBody())
 
+    # -- lists (Z-API only: the spec dialect refuses them before sending) --------------------------------
+
+    async def list_chats(self, page: ListPage) -> ChatList:
+        return await self._op(OperationId.LIST_CHATS, page)
+
+    async def list_contacts(self, page: ListPage) -> ContactList:
+        return await self._op(OperationId.LIST_CONTACTS, page)
+
+    async def list_groups(self, page: ListPage) -> ChatList:
+        return await self._op(OperationId.LIST_GROUPS, page)
+
 
 class SessionClient:
     """Session family: `{base_url}/session/...`, `/group/...`, `/chat/send/contact`, `/webhook`; header `token`.
@@ -311,3 +326,11 @@ class SessionClient:
 
     async def update_webhook(self, request: WebhookUpdate) -> WebhookConfig:
         return await self._op(OperationId.WEBHOOK, request)
+
+    # -- lists (WuzAPI only: the spec dialect refuses them before sending) -------------------------------
+
+    async def user_contacts(self) -> ContactList:
+        return await self._op(OperationId.USER_CONTACTS, NoBody())
+
+    async def group_list(self) -> GroupList:
+        return await self._op(OperationId.GROUP_LIST, NoBody())

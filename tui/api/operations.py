@@ -80,6 +80,9 @@ class OperationId(enum.StrEnum):
     PRODUCTS = "products"
     UPDATE_WEBHOOK_DELIVERY = "update-webhook-delivery"
     STATUS = "status"
+    LIST_CHATS = "chats"
+    LIST_CONTACTS = "contacts"
+    LIST_GROUPS = "groups"
     # session family
     HMAC_SET = "hmac-set"
     HMAC_STATUS = "hmac-status"
@@ -89,6 +92,8 @@ class OperationId(enum.StrEnum):
     GROUP_CREATE = "group-create"
     SEND_CONTACT = "send-contact"
     WEBHOOK = "webhook"
+    USER_CONTACTS = "user-contacts"
+    GROUP_LIST = "group-list"
 
 
 class DialectRefusal(GatewayError):
@@ -291,6 +296,28 @@ def _zapi_redefine_link(request: m.RedefineInvitationLink) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Lists (research/zapi.md §3.6, research/wuzapi.md §2.8): the gateways offer them, the spec does not.
+
+
+def _not_in_spec(what: str, where: str) -> Encoder:
+    def refuse(_request: m.Request) -> None:
+        raise DialectRefusal(what, f"cannot be listed in the spec dialect: the service has no such list ({where})")
+
+    return refuse
+
+
+def _page_query(request: m.ListPage) -> dict[str, str]:
+    return {"page": str(request.page), "pageSize": str(request.pageSize)}
+
+
+# The lists that name chats, in the order the runtime reads them (contacts first: a group's name never
+# depends on them). Each dialect reads those its gateway offers.
+NAME_LISTS: tuple[OperationId, ...] = (
+    OperationId.LIST_CONTACTS, OperationId.LIST_CHATS, OperationId.USER_CONTACTS, OperationId.GROUP_LIST,
+)
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # The table
 
 INST, SESS = Family.INSTANCE, Family.SESSION
@@ -364,6 +391,16 @@ _TABLE: tuple[Operation[Any, Any], ...] = (
         m.OperationResult, "Set delivery webhook", Section.SETTINGS),
     _op(OperationId.STATUS, None, INST, "GET", "status", m.NoBody, m.ConnectionStatus, "Connection status",
         Section.SETTINGS, spec_body=_no_body),
+    _op(OperationId.LIST_CHATS, None, INST, "GET", "chats", m.ListPage, m.ChatList, "List chats (Z-API)",
+        Section.CHATS, spec_body=_not_in_spec("chats", "Z-API's GET /chats"), bodies={Z: _no_body},
+        query=_page_query, notes={Z: "page and pageSize go in the query; the answer is a bare array"}),
+    _op(OperationId.LIST_CONTACTS, None, INST, "GET", "contacts", m.ListPage, m.ContactList,
+        "List contacts (Z-API)", Section.CHATS, spec_body=_not_in_spec("contacts", "Z-API's GET /contacts"),
+        bodies={Z: _no_body}, query=_page_query,
+        notes={Z: "page and pageSize go in the query; name is set only for saved contacts, notify is the push name"}),
+    _op(OperationId.LIST_GROUPS, None, INST, "GET", "groups", m.ListPage, m.ChatList, "List groups (Z-API)",
+        Section.GROUPS, spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body},
+        query=_page_query, notes={Z: "page and pageSize go in the query; the answer is a bare array"}),
     _op(OperationId.HMAC_SET, 17, SESS, "POST", "session/hmac/config", m.HmacKey, m.Details, "Set HMAC signing key",
         Section.SETTINGS),
     _op(OperationId.HMAC_STATUS, 18, SESS, "GET", "session/hmac/config", m.NoBody, m.HmacStatus,
@@ -381,6 +418,15 @@ _TABLE: tuple[Operation[Any, Any], ...] = (
     _op(OperationId.WEBHOOK, 24, SESS, "PUT", "webhook", m.WebhookUpdate, m.WebhookConfig, "Set session webhook",
         Section.SETTINGS, notes={SessionDialect.WUZAPI: "a partial update reads GET /webhook and sends the whole "
                                  "{webhook, events, active}, since WuzAPI blanks what it is not sent"}),
+    _op(OperationId.USER_CONTACTS, None, SESS, "GET", "user/contacts", m.NoBody, m.ContactList,
+        "List contacts (WuzAPI)", Section.CHATS,
+        spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"),
+        bodies={SessionDialect.WUZAPI: _no_body},
+        notes={SessionDialect.WUZAPI: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"}),
+    _op(OperationId.GROUP_LIST, None, SESS, "GET", "group/list", m.NoBody, m.GroupList, "List groups (WuzAPI)",
+        Section.GROUPS, spec_body=_not_in_spec("group/list", "WuzAPI's GET /group/list"),
+        bodies={SessionDialect.WUZAPI: _no_body},
+        notes={SessionDialect.WUZAPI: "answers {Groups: [GroupInfo…]}, Groups null when there are none"}),
 )
 
 OPERATIONS: Mapping[OperationId, Operation[Any, Any]] = {op.id: op for op in _TABLE}

@@ -23,7 +23,17 @@ from aiohttp import web
 from tui.api import models as m
 from tui.sandbox.context import Context
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
-from tui.sandbox.wire import Handler, bad_field, guarded, instance_error, iso, not_found, parse, read_json_object
+from tui.sandbox.wire import (
+    Handler,
+    bad_field,
+    guarded,
+    instance_error,
+    iso,
+    not_found,
+    not_in_spec,
+    parse,
+    read_json_object,
+)
 
 INSTANCE_PREFIX = "/instances/{instance_id}/token/{instance_token}"
 NOT_FORWARDABLE = "Message does not forward because it was not found"
@@ -69,6 +79,8 @@ class InstanceApi:
                 "products": self._guarded(self.product),
                 "update-webhook-delivery": self._guarded(self.update_webhook_delivery),
                 "status": self._guarded(self.status, needs_connection=False),
+                # Z-API's lists are not in the spec (see tui.api.operations)
+                **{op: self._guarded(not_in_spec(op)) for op in ("chats", "contacts", "groups")},
             }
         )
         return table

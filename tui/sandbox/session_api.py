@@ -20,7 +20,18 @@ from aiohttp import web
 from tui.api import models as m
 from tui.sandbox.context import Context
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
-from tui.sandbox.wire import Handler, bad_field, envelope, guarded, iso, not_found, parse, read_json_object, session_error
+from tui.sandbox.wire import (
+    Handler,
+    bad_field,
+    envelope,
+    guarded,
+    iso,
+    not_found,
+    not_in_spec,
+    parse,
+    read_json_object,
+    session_error,
+)
 
 
 
@@ -40,6 +51,9 @@ class SessionApi:
             "group-create": self._guarded(self.create_group, needs_connection=True),
             "send-contact": self._guarded(self.send_contact, needs_connection=True),
             "webhook": self._guarded(self.update_webhook),
+            # WuzAPI's lists are not in the spec (see tui.api.operations)
+            "user-contacts": self._guarded(not_in_spec("user/contacts")),
+            "group-list": self._guarded(not_in_spec("group/list")),
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

@@ -212,6 +212,14 @@ class SandboxState:
     def history(self) -> list[HistoryMessage]:
         return demo_history()
 
+    def last_message_times(self) -> dict[str, datetime]:
+        """When each chat's last message was, from the seeded history (the gateways' chat lists report it)."""
+        return {item.chat: item.at for item in self.history()}
+
+    def push_name(self, phone: str) -> str:
+        """What a contact calls themselves: their first name (the account saved the full name)."""
+        return self.contact_name(phone).split(" ")[0]
+
     def find_sent(self, message_id: str) -> SentMessage | None:
         return next((message for message in self.sent if message.message_id == message_id), None)
 

@@ -91,6 +91,8 @@ class WuzapiSessionApi:
             "group-create": self.guarded(self.create_group, needs_session=True),
             "send-contact": self.guarded(self.send_contact, needs_session=True),
             "webhook": self.guarded(self.update_webhook),
+            "user-contacts": self.guarded(self.user_contacts, needs_session=True),
+            "group-list": self.guarded(self.group_list, needs_session=True),
         }
 
     def extra_routes(self) -> list[web.RouteDef]:
@@ -241,6 +243,22 @@ class WuzapiSessionApi:
             "MemberAddMode": "admin_add" if group.is_locked else "all_member_add",
             "Suspended": False,
         }
+
+    async def group_list(self, request: web.Request) -> web.Response:
+        """`{"Groups": [GroupInfo…]}` of the groups the account is in; `null` when there are none (§2.8)."""
+        joined = [self._group_info(group) for group in self.state.groups.values()
+                  if self.state.own_phone in group.participants]
+        return envelope({"Groups": joined or None})
+
+    # -- contacts --------------------------------------------------------------------------------------------
+
+    async def user_contacts(self, request: web.Request) -> web.Response:
+        """whatsmeow's contact store: JID -> ContactInfo (`{}` when empty), in the envelope (GetContacts)."""
+        return envelope({
+            user_jid(phone): {"BusinessName": "", "FirstName": contact.name.split(" ")[0], "Found": True,
+                              "FullName": contact.name, "PushName": self.state.push_name(phone)}
+            for phone, contact in self.state.contacts.items()
+        })
 
     # -- contact card ----------------------------------------------------------------------------------------
 

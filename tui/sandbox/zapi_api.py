@@ -101,6 +101,9 @@ class ZapiInstanceApi:
                 "products": self.guarded(self.product),
                 "update-webhook-delivery": self.guarded(self.update_webhook_delivery),
                 "status": self.guarded(self.status, needs_connection=False),
+                "chats": self.guarded(self.list_chats),
+                "contacts": self.guarded(self.list_contacts),
+                "groups": self.guarded(self.list_groups),
             }
         )
         return table
@@ -475,6 +478,64 @@ class ZapiInstanceApi:
                 "smartphoneConnected": connected,
             }
         )
+
+
+    # -- lists (§3.6): required page and pageSize, bare arrays, booleans and counters as strings ----------------
+
+    async def list_chats(self, request: web.Request) -> web.Response:
+        chats = sorted(self.state.chats.values(), key=lambda chat: not chat.pinned)  # pinned first, as the phone shows
+        return _page(request, [self._chat_entry(chat.phone) for chat in chats])
+
+    async def list_groups(self, request: web.Request) -> web.Response:
+        return _page(request, [self._chat_entry(group.jid) for group in self.state.groups.values()])
+
+    async def list_contacts(self, request: web.Request) -> web.Response:
+        contacts = [
+            {"name": contact.name, "short": contact.name.split(" ")[0], "notify": self.state.push_name(phone),
+             "vname": "", "phone": phone}
+            for phone, contact in self.state.contacts.items()
+        ]
+        return _page(request, contacts)
+
+    def _chat_entry(self, chat_id: str) -> dict[str, Any]:
+        """One chat in the docs' example shape: groups as Z-API writes them (times in ms, `messagesUnread` a
+        string), people as in the chats example (times in seconds, `messagesUnread` a number)."""
+        chat = self.state.chat(chat_id)
+        group = self.state.group(chat_id) if chat_id.endswith("@g.us") else None
+        last = self.state.last_message_times().get(chat_id)
+        entry: dict[str, Any] = {
+            "archived": _flag(chat.archived),
+            "pinned": _flag(chat.pinned),
+            "phone": group.group_id if group else chat_id,
+            "unread": str(chat.unread),
+            "name": group.name if group else self.state.contact_name(chat_id) or chat_id,
+            "isMuted": "1" if chat.muted else "0",
+            "isMarkedSpam": "false",
+            "isGroup": group is not None,
+            "muteEndTime": None,
+        }
+        if group is not None:
+            entry.update(messagesUnread=str(chat.unread), lastMessageTime=str(_millis(last)) if last else None)
+        else:
+            entry.update(messagesUnread=chat.unread, isGroupAnnouncement=False,
+                         lastMessageTime=str(int(last.timestamp())) if last else None)
+        return entry
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _page(request: web.Request, items: list[dict[str, Any]]) -> web.Response:
+    """`items[page]` of `pageSize` as a bare array; past the end an empty one."""
+    numbers = {}
+    for key in ("page", "pageSize"):
+        value = request.query.get(key, "")
+        if not value.isdigit() or int(value) < 1:
+            raise bad_field(key, "is required in the query: a whole number from 1")
+        numbers[key] = int(value)
+    start = (numbers["page"] - 1) * numbers["pageSize"]
+    return web.json_response(items[start : start + numbers["pageSize"]])
 
 
 def _millis(moment: Any) -> int:

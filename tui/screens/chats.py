@@ -35,7 +35,7 @@ from tui.api.models import (
     is_phone,
 )
 from tui.api.dialects import InstanceDialect
-from tui.api.operations import OPERATIONS, ZAPI_LINK_PREVIEW_RULE, Operation, OperationId
+from tui.api.operations import NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, Operation, OperationId
 from tui.api.vcard import build_vcard
 from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
@@ -380,6 +380,10 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     def open_operation(self, op_id: str) -> None:
         if op_id == "inbox":
+            self.action_inbox()
+            return
+        if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
+            self.app.runtime.refresh_names()  # type: ignore[attr-defined]
             self.action_inbox()
             return
         if op_id == "compose":

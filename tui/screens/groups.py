@@ -192,6 +192,10 @@ TABS: dict[str, str] = {
     OperationId.GROUP_CREATE: "tab-create",
     OperationId.ADD_PARTICIPANT: "tab-add",
     OperationId.UPDATE_GROUP_NAME: "tab-rename",
+    # the group lists name the inbox's chats (the runtime reads them); here they open the lookup, where a group
+    # is looked up by the id they list
+    OperationId.LIST_GROUPS: "tab-lookup",
+    OperationId.GROUP_LIST: "tab-lookup",
 }
 
 

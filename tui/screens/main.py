@@ -1,9 +1,12 @@
 """The main screen: header, section bar, the seven sections in a ContentSwitcher, the docked events panel
 and the footer.
 
-Sections are imported and mounted right after the first frame (their modules pull in pydantic and the API
-models), each into a slot whose id is the section id: chats, groups, communities, privacy, catalog,
-settings, events. A section class may declare:
+Sections are imported and mounted after the first frame (their modules pull in pydantic and the API models),
+each into a slot whose id is the section id: chats, groups, communities, privacy, catalog, settings, events.
+Only the section shown at start is mounted before the app is interactive; the others follow one by one once the
+runtime has started (or at once when visited first): building all seven at start cost more than the rest of the
+start-up together (bench/start_interactive.py). Keys typed while the shown section is not mounted yet are kept
+and replayed into it. A section class may declare:
 
     HELP: ClassVar[str]                      # markdown for `?` (the section's gateway operations are appended)
     OPERATIONS: ClassVar[dict[str, str]]     # own shortcuts -> palette title; gateway ops come from the table
@@ -14,6 +17,8 @@ A section module that is missing or fails to import leaves a plain placeholder, 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import logging
 from dataclasses import dataclass
@@ -33,6 +38,9 @@ from tui.widgets.focus import focus_first
 from tui.widgets.header import GatewayHeader
 
 log = logging.getLogger(__name__)
+
+CONNECTION_READ_WAIT = 10.0
+"""Seconds the sections not shown at start wait for the header's first status read before they are mounted."""
 
 
 @dataclass(frozen=True)
@@ -150,11 +158,16 @@ class MainScreen(Screen):
         super().__init__()
         self.current_section = "chats"
         self.sections_ready = False
+        """The section shown at start is mounted, has the focus and got the keys typed before (the app takes keys)."""
+        self.all_sections_mounted = False
+        """Every section is mounted (the ones not shown at start follow after the runtime has started)."""
         self._early_keys: list[tuple[str, str | None]] = []
+        self._mounts: dict[str, asyncio.Future[None]] = {}
+        self._waiting_for_section = False  # a section shown before it was mounted: keys are kept until it is
 
     def on_key(self, event: events.Key) -> None:
-        """Before the sections exist, keep what is typed (replayed by `_replay_early_keys`)."""
-        if self.sections_ready:
+        """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`)."""
+        if self.sections_ready and not self._waiting_for_section:
             return
         self._early_keys.append((event.key, event.character))
         event.stop()
@@ -176,34 +189,94 @@ class MainScreen(Screen):
 
     def _offer_samples(self, ready: bool = True) -> None:
         """Sandbox mode: identifier fields show and complete ids that exist in the sandbox."""
+        if ready:
+            self._offer_samples_in(self.query_one("#sections"))
+
+    def _offer_samples_in(self, root: Widget) -> None:
         app: Any = self.app
-        if ready and app.runtime_ready:
+        if app.runtime_ready:
             from tui.widgets.samples import apply_samples
 
-            apply_samples(self.query_one("#sections"), app.runtime.sandbox_samples())
+            apply_samples(root, app.runtime.sandbox_samples())
 
     async def _mount_sections(self) -> None:
-        mounts = []
-        for info in SECTIONS:
-            slot = self.query_one(f"#{info.id}", SectionSlot)
-            cls = section_class(info.id)
-            if cls is None:
-                mounts.append(slot.mount(Static(f"{info.title}: not available in this build.",
-                                                classes="section-placeholder")))
-                continue
-            try:
-                mounts.append(slot.mount(cls()))
-            except Exception:
-                log.exception("section %s failed to build", info.id)
-                mounts.append(slot.mount(Static(f"{info.title}: failed to start (see the log).",
-                                                classes="section-placeholder")))
-        for mounted in mounts:  # composed and mounted, children included: the first field exists now
-            await mounted
+        """At start: the section on screen only, then the focus and the keys typed so far; the other sections
+        follow in the background."""
+        await self._mount_section(self.current_section)
         self._focus_section()
         self.call_after_refresh(self._offer_samples)
-        # Replay after the sections' first layout: before it the focus chain does not know them yet, and a Tab
+        # Replay after the section's first layout: before it the focus chain does not know it yet, and a Tab
         # typed during start-up would go nowhere. Keys arriving meanwhile are still kept, in order.
         self.call_after_refresh(self._replay_early_keys)
+        self.run_worker(self._mount_the_rest(), group="sections", exit_on_error=False,
+                        description="mount the sections not shown yet")
+
+    async def _mount_the_rest(self) -> None:
+        """Once the runtime has started and the header has read the connection (before, they would compete for
+        the same event loop, and the app would take longer to say it is connected), one section at a time."""
+        started = getattr(self.app, "runtime_settled", None)
+        if isinstance(started, asyncio.Event):
+            await started.wait()
+        if getattr(self.app, "runtime_ready", False):
+            header = self.query_one(GatewayHeader)
+            connection_read = asyncio.Event()
+
+            def read(state: str) -> None:
+                if state != "starting":
+                    connection_read.set()
+
+            self.watch(header, "connection", read)
+            with contextlib.suppress(TimeoutError):  # a status read that never answers must not keep them away
+                await asyncio.wait_for(connection_read.wait(), CONNECTION_READ_WAIT)
+        for info in SECTIONS:
+            if self._stop_mounting:
+                return
+            await self._mount_section(info.id)
+        self.all_sections_mounted = True
+
+    _stop_mounting = False
+
+    @property
+    def mounting(self) -> bool:
+        """A section is being mounted right now."""
+        return any(not pending.done() for pending in self._mounts.values())
+
+    async def finish_mounting(self) -> None:
+        """Mount nothing more, and wait for a section being mounted now (the app calls this before it exits)."""
+        self._stop_mounting = True
+        for pending in list(self._mounts.values()):
+            await asyncio.shield(pending)
+
+    async def _mount_section(self, section_id: str) -> None:
+        """Import, build and mount one section into its slot, once; a second caller waits for the first."""
+        pending = self._mounts.get(section_id)
+        if pending is not None:
+            await asyncio.shield(pending)
+            return
+        pending = self._mounts[section_id] = asyncio.get_running_loop().create_future()
+        try:
+            info = SECTIONS_BY_ID[section_id]
+            slot = self.slot(section_id)
+            cls = section_class(info.id)
+            widget: Widget
+            if cls is None:
+                widget = Static(f"{info.title}: not available in this build.", classes="section-placeholder")
+            else:
+                try:
+                    widget = cls()
+                except Exception:
+                    log.exception("section %s failed to build", info.id)
+                    widget = Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder")
+            await slot.mount(widget)  # composed and mounted, children included: its first field exists now
+            self._offer_samples_in(slot)
+        finally:
+            pending.set_result(None)
+
+    async def _open_when_mounted(self, section_id: str) -> None:
+        """A section shown before it was mounted: mount it, then focus it and hand it the keys kept meanwhile."""
+        await self._mount_section(section_id)
+        if section_id == self.current_section:
+            self.call_after_refresh(self._replay_early_keys)  # which focuses it, once its parts are set up
 
     def _replay_early_keys(self) -> None:
         """What was typed during start-up goes where it would have gone: text into the first field, Tab to the
@@ -211,12 +284,16 @@ class MainScreen(Screen):
         Tab acts only after its key event has bubbled up, and the text after it would already be in the old
         field); from the first other key on (ctrl+s, Enter in a one-line field, ...) the rest is posted as key
         events, in order."""
+        if self.section(self.current_section) is None:
+            return  # another section was chosen meanwhile and is still being mounted: it replays when it is
         self._focus_section()
-        self.sections_ready = True
-        from tui.app import GatewayApp
+        self._waiting_for_section = False
+        if not self.sections_ready:
+            self.sections_ready = True
+            from tui.app import GatewayApp
 
-        if isinstance(self.app, GatewayApp):
-            self.app.report_keymap_problems()
+            if isinstance(self.app, GatewayApp):
+                self.app.report_keymap_problems()
         early, self._early_keys = self._early_keys, []
         for index, (key, character) in enumerate(early):
             if not self._type_now(key, character):
@@ -258,15 +335,23 @@ class MainScreen(Screen):
         self.current_section = section_id
         self.query_one("#sections", ContentSwitcher).current = section_id
         self.query_one(SectionBar).show(section_id)
+        if self.section(section_id) is None:
+            # Not mounted yet: what is typed now is kept (not sent to the field of the section just left) and
+            # replayed once it is, into its first field.
+            self._waiting_for_section = True
+            self.set_focus(None)
+            self.run_worker(self._open_when_mounted(section_id), group=f"open-{section_id}", exit_on_error=False,
+                            description=f"mount the {section_id} section")
+            return
         if focus:
             self._focus_section()  # at once: the next key typed goes to the new section's first field
             self.call_after_refresh(self._focus_section)  # (a no-op unless the section was not mounted yet)
 
     def _focus_section(self) -> None:
-        """The current section's first field, unless the focus is already inside the section."""
+        """The current section's first field, unless the focus is already on a field inside the section."""
         slot = self.slot(self.current_section)
         focused = self.focused
-        if focused is not None and slot in focused.ancestors:
+        if focused is not None and slot in focused.ancestors and focused is not slot.section:
             return
         if slot.section is not None:
             focus_first(slot.section)
@@ -280,11 +365,20 @@ class MainScreen(Screen):
         if self.app.screen is not self:
             self._pending_operation = (section_id, op_id)
             return
+        if self.section(section_id) is None:  # not mounted yet: show it (which mounts it), then open
+            self.show_section(section_id)
+            self.run_worker(self._operation_when_mounted(section_id, op_id), exit_on_error=False,
+                            description=f"open {op_id}")
+            return
         section = self.section(section_id)
         opener = getattr(section, "open_operation", None)
         self.show_section(section_id, focus=opener is None)  # the operation places the focus itself
         if opener is not None:
             self.call_after_refresh(opener, op_id)
+
+    async def _operation_when_mounted(self, section_id: str, op_id: str) -> None:
+        await self._mount_section(section_id)
+        self.call_after_refresh(self.open_operation, section_id, op_id)
 
     _pending_operation: tuple[str, str] | None = None
 

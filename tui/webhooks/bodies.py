@@ -53,6 +53,10 @@ def _parse_form(body: bytes) -> Any:
 
 def _loads(data: bytes, *, field: str = "body") -> Any:
     try:
+        if data[:1] in (b"{", b"[") and data[1:2] != b"\x00":
+            # What json.loads(bytes) does for a body that is UTF-8 by its first bytes, without its encoding sniffing
+            # (a few percent of the listener's time per event); other bodies (UTF-16/32, a BOM) take its own path.
+            return json.loads(data.decode("utf-8", "surrogatepass"))
         return json.loads(data)
     except json.JSONDecodeError as error:
         raise UnparseableBody(f"{field} is not JSON: {error.msg} at offset {error.pos}") from None

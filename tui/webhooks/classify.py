@@ -351,6 +351,11 @@ def _compact(payload: Any) -> str:
 
 
 def _one_line(text: str) -> str:
+    head = text[: SUMMARY_LIMIT + 1]
+    if head.isprintable() and "  " not in head and head[:1] != " " and head[-1:] != " ":
+        # Already one line of single spaces (the usual summary): collapsing would give these characters back.
+        # isprintable() is False for every other whitespace and for lone surrogates, which take the long way.
+        return head if len(head) <= SUMMARY_LIMIT else head[: SUMMARY_LIMIT - 1] + "…"
     # Collapsing whitespace only shortens text, so a prefix four times the limit decides the summary unless it is
     # nearly all whitespace; a long message is not split word by word to keep its first 200 characters.
     head = text[: SUMMARY_LIMIT * 4]

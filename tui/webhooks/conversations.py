@@ -122,9 +122,12 @@ class Typing:
 Change = NewMessage | StatusChange | Typing
 
 
+TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
+
+
 def trusted(verdict: Verdict | str, rejected: bool) -> bool:
     """Whether an event may become a message: accepted, and its signature valid (or no key set at all)."""
-    return not rejected and str(verdict) in (Verdict.VALID, Verdict.NO_KEY)
+    return not rejected and verdict in TRUSTED_VERDICTS
 
 
 def changes_of(kind: str, payload: Any) -> list[Change]:
@@ -400,17 +403,17 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
 
 def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int, event_id: int | None) -> bool:
     """Store one message and update its conversation; False when that message id is already in this chat."""
-    if message.message_id is not None and connection.execute(
-        "SELECT 1 FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ?",
-        (message.message_id, message.chat_id, int(message.outgoing)),
-    ).fetchone():
-        return False
-    connection.execute(
+    # One statement, not a look-up then an insert: this runs for every stored message (the listener's hot path).
+    inserted = connection.execute(
         """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+           WHERE ?6 IS NULL OR NOT EXISTS
+               (SELECT 1 FROM chat_messages WHERE message_id = ?6 AND chat_id = ?1 AND outgoing = ?3)""",
         (message.chat_id, at_us, int(message.outgoing), message.kind, message.body, message.message_id,
          message.sender, event_id),
-    )
+    ).rowcount
+    if not inserted:
+        return False
     if message.outgoing and message.message_id:
         connection.execute(
             "INSERT OR IGNORE INTO message_status(message_id, status) VALUES (?, ?)", (message.message_id, int(Status.SENT))
@@ -435,19 +438,72 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
     return True
 
 
-def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
-    """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
-    connection.execute(
-        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
+_SET_NAME = """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
            ON CONFLICT(chat_id) DO UPDATE SET
                name = CASE WHEN ?3 >= name_source THEN ?2 ELSE name END,
-               name_source = max(name_source, ?3)""",
-        (chat_id, name, int(source)),
-    )
+               name_source = max(name_source, ?3)"""
+
+
+def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
+    """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
+    connection.execute(_SET_NAME, (chat_id, name, int(source)))
+
+
+def set_names(connection: sqlite3.Connection, names: Iterable[ChatName]) -> int:
+    """Name many chats in one statement (a gateway's lists); returns how many names were given."""
+    rows = [(name.chat_id, name.name, int(name.source)) for name in names]
+    connection.executemany(_SET_NAME, rows)
+    return len(rows)
 
 
 def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
     connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
+
+
+# -- names from the gateways' lists (Z-API /contacts, /chats, /groups; WuzAPI /user/contacts, /group/list) -----------
+
+
+@dataclass(frozen=True, slots=True)
+class ChatName:
+    chat_id: str
+    name: str
+    source: NameSource
+
+
+def names_from_contacts(contacts: Iterable[Any]) -> list[ChatName]:
+    """A contact list's names (`tui.api.models.ContactEntry`): the name the account saved wins over a push name,
+    which still beats nothing (and never replaces a saved name already known)."""
+    names = []
+    for contact in contacts:
+        chat = chat_id_of(contact.phone)
+        if not chat or is_group(chat):
+            continue
+        if contact.saved_name:
+            names.append(ChatName(chat, contact.saved_name, NameSource.LIST))
+        elif contact.push_name:
+            names.append(ChatName(chat, contact.push_name, NameSource.PUSH_NAME))
+    return names
+
+
+def names_from_chats(chats: Iterable[Any]) -> list[ChatName]:
+    """A chat list's names (`tui.api.models.ChatEntry`): a group's name is its own (LIST); a person's chat name is
+    whatever the gateway shows, which may be only a push name, so it never overrides a saved contact name."""
+    names = []
+    for chat in chats:
+        chat_id = chat_id_of(chat.phone)
+        if chat.isGroup and not is_group(chat_id):
+            chat_id += "@g.us"
+        name = chat.name.strip()
+        if not chat_id or not name or name == chat_id or name == chat.phone:
+            continue
+        names.append(ChatName(chat_id, name, NameSource.LIST if is_group(chat_id) else NameSource.PUSH_NAME))
+    return names
+
+
+def names_from_groups(groups: Iterable[Any]) -> list[ChatName]:
+    """WuzAPI's group list (`tui.api.models.GroupInfo`): each group's name."""
+    return [ChatName(chat_id_of(group.JID), group.Name.strip(), NameSource.LIST)
+            for group in groups if group.Name.strip() and is_group(chat_id_of(group.JID))]
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
@@ -617,6 +673,10 @@ class Inbox:
 
     def name(self, chat_id: str, name: str, source: NameSource) -> None:
         self.store.write(lambda c: set_name(c, chat_id, name, source))
+
+    def name_all(self, names: list[ChatName]) -> int:
+        """Name many chats in one transaction (the gateway's lists)."""
+        return self.store.write(lambda c: set_names(c, names)) if names else 0
 
     def set_status(self, message_ids: list[str], status: Status) -> None:
         self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], 0, None))

@@ -136,5 +136,8 @@ _RECORD_FIELDS = tuple(
 
 
 def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) -> StoredEvent:
-    copied = {name: getattr(record, name) for name in _RECORD_FIELDS}
-    return StoredEvent(id=event_id, duplicate_of=duplicate_of, **copied)
+    # Spelled out (once per stored event, on the store's writer thread); test_events checks it copies every field.
+    return StoredEvent(
+        event_id, record.received_at, record.path, record.headers, record.body, record.payload, record.kind,
+        record.summary, record.verdict, record.rejected, record.reason, record.message_ids, duplicate_of,
+    )

@@ -368,6 +368,10 @@ class Forwarder:
         """Events queued or being delivered."""
         return self._pending
 
+    def waiting_ids(self) -> list[int]:
+        """The ids of the events queued or being delivered, in the order they were stored (what a stop abandons)."""
+        return sorted(event.id for lane in self._lanes.values() for event in lane)
+
     async def start(self) -> None:
         if self._client is None:
             self._client = new_client(self.timeout)

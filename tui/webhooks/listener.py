@@ -49,8 +49,10 @@ HEADER_VALUE_LIMIT = 1024
 # A body must arrive within BODY_GRACE seconds plus one second per MIN_BODY_RATE bytes (see _read_body).
 BODY_GRACE = 10.0
 MIN_BODY_RATE = 32 * 1024
-STOP_GRACE = 1.5  # seconds `stop` lets requests under way finish before it closes their connections
-FORWARD_STOP_GRACE = 3.0  # seconds `listen` waits at exit for forwards still under way
+# SIGTERM stops `listen` within 2 s in every state (issue 13). Both graces run from the signal, side by side,
+# and what remains (closing the forwarder, the store's last commit) takes milliseconds.
+STOP_GRACE = 1.0  # seconds `stop` lets requests under way finish before it closes their connections
+FORWARD_STOP_GRACE = 1.0  # seconds `listen` waits at exit for forwards still under way (then names the rest)
 
 log = logging.getLogger(__name__)
 

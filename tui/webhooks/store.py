@@ -8,11 +8,12 @@ loop only after the transaction holding it has committed, so nothing is acknowle
 Reads: plain synchronous methods, safe from any thread (the app calls them from thread workers). Each call
 borrows a connection from a small pool; WAL lets readers run while the writer commits.
 
-Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path. The writer indexes
+Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path (so are the
+message-id index and the fingerprints' table, written with it). The writer indexes
 new rows once its queue has been quiet for INDEX_IDLE_DELAY (or one chunk per commit once the index trails by
 MAX_INDEX_LAG), in the same
-transaction that advances `search_index_state.indexed_up_to`; a search first asks the writer to catch up, so
-its answer always covers every stored event. A crash loses no index work that matters: the next writer
+transaction that advances `search_index_state.indexed_up_to`; a search (or a look-up by message id) first asks
+the writer to catch up, so its answer always covers every stored event. A crash loses no index work that matters: the next writer
 indexes whatever the watermark says is missing.
 
 Life cycle: `open()` and `close()` are synchronous (open creates the schema and starts the writer; close
@@ -35,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -104,10 +105,6 @@ CREATE TABLE IF NOT EXISTS search_index_state (
     indexed_up_to INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO search_index_state(only_row, indexed_up_to) VALUES (0, 0);
-CREATE TRIGGER IF NOT EXISTS events_after_insert AFTER INSERT ON events BEGIN
-    INSERT OR IGNORE INTO event_message_ids(message_id, event_id)
-        SELECT value, new.id FROM json_each(new.message_ids);
-END;
 CREATE TRIGGER IF NOT EXISTS events_after_delete AFTER DELETE ON events BEGIN
     -- Only rows the index holds may be deleted from it: an external-content 'delete' of a row it never saw
     -- would corrupt it.
@@ -160,11 +157,19 @@ _DUPLICATE_SCHEMA = (
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
+# The message-id index is derived data too (schema 3 kept it in an insert trigger, a random B-tree insert per
+# acknowledged event): written by the idle indexing with the search index, up to the same watermark, and a
+# look-up by message id first asks the writer to catch up, as a search does.
+_MESSAGE_ID_INDEX_SQL = """INSERT OR IGNORE INTO event_message_ids(message_id, event_id)
+    SELECT ids.value, events.id FROM events, json_each(events.message_ids) AS ids
+    WHERE events.id > ? AND events.id <= ? AND events.message_ids != '[]'"""
+
 _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
     WHERE id > ? AND id <= ? ORDER BY id"""
 
 _STOP = object()
+_PROBE_CHUNK = 500  # fingerprints per lookup query (under SQLite's 999 bound variables of older builds)
 SEARCH_CATCH_UP_TIMEOUT = 60.0
 
 # Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
@@ -264,6 +269,8 @@ class EventStore:
         self._health_watchers: list[HealthCallback] = []
         self._side_lock = threading.Lock()
         self._side: sqlite3.Connection | None = None
+        # Appends of the current turn of each event loop, not handed to the writer yet (see append).
+        self._outbox: dict[asyncio.AbstractEventLoop, list[tuple[EventRecord, asyncio.Future, Any]]] = {}
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -356,6 +363,9 @@ class EventStore:
                 return
             self._open = False
             self._giving_up.set()
+            for appends in self._outbox.values():  # appended before close: committed, like everything queued
+                self._queue.put(appends)
+            self._outbox.clear()
             self._queue.put(_STOP)
         if self._writer is not None:
             self._writer.join()
@@ -457,8 +467,24 @@ class EventStore:
                 raise StoreUnusable(self._damaged)
             if self._writer is None or not self._writer.is_alive():  # never queue for a writer that is gone
                 raise StoreFailing(f"the event store's writer stopped ({self._health.problem or 'unknown error'})")
-            self._queue.put((record, future, loop))
+            # Handed to the writer once per turn of the loop, not once per event: a put into an empty queue wakes
+            # the writer thread (a futex call, then a fight for the GIL), which profiles showed as ~7% of the
+            # loop's time; the events that arrived in one turn also commit together. close() hands over the rest.
+            outbox = self._outbox.get(loop)
+            first = outbox is None
+            if outbox is None:
+                outbox = self._outbox[loop] = []
+            outbox.append((record, future, loop))
+        if first:
+            loop.call_soon(self._hand_over, loop)
         return await future
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The appends of one turn of `loop`, to the writer in one piece (close() may have taken them already)."""
+        with self._state_lock:
+            appends = self._outbox.pop(loop, None)
+            if appends:
+                self._queue.put(appends)
 
     def bulk_insert_for_bench(self, records: Iterable[EventRecord], *, chunk: int = 20_000) -> int:
         """Fill the store fast (benchmarks, e.g. 1,000,000 rows): big transactions, no fsync. Not for real events.
@@ -522,14 +548,16 @@ class EventStore:
                     stopping = True
                 catch_up = [item for item in batch if isinstance(item, _CatchUp)]
                 actions = [item for item in batch if isinstance(item, _OnWriter)]
-                appends = [item for item in batch if isinstance(item, tuple)]
+                appends = [append for item in batch if isinstance(item, list) for append in item]
                 for action in actions:
                     try:
                         action.action(connection)
                     except BaseException as error:
                         action.error = error
                     action.done.set()
-                if appends and self._commit(connection, appends):
+                # A flood must not turn into one giant transaction that holds every waiting request hostage.
+                chunks = [appends[start : start + MAX_BATCH] for start in range(0, len(appends), MAX_BATCH)]
+                if [self._commit(connection, chunk) for chunk in chunks].count(True):
                     if self._checkpoint_owed:  # writes work again: give back the WAL's space now, not when idle
                         self._checkpoint_after_fault(connection)
                     if "index" in self._problems:
@@ -606,8 +634,8 @@ class EventStore:
                 item = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if isinstance(item, tuple):
-                _settle_on_loops([item], [closed])
+            if isinstance(item, list):
+                _settle_on_loops(item, [closed] * len(item))
             elif isinstance(item, _CatchUp):
                 item.error = str(closed)
                 item.done.set()
@@ -658,6 +686,7 @@ class EventStore:
         if upto > indexed:
             connection.execute(_INDEX_SQL, (indexed, upto))
             connection.execute(_FINGERPRINT_INDEX_SQL, (indexed, upto))
+            connection.execute(_MESSAGE_ID_INDEX_SQL, (indexed, upto))
             connection.execute("UPDATE search_index_state SET indexed_up_to = ?", (upto,))
         self._indexed_up_to = upto if upto > indexed else indexed
 
@@ -680,27 +709,25 @@ class EventStore:
             _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
             return False
         new_fingerprints: dict[bytes, int] = {}  # this batch's originals: remembered only once committed
+        # A batch of one guards its inbox with a savepoint; a bigger batch does not pay two statements per event
+        # for it: an inbox failure there rolls the batch back and it is retried one by one (_RetryAlone).
+        guarded = len(batch) == 1
         try:
             self._begin(connection)
+            rows = [_row(record) for record, _future, _loop in batch]
+            known = self._known_fingerprints(connection, rows)
             results = []
-            for record, _future, _loop in batch:
-                row = _row(record)
+            for (record, _future, _loop), row in zip(batch, rows, strict=True):
                 fingerprint = row[-1]
                 duplicate_of = None
                 if fingerprint is not None:
-                    duplicate_of = new_fingerprints.get(fingerprint) or self._recent_fingerprints.get(fingerprint)
-                    if duplicate_of is None:
-                        found = connection.execute(
-                            "SELECT event_id FROM event_fingerprints WHERE fingerprint = ?", (fingerprint,)
-                        ).fetchone()
-                        duplicate_of = found[0] if found else None
-                cursor = connection.execute(_INSERT, (*row, duplicate_of))
-                event_id = cursor.lastrowid
-                if fingerprint is not None and duplicate_of is None and event_id is not None:
-                    new_fingerprints[fingerprint] = event_id
+                    duplicate_of = new_fingerprints.get(fingerprint) or known.get(fingerprint)
+                event_id = connection.execute(_INSERT, (*row, duplicate_of)).lastrowid
                 assert event_id is not None  # an INSERT always sets it
+                if fingerprint is not None and duplicate_of is None:
+                    new_fingerprints[fingerprint] = event_id
                 if duplicate_of is None:  # a delivery received again changes no conversation
-                    _derive_inbox(connection, record, row[0], event_id)
+                    _derive_inbox(connection, record, row[0], event_id, guarded=guarded)
                 results.append(stored(record, event_id, duplicate_of))
             self._enforce_retention(connection)
             connection.execute("COMMIT")
@@ -727,6 +754,31 @@ class EventStore:
         self._set_health("append", None)
         _settle_on_loops(batch, results)
         return True
+
+    def _known_fingerprints(self, connection: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> dict[bytes, int]:
+        """The first event of each of these rows' fingerprints already stored: memory first (rows past the search
+        watermark), then one query for the whole batch rather than one per event."""
+        recent = self._recent_fingerprints
+        known: dict[bytes, int] = {}
+        missing: list[bytes] = []
+        for row in rows:
+            fingerprint = row[-1]
+            if fingerprint is None:
+                continue
+            event_id = recent.get(fingerprint)
+            if event_id is not None:
+                known[fingerprint] = event_id
+            else:
+                missing.append(fingerprint)
+        for start in range(0, len(missing), _PROBE_CHUNK):
+            chunk = missing[start : start + _PROBE_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            known.update(
+                connection.execute(
+                    f"SELECT fingerprint, event_id FROM event_fingerprints WHERE fingerprint IN ({marks})", chunk
+                ).fetchall()
+            )
+        return known
 
     def _enforce_retention(self, connection: sqlite3.Connection) -> None:
         # Ids are contiguous (AUTOINCREMENT, deletes only ever take the oldest), so max(id) - retention is exact.
@@ -804,7 +856,8 @@ class EventStore:
             return [row[0] for row in connection.execute(query)]
 
     def find_by_message_id(self, message_id: str) -> list[StoredEvent]:
-        """Every event that refers to this gateway message id, oldest first."""
+        """Every event that refers to this gateway message id, oldest first (blocking: the index catches up first)."""
+        self._catch_up_search_index()
         query = f"""SELECT {_LIST_COLUMNS} FROM event_message_ids
             CROSS JOIN events ON events.id = event_message_ids.event_id
             WHERE event_message_ids.message_id = ? ORDER BY events.id"""
@@ -927,6 +980,9 @@ class EventStore:
             connection.execute("DROP TRIGGER IF EXISTS events_after_delete")
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
+        # Schema 3 as first released indexed message ids in this trigger; the idle indexing does it now (rows past
+        # the watermark that the trigger already indexed are skipped: INSERT OR IGNORE).
+        connection.execute("DROP TRIGGER IF EXISTS events_after_insert")
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
@@ -946,10 +1002,10 @@ class EventStore:
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         expected = {
             "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
-            "events_after_insert", "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
+            "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
-        return expected <= names and "events_by_fingerprint" not in names
+        return expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
 
 
 def _problem(error: BaseException) -> str:
@@ -1040,12 +1096,24 @@ def _fts_query(search: str | None) -> str | None:
     return " ".join(quoted)
 
 
-def _derive_inbox(connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None) -> None:
+class _RetryAlone(Exception):
+    """The inbox failed inside a batch (no savepoint there): roll the batch back and store its events one by one."""
+
+
+def _derive_inbox(
+    connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None, *, guarded: bool = True
+) -> None:
     """The append hook: what this event changes in the inbox, in the transaction that stores it."""
-    if record.payload is None or not conversations.trusted(record.verdict, record.rejected):
+    if record.payload is None or record.rejected or record.verdict not in conversations.TRUSTED_VERDICTS:
         return
     changes = conversations.changes_of(record.kind, record.payload)
     if not changes:
+        return
+    if not guarded:
+        try:
+            conversations.apply(connection, changes, at_us, event_id)
+        except sqlite3.Error as error:
+            raise _RetryAlone(str(error)) from error
         return
     # A savepoint: should the inbox fail on an odd event, the event itself is still stored and acknowledged.
     connection.execute("SAVEPOINT inbox")
@@ -1075,18 +1143,31 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
     return (
         _microseconds(record.received_at),
         _storable(record.path),
-        json.dumps(record.headers),
+        _json_object(record.headers),
         record.body,
         int(record.payload is not None),
         _payload_text(record),
         _storable(record.kind),
         _storable(record.summary),
-        str(record.verdict),
+        record.verdict.value,
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
-        json.dumps(list(record.message_ids)),
+        _json_strings(record.message_ids),
         _fingerprint(record),
     )
+
+
+# The headers and message ids are flat strings: written with json's own C string encoder, the same text
+# json.dumps gives, without its per-call set-up (a few microseconds per event on the writer thread).
+_json_string = json.encoder.encode_basestring_ascii
+
+
+def _json_object(strings: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{_json_string(name)}: {_json_string(value)}" for name, value in strings.items()) + "}"
+
+
+def _json_strings(strings: tuple[str, ...]) -> str:
+    return "[" + ", ".join(map(_json_string, strings)) + "]"
 
 
 def _fingerprint(record: EventRecord) -> bytes | None:
@@ -1127,14 +1208,19 @@ def _payload_text(record: EventRecord) -> str | None:
 
 def _storable(text: str) -> str:
     # Header values and payload strings may hold lone surrogates, which SQLite's UTF-8 text cannot take.
+    if text.isascii():
+        return text
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def _microseconds(moment: datetime) -> int:
     if moment.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return (moment - _EPOCH) // _MICROSECOND
 
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:

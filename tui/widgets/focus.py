@@ -18,8 +18,8 @@ def first_field(container: Widget) -> Widget | None:
     if callable(own):
         try:
             chosen = own()
-        except NoMatches:  # not composed yet
-            return None
+        except (NoMatches, KeyError):  # not composed yet, or its parts not set up yet (a TabbedContent with no
+            chosen = None               # active tab in its first moments): the first focusable widget instead
         if isinstance(chosen, Widget):
             return chosen
     for widget in container.query("*"):

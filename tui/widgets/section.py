@@ -205,8 +205,11 @@ class OperationSection(VerticalScroll):
         focused: Widget | None = None,
     ) -> T | None:
         """`focused` (the widget that had the focus when the call started) gets it back when the call ends,
-        whether it answered, failed or was cancelled: covering `busy` while it runs drops the focus."""
+        whether it answered, failed or was cancelled. Meanwhile `busy` is covered and the focus waits on the
+        section itself, so its Escape (Cancel call) is what the footer shows and what Escape does."""
         busy.loading = True
+        self._calls_running += 1
+        self._wait_on_section(busy)
         try:
             result = await operation(client)
         except asyncio.CancelledError:
@@ -228,6 +231,7 @@ class OperationSection(VerticalScroll):
             self.notify(text, title=f"{title} failed", severity=status_hint(error), markup=False)
             return None
         finally:
+            self._calls_running -= 1
             busy.loading = False
             restore_focus(focused, busy)  # at once: a key typed right after the answer goes back into the field
             self.call_after_refresh(restore_focus, focused, busy)  # and again if uncovering moved it meanwhile
@@ -310,9 +314,22 @@ class OperationSection(VerticalScroll):
     def running(self) -> list[Worker]:
         return [worker for worker in self.workers if worker.node is self and worker.is_running]
 
+    _calls_running = 0
+    """Calls of this section under way (each covers its form)."""
+
+    def _wait_on_section(self, busy: Widget) -> None:
+        """While a call covers `busy`, the focus waits on the section (not on nobody, where covering a form would
+        leave it): the section's keys stay reachable and the footer says Escape cancels the call. A focus the user
+        placed elsewhere (another form, the events panel) stays where it is."""
+        current = self.screen.focused
+        if current is None or current is self or not current.focusable or busy in current.ancestors_with_self:
+            self.screen.set_focus(self, scroll_visible=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return bool(self.running())  # otherwise Escape goes on to the screen
+        if self._calls_running and self.screen.focused is self:
+            return False  # waiting for an answer: the form's keys (send, tabs) would act on a covered form
         return True
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

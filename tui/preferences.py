@@ -1,0 +1,62 @@
+"""The user's app-wide choices, kept between runs: `preferences.toml` in the config dir (for now the theme, however it
+was chosen: Settings or the palette). Profiles (tui.config) hold what belongs to one account.
+
+Read before the app's first frame, so this module imports only the standard library and tui.paths. A file that
+cannot be read as TOML is reported and never written over.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+
+from tui.paths import config_dir
+
+PREFERENCES_FILE = "preferences.toml"
+
+
+class PreferencesError(Exception):
+    """The preferences file cannot be used; the message names the file and what is wrong."""
+
+
+def preferences_path() -> Path:
+    return config_dir() / PREFERENCES_FILE
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise PreferencesError(f"{path}: could not be read ({error.strerror or error})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise PreferencesError(f"{path}: not valid TOML ({error})") from None
+
+
+def load_theme() -> str | None:
+    """The theme chosen last, or None when none was saved. Raises PreferencesError for an unusable file."""
+    theme = _read(preferences_path()).get("theme")
+    return theme if isinstance(theme, str) and theme else None
+
+
+def save_theme(theme: str) -> None:
+    """Keep `theme` for the next start (the file's other keys stay as they are). Blocking: call from a thread."""
+    import tomli_w
+
+    path = preferences_path()
+    document = _read(path)  # an unreadable file raises here: it is not replaced
+    document["theme"] = theme
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".preferences-", suffix=".toml")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            tomli_w.dump(document, stream)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
