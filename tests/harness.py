@@ -61,7 +61,8 @@ async def wait_ready(pilot: Pilot) -> None:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Until workers are done, the sandbox has delivered every webhook, and the screen has refreshed."""
+    """Until workers are done, the sandbox has delivered every webhook, a thread on screen that follows its newest
+    message is scrolled to it (it scrolls after its layout), and the screen has refreshed."""
     app = pilot.app
     for _ in range(3):  # a delivery can start a worker and a worker can cause a delivery
         await asyncio.wait_for(app.workers.wait_for_complete(), SETTLE_TIMEOUT)
@@ -69,7 +70,17 @@ async def settle(pilot: Pilot) -> None:
         if sandbox is not None:
             await sandbox.wait_for_deliveries(timeout=SETTLE_TIMEOUT)
         await pilot.pause()
+    await wait_until(pilot, lambda: all(thread.at_newest for thread in _following_threads(app)),
+                     what="the thread scrolled to its newest message")
     await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def _following_threads(app) -> list:
+    from tui.widgets.thread_view import ThreadView
+
+    return [thread for thread in app.screen.query(ThreadView)
+            if thread.region.height and thread.following]  # on screen
 
 
 @contextlib.asynccontextmanager

@@ -33,6 +33,7 @@ from tui.messages import MessageSent
 from tui.runtime import ConversationRow
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
+from tui.widgets.forms import TextInput
 from tui.widgets.thread_view import ThreadView
 
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
@@ -109,12 +110,12 @@ class InboxView(Widget):
         yield Static("Chats", id="inbox-title")
         with Horizontal(id="inbox-body"):
             with Vertical(id="inbox-left"):
-                yield Input(placeholder="Search chats, or type a new number (/)", id="inbox-search")
+                yield TextInput(placeholder="Search chats, or type a new number (/)", id="inbox-search")
                 yield InboxList(time_text=self._time_text, id="conversations")
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
                 yield ThreadView(time_text=self._time_text, id="thread")
-                yield Input(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
+                yield TextInput(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
                 yield ErrorLine(id="inbox-status")
 
     # -- life cycle ------------------------------------------------------------------------------------------
