@@ -65,7 +65,7 @@ async def settle(pilot: Pilot) -> None:
     message is scrolled to it (it scrolls after its layout), and the screen has refreshed."""
     app = pilot.app
     for _ in range(3):  # a delivery can start a worker and a worker can cause a delivery
-        await asyncio.wait_for(app.workers.wait_for_complete(), SETTLE_TIMEOUT)
+        await _workers_done(pilot)
         sandbox = getattr(app.runtime, "sandbox", None)
         if sandbox is not None:
             await sandbox.wait_for_deliveries(timeout=SETTLE_TIMEOUT)
@@ -74,6 +74,20 @@ async def settle(pilot: Pilot) -> None:
                      what="the thread scrolled to its newest message")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+async def _workers_done(pilot: Pilot) -> None:
+    """Until no worker runs. An exclusive worker replaced by a newer one ends cancelled, which `wait_for_complete`
+    raises: then wait for the rest (bounded)."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(50):
+        try:
+            await asyncio.wait_for(pilot.app.workers.wait_for_complete(), SETTLE_TIMEOUT)
+            return
+        except WorkerCancelled:
+            await pilot.pause()
+    raise AssertionError("workers kept being cancelled and replaced")
 
 
 def _following_threads(app) -> list:

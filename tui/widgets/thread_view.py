@@ -45,7 +45,7 @@ class ThreadView(ScrollView, can_focus=True):
     ]
 
     DEFAULT_CSS = """
-    ThreadView { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
+    ThreadView { height: 1fr; background: $surface; scrollbar-size-vertical: 1; overflow-x: hidden; }
     ThreadView:focus { background-tint: $foreground 4%; }
     """
 
@@ -87,7 +87,8 @@ class ThreadView(ScrollView, can_focus=True):
 
     def _to_newest(self) -> None:
         """To the newest message without animation, after the layout (the size may not be known yet)."""
-        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+        # force: right after a new layout the scrollbars (which allow scrolling) may not be updated yet
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True, force=True)
 
     def extend(self, rows: Sequence[MessageRow]) -> None:
         known = {row.id for row in self.rows}
