@@ -9,8 +9,10 @@ read receipts, bulk insert) and the inbox tables derived from them by the store'
 process runs the real app (`--sandbox`, headless, 120×40) on that store and measures, each until it is on screen
 (layout and a full frame rendered):
 - the list and thread queries alone (the data layer);
-- list: open the inbox the first time (the screen is built), until its list and the newest chat's thread are
-  shown; then again (the screen is kept, it refreshes);
+- list, first time: Chats opens on the conversations, built with the sections right after the app's first frame;
+  from the moment the sections are mounted and the store is open until the list and the newest chat's thread are on screen;
+- list, again: from another section back to Chats (a switch, the view is kept), and the same when something
+  changed while Chats was hidden (it refreshes before it counts as shown);
 - thread: move to the 5,000-message chat, until its newest page is shown;
 - scroll: page-up through the thread (older pages load at the top), each press until the view moved;
 then reads the peak resident set size (ru_maxrss). Targets: list and thread < 100 ms, memory < 200 MB.
@@ -92,7 +94,8 @@ def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
 
 async def measure(pages: int) -> dict[str, object]:
     from tui.app import build_app
-    from tui.screens.inbox import SCREEN_NAME, open_inbox
+    from tui.screens.inbox import InboxView
+    from tui.screens.main import MainScreen
     from tui.widgets.forms import set_cursor_blink
     from tui.widgets.thread_view import ThreadView
 
@@ -104,6 +107,13 @@ async def measure(pages: int) -> dict[str, object]:
         app.screen._compositor.render_update(full=True)
 
     async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: isinstance(app.screen, MainScreen) and app.screen.query(InboxView) and app.runtime_ready,
+                    "the sections and the store", timeout=120)
+        started = time.perf_counter()
+        view = app.screen.query_one(InboxView)
+        await until(lambda: view.refreshes >= 1 and view.open_chat_id, "the list and newest thread", timeout=120)
+        frame()
+        first_ms = (time.perf_counter() - started) * 1000
         await until(lambda: app.runtime_ready, "runtime start")
         await app.workers.wait_for_complete()
         inbox = app.runtime.inbox
@@ -117,25 +127,22 @@ async def measure(pages: int) -> dict[str, object]:
             inbox.thread(LONG_CHAT, 201)
             queries["thread"].append((time.perf_counter() - started) * 1000)
 
-        started = time.perf_counter()
-        open_inbox(app)
-        screen = app.get_screen(SCREEN_NAME)
-        await until(lambda: screen.is_mounted and screen.refreshes >= 1 and screen.open_chat_id, "the list")
-        frame()
-        list_ms = (time.perf_counter() - started) * 1000
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        screen = app.screen.query_one(InboxView)
+        list_ms = first_ms
+        main = app.screen
 
         reopen: list[float] = []
-        for _ in range(5):  # back to Chats and in again: the kept screen refreshes
-            app.pop_screen()
+        refreshed: list[float] = []
+        for stale in (False,) * 5 + (True,) * 5:  # to Groups and back: a switch, or a switch and a refresh
+            main.show_section("groups")
             await pilot.pause()
             count = screen.refreshes
+            screen._stale = stale  # as if an event had arrived while hidden
             started = time.perf_counter()
-            open_inbox(app)
-            await until(lambda: screen.refreshes > count, "the list again")
+            main.show_section("chats")
+            await until(lambda: screen.display and (not stale or screen.refreshes > count), "the list again")
             frame()
-            reopen.append((time.perf_counter() - started) * 1000)
+            (refreshed if stale else reopen).append((time.perf_counter() - started) * 1000)
             await app.workers.wait_for_complete()
             await pilot.pause()
 
@@ -172,7 +179,7 @@ async def measure(pages: int) -> dict[str, object]:
             scroll.append((time.perf_counter() - started) * 1000)
             await app.workers.wait_for_complete()
         held_rows = len(view.rows)
-    return {"chats": chats, "list": list_ms, "reopen": reopen, "thread": thread_ms, "scroll": scroll,
+    return {"chats": chats, "list": list_ms, "reopen": reopen, "refreshed": refreshed, "thread": thread_ms, "scroll": scroll,
             "held": held_rows, "queries": queries}
 
 
@@ -211,17 +218,19 @@ def main() -> None:
     assert isinstance(queries, dict)
     print(f"| list query (200 newest chats), median of 7 | {statistics.median(queries['list']):.1f} ms | |")
     print(f"| thread query (newest 200 of 5,000), median of 7 | {statistics.median(queries['thread']):.1f} ms | |")
-    print(f"| open the inbox the first time (build the screen, list + newest thread, on screen) | "
+    print(f"| Chats the first time: from the sections mounted and the store open to the list + newest thread on screen | "
           f"{result['list']:.0f} ms | < {TARGET_MS:.0f} ms |")
-    reopen = result["reopen"]
-    assert isinstance(reopen, list)
-    print(f"| open it again, median of {len(reopen)} (max) | {statistics.median(reopen):.0f} ms ({max(reopen):.0f} ms) "
-          f"| < {TARGET_MS:.0f} ms |")
+    reopen, refreshed = result["reopen"], result["refreshed"]
+    assert isinstance(reopen, list) and isinstance(refreshed, list)
+    print(f"| open Chats again (a switch), median of {len(reopen)} (max) | {statistics.median(reopen):.0f} ms "
+          f"({max(reopen):.0f} ms) | < {TARGET_MS:.0f} ms |")
+    print(f"| open Chats again after a change (a switch and a refresh), median of {len(refreshed)} (max) | "
+          f"{statistics.median(refreshed):.0f} ms ({max(refreshed):.0f} ms) | < {TARGET_MS:.0f} ms |")
     print(f"| open the long thread (newest page, on screen) | {result['thread']:.0f} ms | < {TARGET_MS:.0f} ms |")
     print(f"| page up through it, median of {len(scroll)} (max, older pages loading) | "
           f"{statistics.median(scroll):.0f} ms ({max(scroll):.0f} ms) | no stalls |")
     print(f"| peak memory of the app process (ru_maxrss) | {peak_mb:.0f} MB | < {TARGET_MB:.0f} MB |")
-    met = result["list"] < TARGET_MS and max(reopen) < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
+    met = result["list"] < TARGET_MS and max(reopen + refreshed) < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
     print(f"\ntargets {'met' if met else 'NOT met'}")
 
 

@@ -61,15 +61,40 @@ async def wait_ready(pilot: Pilot) -> None:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Until workers are done, the sandbox has delivered every webhook, and the screen has refreshed."""
+    """Until workers are done, the sandbox has delivered every webhook, a thread on screen that follows its newest
+    message is scrolled to it (it scrolls after its layout), and the screen has refreshed."""
     app = pilot.app
     for _ in range(3):  # a delivery can start a worker and a worker can cause a delivery
-        await asyncio.wait_for(app.workers.wait_for_complete(), SETTLE_TIMEOUT)
+        await _workers_done(pilot)
         sandbox = getattr(app.runtime, "sandbox", None)
         if sandbox is not None:
             await sandbox.wait_for_deliveries(timeout=SETTLE_TIMEOUT)
         await pilot.pause()
+    await wait_until(pilot, lambda: all(thread.at_newest for thread in _following_threads(app)),
+                     what="the thread scrolled to its newest message")
     await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def _workers_done(pilot: Pilot) -> None:
+    """Until no worker runs. An exclusive worker replaced by a newer one ends cancelled, which `wait_for_complete`
+    raises: then wait for the rest (bounded)."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(50):
+        try:
+            await asyncio.wait_for(pilot.app.workers.wait_for_complete(), SETTLE_TIMEOUT)
+            return
+        except WorkerCancelled:
+            await pilot.pause()
+    raise AssertionError("workers kept being cancelled and replaced")
+
+
+def _following_threads(app) -> list:
+    from tui.widgets.thread_view import ThreadView
+
+    return [thread for thread in app.screen.query(ThreadView)
+            if thread.region.height and thread.following]  # on screen
 
 
 @contextlib.asynccontextmanager
@@ -84,6 +109,13 @@ async def show_section(pilot: Pilot, section_id: str) -> None:
     """Show a section directly (tests of the number keys press them instead)."""
     pilot.app.show_section(section_id)
     await pilot.pause()
+
+
+async def open_chat_form(pilot: Pilot) -> None:
+    """Chats opens on the conversations (its search field focused): ctrl+n shows the new-message form, its
+    recipient field focused, as a user reaches it."""
+    await pilot.press("ctrl+n")
+    await wait_until(pilot, lambda: getattr(pilot.app.focused, "id", None) == "recipient", what="the Chats form")
 
 
 _SVG_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)" textLength="([\d.]+)"[^>]*>(.*?)</text>')

@@ -10,6 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "tests/app/__snapshots__/test_snapshots"
 SOURCES = {
+    "chats-conversations.svg": APP / "test_section[chats].svg",
     "chats-and-events-panel.svg": APP / "test_events_panel_with_valid_invalid_and_unsigned_events.svg",
     "groups.svg": APP / "test_groups_with_a_group_looked_up.svg",
     "event-detail.svg": APP / "test_event_detail.svg",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.app.test_flows import fill
-from tests.harness import settle, show_section, wait_ready
+from tests.harness import open_chat_form, settle, show_section, wait_ready
 from tui.app import build_app
 from tui.sandbox.state import LAUNCH_ID
 from tui.widgets.forms import FieldRow, set_cursor_blink
@@ -32,6 +32,7 @@ async def test_forms_and_header_speak_the_dialect() -> None:
         assert "speaks zapi/wuzapi" in header
 
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(screen, {"recipient": "5511999999999", "kind": "link"})
         await pilot.pause()
         assert label(screen, "link-title") == "Preview title (required by Z-API)"
@@ -72,30 +73,26 @@ async def test_zapi_add_participant_says_what_it_knows_and_no_more() -> None:
 
 
 async def test_inbox_names_chats_from_the_gateways_lists() -> None:
-    """The saved contact name from Z-API's /contacts reaches the inbox's list when it first opens, and the
-    palette's list entry reads the lists again; no screen of its own."""
+    """The saved contact name from Z-API's /contacts reaches the conversations in Chats, and the palette's list
+    entry reads the lists again and shows the conversations; no screen of its own."""
     from tests.harness import screen_text, wait_until
     from tui.sandbox.state import DEMO_CONTACTS
-    from tui.screens.inbox import InboxScreen
+    from tui.screens.inbox import InboxView
 
     ana = DEMO_CONTACTS[0][0]
     app = real_gateways_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         runtime = pilot.app.runtime
-        runtime.sandbox.state.contacts[ana].name = "Ana Paula (VIP)"
-        await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox")
-        screen = pilot.app.screen
-        await wait_until(pilot, lambda: any(row.title == "Ana Paula (VIP)" for row in screen.rows),
-                         what="the name from the contact list")
-        await settle(pilot)
-        assert "Ana Paula (VIP)" in screen_text(pilot.app)
-
-        runtime.sandbox.state.contacts[ana].name = "Ana Souza"
-        pilot.app.pop_screen()
-        await settle(pilot)
-        pilot.app.screen.open_operation("chats", "contacts")  # the palette's "List contacts (Z-API)"
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox again")
-        await wait_until(pilot, lambda: any(row.title == "Ana Souza" for row in pilot.app.screen.rows),
-                         what="the name read again")
+        inbox = pilot.app.screen.query_one(InboxView)
+        for name in ("Ana Paula (VIP)", "Ana Souza"):
+            runtime.sandbox.state.contacts[ana].name = name
+            await pilot.press("ctrl+n")  # the form shows; the list entry brings the conversations back
+            await wait_until(pilot, lambda: pilot.app.screen.section("chats").view == "compose",
+                             what="the form")
+            pilot.app.screen.open_operation("chats", "contacts")  # the palette's "List contacts (Z-API)"
+            await wait_until(pilot, lambda: pilot.app.screen.section("chats").view == "inbox", what="the inbox")
+            await wait_until(pilot, lambda name=name: any(row.title == name for row in inbox.rows),
+                             what=f"the name {name} from the contact list")
+            await settle(pilot)
+            assert name in screen_text(pilot.app)

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from textual.widgets import DataTable, Input, Select, TextArea
 
-from tests.harness import running_sandbox_app, screen_text, settle, show_section
+from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID
 from tui.webhooks.signing import Verdict
 
@@ -42,6 +42,7 @@ def fill(screen, values: dict[str, str]) -> None:
 async def send(pilot, kind: str, values: dict[str, str], recipient: str = RECIPIENT) -> str:
     screen = pilot.app.screen
     await show_section(pilot, "chats")
+    await open_chat_form(pilot)  # Chats opens on the conversations
     fill(screen, {"recipient": recipient, "kind": kind})
     await pilot.pause()
     fill(screen, values)
@@ -80,6 +81,7 @@ async def test_invalid_form_sends_nothing():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         before = len(list(app.runtime.request_log))
         fill(app.screen, {"recipient": "+55 (11) 9999", "kind": "poll"})
         await pilot.pause()
@@ -158,6 +160,7 @@ async def test_chat_actions_with_confirmation_for_clear_and_delete(action, confi
     async with running_sandbox_app() as pilot:
         app = pilot.app
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(app.screen, {"recipient": RECIPIENT, "chat-action": action})
         app.screen.query_one("#apply-action").press()
         await pilot.pause()

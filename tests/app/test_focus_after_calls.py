@@ -11,14 +11,14 @@ import asyncio
 import pytest
 from textual.widgets import ContentSwitcher, Input, TextArea
 
-from tests.harness import running_sandbox_app, screen_text, settle, wait_until
+from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, wait_until
 from tui.keymap import ACTIONS, shown_key
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
 
 RECIPIENT = "5511999999999"
 
 FIRST_FIELD = {
-    "chats": "recipient", "groups": "lookup-id", "communities": "community-id", "privacy": "group-add-scope",
+    "chats": "inbox-search", "groups": "lookup-id", "communities": "community-id", "privacy": "group-add-scope",
     "catalog": "product-id", "events": "events-kind",
 }
 SECTION_KEYS = {"chats": "1", "groups": "2", "communities": "3", "privacy": "4", "catalog": "5", "settings": "6",
@@ -78,7 +78,7 @@ def status_text(app, selector: str) -> str:
 async def test_every_section_opens_on_its_first_field():
     async with running_sandbox_app() as pilot:
         app = pilot.app
-        assert getattr(app.focused, "id", None) == "recipient"  # Chats, not its kind picker
+        assert getattr(app.focused, "id", None) == "inbox-search"  # Chats opens on the conversations' search
         for section, key in SECTION_KEYS.items():
             await pilot.press(f"alt+{key}")
             expected = FIRST_FIELD.get(section)
@@ -93,6 +93,8 @@ async def test_every_section_opens_on_its_first_field():
 async def test_chats_focus_and_footer_after_each_call():
     async with running_sandbox_app() as pilot:
         app = pilot.app
+        await open_chat_form(pilot)  # Chats opens on the conversations
+        assert getattr(app.focused, "id", None) == "recipient"  # the form, not its kind picker
         sent = app.last_sent_id
         await call_and_check(pilot, "chats", "text-message", "ctrl+s", lambda: app.last_sent_id != sent,
                              values={"recipient": RECIPIENT, "text-message": "focus test"})
@@ -195,6 +197,7 @@ async def test_a_cancelled_call_gives_the_focus_back():
             await asyncio.Event().wait()
 
         app.runtime.instance.request = hang  # the gateway never answers
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(app.screen, {"recipient": RECIPIENT, "text-message": "never answered"})
         message = app.screen.query_one("#text-message")
         message.focus()

@@ -8,7 +8,7 @@ import asyncio
 
 from textual.widgets._footer import FooterKey
 
-from tests.harness import running_sandbox_app, settle, show_section, wait_until
+from tests.harness import open_chat_form, running_sandbox_app, settle, show_section, wait_until
 from tui.sandbox.state import LAUNCH_ID
 
 RECIPIENT = "5511999999999"
@@ -55,6 +55,7 @@ async def test_escape_in_the_footer_cancels_a_send_and_gives_the_field_back():
             await asyncio.Event().wait()  # the gateway never answers
 
         app.runtime.instance.request = never
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient").value = RECIPIENT
         message = app.screen.query_one("#text-message")
         message.load_text("held")

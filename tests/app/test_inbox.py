@@ -1,6 +1,7 @@
-"""The inbox end to end against the embedded sandbox: the list and threads from the seeded history, live marks
-and replies as the sandbox's webhooks arrive, replies from the thread (text and any kind), search, mark read,
-and forged events kept out. Snapshots at 80×24 and 120×40."""
+"""The inbox (what Chats opens on) end to end against the embedded sandbox: the list and threads from the seeded
+history, live marks and replies as the sandbox's webhooks arrive, replies from the thread (text and any kind),
+search, mark read, the form for a new number and back, and forged events kept out. Snapshots at 80×24 and
+120×40."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle,
 from tui.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
-from tui.screens.inbox import InboxScreen
+from tui.screens.inbox import InboxView
 from tui.webhooks.signing import sign
 from tui.widgets.thread_view import ThreadView
 
@@ -22,26 +23,31 @@ ANA, BRUNO, JORDAN = "5511987654321", "5511976543219", "14155550123"
 LAUNCH = f"{LAUNCH_ID}@g.us"
 
 
-async def open_inbox(pilot) -> InboxScreen:
-    await pilot.press("ctrl+l")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen), what="the inbox")
-    screen = pilot.app.screen
-    await wait_until(pilot, lambda: screen.open_chat_id is not None, what="the first chat")
+async def open_inbox(pilot) -> InboxView:
+    """Chats is the section the app opens on, and it opens on the conversations: wait for them."""
+    view = pilot.app.screen.query_one(InboxView)
+    await wait_until(pilot, lambda: view.display and view.open_chat_id is not None, what="the first chat")
     await inbox_settled(pilot)
-    return screen
+    return view
 
 
 async def inbox_settled(pilot) -> None:
     """Until deliveries are in, the inbox has taken them (its refresh timer and reads done) and the screen drew."""
     for _ in range(2):
         await settle(pilot)
-        screen = pilot.app.screen
-        if isinstance(screen, InboxScreen):
-            await wait_until(pilot, lambda: screen.idle, what="the inbox to refresh")
+        view = pilot.app.screen.query_one(InboxView)
+        await wait_until(pilot, lambda view=view: view.idle, what="the inbox to refresh")
     await settle(pilot)
 
 
-async def choose(pilot, screen: InboxScreen, chat_id: str) -> None:
+async def to_the_list(pilot, screen: InboxView) -> None:
+    """Enter in the (empty) search field: the list takes the focus."""
+    assert pilot.app.focused is screen.query_one("#inbox-search")
+    await pilot.press("enter")
+    assert pilot.app.focused is screen.query_one("#conversations")
+
+
+async def choose(pilot, screen: InboxView, chat_id: str) -> None:
     keys = [row.chat_id for row in screen.rows]
     table = screen.query_one("#conversations")
     table.focus()
@@ -50,11 +56,11 @@ async def choose(pilot, screen: InboxScreen, chat_id: str) -> None:
     await inbox_settled(pilot)
 
 
-def thread_text(screen: InboxScreen) -> str:
+def thread_text(screen: InboxView) -> str:
     return screen.query_one(ThreadView).text()
 
 
-def row(screen: InboxScreen, chat_id: str):
+def row(screen: InboxView, chat_id: str):
     return next(r for r in screen.rows if r.chat_id == chat_id)
 
 
@@ -78,13 +84,19 @@ def incoming(chat: str, message_id: str, text: str, push_name: str) -> dict:
 async def test_opens_on_the_list_with_the_newest_chat_and_its_thread():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)
-        assert pilot.app.focused is screen.query_one("#conversations")
+        assert pilot.app.focused is screen.query_one("#inbox-search")  # the section's first field
         assert [r.chat_id for r in screen.rows][:3] == [ANA, BRUNO, JORDAN]
         assert row(screen, ANA).unread == 3 and row(screen, ANA).title == "Ana Souza"
         assert screen.open_chat_id == ANA
         assert "Can I come by tomorrow after 18h?" in thread_text(screen)
         footer = screen_text(pilot.app).splitlines()[-1]
-        for words in ("Open", "Search", "Mark read", "All kinds", "New chat", "Back"):
+        for words in ("^n New chat", "^t All kinds"):
+            assert words in footer
+        assert "Send" not in footer and "Chat action" not in footer  # the form's keys are off while it is hidden
+        await to_the_list(pilot, screen)
+        await settle(pilot)
+        footer = screen_text(pilot.app).splitlines()[-1]
+        for words in ("⏎ Reply", "/ Search", "m Mark read", "^n New chat", "^t All kinds"):
             assert words in footer
 
 
@@ -133,6 +145,7 @@ async def test_any_kind_from_the_thread_with_the_recipient_filled_in():
         await choose(pilot, screen, LAUNCH)
         await pilot.press("k")
         form = pilot.app.screen
+        await wait_until(pilot, lambda: not screen.display, what="the form instead of the conversations")
         assert form.query_one("#recipient", Input).value == LAUNCH
         await wait_until(pilot, lambda: pilot.app.focused is form.query_one("#text-message"), what="message focus")
         form.query_one("#kind").value = "poll"
@@ -143,8 +156,9 @@ async def test_any_kind_from_the_thread_with_the_recipient_filled_in():
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert [sent.text for sent in pilot.app.runtime.sandbox.state.sent] == ["Pizza or sushi?"], screen_text(pilot.app)
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: pilot.app.screen is screen, what="back in the inbox")
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: screen.display, what="back in the conversations")
+        assert pilot.app.focused is screen.query_one("#conversations") and screen.open_chat_id == LAUNCH
         await inbox_settled(pilot)
         assert "You · 12:00 ✓✓ read\n[poll] Pizza or sushi?\n○ Pizza\n○ Sushi" in _dedent(thread_text(screen))
 
@@ -186,6 +200,7 @@ async def test_a_forged_message_never_appears():
 async def test_search_and_mark_read():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)
+        await to_the_list(pilot, screen)
         await pilot.press("slash")
         assert pilot.app.focused is screen.query_one("#inbox-search")
         await pilot.press(*"pudim")
@@ -203,13 +218,53 @@ async def test_search_and_mark_read():
         assert chat.unread == 0
 
 
-async def test_compose_goes_back_to_the_chats_form():
+async def test_compose_shows_the_form_and_ctrl_l_comes_back():
     async with running_sandbox_app() as pilot:
-        await open_inbox(pilot)
+        screen = await open_inbox(pilot)
+        await to_the_list(pilot, screen)
         await pilot.press("n")
-        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, InboxScreen), what="back to Chats")
-        await settle(pilot)
+        await wait_until(pilot, lambda: not screen.display, what="the form")
         assert pilot.app.focused is pilot.app.screen.query_one("#recipient")
+        footer = screen_text(pilot.app).splitlines()[-1]
+        for words in ("^s Send", "^t Chat action", "^l Conversations"):
+            assert words in footer
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: screen.display, what="the conversations")
+        assert pilot.app.focused is screen.query_one("#conversations")
+
+
+async def test_a_number_no_chat_matches_opens_the_form_to_it_and_the_sent_text_is_listed():
+    """Typed at once (the search has the focus), enter on a number: the form, that number filled in; sent, it
+    is a conversation."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await pilot.press(*"+55 21 98765 0000")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not screen.display, what="the form")
+        form = pilot.app.screen
+        assert form.query_one("#recipient", Input).value == "5521987650000"
+        await wait_until(pilot, lambda: pilot.app.focused is form.query_one("#text-message"), what="message focus")
+        await pilot.press(*"Hello, new here")
+        await pilot.press("enter")  # a new line in the message, never a send
+        assert not pilot.app.runtime.sandbox.state.sent
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert [sent.recipient for sent in pilot.app.runtime.sandbox.state.sent] == ["5521987650000"]
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: screen.display and screen.open_chat_id == "5521987650000",
+                         what="the new conversation")
+        await inbox_settled(pilot)
+        assert "Hello, new here" in thread_text(screen)
+
+
+async def test_a_word_no_chat_matches_says_so_and_opens_nothing():
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await pilot.press(*"zzz nobody")
+        await pilot.press("enter")
+        await inbox_settled(pilot)
+        assert screen.display and pilot.app.focused is screen.query_one("#inbox-search")
+        assert "No conversation matches “zzz nobody”" in screen_text(pilot.app)
 
 
 # -- snapshots -----------------------------------------------------------------------------------------------

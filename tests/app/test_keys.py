@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
+from tests.harness import open_chat_form, running_sandbox_app, sandbox_app, screen_text, settle, wait_until
 from tui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap
 from tui.screens.main import MainScreen
 from tui.widgets import section
@@ -66,6 +66,7 @@ async def test_a_user_keymap_changes_the_key_the_footer_and_the_button(isolated_
     (config / KEYMAP_FILE).write_text('"chats.send" = "f5"\n"nonsense" = "x"\n', encoding="utf-8")
     async with running_sandbox_app(notifications=True) as pilot:
         app = pilot.app
+        await open_chat_form(pilot)
         shown = screen_text(app)
         assert "Send (f5)" in shown and "f5 Send" in shown.splitlines()[-1]
         await wait_until(pilot, lambda: "'nonsense'" in screen_text(app), what="the key map warning")
@@ -90,15 +91,14 @@ async def test_keys_typed_before_the_sections_exist_are_kept(monkeypatch):
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: bool(held), what="the first frame")
-        await pilot.press(*RECIPIENT, "tab", "tab", *"hi 5e?")  # digits, e and ? are text here
+        await pilot.press(*"5e? Ana", "tab")  # digits, e and ? are text here; Tab goes on to the list
         screen = held[0]
         assert not screen.sections_ready and screen._early_keys
         screen.call_later(mount.__get__(screen))
         await wait_until(pilot, lambda: screen.sections_ready, what="the sections")
-        await wait_until(pilot, lambda: screen.query_one("#text-message").text == "hi 5e?", what="the replay")
-        assert screen.query_one("#recipient", Input).value == RECIPIENT
+        await wait_until(pilot, lambda: screen.query_one("#inbox-search", Input).value == "5e? Ana", what="the replay")
         assert screen.query_one("#sections").current == "chats" and screen.query_one("#events-panel").display
-        assert app.focused is screen.query_one("#text-message")
+        assert app.focused is screen.query_one("#conversations")
 
 
 # -- forms ------------------------------------------------------------------------------------------------------------
@@ -110,6 +110,7 @@ async def test_sending_the_same_message_again_asks_first(monkeypatch):
     async with running_sandbox_app() as pilot:
         app = pilot.app
         sent = app.runtime.sandbox.state.sent
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient", Input).value = RECIPIENT
         app.screen.query_one("#text-message").load_text("only once")
         app.screen.query_one("#text-message").focus()
@@ -213,6 +214,7 @@ def highlighted(app) -> str:
 async def test_palette_clear_chat_history_asks_then_clears():
     async with running_sandbox_app() as pilot:
         app = pilot.app
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient", Input).value = RECIPIENT
         await palette(pilot, "Clear chat history")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")

@@ -9,7 +9,16 @@ from keyring.backends import fail
 from textual.widgets import Input, Static
 
 from tests.app.test_snapshots import send_text
-from tests.harness import SIZE, running_sandbox_app, screen_text, settle, setup_screen_shown, show_section, wait_until
+from tests.harness import (
+    SIZE,
+    open_chat_form,
+    running_sandbox_app,
+    screen_text,
+    settle,
+    setup_screen_shown,
+    show_section,
+    wait_until,
+)
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config
 from tui.app import build_app
@@ -47,6 +56,7 @@ async def test_sandbox_fields_show_and_complete_ids_that_exist():
         await show_section(pilot, "communities")
         assert app.screen.query_one("#community-id", Input).placeholder.split(" ")[0] in state.communities
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         phone = app.screen.query_one("#recipient", Input).placeholder.split(" ")[0]
         assert phone in state.contacts
 

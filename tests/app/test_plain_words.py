@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tests.app.test_snapshots import fill
-from tests.harness import running_sandbox_app, settle, show_section
+from tests.harness import open_chat_form, running_sandbox_app, settle, show_section
 from tui.widgets.forms import FieldRow
 
 
@@ -16,6 +16,7 @@ async def test_four_quick_reply_buttons_and_a_count_that_is_not_a_number():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(app.screen, {"recipient": "5511999999999", "kind": "buttons"})
         await pilot.pause()
         fill(app.screen, {"buttons-labels": "Yes\nNo\nMaybe\nLater"})

@@ -24,7 +24,7 @@ async def test_section_keys_work_while_typing_and_digits_never_leave_a_field():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         switcher = app.screen.query_one("#sections", ContentSwitcher)
-        recipient = app.screen.query_one("#recipient", Input)
+        recipient = app.screen.query_one("#inbox-search", Input)  # Chats' first field: the conversation search
         assert app.focused is recipient  # the first section opened on its first field
         await pilot.press("5", "e", "2", "question_mark")  # typed into the field: no section switch, no panel
         assert switcher.current == "chats" and recipient.value == "5e2?" and app.screen.query_one(EventsPanel).display

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from textual.widgets import DataTable, Input, Select, TextArea
 
-from tests.harness import SIZE, sandbox_app, settle, show_section, wait_ready
+from tests.harness import SIZE, open_chat_form, sandbox_app, settle, show_section, wait_ready
 from tui.api.client import InstanceClient
 from tui.api.credentials import InstanceCredentials
 from tui.runtime import DETERMINISTIC_TOKENS
@@ -36,6 +36,7 @@ def snapshot(snap_compare, steps) -> bool:
 
 async def send_text(pilot, text: str = "hello from the snapshot") -> None:
     await show_section(pilot, "chats")
+    await open_chat_form(pilot)  # Chats opens on the conversations
     fill(pilot.app.screen, {"recipient": "5511999999999"})
     fill(pilot.app.screen, {"text-message": text})
     pilot.app.screen.query_one("#send").press()
@@ -127,6 +128,7 @@ def test_help_screen(snap_compare):
 def test_form_with_inline_errors(snap_compare):
     async def steps(pilot):
         await show_section(pilot, "chats")
+        await open_chat_form(pilot)  # Chats opens on the conversations
         fill(pilot.app.screen, {"recipient": "+55 (11) 9999", "kind": "poll"})
         await pilot.pause()
         fill(pilot.app.screen, {"poll-question": "Lunch?", "poll-options": "Pizza", "poll-count": "3"})

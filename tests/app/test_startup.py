@@ -23,7 +23,7 @@ async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monke
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
                          what="the first section")
         screen = app.screen
-        assert screen.section("chats") is not None and app.focused is screen.query_one("#recipient")
+        assert screen.section("chats") is not None and app.focused is screen.query_one("#inbox-search")
         assert [info.id for info in SECTIONS if screen.section(info.id) is None] == [
             "groups", "communities", "privacy", "catalog", "settings", "events"]
         held.set()
@@ -39,11 +39,11 @@ async def test_keys_typed_into_a_section_not_mounted_yet_go_to_its_first_field(m
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
                          what="the first section")
         screen = app.screen
-        recipient = screen.query_one("#recipient", Input)
+        search = screen.query_one("#inbox-search", Input)
         await pilot.press("alt+2", *"120363", "3")  # typed at once, while Groups is being mounted
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "lookup-id", what="Groups' first field")
         await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "1203633", what="the keys")
-        assert recipient.value == "" and screen.current_section == "groups"
+        assert search.value == "" and screen.current_section == "groups"
         await pilot.press("alt+5")  # another section the same way
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "product-id", what="Catalog")
 

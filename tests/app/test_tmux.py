@@ -84,15 +84,15 @@ def small_terminal():
 
 def test_send_a_poll_and_see_its_events(terminal):
     terminal.wait_for("gateway-tui")  # the first frame: typing starts now, before the connection is up
-    terminal.type("5511999999999")  # the recipient has the focus from the start: no Tab first
+    terminal.type("5511999999999")  # the conversation search has the focus from the start: no Tab first
     terminal.wait_for("5511999999999", "sandbox · connected")
-    terminal.keys("Tab")  # the message kind
-    terminal.keys("Enter")
-    for _ in range(4):  # Text, Quick-reply buttons, Button list, Link with preview, Poll
-        terminal.keys("Down")
-    terminal.keys("Enter")
+    terminal.keys("Enter")  # no chat matches the number: the form to it, its message field focused
+    terminal.wait_for("Recipient", "Send (ctrl+s)")
+    terminal.keys("C-p")  # the palette (ctrl+p is one byte: no escape sequence to split under load)
+    terminal.type("Send poll")
+    terminal.wait_for("Send poll")
+    terminal.keys("Enter")  # the poll form, for the recipient typed above
     terminal.wait_for("Question")
-    terminal.keys("Tab")
     terminal.type("Lunch?")
     terminal.keys("Enter")  # Enter moves to the next field; it does not send
     terminal.type("Pizza")
@@ -119,21 +119,20 @@ def test_alt_digits_switch_sections_while_typing_and_focus_stays_after_a_call(te
     shown = terminal.wait_for("120363041982375610-group7")
     assert "Look up (ctrl+s)" in shown and "Recipient" not in shown
     terminal.keys("M-1")
-    shown = terminal.wait_for("Recipient")
-    assert "55119" in shown  # what was typed in Chats is still there
+    shown = terminal.wait_for("matching “55119”")  # what was typed in Chats (its search) is still there
     terminal.keys("F2")  # the request log, from a field
     terminal.wait_for("Request log")
     terminal.keys("F2")
-    terminal.wait_for("Recipient")
+    terminal.wait_for("matching “55119”")
 
 
 def test_typing_at_80x24(small_terminal):
     small_terminal.wait_for("Chats")  # the first frame (the header is in its short form at 80 columns)
-    small_terminal.type("5511999999999")
-    small_terminal.keys("Tab")  # the kind (Text)
-    small_terminal.keys("Tab")  # the message box
-    small_terminal.type("hi 1234 e?")  # digits, e and ? are text here
+    small_terminal.type("5511999999999")  # into the conversation search
     small_terminal.wait_for("● connected")  # the header's short form at 80 columns
+    small_terminal.keys("Enter")  # no chat matches the number: the form to it, its message box focused
+    small_terminal.wait_for("Send (ctrl+s)")
+    small_terminal.type("hi 1234 e?")  # digits, e and ? are text here
     small_terminal.keys("C-s")
     shown = small_terminal.wait_for("Sent, message id:")
     assert "hi 1234 e?" in shown
@@ -142,16 +141,16 @@ def test_typing_at_80x24(small_terminal):
 def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     """Send a text, quit, start again: the conversation is listed and opens with the text (same data dir)."""
     terminal.wait_for("sandbox · connected", "listener 127.0.0.1:")
-    terminal.type("5511999999999")  # Chats opens on the recipient
-    terminal.keys("Tab")  # the message kind (Text)
-    terminal.keys("Tab")  # the message
+    terminal.type("5511999999999")  # Chats opens on the conversation search
+    terminal.keys("Enter")  # no chat matches the number: the form to it, its message box focused
+    terminal.wait_for("Send (ctrl+s)")
     terminal.type("Is the blue case back in stock?")
     terminal.keys("C-s")
     terminal.wait_for("Sent, message id:", "(text to 5511999999999)")
     terminal.keys("Escape")  # out of any field (after a send the focus may not be back in the form)
-    terminal.keys("1")  # Chats, its section focused: ctrl+l is its key
-    terminal.keys("C-l")  # the inbox, while this run is still up: the sandbox contact answers
-    terminal.wait_for("Inbox ·", "Is the blue case back in stock?")
+    terminal.keys("1")  # Chats, its form focused: ctrl+l is its key
+    terminal.keys("C-l")  # the conversations, while this run is still up: the sandbox contact answers
+    terminal.wait_for("Chats ·", "Is the blue case back in stock?")
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
     while "app" in terminal.tmux("list-sessions") and time.monotonic() < deadline:
@@ -161,7 +160,6 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     app = Path(sys.executable).with_name("gateway-tui")
     terminal.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", f"env -u COLUMNS -u LINES {app} --sandbox")
     terminal.wait_for("● connected")  # the header's short form below 110 columns
-    terminal.keys("C-l")
-    shown = terminal.wait_for("Inbox ·", "5511999999999 ", "Is the blue case back in stock?", "✓✓ read")
+    shown = terminal.wait_for("Chats ·", "5511999999999 ", "Is the blue case back in stock?", "✓✓ read")
     first_chat = next(line for line in shown.splitlines() if "│" in line and "Search" not in line)
     assert "5511999999999" in first_chat  # newest first, and opened

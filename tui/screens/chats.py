@@ -1,4 +1,9 @@
-"""Chats: send every message kind to a phone or group JID, and act on a chat (spec ops 1-5, 13, 23)."""
+"""Chats: the conversations (the inbox, `tui.screens.inbox.InboxView`), and the form that sends every message
+kind to a phone or group JID and acts on a chat (spec ops 1-5, 13, 23).
+
+The section opens on the conversations, its search field focused. The form is one key away (ctrl+n for a new
+number, ctrl+t or `k` for the open chat, enter on a number no chat matches) and ctrl+l goes back; one view
+shows at a time, and the form's keys act only while it shows."""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual import events
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, ContentSwitcher, Input, Select, Static
 
 from tui.api.models import (
@@ -99,17 +105,22 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
 class ChatsSection(OperationSection):
     # Shortcuts of this section beyond the gateway operations (which the palette takes from tui.api.operations).
     OPERATIONS: ClassVar[dict[str, str]] = {
-        "inbox": "Inbox: conversations and threads",
+        "inbox": "Conversations: the inbox",
+        "compose": "New message to a number",
         **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
     }
 
     HELP: ClassVar[str] = """\
 ## Chats
 
-**ctrl+l** opens the **inbox**: every conversation (received messages, receipts and typing from the webhook
+Chats opens on the **conversations**: every chat (received messages, receipts and typing from the webhook
 events, and every message sent from here or with `gateway-tui call`), newest first, with the thread of the
-chosen one. Reply there, or press **k** for this form with the recipient filled in. The form below composes
-to a new number.
+chosen one. The **search** field has the focus: type to filter chats and messages; enter goes to the list,
+or, when you typed a phone number no chat matches, opens the form to that number. On the list, **enter**
+replies (a text, sent with enter), **m** marks the chat read on the gateway, **k** (or **ctrl+t**) opens the
+full form for the chat, **n** (or **ctrl+n**) writes to a new number. **ctrl+l** comes back from the form.
+
+### The form
 
 Send a message to a **recipient**: a phone number with country code (digits only, e.g.
 `5511999999999`) or a group JID (`120363019502650977@g.us`). The recipient is checked as you type.
@@ -132,6 +143,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     BINDINGS = bindings_for("chats")
 
     DEFAULT_CSS = """
+    ChatsSection #chat-views { height: auto; }
+    ChatsSection #chat-views.-inbox { height: 1fr; }
+    ChatsSection #compose { height: auto; }
     ChatsSection #chat-head { height: 1; }
     ChatsSection #chat-head > .section-title { width: 1fr; }
     ChatsSection #chat-top { height: auto; }
@@ -145,12 +159,33 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     ChatsSection #chat-actions > Select { width: 30; }
     """
 
+    def __init__(self, *, with_inbox: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.with_inbox = with_inbox
+
+    @property
+    def view(self) -> str:
+        """"inbox" (the conversations) or "compose" (the form)."""
+        return "inbox" if self.with_inbox and self.query_one("#chat-views", ContentSwitcher).current == "inbox" \
+            else "compose"
+
     def compose(self) -> ComposeResult:
+        from tui.screens.inbox import InboxView
+
+        with ContentSwitcher(initial="inbox" if self.with_inbox else "compose", id="chat-views",
+                             classes="-inbox" if self.with_inbox else ""):
+            if self.with_inbox:
+                yield InboxView(id="inbox")
+            with Vertical(id="compose"):
+                yield from self._compose_form()
+
+    def _compose_form(self) -> ComposeResult:
         with Horizontal(id="chat-head"):
-            yield Static("Chats — send a message", classes="section-title")
-            inbox = Button(label("Inbox", "chats.inbox"), id="open-inbox", compact=True)
-            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
-            yield inbox
+            yield Static("Chats — new message", classes="section-title")
+            if self.with_inbox:
+                inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
+                inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
+                yield inbox
         with Horizontal(id="chat-top"):
             yield _row(
                 "Recipient (phone or group JID)",
@@ -291,20 +326,70 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             raise FieldProblems({"delayMessage": "Z-API waits whole seconds: a number from 1 to 15"})
         return int(text) * 1000
 
+    # -- the two views -------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("send", "chat_action", "copy_id") and self.view != "compose":
+            return False  # the form's keys act only while the form shows (ctrl+t is the inbox's "All kinds" there)
+        if action == "inbox" and self.view != "compose":
+            return False
+        return super().check_action(action, parameters)
+
+    def _show_view(self, view: str) -> None:
+        switcher = self.query_one("#chat-views", ContentSwitcher)
+        switcher.current = view
+        switcher.set_class(view == "inbox", "-inbox")
+        self.scroll_home(animate=False, immediate=True)
+        self.refresh_bindings()
+
     @on(Button.Pressed, "#open-inbox")
     def action_inbox(self) -> None:
-        from tui.screens.inbox import open_inbox
+        """Back to the conversations, the list focused (on the chat just written to, when there is one)."""
+        if not self.with_inbox:
+            return
+        from tui.screens.inbox import InboxList, InboxView
 
-        open_inbox(self.app)
+        self._show_view("inbox")
+        inbox = self.query_one(InboxView)
+        recipient = self.text("recipient")
+        if recipient and (is_phone(recipient) or recipient.endswith("@g.us")):
+            inbox.reload(select=recipient)
+        self.screen.set_focus(inbox.query_one(InboxList))
+
+    def show_form(self, recipient: str | None = None, *, message_first: bool = False) -> None:
+        """The form, to `recipient` when given (the message field focused), else the recipient field."""
+        self._show_view("compose")
+        field = self.query_one("#recipient", Input)
+        if recipient is not None:
+            field.value = recipient
+        if recipient is not None or message_first:
+            self._focus_first(at_once=True)  # at once: keys already on their way land in the message
+        else:
+            self.screen.set_focus(field)
+
+    def on_inbox_view_compose(self, message: Any) -> None:
+        message.stop()
+        self.show_form(message.recipient, message_first=message.full)
+
+    def on_focus(self, _event: events.Focus) -> None:
+        """Escape left a field of the conversations: the list takes the focus (its letter keys work there)."""
+        if self.view == "inbox":
+            from tui.screens.inbox import InboxList
+
+            self.screen.set_focus(self.query_one(InboxList))
 
     def open_operation(self, op_id: str) -> None:
         if op_id == "inbox":
             self.action_inbox()
             return
-        if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the inbox
+        if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
             self.app.runtime.refresh_names()  # type: ignore[attr-defined]
             self.action_inbox()
             return
+        if op_id == "compose":
+            self.show_form()
+            return
+        self._show_view("compose")
         for kind in KINDS:
             if kind.op_id == op_id:
                 self.query_one("#kind", Select).value = kind.key
@@ -331,16 +416,18 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         raise KeyError(op_id)
 
     def first_field(self) -> Input:
-        """The recipient: every send and chat action starts there (not the kind picker)."""
+        """The conversations' search field; in the form, the recipient (every send and chat action starts there,
+        not at the kind picker)."""
+        if self.view == "inbox":
+            return self.query_one("#inbox-search", Input)
         return self.query_one("#recipient", Input)
 
-    def _focus_first(self) -> None:
+    def _focus_first(self, at_once: bool = False) -> None:
         recipient = self.query_one("#recipient", Input)
-        if not recipient.value:
-            recipient.focus()
-            return
-        controls = [row.control for row in self.active_form().rows()]
-        if controls:
+        controls = [row.control for row in self.active_form().rows()] if recipient.value else [recipient]
+        if controls and at_once:
+            self.screen.set_focus(controls[0])
+        elif controls:
             controls[0].focus()
 
     # -- sending -----------------------------------------------------------------------------------

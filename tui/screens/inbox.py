@@ -1,100 +1,100 @@
-"""The inbox: conversations on the left (newest first, unread counts, "typing…"), the open thread on the right,
-a one-line text reply under it. Opened from Chats (ctrl+l, or the Inbox button); escape goes back.
+"""The inbox, shown by Chats when it opens: conversations on the left (newest first, unread counts, "typing…"),
+the open thread on the right, a one-line text reply under it, and the search field above the list (the
+section's first field: typing at once filters the conversations).
 
 Everything comes from the event store through `runtime.inbox` (read in thread workers): received messages,
 receipts and presence as the listener stored them, and the account's own sends (this app's and
-`gateway-tui call`'s). It follows the store live: each stored event and each recorded send refreshes the list
-and the open thread.
+`gateway-tui call`'s). It follows the store live while it is shown: each stored event and each recorded send
+refreshes the list and the open thread; hidden, it catches up when shown again.
 
-Keys are local: on the list, enter opens a chat, `/` searches, `m` marks the chat read on the gateway
-(modify-chat `read`), `k` opens the full send form (any kind, the recipient filled in, with the chat actions),
-`n` composes to a new number; in the reply field enter sends the text; escape leaves a field, then the inbox.
+Keys (`tui.keymap`, scopes "inbox" and "inbox_list"): on the list, enter opens a chat's reply line, `/`
+searches, `m` marks the chat read on the gateway (modify-chat `read`), `k` opens the full send form (any kind,
+the recipient filled in, with the chat actions), `n` composes to a new number; ctrl+n composes and ctrl+t opens
+the full form from any field of the inbox; in the reply field enter sends the text; in the search field enter
+goes to the list, or, when no chat matches a phone number typed there, opens the form with that number.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
-from tui.api.models import ChatAction, ModifyChat, SendText
+from tui.api.models import ChatAction, ModifyChat, SendText, is_phone
 from tui.api.operations import OPERATIONS, OperationId
+from tui.keymap import bindings_for
 from tui.messages import MessageSent
 from tui.runtime import ConversationRow
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
+from tui.widgets.forms import TextInput
 from tui.widgets.thread_view import ThreadView
 
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
-SCREEN_NAME = "inbox"  # installed once: opening it again reuses it instead of building it anew
 THREAD_PAGE = 200  # messages per page of a thread
 REFRESH_DELAY = 0.05  # a burst of events refreshes the inbox once
 
 
 class InboxList(ConversationList):
-    """The conversation list with the inbox's keys (they act only while the list has the focus)."""
+    """The conversation list with the inbox's letter keys (they act only while the list has the focus)."""
 
-    BINDINGS = [
-        Binding("enter", "open_chat", "Open", show=True),
-        Binding("slash", "search", "Search", key_display="/"),
-        Binding("m", "mark_read", "Mark read"),
-        Binding("k", "full_form", "All kinds"),
-        Binding("n", "compose", "New chat"),
-    ]
+    BINDINGS = [*ConversationList.BINDINGS, *bindings_for("inbox_list")]
+
+    @property
+    def inbox_view(self) -> InboxView:
+        return self.query_ancestor(InboxView)
 
     def action_open_chat(self) -> None:
-        self.screen.action_open_chat()  # type: ignore[attr-defined]
+        self.inbox_view.action_open_chat()
 
     def action_search(self) -> None:
-        self.screen.query_one("#inbox-search", Input).focus()
+        self.inbox_view.query_one("#inbox-search", Input).focus()
 
     def action_mark_read(self) -> None:
-        self.screen.action_mark_read()  # type: ignore[attr-defined]
+        self.inbox_view.action_mark_read()
 
     def action_full_form(self) -> None:
-        self.screen.action_full_form()  # type: ignore[attr-defined]
+        self.inbox_view.action_full_form()
 
     def action_compose(self) -> None:
-        self.screen.action_compose()  # type: ignore[attr-defined]
+        self.inbox_view.action_compose()
 
 
-def open_inbox(app: Any) -> None:
-    """Show the inbox; built on first use, then kept (installed), so opening it again costs a refresh only."""
-    if not app.is_screen_installed(SCREEN_NAME):
-        app.install_screen(InboxScreen(), SCREEN_NAME)
-    if app.screen is not app.get_screen(SCREEN_NAME):
-        app.push_screen(SCREEN_NAME)
+class InboxView(Widget):
+    """Conversations and the open thread (Chats composes it; it is built with the sections, after the first
+    frame, so showing it is a switch)."""
 
+    class Compose(Message):
+        """Asks Chats for the send form: to `recipient` (None: a new number), `full` for the open chat."""
 
-class InboxScreen(Screen[None]):
-    """Conversations and the open thread."""
+        def __init__(self, recipient: str | None, *, full: bool = False) -> None:
+            super().__init__()
+            self.recipient = recipient
+            self.full = full
 
-    HELP: ClassVar[str] = __doc__ or ""
-
-    BINDINGS = [
-        Binding("escape", "back", "Back", id="inbox.back"),
-        Binding("ctrl+t", "full_form", "All kinds", show=False),
-    ]
+    BINDINGS = bindings_for("inbox")
 
     DEFAULT_CSS = """
-    InboxScreen #inbox-title { height: 1; background: $boost; padding: 0 1; text-style: bold; }
-    InboxScreen #inbox-body { height: 1fr; }
-    InboxScreen #inbox-left { width: 36%; min-width: 28; max-width: 48; border-right: solid $panel-lighten-2; }
-    InboxScreen #inbox-search { height: 1; border: none; padding: 0 1; }
-    InboxScreen #conversations { height: 1fr; }
-    InboxScreen #thread-title { height: 1; padding: 0 1; text-style: bold; color: $accent; }
-    InboxScreen #reply { height: 1; border: none; padding: 0 1; background: $boost; }
-    InboxScreen #inbox-status { height: auto; padding: 0 1; }
+    InboxView { height: 1fr; }
+    InboxView #inbox-title { height: 1; background: $boost; padding: 0 1; text-style: bold; }
+    InboxView #inbox-body { height: 1fr; }
+    InboxView #inbox-left { width: 36%; min-width: 28; max-width: 48; border-right: solid $panel-lighten-2; }
+    InboxView #inbox-search { height: 1; border: none; padding: 0 1; }
+    InboxView #inbox-search:focus { background: $boost; }
+    InboxView #conversations { height: 1fr; }
+    InboxView #thread-title { height: 1; padding: 0 1; text-style: bold; color: $accent; }
+    InboxView #reply { height: 1; border: none; padding: 0 1; background: $boost; }
+    InboxView #inbox-status { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, chat_id: str | None = None) -> None:
-        super().__init__()
+    def __init__(self, chat_id: str | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.initial_chat = chat_id
         self.rows: list[ConversationRow] = []
         self.open_chat_id: str | None = None
@@ -104,48 +104,67 @@ class InboxScreen(Screen[None]):
         self._shown: Any = None
         self.list_limit = LIST_PAGE
         self._generation = 0
+        self._stale = False  # something happened while hidden: refresh when shown
 
     def compose(self) -> ComposeResult:
-        yield Static("Inbox", id="inbox-title")
+        yield Static("Chats", id="inbox-title")
         with Horizontal(id="inbox-body"):
             with Vertical(id="inbox-left"):
-                yield Input(placeholder="Search chats and messages (/)", id="inbox-search")
+                yield TextInput(placeholder="Search chats, or type a new number (/)", id="inbox-search")
                 yield InboxList(time_text=self._time_text, id="conversations")
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
                 yield ThreadView(time_text=self._time_text, id="thread")
-                yield Input(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
+                yield TextInput(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
                 yield ErrorLine(id="inbox-status")
-        yield Footer()
 
     # -- life cycle ------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.query_one(ConversationList).focus()
         app: Any = self.app
         app.event_received.subscribe(self, self._on_event)
         runtime = app.runtime
         self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
-        self.set_interval(5, self.schedule_refresh)  # "typing…" expires without an event
-        self.reload(select=self.initial_chat)
+        self.set_interval(5, self._tick)  # "typing…" expires without an event
+        self.watch(app, "runtime_ready", self._runtime_ready, init=False)
+        if app.runtime_ready:
+            self.reload(select=self.initial_chat)
+
+    def _runtime_ready(self, ready: bool) -> None:
+        if ready:  # the store is open: read it
+            self.reload(select=self.initial_chat)
 
     def on_unmount(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
 
-    def on_screen_resume(self) -> None:
-        if self.refreshes:  # shown again (the screen is kept): catch up with what happened meanwhile
-            self.query_one(ConversationList).focus()
-            self.reload()
+    @property
+    def shown(self) -> bool:
+        """On the current screen and not inside a hidden part (another section, the form view)."""
+        return self.screen.is_current and all(
+            node.display for node in self.ancestors_with_self if isinstance(node, Widget))
 
-    def _on_event(self, _event: Any) -> None:
-        if self.is_current:  # hidden, it catches up when shown again
+    def on_show(self) -> None:
+        if self.refreshes and self._stale:  # shown again: catch up with what happened meanwhile
+            self._stale = False
             self.schedule_refresh()
 
+    def _on_event(self, _event: Any) -> None:
+        self._changed()
+
     def _on_recorded(self, _chat_id: str) -> None:
-        if self.is_current:
-            self.call_later(self.schedule_refresh)
+        self.call_later(self._changed)
+
+    def _changed(self) -> None:
+        if self.shown:
+            self.schedule_refresh()
+        else:
+            self._stale = True
+
+    def _tick(self) -> None:
+        if self.shown:
+            self.schedule_refresh()
 
     def schedule_refresh(self) -> None:
         if self._refresh_timer is None:
@@ -161,7 +180,6 @@ class InboxScreen(Screen[None]):
         return self._refresh_timer is None and not any(
             worker.node is self and worker.is_running for worker in self.app.workers
         )
-
     # -- loading ---------------------------------------------------------------------------------------------
 
     @property
@@ -236,7 +254,7 @@ class InboxScreen(Screen[None]):
                 view.set_statuses(statuses)
         self._show_title()
         searched = self.query_one("#inbox-search", Input).value.strip()
-        title = f"Inbox · {len(rows)} chat{'s' if len(rows) != 1 else ''}"
+        title = f"Chats · {len(rows)} conversation{'s' if len(rows) != 1 else ''}"
         if searched:
             title += f" matching “{searched}”"
         unread = sum(1 for row in rows if row.unread)
@@ -310,29 +328,34 @@ class InboxScreen(Screen[None]):
 
     @on(Input.Submitted, "#inbox-search")
     def _search_done(self, event: Input.Submitted) -> None:
+        """Enter: to the list; with no chat matching what looks like a phone number, the form to that number."""
         event.stop()
+        typed = event.value.strip()
+        number = "".join(typed.split()).lstrip("+")
+        inbox = self.inbox
+        if typed and (inbox is None or not inbox.conversations(1, search=typed)):  # one indexed query, ≈1 ms
+            if is_phone(number):
+                self.post_message(self.Compose(number))
+            else:
+                self.query_one(ErrorLine).show_error(
+                    f"No conversation matches “{typed}”. To write to a new number, type it with its country code "
+                    "(digits only) and press enter, or press ctrl+n.")
+            return
         self.query_one(ConversationList).focus()
 
     # -- actions ---------------------------------------------------------------------------------------------
 
-    def action_back(self) -> None:
-        focused = self.focused
-        if isinstance(focused, Input):
-            self.query_one(ConversationList).focus()
-            return
-        self.dismiss(None)
-
     def action_compose(self) -> None:
-        """Compose to a new number: the Chats form, recipient empty and focused."""
-        self.dismiss(None)
-        self.app.call_later(_focus_compose, self.app, None)
+        """Compose to a new number: the Chats form, the recipient empty (or the number typed in the search)."""
+        typed = "".join(self.query_one("#inbox-search", Input).value.split()).lstrip("+")
+        self.post_message(self.Compose(typed if typed and is_phone(typed) else None))
 
     def action_full_form(self) -> None:
         chat = self.open_chat_id
         if chat is None:
             self.query_one(ErrorLine).show_error("Choose a conversation first.")
             return
-        self.app.push_screen(ReplyScreen(chat))
+        self.post_message(self.Compose(chat, full=True))
 
     def action_mark_read(self) -> None:
         chat = self.open_chat_id
@@ -404,55 +427,3 @@ class InboxScreen(Screen[None]):
         status.show_ok(f"Sent, message id {result.message_id}.")
         self.post_message(MessageSent(result.message_id, OperationId.SEND_TEXT, chat, request, result))
         reply.focus()
-
-
-class ReplyScreen(ModalScreen[None]):
-    """The Chats form (every message kind and the chat actions) for one chat, its recipient filled in."""
-
-    BINDINGS = [Binding("escape", "close", "Close", id="reply.close")]
-    AUTO_FOCUS = "#text-message"  # the recipient is filled in: the message is what is left to type
-
-    DEFAULT_CSS = """
-    ReplyScreen { align: center middle; }
-    ReplyScreen > Vertical { width: 96%; height: 94%; border: round $accent; background: $surface; }
-    ReplyScreen #reply-hint { height: 1; padding: 0 1; color: $text-muted; }
-    """
-
-    def __init__(self, chat_id: str) -> None:
-        super().__init__()
-        self.chat_id = chat_id
-
-    def compose(self) -> ComposeResult:
-        from tui.screens.chats import ChatsSection
-
-        class ReplyForm(ChatsSection):
-            def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-                return False if action == "inbox" else super().check_action(action, parameters)
-
-        with Vertical():
-            yield Static(Text(f"To {self.chat_id} · escape closes"), id="reply-hint")
-            yield ReplyForm(id="reply-form")
-
-    def on_mount(self) -> None:
-        from tui.screens.chats import ChatsSection
-
-        section = self.query_one(ChatsSection)
-        section.query_one("#recipient", Input).value = self.chat_id
-        section.query_one("#open-inbox").display = False
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def _focus_compose(app: Any, recipient: str | None) -> None:
-    """Back in Chats: the recipient field focused (filled when given)."""
-    show = getattr(app, "show_section", None)
-    if show is not None:
-        show("chats")
-    try:
-        field = app.screen.query_one("#recipient", Input)
-    except Exception:
-        return
-    if recipient is not None:
-        field.value = recipient
-    field.focus()

@@ -45,7 +45,7 @@ class ThreadView(ScrollView, can_focus=True):
     ]
 
     DEFAULT_CSS = """
-    ThreadView { height: 1fr; background: $surface; scrollbar-size-vertical: 1; }
+    ThreadView { height: 1fr; background: $surface; scrollbar-size-vertical: 1; overflow-x: hidden; }
     ThreadView:focus { background-tint: $foreground 4%; }
     """
 
@@ -61,6 +61,7 @@ class ThreadView(ScrollView, can_focus=True):
         self._lines: list[Strip] = []
         self._width = 0
         self._asked_older = False
+        self._follow = True  # at the newest message: kept there when the width, height or messages change
 
     # -- content ---------------------------------------------------------------------------------------------
 
@@ -70,19 +71,36 @@ class ThreadView(ScrollView, can_focus=True):
         if placeholder is not None:
             self.placeholder = placeholder
         self._asked_older = False
+        self._follow = True
         self._layout_lines()
-        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+        self._to_newest()
+
+    @property
+    def following(self) -> bool:
+        """Kept at the newest message (not scrolled back by the reader)."""
+        return self._follow
+
+    @property
+    def at_newest(self) -> bool:
+        """Scrolled to the newest message (the bottom), once laid out."""
+        return self.scroll_y >= self.max_scroll_y
+
+    def _to_newest(self) -> None:
+        """To the newest message without animation, after the layout (the size may not be known yet)."""
+        # force: right after a new layout the scrollbars (which allow scrolling) may not be updated yet
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True, force=True)
 
     def extend(self, rows: Sequence[MessageRow]) -> None:
         known = {row.id for row in self.rows}
         new = [row for row in rows if row.id not in known]
         if not new:
             return
-        at_bottom = self.scroll_y >= self.max_scroll_y - 1
+        at_bottom = self._follow or self.scroll_y >= self.max_scroll_y - 1
         self.rows.extend(new)
         self._layout_lines()
         if at_bottom:
-            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+            self._follow = True
+            self._to_newest()
 
     def prepend(self, rows: Sequence[MessageRow], has_older: bool) -> None:
         before = len(self._lines)
@@ -101,6 +119,8 @@ class ThreadView(ScrollView, can_focus=True):
                 changed = True
         if changed:
             self._layout_lines()
+            if self._follow:
+                self._to_newest()
 
     def pending_ids(self) -> list[str]:
         """Outgoing messages in the window whose mark may still change."""
@@ -123,7 +143,9 @@ class ThreadView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         if self.size.width != self._width:
-            self._layout_lines()
+            self._layout_lines()  # rewrapped: a different number of lines
+        if self._follow:
+            self._to_newest()
 
     def _layout_lines(self) -> None:
         width = max(20, self.scrollable_content_region.width or self.size.width or 60)
@@ -169,6 +191,8 @@ class ThreadView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self.size.height:  # a scroll by the reader (or to an older page) stops following the newest message
+            self._follow = new >= self.max_scroll_y - 1
         if new <= 0 and self.has_older and not self._asked_older and self.rows:
             self._asked_older = True
             self.post_message(self.NeedOlder())
