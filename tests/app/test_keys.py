@@ -139,6 +139,7 @@ async def test_the_same_message_after_the_window_is_sent_without_a_question(monk
     async with running_sandbox_app() as pilot:
         app = pilot.app
         sent = app.runtime.sandbox.state.sent
+        await open_chat_form(pilot)  # Chats opens on the conversations
         app.screen.query_one("#recipient", Input).value = RECIPIENT
         app.screen.query_one("#text-message").load_text("twice, on purpose")
         app.screen.query_one("#text-message").focus()
