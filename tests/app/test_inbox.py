@@ -139,6 +139,20 @@ async def test_a_reply_from_the_thread_is_sent_read_and_answered():
         assert pilot.app.focused is screen.query_one("#reply")
 
 
+async def test_typing_on_the_thread_writes_the_reply():
+    """Tab from the list lands on the thread (it scrolls); what is typed there goes into the reply, not nowhere."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        screen.query_one(ThreadView).focus()
+        await pilot.press(*"see you")
+        assert pilot.app.focused is screen.query_one("#reply")
+        assert screen.query_one("#reply", Input).value == "see you"
+        screen.query_one(ThreadView).focus()
+        await pilot.press("end")  # the thread's own keys still scroll it
+        assert pilot.app.focused is screen.query_one(ThreadView)
+
+
 async def test_any_kind_from_the_thread_with_the_recipient_filled_in():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)

@@ -292,6 +292,13 @@ class InboxView(Widget):
     def _older(self) -> None:
         self._load_older()
 
+    @on(ThreadView.Typed)
+    def _typed_on_thread(self, event: ThreadView.Typed) -> None:
+        """Typing while the thread has the focus writes the reply (or, with no chat open, the search)."""
+        field = self.query_one("#reply" if self.open_chat_id is not None else "#inbox-search", Input)
+        field.focus()
+        field.insert_text_at_cursor(event.character)
+
     @work(thread=True, group="inbox-older", exclusive=True, exit_on_error=False, description="read older messages")
     def _load_older(self) -> None:
         view = self.query_one(ThreadView)

@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -51,6 +52,22 @@ class ThreadView(ScrollView, can_focus=True):
 
     class NeedOlder(Message):
         """Scrolled to the top of the window while older messages exist."""
+
+    class Typed(Message):
+        """A character typed while the thread has the focus: meant for the reply, not lost on a scroll view."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character is not None and event.character.isprintable() and event.key not in self._bound_keys():
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
+    def _bound_keys(self) -> set[str]:
+        return {binding.key for binding in self.BINDINGS if isinstance(binding, Binding)}
 
     def __init__(self, *, time_text: Callable[[int], str] = str, id: str | None = None) -> None:
         super().__init__(id=id)
