@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual import events
 from textual.widgets import Input
 
 from tests.harness import sandbox_app, screen_text, wait_until
@@ -135,3 +136,30 @@ async def test_a_section_whose_own_first_field_is_not_set_up_yet_still_opens_on_
         focus_first(app.query_one(NotSetUp))
         await pilot.pause()
         assert getattr(app.focused, "id", None) == "first"
+
+
+async def test_a_key_typed_just_before_the_replay_comes_after_the_kept_keys(monkeypatch):
+    """Keys typed while the first section is mounted are kept; one that arrives after the section is mounted but
+    before the kept keys are replayed must land after them (under load it was inserted first: "5511" as "1551")."""
+    replay = MainScreen._replay_early_keys
+    late: list[str] = []
+
+    def replay_after_a_late_key(self: MainScreen) -> None:
+        if not late:
+            late.append("1")
+            self._early_keys.extend([("5", "5"), ("5", "5"), ("1", "1")])  # typed while the section was mounted
+            # The next key goes where the app sends a key: the focused widget, else the screen.
+            (self.app.focused or self).post_message(events.Key("1", "1"))
+            self.call_after_refresh(replay_after_a_late_key, self)
+            return
+        replay(self)
+
+    monkeypatch.setattr(MainScreen, "_replay_early_keys", replay_after_a_late_key)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        search = app.screen.query_one("#inbox-search", Input)
+        await wait_until(pilot, lambda: len(search.value) == 4, what="the four keys")
+        assert search.value == "5511"
+

@@ -203,10 +203,11 @@ class MainScreen(Screen):
         """At start: the section on screen only, then the focus and the keys typed so far; the other sections
         follow in the background."""
         await self._mount_section(self.current_section)
-        self._focus_section()
         self.call_after_refresh(self._offer_samples)
         # Replay after the section's first layout: before it the focus chain does not know it yet, and a Tab
-        # typed during start-up would go nowhere. Keys arriving meanwhile are still kept, in order.
+        # typed during start-up would go nowhere. The replay gives the field the focus, not this method: a key
+        # arriving in between then reaches this screen and is kept after the others, where a focused field would
+        # have taken it first ("5511" typed under load became "1551").
         self.call_after_refresh(self._replay_early_keys)
         self.run_worker(self._mount_the_rest(), group="sections", exit_on_error=False,
                         description="mount the sections not shown yet")
