@@ -52,7 +52,7 @@ class ConversationList(ScrollView, can_focus=True):
                                                            color: $block-cursor-foreground; }
     """
 
-    class Highlighted(Message):
+    class _ChatMessage(Message):
         def __init__(self, chat_list: ConversationList, index: int, chat_id: str) -> None:
             super().__init__()
             self.chat_list = chat_list
@@ -63,16 +63,11 @@ class ConversationList(ScrollView, can_focus=True):
         def control(self) -> ConversationList:
             return self.chat_list
 
-    class Selected(Message):
-        def __init__(self, chat_list: ConversationList, index: int, chat_id: str) -> None:
-            super().__init__()
-            self.chat_list = chat_list
-            self.index = index
-            self.chat_id = chat_id
+    class Highlighted(_ChatMessage):
+        """The cursor moved to a chat."""
 
-        @property
-        def control(self) -> ConversationList:
-            return self.chat_list
+    class Selected(_ChatMessage):
+        """Enter (or a click) on a chat."""
 
     def __init__(self, *, time_text: Callable[[int], str] = str, id: str | None = None) -> None:
         super().__init__(id=id)

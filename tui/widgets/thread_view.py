@@ -61,13 +61,10 @@ class ThreadView(ScrollView, can_focus=True):
             self.character = character
 
     def on_key(self, event: events.Key) -> None:
-        if event.character is not None and event.character.isprintable() and event.key not in self._bound_keys():
+        if event.character is not None and event.character.isprintable() and event.key not in _BOUND_KEYS:
             event.stop()
             event.prevent_default()
             self.post_message(self.Typed(event.character))
-
-    def _bound_keys(self) -> set[str]:
-        return {binding.key for binding in self.BINDINGS if isinstance(binding, Binding)}
 
     def __init__(self, *, time_text: Callable[[int], str] = str, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -213,6 +210,10 @@ class ThreadView(ScrollView, can_focus=True):
         if new <= 0 and self.has_older and not self._asked_older and self.rows:
             self._asked_older = True
             self.post_message(self.NeedOlder())
+
+
+# The thread's own keys (scrolling); any other printable key typed on it is meant for the reply.
+_BOUND_KEYS = frozenset(binding.key for binding in ThreadView.BINDINGS if isinstance(binding, Binding))
 
 
 def _with_status(row: MessageRow, status: Status) -> MessageRow:
