@@ -163,3 +163,22 @@ async def test_a_key_typed_just_before_the_replay_comes_after_the_kept_keys(monk
         await wait_until(pilot, lambda: len(search.value) == 4, what="the four keys")
         assert search.value == "5511"
 
+
+
+async def test_a_number_and_enter_typed_during_start_up_open_the_form_to_that_number(monkeypatch):
+    """Typed before the first section took keys: the digits and Enter are replayed in order, and Enter on a number
+    no chat matches opens the send form to it (it was lost: the digits arrived, the Enter did nothing)."""
+    replay = MainScreen._replay_early_keys
+
+    def typed_during_start_up(self: MainScreen) -> None:
+        self._early_keys[:0] = [(c, c) for c in "5521987650000"] + [("enter", "\r")]
+        replay(self)
+
+    monkeypatch.setattr(MainScreen, "_replay_early_keys", typed_during_start_up)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        await wait_until(pilot, lambda: not isinstance(app.screen, MainScreen) or not app.screen.query_one(
+            "InboxView").display, what="the form")
+        assert app.screen.query_one("#recipient", Input).value == "5521987650000"
