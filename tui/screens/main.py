@@ -299,12 +299,12 @@ class MainScreen(Screen):
         for index, (key, character) in enumerate(early):
             if not self._type_now(key, character):
                 for later_key, later_character in early[index:]:
-                    key = events.Key(later_key, later_character)
+                    replayed = events.Key(later_key, later_character)
                     # Sent by the app, as a key from the terminal is: made here, it would name this screen as
                     # its sender and stop bubbling at it, before the app's bindings run (Enter in a one-line
                     # field, typed during start-up, never submitted it).
-                    key.set_sender(self.app)
-                    self.app.post_message(key)
+                    replayed.set_sender(self.app)
+                    self.app.post_message(replayed)
                 return
 
     def _type_now(self, key: str, character: str | None) -> bool:
