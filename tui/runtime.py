@@ -285,9 +285,16 @@ class Runtime:
         from tui.api.errors import GatewayError
         from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
         from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
-        from tui.webhooks.conversations import names_from_chats, names_from_contacts, names_from_groups
+        from tui.webhooks.conversations import (
+            chats_from_chat_list,
+            chats_from_group_list,
+            names_from_chats,
+            names_from_contacts,
+            names_from_groups,
+        )
 
         names: list[Any] = []
+        chats: list[Any] = []
         read: list[str] = []
         problems: list[str] = []
         for op_id in NAME_LISTS:
@@ -316,11 +323,13 @@ class Runtime:
                 names.extend(names_from_contacts(items))
             elif op.result is ChatList:
                 names.extend(names_from_chats(items))
+                chats.extend(chats_from_chat_list(items))
             elif op.result is GroupList:
                 names.extend(names_from_groups(items))
+                chats.extend(chats_from_group_list(items))
         inbox = self.inbox
         try:
-            written = await asyncio.to_thread(inbox.name_all, names) if inbox is not None else 0
+            written = await asyncio.to_thread(inbox.enrich, names, chats) if inbox is not None else 0
         except Exception as error:  # a failing or closed store: the names wait for the next read
             log.warning("could not keep the gateway's names: %s", error)
             written = 0
@@ -329,10 +338,11 @@ class Runtime:
             self.names_note = "names from the gateway's lists: " + "; ".join(problems)
             log.info("%s", self.names_note)
         elif read:
-            self.names_note = f"{written} names from {', '.join(read)}"
+            self.names_note = f"{written} names from {', '.join(read)}" + (
+                f"; {len(chats)} chats listed" if chats else "")
         else:
             self.names_note = "no lists in these dialects: names come from the history"
-        if written:
+        if written or chats:
             for callback in list(self._inbox_subscribers):
                 try:
                     callback("")
@@ -341,7 +351,10 @@ class Runtime:
 
     def inbox_time_text(self, at_us: int) -> str:
         """A message's time in the inbox (local); deterministic mode shows the seeded history's own UTC times
-        and a fixed time for everything that happened during the run."""
+        and a fixed time for everything that happened during the run; nothing for 0 (a chat the gateway lists
+        without saying when its last message was)."""
+        if at_us <= 0:
+            return ""
         moment = datetime.fromtimestamp(at_us / 1_000_000, UTC)
         if self.deterministic:
             return moment.strftime("%H:%M") if moment < DETERMINISTIC_EPOCH else "12:00"

@@ -96,3 +96,30 @@ async def test_inbox_names_chats_from_the_gateways_lists() -> None:
                              what=f"the name {name} from the contact list")
             await settle(pilot)
             assert name in screen_text(pilot.app)
+
+
+async def test_a_chat_the_gateway_lists_without_history_shows_in_chats() -> None:
+    """A chat on the phone that no stored message knows (Z-API /chats) is listed with the phone's unread count and
+    says it has no messages here yet; opening it shows an empty thread, not an error."""
+    from tests.harness import screen_text, wait_until
+    from tui.sandbox.state import Contact
+    from tui.screens.inbox import InboxView
+
+    rita = "5511955551234"
+    app = real_gateways_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        state = pilot.app.runtime.sandbox.state
+        state.contacts[rita] = Contact(rita, "Rita Gomes")
+        state.chat(rita).unread = 3
+        pilot.app.screen.open_operation("chats", "chats")  # the palette's "List chats (Z-API)" reads them again
+        inbox = pilot.app.screen.query_one(InboxView)
+        await wait_until(pilot, lambda: any(row.chat_id == rita for row in inbox.rows), what="Rita's chat")
+        await pilot.press("slash", *"Rita")  # listed last (the phone gave no time): found by the search
+        await wait_until(pilot, lambda: [row.chat_id for row in inbox.rows] == [rita],
+                         what=f"the search, focus {pilot.app.focused}")
+        await settle(pilot)
+        lines = screen_text(pilot.app).splitlines()
+        at = next(i for i, line in enumerate(lines) if "Rita Gomes" in line.split("│")[0])
+        assert "no messages here yet" in lines[at + 1] and "(3)" in lines[at + 1]
+        assert "No messages yet." in screen_text(pilot.app)  # its thread, opened as the only match

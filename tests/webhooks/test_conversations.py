@@ -188,7 +188,7 @@ def test_the_thread_and_list_queries_use_their_indexes(store):
         " ".join(str(row[-1]) for row in c.execute("EXPLAIN QUERY PLAN " + sql, args))
         for sql, args in (
             ("SELECT * FROM chat_messages WHERE chat_id = ? ORDER BY at_us DESC, id DESC LIMIT 10", (ANA,)),
-            ("SELECT * FROM conversations WHERE messages > 0 ORDER BY last_us DESC LIMIT 10", ()),
+            ("SELECT * FROM conversations WHERE messages > 0 OR listed ORDER BY last_us DESC LIMIT 10", ()),
         )
     ])
     assert "chat_messages_by_chat" in plans[0] and "TEMP B-TREE" not in plans[0]
@@ -257,3 +257,50 @@ async def test_an_inbox_failure_never_loses_the_event(store, inbox, monkeypatch)
     stored = await store.append(event(wuzapi_message("X1", {"conversation": "kept"})))
     assert store.get(stored.id) is not None
     assert inbox.conversations() == []
+
+
+async def test_chats_the_gateway_lists_show_without_history_with_the_phones_unread_count(store, inbox):
+    """Z-API's /chats (research/zapi.md §3.6, literal): a chat with no message stored here is listed in its place by
+    its last message time, with the phone's unread count; a chat with history keeps its own preview."""
+    from tui.api.models import ChatList, ContactList
+    from tui.webhooks.conversations import chats_from_chat_list, names_from_chats, names_from_contacts
+
+    await store.append(event(wuzapi_message("3EB0A1", {"conversation": "Is the charger in stock?"})))  # at 12:00
+    answer = ChatList.model_validate([
+        {"archived": "false", "pinned": "true", "messagesUnread": 0, "phone": "5511976543219", "unread": "4",
+         "name": "Bruno Lima", "lastMessageTime": "1622991687", "muteEndTime": 1655953774000, "isMuted": "0",
+         "isMarkedSpam": "false"},
+        {"isGroup": True, "name": "Team", "phone": "120363041982375610-group", "unread": "0",
+         "lastMessageTime": "1730918668000", "isMuted": "0", "isMarkedSpam": "false", "archived": "false",
+         "pinned": "false", "muteEndTime": None, "messagesUnread": "2"},
+        {"archived": "false", "pinned": "false", "messagesUnread": 0, "phone": ANA, "unread": "0", "name": "Ana",
+         "lastMessageTime": "1622991000", "isMuted": "0"},
+    ])
+    contacts = ContactList.model_validate([{"name": "Carla Dias", "phone": "5511900001111"}])  # a name, no chat
+    inbox.enrich(names_from_chats(answer.items) + names_from_contacts(contacts.items),
+                 chats_from_chat_list(answer.items))
+
+    rows = {row.chat_id: row for row in inbox.conversations()}
+    assert list(rows) == [ANA, GROUP, "5511976543219"]  # newest first: 2025, 2024-11-06, 2021-06-06
+    bruno, team, ana = rows["5511976543219"], rows[GROUP], rows[ANA]
+    assert (bruno.title, bruno.unread, bruno.messages, bruno.last_body, bruno.last_us) == (
+        "Bruno Lima", 4, 0, "", 1622991687 * 1_000_000)
+    assert (team.title, team.unread, team.last_us) == ("Team", 2, 1730918668 * 1_000_000)
+    assert (ana.last_body, ana.unread, ana.messages) == ("Is the charger in stock?", 1, 1)  # its own history
+    assert "5511900001111" not in rows  # a contact is a name, not a chat
+    assert [row.chat_id for row in inbox.conversations(search="bruno")] == ["5511976543219"]
+    assert inbox.thread("5511976543219", 10) == []
+
+
+async def test_a_store_from_before_listed_chats_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "v3.sqlite3"
+    with EventStore(path) as store:
+        await store.append(event(wuzapi_message("OLD1", {"conversation": "kept"})))
+    with sqlite3.connect(path) as raw:  # the conversations table as first released: no `listed` column
+        raw.execute("ALTER TABLE conversations DROP COLUMN listed")
+    with EventStore(path) as upgraded:
+        inbox = Inbox(upgraded)
+        assert [row.last_body for row in inbox.conversations()] == ["kept"]
+        from tui.webhooks.conversations import ListedChat
+        inbox.enrich([], [ListedChat("5511976543219", 5, 1)])
+        assert [row.chat_id for row in inbox.conversations()] == [ANA, "5511976543219"]

@@ -91,6 +91,24 @@ async def test_zapi_and_wuzapi_lists_name_the_conversations() -> None:
         assert await name_of(runtime, RITA) == "Rita Gomes"
 
 
+async def test_chats_the_gateway_lists_are_in_the_inbox_without_history() -> None:
+    """A chat on the phone with no message stored here (the listener was not running) is listed from /chats, with
+    the phone's unread count; WuzAPI's /group/list lists the account's groups the same way."""
+    async with started(("zapi", "wuzapi")) as runtime:
+        state = runtime.sandbox.state
+        state.contacts[RITA] = Contact(RITA, "Rita Gomes")
+        state.chat(RITA).unread = 2
+        inbox = runtime.inbox
+        assert inbox is not None
+        assert RITA not in {row.chat_id for row in await asyncio.to_thread(inbox.conversations)}
+        told = await open_inbox(runtime)
+        await names_read(runtime)
+        await asyncio.wait_for(told.wait(), 10)
+        rows = {row.chat_id: row for row in await asyncio.to_thread(inbox.conversations)}
+        assert (rows[RITA].title, rows[RITA].unread, rows[RITA].messages) == ("Rita Gomes", 2, 0)
+        assert "chats listed" in (runtime.names_note or "")
+
+
 async def test_an_explicit_refresh_reads_the_lists_again() -> None:
     async with started(("zapi", "wuzapi")) as runtime:
         await open_inbox(runtime)

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS conversations (
     last_outgoing INTEGER NOT NULL DEFAULT 0,
     unread INTEGER NOT NULL DEFAULT 0,
     typing_us INTEGER,                  -- when the peer was last seen typing (NULL: not typing)
-    messages INTEGER NOT NULL DEFAULT 0
+    messages INTEGER NOT NULL DEFAULT 0,
+    listed INTEGER NOT NULL DEFAULT 0   -- 1: the gateway's chat list has it (listed here even with no message)
 );
 CREATE INDEX IF NOT EXISTS conversations_by_time ON conversations(last_us DESC);
 """
@@ -380,6 +381,13 @@ def create_schema(connection: sqlite3.Connection) -> None:
         if sqlite3.complete_statement(pending):
             connection.execute(pending)
             pending = ""
+    if not schema_is_current(connection):  # a store from before the gateway's chat lists were kept
+        connection.execute("ALTER TABLE conversations ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
+
+
+def schema_is_current(connection: sqlite3.Connection) -> bool:
+    """The inbox's tables exist with every column this version writes."""
+    return "listed" in {row[1] for row in connection.execute("PRAGMA table_info(conversations)")}
 
 
 def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int, event_id: int | None) -> None:
@@ -456,6 +464,20 @@ def set_names(connection: sqlite3.Connection, names: Iterable[ChatName]) -> int:
     return len(rows)
 
 
+_LIST_CHAT = """INSERT INTO conversations(chat_id, last_us, last_body, unread, listed) VALUES (?1, ?2, '', ?3, 1)
+           ON CONFLICT(chat_id) DO UPDATE SET
+               listed = 1,
+               last_us = max(last_us, ?2),
+               unread = CASE WHEN messages = 0 THEN ?3 ELSE max(unread, ?3) END"""
+
+
+def list_chats(connection: sqlite3.Connection, chats: Iterable[ListedChat]) -> int:
+    """Keep the chats a gateway lists, so they show with no message stored here; returns how many were given."""
+    rows = [(chat.chat_id, chat.last_us, chat.unread) for chat in chats]
+    connection.executemany(_LIST_CHAT, rows)
+    return len(rows)
+
+
 def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
     connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
 
@@ -498,6 +520,35 @@ def names_from_chats(chats: Iterable[Any]) -> list[ChatName]:
             continue
         names.append(ChatName(chat_id, name, NameSource.LIST if is_group(chat_id) else NameSource.PUSH_NAME))
     return names
+
+
+@dataclass(frozen=True, slots=True)
+class ListedChat:
+    """A chat the gateway lists: when its last message was (0: not said) and how many the phone has unread."""
+
+    chat_id: str
+    last_us: int
+    unread: int
+
+
+def chats_from_chat_list(chats: Iterable[Any]) -> list[ListedChat]:
+    """Z-API's `/chats` and `/groups` entries (`tui.api.models.ChatEntry`) as chats to list: the phone's unread
+    count and last message time, so a chat with no history here still shows, in its place."""
+    listed = []
+    for chat in chats:
+        chat_id = chat_id_of(chat.phone)
+        if chat.isGroup and not is_group(chat_id):
+            chat_id += "@g.us"
+        if not chat_id:
+            continue
+        at = chat.lastMessageTime
+        listed.append(ListedChat(chat_id, int(at.timestamp() * 1_000_000) if at is not None else 0, chat.unread_count))
+    return listed
+
+
+def chats_from_group_list(groups: Iterable[Any]) -> list[ListedChat]:
+    """WuzAPI's group list (`tui.api.models.GroupInfo`): the groups the account is in (no time, no unread)."""
+    return [ListedChat(chat_id_of(group.JID), 0, 0) for group in groups if is_group(chat_id_of(group.JID))]
 
 
 def names_from_groups(groups: Iterable[Any]) -> list[ChatName]:
@@ -559,14 +610,14 @@ def list_conversations(connection: sqlite3.Connection, limit: int, *, search: st
     """Chats newest first (one indexed scan); with `search`, those whose name, number or messages hold it."""
     if not search or not search.strip():
         rows = connection.execute(
-            f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE messages > 0 ORDER BY last_us DESC LIMIT ?",
+            f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE messages > 0 OR listed ORDER BY last_us DESC LIMIT ?",
             (limit,),
         ).fetchall()
         return [_conversation(row) for row in rows]
     pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = connection.execute(
         f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations
-            WHERE messages > 0 AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
+            WHERE (messages > 0 OR listed) AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
                 (SELECT DISTINCT chat_id FROM chat_messages WHERE body LIKE ?1 ESCAPE '\\'))
             ORDER BY last_us DESC LIMIT ?2""",
         (pattern, limit),
@@ -674,9 +725,14 @@ class Inbox:
     def name(self, chat_id: str, name: str, source: NameSource) -> None:
         self.store.write(lambda c: set_name(c, chat_id, name, source))
 
-    def name_all(self, names: list[ChatName]) -> int:
-        """Name many chats in one transaction (the gateway's lists)."""
-        return self.store.write(lambda c: set_names(c, names)) if names else 0
+    def enrich(self, names: list[ChatName], chats: list[ListedChat]) -> int:
+        """What the gateway's lists say, in one transaction: chat names, and the chats it lists (shown even with
+        no message here). Returns how many names were given."""
+        def write(connection: sqlite3.Connection) -> int:
+            list_chats(connection, chats)
+            return set_names(connection, names)
+
+        return self.store.write(write) if names or chats else 0
 
     def set_status(self, message_ids: list[str], status: Status) -> None:
         self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], 0, None))

@@ -1005,7 +1005,8 @@ class EventStore:
             "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
-        return expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
+        return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
+                and "conversations" in names and conversations.schema_is_current(connection))
 
 
 def _problem(error: BaseException) -> str:

@@ -174,6 +174,8 @@ class ConversationList(ScrollView, can_focus=True):
         else:
             if typing:
                 left = Segment(_fit("typing…", text_width), _TYPING)
+            elif not row.messages:  # listed by the gateway, nothing stored here yet
+                left = Segment(_fit("no messages here yet", text_width), _DIM)
             else:
                 left = Segment(_fit(("You: " if row.last_outgoing else "") + row.last_body, text_width), _DIM)
             badge = f"({row.unread})"[:TIME_WIDTH] if row.unread else ""
