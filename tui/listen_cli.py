@@ -9,11 +9,11 @@ import contextlib
 import ipaddress
 import logging
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.families import PathFamily, family_urls
@@ -112,14 +112,11 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
         max_body=args.max_body,
         on_event=_each(consumers) if consumers else None,
     )
-    try:
-        await listener.start()
-    except OSError as error:
-        print(f"gateway-tui listen: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+    if not await start_or_explain(listener.start, "listen", args.host, args.port):
         return 1
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stopped.set)
+    undo_sigterm = stop_on_sigterm(stopped)
     if key is None:
         signing = "no HMAC key (set GATEWAY_TUI_HMAC_KEY to verify signatures)"
     elif listener.strict and listener.require_signatures:
@@ -134,7 +131,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
     try:
         await stopped.wait()
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        undo_sigterm()
         # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
         # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
         forwards_by = loop.time() + FORWARD_STOP_GRACE

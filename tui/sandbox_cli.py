@@ -8,8 +8,7 @@ import asyncio
 import logging
 import os
 import secrets
-import signal
-import sys
+from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
 
@@ -37,17 +36,10 @@ async def _serve(args: argparse.Namespace) -> int:
         instance_dialect=InstanceDialect(args.instance_dialect),
         session_dialect=SessionDialect(args.session_dialect),
     )
-    try:
-        await gateway.start()
-    except OSError as error:
-        print(f"gateway-tui sandbox: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+    if not await start_or_explain(gateway.start, "sandbox", args.host, args.port):
         return 1
     stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGTERM, stopping.set)
-    except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C still works through KeyboardInterrupt
-        pass
+    stop_on_sigterm(stopping)
     try:
         print(_banner(gateway, args, tokens), flush=True)
         await stopping.wait()

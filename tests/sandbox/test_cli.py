@@ -87,3 +87,19 @@ def test_bad_port_is_refused_clearly(port):
         stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2 and "port" in result.stderr
+
+
+def test_port_in_use_is_a_clear_error():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "tui", "sandbox", "--port", str(port), "--instance-id", "ID"],
+            env={**os.environ, **ENV_SECRETS}, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        )
+    assert result.returncode == 1
+    assert f"gateway-tui sandbox: cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
