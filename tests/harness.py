@@ -172,3 +172,26 @@ async def run_gateway_tui(*args: str, env: Mapping[str, str]) -> tuple[int, str,
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     return process.returncode or 0, out.decode(), err.decode()
+
+
+async def palette(pilot: Pilot, title: str) -> None:
+    """Open the palette, search `title`, and choose it once it is the highlighted entry (not before: the search
+    runs in the background, and Enter pressed earlier would choose what was highlighted then)."""
+    from textual.widgets import Input
+
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="the palette")
+    pilot.app.screen.query_one(Input).value = title
+    await wait_until(pilot, lambda: highlighted(pilot.app).startswith(title), what=f"palette hit {title!r}")
+    await pilot.press("enter")
+
+
+def highlighted(app: GatewayApp) -> str:
+    """The palette's highlighted entry (the one Enter chooses), as plain text; "" while the search runs."""
+    from textual.widgets import OptionList
+
+    for options in app.screen.query(OptionList):
+        if options.highlighted is not None:
+            prompt = options.get_option_at_index(options.highlighted).prompt
+            return str(getattr(prompt, "plain", prompt))
+    return ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.widgets import DataTable, Input, Select, TextArea
+from textual.widgets import DataTable, Select, TextArea
 
 from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID

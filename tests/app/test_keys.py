@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.harness import open_chat_form, running_sandbox_app, sandbox_app, screen_text, settle, wait_until
+from tests.harness import (
+    highlighted,
+    open_chat_form,
+    palette,
+    running_sandbox_app,
+    sandbox_app,
+    screen_text,
+    settle,
+    wait_until,
+)
 from tui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap
 from tui.screens.main import MainScreen
 from tui.widgets import section
@@ -193,25 +202,6 @@ async def test_the_delivery_webhook_is_removed_by_an_empty_value_after_asking():
 
 # -- the palette ------------------------------------------------------------------------------------------------------
 
-async def palette(pilot, title: str) -> None:
-    await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="the palette")
-    pilot.app.screen.query_one(Input).value = title
-    await wait_until(pilot, lambda: highlighted(pilot.app).startswith(title), what=f"palette hit {title!r}")
-    await pilot.press("enter")
-
-
-def highlighted(app) -> str:
-    """The palette's highlighted entry (the one Enter chooses), as plain text; "" while the search runs."""
-    from textual.widgets import OptionList
-
-    for options in app.screen.query(OptionList):
-        if options.highlighted is not None:
-            prompt = options.get_option_at_index(options.highlighted).prompt
-            return str(getattr(prompt, "plain", prompt))
-    return ""
-
-
 async def test_palette_clear_chat_history_asks_then_clears():
     async with running_sandbox_app() as pilot:
         app = pilot.app
@@ -235,7 +225,7 @@ async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry()
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")
         app.screen.query_one(Input).value = "theme"
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: "theme" in highlighted(app).lower(), what="the theme entries")
         await settle(pilot)
         hits = [line for line in screen_text(app).splitlines() if "theme" in line.lower() and "🔎" not in line]
         titles = [line.strip() for line in hits if line.strip().lower().startswith(("theme", "change theme"))]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from textual.widgets import ContentSwitcher, DataTable, Input, Select
 
-from tests.harness import running_sandbox_app, screen_text, settle, show_section, wait_until
+from tests.harness import palette, running_sandbox_app, screen_text, settle, show_section, wait_until
 from tui.api.models import SendText
 from tui.paths import data_dir
 from tui.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
@@ -83,10 +83,9 @@ async def test_palette_lists_every_operation_and_opens_it():
         for title in ("Send poll", "Rename group", "Reset community invite link", "Set HMAC key", "Set proxy"):
             palette_input = app.screen.query_one(Input)
             palette_input.value = title
-            await wait_until(pilot, lambda: title in screen_text(app), what=f"palette hit {title!r}")
-        app.screen.query_one(Input).value = "Rename group"
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+            await wait_until(pilot, lambda title=title: title in screen_text(app), what=f"palette hit {title!r}")
+        await pilot.press("escape")
+        await palette(pilot, "Rename a group")
         await settle(pilot)
         assert app.screen.query_one("#sections", ContentSwitcher).current == "groups"
         assert app.screen.query_one("#group-tabs").active == "tab-rename"
@@ -146,7 +145,7 @@ async def test_events_section_filters_search_paging_and_export():
         app.screen.query_one("#events-kind", Select).value = Select.NULL
         app.screen.query_one("#events-verdict", Select).value = Select.NULL
         app.screen.query_one("#events-search", Input).value = "needle"
-        await pilot.pause(0.5)  # the search waits for typing to pause
+        await wait_until(pilot, lambda: section.total == 7, what="the search (it waits for typing to pause)")
         await settle(pilot)
         assert section.total == 7 and all("needle" in row.body.decode() for row in section.rows)
 
@@ -184,11 +183,7 @@ async def test_palette_operation_in_a_long_section_acts_and_is_in_view():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         before = app.runtime.sandbox.state.hmac_key
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        app.screen.query_one(Input).value = "Generate HMAC key"
-        await pilot.pause(0.3)
-        await pilot.press("enter")  # choosing it generates a key: no second step
+        await palette(pilot, "Generate HMAC key")  # choosing it generates a key: no second step
         await wait_until(pilot, lambda: app.runtime.sandbox.state.hmac_key != before, what="a new key")
         await settle(pilot)
         assert app.runtime.sandbox.state.hmac_key != before

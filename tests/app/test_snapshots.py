@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from textual.widgets import DataTable, Input, Select, TextArea
+from textual.widgets import DataTable, TextArea
 
 from tests.harness import SIZE, open_chat_form, sandbox_app, settle, show_section, wait_ready
 from tui.api.client import InstanceClient

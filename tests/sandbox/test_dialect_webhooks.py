@@ -11,8 +11,7 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
-from tests.sandbox.test_delivery import Receiver, receiver  # noqa: F401  (fixture)
+from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN, Receiver
 from tui.sandbox.server import SandboxGateway
 
 KEY = "dialect-webhook-key-0123456789abcdef"
