@@ -62,8 +62,7 @@ async def test_the_writer_never_checkpoints_inside_a_commit(tmp_path, monkeypatc
 async def test_the_wal_reaches_the_database_file_while_events_arrive_and_after(store):
     for seed in range(100):
         await store.append(record(big(seed)))
-    await until(lambda: in_database_file(store.path) == 100, "the checkpointer to copy every event")
-    assert store.checkpoints >= 1
+    await until(lambda: in_database_file(store.path) == 100 and store.checkpoints >= 1, "the checkpointer to copy all")
     await store.append(record(big(100)))  # after a quiet moment: checkpointed again
     await until(lambda: in_database_file(store.path) == 101, "the checkpoint after the last event")
 
@@ -71,7 +70,7 @@ async def test_the_wal_reaches_the_database_file_while_events_arrive_and_after(s
 async def test_a_reader_holding_an_old_snapshot_postpones_the_checkpoint_but_no_answer(store, monkeypatch):
     monkeypatch.setattr(store_module, "CHECKPOINT_INTERVAL", 0.01)
     await store.append(record(big(0)))
-    await until(lambda: in_database_file(store.path) == 1, "the first checkpoint")
+    await until(lambda: in_database_file(store.path) == 1 and store.checkpoints >= 1, "the first checkpoint")
     reader = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
     try:
         reader.execute("BEGIN")
@@ -93,7 +92,10 @@ async def test_a_wal_the_checkpointer_cannot_finish_is_finished_by_the_writer(tm
     with EventStore(tmp_path / "events.sqlite3") as store:
         await store.append(record(big(0)))
         assert in_database_file(store.path) == 0
-        store._wal_reset_owed = True  # what the checkpointer says when a flood keeps the WAL from starting over
+        # What the checkpointer says when a flood keeps the WAL from starting over (set on the writer, between
+        # two transactions, as the checkpointer's flag is read there).
+        await asyncio.to_thread(store.on_writer, lambda _connection: setattr(store, "_wal_reset_owed", True))
+        assert in_database_file(store.path) == 0
         await store.append(record(big(1)))
         await asyncio.to_thread(store.on_writer, lambda _connection: None)  # after the commit's own upkeep
         assert in_database_file(store.path) == 2
