@@ -379,6 +379,8 @@ class _Acknowledged(web.StreamResponse):
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\nServer: %s\r\n\r\n%s"
             % (len(body), rfc822_formatted_time().encode(), _SERVER, body)
         )
+        if request.protocol.writing_paused:  # a sender not reading its answers: wait, as aiohttp's writer does
+            await request.writer.drain()
 
     async def write_eof(self, data: bytes = b"") -> None:
         pass
