@@ -184,9 +184,10 @@ SEARCH_CATCH_UP_TIMEOUT = 60.0
 # While events arrive, the checkpointer copies the WAL into the database at most this often (see the docstring).
 CHECKPOINT_INTERVAL = 0.2
 # A WAL still this long after a checkpoint is not starting over (a sustained flood): the writer finishes it. Each
-# time costs the writer two fsyncs (about 2-7 ms measured under the bench), so only as often as this size needs:
-# 16,384 frames of 4 KiB pages is the 64 MiB the WAL is truncated back to anyway (journal_size_limit).
-WAL_RESET_FRAMES = 16384
+# time costs the writer a checkpoint of the few frames written since the checkpointer's pass (2-7 ms measured under
+# the bench at load 7); rarer would leave the WAL file growing for longer, and a commit that extends the file pays
+# for the size change in its fdatasync. 4,000 frames of 4 KiB pages: 16 MiB, four times SQLite's auto-checkpoint.
+WAL_RESET_FRAMES = 4000
 
 # Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
 # holds before it fails the waiting appends (the listener answers 500, the sender retries). It polls in slices of
