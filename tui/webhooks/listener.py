@@ -26,6 +26,8 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from aiohttp import web
+from aiohttp.helpers import rfc822_formatted_time
+from aiohttp.http import SERVER_SOFTWARE, HttpVersion11
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestPayloadError
 
@@ -238,6 +240,8 @@ class Listener:
         if event is None:
             return web.json_response({"error": "the event could not be stored"}, status=500)
         if status == 200:
+            if request.version == HttpVersion11 and request.keep_alive:
+                return _Acknowledged(event.id)
             return web.Response(body=b'{"id":%d}' % event.id, content_type="application/json")
         return web.json_response({"error": reason, "id": event.id}, status=status)
 
@@ -345,6 +349,44 @@ class Listener:
                 # A broken consumer must not turn a stored event into an error answer (the sender would resend).
                 log.exception("on_event callback failed")
         return event
+
+
+class _Acknowledged(web.StreamResponse):
+    """The 200 for a committed event on an HTTP/1.1 keep-alive connection, written to the socket in one piece.
+
+    Same bytes as `web.Response(body=..., content_type="application/json")` would send, without aiohttp's general
+    path (a header multidict, the status line formatted, the writer's buffering), which py-spy showed as about a
+    tenth of the listener's time per event. aiohttp's request handler only prepares it, ends it and asks whether
+    to keep the connection open; everything else (errors, HTTP/1.0, Connection: close) takes `web.Response`."""
+
+    def __init__(self, event_id: int) -> None:  # deliberately not StreamResponse's: nothing of it is used
+        self._event_id = event_id
+
+    @property
+    def keep_alive(self) -> bool:
+        return True
+
+    @property
+    def status(self) -> int:
+        return 200
+
+    async def prepare(self, request: web.BaseRequest) -> None:
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the sender went away before the answer")  # aiohttp's "client disconnected"
+        body = b'{"id":%d}' % self._event_id
+        transport.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\nServer: %s\r\n\r\n%s"
+            % (len(body), rfc822_formatted_time().encode(), _SERVER, body)
+        )
+        if request.protocol.writing_paused:  # a sender not reading its answers: wait, as aiohttp's writer does
+            await request.writer.drain()
+
+    async def write_eof(self, data: bytes = b"") -> None:
+        pass
+
+
+_SERVER = SERVER_SOFTWARE.encode()
 
 
 def redact_query(target: str) -> str:

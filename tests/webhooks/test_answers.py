@@ -1,0 +1,73 @@
+"""The 200 on the wire: the listener writes it in one piece for HTTP/1.1 keep-alive requests, with the same
+status line, headers and body aiohttp's own response sends, and the connection stays usable for the next event;
+HTTP/1.0 and `Connection: close` requests still get aiohttp's answer and a closed connection."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from tests.webhooks.conftest import KEY
+from tui.webhooks.signing import sign
+
+BODY = b'{"type":"Message","event":{"Info":{"ID":"M1"},"Message":{"conversation":"hi"}}}'
+WAIT = 10.0
+DATE = r"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT"
+
+
+def post(version: str = "1.1", extra: str = "") -> bytes:
+    return (
+        f"POST /hook HTTP/{version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"x-hmac-signature: {sign(KEY, BODY)}\r\nContent-Length: {len(BODY)}\r\n{extra}\r\n"
+    ).encode() + BODY
+
+
+async def answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT)
+    length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+    return head, await asyncio.wait_for(reader.readexactly(length), WAIT)
+
+
+async def test_keep_alive_answers_are_complete_and_the_connection_is_reused(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        for expected_id in (1, 2, 3):
+            writer.write(post())
+            head, body = await answer(reader)
+            assert re.fullmatch(
+                rb"HTTP/1\.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \d+\r\n"
+                rb"Date: " + DATE.encode() + rb"\r\nServer: Python/[\d.]+ aiohttp/[\w.]+\r\n\r\n",
+                head,
+            ), head
+            assert body == b'{"id":%d}' % expected_id
+            assert store.get(expected_id) is not None  # answered only once stored
+    finally:
+        writer.close()
+
+
+async def test_pipelined_requests_get_their_answers_in_order(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        writer.write(post() * 3)
+        bodies = [(await answer(reader))[1] for _ in range(3)]
+        assert bodies == [b'{"id":1}', b'{"id":2}', b'{"id":3}']
+    finally:
+        writer.close()
+
+
+async def test_http_1_0_and_connection_close_get_a_closing_answer(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    for request, expected in ((post("1.0"), b"HTTP/1.0 200 OK\r\n"), (post(extra="Connection: close\r\n"), None)):
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        try:
+            writer.write(request)
+            head, body = await answer(reader)
+            assert head.startswith(expected or b"HTTP/1.1 200 OK\r\n")
+            if expected is None:
+                assert b"\r\nConnection: close\r\n" in head
+            assert body.startswith(b'{"id":')
+            assert await asyncio.wait_for(reader.read(), WAIT) == b""  # closed by the listener
+        finally:
+            writer.close()
