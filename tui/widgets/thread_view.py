@@ -203,6 +203,21 @@ class ThreadView(ScrollView, can_focus=True):
         strip = self._lines[index].crop(scroll_x, scroll_x + width)
         return strip.extend_cell_length(width).apply_style(self.rich_style)
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """Textual moves the scrollbar's thumb only on a scroll while the scrollbar is shown: after a scroll to
+        the newest message made before the layout that shows the scrollbar, the thumb stayed at the top."""
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
+    @property
+    def scrollbar_in_step(self) -> bool:
+        """The scrollbar is shown exactly when the lines overflow the view, its thumb where the view is (a
+        capture waits for this after a layout)."""
+        overflows = self.virtual_size.height > self.container_size.height
+        if self.show_vertical_scrollbar != overflows:
+            return False
+        return not overflows or self.vertical_scrollbar.position == self.scroll_y
+
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if self.size.height:  # a scroll by the reader (or to an older page) stops following the newest message
