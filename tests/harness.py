@@ -73,8 +73,8 @@ async def settle(pilot: Pilot) -> None:
         await pilot.pause()
     await wait_until(pilot, lambda: all(thread.at_newest for thread in _following_threads(app)),
                      what="the thread scrolled to its newest message")
-    await wait_until(pilot, lambda: all(thread.scrollbar_in_step for thread in _threads_on_screen(app)),
-                     what="the thread's scrollbar laid out and its thumb where the thread is")
+    await wait_until(pilot, lambda: all(thread.settled for thread in _threads_on_screen(app)),
+                     what="the thread laid out whole, its scrollbar in step")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 

@@ -35,4 +35,54 @@ async def test_the_thumb_is_at_the_bottom_after_a_scroll_made_before_the_layout_
         await pilot.pause()
         assert view.show_vertical_scrollbar
         assert view.vertical_scrollbar.position == view.scroll_y == view.max_scroll_y
-        assert view.scrollbar_in_step and view.at_newest
+        assert view.settled and view.at_newest
+
+
+def bottom_text(view: ThreadView) -> str:
+    """The last message line on screen (the very last line is the blank after it)."""
+    return view.render_line(view.scrollable_content_region.height - 2).text.strip()
+
+
+async def test_a_long_window_shows_its_newest_messages_at_once_and_lays_out_the_rest_after_that_frame():
+    app = ThreadApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(ThreadView)
+        await pilot.pause()
+        view.show(rows(200), has_older=True)
+        partial = view.virtual_size.height
+        assert view.at_newest and bottom_text(view).startswith("message 200:")  # on screen at once
+        assert partial < 100  # a few screens, not the 200 messages
+        await pilot.pause()
+        assert view.settled and view.at_newest and view.virtual_size.height > 4 * partial
+        assert bottom_text(view).startswith("message 200:")
+        text = view.text()
+        assert text.splitlines()[0].strip() == "↑ older messages: scroll up"
+        assert all(f"message {n}:" in text for n in range(1, 201))
+
+
+async def test_an_older_page_goes_above_and_the_view_stays_on_the_same_lines():
+    app = ThreadApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(ThreadView)
+        await pilot.pause()
+        view.show(rows(200, start=201), has_older=True)
+        await pilot.pause()
+        view.scroll_to(y=5, animate=False, immediate=True)
+        shown = [view.render_line(y).text for y in range(10)]
+        view.prepend(rows(200, start=1), has_older=False)
+        assert [view.render_line(y).text for y in range(10)] == shown
+        text = view.text()
+        assert "older messages" not in text and text.index("message 200:") < text.index("message 201:")
+
+
+async def test_a_new_message_is_added_below_and_the_view_follows_it():
+    app = ThreadApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(ThreadView)
+        await pilot.pause()
+        view.show(rows(50), has_older=False)
+        await pilot.pause()
+        view.extend(rows(1, start=52))  # one line long
+        await pilot.pause()
+        assert view.settled and view.at_newest and bottom_text(view).startswith("message 52:")
+        assert view.text().count("message 52:") == 1
