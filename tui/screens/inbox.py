@@ -240,7 +240,10 @@ class InboxView(Widget):
 
     def _open_thread(self, chat: str) -> None:
         """Show a chat's newest page (one indexed read)."""
-        page = self.inbox.thread(chat, THREAD_PAGE + 1)
+        inbox = self.inbox
+        if inbox is None:
+            return
+        page = inbox.thread(chat, THREAD_PAGE + 1)
         self.open_chat_id = chat
         self.query_one(ThreadView).show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
         self._show_title()
@@ -329,7 +332,7 @@ class InboxView(Widget):
             self.list_limit += LIST_PAGE  # at the last chat listed: list the next ones
             self.schedule_refresh()
         if chat and chat != self.open_chat_id:
-            self.reload(select=chat)
+            self._open_thread(chat)  # the list is as it was: only the thread is read
 
     def action_open_chat(self) -> None:
         if self.open_chat_id is not None:
