@@ -14,7 +14,8 @@ process runs the real app (`--sandbox`, headless, 120×40) on that store and mea
 - list, again: from another section back to Chats (a switch, the view is kept), and the same when something
   changed while Chats was hidden (it refreshes before it counts as shown);
 - thread: move to the 5,000-message chat, until its newest page is shown;
-- scroll: page-up through the thread (older pages load at the top), each press until the view moved;
+- scroll: page-up through the thread (older pages load at the top), each press until the view moved (its
+  smooth scroll ends before the next press, so 40 presses reach past the window's 200 messages);
 then reads the peak resident set size (ru_maxrss). Targets: list and thread < 100 ms, memory < 200 MB.
 """
 
@@ -178,6 +179,7 @@ async def measure(pages: int) -> dict[str, object]:
             frame()
             scroll.append((time.perf_counter() - started) * 1000)
             await app.workers.wait_for_complete()
+            await app.animator.wait_until_complete()  # the page's smooth scroll ends before the next press
         held_rows = len(view.rows)
     return {"chats": chats, "list": list_ms, "reopen": reopen, "refreshed": refreshed, "thread": thread_ms, "scroll": scroll,
             "held": held_rows, "queries": queries}
@@ -227,8 +229,8 @@ def main() -> None:
     print(f"| open Chats again after a change (a switch and a refresh), median of {len(refreshed)} (max) | "
           f"{statistics.median(refreshed):.0f} ms ({max(refreshed):.0f} ms) | < {TARGET_MS:.0f} ms |")
     print(f"| open the long thread (newest page, on screen) | {result['thread']:.0f} ms | < {TARGET_MS:.0f} ms |")
-    print(f"| page up through it, median of {len(scroll)} (max, older pages loading) | "
-          f"{statistics.median(scroll):.0f} ms ({max(scroll):.0f} ms) | no stalls |")
+    print(f"| page up through it, median of {len(scroll)} (max, older pages loading: {result['held']} messages held "
+          f"at the end) | {statistics.median(scroll):.0f} ms ({max(scroll):.0f} ms) | no stalls |")
     print(f"| peak memory of the app process (ru_maxrss) | {peak_mb:.0f} MB | < {TARGET_MB:.0f} MB |")
     met = result["list"] < TARGET_MS and max(reopen + refreshed) < TARGET_MS and result["thread"] < TARGET_MS and peak_mb < TARGET_MB  # type: ignore[operator]
     print(f"\ntargets {'met' if met else 'NOT met'}")

@@ -62,7 +62,8 @@ async def wait_ready(pilot: Pilot) -> None:
 
 async def settle(pilot: Pilot) -> None:
     """Until workers are done, the sandbox has delivered every webhook, a thread on screen that follows its newest
-    message is scrolled to it (it scrolls after its layout), and the screen has refreshed."""
+    message is scrolled to it (it scrolls after its layout) with its scrollbar in step, and the screen has
+    refreshed."""
     app = pilot.app
     for _ in range(3):  # a delivery can start a worker and a worker can cause a delivery
         await _workers_done(pilot)
@@ -72,6 +73,8 @@ async def settle(pilot: Pilot) -> None:
         await pilot.pause()
     await wait_until(pilot, lambda: all(thread.at_newest for thread in _following_threads(app)),
                      what="the thread scrolled to its newest message")
+    await wait_until(pilot, lambda: all(thread.settled for thread in _threads_on_screen(app)),
+                     what="the thread laid out whole, its scrollbar in step")
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
@@ -90,11 +93,14 @@ async def _workers_done(pilot: Pilot) -> None:
     raise AssertionError("workers kept being cancelled and replaced")
 
 
-def _following_threads(app) -> list:
+def _threads_on_screen(app) -> list:
     from tui.widgets.thread_view import ThreadView
 
-    return [thread for thread in app.screen.query(ThreadView)
-            if thread.region.height and thread.following]  # on screen
+    return [thread for thread in app.screen.query(ThreadView) if thread.region.height]
+
+
+def _following_threads(app) -> list:
+    return [thread for thread in _threads_on_screen(app) if thread.following]
 
 
 @contextlib.asynccontextmanager

@@ -246,7 +246,9 @@ class Runtime:
 
     @property
     def inbox(self) -> Inbox | None:
-        """Conversations over the event store (blocking reads: call from thread workers); None before start."""
+        """Conversations over the event store; None before start. Its reads are indexed and take about a
+        millisecond (the UI makes them on the event loop), except a search of the messages' text (a scan: call
+        it from a thread worker); its writes wait for the store's writer (call them from a thread)."""
         from tui.webhooks.conversations import Inbox
 
         return Inbox(self.store) if self.store is not None else None

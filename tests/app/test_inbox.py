@@ -11,7 +11,7 @@ import httpx
 import pytest
 from textual.widgets import Input
 
-from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_ready, wait_until
+from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, show_section, wait_ready, wait_until
 from tui.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
@@ -190,6 +190,22 @@ async def test_a_message_from_someone_new_lists_them_and_unread_grows():
         assert row(screen, carla).unread == 2
         assert screen.open_chat_id == ANA  # the open chat stays open
         assert "(2)" in screen_text(pilot.app)
+
+
+async def test_what_arrived_while_another_section_was_shown_is_there_in_the_switch_back():
+    """Hidden, the inbox reads nothing; the switch that shows it again reads what is new before the next frame."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await show_section(pilot, "groups")
+        refreshes = screen.refreshes
+        assert await post(pilot, "/session", incoming(ANA, "H1", "Sent while you were away", "Ana Souza")) == 200
+        await settle(pilot)
+        assert screen.refreshes == refreshes and "Sent while you were away" not in thread_text(screen)
+        pilot.app.show_section("chats")  # no pause: the switch itself caught up
+        assert row(screen, ANA).last_body == "Sent while you were away" and row(screen, ANA).unread == 4
+        assert "Sent while you were away" in thread_text(screen)
+        await inbox_settled(pilot)
+        assert "Sent while you were away" in screen_text(pilot.app)
 
 
 async def test_a_forged_message_never_appears():

@@ -2,10 +2,11 @@
 the open thread on the right, a one-line text reply under it, and the search field above the list (the
 section's first field: typing at once filters the conversations).
 
-Everything comes from the event store through `runtime.inbox` (read in thread workers): received messages,
+Everything comes from the event store through `runtime.inbox` (indexed reads of about a millisecond, made on
+the event loop; a search of the messages' text in a thread worker): received messages,
 receipts and presence as the listener stored them, and the account's own sends (this app's and
 `gateway-tui call`'s). It follows the store live while it is shown: each stored event and each recorded send
-refreshes the list and the open thread; hidden, it catches up when shown again.
+refreshes the list and the open thread; hidden, it catches up in the switch that shows it again.
 
 Keys (`tui.keymap`, scopes "inbox" and "inbox_list"): on the list, enter opens a chat's reply line, `/`
 searches, `m` marks the chat read on the gateway (modify-chat `read`), `k` opens the full send form (any kind,
@@ -24,7 +25,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import ContentSwitcher, Input, Static
 
 from tui.api.models import ChatAction, ModifyChat, SendText, is_phone
 from tui.api.operations import OPERATIONS, OperationId
@@ -127,6 +128,9 @@ class InboxView(Widget):
         self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
         self.set_interval(5, self._tick)  # "typing…" expires without an event
         self.watch(app, "runtime_ready", self._runtime_ready, init=False)
+        for node in self.ancestors:  # the section switch and Chats' form/inbox switch
+            if isinstance(node, ContentSwitcher):
+                self.watch(node, "current", self._switched, init=False)
         if app.runtime_ready:
             self.reload(select=self.initial_chat)
 
@@ -145,10 +149,19 @@ class InboxView(Widget):
         return self.screen.is_current and all(
             node.display for node in self.ancestors_with_self if isinstance(node, Widget))
 
+    def _switched(self) -> None:
+        """A switch made it visible: catch up with what happened meanwhile at once, in the switch itself, so
+        the frame that shows it is current (its Show event comes a layout and a frame later)."""
+        if self.shown:
+            self._catch_up()
+
     def on_show(self) -> None:
-        if self.refreshes and self._stale:  # shown again: catch up with what happened meanwhile
+        self._catch_up()  # shown some other way (a screen on top closed)
+
+    def _catch_up(self) -> None:
+        if self.refreshes and self._stale:
             self._stale = False
-            self.schedule_refresh()
+            self.reload()
 
     def _on_event(self, _event: Any) -> None:
         self._changed()
@@ -195,65 +208,65 @@ class InboxView(Widget):
         return self.runtime.inbox_time_text(at_us)
 
     def reload(self, select: str | None = None) -> None:
-        """Read the list (and the chosen thread, or what is new in the open one) in a thread, then show it."""
-        view = self.query_one(ThreadView)
-        chat = select or self.open_chat_id
-        fresh = chat is not None and chat != self.open_chat_id
-        self._load(
-            self.query_one("#inbox-search", Input).value.strip() or None,
-            chat,
-            fresh,
-            view.newest_id,
-            view.pending_ids(),
-            select,
-            self.list_limit,
-            self._generation + 1,
-        )
-        self._generation += 1
+        """Read the list (and the chosen thread, or what is new in the open one) and show it.
 
-    @work(thread=True, group="inbox-load", exclusive=True, exit_on_error=False, description="read the inbox")
-    def _load(self, search: str | None, chat: str | None, fresh: bool, newest_id: int, pending: list[str],
-              select: str | None, limit: int, generation: int) -> None:
+        The reads are indexed queries of about a millisecond (the list, a thread's newest page, what is new in
+        it), so they run here, on the event loop, and are shown in the same turn: a thread worker's round trip
+        cost tens of milliseconds more than the read under load. Only a search of the messages' text (a scan of
+        every stored message, 50–100 ms on a large history) is read in a thread worker."""
         inbox = self.inbox
         if inbox is None:
-            self.app.call_from_thread(self._show_not_ready)
+            self._show_not_ready()
             return
-        rows = inbox.conversations(limit, search=search)
-        if rows and (chat is None or (search and all(row.chat_id != chat for row in rows))):
-            # nothing open yet, or a search left the open chat out: the first one listed, read in the same pass
-            chat, fresh = rows[0].chat_id, True
-        thread: tuple[str, list[Any], bool] | None = None
-        new: list[Any] = []
-        statuses: dict[str, Any] = {}
-        if chat is not None and fresh:
-            page = inbox.thread(chat, THREAD_PAGE + 1)
-            thread = (chat, page[-THREAD_PAGE:], len(page) > THREAD_PAGE)
+        self._generation += 1
+        view = self.query_one(ThreadView)
+        chat = select or self.open_chat_id
+        if chat is not None and chat != self.open_chat_id:
+            self._open_thread(chat)  # on screen at once, whatever the list's read costs
         elif chat is not None:
-            new = inbox.thread_after(chat, newest_id)
-            statuses = inbox.statuses(pending)
-        self.app.call_from_thread(self._apply, rows, thread, new, statuses, select, generation)
+            new = inbox.thread_after(chat, view.newest_id)
+            if new:
+                view.extend(new)
+            pending = view.pending_ids()
+            if pending:
+                statuses = inbox.statuses(pending)
+                if statuses:
+                    view.set_statuses(statuses)
+        search = self.query_one("#inbox-search", Input).value.strip() or None
+        if search is None:
+            self._apply(inbox.conversations(self.list_limit), self._generation)
+        else:
+            self._search_list(search, self.list_limit, self._generation)
+
+    def _open_thread(self, chat: str) -> None:
+        """Show a chat's newest page (one indexed read)."""
+        inbox = self.inbox
+        if inbox is None:
+            return
+        page = inbox.thread(chat, THREAD_PAGE + 1)
+        self.open_chat_id = chat
+        self.query_one(ThreadView).show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
+        self._show_title()
+
+    @work(thread=True, group="inbox-load", exclusive=True, exit_on_error=False, description="search the inbox")
+    def _search_list(self, search: str, limit: int, generation: int) -> None:
+        rows = self.inbox.conversations(limit, search=search)
+        self.app.call_from_thread(self._apply, rows, generation)
 
     def _show_not_ready(self) -> None:
         self.query_one(ErrorLine).show_error("The inbox opens once the app has started (see the header).")
 
-    def _apply(self, rows: list[ConversationRow], thread: Any, new: list[Any], statuses: dict[str, Any],
-               select: str | None, generation: int) -> None:
+    def _apply(self, rows: list[ConversationRow], generation: int) -> None:
         if generation != self._generation:
             return  # a newer read was asked for meanwhile: its answer is the one to show
         self.rows = rows
-        self._fill_table(rows, thread[0] if thread is not None else select or self.open_chat_id)
-        view = self.query_one(ThreadView)
-        if thread is not None:
-            chat, page, has_older = thread
-            self.open_chat_id = chat
-            view.show(page, has_older, placeholder="No messages yet.")
-        else:
-            if new:
-                view.extend(new)
-            if statuses:
-                view.set_statuses(statuses)
-        self._show_title()
         searched = self.query_one("#inbox-search", Input).value.strip()
+        chat = self.open_chat_id
+        if rows and (chat is None or (searched and all(row.chat_id != chat for row in rows))):
+            # nothing open yet, or a search left the open chat out: the first one listed
+            self._open_thread(rows[0].chat_id)
+        self._fill_table(rows, self.open_chat_id)
+        self._show_title()
         title = f"Chats · {len(rows)} conversation{'s' if len(rows) != 1 else ''}"
         if searched:
             title += f" matching “{searched}”"
@@ -299,14 +312,14 @@ class InboxView(Widget):
         field.focus()
         field.insert_text_at_cursor(event.character)
 
-    @work(thread=True, group="inbox-older", exclusive=True, exit_on_error=False, description="read older messages")
     def _load_older(self) -> None:
+        """The page before the oldest message held (one indexed read, as `reload`'s)."""
         view = self.query_one(ThreadView)
-        chat, key = self.open_chat_id, view.oldest_key
-        if chat is None or key is None:
+        chat, key, inbox = self.open_chat_id, view.oldest_key, self.inbox
+        if chat is None or key is None or inbox is None:
             return
-        page = self.inbox.thread(chat, THREAD_PAGE + 1, key)
-        self.app.call_from_thread(view.prepend, page[-THREAD_PAGE:], len(page) > THREAD_PAGE)
+        page = inbox.thread(chat, THREAD_PAGE + 1, key)
+        view.prepend(page[-THREAD_PAGE:], len(page) > THREAD_PAGE)
 
     # -- choosing a chat -------------------------------------------------------------------------------------
 
@@ -319,7 +332,7 @@ class InboxView(Widget):
             self.list_limit += LIST_PAGE  # at the last chat listed: list the next ones
             self.schedule_refresh()
         if chat and chat != self.open_chat_id:
-            self.reload(select=chat)
+            self._open_thread(chat)  # the list is as it was: only the thread is read
 
     def action_open_chat(self) -> None:
         if self.open_chat_id is not None:

@@ -74,6 +74,9 @@ class ThreadView(ScrollView, can_focus=True):
         self.placeholder = "Choose a conversation."
         self._lines: list[Strip] = []
         self._width = 0
+        self._line_width = 0  # the width the lines were wrapped to
+        self._laid_from = 0  # rows[_laid_from:] are in _lines; the older ones are laid out after the next frame
+        self._finishing = False
         self._asked_older = False
         self._follow = True  # at the newest message: kept there when the width, height or messages change
 
@@ -87,7 +90,9 @@ class ThreadView(ScrollView, can_focus=True):
         self._asked_older = False
         self._follow = True
         self._layout_lines()
-        self._to_newest()
+        if self.container_size.height:  # at the newest message in the frame that first shows it
+            self.scroll_end(animate=False, immediate=True, force=True)
+        self._to_newest()  # and again once laid out (the size may not be known yet)
 
     @property
     def following(self) -> bool:
@@ -110,19 +115,31 @@ class ThreadView(ScrollView, can_focus=True):
         if not new:
             return
         at_bottom = self._follow or self.scroll_y >= self.max_scroll_y - 1
+        had_rows = bool(self.rows)
         self.rows.extend(new)
-        self._layout_lines()
+        if had_rows and self._line_width == self._wrap_width():  # only the new messages are laid out
+            width, bubble = self._line_width, _bubble(self._line_width)
+            self._lines.extend(strip for row in new for strip in self._block(row, width, bubble))
+            self._set_lines(self._lines)
+        else:
+            self._layout_lines()
         if at_bottom:
             self._follow = True
             self._to_newest()
 
     def prepend(self, rows: Sequence[MessageRow], has_older: bool) -> None:
+        """An older page above the window: only its messages are laid out, the view stays where it was."""
+        self._finish_layout()
         before = len(self._lines)
+        kept = self._lines[len(self._head()):] if self.rows else []
         self.rows[:0] = list(rows)
         self.has_older = has_older
         self._asked_older = False
-        self._layout_lines()
-        self.scroll_to(y=self.scroll_y + len(self._lines) - before, animate=False)
+        width = self._line_width or self._wrap_width()
+        bubble = _bubble(width)
+        older = [strip for row in rows for strip in self._block(row, width, bubble)]
+        self._set_lines([*self._head_lines(width), *older, *kept])
+        self.scroll_to(y=self.scroll_y + len(self._lines) - before, animate=False, immediate=True, force=True)
 
     def set_statuses(self, statuses: dict[str, Status]) -> None:
         changed = False
@@ -150,7 +167,8 @@ class ThreadView(ScrollView, can_focus=True):
         return max((row.id for row in self.rows), default=0)
 
     def text(self) -> str:
-        """The thread as plain text (tests and copy)."""
+        """The window as plain text (tests and copy)."""
+        self._finish_layout()
         return "\n".join(strip.text.rstrip() for strip in self._lines)
 
     # -- layout and drawing ----------------------------------------------------------------------------------
@@ -161,20 +179,65 @@ class ThreadView(ScrollView, can_focus=True):
         if self._follow:
             self._to_newest()
 
+    def _wrap_width(self) -> int:
+        return max(20, self.scrollable_content_region.width or self.size.width or 60)
+
     def _layout_lines(self) -> None:
-        width = max(20, self.scrollable_content_region.width or self.size.width or 60)
+        """Lay the window out as lines. At the newest message only the newest messages filling the view twice
+        are laid out now (what the next frame shows of a 200-message window); the older ones right after that
+        frame (`_finish_layout`), so a long window opens at the cost of a screenful."""
+        width = self._wrap_width()
         self._width = self.size.width
-        bubble = max(16, width * 3 // 4)
+        self._line_width = width
+        bubble = _bubble(width)
+        enough = max(self.size.height, 20) * 2 if self._follow else None
+        blocks: list[list[Strip]] = []
+        count, index = 0, len(self.rows)
+        while index > 0 and (enough is None or count < enough):
+            index -= 1
+            blocks.append(self._block(self.rows[index], width, bubble))
+            count += len(blocks[-1])
+        lines = [strip for block in reversed(blocks) for strip in block]
+        self._laid_from = index
+        self._set_lines([*self._head_lines(width), *lines] if index == 0 else lines)
+        if index and not self._finishing:
+            self._finishing = True
+            self.call_after_refresh(self._finish_layout)
+
+    def _finish_layout(self) -> None:
+        """Lay out the older messages of the window above the newest ones; the view stays where it is."""
+        self._finishing = False
+        if not self._laid_from:
+            return
+        width = self._line_width
+        bubble = _bubble(width)
+        older = [strip for row in self.rows[: self._laid_from] for strip in self._block(row, width, bubble)]
+        self._laid_from = 0
+        before = len(self._lines)
+        self._set_lines([*self._head_lines(width), *older, *self._lines])
+        if self._follow:
+            self.scroll_end(animate=False, immediate=True, force=True)
+        else:
+            self.scroll_to(y=self.scroll_y + len(self._lines) - before, animate=False, immediate=True, force=True)
+
+    def _head(self) -> list[Strip]:
+        """The notes above the messages: older ones to load, or the placeholder of an empty thread."""
+        return self._head_lines(self._line_width)
+
+    def _head_lines(self, width: int) -> list[Strip]:
         lines: list[Strip] = []
         if self.has_older:
             lines.append(Strip([Segment("↑ older messages: scroll up".center(width), _NOTE)]))
         if not self.rows:
             lines.append(Strip([Segment(self.placeholder, _NOTE)]))
-        for row in self.rows:
-            lines.extend(self._message_lines(row, width, bubble))
-            lines.append(Strip.blank(width))
+        return lines
+
+    def _block(self, row: MessageRow, width: int, bubble: int) -> list[Strip]:
+        return [*self._message_lines(row, width, bubble), Strip.blank(width)]
+
+    def _set_lines(self, lines: list[Strip]) -> None:
         self._lines = lines
-        self.virtual_size = Size(width, len(lines))
+        self.virtual_size = Size(self._line_width, len(lines))
         self.refresh()
 
     def _message_lines(self, row: MessageRow, width: int, bubble: int) -> list[Strip]:
@@ -203,17 +266,38 @@ class ThreadView(ScrollView, can_focus=True):
         strip = self._lines[index].crop(scroll_x, scroll_x + width)
         return strip.extend_cell_length(width).apply_style(self.rich_style)
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """Textual moves the scrollbar's thumb only on a scroll while the scrollbar is shown: after a scroll to
+        the newest message made before the layout that shows the scrollbar, the thumb stayed at the top."""
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
+    @property
+    def settled(self) -> bool:
+        """The whole window laid out, the scrollbar shown exactly when the lines overflow the view and its thumb
+        where the view is (a capture waits for this after a change)."""
+        if self._laid_from or self._finishing:
+            return False
+        overflows = self.virtual_size.height > self.container_size.height
+        if self.show_vertical_scrollbar != overflows:
+            return False
+        return not overflows or self.vertical_scrollbar.position == self.scroll_y
+
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if self.size.height:  # a scroll by the reader (or to an older page) stops following the newest message
             self._follow = new >= self.max_scroll_y - 1
-        if new <= 0 and self.has_older and not self._asked_older and self.rows:
+        if new <= 0 and self.has_older and not self._asked_older and self.rows and not self._laid_from:
             self._asked_older = True
             self.post_message(self.NeedOlder())
 
 
 # The thread's own keys (scrolling); any other printable key typed on it is meant for the reply.
 _BOUND_KEYS = frozenset(binding.key for binding in ThreadView.BINDINGS if isinstance(binding, Binding))
+
+
+def _bubble(width: int) -> int:
+    return max(16, width * 3 // 4)
 
 
 def _with_status(row: MessageRow, status: Status) -> MessageRow:
