@@ -163,3 +163,49 @@ async def test_a_key_typed_just_before_the_replay_comes_after_the_kept_keys(monk
         await wait_until(pilot, lambda: len(search.value) == 4, what="the four keys")
         assert search.value == "5511"
 
+
+
+async def test_the_chats_form_is_built_after_the_start_and_keys_typed_for_it_before_are_kept(monkeypatch):
+    """Chats' send form (~150 widgets) is not part of the first section's mount; ctrl+n before it is built builds
+    it at once, and what was typed after ctrl+n lands in its recipient field, in order, not in the search."""
+    held = asyncio.Event()
+
+    async def later(self: MainScreen) -> None:  # the background work (which builds the form) waits for the test
+        await held.wait()
+
+    from tui.screens.chats import ChatsSection
+
+    building = asyncio.Event()
+    build = ChatsSection.build_deferred
+
+    async def slow_build(self: ChatsSection) -> None:  # the form takes its time: keys arrive meanwhile
+        await building.wait()
+        await build(self)
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    monkeypatch.setattr(ChatsSection, "build_deferred", slow_build)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        screen = app.screen
+        chats = screen.section("chats")
+        assert not chats.form_ready and not screen.query("#recipient")
+        await pilot.press("ctrl+n", *"5511", "backspace", "9", "tab")  # while the form is being built
+        assert screen.query_one("#inbox-search", Input).value == ""
+        building.set()
+        await wait_until(pilot, lambda: chats.form_ready and screen.query_one("#recipient", Input).value == "5519",
+                         what="the typed recipient")
+        assert screen.query_one("#inbox-search", Input).value == ""
+        assert chats.view == "compose" and getattr(app.focused, "id", None) == "kind"  # the tab went on from it
+        held.set()
+
+
+async def test_the_chats_form_is_built_in_the_background_once_the_app_is_connected():
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        chats = app.screen.section("chats")
+        assert chats.form_ready and chats.view == "inbox"
+        assert not app.screen.query_one("#compose").display  # built, not shown: the conversations still are
+        assert "completes" in app.screen.query_one("#recipient", Input).placeholder  # the sandbox's samples

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,11 +230,43 @@ class MainScreen(Screen):
             self.watch(header, "connection", read)
             with contextlib.suppress(TimeoutError):  # a status read that never answers must not keep them away
                 await asyncio.wait_for(connection_read.wait(), CONNECTION_READ_WAIT)
+            # Let the frame that shows the connection be drawn first: mounting the next section takes the event
+            # loop for a while (Groups ~100 ms), and the header would say "connected" only after it.
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+        await self._build_deferred(self.current_section)  # the rest of the section on screen first (Chats' form)
         for info in SECTIONS:
             if self._stop_mounting:
                 return
             await self._mount_section(info.id)
+            await self._build_deferred(info.id)
         self.all_sections_mounted = True
+
+    async def _build_deferred(self, section_id: str) -> None:
+        """A section may build parts the first frame does not show later (`async def build_deferred()`)."""
+        build = getattr(self.section(section_id), "build_deferred", None)
+        if build is not None and not self._stop_mounting:
+            pending = self._mounts[section_id] = asyncio.get_running_loop().create_future()
+            try:
+                await build()
+            finally:
+                pending.set_result(None)
+
+    def hold_keys_while(self, work: Awaitable[object], then: Callable[[], object]) -> None:
+        """A part of the section on screen is not built yet (Chats' form asked for before it was): keep the keys
+        typed until `work` is done, call `then` (which places the focus), then replay them, in order, as at start."""
+        self._waiting_for_section = True
+        self.set_focus(None)
+
+        async def hold() -> None:
+            try:
+                await work
+                then()
+            finally:
+                self.call_after_refresh(self._replay_early_keys)
+
+        self.run_worker(hold(), group="hold-keys", exit_on_error=False, description="build what was asked for")
 
     _stop_mounting = False
 
