@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 SENT_REMEMBERED = 1000
 FIRST_STATUS_WAIT = 3.0
-"""Seconds the sandbox's set-up (store, listener, webhooks) waits for the header's first status read."""
+"""Seconds the sandbox's set-up (store, listener, webhooks) waits for the header's first status read, and then
+for the first section to take keys."""
 SHUTDOWN_MOUNT_WAIT = 5.0
 """Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
 
@@ -84,6 +85,8 @@ class GatewayApp(App):
         self.last_sent_id: str | None = None
         self.first_status_read = asyncio.Event()
         """Set by the header once its first read of the gateway's status has answered (or failed)."""
+        self.first_section_shown = asyncio.Event()
+        """Set by the main screen once the section on screen takes keys and that frame is drawn."""
         self.runtime_settled = asyncio.Event()
         """Set once the first start of the Runtime has finished, started or not (the main screen mounts the
         sections not shown yet after it: before, they would compete with the start for the event loop)."""
@@ -193,11 +196,13 @@ class GatewayApp(App):
 
     async def _clients_up(self) -> None:
         """The sandbox answers and the clients exist: the header reads the connection now, and the rest of the start
-        (store, listener, webhooks) waits for that read: "connected" is what a user waits for (and the request log
-        lists the calls in one order)."""
+        (store, listener, webhooks: ~300 ms of the event loop, aiohttp's import among them) waits for that read and
+        for the first section to take keys: those are what a user waits for (and the request log lists the calls
+        in one order)."""
         self.clients_ready = True
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.first_status_read.wait(), FIRST_STATUS_WAIT)
+        for step in (self.first_status_read, self.first_section_shown):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(step.wait(), FIRST_STATUS_WAIT)
 
     def _open_setup(self) -> None:
         try:

@@ -328,6 +328,7 @@ class MainScreen(Screen):
 
             if isinstance(self.app, GatewayApp):
                 self.app.report_keymap_problems()
+                self.call_after_refresh(self.app.first_section_shown.set)
         early, self._early_keys = self._early_keys, []
         for index, (key, character) in enumerate(early):
             if not self._type_now(key, character):
