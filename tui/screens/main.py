@@ -31,11 +31,12 @@ from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
+from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
 from tui.keymap import bindings_for
 from tui.widgets.events_panel import EventsPanel
 from tui.widgets.focus import focus_first
+from tui.widgets.footer import GatewayFooter
 from tui.widgets.header import GatewayHeader
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ class MainScreen(Screen):
             for section in SECTIONS:
                 yield SectionSlot(id=section.id)
         yield EventsPanel(id="events-panel")
-        yield Footer()
+        yield GatewayFooter()
 
     def on_mount(self) -> None:
         self.query_one(SectionBar).show(self.current_section)
