@@ -5,7 +5,8 @@ frame with empty section slots; then, after that first refresh, the sections are
 the Runtime (httpx, pydantic, aiohttp, the sandbox, the listener, the store) starts in a worker.
 
 Widgets follow the app through:
-- `app.runtime` (a `tui.runtime.Runtime`; its clients are None until `app.runtime_ready` turns True),
+- `app.runtime` (a `tui.runtime.Runtime`; its clients are None until `app.clients_ready` turns True, the
+  listener and store until `app.runtime_ready` does),
 - `app.event_received` (Signal, data: StoredEvent) and `app.exchange_recorded` (Signal, data: Exchange),
 - `app.sent_changed` (Signal, data: message id) after a section posts `tui.messages.MessageSent`,
 - `app.forward_attempted` (Signal, data: ForwardAttempt) after each forward or replay to the user's app.
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from tui.runtime import Runtime
 
 SENT_REMEMBERED = 1000
+FIRST_STATUS_WAIT = 3.0
+"""Seconds the sandbox's set-up (store, listener, webhooks) waits for the header's first status read, and then
+for the first section to take keys."""
 SHUTDOWN_MOUNT_WAIT = 5.0
 """Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
 
@@ -52,6 +56,10 @@ class GatewayApp(App):
 
     runtime_ready: reactive[bool] = reactive(False)
     """True once the Runtime has started (clients, listener, store usable)."""
+
+    clients_ready: reactive[bool] = reactive(False)
+    """True once the gateway clients can be used: in sandbox mode before the runtime has finished starting (the
+    header reads the connection while the store, the listener and the webhooks are set up), else with it."""
 
     runtime_error: reactive[str] = reactive("")
     """Plain text of a start-up failure, shown in the header; empty when none."""
@@ -75,6 +83,10 @@ class GatewayApp(App):
         self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
+        self.first_status_read = asyncio.Event()
+        """Set by the header once its first read of the gateway's status has answered (or failed)."""
+        self.first_section_shown = asyncio.Event()
+        """Set by the main screen once the section on screen takes keys and that frame is drawn."""
         self.runtime_settled = asyncio.Event()
         """Set once the first start of the Runtime has finished, started or not (the main screen mounts the
         sections not shown yet after it: before, they would compete with the start for the event loop)."""
@@ -155,6 +167,8 @@ class GatewayApp(App):
     def start_runtime(self) -> None:
         """Start (or retry, after set-up) the Runtime in a worker; the UI stays responsive meanwhile."""
         self.runtime_error = ""
+        if not self.runtime_ready:
+            self.clients_ready = False
         self._run_runtime()
 
     @work(group="runtime", exclusive=True, exit_on_error=False, description="start the runtime")
@@ -162,7 +176,7 @@ class GatewayApp(App):
         from tui.runtime import SetupRequired
 
         try:
-            await self.runtime.start()
+            await self.runtime.start(on_clients=self._clients_up)
         except SetupRequired:
             self._open_setup()
             return
@@ -177,7 +191,18 @@ class GatewayApp(App):
         theme = getattr(self.runtime.profile, "theme", None)  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
+        self.clients_ready = True
         self.runtime_ready = True
+
+    async def _clients_up(self) -> None:
+        """The sandbox answers and the clients exist: the header reads the connection now, and the rest of the start
+        (store, listener, webhooks: ~300 ms of the event loop, aiohttp's import among them) waits for that read and
+        for the first section to take keys: those are what a user waits for (and the request log lists the calls
+        in one order)."""
+        self.clients_ready = True
+        for step in (self.first_status_read, self.first_section_shown):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(step.wait(), FIRST_STATUS_WAIT)
 
     def _open_setup(self) -> None:
         try:

@@ -42,6 +42,7 @@ class KeyAction:
     priority: bool = False  # checked before the focused widget (keys that must work while typing)
     key_display: str | None = None
     help: str = ""  # a longer phrase for the help screen; the description when empty
+    footer_drop: int = 0  # when the footer is too narrow (80 columns), the highest goes first (tui.widgets.footer)
 
 
 SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events")
@@ -87,9 +88,11 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
 ACTIONS: tuple[KeyAction, ...] = (
     # -- everywhere (priority: they work while a field has the focus) ----------------------------------------
     KeyAction("app.quit", "ctrl+q", "app.quit", "Quit", "app", show=False, priority=True),
-    KeyAction("app.help", "f1", "app.help", "Help", "app", priority=True,
+    # The keys shown everywhere give way first in a narrow footer (the section's own keys are what changes; F1's
+    # help lists every key, so it goes last).
+    KeyAction("app.help", "f1", "app.help", "Help", "app", priority=True, footer_drop=1,
               help="help for the current section and the keys that work where the focus is"),
-    KeyAction("app.request_log", "f2", "app.request_log", "Requests", "app", priority=True,
+    KeyAction("app.request_log", "f2", "app.request_log", "Requests", "app", priority=True, footer_drop=3,
               help="request log: every HTTP exchange, copy as curl"),
     KeyAction("app.palette", "ctrl+p", "app.command_palette", "Palette", "app", show=False, priority=True,
               help="command palette: every operation by name"),
@@ -104,7 +107,7 @@ ACTIONS: tuple[KeyAction, ...] = (
                   show=False, help=f"go to {title} when no text field has the focus")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
-    KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True,
+    KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True, footer_drop=2,
               help="show or hide the live events panel"),
     KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,
               help="show or hide the live events panel, when no text field has the focus"),

@@ -182,3 +182,69 @@ async def test_a_number_and_enter_typed_during_start_up_open_the_form_to_that_nu
         await wait_until(pilot, lambda: not isinstance(app.screen, MainScreen) or not app.screen.query_one(
             "InboxView").display, what="the form")
         assert app.screen.query_one("#recipient", Input).value == "5521987650000"
+
+
+async def test_the_chats_form_is_built_after_the_start_and_keys_typed_for_it_before_are_kept(monkeypatch):
+    """Chats' send form (~150 widgets) is not part of the first section's mount; ctrl+n before it is built builds
+    it at once, and what was typed after ctrl+n lands in its recipient field, in order, not in the search."""
+    held = asyncio.Event()
+
+    async def later(self: MainScreen) -> None:  # the background work (which builds the form) waits for the test
+        await held.wait()
+
+    from tui.screens.chats import ChatsSection
+
+    building = asyncio.Event()
+    build = ChatsSection.build_deferred
+
+    async def slow_build(self: ChatsSection) -> None:  # the form takes its time: keys arrive meanwhile
+        await building.wait()
+        await build(self)
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    monkeypatch.setattr(ChatsSection, "build_deferred", slow_build)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        screen = app.screen
+        chats = screen.section("chats")
+        assert not chats.form_ready and not screen.query("#recipient")
+        await pilot.press("ctrl+n", *"5511", "backspace", "9", "tab")  # while the form is being built
+        assert screen.query_one("#inbox-search", Input).value == ""
+        building.set()
+        await wait_until(pilot, lambda: chats.form_ready and screen.query_one("#recipient", Input).value == "5519",
+                         what="the typed recipient")
+        assert screen.query_one("#inbox-search", Input).value == ""
+        assert chats.view == "compose" and getattr(app.focused, "id", None) == "kind"  # the tab went on from it
+        held.set()
+
+
+async def test_the_chats_form_is_built_in_the_background_once_the_app_is_connected():
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        chats = app.screen.section("chats")
+        assert chats.form_ready and chats.view == "inbox"
+        assert not app.screen.query_one("#compose").display  # built, not shown: the conversations still are
+        assert "completes" in app.screen.query_one("#recipient", Input).placeholder  # the sandbox's samples
+
+
+async def test_ctrl_n_and_a_number_typed_during_start_up_go_to_the_form(monkeypatch):
+    """ctrl+n typed before the first section took keys opens the form (built then, if it was not yet), and the
+    digits typed after it land in its recipient field, not in the search."""
+    replay = MainScreen._replay_early_keys
+
+    def typed_during_start_up(self: MainScreen) -> None:
+        self._early_keys[:0] = [("ctrl+n", None)] + [(c, c) for c in "5521"]
+        replay(self)
+
+    monkeypatch.setattr(MainScreen, "_replay_early_keys", typed_during_start_up)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        chats = app.screen.section("chats")
+        await wait_until(pilot, lambda: chats.form_ready and chats.view == "compose", what="the form")
+        await wait_until(pilot, lambda: app.screen.query_one("#recipient", Input).value == "5521", what="the number")
+        assert app.screen.query_one("#inbox-search", Input).value == ""

@@ -25,8 +25,10 @@ async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events
         await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
         assert app.runtime_ready and not app.runtime_error
         assert app.runtime.store is None and app.runtime.listener is None
-        messages = [notification.message for notification in app._notifications]
-        assert any(str(path) in message and "Move it away" in message for message in messages), messages
+        def named() -> bool:  # the toast is posted with the start's end, and shown once the app gets to it
+            return any(str(path) in note.message and "Move it away" in note.message for note in app._notifications)
+
+        await wait_until(pilot, named, what="the store's problem named in a toast")
         await settle(pilot)
         assert "event store unusable" in screen_text(app)
         assert "Traceback" not in screen_text(app)

@@ -176,7 +176,7 @@ SESSION_EVENT_KINDS: tuple[str, ...] = (
 class Request(BaseModel):
     """A request body. `wire()` is exactly what goes on the wire: spec field names, unset optionals left out."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, defer_build=True)
 
     def wire(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True, by_alias=True)
@@ -483,7 +483,7 @@ class WebhookUpdate(Request):
 
 
 class Response(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
 
 def _boolish(value: Any) -> Any:

@@ -93,8 +93,16 @@ class Deliverer:
         self._closed = False
 
     async def start(self) -> None:
-        # trust_env=False: a proxy from the environment must not intercept loopback deliveries.
-        self._client = httpx.AsyncClient(timeout=self.timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
+        self._started = True  # the client is made by the first delivery: it loads a TLS bundle (~25 ms), which
+        # the app's start (sandbox mode) need not wait for
+
+    _started = False
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # trust_env=False: a proxy from the environment must not intercept loopback deliveries.
+            self._client = httpx.AsyncClient(timeout=self.timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
+        return self._client
 
     async def stop(self) -> None:
         self._closed = True
@@ -112,7 +120,7 @@ class Deliverer:
 
     def after_send(self, sent: SentMessage) -> None:
         """Schedule the events of one send; returns at once so the HTTP answer is never delayed."""
-        if self._closed or self._client is None:
+        if self._closed or not self._started:
             return
         task = asyncio.get_running_loop().create_task(self._deliver(sent, Peer.of(self.state, sent.recipient)))
         self._tasks.add(task)
@@ -194,12 +202,12 @@ class Deliverer:
         key = self.state.hmac_key
         if key and signed:
             headers[SIGNATURE_HEADER] = sign(key, body)
-        assert self._client is not None
+        client = self._http()
         for attempt in range(self.attempts):
             if attempt:
                 await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
             try:
-                response = await self._client.post(url, content=body, headers=headers)
+                response = await client.post(url, content=body, headers=headers)
             except (httpx.HTTPError, OSError, ValueError):
                 continue  # the target is down or the URL unusable: retry, then give up quietly
             if response.is_success:

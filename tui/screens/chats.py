@@ -7,6 +7,8 @@ shows at a time, and the form's keys act only while it shows."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -102,6 +104,109 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
     )
 
 
+def compose_form(with_inbox: bool) -> ComposeResult:
+    """The send form's fields (ChatForm composes them)."""
+    with Horizontal(id="chat-head"):
+        yield Static("Chats — new message", classes="section-title")
+        if with_inbox:
+            inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
+            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
+            yield inbox
+    with Horizontal(id="chat-top"):
+        yield _row(
+            "Recipient (phone or group JID)",
+            ("phone", "Phone"),
+            "recipient",
+            placeholder="5511999999999 or 120363019502650977@g.us",
+            validators=[RecipientValidator()],
+        )
+        with Horizontal(id="kind-row"):
+            yield Select(
+                [(kind.title, kind.key) for kind in KINDS],
+                value="text",
+                allow_blank=False,
+                id="kind",
+            )
+    with ContentSwitcher(initial="form-text", id="kinds"):
+        with Form(id="form-text"):
+            yield FieldRow("Message", TextBox(id="text-message"), field="message")
+        with Form(id="form-buttons"):
+            yield _row("Message", "message", "buttons-message")
+            with Horizontal(classes="form-cols"):
+                yield _row("Title (optional)", "title", "buttons-title")
+                yield _row("Footer (optional)", "footer", "buttons-footer")
+            yield FieldRow(
+                "Buttons (one label per line, up to 3)", TextBox(id="buttons-labels"), field="buttons"
+            )
+        with Form(id="form-list"):
+            yield _row("Message", "message", "list-message")
+            yield FieldRow("Options (one label per line)", TextBox(id="list-labels"), field="buttonList")
+        with Form(id="form-link"):
+            yield _row("Message", "message", "link-message")
+            yield _row("Link URL", "linkUrl", "link-url", placeholder="https://…")
+            with Horizontal(classes="form-cols"):
+                yield _row("Preview title (optional)", "title", "link-title")
+                yield _row("Preview image URL (optional)", "image", "link-image", placeholder="https://…")
+            yield _row("Preview description (optional)", "linkDescription", "link-description")
+        with Form(id="form-poll"):
+            yield _row("Question", "message", "poll-question")
+            yield FieldRow("Options (one per line, at least 2)", TextBox(id="poll-options"), field="poll")
+            yield _row("Voters may select up to", "selectableCount", "poll-count", placeholder="1")
+        with Form(id="form-location"):
+            with Horizontal(classes="form-cols"):
+                yield _row("Place name", "title", "location-title")
+                yield _row("Address", "address", "location-address")
+            with Horizontal(classes="form-cols"):
+                yield _row("Latitude", "lat", "location-lat", placeholder="-23.5505")
+                yield _row("Longitude", "lng", "location-lng", placeholder="-46.6333")
+                yield _row("Delay ms (optional)", "delayMessage", "location-delay")
+        with Form(id="form-sticker"):
+            yield _row("Sticker URL (WebP)", "sticker", "sticker-url", placeholder="https://…/sticker.webp")
+            yield _row("Delay ms (optional)", "delayMessage", "sticker-delay")
+        with Form(id="form-contact"):
+            with Horizontal(classes="form-cols"):
+                yield _row("Contact name", "Name", "contact-name")
+                yield _row(
+                    "Contact phone", "contact_phone", "contact-phone", validators=[PhoneValidator()]
+                )
+            with Horizontal(classes="form-cols"):
+                yield _row("E-mail (optional)", "contact_email", "contact-email")
+                yield _row("Organisation (optional)", "contact_organization", "contact-organization")
+                yield _row("Title (optional)", "contact_title", "contact-title")
+        with Form(id="form-forward"):
+            yield _row("Message id to forward", "messageId", "forward-id")
+            yield _row(
+                "Chat it is in (phone or group JID)",
+                "messagePhone",
+                "forward-phone",
+                validators=[RecipientValidator()],
+            )
+    with Horizontal(classes="actions"):
+        yield Button(label("Send", "chats.send"), id="send", variant="primary")
+    yield CopyableValue("Sent, message id:", id="sent-id")
+    yield ErrorLine(id="chat-status")
+    yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
+    with Horizontal(id="chat-actions", classes="actions"):
+        yield Select(
+            [(title, action.value) for action, title in CHAT_ACTION_TITLES.items()],
+            value=ChatAction.READ.value,
+            allow_blank=False,
+            id="chat-action",
+        )
+        yield Button(label("Apply", "chats.chat_action"), id="apply-action")
+
+
+class ChatForm(Vertical):
+    """The send form and the chat actions (`#compose` of ChatsSection)."""
+
+    def __init__(self, *, with_inbox: bool, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.with_inbox = with_inbox
+
+    def compose(self) -> ComposeResult:
+        yield from compose_form(self.with_inbox)
+
+
 class ChatsSection(OperationSection):
     # Shortcuts of this section beyond the gateway operations (which the palette takes from tui.api.operations).
     OPERATIONS: ClassVar[dict[str, str]] = {
@@ -176,98 +281,59 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
                              classes="-inbox" if self.with_inbox else ""):
             if self.with_inbox:
                 yield InboxView(id="inbox")
-            with Vertical(id="compose"):
-                yield from self._compose_form()
+            else:
+                yield ChatForm(with_inbox=False, id="compose")
 
-    def _compose_form(self) -> ComposeResult:
-        with Horizontal(id="chat-head"):
-            yield Static("Chats — new message", classes="section-title")
-            if self.with_inbox:
-                inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
-                inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
-                yield inbox
-        with Horizontal(id="chat-top"):
-            yield _row(
-                "Recipient (phone or group JID)",
-                ("phone", "Phone"),
-                "recipient",
-                placeholder="5511999999999 or 120363019502650977@g.us",
-                validators=[RecipientValidator()],
-            )
-            with Horizontal(id="kind-row"):
-                yield Select(
-                    [(kind.title, kind.key) for kind in KINDS],
-                    value="text",
-                    allow_blank=False,
-                    id="kind",
-                )
-        with ContentSwitcher(initial="form-text", id="kinds"):
-            with Form(id="form-text"):
-                yield FieldRow("Message", TextBox(id="text-message"), field="message")
-            with Form(id="form-buttons"):
-                yield _row("Message", "message", "buttons-message")
-                with Horizontal(classes="form-cols"):
-                    yield _row("Title (optional)", "title", "buttons-title")
-                    yield _row("Footer (optional)", "footer", "buttons-footer")
-                yield FieldRow(
-                    "Buttons (one label per line, up to 3)", TextBox(id="buttons-labels"), field="buttons"
-                )
-            with Form(id="form-list"):
-                yield _row("Message", "message", "list-message")
-                yield FieldRow("Options (one label per line)", TextBox(id="list-labels"), field="buttonList")
-            with Form(id="form-link"):
-                yield _row("Message", "message", "link-message")
-                yield _row("Link URL", "linkUrl", "link-url", placeholder="https://…")
-                with Horizontal(classes="form-cols"):
-                    yield _row("Preview title (optional)", "title", "link-title")
-                    yield _row("Preview image URL (optional)", "image", "link-image", placeholder="https://…")
-                yield _row("Preview description (optional)", "linkDescription", "link-description")
-            with Form(id="form-poll"):
-                yield _row("Question", "message", "poll-question")
-                yield FieldRow("Options (one per line, at least 2)", TextBox(id="poll-options"), field="poll")
-                yield _row("Voters may select up to", "selectableCount", "poll-count", placeholder="1")
-            with Form(id="form-location"):
-                with Horizontal(classes="form-cols"):
-                    yield _row("Place name", "title", "location-title")
-                    yield _row("Address", "address", "location-address")
-                with Horizontal(classes="form-cols"):
-                    yield _row("Latitude", "lat", "location-lat", placeholder="-23.5505")
-                    yield _row("Longitude", "lng", "location-lng", placeholder="-46.6333")
-                    yield _row("Delay ms (optional)", "delayMessage", "location-delay")
-            with Form(id="form-sticker"):
-                yield _row("Sticker URL (WebP)", "sticker", "sticker-url", placeholder="https://…/sticker.webp")
-                yield _row("Delay ms (optional)", "delayMessage", "sticker-delay")
-            with Form(id="form-contact"):
-                with Horizontal(classes="form-cols"):
-                    yield _row("Contact name", "Name", "contact-name")
-                    yield _row(
-                        "Contact phone", "contact_phone", "contact-phone", validators=[PhoneValidator()]
-                    )
-                with Horizontal(classes="form-cols"):
-                    yield _row("E-mail (optional)", "contact_email", "contact-email")
-                    yield _row("Organisation (optional)", "contact_organization", "contact-organization")
-                    yield _row("Title (optional)", "contact_title", "contact-title")
-            with Form(id="form-forward"):
-                yield _row("Message id to forward", "messageId", "forward-id")
-                yield _row(
-                    "Chat it is in (phone or group JID)",
-                    "messagePhone",
-                    "forward-phone",
-                    validators=[RecipientValidator()],
-                )
-        with Horizontal(classes="actions"):
-            yield Button(label("Send", "chats.send"), id="send", variant="primary")
-        yield CopyableValue("Sent, message id:", id="sent-id")
-        yield ErrorLine(id="chat-status")
-        yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
-        with Horizontal(id="chat-actions", classes="actions"):
-            yield Select(
-                [(title, action.value) for action, title in CHAT_ACTION_TITLES.items()],
-                value=ChatAction.READ.value,
-                allow_blank=False,
-                id="chat-action",
-            )
-            yield Button(label("Apply", "chats.chat_action"), id="apply-action")
+    # -- the form, built after the start ---------------------------------------------------------------
+    # The form is ~150 widgets (nine kinds of message): mounting it with the conversations cost ~200 ms before the
+    # app took keys (bench/start_interactive.py), for a view the first frame does not show. The main screen builds
+    # it once the app is interactive (`build_deferred`, before the other sections); asked for earlier (ctrl+n,
+    # the palette), it is built at once while the screen keeps the keys typed meanwhile, replayed into it after.
+
+    _form_built: asyncio.Future[None] | None = None
+
+    @property
+    def form_ready(self) -> bool:
+        """The send form is mounted (its fields can be queried)."""
+        return bool(self.query("#compose"))
+
+    async def build_deferred(self) -> None:
+        """Mount the send form (once; a second caller waits for the first)."""
+        if self._form_built is not None:
+            await asyncio.shield(self._form_built)
+            return
+        self._form_built = asyncio.get_running_loop().create_future()
+        try:
+            if not self.form_ready:
+                form = ChatForm(with_inbox=self.with_inbox, id="compose")
+                form.display = False  # the switcher shows the conversations
+                await self.query_one("#chat-views", ContentSwitcher).mount(form)
+                app: Any = self.app
+                if app.runtime_ready:
+                    from tui.widgets.samples import apply_samples
+
+                    apply_samples(form, app.runtime.sandbox_samples())
+                self.show_dialect_rules()
+        finally:
+            self._form_built.set_result(None)
+
+    def _with_form(self, then: Callable[[], object]) -> None:
+        """Run `then` with the form mounted: at once when it is, else once it is built, the keys typed meanwhile
+        kept by the main screen (not typed into the conversations) and replayed after `then` placed the focus."""
+        if self.form_ready:
+            then()
+            return
+        hold = getattr(self.screen, "hold_keys_while", None)
+        if hold is not None:
+            hold(self.build_deferred(), then)
+            return
+        self.run_worker(self._build_then(then), group="chat-form", exit_on_error=False,
+                        description="build the send form")
+
+    async def _build_then(self, then: Callable[[], object]) -> None:
+        await self.build_deferred()
+        then()
+
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -305,6 +371,8 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     def show_dialect_rules(self) -> None:
         """Labels say what the profile's instance dialect needs: Z-API requires the link preview fields and
         waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
+        if not self.form_ready:
+            return  # built later, it shows them then (build_deferred)
         zapi = self.dialects()[0] is InstanceDialect.ZAPI
         preview = " (required by Z-API)" if zapi else " (optional)"
         for widget_id, title in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
@@ -351,13 +419,16 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
         self._show_view("inbox")
         inbox = self.query_one(InboxView)
-        recipient = self.text("recipient")
+        recipient = self.text("recipient") if self.form_ready else ""
         if recipient and (is_phone(recipient) or recipient.endswith("@g.us")):
             inbox.reload(select=recipient)
         self.screen.set_focus(inbox.query_one(InboxList))
 
     def show_form(self, recipient: str | None = None, *, message_first: bool = False) -> None:
         """The form, to `recipient` when given (the message field focused), else the recipient field."""
+        if not self.form_ready:
+            self._with_form(lambda: self.show_form(recipient, message_first=message_first))
+            return
         self._show_view("compose")
         field = self.query_one("#recipient", Input)
         if recipient is not None:
@@ -388,6 +459,9 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             return
         if op_id == "compose":
             self.show_form()
+            return
+        if not self.form_ready:
+            self._with_form(lambda: self.open_operation(op_id))
             return
         self._show_view("compose")
         for kind in KINDS:

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,11 +31,12 @@ from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Input, Static, TextArea
+from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
 from tui.keymap import bindings_for
 from tui.widgets.events_panel import EventsPanel
 from tui.widgets.focus import focus_first
+from tui.widgets.footer import GatewayFooter
 from tui.widgets.header import GatewayHeader
 
 log = logging.getLogger(__name__)
@@ -180,7 +182,7 @@ class MainScreen(Screen):
             for section in SECTIONS:
                 yield SectionSlot(id=section.id)
         yield EventsPanel(id="events-panel")
-        yield Footer()
+        yield GatewayFooter()
 
     def on_mount(self) -> None:
         self.query_one(SectionBar).show(self.current_section)
@@ -229,11 +231,43 @@ class MainScreen(Screen):
             self.watch(header, "connection", read)
             with contextlib.suppress(TimeoutError):  # a status read that never answers must not keep them away
                 await asyncio.wait_for(connection_read.wait(), CONNECTION_READ_WAIT)
+            # Let the frame that shows the connection be drawn first: mounting the next section takes the event
+            # loop for a while (Groups ~100 ms), and the header would say "connected" only after it.
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+        await self._build_deferred(self.current_section)  # the rest of the section on screen first (Chats' form)
         for info in SECTIONS:
             if self._stop_mounting:
                 return
             await self._mount_section(info.id)
+            await self._build_deferred(info.id)
         self.all_sections_mounted = True
+
+    async def _build_deferred(self, section_id: str) -> None:
+        """A section may build parts the first frame does not show later (`async def build_deferred()`)."""
+        build = getattr(self.section(section_id), "build_deferred", None)
+        if build is not None and not self._stop_mounting:
+            pending = self._mounts[section_id] = asyncio.get_running_loop().create_future()
+            try:
+                await build()
+            finally:
+                pending.set_result(None)
+
+    def hold_keys_while(self, work: Awaitable[object], then: Callable[[], object]) -> None:
+        """A part of the section on screen is not built yet (Chats' form asked for before it was): keep the keys
+        typed until `work` is done, call `then` (which places the focus), then replay them, in order, as at start."""
+        self._waiting_for_section = True
+        self.set_focus(None)
+
+        async def hold() -> None:
+            try:
+                await work
+                then()
+            finally:
+                self.call_after_refresh(self._replay_early_keys)
+
+        self.run_worker(hold(), group="hold-keys", exit_on_error=False, description="build what was asked for")
 
     _stop_mounting = False
 
@@ -295,6 +329,7 @@ class MainScreen(Screen):
 
             if isinstance(self.app, GatewayApp):
                 self.app.report_keymap_problems()
+                self.call_after_refresh(self.app.first_section_shown.set)
         early, self._early_keys = self._early_keys, []
         for index, (key, character) in enumerate(early):
             if not self._type_now(key, character):

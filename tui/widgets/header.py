@@ -86,6 +86,7 @@ class GatewayHeader(Horizontal):
     def on_mount(self) -> None:
         app: Any = self.app
         app.event_received.subscribe(self, self._on_event)
+        self.watch(app, "clients_ready", self._on_clients, init=True)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.set_interval(RATE_INTERVAL, self._show_listener)
@@ -101,8 +102,12 @@ class GatewayHeader(Horizontal):
         self._show_listener()
         self._show_store()
         if ready:
-            self.poll_status()
             self.set_interval(STATUS_INTERVAL, self.poll_status)
+
+    def _on_clients(self, ready: bool) -> None:
+        """The first status read, as soon as the clients exist (the runtime may still be starting)."""
+        if ready:
+            self.poll_status()
 
     def _on_error(self, text: str) -> None:
         if text:
@@ -189,15 +194,22 @@ class GatewayHeader(Horizontal):
         from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
 
         try:
-            status = await runtime.instance.status()
-        except Unauthorized:
-            state = "bad credentials"
-        except Conflict:
-            state = "not connected"
-        except TransportFault:
-            state = "unreachable"
-        except GatewayError as error:
-            state = f"error {error.status}" if error.status else "error"
-        else:
-            state = "connected" if status.connected else "not connected"
-        self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
+            try:
+                status = await runtime.instance.status()
+            except Unauthorized:
+                state = "bad credentials"
+            except Conflict:
+                state = "not connected"
+            except TransportFault:
+                state = "unreachable"
+            except GatewayError as error:
+                state = f"error {error.status}" if error.status else "error"
+            else:
+                state = "connected" if status.connected else "not connected"
+            if self.app.runtime_error:  # type: ignore[attr-defined]
+                return  # the start failed meanwhile: the header says so ("not started"), not what this read found
+            self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
+        finally:
+            read = getattr(self.app, "first_status_read", None)
+            if read is not None:
+                read.set()

@@ -1,0 +1,67 @@
+"""At 80 columns the footer shows whole entries only: when the keys in force do not fit beside the palette key, the
+ones the actions table ranks to go first (Requests, Panel, then Help) are left out, then the screen's own from
+the last; nothing is cut in the middle of a label."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
+from tui.widgets.footer import GatewayFooter, fitting
+
+
+def test_the_lowest_ranked_entries_go_first_then_the_last_ones():
+    # (width, drop rank): two section keys, then Panel (2), Help (1), Requests (3)
+    entries = [(10, 0), (10, 0), (10, 2), (10, 1), (10, 3)]
+    assert fitting(entries, 50) == [0, 1, 2, 3, 4]
+    assert fitting(entries, 49) == [0, 1, 2, 3]  # Requests first
+    assert fitting(entries, 35) == [0, 1, 3]  # then Panel
+    assert fitting(entries, 25) == [0, 1]  # then Help
+    assert fitting(entries, 15) == [0]  # then the section's own, from the last
+
+
+def footer_entries(app) -> tuple[list[str], bool]:
+    """The footer's entries (key and label) as drawn, and whether every one is whole and left of the palette key."""
+    footer = app.screen.query_one(GatewayFooter)
+    keys = [key for key in footer.query(FooterKey) if not key.has_class("-command-palette")]
+    palette = footer.query_one(FooterKey.__name__ + ".-command-palette", FooterKey)
+    whole = all(key.region.right <= palette.region.x and key.region.width >= len(key.key_display) + 1
+                for key in keys)
+    return [f"{key.key_display} {key.description}" for key in keys], whole
+
+
+async def test_every_section_fits_its_footer_at_80_columns():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        seen: dict[str, list[str]] = {}
+
+        async def look(state: str) -> None:
+            await settle(pilot)
+            entries, whole = footer_entries(app)
+            assert whole, (state, entries, screen_text(app).splitlines()[-1])
+            assert screen_text(app).splitlines()[-1].rstrip().endswith("^p Palette"), state
+            seen[state] = entries
+
+        await look("chats search")
+        await pilot.press("enter")  # the conversation list: its letter keys
+        await look("chats list")
+        await open_chat_form(pilot)
+        await look("chats form")
+        for section in ("groups", "communities", "privacy", "catalog", "settings", "events"):
+            await show_section(pilot, section)
+            await look(section)
+        assert seen["chats search"][-3:] == ["f9 Panel", "f1 Help", "f2 Requests"]  # room for all: all shown
+        assert seen["groups"] == ["^s Run", "^l Look-up tab", "^n Create tab", "^g Add tab", "^r Rename tab"]
+        assert "f1 Help" in seen["chats form"] and "f2 Requests" not in seen["chats form"]  # Requests went first
+        assert seen["events"][0] == "] Older"
+
+
+async def test_a_wider_terminal_shows_every_key_again():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        await show_section(pilot, "groups")
+        await settle(pilot)
+        assert "f1 Help" not in footer_entries(pilot.app)[0]
+        await pilot.resize_terminal(140, 30)
+        await settle(pilot)
+        entries, whole = footer_entries(pilot.app)
+        assert whole and entries[-3:] == ["f9 Panel", "f1 Help", "f2 Requests"]

@@ -1,0 +1,79 @@
+"""The footer: Textual's, fitted to its width. When the keys in force do not fit beside the palette key (80 columns:
+Groups' five tab keys, the conversation list's letters, the form's keys), the entries the actions table ranks to go
+first (`tui.keymap.KeyAction.footer_drop`: Requests, then Panel, then Help) are left out, then the screen's own
+keys from the last one; F1's help still lists every key. Cut entries never show half a label."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from tui.keymap import ACTIONS_BY_ID
+
+PALETTE_WIDTH_EXTRA = 0
+"""Columns of the palette key beyond its key and label (its left border takes the place of its left padding)."""
+
+
+def footer_drop(binding: Binding) -> int:
+    action = ACTIONS_BY_ID.get(binding.id or "")
+    return action.footer_drop if action is not None else 0
+
+
+def key_width(key_display: str, description: str) -> int:
+    """Columns one FooterKey takes (not compact): ` key description `."""
+    return cell_len(key_display) + 2 + (cell_len(description) + 1 if description else 0)
+
+
+def fitting(entries: Sequence[tuple[int, int]], width: int) -> list[int]:
+    """Indexes of the entries (width, drop rank) kept within `width`, in their order: the highest rank goes first,
+    the last of equal ranks first."""
+    kept = list(range(len(entries)))
+    while kept and sum(entries[index][0] for index in kept) > width:
+        kept.remove(max(kept, key=lambda index: (entries[index][1], index)))
+    return kept
+
+
+class GatewayFooter(Footer):
+    """Footer that leaves out the lowest-ranked keys instead of cutting the last ones in the middle."""
+
+    _composed_width = 0
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        active = self.screen.active_bindings
+        first_of_action: dict[str, tuple[Binding, bool, str]] = {}
+        for _node, binding, enabled, tooltip in active.values():
+            if binding.show and binding.action not in first_of_action:
+                first_of_action[binding.action] = (binding, enabled, tooltip)
+        shown = list(first_of_action.values())
+        palette: Any = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        width = self.size.width or self.app.size.width
+        self._composed_width = width
+        room = width
+        if palette is not None:
+            room -= key_width(self.app.get_key_display(palette[1]), palette[1].description) + PALETTE_WIDTH_EXTRA
+        displays = [self.app.get_key_display(binding) for binding, _, _ in shown]
+        keep = fitting([(key_width(display, binding.description), footer_drop(binding))
+                        for display, (binding, _, _) in zip(displays, shown, strict=True)], room)
+        for index in keep:
+            binding, enabled, tooltip = shown[index]
+            yield FooterKey(binding.key, displays[index], binding.description, binding.action, disabled=not enabled,
+                            tooltip=tooltip).data_bind(compact=Footer.compact)
+        if palette is not None:
+            _node, binding, enabled, tooltip = palette
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            classes="-command-palette", disabled=not enabled,
+                            tooltip=binding.tooltip or binding.description)
+
+    def on_resize(self) -> None:
+        if self._bindings_ready and self.size.width != self._composed_width:
+            self.call_after_refresh(self.recompose)
