@@ -280,7 +280,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         with ContentSwitcher(initial="inbox" if self.with_inbox else "compose", id="chat-views",
                              classes="-inbox" if self.with_inbox else ""):
             if self.with_inbox:
-                yield InboxView(id="inbox")
+                yield InboxView(id="inbox", ask_for_form=self._form_for_inbox)
             else:
                 yield ChatForm(with_inbox=False, id="compose")
 
@@ -438,9 +438,8 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         else:
             self.screen.set_focus(field)
 
-    def on_inbox_view_compose(self, message: Any) -> None:
-        message.stop()
-        self.show_form(message.recipient, message_first=message.full)
+    def _form_for_inbox(self, recipient: str | None, full: bool) -> None:
+        self.show_form(recipient, message_first=full)
 
     def on_focus(self, _event: events.Focus) -> None:
         """Escape left a field of the conversations: the list takes the focus (its letter keys work there)."""

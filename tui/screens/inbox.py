@@ -17,13 +17,13 @@ goes to the list, or, when no chat matches a phone number typed there, opens the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
@@ -71,14 +71,6 @@ class InboxView(Widget):
     """Conversations and the open thread (Chats composes it; it is built with the sections, after the first
     frame, so showing it is a switch)."""
 
-    class Compose(Message):
-        """Asks Chats for the send form: to `recipient` (None: a new number), `full` for the open chat."""
-
-        def __init__(self, recipient: str | None, *, full: bool = False) -> None:
-            super().__init__()
-            self.recipient = recipient
-            self.full = full
-
     BINDINGS = bindings_for("inbox")
 
     DEFAULT_CSS = """
@@ -94,9 +86,14 @@ class InboxView(Widget):
     InboxView #inbox-status { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, chat_id: str | None = None, *, id: str | None = None) -> None:
+    def __init__(self, chat_id: str | None = None, *, ask_for_form: Callable[[str | None, bool], None],
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.initial_chat = chat_id
+        # Chats' send form, to a recipient (None: a new number), True: the full form for the open chat. A call,
+        # not a message: keys typed right after ctrl+n (a burst from the terminal, or the start-up replay) are
+        # already queued at the app, and would reach the search before a message was handled.
+        self.ask_for_form = ask_for_form
         self.rows: list[ConversationRow] = []
         self.open_chat_id: str | None = None
         self.refreshes = 0  # completed refreshes (tests wait on it)
@@ -355,7 +352,7 @@ class InboxView(Widget):
         inbox = self.inbox
         if typed and (inbox is None or not inbox.conversations(1, search=typed)):  # one indexed query, ≈1 ms
             if is_phone(number):
-                self.post_message(self.Compose(number))
+                self.ask_for_form(number, False)
             else:
                 self.query_one(ErrorLine).show_error(
                     f"No conversation matches “{typed}”. To write to a new number, type it with its country code "
@@ -368,14 +365,14 @@ class InboxView(Widget):
     def action_compose(self) -> None:
         """Compose to a new number: the Chats form, the recipient empty (or the number typed in the search)."""
         typed = "".join(self.query_one("#inbox-search", Input).value.split()).lstrip("+")
-        self.post_message(self.Compose(typed if typed and is_phone(typed) else None))
+        self.ask_for_form(typed if typed and is_phone(typed) else None, False)
 
     def action_full_form(self) -> None:
         chat = self.open_chat_id
         if chat is None:
             self.query_one(ErrorLine).show_error("Choose a conversation first.")
             return
-        self.post_message(self.Compose(chat, full=True))
+        self.ask_for_form(chat, True)
 
     def action_mark_read(self) -> None:
         chat = self.open_chat_id

@@ -166,6 +166,7 @@ class MainScreen(Screen):
         self._early_keys: list[tuple[str, str | None]] = []
         self._mounts: dict[str, asyncio.Future[None]] = {}
         self._waiting_for_section = False  # a section shown before it was mounted: keys are kept until it is
+        self._holding = 0  # parts asked for and being built (hold_keys_while): their end replays the keys
 
     def on_key(self, event: events.Key) -> None:
         """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`)."""
@@ -258,6 +259,7 @@ class MainScreen(Screen):
         """A part of the section on screen is not built yet (Chats' form asked for before it was): keep the keys
         typed until `work` is done, call `then` (which places the focus), then replay them, in order, as at start."""
         self._waiting_for_section = True
+        self._holding += 1
         self.set_focus(None)
 
         async def hold() -> None:
@@ -265,6 +267,7 @@ class MainScreen(Screen):
                 await work
                 then()
             finally:
+                self._holding -= 1
                 self.call_after_refresh(self._replay_early_keys)
 
         self.run_worker(hold(), group="hold-keys", exit_on_error=False, description="build what was asked for")
@@ -313,14 +316,16 @@ class MainScreen(Screen):
         if section_id == self.current_section:
             self.call_after_refresh(self._replay_early_keys)  # which focuses it, once its parts are set up
 
-    def _replay_early_keys(self) -> None:
+    async def _replay_early_keys(self) -> None:
         """What was typed during start-up goes where it would have gone: text into the first field, Tab to the
         next one. Editing keys are applied here, in order, at once (posting them as key events would race: a
         Tab acts only after its key event has bubbled up, and the text after it would already be in the old
-        field); from the first other key on (ctrl+s, Enter in a one-line field, ...) the rest is posted as key
-        events, in order."""
-        if self.section(self.current_section) is None:
-            return  # another section was chosen meanwhile and is still being mounted: it replays when it is
+        field). So is a key bound where the focus is (ctrl+n, Enter in a one-line field, ...), and the keys
+        behind it wait for what it did to settle (a form opened, the focus moved). From the first other key on,
+        the rest is posted as key events, in order."""
+        if self._holding or self.section(self.current_section) is None:
+            return  # something asked for is still being built, or another section chosen meanwhile is still
+            # being mounted: it replays when it is
         self._focus_section()
         self._waiting_for_section = False
         if not self.sections_ready:
@@ -332,15 +337,31 @@ class MainScreen(Screen):
                 self.call_after_refresh(self.app.first_section_shown.set)
         early, self._early_keys = self._early_keys, []
         for index, (key, character) in enumerate(early):
-            if not self._type_now(key, character):
-                for later_key, later_character in early[index:]:
-                    replayed = events.Key(later_key, later_character)
-                    # Sent by the app, as a key from the terminal is: made here, it would name this screen as
-                    # its sender and stop bubbling at it, before the app's bindings run (Enter in a one-line
-                    # field, typed during start-up, never submitted it).
-                    replayed.set_sender(self.app)
-                    self.app.post_message(replayed)
+            if self._type_now(key, character):
+                continue
+            self._waiting_for_section = True  # keys typed while a bound key acts are kept behind the rest
+            if await self._act_on_binding(key):
+                # The rest waits until what the key did has settled (a form opened, the focus moved).
+                self._early_keys[:0] = early[index + 1:]
+                self.call_after_refresh(self._replay_early_keys)
                 return
+            self._waiting_for_section = False
+            for later_key, later_character in early[index:]:
+                replayed = events.Key(later_key, later_character)
+                # Sent by the app, as a key from the terminal is: made here, it would name this screen as its
+                # sender and stop bubbling at it, before the app's bindings run.
+                replayed.set_sender(self.app)
+                self.app.post_message(replayed)
+            return
+
+    async def _act_on_binding(self, key: str) -> bool:
+        """A kept key bound where the focus is acts now. Posted, it would act only once it had bubbled up to the
+        app, after the keys typed behind it had already reached the field (ctrl+n then a number: the number went
+        into the search)."""
+        active = self.active_bindings.get(key)
+        if active is None or not active.enabled:
+            return False
+        return bool(await self.app.run_action(active.binding.action, active.node))
 
     def _type_now(self, key: str, character: str | None) -> bool:
         focused = self.focused
