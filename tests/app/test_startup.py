@@ -252,3 +252,15 @@ async def test_ctrl_n_and_a_number_typed_during_start_up_go_to_the_form(monkeypa
         await wait_until(pilot, lambda: chats.form_ready and chats.view == "compose", what="the form")
         await wait_until(pilot, lambda: app.screen.query_one("#recipient", Input).value == "5521", what="the number")
         assert app.screen.query_one("#inbox-search", Input).value == ""
+
+
+async def test_what_the_start_built_is_kept_out_of_full_collections_until_the_app_stops():
+    """The collector's full passes walked every widget built at start (a 150-250 ms stall in one of every few
+    switches back to Chats, bench/inbox.py); frozen once every section is built, and given back at the end."""
+    import gc
+
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0

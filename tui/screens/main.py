@@ -244,6 +244,10 @@ class MainScreen(Screen):
             await self._mount_section(info.id)
             await self._build_deferred(info.id)
         self.all_sections_mounted = True
+        from tui.app import GatewayApp
+
+        if isinstance(self.app, GatewayApp):
+            self.app.keep_start_up_out_of_collections()
 
     async def _build_deferred(self, section_id: str) -> None:
         """A section may build parts the first frame does not show later (`async def build_deferred()`)."""
