@@ -492,7 +492,8 @@ class Runtime:
         # The demo chats are written (once per store) in a thread while the listener starts and the gateway is
         # configured: mostly SQLite commits, which need not hold up the rest of the start.
         seeding = None if self.store is None else asyncio.ensure_future(
-            asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state))
+            asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state,
+                              ends_before_us=None if self.deterministic else _now_us()))
         try:
             await self._start_listener("127.0.0.1", 0, hmac_key=None)
             if self.listener is not None:
@@ -945,10 +946,21 @@ def _now_us() -> int:
     return time.time_ns() // 1000
 
 
-def seed_sandbox_inbox(store: EventStore, state: Any) -> None:
+SEEDED_HISTORY_ENDS_BEFORE_US = 5 * 60 * 1_000_000
+
+
+def seed_sandbox_inbox(store: EventStore, state: Any, *, ends_before_us: int | None = None) -> None:
     """The sandbox's demo chats in the inbox: names from its contact and group lists, and the seeded history
-    (once per store: a chat that already has messages keeps them)."""
+    (once per store: a chat that already has messages keeps them). With `ends_before_us` (a live sandbox) the
+    history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
+    chats rather than a day in 2025; deterministic runs keep the history's own times."""
     from tui.webhooks.conversations import Inbox, NameSource, NewMessage, is_group, render_whatsmeow
+
+    history = state.history()
+    shift_us = 0
+    if ends_before_us is not None and history:
+        newest_us = max(int(item.at.timestamp() * 1_000_000) for item in history)
+        shift_us = ends_before_us - SEEDED_HISTORY_ENDS_BEFORE_US - newest_us
 
     inbox = Inbox(store)
     for phone, contact in state.contacts.items():
@@ -956,7 +968,7 @@ def seed_sandbox_inbox(store: EventStore, state: Any) -> None:
     for group in state.groups.values():
         inbox.name(group.jid, group.name, NameSource.LIST)
     seeded = {row.chat_id for row in inbox.conversations(limit=10_000)}
-    for item in state.history():
+    for item in history:
         if item.chat in seeded:
             continue
         kind, body = render_whatsmeow(item.content)
@@ -965,7 +977,7 @@ def seed_sandbox_inbox(store: EventStore, state: Any) -> None:
             sender = state.contact_name(item.sender) or item.sender
         inbox.record(
             NewMessage(item.chat, item.sender is None, kind, body, item.message_id, sender),
-            int(item.at.timestamp() * 1_000_000),
+            int(item.at.timestamp() * 1_000_000) + shift_us,
         )
         if item.sender is None:
             inbox.set_status([item.message_id], Status.READ)  # the history's own messages were read long ago

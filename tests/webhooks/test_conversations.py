@@ -304,3 +304,19 @@ async def test_a_store_from_before_listed_chats_is_upgraded_in_place(tmp_path):
         from tui.webhooks.conversations import ListedChat
         inbox.enrich([], [ListedChat("5511976543219", 5, 1)])
         assert [row.chat_id for row in inbox.conversations()] == [ANA, "5511976543219"]
+
+
+def test_a_live_sandbox_seeds_its_history_as_this_mornings_chats(store, inbox):
+    """Deterministic runs keep the history's own times (snapshots); a live sandbox moves it to end a few minutes
+    before now, spacing kept, so the inbox is not a list of chats from 1 January 2025."""
+    from tui.runtime import SEEDED_HISTORY_ENDS_BEFORE_US, seed_sandbox_inbox
+    from tui.sandbox.state import demo_history, seed_demo_state
+
+    now_us = 1_795_000_000 * 1_000_000
+    seed_sandbox_inbox(store, seed_demo_state(), ends_before_us=now_us)
+    history = demo_history()
+    original = {item.chat: int(item.at.timestamp() * 1_000_000) for item in history}  # each chat's newest
+    rows = inbox.conversations()
+    assert max(row.last_us for row in rows) == now_us - SEEDED_HISTORY_ENDS_BEFORE_US
+    shifts = {row.last_us - original[row.chat_id] for row in rows if row.chat_id in original}
+    assert len(shifts) == 1  # every chat moved by the same amount: the spacing is the history's own
