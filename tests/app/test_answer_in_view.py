@@ -27,6 +27,8 @@ async def test_the_hmac_answer_and_its_button_are_in_view_after_the_call():
         await wait_until(pilot, lambda: "is set on the gateway" in str(
             app.screen.query_one("#hmac-form .block-status").render()), what="the answer")
         await settle(pilot)
+        # The answer comes into view after the refresh that hides the warning: on a busy machine, a frame later.
+        await wait_until(pilot, lambda: shown(app, "#hmac-form .block-status"), what="the answer in view")
         assert app.focused is button
         assert shown(app, "#hmac-form .block-status")
 
