@@ -643,6 +643,15 @@ class SettingsSection(OperationSection):
         if request is not None:
             self._apply_hmac_key(request.hmac_key, generated=False)
 
+    _answer_in_view: Widget | None = None
+
+    def on_resize(self) -> None:
+        if self._answer_in_view is not None and self._answer_in_view.is_attached:
+            self.call_after_refresh(self._answer_in_view.scroll_visible, animate=False)
+
+    def on_descendant_focus(self) -> None:
+        self._answer_in_view = None  # the user moved on: the focused field is what stays in view
+
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
         self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
@@ -657,7 +666,9 @@ class SettingsSection(OperationSection):
             origin = "A new random key" if generated else "The key"
             answer = self.block_status(form)
             answer.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
-            # Hiding the warning above moved the block: bring its answer (and the focused button) back into view.
+            # Hiding the warning above moved the block: bring its answer (and the focused button) back into view,
+            # and again if the section is resized meanwhile (the events panel grows with its first events).
+            self._answer_in_view = answer
             self.call_after_refresh(answer.scroll_visible, animate=False)
 
         self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
