@@ -165,18 +165,21 @@ async def test_a_key_typed_just_before_the_replay_comes_after_the_kept_keys(monk
 
 
 
+def type_during_start_up(monkeypatch, keys: list[tuple[str, str | None]]) -> None:
+    """As if `keys` were typed before the first section took keys: kept first, then replayed."""
+    replay = MainScreen._replay_early_keys
+
+    def typed_first(self: MainScreen):
+        self._early_keys[:0], keys[:] = keys, []  # once: the replay runs again after a bound key
+        return replay(self)
+
+    monkeypatch.setattr(MainScreen, "_replay_early_keys", typed_first)
+
+
 async def test_a_number_and_enter_typed_during_start_up_open_the_form_to_that_number(monkeypatch):
     """Typed before the first section took keys: the digits and Enter are replayed in order, and Enter on a number
     no chat matches opens the send form to it (it was lost: the digits arrived, the Enter did nothing)."""
-    replay = MainScreen._replay_early_keys
-
-    typed = [(c, c) for c in "5521987650000"] + [("enter", "\r")]
-
-    def typed_during_start_up(self: MainScreen):
-        self._early_keys[:0], typed[:] = typed, []  # once: the replay runs again after a bound key
-        return replay(self)
-
-    monkeypatch.setattr(MainScreen, "_replay_early_keys", typed_during_start_up)
+    type_during_start_up(monkeypatch, [(c, c) for c in "5521987650000"] + [("enter", "\r")])
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
@@ -235,15 +238,7 @@ async def test_the_chats_form_is_built_in_the_background_once_the_app_is_connect
 async def test_ctrl_n_and_a_number_typed_during_start_up_go_to_the_form(monkeypatch):
     """ctrl+n typed before the first section took keys opens the form (built then, if it was not yet), and the
     digits typed after it land in its recipient field, not in the search."""
-    replay = MainScreen._replay_early_keys
-
-    typed = [("ctrl+n", None)] + [(c, c) for c in "5521"]
-
-    def typed_during_start_up(self: MainScreen):
-        self._early_keys[:0], typed[:] = typed, []  # once: the replay runs again after a bound key
-        return replay(self)
-
-    monkeypatch.setattr(MainScreen, "_replay_early_keys", typed_during_start_up)
+    type_during_start_up(monkeypatch, [("ctrl+n", None)] + [(c, c) for c in "5521"])
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
