@@ -507,14 +507,18 @@ def names_from_contacts(contacts: Iterable[Any]) -> list[ChatName]:
     return names
 
 
+def _chat_list_id(chat: Any) -> str:
+    """A chat list entry's chat id: Z-API may list a group by its bare digits, flagged only by `isGroup`."""
+    chat_id = chat_id_of(chat.phone)
+    return chat_id + "@g.us" if chat.isGroup and not is_group(chat_id) else chat_id
+
+
 def names_from_chats(chats: Iterable[Any]) -> list[ChatName]:
     """A chat list's names (`tui.api.models.ChatEntry`): a group's name is its own (LIST); a person's chat name is
     whatever the gateway shows, which may be only a push name, so it never overrides a saved contact name."""
     names = []
     for chat in chats:
-        chat_id = chat_id_of(chat.phone)
-        if chat.isGroup and not is_group(chat_id):
-            chat_id += "@g.us"
+        chat_id = _chat_list_id(chat)
         name = chat.name.strip()
         if not chat_id or not name or name == chat_id or name == chat.phone:
             continue
@@ -536,9 +540,7 @@ def chats_from_chat_list(chats: Iterable[Any]) -> list[ListedChat]:
     count and last message time, so a chat with no history here still shows, in its place."""
     listed = []
     for chat in chats:
-        chat_id = chat_id_of(chat.phone)
-        if chat.isGroup and not is_group(chat_id):
-            chat_id += "@g.us"
+        chat_id = _chat_list_id(chat)
         if not chat_id:
             continue
         at = chat.lastMessageTime
