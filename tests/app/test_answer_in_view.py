@@ -32,3 +32,22 @@ async def test_the_hmac_answer_and_its_button_are_in_view_after_the_call():
         assert app.focused is button
         assert shown(app, "#hmac-form .block-status")
 
+
+
+async def test_the_hmac_answer_stays_in_view_when_a_warning_appears_above_it_later():
+    """A health check that ends after the call shows its warning at the top of Settings and pushes everything down:
+    the answer the user is reading stays in view (until they move the focus)."""
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        await show_section(pilot, "settings")
+        button = app.screen.query_one("#hmac-generate")
+        button.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "is set on the gateway" in str(
+            app.screen.query_one("#hmac-form .block-status").render()), what="the answer")
+        await wait_until(pilot, lambda: shown(app, "#hmac-form .block-status"), what="the answer in view")
+        settings = app.screen.query_one("SettingsSection")
+        settings._set_warning("#webhook-warning", "The webhooks still point at an old address. " * 6)
+        await settle(pilot)
+        await wait_until(pilot, lambda: shown(app, "#hmac-form .block-status"), what="the answer back in view")
+        assert app.focused is button
