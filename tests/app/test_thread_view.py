@@ -3,7 +3,11 @@ message, and that it shows the newest messages at once while it lays out the res
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from tui.runtime import MessageRow, Status
 from tui.widgets.thread_view import ThreadView
@@ -23,12 +27,19 @@ class ThreadApp(App[None]):
         yield ThreadView(id="thread")
 
 
-async def test_the_thumb_is_at_the_bottom_after_a_scroll_made_before_the_layout_that_shows_the_scrollbar():
-    """The snapshot flake: the thread at its newest message, its scrollbar's thumb drawn at the top."""
+@contextlib.asynccontextmanager
+async def thread_view() -> AsyncIterator[tuple[Pilot, ThreadView]]:
+    """A 60×12 app holding only a thread view, mounted and empty."""
     app = ThreadApp()
     async with app.run_test(size=(60, 12)) as pilot:
         view = app.query_one(ThreadView)
         await pilot.pause()
+        yield pilot, view
+
+
+async def test_the_thumb_is_at_the_bottom_after_a_scroll_made_before_the_layout_that_shows_the_scrollbar():
+    """The snapshot flake: the thread at its newest message, its scrollbar's thumb drawn at the top."""
+    async with thread_view() as (pilot, view):
         view.show(rows(40), has_older=False)
         view.scroll_end(animate=False, immediate=True, force=True)  # before the layout, as under load
         assert view.scroll_y > 0 and not view.show_vertical_scrollbar
@@ -44,10 +55,7 @@ def bottom_text(view: ThreadView) -> str:
 
 
 async def test_a_long_window_shows_its_newest_messages_at_once_and_lays_out_the_rest_after_that_frame():
-    app = ThreadApp()
-    async with app.run_test(size=(60, 12)) as pilot:
-        view = app.query_one(ThreadView)
-        await pilot.pause()
+    async with thread_view() as (pilot, view):
         view.show(rows(200), has_older=True)
         partial = view.virtual_size.height
         assert view.at_newest and bottom_text(view).startswith("message 200:")  # on screen at once
@@ -61,10 +69,7 @@ async def test_a_long_window_shows_its_newest_messages_at_once_and_lays_out_the_
 
 
 async def test_an_older_page_goes_above_and_the_view_stays_on_the_same_lines():
-    app = ThreadApp()
-    async with app.run_test(size=(60, 12)) as pilot:
-        view = app.query_one(ThreadView)
-        await pilot.pause()
+    async with thread_view() as (pilot, view):
         view.show(rows(200, start=201), has_older=True)
         await pilot.pause()
         view.scroll_to(y=5, animate=False, immediate=True)
@@ -76,10 +81,7 @@ async def test_an_older_page_goes_above_and_the_view_stays_on_the_same_lines():
 
 
 async def test_a_new_message_is_added_below_and_the_view_follows_it():
-    app = ThreadApp()
-    async with app.run_test(size=(60, 12)) as pilot:
-        view = app.query_one(ThreadView)
-        await pilot.pause()
+    async with thread_view() as (pilot, view):
         view.show(rows(50), has_older=False)
         await pilot.pause()
         view.extend(rows(1, start=52))  # one line long
