@@ -5,11 +5,11 @@ focus still in the field afterwards."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -41,6 +41,9 @@ class Terminal:
             self.tmux("send-keys", "-t", "app", "-l", character)
             time.sleep(CHAR_PAUSE)
 
+    def app_ended(self) -> bool:
+        return self.tmux("display-message", "-p", "-t", "app", "#{pane_dead}").strip() == "1"
+
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "app")
 
@@ -55,12 +58,19 @@ class Terminal:
             time.sleep(0.2)
 
 
+def app_command() -> str:
+    """The app as a user starts it, without COLUMNS/LINES from the test runner, so it sizes itself from the pane
+    like in a real terminal."""
+    return f"env -u COLUMNS -u LINES {Path(sys.executable).with_name('gateway-tui')} --sandbox"
+
+
 def start(size: tuple[int, int]) -> Terminal:
-    app = Path(sys.executable).with_name("gateway-tui")
-    term = Terminal(f"gateway-tui-test-{os.getpid()}-{size[0]}x{size[1]}")
-    # Without COLUMNS/LINES from the test runner, so the app sizes itself from the pane like in a real terminal.
-    term.tmux("new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
-              f"env -u COLUMNS -u LINES {app} --sandbox")
+    # A server of its own per test: `kill-server` returns before the old server is gone, and a next test reusing its
+    # socket name could start its session on the server that is shutting down (an empty screen for 30 s).
+    term = Terminal(f"gateway-tui-test-{uuid.uuid4().hex[:12]}")
+    # remain-on-exit keeps the pane (and what the app printed) when the app ends, so a failure shows why.
+    term.tmux("-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
+              app_command(), ";", "set-option", "-t", "app", "remain-on-exit", "on")
     return term
 
 
@@ -153,12 +163,12 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     terminal.wait_for("Chats ·", "Is the blue case back in stock?")
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
-    while "app" in terminal.tmux("list-sessions") and time.monotonic() < deadline:
-        time.sleep(0.2)  # the app quits, its session ends
-    assert "app" not in terminal.tmux("list-sessions")
+    while not terminal.app_ended() and time.monotonic() < deadline:
+        time.sleep(0.2)  # the app quits (its pane stays, dead, on the same tmux server)
+    assert terminal.app_ended()
 
-    app = Path(sys.executable).with_name("gateway-tui")
-    terminal.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", f"env -u COLUMNS -u LINES {app} --sandbox")
+    terminal.tmux("resize-window", "-t", "app", "-x", "100", "-y", "30")
+    terminal.tmux("respawn-pane", "-t", "app", app_command())
     terminal.wait_for("● connected")  # the header's short form below 110 columns
     shown = terminal.wait_for("Chats ·", "5511999999999 ", "Is the blue case back in stock?", "✓✓ read")
     first_chat = next(line for line in shown.splitlines() if "│" in line and "Search" not in line)
