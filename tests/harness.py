@@ -23,6 +23,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import TextArea
 
 from tui.app import GatewayApp, build_app
 from tui.sandbox.server import SandboxGateway
@@ -201,3 +203,13 @@ def highlighted(app: GatewayApp) -> str:
             prompt = options.get_option_at_index(options.highlighted).prompt
             return str(getattr(prompt, "plain", prompt))
     return ""
+
+
+def fill(screen: Screen, values: Mapping[str, str]) -> None:
+    """Set each field named by id to its value, as if typed (text areas take theirs as loaded text)."""
+    for widget_id, value in values.items():
+        widget = screen.query_one(f"#{widget_id}")
+        if isinstance(widget, TextArea):
+            widget.load_text(value)
+        else:
+            widget.value = value  # type: ignore[attr-defined]  # an Input, Select or MaskedInput

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from tests.app.test_flows import fill
+from tests.harness import fill
 from tests.harness import open_chat_form, settle, show_section, wait_ready
 from tui.app import build_app
 from tui.sandbox.state import LAUNCH_ID

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.widgets import DataTable, Select, TextArea
+from textual.widgets import DataTable
 
-from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
+from tests.harness import fill, open_chat_form, running_sandbox_app, screen_text, settle, show_section
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID
 from tui.webhooks.signing import Verdict
 
@@ -26,17 +26,6 @@ KIND_FIELDS = {
     "contact": {"contact-name": "Ana Souza", "contact-phone": "5511955551111", "contact-email": "ana@example.com",
                 "contact-organization": "Acme"},
 }
-
-
-def fill(screen, values: dict[str, str]) -> None:
-    for widget_id, value in values.items():
-        widget = screen.query_one(f"#{widget_id}")
-        if isinstance(widget, TextArea):
-            widget.load_text(value)
-        elif isinstance(widget, Select):
-            widget.value = value
-        else:
-            widget.value = value
 
 
 async def send(pilot, kind: str, values: dict[str, str], recipient: str = RECIPIENT) -> str:

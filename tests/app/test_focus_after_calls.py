@@ -11,7 +11,7 @@ import asyncio
 import pytest
 from textual.widgets import ContentSwitcher, Input, TextArea
 
-from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, wait_until
+from tests.harness import fill, open_chat_form, running_sandbox_app, screen_text, settle, wait_until
 from tui.keymap import ACTIONS, shown_key
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
 
@@ -28,15 +28,6 @@ SECTION_KEYS = {"chats": "1", "groups": "2", "communities": "3", "privacy": "4",
 def footer_words(section: str) -> list[str]:
     """What the footer must show in this section: its own keys shown in the footer (from the keys table)."""
     return [action.description for action in ACTIONS if action.scope == section and action.show]
-
-
-def fill(screen, values: dict[str, str]) -> None:
-    for widget_id, value in values.items():
-        widget = screen.query_one(f"#{widget_id}")
-        if isinstance(widget, TextArea):
-            widget.load_text(value)
-        else:
-            widget.value = value
 
 
 async def call_and_check(pilot, section: str, focus_id: str, key: str, done, *, answer: str | None = None,

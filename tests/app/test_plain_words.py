@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.app.test_snapshots import fill
+from tests.harness import fill
 from tests.harness import open_chat_form, running_sandbox_app, settle, show_section
 from tui.widgets.forms import FieldRow
 

@@ -5,24 +5,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable
 
-from tests.harness import SIZE, open_chat_form, sandbox_app, settle, show_section, wait_ready
+from tests.harness import SIZE, fill, open_chat_form, sandbox_app, settle, show_section, wait_ready
 from tui.api.client import InstanceClient
 from tui.api.credentials import InstanceCredentials
 from tui.runtime import DETERMINISTIC_TOKENS
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import LAUNCH_ID, NEIGHBOURS_ID, PRODUCT_IDS
 from tui.webhooks.signing import sign
-
-
-def fill(screen, values: dict[str, str]) -> None:
-    for widget_id, value in values.items():
-        widget = screen.query_one(f"#{widget_id}")
-        if isinstance(widget, TextArea):
-            widget.load_text(value)
-        else:
-            widget.value = value
 
 
 def snapshot(snap_compare, steps) -> bool:
