@@ -34,9 +34,14 @@ def interactive_child(source: str | None = None) -> None:
     sys.path.insert(0, source or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from textual.widgets import Input, TextArea
 
-    from tui.app import build_app
+    try:  # as `gateway-tui --sandbox` starts: the command line's imports, the sandbox's own process first
+        from tui.cli import build_parser, prepare_app
+    except ImportError:  # --compare with sources from before prepare_app: the app with its sandbox in-process
+        from tui.app import build_app
 
-    app = build_app(sandbox=True)
+        app, process = build_app(sandbox=True), None
+    else:
+        app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
 
     def interactive() -> bool:
         from tui.screens.main import MainScreen
@@ -62,7 +67,11 @@ def interactive_child(source: str | None = None) -> None:
         print(f"{time.time():.6f}", flush=True)
         pilot.app.exit()
 
-    app.run(headless=True, auto_pilot=until_interactive)
+    try:
+        app.run(headless=True, auto_pilot=until_interactive)
+    finally:
+        if process is not None:
+            process.stop_now()
 
 
 def main() -> None:

@@ -55,6 +55,23 @@ class Terminal:
             time.sleep(0.2)
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (from /proc: Linux, like tmux here)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 def start(size: tuple[int, int]) -> Terminal:
     app = Path(sys.executable).with_name("gateway-tui")
     term = Terminal(f"gateway-tui-test-{os.getpid()}-{size[0]}x{size[1]}")
@@ -151,11 +168,17 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     terminal.keys("1")  # Chats, its form focused: ctrl+l is its key
     terminal.keys("C-l")  # the conversations, while this run is still up: the sandbox contact answers
     terminal.wait_for("Chats ·", "Is the blue case back in stock?")
+    sandbox = [pid for pid in descendants(int(terminal.tmux("display", "-p", "-t", "app", "#{pane_pid}")))
+               if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert len(sandbox) == 1  # --sandbox runs the sandbox gateway in a process of its own
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
     while "app" in terminal.tmux("list-sessions") and time.monotonic() < deadline:
         time.sleep(0.2)  # the app quits, its session ends
     assert "app" not in terminal.tmux("list-sessions")
+    while Path(f"/proc/{sandbox[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not Path(f"/proc/{sandbox[0]}").exists(), "the sandbox process outlived the app"
 
     app = Path(sys.executable).with_name("gateway-tui")
     terminal.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", f"env -u COLUMNS -u LINES {app} --sandbox")
