@@ -465,6 +465,10 @@ class Runtime:
             self.sandbox = self._sandbox_process
             from tui.sandbox.process import SandboxProcessError
 
+            # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
+            # may still be starting, not after it.
+            self._build_http()
+
             try:
                 await self._sandbox_process.wait_ready()
             except SandboxProcessError as error:
@@ -626,12 +630,20 @@ class Runtime:
             "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
         }
 
+    def _build_http(self) -> None:
+        """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
+        import tui.api.credentials  # noqa: F401
+        from tui.api.client import GatewayHttp
+
+        if self.http is None:
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+
     def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
-        from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+        from tui.api.client import InstanceClient, SessionClient
         from tui.api.credentials import InstanceCredentials, SessionCredentials
 
-        if self.http is None:  # one connection pool for the whole run, also across credential changes
-            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+        self._build_http()
+        assert self.http is not None
         instance_dialect, session_dialect = self.dialects
         self.instance = InstanceClient(
             self.http,
