@@ -5,6 +5,7 @@ focus still in the field afterwards."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -55,6 +56,9 @@ class Terminal:
             time.sleep(0.2)
 
 
+_TERMINALS = itertools.count()
+
+
 def descendants(pid: int) -> list[int]:
     """Every process below `pid` (from /proc: Linux, like tmux here)."""
     children: dict[int, list[int]] = {}
@@ -74,7 +78,9 @@ def descendants(pid: int) -> list[int]:
 
 def start(size: tuple[int, int]) -> Terminal:
     app = Path(sys.executable).with_name("gateway-tui")
-    term = Terminal(f"gateway-tui-test-{os.getpid()}-{size[0]}x{size[1]}")
+    # A socket of its own per test: the previous test's server may still be shutting down after its kill-server
+    # (a session started on it then vanished with it: an empty screen from the start, seen under load).
+    term = Terminal(f"gateway-tui-test-{os.getpid()}-{size[0]}x{size[1]}-{next(_TERMINALS)}")
     # Without COLUMNS/LINES from the test runner, so the app sizes itself from the pane like in a real terminal.
     term.tmux("new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
               f"env -u COLUMNS -u LINES {app} --sandbox")
