@@ -14,7 +14,9 @@ Heavy modules (httpx, pydantic, aiohttp, keyring) are imported inside `start()`,
 importing this module costs nothing before the app's first frame.
 
 Sandbox mode: in-memory secrets, random tokens and a throwaway HMAC key, the sandbox gateway and the listener
-on 127.0.0.1 port 0, and the gateway configured through the API as a user would: delivery URL (op 16) →
+on 127.0.0.1 port 0 (the gateway in this process, or, given a started `tui.sandbox.process.SandboxProcess` as
+`gateway-tui --sandbox` does, in a process of its own: its tokens, and `runtime.sandbox.state` is then a copy of
+the seeded state, not the live one), and the gateway configured through the API as a user would: delivery URL (op 16) →
 listener `/delivery`, session webhook (op 24) → listener `/session` with Message, ReadReceipt and
 ChatPresence active, HMAC key (op 17).
 
