@@ -408,8 +408,11 @@ def build_app(
     insecure_storage: bool = False,
     deterministic: bool = False,
     sandbox_dialects: tuple[str, str] = ("spec", "spec"),
+    sandbox_process: Any = None,
 ) -> GatewayApp:
-    """The app, wired but not started: the Runtime starts after the first frame."""
+    """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
+    `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
+    in this process (the tests)."""
     from tui.runtime import Runtime
 
     runtime = Runtime(
@@ -418,5 +421,6 @@ def build_app(
         insecure_storage=insecure_storage,
         deterministic=deterministic,
         sandbox_dialects=sandbox_dialects,
+        sandbox_process=sandbox_process,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic)

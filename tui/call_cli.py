@@ -12,7 +12,6 @@ explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any, TextIO
 
@@ -58,6 +57,8 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     if args.help:
         print(describe_operation(op), file=out)
         return EXIT_OK
+    import asyncio  # here: the app imports this module for its parser, and starts its sandbox before asyncio
+
     return asyncio.run(_call(op, args, out, err))
 
 

@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep secrets in a 0600 file instead of the OS keyring (only when no keyring is available)",
     )
-    parser.add_argument("--version", action="version", version=f"gateway-tui {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sandbox = commands.add_parser("sandbox", help="run the sandbox gateway in the foreground (Ctrl+C stops it)")
@@ -250,6 +250,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _VersionAction(argparse.Action):
+    """`--version`, the version read only when asked for: reading the installed package's metadata took ~10-50 ms
+    of every start, before the sandbox process could even be spawned."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"gateway-tui {_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -280,16 +294,36 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_app(args: argparse.Namespace) -> int:
     """`gateway-tui [--sandbox | --profile NAME]`: the app in this terminal until it quits."""
+    app, process = prepare_app(args)
+    try:
+        app.run()
+    finally:
+        if process is not None:
+            process.stop_now()  # the app stopped it already, unless it never started the runtime
+    return app.return_code or 0
+
+
+def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The app for these arguments, not running yet, and the sandbox process it uses (None without --sandbox; stop
+    it after the app). The sandbox starts in a process of its own first thing, so that it gets ready on the other
+    core while this one imports Textual and draws the first frame (bench/start_interactive.py measures this)."""
+    sandbox = bool(getattr(args, "sandbox", False))
+    dialects = (getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec"))
+    process = None
+    if sandbox:
+        from tui.sandbox.process import SandboxProcess
+
+        process = SandboxProcess.spawn(dialects)
     from tui.app import build_app
 
     app = build_app(
-        sandbox=bool(getattr(args, "sandbox", False)),
+        sandbox=sandbox,
         profile=getattr(args, "profile", None),
         insecure_storage=bool(getattr(args, "insecure_storage", False)),
-        sandbox_dialects=(getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec")),
+        sandbox_dialects=dialects,
+        sandbox_process=process,
     )
-    app.run()
-    return app.return_code or 0
+    return app, process
 
 
 if __name__ == "__main__":

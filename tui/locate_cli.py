@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from tui import config
 from tui.preferences import preferences_path
 from tui.paths import config_dir, data_dir
 
@@ -37,6 +36,7 @@ def _state(path: Path) -> str:
 
 
 def locations(*, profile: str | None, sandbox: bool, insecure_storage: bool) -> dict[str, str]:
+    from tui import config  # here, not at the top: `gateway-tui` (the app) imports this module to build its parser
     from tui.secrets import INSECURE_FILE_NAME, KEYRING_SERVICE
 
     chosen = "sandbox" if sandbox else config.chosen_profile(profile)  # ConfigError for an unknown name
@@ -58,6 +58,8 @@ def locations(*, profile: str | None, sandbox: bool, insecure_storage: bool) -> 
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from tui import config
+
     out = out or sys.stdout
     sandbox = bool(getattr(args, "sandbox", False))
     insecure = bool(getattr(args, "insecure_storage", False))

@@ -14,7 +14,9 @@ Heavy modules (httpx, pydantic, aiohttp, keyring) are imported inside `start()`,
 importing this module costs nothing before the app's first frame.
 
 Sandbox mode: in-memory secrets, random tokens and a throwaway HMAC key, the sandbox gateway and the listener
-on 127.0.0.1 port 0, and the gateway configured through the API as a user would: delivery URL (op 16) →
+on 127.0.0.1 port 0 (the gateway in this process, or, given a started `tui.sandbox.process.SandboxProcess` as
+`gateway-tui --sandbox` does, in a process of its own: its tokens, and `runtime.sandbox.state` is then a copy of
+the seeded state, not the live one), and the gateway configured through the API as a user would: delivery URL (op 16) →
 listener `/delivery`, session webhook (op 24) → listener `/session` with Message, ReadReceipt and
 ChatPresence active, HMAC key (op 17).
 
@@ -52,6 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
     from tui.api.gateway_http import GatewayHttp
+    from tui.sandbox.process import SandboxProcess
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
     from tui.webhooks.conversations import Inbox
@@ -167,8 +170,11 @@ class Runtime:
         deterministic: bool = False,
         http_timeout: float = 10.0,
         sandbox_dialects: tuple[str, str] = ("spec", "spec"),
+        sandbox_process: SandboxProcess | None = None,
     ) -> None:
         self.sandbox_mode = sandbox
+        self._sandbox_process = sandbox_process
+        """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
         self.profile_name = SANDBOX_PROFILE if sandbox else profile
         self.insecure_storage = insecure_storage
@@ -440,6 +446,10 @@ class Runtime:
         if self.sandbox is not None:
             with contextlib.suppress(Exception):
                 await self.sandbox.stop()
+        if self._sandbox_process is not None:  # stopped for good (above, or before it was used): a retry starts
+            process, self._sandbox_process = self._sandbox_process, None  # the sandbox in this process instead
+            with contextlib.suppress(Exception):
+                await process.stop()
         if self.http is not None:
             with contextlib.suppress(Exception):
                 await self.http.aclose()
@@ -449,14 +459,33 @@ class Runtime:
                 await asyncio.to_thread(store.close)
 
     async def _start_sandbox(self) -> None:
-        from tui.sandbox.server import SandboxGateway
-
-        tokens = dict(DETERMINISTIC_TOKENS) if self.deterministic else {
-            name: _random.token_urlsafe(24) for name in DETERMINISTIC_TOKENS
-        }
         hmac_key = DETERMINISTIC_HMAC_KEY if self.deterministic else "sbx-" + _random.token_urlsafe(36)
         self.secrets = _memory_secrets()
-        await self._remember_secrets(tokens, hmac_key=None)
+        if self._sandbox_process is not None:
+            tokens = dict(self._sandbox_process.tokens)
+            await self._remember_secrets(tokens, hmac_key=None)
+            self.sandbox = self._sandbox_process
+            from tui.sandbox.process import SandboxProcessError
+
+            # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
+            # may still be starting, not after it.
+            self._build_http()
+
+            try:
+                await self._sandbox_process.wait_ready()
+            except SandboxProcessError as error:
+                raise StartupError(str(error)) from None
+        else:
+            tokens = dict(DETERMINISTIC_TOKENS) if self.deterministic else {
+                name: _random.token_urlsafe(24) for name in DETERMINISTIC_TOKENS
+            }
+            await self._remember_secrets(tokens, hmac_key=None)
+            await self._start_sandbox_here(tokens)
+        await self._sandbox_started(tokens, hmac_key)
+
+    async def _start_sandbox_here(self, tokens: dict[str, str]) -> None:
+        """The sandbox gateway on this process's event loop (the tests: its state is read directly)."""
+        from tui.sandbox.server import SandboxGateway
 
         options: dict[str, Any] = {}
         if self.deterministic:
@@ -476,6 +505,8 @@ class Runtime:
             **options,
         )
         await self.sandbox.start()
+
+    async def _sandbox_started(self, tokens: dict[str, str], hmac_key: str) -> None:
         base = self.sandbox.url.rstrip("/")
         self.profile = SandboxProfile(
             base_url=base,
@@ -601,12 +632,20 @@ class Runtime:
             "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
         }
 
+    def _build_http(self) -> None:
+        """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
+        import tui.api.credentials  # noqa: F401
+        from tui.api.client import GatewayHttp
+
+        if self.http is None:
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+
     def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
-        from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+        from tui.api.client import InstanceClient, SessionClient
         from tui.api.credentials import InstanceCredentials, SessionCredentials
 
-        if self.http is None:  # one connection pool for the whole run, also across credential changes
-            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+        self._build_http()
+        assert self.http is not None
         instance_dialect, session_dialect = self.dialects
         self.instance = InstanceClient(
             self.http,

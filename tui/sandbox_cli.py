@@ -76,3 +76,23 @@ def run_cli(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("Sandbox stopped.", flush=True)
         return 0
+
+
+def serve_for_app() -> int:
+    """`python -m tui.sandbox_cli`: the sandbox process of `gateway-tui --sandbox` (see tui.sandbox.process: the
+    request comes on stdin, the port goes back on stdout, and the end of stdin stops it)."""
+    import signal
+
+    from tui.sandbox.process import serve_until_stdin_ends
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the app's terminal is the app's; EOF stops this
+    try:
+        return asyncio.run(serve_until_stdin_ends())
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(serve_for_app())

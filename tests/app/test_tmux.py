@@ -58,6 +58,23 @@ class Terminal:
             time.sleep(0.2)
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (from /proc: Linux, like tmux here)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 def app_command() -> str:
     """The app as a user starts it, without COLUMNS/LINES from the test runner, so it sizes itself from the pane
     like in a real terminal."""
@@ -161,11 +178,17 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     terminal.keys("1")  # Chats, its form focused: ctrl+l is its key
     terminal.keys("C-l")  # the conversations, while this run is still up: the sandbox contact answers
     terminal.wait_for("Chats ·", "Is the blue case back in stock?")
+    sandbox = [pid for pid in descendants(int(terminal.tmux("display", "-p", "-t", "app", "#{pane_pid}")))
+               if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert len(sandbox) == 1  # --sandbox runs the sandbox gateway in a process of its own
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
     while not terminal.app_ended() and time.monotonic() < deadline:
         time.sleep(0.2)  # the app quits (its pane stays, dead, on the same tmux server)
     assert terminal.app_ended()
+    while Path(f"/proc/{sandbox[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not Path(f"/proc/{sandbox[0]}").exists(), "the sandbox process outlived the app"
 
     terminal.tmux("resize-window", "-t", "app", "-x", "100", "-y", "30")
     terminal.tmux("respawn-pane", "-t", "app", app_command())

@@ -1,0 +1,98 @@
+"""The sandbox in a process of its own (`gateway-tui --sandbox`): it answers on loopback with the tokens it was given
+on its stdin, it stops when the app closes the pipe, and it never outlives the app, even one killed by SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tui.sandbox.process import SandboxProcess, SandboxProcessError
+
+WAIT = 20.0
+
+
+def wait_for_exit(pid: int) -> bool:
+    """True once no process `pid` runs (bounded)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # our own child: reap it, else it stays a zombie that kill(0) still finds
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return True
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+async def test_the_child_answers_with_the_tokens_it_was_given_and_stops_when_the_pipe_closes():
+    process = SandboxProcess.spawn(("spec", "spec"))
+    try:
+        url = await process.wait_ready()
+        assert url.startswith("http://127.0.0.1:") and process.port > 0
+        status = f"{url}/instances/sandbox/token/{process.tokens['instance_token']}/status"
+        async with httpx.AsyncClient() as client:
+            good = await client.get(status, headers={"Client-Token": process.tokens["client_token"]})
+            bad = await client.get(status, headers={"Client-Token": "not-the-token"})
+        assert good.status_code == 200 and bad.status_code == 401
+    finally:
+        await process.stop()
+    assert process.process.returncode == 0  # it ended on its own when stdin closed, not killed
+
+
+def test_the_tokens_are_in_no_process_argument_or_environment():
+    process = SandboxProcess.spawn(("spec", "spec"))
+    try:
+        with open(f"/proc/{process.process.pid}/cmdline", "rb") as cmdline:
+            arguments = cmdline.read()
+        with open(f"/proc/{process.process.pid}/environ", "rb") as environ:
+            environment = environ.read()
+        for token in process.tokens.values():
+            assert token.encode() not in arguments and token.encode() not in environment
+    finally:
+        process.stop_now()
+
+
+async def test_a_child_that_cannot_start_says_why():
+    process = SandboxProcess.spawn(("no-such-dialect", "spec"))
+    try:
+        with pytest.raises(SandboxProcessError, match="did not start: ValueError"):
+            await process.wait_ready()
+    finally:
+        process.stop_now()
+
+
+def test_the_child_dies_with_an_app_killed_by_sigkill(tmp_path):
+    """A stand-in for the app spawns the sandbox, waits until it listens, prints its pid and is killed with
+    SIGKILL (no clean-up of any kind runs): the sandbox sees its stdin end and exits."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import asyncio, sys, time\n"
+            "from tui.sandbox.process import SandboxProcess\n"
+            "p = SandboxProcess.spawn(('spec', 'spec'))\n"
+            "asyncio.run(p.wait_ready())\n"
+            "print(p.process.pid, flush=True)\n"
+            "time.sleep(600)\n"
+        )],
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert parent.stdout is not None
+        child_pid = int(parent.stdout.readline())
+        os.kill(child_pid, 0)  # running
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(WAIT)
+        assert wait_for_exit(child_pid), "the sandbox outlived the app"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()

@@ -1,0 +1,204 @@
+"""The sandbox gateway in a process of its own, for `gateway-tui --sandbox`.
+
+Started first thing (before the app imports Textual), it imports aiohttp and starts its server on the other core
+while the app draws its first frame: in the app's own process that was ~250 ms of the start's one event loop
+(bench/start_interactive.py). The tests keep the in-process `SandboxGateway` (deterministic mode, its state read
+directly); this module is the same server behind a pipe.
+
+    process = SandboxProcess.spawn(("spec", "spec"))   # stdlib only: cheap to import and call
+    ...
+    url = await process.wait_ready()                    # "http://127.0.0.1:PORT", once it answers
+    process.tokens                                      # the credentials the clients use
+    await process.stop()
+
+The child is `python -m tui.sandbox_cli`. The protocol, over its stdin and stdout (never its arguments or
+environment, which other local users' tools can list, and never a file): the parent writes one JSON line
+{"tokens": {...}, "dialects": [...]}; the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
+(port chosen by the system) or {"error": "..."}; then it serves until its stdin ends. The parent never writes
+again, so EOF comes when the parent closes the pipe (stop()) or dies in any way, SIGKILL included: the child never
+outlives the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import selectors
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+TOKEN_NAMES = ("instance_token", "client_token", "session_token")
+READY_WAIT = 20.0
+"""Seconds the app waits for the child's port (it imports aiohttp and seeds its state: ~0.3 s on a quiet machine)."""
+STOP_WAIT = 3.0
+"""Seconds stop() waits for the child to exit after closing its stdin, before killing it."""
+
+
+class SandboxProcessError(Exception):
+    """The sandbox process did not start (its own words, or how it ended)."""
+
+
+@dataclass
+class SandboxProcess:
+    """The parent's handle on the sandbox child. `state` is a fresh copy of the sandbox's seeded demo state (the
+    child's own changes stay in the child): the inbox's seeded history and the ids offered in placeholders."""
+
+    process: subprocess.Popen[bytes]
+    tokens: dict[str, str]
+    host: str = "127.0.0.1"
+    port: int = 0
+    _state: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:  # the tokens are secrets
+        return f"SandboxProcess(pid={self.process.pid}, url={self.url!r})"
+
+    @classmethod
+    def spawn(cls, dialects: tuple[str, str] = ("spec", "spec")) -> SandboxProcess:
+        tokens = {name: secrets.token_urlsafe(24) for name in TOKEN_NAMES}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui.sandbox_cli"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # never onto the app's terminal; a failure to start comes as {"error"}
+            close_fds=True,
+            env=_child_env(),
+        )
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"tokens": tokens, "dialects": list(dialects)}).encode() + b"\n")
+        process.stdin.flush()  # kept open: its end is the child's signal to stop
+        return cls(process, tokens)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}" if self.port else ""
+
+    @property
+    def state(self) -> Any:
+        if self._state is None:
+            from tui.sandbox.state import seed_demo_state
+
+            self._state = seed_demo_state()
+        return self._state
+
+    async def wait_ready(self, timeout: float = READY_WAIT) -> str:
+        """The child's base URL once it listens; SandboxProcessError if it failed or did not answer in time."""
+        import asyncio  # not at the top: spawn() runs before the app imports asyncio, and should not wait for it
+
+        if not self.port:
+            line = await asyncio.to_thread(_read_line, self.process, timeout)
+            try:
+                answer = json.loads(line) if line else {}
+            except ValueError:
+                answer = {}
+            if not isinstance(answer, dict) or not isinstance(answer.get("port"), int):
+                self.kill()
+                problem = answer.get("error") if isinstance(answer, dict) else None
+                raise SandboxProcessError(f"The sandbox did not start: {problem or 'its process ended or hung'}.")
+            self.port = answer["port"]
+        return self.url
+
+    async def stop(self) -> None:
+        """Close the child's stdin (it stops serving and exits), wait a little, then kill it. Safe to call twice."""
+        import asyncio
+
+        await asyncio.to_thread(self.stop_now)
+
+    def stop_now(self) -> None:
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _child_env() -> dict[str, str]:
+    """The app's environment (its Python path, so the child imports the same tui), without anything secret added."""
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _read_line(process: subprocess.Popen[bytes], timeout: float) -> bytes:
+    """One line from the child's stdout, or b"" when it ends or `timeout` passes first."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    fd = process.stdout.fileno()
+    data = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while b"\n" not in data:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                return b""
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return b""
+            data += chunk
+    return data.split(b"\n", 1)[0]
+
+
+# -- the child ------------------------------------------------------------------------------------------------
+
+
+async def serve_until_stdin_ends() -> int:
+    """The child's whole life (run by `python -m tui.sandbox_cli`, which owns its signals): read the request,
+    start, answer the port, serve until stdin ends."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    line = await reader.readline()
+    try:
+        request = json.loads(line)
+        tokens = {name: str(request["tokens"][name]) for name in TOKEN_NAMES}
+        instance_dialect, session_dialect = (str(value) for value in request["dialects"])
+    except (ValueError, KeyError, TypeError):
+        _answer({"error": "the app sent no usable start request"})
+        return 2
+    try:
+        from tui.sandbox.dialect import InstanceDialect, SessionDialect
+        from tui.sandbox.server import SandboxGateway
+
+        gateway = SandboxGateway(
+            instance_id="sandbox",
+            host="127.0.0.1",
+            port=0,
+            instance_dialect=InstanceDialect(instance_dialect),
+            session_dialect=SessionDialect(session_dialect),
+            instance_token=tokens["instance_token"],
+            client_token=tokens["client_token"],
+            session_token=tokens["session_token"],
+        )
+        await gateway.start()
+    except Exception as error:  # told to the app, which shows it
+        _answer({"error": f"{type(error).__name__}: {error}"})
+        return 1
+    try:
+        _answer({"port": gateway.port})
+        while await reader.read(4096):  # the parent never writes again: this waits for EOF
+            pass
+    finally:
+        await gateway.stop()
+    return 0
+
+
+def _answer(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
