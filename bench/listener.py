@@ -1,16 +1,23 @@
 """Loopback throughput and p99 latency: the full webhook listener (verify + store + 200) against a bare aiohttp 200.
 
     uv run python bench/listener.py [--seconds 10] [--runs 3] [--connections 16] [--with-normal] [--with-no-store]
+                                    [--bodies 1000]
 
 Each server runs in its own process pinned to CPU 0; the load generator runs here, pinned to CPU 1 (as in
 research/perf-baselines.md, which used wrk). The generator is a raw asyncio protocol, not an HTTP client
 library, so that it outruns the bare server on one core. Each request is a POST of a ~1 KB WuzAPI-style Message
-body, signed; bodies vary so the full-text index sees realistic distinct text. After the full listener's runs
+body, signed; bodies vary so the full-text index sees realistic distinct text. The generator cycles through
+--bodies distinct bodies (1,000 by default), so from the 1,001st request on each event is a delivery received again:
+stored and flagged as a duplicate, which changes no conversation (the inbox's tables are not written). With
+--bodies at least the number of requests a run sends, every event is a new message and the inbox is written for
+each (the costlier case a flood of new messages gives). After the full listener's runs
 the store's row count is checked against the 200s received. Bounded: every run stops at --seconds or
 --max-requests, whichever comes first.
 
 Besides events/s and latency, each run reports the server process's CPU time (all threads) per answered request:
-the per-event cost, which moves far less than events/s when other work shares the machine.
+the per-event cost, which moves far less than events/s when other work shares the machine. It is split between
+the event loop's thread (HTTP, verify, parse, classify, answer) and the other threads (the store's writer and
+checkpointer: SQLite and its fsyncs). The load average is printed before and after: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -223,8 +230,10 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
         port = int(server.stdout.readline())
         pin(server.pid, SERVER_CPU)
         cpu_before = process_cpu_seconds(server.pid)
+        loop_before = thread_cpu_seconds(server.pid, server.pid)
         load = asyncio.run(drive(port, requests, args.connections, args.warmup, args.seconds, args.max_requests))
         cpu_used = process_cpu_seconds(server.pid) - cpu_before
+        loop_used = thread_cpu_seconds(server.pid, server.pid) - loop_before
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
@@ -240,6 +249,8 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
         # Server CPU (all threads, user + system) per answered request, warm-up included: the per-event cost,
         # which unlike events/s hardly depends on what else the machine is doing.
         "cpu_us": cpu_used / load.completed_total * 1e6 if load.completed_total else float("nan"),
+        # ... of which the event loop's thread (the rest: the store's writer and checkpointer threads).
+        "loop_cpu_us": loop_used / load.completed_total * 1e6 if load.completed_total else float("nan"),
     }
     if variant not in ("bare", "no-store"):
         with sqlite3.connect(db) as raw:
@@ -253,6 +264,12 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
 def process_cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far, from /proc (all its threads)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu_seconds(pid: int, tid: int) -> float:
+    """User + system CPU time of one thread of a process so far (the main thread's id is the process id)."""
+    fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -276,6 +293,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--max-requests", type=int, default=2_000_000, help="hard cap per run")
+    parser.add_argument("--bodies", type=int, default=1000, help="distinct request bodies the load cycles through")
     parser.add_argument("--with-normal", action="store_true", help="also run the full listener with synchronous=NORMAL")
     parser.add_argument("--with-no-store", action="store_true", help="also run the listener with a no-op store")
     parser.add_argument("--serve", choices=("bare", "full", "full-normal", "no-store"), help=argparse.SUPPRESS)
@@ -286,7 +304,8 @@ def main() -> int:
         return 0
 
     pinned = pin(0, CLIENT_CPU)
-    requests = make_requests(1000)
+    requests = make_requests(args.bodies)
+    load_before = os.getloadavg()
     variants = ["bare", "full"] + (["full-normal"] if args.with_normal else []) + (["no-store"] if args.with_no_store else [])
     results: dict[str, list[dict]] = {variant: [] for variant in variants}
     with tempfile.TemporaryDirectory(prefix="bench-listener-") as scratch:
@@ -297,7 +316,8 @@ def main() -> int:
                 extra = f", rows match 200s: {result['rows_match_200s']}" if "rows_match_200s" in result else ""
                 print(
                     f"run {run + 1} {variant:12} {result['rps']:9.0f} events/s  p50 {result['p50_ms']:6.2f} ms  "
-                    f"p99 {result['p99_ms']:6.2f} ms  CPU {result['cpu_us']:5.0f} µs/event  "
+                    f"p99 {result['p99_ms']:6.2f} ms  CPU {result['cpu_us']:5.0f} µs/event "
+                    f"(loop {result['loop_cpu_us']:.0f})  "
                     f"non-200: {result['non_200']}{extra}",
                     flush=True,
                 )
@@ -306,9 +326,10 @@ def main() -> int:
     print(f"{args.connections} connections, {args.seconds:g} s per run after {args.warmup:g} s warm-up, "
           f"median of {args.runs} runs; server on CPU {SERVER_CPU}, load on CPU {CLIENT_CPU}"
           f"{'' if pinned else ' (not pinned: fewer than 2 CPUs)'}; Python {sys.version.split()[0]}, "
-          f"SQLite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs")
+          f"SQLite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs; {args.bodies:,} distinct bodies; load average "
+          f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after")
     print()
-    print("| Handler | events/s (median, min–max) | p50 | p99 (median, min–max) | events/s ÷ bare | server CPU per event |")
+    print("| Handler | events/s (median, min–max) | p50 | p99 (median, min–max) | events/s ÷ bare | server CPU per event (loop thread + other threads) |")
     print("|---|---|---|---|---|---|")
     bare_rps = statistics.median(r["rps"] for r in results["bare"])
     labels = {
@@ -321,12 +342,14 @@ def main() -> int:
         rows = results[variant]
         rps = [r["rps"] for r in rows]
         p99 = [r["p99_ms"] for r in rows]
+        cpu = statistics.median(r["cpu_us"] for r in rows)
+        loop = statistics.median(r["loop_cpu_us"] for r in rows)
         print(
             f"| {labels[variant]} | {statistics.median(rps):,.0f} ({min(rps):,.0f}–{max(rps):,.0f}) "
             f"| {statistics.median(r['p50_ms'] for r in rows):.2f} ms "
             f"| {statistics.median(p99):.2f} ms ({min(p99):.2f}–{max(p99):.2f}) "
             f"| {statistics.median(rps) / bare_rps:.2f} "
-            f"| {statistics.median(r['cpu_us'] for r in rows):.0f} µs |"
+            f"| {cpu:.0f} µs ({loop:.0f} + {cpu - loop:.0f}) |"
         )
     full = results["full"]
     ratio = statistics.median(r["rps"] for r in full) / bare_rps

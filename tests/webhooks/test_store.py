@@ -39,6 +39,65 @@ async def test_acknowledged_events_are_committed(store):
     assert len(stored_ids) == 50
 
 
+
+@pytest.fixture
+def commits(monkeypatch) -> list[int]:
+    """The number of events in each commit of the writer."""
+    sizes: list[int] = []
+    original = EventStore._commit
+
+    def observed(self, connection, batch):
+        sizes.append(len(batch))
+        return original(self, connection, batch)
+
+    monkeypatch.setattr(EventStore, "_commit", observed)
+    return sizes
+
+
+@pytest.fixture
+def long_gathering(monkeypatch) -> None:
+    """A gathering writer that would wait far longer than any test: only what ends a wait by design ends it."""
+    monkeypatch.setattr(store_module, "GATHER_QUIET", 60.0)
+    monkeypatch.setattr(store_module, "GATHER_WINDOW", 60.0)
+    monkeypatch.setattr(store_module, "STREAM_GAP", 60.0)
+
+
+async def test_a_stream_of_senders_commits_together_across_turns_of_the_loop(store, commits, long_gathering):
+    # 4 senders answered together send their next events over several turns of the loop: the writer, holding fewer
+    # than the 4 of the previous commit, keeps taking them instead of committing the first one alone.
+    await asyncio.gather(*(store.append(record(message(f"m{i}"))) for i in range(4)))
+    first = asyncio.ensure_future(store.append(record(message("a"))))
+    await asyncio.sleep(0.05)  # several turns: the first is with the writer
+    later = [asyncio.ensure_future(store.append(record(message(text)))) for text in ("b", "c")]
+    await asyncio.sleep(0.05)
+    assert not first.done()  # still gathering (the long window), so not answered before its commit
+    await asyncio.to_thread(store.on_writer, lambda _connection: None)  # anything but an append ends the wait
+    events = await asyncio.wait_for(asyncio.gather(first, *later), timeout=10)
+    assert commits == [4, 3]
+    assert ids(events) == [5, 6, 7]
+
+
+async def test_a_lone_event_is_committed_at_once(store, commits, long_gathering, monkeypatch):
+    await store.append(record(message("one sender")))
+    # The previous commit held one event, as many as in hand now: nothing to wait for.
+    await asyncio.wait_for(store.append(record(message("its next one"))), timeout=10)
+    await asyncio.gather(*(store.append(record(message(f"m{i}"))) for i in range(4)))
+    # After a quiet moment (no stream) the first event does not wait for the others of the previous commit.
+    monkeypatch.setattr(store_module, "STREAM_GAP", 0.0)
+    await asyncio.wait_for(store.append(record(message("after a quiet moment"))), timeout=10)
+    assert commits == [1, 1, 4, 1]
+
+
+async def test_close_ends_a_gathering_wait_and_commits_what_it_holds(store, commits, long_gathering):
+    await asyncio.gather(*(store.append(record(message(f"m{i}"))) for i in range(4)))
+    pending = asyncio.ensure_future(store.append(record(message("last"))))
+    await asyncio.sleep(0.05)  # with the writer, gathering
+    await asyncio.wait_for(asyncio.to_thread(store.close), timeout=10)
+    event = await asyncio.wait_for(pending, timeout=10)
+    assert event.id == 5 and commits == [4, 1]
+    with sqlite3.connect(store.path) as other:
+        assert other.execute("SELECT count(*) FROM events").fetchone()[0] == 5
+
 async def test_concurrent_appends_share_a_commit(store, monkeypatch):
     batch_sizes: list[int] = []
     original = EventStore._commit
