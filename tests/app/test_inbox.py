@@ -5,6 +5,7 @@ search, mark read, the form for a new number and back, and forged events kept ou
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -353,3 +354,29 @@ async def test_typing_shows_in_the_list_and_the_thread_until_the_message_comes()
         await inbox_settled(pilot)
         assert "typing…" not in screen_text(pilot.app)
         assert thread_text(screen).rstrip().endswith("Tomorrow at 18h then")  # live while the thread is open
+
+
+async def test_a_search_typed_before_the_store_is_open_says_wait_and_the_line_goes_once_it_is(monkeypatch):
+    """Typed while the runtime still opens the store: "opens once the app has started", then the list, with that
+    line gone (it stayed under the thread for the whole session)."""
+    from tui.runtime import Runtime
+
+    store_may_open = asyncio.Event()
+    open_store = Runtime._open_store
+
+    async def held(self: Runtime) -> None:
+        await store_may_open.wait()
+        await open_store(self)
+
+    monkeypatch.setattr(Runtime, "_open_store", held)
+    app = sandbox_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query("#inbox-search")) and app.focused is app.screen.query_one(
+            "#inbox-search"), what="the search focused")
+        await pilot.press("5")
+        line = app.screen.query_one("#inbox-status")
+        await wait_until(pilot, lambda: "opens once the app has started" in str(line.render()), what="the wait line")
+        store_may_open.set()
+        await wait_ready(pilot)
+        await wait_until(pilot, lambda: bool(app.screen.query_one(InboxView).rows), what="the list")
+        assert not line.display and "opens once" not in str(line.render())

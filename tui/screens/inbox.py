@@ -215,6 +215,9 @@ class InboxView(Widget):
         if inbox is None:
             self._show_not_ready()
             return
+        if self._not_ready_shown:  # it has started since: the line no longer holds
+            self._not_ready_shown = False
+            self.query_one(ErrorLine).clear()
         self._generation += 1
         view = self.query_one(ThreadView)
         chat = select or self.open_chat_id
@@ -250,7 +253,10 @@ class InboxView(Widget):
         rows = self.inbox.conversations(limit, search=search)
         self.app.call_from_thread(self._apply, rows, generation)
 
+    _not_ready_shown = False
+
     def _show_not_ready(self) -> None:
+        self._not_ready_shown = True
         self.query_one(ErrorLine).show_error("The inbox opens once the app has started (see the header).")
 
     def _apply(self, rows: list[ConversationRow], generation: int) -> None:
