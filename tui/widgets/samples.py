@@ -1,5 +1,5 @@
 """In sandbox mode, identifier fields offer ids that exist there: the placeholder shows a real one (with its
-name) and typing completes from all of them (→ or End accepts, Textual's suggester). The ids are read from the
+name) and typing completes from all of them (→ accepts, Textual's suggester). The ids are read from the
 running sandbox's state through `Runtime.sandbox_samples()`, never copied here.
 
     apply_samples(screen, runtime.sandbox_samples())   # after the runtime is ready and the sections mounted
