@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -113,3 +114,29 @@ async def test_events_checkpointed_are_the_ones_acknowledged(store, monkeypatch)
         view.close()
     assert [event.id for event in events] == list(range(1, 51))
     assert [body["event"]["Message"]["conversation"].split()[0] for body in bodies] == [str(n) for n in range(50)]
+
+
+async def test_close_is_not_lost_when_it_lands_between_the_checkpointers_wait_and_its_clear(tmp_path):
+    # The interleaving that kept a listener from stopping on SIGTERM (seen under the bench on a busy machine): the
+    # checkpointer's pause ends, close() sets "stopping" and wakes it, and only then does the checkpointer clear its
+    # wake-up, checkpoint, and wait for a wake-up that never comes, while close() waits for it for ever.
+    store = EventStore(tmp_path / "race.sqlite3")
+    reached = threading.Event()
+    stopping = store._checkpointer_stopping
+
+    class CloseLandsBeforeTheClear(threading.Event):
+        def clear(self) -> None:
+            if threading.current_thread().name == "event-store-checkpointer" and not reached.is_set():
+                reached.set()
+                stopping.wait(WAIT)  # close() has begun ...
+                self.wait(WAIT)  # ... and has woken the checkpointer: the clear comes after both
+            super().clear()
+
+    store._wal_written = CloseLandsBeforeTheClear()
+    store.open()
+    await store.append(record({"type": "Message", "event": {"Message": {"conversation": "hi"}}}))
+    assert await asyncio.to_thread(reached.wait, WAIT), "the checkpointer never paused after the commit"
+    closing = threading.Thread(target=store.close, daemon=True)
+    closing.start()
+    await asyncio.to_thread(closing.join, 5.0)
+    assert not closing.is_alive(), "close() hung waiting for the checkpointer"

@@ -700,7 +700,9 @@ class EventStore:
         reader holding an old snapshot only shortens it (the rest is copied next time)."""
         delay = CHECKPOINT_INTERVAL
         try:
-            while True:
+            # close() sets "stopping" before it wakes this thread: checked here, a close() that lands between the
+            # pause below and the clear of the wake-up is not lost (it hung close(), and SIGTERM, for ever).
+            while not self._checkpointer_stopping.is_set():
                 self._wal_written.wait()
                 # Gather the commits of a moment into one checkpoint (each one fsyncs the database file).
                 if self._checkpointer_stopping.wait(delay):
