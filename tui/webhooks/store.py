@@ -3,8 +3,9 @@
 Writes: `await store.append(record)` queues the record for the single writer thread. The writer commits
 everything queued the moment its previous commit ends, so batches grow by themselves under load and an idle store
 commits at once; while a stream of senders is still delivering the rest of what the previous commit held, it
-takes them for up to a couple of milliseconds first (GATHER_QUIET), so that each commit's fsync serves them all. The commit runs off the event loop; each append's future is resolved back on its
-loop only after the transaction holding it has committed, so nothing is acknowledged before it is stored.
+takes them for up to a couple of milliseconds first (GATHER_QUIET), so that each commit's fsync serves them all.
+The commit runs off the event loop; each append's future is resolved back on its loop only after the transaction
+holding it has committed, so nothing is acknowledged before it is stored.
 
 Reads: plain synchronous methods, safe from any thread (the app calls them from thread workers). Each call
 borrows a connection from a small pool; WAL lets readers run while the writer commits.
