@@ -259,3 +259,28 @@ async def test_what_the_start_built_is_kept_out_of_full_collections_until_the_ap
         await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+async def test_chats_shown_while_its_form_is_being_mounted_waits_for_the_fields(monkeypatch):
+    """The form is in the DOM a few turns of the loop before its fields are: showing Chats then (the set-up screen
+    cancelled during the build, in a whole-suite run) looked the fields up and crashed the app."""
+    async def later(self: MainScreen) -> None:  # nothing builds the form but this test
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        chats = app.screen.section("chats")
+        building = asyncio.ensure_future(chats.build_deferred())
+        for _ in range(1000):  # bounded: the form enters the DOM within a turn or two
+            if chats.query("#compose"):
+                break
+            await asyncio.sleep(0)
+        assert chats.query("#compose") and not chats.query("#link-title")  # in the DOM, its fields not yet
+        assert not chats.form_ready
+        chats.show_dialect_rules()  # what on_show does: no crash, and nothing to label yet
+        await building
+        assert chats.form_ready
+        assert str(chats.query_one("#link-title").parent.query_one("Label").render()).endswith("(optional)")

@@ -294,8 +294,10 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     @property
     def form_ready(self) -> bool:
-        """The send form is mounted (its fields can be queried)."""
-        return bool(self.query("#compose"))
+        """The send form is mounted with its fields (they can be queried). The form is in the DOM a few turns of
+        the loop before its fields are: Textual marks it mounted only once everything it composes is."""
+        forms = self.query("#compose")
+        return bool(forms) and forms.first().is_mounted
 
     async def build_deferred(self) -> None:
         """Mount the send form (once; a second caller waits for the first)."""
@@ -304,7 +306,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             return
         self._form_built = asyncio.get_running_loop().create_future()
         try:
-            if not self.form_ready:
+            if not self.query("#compose"):  # composed with the section when there is no inbox
                 form = ChatForm(with_inbox=self.with_inbox, id="compose")
                 form.display = False  # the switcher shows the conversations
                 await self.query_one("#chat-views", ContentSwitcher).mount(form)
