@@ -284,3 +284,35 @@ async def test_chats_shown_while_its_form_is_being_mounted_waits_for_the_fields(
         await building
         assert chats.form_ready
         assert str(chats.query_one("#link-title").parent.query_one("Label").render()).endswith("(optional)")
+
+
+async def test_digits_typed_while_a_section_sets_up_its_first_field_go_into_it_and_do_not_switch(monkeypatch):
+    """alt+2 to Groups before it was mounted, then "120": Groups' first field exists only once its tabs are set up.
+    The replay gave the focus to a tab meanwhile and let the keys go, and the "1" switched back to Chats (the digit
+    twin of alt+1), in a tmux test under load."""
+    from tui.screens.groups import GroupsSection
+
+    async def later(self: MainScreen) -> None:  # Groups is mounted only when it is asked for
+        await asyncio.Event().wait()
+
+    not_set_up = [3]  # its first field is missing the first few times it is asked for
+    first_field = GroupsSection.first_field
+
+    def slow_tabs(self: GroupsSection):
+        if not_set_up[0]:
+            not_set_up[0] -= 1
+            raise KeyError("no active tab yet")
+        return first_field(self)
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        await pilot.press("alt+2", *"120")
+        screen = app.screen
+        await wait_until(pilot, lambda: not_set_up[0] == 0 and getattr(app.focused, "id", None) == "lookup-id",
+                         what="Groups' first field")
+        await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "120", what="the digits")
+        assert screen.current_section == "groups"

@@ -35,7 +35,7 @@ from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
 from tui.keymap import bindings_for
 from tui.widgets.events_panel import EventsPanel
-from tui.widgets.focus import focus_first
+from tui.widgets.focus import first_field_set_up, focus_first
 from tui.widgets.footer import GatewayFooter
 from tui.widgets.header import GatewayHeader
 
@@ -142,6 +142,10 @@ class SectionBar(Static):
         self.update(Content.assemble(*parts))
 
 
+REPLAY_TRIES = 50
+"""Refreshes the replay of kept keys waits, at most, for the section's first field to be set up."""
+
+
 class MainScreen(Screen):
     """Everything: sections (alt+1..7, or 1-7 outside text fields), the docked events panel (F9 or `e`), help
     (F1 or `?`), palette (ctrl+p).
@@ -167,6 +171,7 @@ class MainScreen(Screen):
         self._mounts: dict[str, asyncio.Future[None]] = {}
         self._waiting_for_section = False  # a section shown before it was mounted: keys are kept until it is
         self._holding = 0  # parts asked for and being built (hold_keys_while): their end replays the keys
+        self._replay_tries = 0  # replays put off because the section had no field to focus yet
 
     def on_key(self, event: events.Key) -> None:
         """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`)."""
@@ -330,6 +335,15 @@ class MainScreen(Screen):
         if self._holding or self.section(self.current_section) is None:
             return  # something asked for is still being built, or another section chosen meanwhile is still
             # being mounted: it replays when it is
+        section = self.section(self.current_section)
+        if section is not None and not first_field_set_up(section) and self._replay_tries < REPLAY_TRIES:
+            # Its first field is not set up yet (a TabbedContent's first moments): keep the keys until it is. Let
+            # go now, and the focus would go to a tab or the section, where a digit typed next switches sections.
+            self._replay_tries += 1
+            self._waiting_for_section = True
+            self.call_after_refresh(self._replay_early_keys)
+            return
+        self._replay_tries = 0
         self._focus_section()
         self._waiting_for_section = False
         if not self.sections_ready:

@@ -28,6 +28,18 @@ def first_field(container: Widget) -> Widget | None:
     return None
 
 
+def first_field_set_up(container: Widget) -> bool:
+    """The container's own choice of first field exists (False in a TabbedContent's first moments, when
+    `first_field` would fall back to the first focusable widget: a tab or a button, not a field)."""
+    own = getattr(container, "first_field", None)
+    if not callable(own):
+        return True
+    try:
+        return isinstance(own(), Widget)
+    except (NoMatches, KeyError):
+        return False
+
+
 def _shown_within(widget: Widget, container: Widget) -> bool:
     """Not inside a hidden part of the container (an inactive tab, a form of another kind)."""
     for node in widget.ancestors_with_self:
