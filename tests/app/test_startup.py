@@ -12,6 +12,21 @@ from tests.harness import sandbox_app, screen_text, wait_until
 from tui.screens.main import SECTIONS, MainScreen
 
 
+async def first_section_ready(pilot) -> None:
+    """Until the section shown at start takes keys (the app's first section is mounted and focused)."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                     what="the first section")
+
+
+def mount_only_what_is_asked_for(monkeypatch) -> None:
+    """The sections not shown at start are not mounted in the background (nor is Chats' form built)."""
+    async def nothing(self: MainScreen) -> None:
+        return
+
+    monkeypatch.setattr(MainScreen, "_mount_the_rest", nothing)
+
+
 async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monkeypatch):
     held = asyncio.Event()
 
@@ -21,8 +36,7 @@ async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monke
     monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         screen = app.screen
         assert screen.section("chats") is not None and app.focused is screen.query_one("#inbox-search")
         assert [info.id for info in SECTIONS if screen.section(info.id) is None] == [
@@ -31,14 +45,10 @@ async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monke
 
 
 async def test_keys_typed_into_a_section_not_mounted_yet_go_to_its_first_field(monkeypatch):
-    async def never(self: MainScreen) -> None:  # only the visit mounts Groups
-        return
-
-    monkeypatch.setattr(MainScreen, "_mount_the_rest", never)
+    mount_only_what_is_asked_for(monkeypatch)  # only the visit mounts Groups
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         screen = app.screen
         search = screen.query_one("#inbox-search", Input)
         await pilot.press("alt+2", *"120363", "3")  # typed at once, while Groups is being mounted
@@ -52,8 +62,7 @@ async def test_keys_typed_into_a_section_not_mounted_yet_go_to_its_first_field(m
 async def test_quitting_while_the_sections_are_mounted_exits_cleanly():
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         await wait_until(pilot, lambda: "groups" in app.screen._mounts, what="the background mounts to begin")
         await pilot.press("ctrl+q")
     assert app._exception is None and app.return_code in (0, None)
@@ -157,8 +166,7 @@ async def test_a_key_typed_just_before_the_replay_comes_after_the_kept_keys(monk
     monkeypatch.setattr(MainScreen, "_replay_early_keys", replay_after_a_late_key)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         search = app.screen.query_one("#inbox-search", Input)
         await wait_until(pilot, lambda: len(search.value) == 4, what="the four keys")
         assert search.value == "5511"
@@ -182,8 +190,7 @@ async def test_a_number_and_enter_typed_during_start_up_open_the_form_to_that_nu
     type_during_start_up(monkeypatch, [(c, c) for c in "5521987650000"] + [("enter", "\r")])
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         await wait_until(pilot, lambda: not isinstance(app.screen, MainScreen) or not app.screen.query_one(
             "InboxView").display, what="the form")
         assert app.screen.query_one("#recipient", Input).value == "5521987650000"
@@ -210,8 +217,7 @@ async def test_the_chats_form_is_built_after_the_start_and_keys_typed_for_it_bef
     monkeypatch.setattr(ChatsSection, "build_deferred", slow_build)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         screen = app.screen
         chats = screen.section("chats")
         assert not chats.form_ready and not screen.query("#recipient")
@@ -241,8 +247,7 @@ async def test_ctrl_n_and_a_number_typed_during_start_up_go_to_the_form(monkeypa
     type_during_start_up(monkeypatch, [("ctrl+n", None)] + [(c, c) for c in "5521"])
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         chats = app.screen.section("chats")
         await wait_until(pilot, lambda: chats.form_ready and chats.view == "compose", what="the form")
         await wait_until(pilot, lambda: app.screen.query_one("#recipient", Input).value == "5521", what="the number")
@@ -264,14 +269,10 @@ async def test_what_the_start_built_is_kept_out_of_full_collections_until_the_ap
 async def test_chats_shown_while_its_form_is_being_mounted_waits_for_the_fields(monkeypatch):
     """The form is in the DOM a few turns of the loop before its fields are: showing Chats then (the set-up screen
     cancelled during the build, in a whole-suite run) looked the fields up and crashed the app."""
-    async def later(self: MainScreen) -> None:  # nothing builds the form but this test
-        await asyncio.Event().wait()
-
-    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    mount_only_what_is_asked_for(monkeypatch)  # nothing builds the form but this test
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         chats = app.screen.section("chats")
         building = asyncio.ensure_future(chats.build_deferred())
         for _ in range(1000):  # bounded: the form enters the DOM within a turn or two
@@ -292,9 +293,6 @@ async def test_digits_typed_while_a_section_sets_up_its_first_field_go_into_it_a
     twin of alt+1), in a tmux test under load."""
     from tui.screens.groups import GroupsSection
 
-    async def later(self: MainScreen) -> None:  # Groups is mounted only when it is asked for
-        await asyncio.Event().wait()
-
     not_set_up = [3]  # its first field is missing the first few times it is asked for
     first_field = GroupsSection.first_field
 
@@ -304,12 +302,11 @@ async def test_digits_typed_while_a_section_sets_up_its_first_field_go_into_it_a
             raise KeyError("no active tab yet")
         return first_field(self)
 
-    monkeypatch.setattr(MainScreen, "_mount_the_rest", later)
+    mount_only_what_is_asked_for(monkeypatch)  # Groups is mounted only when it is asked for
     monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
-                         what="the first section")
+        await first_section_ready(pilot)
         await pilot.press("alt+2", *"120")
         screen = app.screen
         await wait_until(pilot, lambda: not_set_up[0] == 0 and getattr(app.focused, "id", None) == "lookup-id",
