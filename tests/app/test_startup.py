@@ -313,3 +313,32 @@ async def test_digits_typed_while_a_section_sets_up_its_first_field_go_into_it_a
                          what="Groups' first field")
         await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "120", what="the digits")
         assert screen.current_section == "groups"
+
+
+async def test_digits_typed_right_after_switching_to_a_section_still_setting_up_go_into_its_first_field(monkeypatch):
+    """alt+2 to Groups just after it was mounted in the background, then "120": its first field exists only once
+    its tabs are set up. Switching focused its participants table meanwhile, and the "1" typed next switched back to
+    Chats (the digit twin of alt+1): the tmux test under load ended in Chats' search with "20363…" in it."""
+    from tui.screens.groups import GroupsSection
+
+    not_set_up = [0]
+    first_field = GroupsSection.first_field
+
+    def slow_tabs(self: GroupsSection):
+        if not_set_up[0]:
+            not_set_up[0] -= 1
+            raise KeyError("no active tab yet")
+        return first_field(self)
+
+    monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.all_sections_mounted,
+                         what="every section mounted")
+        screen = app.screen
+        not_set_up[0] = 3  # Groups is mounted, its tabs not set up yet for the next few asks
+        await pilot.press("alt+2", *"120")
+        await wait_until(pilot, lambda: not_set_up[0] == 0 and getattr(app.focused, "id", None) == "lookup-id",
+                         what="Groups' first field")
+        await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "120", what="the digits")
+        assert screen.current_section == "groups"

@@ -415,13 +415,22 @@ class MainScreen(Screen):
         self.current_section = section_id
         self.query_one("#sections", ContentSwitcher).current = section_id
         self.query_one(SectionBar).show(section_id)
-        if self.section(section_id) is None:
+        section = self.section(section_id)
+        if section is None:
             # Not mounted yet: what is typed now is kept (not sent to the field of the section just left) and
             # replayed once it is, into its first field.
             self._waiting_for_section = True
             self.set_focus(None)
             self.run_worker(self._open_when_mounted(section_id), group=f"open-{section_id}", exit_on_error=False,
                             description=f"mount the {section_id} section")
+            return
+        if focus and not first_field_set_up(section):
+            # Mounted in the background a moment ago, its first field not set up yet (Groups' tabs): focusing now
+            # would pick a table or a tab, where a digit typed next switches sections. Keep the keys until the
+            # field is there, as at start; the replay focuses it and hands them over.
+            self._waiting_for_section = True
+            self.set_focus(None)
+            self.call_after_refresh(self._replay_early_keys)
             return
         if focus:
             self._focus_section()  # at once: the next key typed goes to the new section's first field
