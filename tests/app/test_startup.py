@@ -342,3 +342,24 @@ async def test_digits_typed_right_after_switching_to_a_section_still_setting_up_
                          what="Groups' first field")
         await wait_until(pilot, lambda: screen.query_one("#lookup-id", Input).value == "120", what="the digits")
         assert screen.current_section == "groups"
+
+
+async def test_a_key_forwarded_to_the_screen_before_the_replay_and_handled_after_it_is_typed_into_the_field():
+    """Under load, a "9" typed at start-up reached the app while nothing had the focus, so the app forwarded it to
+    this screen; the screen's queue got to it only after the replay had focused the search and made the screen
+    ready, and the key was let go unhandled: "5511999999999" became "551199999999" (a key trace of the tmux
+    test). The same key forwarded that way now goes into the field, after what is already there."""
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.sections_ready,
+                         what="the first section")
+        screen = app.screen
+        search = screen.query_one("#inbox-search", Input)
+        assert app.focused is search
+        await pilot.press(*"55")
+        late = events.Key("9", "9")
+        late.set_sender(app)
+        screen._forward_event(late)  # what App.on_event does with a key while nothing has the focus
+        await wait_until(pilot, lambda: search.value == "559", what="the late key in the search")
+        await pilot.press("1")
+        await wait_until(pilot, lambda: search.value == "5591", what="the next key after it")

@@ -174,8 +174,15 @@ class MainScreen(Screen):
         self._replay_tries = 0  # replays put off because the section had no field to focus yet
 
     def on_key(self, event: events.Key) -> None:
-        """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`)."""
+        """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`);
+        after, text that reaches this screen without having gone through the focused field goes into it."""
         if self.sections_ready and not self._waiting_for_section:
+            if self._taken_by_field(event) and self._type_now(event.key, event.character):
+                # Forwarded here while nothing had the focus (start-up, a section still setting up) and handled only
+                # after the replay focused the field: it goes into that field, as the keys kept before it did. A
+                # field takes such keys itself, so one that reaches this screen never went through it.
+                event.stop()
+                event.prevent_default()
             return
         self._early_keys.append((event.key, event.character))
         event.stop()
@@ -380,6 +387,15 @@ class MainScreen(Screen):
         if active is None or not active.enabled:
             return False
         return bool(await self.app.run_action(active.binding.action, active.node))
+
+    def _taken_by_field(self, event: events.Key) -> bool:
+        """The focused field would have taken this key itself (text; Enter in a box)."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            return event.is_printable
+        if isinstance(focused, TextArea):
+            return not focused.read_only and (event.is_printable or event.key == "enter")
+        return False
 
     def _type_now(self, key: str, character: str | None) -> bool:
         focused = self.focused
