@@ -1,6 +1,6 @@
-"""The 200 on the wire: the listener writes it in one piece for HTTP/1.1 keep-alive requests, with the same
-status line, headers and body aiohttp's own response sends, and the connection stays usable for the next event;
-HTTP/1.0 and `Connection: close` requests still get aiohttp's answer and a closed connection."""
+"""The 200 on the wire: the listener writes it in one piece for HTTP/1.1 keep-alive requests (status line,
+Content-Type, Content-Length, Date and the JSON body, exactly), and the connection stays usable for the next event;
+HTTP/1.0 and `Connection: close` requests get an answer of their version and a closed connection."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ async def test_keep_alive_answers_are_complete_and_the_connection_is_reused(stor
             head, body = await answer(reader)
             assert re.fullmatch(
                 rb"HTTP/1\.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \d+\r\n"
-                rb"Date: " + DATE.encode() + rb"\r\nServer: Python/[\d.]+ aiohttp/[\w.]+\r\n\r\n",
+                rb"Date: " + DATE.encode() + rb"\r\n\r\n",
                 head,
             ), head
             assert body == b'{"id":%d}' % expected_id
