@@ -158,7 +158,8 @@ class Request:
             raise BodyTooLarge
         if not self._admitted:
             self._admitted = True
-            self._connection._admitted(self)
+            if not self.complete:
+                self._connection._admitted(self)
         if not self.complete:  # the body did not all come with the head: wait for it, under the deadline
             loop = asyncio.get_running_loop()
             started = loop.time()
@@ -255,7 +256,8 @@ class _Connection(asyncio.Protocol):
         except (httptools.HttpParserError, _BadHead):
             self._bad_request()
             return
-        self._update_reading()
+        if self._parsing is not None or self._paused or len(self._requests) > MAX_QUEUED:
+            self._update_reading()
 
     def eof_received(self) -> bool:
         self._eof = True
@@ -293,6 +295,7 @@ class _Connection(asyncio.Protocol):
             raise _BadHead
         key = self._server.kept_headers.get(name.lower())
         if key is not None and key not in self._headers:  # the first of repeated headers, as aiohttp's get()
+            value = value[: self._server.value_limit]
             self._headers[key] = value.decode("ascii") if value.isascii() else value.decode("utf-8", "replace")
 
     def on_headers_complete(self) -> None:
@@ -372,6 +375,12 @@ class _Connection(asyncio.Protocol):
         body = answer.body
         status = answer.status
         close = answer.close or not request.keep_alive
+        if status == 200 and not close and not answer.headers and request.http_version == "1.1":
+            transport.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\n\r\n%s"
+                % (len(body), _http_date(), body)
+            )
+            return
         version = b"1.0" if request.http_version == "1.0" else b"1.1"
         extra = b"".join(b"%s: %s\r\n" % (name.encode(), value.encode()) for name, value in answer.headers)
         if close:
@@ -520,10 +529,12 @@ class Server:
         cap: int,
         header_timeout: float = HEADER_TIMEOUT,
         kept_headers: Iterable[str] = (),
+        value_limit: int = MAX_FIELD,
     ) -> None:
         self.handler = handler
         self.cap = cap
         self.header_timeout = header_timeout
+        self.value_limit = value_limit  # header values are cut to this many bytes
         self.kept_headers = {name.lower().encode(): name.lower() for name in (*kept_headers, *_FRAMING_HEADERS)}
         self.loop = asyncio.get_running_loop()
         self._server: asyncio.base_events.Server | None = None

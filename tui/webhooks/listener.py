@@ -136,6 +136,7 @@ class Listener:
             cap=self.max_connections,
             header_timeout=self.header_timeout,
             kept_headers=(*HEADERS_OF_INTEREST, "content-encoding"),
+            value_limit=HEADER_VALUE_LIMIT,
         )
         self.port = await server.start(self.host, self._requested_port)
         self._server = server
@@ -338,9 +339,15 @@ class _Judgement(NamedTuple):
     message_ids: tuple[str, ...]
 
 
+_INTEREST = frozenset(HEADERS_OF_INTEREST)
+
+
 def _headers_of_interest(request_headers: dict[str, str]) -> dict[str, str]:
-    """The headers kept with the event, each cut to HEADER_VALUE_LIMIT (undecodable bytes already replaced)."""
-    return {name: request_headers[name][:HEADER_VALUE_LIMIT] for name in HEADERS_OF_INTEREST if name in request_headers}
+    """The headers kept with the event (the server has cut each to HEADER_VALUE_LIMIT bytes and replaced undecodable
+    ones): the request's own dict when it holds no others (nearly always), to save a copy per webhook."""
+    if request_headers.keys() <= _INTEREST:
+        return request_headers
+    return {name: request_headers[name] for name in HEADERS_OF_INTEREST if name in request_headers}
 
 
 # -- headless mode --------------------------------------------------------------------------------------------
