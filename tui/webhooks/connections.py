@@ -205,6 +205,8 @@ class _Connection(asyncio.Protocol):
         self._server = server
         self._loop = server.loop
         self._parser = httptools.HttpRequestParser(self)
+        self._kept = server.kept_headers
+        self._value_limit = server.value_limit
         self.transport: asyncio.Transport | None = None
         self._requests: deque[Request] = deque()  # heads complete, not yet answered, in order
         self._parsing: Request | None = None  # the request whose body is being parsed
@@ -293,9 +295,10 @@ class _Connection(asyncio.Protocol):
         self._header_count += 1
         if self._header_count > MAX_HEADERS or len(name) + len(value) > MAX_FIELD:
             raise _BadHead
-        key = self._server.kept_headers.get(name.lower())
+        key = self._kept.get(name.lower())
         if key is not None and key not in self._headers:  # the first of repeated headers, as aiohttp's get()
-            value = value[: self._server.value_limit]
+            if len(value) > self._value_limit:
+                value = value[: self._value_limit]
             self._headers[key] = value.decode("ascii") if value.isascii() else value.decode("utf-8", "replace")
 
     def on_headers_complete(self) -> None:
