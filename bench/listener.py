@@ -67,22 +67,7 @@ async def serve(variant: str, db: Path) -> None:
     from tui.webhooks import store as store_module
     from tui.webhooks.listener import Listener
 
-    async def run_listener(listener) -> None:  # noqa: ANN001
-        if variant.startswith("proto"):
-            from proto_listener import ProtoServer
-
-            server = ProtoServer(listener)
-            await server.start()
-            print(server.port, flush=True)
-            await stopped.wait()
-            await server.stop()
-            return
-        await listener.start()
-        print(listener.port, flush=True)
-        await stopped.wait()
-        await listener.stop()
-
-    if variant in ("no-store", "proto-no-store"):
+    if variant == "no-store":
         from tui.webhooks.events import stored
 
         class NoStore:
@@ -95,12 +80,20 @@ async def serve(variant: str, db: Path) -> None:
                 self.count += 1
                 return stored(record, self.count)
 
-        await run_listener(Listener(NoStore(), hmac_key=KEY))  # type: ignore[arg-type]
+        listener = Listener(NoStore(), hmac_key=KEY)  # type: ignore[arg-type]
+        await listener.start()
+        print(listener.port, flush=True)
+        await stopped.wait()
+        await listener.stop()
         return
 
     store_module.SYNCHRONOUS = "NORMAL" if variant == "full-normal" else "FULL"
     with store_module.EventStore(db) as store:
-        await run_listener(Listener(store, hmac_key=KEY))
+        listener = Listener(store, hmac_key=KEY)
+        await listener.start()
+        print(listener.port, flush=True)
+        await stopped.wait()
+        await listener.stop()
 
 
 # -- load generator -------------------------------------------------------------------------------------------
@@ -259,7 +252,7 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
         # ... of which the event loop's thread (the rest: the store's writer and checkpointer threads).
         "loop_cpu_us": loop_used / load.completed_total * 1e6 if load.completed_total else float("nan"),
     }
-    if variant not in ("bare", "no-store", "proto-no-store"):
+    if variant not in ("bare", "no-store"):
         with sqlite3.connect(db) as raw:
             rows = raw.execute("SELECT count(*) FROM events").fetchone()[0]
         result["rows_match_200s"] = rows == load.ok_total
@@ -303,12 +296,7 @@ def main() -> int:
     parser.add_argument("--bodies", type=int, default=1000, help="distinct request bodies the load cycles through")
     parser.add_argument("--with-normal", action="store_true", help="also run the full listener with synchronous=NORMAL")
     parser.add_argument("--with-no-store", action="store_true", help="also run the listener with a no-op store")
-    parser.add_argument(
-        "--with-proto",
-        action="store_true",
-        help="also run the prototype listener on a bare asyncio protocol + httptools (bench/proto_listener.py)",
-    )
-    parser.add_argument("--serve", choices=("bare", "full", "full-normal", "no-store", "proto", "proto-no-store"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=("bare", "full", "full-normal", "no-store"), help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -319,7 +307,6 @@ def main() -> int:
     requests = make_requests(args.bodies)
     load_before = os.getloadavg()
     variants = ["bare", "full"] + (["full-normal"] if args.with_normal else []) + (["no-store"] if args.with_no_store else [])
-    variants += (["proto"] + (["proto-no-store"] if args.with_no_store else [])) if args.with_proto else []
     results: dict[str, list[dict]] = {variant: [] for variant in variants}
     with tempfile.TemporaryDirectory(prefix="bench-listener-") as scratch:
         for run in range(args.runs):
@@ -350,8 +337,6 @@ def main() -> int:
         "full": "full listener: verify + store (synchronous=FULL) + 200",
         "full-normal": "full listener, synchronous=NORMAL",
         "no-store": "listener with a no-op store (request path only)",
-        "proto": "prototype: asyncio protocol + httptools, verify + store (FULL) + 200",
-        "proto-no-store": "prototype with a no-op store",
     }
     for variant in variants:
         rows = results[variant]
@@ -372,7 +357,7 @@ def main() -> int:
     print()
     print(f"ratio full / bare = {ratio:.2f} (target ≥ {TARGET_RATIO}): {'met' if ratio >= TARGET_RATIO else 'NOT met'}")
     print(f"full listener p99 = {p99:.2f} ms (target ≤ {TARGET_P99_MS} ms): {'met' if p99 <= TARGET_P99_MS else 'NOT met'}")
-    mismatched = [r for v in variants if v not in ("bare", "no-store", "proto-no-store") for r in results[v] if not r["rows_match_200s"]]
+    mismatched = [r for v in variants if v not in ("bare", "no-store") for r in results[v] if not r["rows_match_200s"]]
     if mismatched:
         print("store row count did not match the 200s answered in some runs", file=sys.stderr)
         return 1
