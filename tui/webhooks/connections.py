@@ -220,6 +220,7 @@ class _Connection(asyncio.Protocol):
         self._closing = False  # answered with close, or a bad request: everything further is discarded
         self._ended = False  # an answer that ends the connection was written
         self._eof = False
+        self._lost = False
         self._writable: asyncio.Future[None] | None = None
         self._writing_paused = False
         self._waiting_since: float | None = None  # when a head started being awaited (None: inside a request)
@@ -234,6 +235,7 @@ class _Connection(asyncio.Protocol):
         self._server._connected(self, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         self._server._disconnected(self)
         if self._timer is not None:
             self._timer.cancel()
@@ -341,7 +343,7 @@ class _Connection(asyncio.Protocol):
     async def _serve(self) -> None:
         requests = self._requests
         try:
-            while requests:
+            while requests and not self._lost:
                 request = requests[0]
                 try:
                     answer = await self._server.handler(request)
@@ -410,8 +412,9 @@ class _Connection(asyncio.Protocol):
         self._closing = True
         self._head_bytes = None
         parsing = self._parsing
-        if parsing is not None and self._new_in_feed == 0 and parsing in self._requests:
-            parsing._fail(BrokenFraming())  # its handler reads the body, so it answers (and closes)
+        if parsing is not None and self._new_in_feed == 0 and parsing.method == "POST" and parsing in self._requests:
+            # Its handler either reads the body (and answers 400 for the framing) or has answered with a close.
+            parsing._fail(BrokenFraming())
             return
         for _ in range(self._new_in_feed):
             self._requests.pop()
