@@ -496,10 +496,6 @@ class _Connection(asyncio.Protocol):
     def force_close(self) -> None:
         self._close()
 
-    @property
-    def in_request(self) -> bool:
-        return bool(self._requests)
-
 
 _PHRASES = {200: b"OK", 400: b"Bad Request", 401: b"Unauthorized", 413: b"Request Entity Too Large"}
 
