@@ -360,3 +360,33 @@ async def test_stop_does_not_wait_for_stalled_senders(store, start_listener, mon
         assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
         writer.close()
     assert store.count() == 0
+
+
+async def test_a_flood_of_pipelined_requests_is_answered_400_and_closed(store, start_listener):
+    """Thousands of tiny requests in one read would each be held as an object: past a hundred waiting, the
+    connection is answered 400 and closed, and the listener still serves others."""
+    listener = await start_listener()
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(b"GET /h HTTP/1.1\r\nHost: x\r\n\r\n" * 5000)
+    answers = await asyncio.wait_for(reader.read(), CEILING)  # until the listener closes
+    writer.close()
+    statuses = [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", answers)]
+    assert statuses[-1] == 400 and len(statuses) < 5000
+    await honest_event_is_answered(listener.port)
+
+
+async def test_stop_answers_the_request_being_stored_and_not_the_pipelined_ones_behind_it(
+    store, start_listener, monkeypatch
+):
+    monkeypatch.setattr(listener_module, "STOP_GRACE", LONG)  # stop waits for requests being stored, not for these
+    listener = await start_listener()
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(b"".join(request("POST", b'{"n":%d}' % n).replace(b"Connection: close\r\n", b"") for n in range(90)))
+    for _ in range(int(CEILING / 0.01)):  # until the first ones are stored
+        if store.count() >= 1:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(listener.stop(), CEILING)
+    assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
+    writer.close()
+    assert 1 <= store.count() < 90

@@ -56,6 +56,9 @@ MAX_HEADERS = 100
 MAX_HEAD = 64 * 1024  # bytes received while a head is incomplete
 # Requests parsed ahead of the one being answered (pipelining) before the connection stops reading.
 MAX_QUEUED = 8
+# Requests waiting on one connection past which it is answered 400 and closed: one read (256 KiB) can hold thousands
+# of tiny pipelined requests, each held as an object many times its size on the wire. Webhook senders do not pipeline.
+MAX_PIPELINED = 100
 # After an answer that closes the connection, the rest of the request is read and discarded this long at most.
 LINGER = 2.0
 
@@ -221,6 +224,7 @@ class _Connection(asyncio.Protocol):
         self._ended = False  # an answer that ends the connection was written
         self._eof = False
         self._lost = False
+        self._stopping = False  # the server stops: the request being answered is the last
         self._writable: asyncio.Future[None] | None = None
         self._writing_paused = False
         self._waiting_since: float | None = None  # when a head started being awaited (None: inside a request)
@@ -305,6 +309,8 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
+        if len(self._requests) >= MAX_PIPELINED:
+            raise _BadHead
         parser = self._parser
         url = self._url
         request = Request(
@@ -343,7 +349,7 @@ class _Connection(asyncio.Protocol):
     async def _serve(self) -> None:
         requests = self._requests
         try:
-            while requests and not self._lost:
+            while requests and not self._lost and not self._stopping:
                 request = requests[0]
                 try:
                     answer = await self._server.handler(request)
@@ -365,7 +371,7 @@ class _Connection(asyncio.Protocol):
                     self._writable = self._loop.create_future()
                     await self._writable
                 self._update_reading()
-            if self._eof:
+            if self._eof or self._stopping:
                 self._close()
         finally:
             self._task = None
@@ -564,6 +570,7 @@ class Server:
         if self._server is not None:
             self._server.close()
         for connection in list(self._open):
+            connection._stopping = True
             requests = connection._requests
             if not requests or requests[0].expendable:
                 connection._close()
