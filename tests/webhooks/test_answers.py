@@ -1,6 +1,6 @@
-"""The 200 on the wire: the listener writes it in one piece for HTTP/1.1 keep-alive requests, with the same
-status line, headers and body aiohttp's own response sends, and the connection stays usable for the next event;
-HTTP/1.0 and `Connection: close` requests still get aiohttp's answer and a closed connection."""
+"""The 200 on the wire: the listener writes it in one piece for HTTP/1.1 keep-alive requests (status line,
+Content-Type, Content-Length, Date and the JSON body, exactly), and the connection stays usable for the next event;
+HTTP/1.0 and `Connection: close` requests get an answer of their version and a closed connection."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ async def test_keep_alive_answers_are_complete_and_the_connection_is_reused(stor
             head, body = await answer(reader)
             assert re.fullmatch(
                 rb"HTTP/1\.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \d+\r\n"
-                rb"Date: " + DATE.encode() + rb"\r\nServer: Python/[\d.]+ aiohttp/[\w.]+\r\n\r\n",
+                rb"Date: " + DATE.encode() + rb"\r\n\r\n",
                 head,
             ), head
             assert body == b'{"id":%d}' % expected_id
@@ -71,3 +71,59 @@ async def test_http_1_0_and_connection_close_get_a_closing_answer(store, start_l
             assert await asyncio.wait_for(reader.read(), WAIT) == b""  # closed by the listener
         finally:
             writer.close()
+
+
+async def test_expect_100_continue_is_answered_before_the_body_is_sent(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    head, _, body = post(extra="Expect: 100-continue\r\n").partition(b"\r\n\r\n")
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        writer.write(head + b"\r\n\r\n")
+        assert await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        writer.write(body)
+        head, answered = await answer(reader)
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n") and answered == b'{"id":1}'
+    finally:
+        writer.close()
+
+
+async def test_http_1_0_keep_alive_is_kept_open_and_says_so(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        for expected_id in (1, 2):
+            writer.write(post("1.0", "Connection: keep-alive\r\n"))
+            head, body = await answer(reader)
+            assert head.startswith(b"HTTP/1.0 200 OK\r\n") and b"\r\nConnection: keep-alive\r\n" in head
+            assert body == b'{"id":%d}' % expected_id
+    finally:
+        writer.close()
+
+
+async def test_a_sender_that_half_closes_after_its_request_still_gets_the_answer(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        writer.write(post() * 2)
+        writer.write_eof()
+        bodies = [(await answer(reader))[1] for _ in range(2)]
+        assert bodies == [b'{"id":1}', b'{"id":2}']
+        assert await asyncio.wait_for(reader.read(), WAIT) == b""  # then closed by the listener
+    finally:
+        writer.close()
+
+
+async def test_garbage_after_pipelined_requests_is_answered_400_after_them(store, start_listener):
+    listener = await start_listener(hmac_key=KEY)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    try:
+        writer.write(post() * 2)
+        bodies = [(await answer(reader))[1] for _ in range(2)]
+        writer.write(b"NOT HTTP AT ALL\r\n\r\n")
+        head, _body = await answer(reader)
+        assert bodies == [b'{"id":1}', b'{"id":2}']
+        assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nConnection: close\r\n" in head
+        assert await asyncio.wait_for(reader.read(), WAIT) == b""
+        assert store.get(2) is not None
+    finally:
+        writer.close()

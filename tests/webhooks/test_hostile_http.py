@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import logging
+import re
 import resource
 import signal
 import zlib
@@ -158,6 +159,36 @@ async def test_chunk_framing_broken_mid_body_is_a_400_and_named(store, start_lis
     status_line = await asyncio.wait_for(reader.readline(), CEILING)
     writer.close()
     assert int(status_line.split()[1]) == 400
+
+
+async def test_chunk_framing_broken_in_a_queued_get_still_ends_in_a_400_and_a_close(store, start_listener):
+    """A GET waiting behind a POST (pipelined) whose body's framing breaks: after the POST's and the GET's answers, a
+    400 and the connection closed (the GET's handler never reads its body, so it cannot be the one to answer)."""
+    listener = await start_listener(in_flight_limit=2)
+    holder = await asyncio.open_connection("127.0.0.1", listener.port)
+    holder[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{")  # holds the whole budget
+    for _ in range(int(CEILING / 0.01)):
+        if listener.in_flight.in_use == 2:
+            break
+        await asyncio.sleep(0.01)
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(
+        b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"  # waits for room
+        b"GET /h HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n"
+    )
+    await writer.drain()
+    for _ in range(int(CEILING / 0.01)):  # until both heads are parsed, so the broken chunk comes in a later read
+        if sum(len(connection._requests) for connection in listener._server._open) == 3:  # the holder's POST too
+            break
+        await asyncio.sleep(0.01)
+    writer.write(b"not-a-size\r\n\r\n")
+    await writer.drain()
+    holder[1].write(b"}")  # the budget frees: the POST, then the GET, are answered
+    answers = await asyncio.wait_for(reader.read(), CEILING)  # until the listener closes
+    writer.close()
+    holder[1].close()
+    statuses = [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", answers)]
+    assert statuses == [200, 405, 400]
 
 
 async def test_a_body_shorter_than_declared_then_closed_gets_no_500(store, start_listener):
@@ -329,3 +360,33 @@ async def test_stop_does_not_wait_for_stalled_senders(store, start_listener, mon
         assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
         writer.close()
     assert store.count() == 0
+
+
+async def test_a_flood_of_pipelined_requests_is_answered_400_and_closed(store, start_listener):
+    """Thousands of tiny requests in one read would each be held as an object: past a hundred waiting, the
+    connection is answered 400 and closed, and the listener still serves others."""
+    listener = await start_listener()
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(b"GET /h HTTP/1.1\r\nHost: x\r\n\r\n" * 5000)
+    answers = await asyncio.wait_for(reader.read(), CEILING)  # until the listener closes
+    writer.close()
+    statuses = [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", answers)]
+    assert statuses[-1] == 400 and len(statuses) < 5000
+    await honest_event_is_answered(listener.port)
+
+
+async def test_stop_answers_the_request_being_stored_and_not_the_pipelined_ones_behind_it(
+    store, start_listener, monkeypatch
+):
+    monkeypatch.setattr(listener_module, "STOP_GRACE", LONG)  # stop waits for requests being stored, not for these
+    listener = await start_listener()
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(b"".join(request("POST", b'{"n":%d}' % n).replace(b"Connection: close\r\n", b"") for n in range(90)))
+    for _ in range(int(CEILING / 0.01)):  # until the first ones are stored
+        if store.count() >= 1:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(listener.stop(), CEILING)
+    assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
+    writer.close()
+    assert 1 <= store.count() < 90

@@ -1,16 +1,28 @@
-"""What the listener allows a connection: a deadline for the request head, and a cap on open connections.
+"""The listener's HTTP/1.1 server: an asyncio protocol on httptools (uvicorn's parser, llhttp), and what it allows a
+connection.
 
-aiohttp's low-level server, with two additions:
+aiohttp's server took about 30 µs of the listener's ~75 µs per webhook on the request path alone (README, issue 13);
+the listener needs a small part of HTTP (a POST with a body, a one-piece JSON answer), so it speaks that part
+itself on a well-kept parser:
 
-- Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of
-  its previous answer), else it is closed. aiohttp's keep-alive timer does exactly this (it closes a
-  connection still waiting for a complete request when it fires, partial headers or not), so it is armed with
-  HEADER_TIMEOUT. The body deadline is the listener's (it reads the body).
+- Requests on a connection are answered in order (pipelined ones too), one at a time, by the handler; the
+  connection stays open unless the request or the answer says close (HTTP/1.0 without keep-alive, `Connection:
+  close`). A request head the parser refuses (unknown method, broken Content-Length, a Transfer-Encoding other than
+  chunked, an upgrade...) or one over the size limits below is answered 400 and the connection closed; requests that
+  arrived in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
+- Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
+  previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
+- Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
+  TCP pushes back on the sender. A body past the handler's limit is not kept (Request.read raises BodyTooLarge).
 - Connection cap: at most `cap` connections are open (by default well under the process's file limit, so the
-  store and the app always have descriptors left, and asyncio never fails an accept for want of one). A new connection beyond the cap takes the place of the
-  connection idle the longest (connected, or answered, and no complete request since), so stalled sockets never
-  lock an honest sender out; when every connection is inside a request, the new one is answered 503 and closed.
-  Reaching the cap is logged once, and once more with the counts when the listener is back under it.
+  store and the app always have descriptors left, and asyncio never fails an accept for want of one). A new
+  connection beyond the cap takes the place of the connection idle the longest (connected, or answered, and no
+  complete request head since), so stalled sockets never lock an honest sender out; when every connection is inside
+  a request, the new one is answered 503 and closed. Reaching the cap is logged once, and once more with the counts
+  when the listener is back under it.
+- An answer that closes the connection while the request's body is still arriving (413, 415, 408...) is followed
+  by a half-close and the rest of the body read and thrown away for up to LINGER seconds, so the sender reads the
+  answer rather than a reset.
 """
 
 from __future__ import annotations
@@ -18,11 +30,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-from collections.abc import Awaitable, Callable
-from typing import Any
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from email.utils import formatdate
+from http import HTTPStatus
+from typing import NamedTuple
 
-from aiohttp import web
-from aiohttp.web_protocol import RequestHandler
+import httptools
 
 HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 512
@@ -34,16 +49,469 @@ FD_RESERVE = 64
 LISTEN_BACKLOG = 64
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
 UNDER_CAP_AGAIN = 0.5
+# Request heads: the same limits aiohttp's parser had (8190 bytes a line), and at most this many headers.
+MAX_TARGET = 8190
+MAX_FIELD = 8190
+MAX_HEADERS = 100
+MAX_HEAD = 64 * 1024  # bytes received while a head is incomplete
+# Requests parsed ahead of the one being answered (pipelining) before the connection stops reading.
+MAX_QUEUED = 8
+# Requests waiting on one connection past which it is answered 400 and closed: one read (256 KiB) can hold thousands
+# of tiny pipelined requests, each held as an object many times its size on the wire. Webhook senders do not pipeline.
+MAX_PIPELINED = 100
+# After an answer that closes the connection, the rest of the request is read and discarded this long at most.
+LINGER = 2.0
 
 _REFUSAL_BODY = b'{"error":"too many open connections; retry later"}'
 REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
     b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_REFUSAL_BODY), _REFUSAL_BODY)
 )
+_BAD_REQUEST_BODY = b'{"error":"malformed HTTP request"}'
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+# Headers the server itself reads; the handler names the others it wants (Server's kept_headers).
+_FRAMING_HEADERS = ("content-length", "transfer-encoding", "expect")
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+
+class BodyTooLarge(Exception):
+    """More body bytes arrived than the limit allows."""
+
+
+class BrokenFraming(Exception):
+    """The body's HTTP framing is broken (a bad chunk size...): the parser refused the bytes after the head."""
+
+
+class PeerGone(Exception):
+    """The sender closed its side before the whole body arrived: nobody to answer."""
+
+
+class _BadHead(Exception):
+    """A request head over the limits above."""
+
+
+class Answer(NamedTuple):
+    """What the handler answers: always a JSON body."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+    close: bool = False
+
+
+Handler = Callable[["Request"], Awaitable[Answer | None]]  # None: the sender is gone, nothing to answer
+
+
+class Request:
+    """One request: its head as parsed, and its body as it arrives (chunked framing removed, nothing decoded)."""
+
+    __slots__ = (
+        "method",
+        "target",
+        "headers",
+        "http_version",
+        "keep_alive",
+        "complete",
+        "expendable",
+        "_chunks",
+        "_size",
+        "_limit",
+        "_admitted",
+        "_error",
+        "_waiter",
+        "_connection",
+    )
+
+    def __init__(self, connection: _Connection, method: str, target: str, headers: dict[str, str], version: str) -> None:
+        self.method = method
+        self.target = target
+        self.headers = headers  # lower-case names: the ones the handler asked for, and the framing ones
+        self.http_version = version
+        self.keep_alive = True
+        self.complete = False  # the whole body has arrived
+        # Set by the handler while nothing of the request is stored yet: stop and a lost connection drop it then.
+        self.expendable = False
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._limit = 0
+        self._admitted = False
+        self._error: Exception | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._connection = connection
+
+    @property
+    def content_length(self) -> int | None:
+        """The declared body size (None for a chunked body); the parser has checked the header's form."""
+        if "transfer-encoding" in self.headers:
+            return None
+        value = self.headers.get("content-length")
+        try:
+            return int(value) if value is not None else 0
+        except ValueError:
+            return None
+
+    async def read(self, limit: int, grace: float, min_rate: float) -> bytes:
+        """The body within `limit` bytes and in time: `grace` seconds plus one second per `min_rate` bytes that
+        arrive, so a sender keeping up that rate is never cut off and a trickle is.
+
+        Raises BodyTooLarge, TimeoutError, BrokenFraming, PeerGone."""
+        self._limit = limit
+        if self._size > limit:
+            raise BodyTooLarge
+        if not self._admitted:
+            self._admitted = True
+            if not self.complete:
+                self._connection._admitted(self)
+        if not self.complete:  # the body did not all come with the head: wait for it, under the deadline
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            async with asyncio.timeout_at(started + grace) as deadline:
+                while not self.complete and self._error is None and self._size <= limit:
+                    self._waiter = loop.create_future()
+                    try:
+                        await self._waiter
+                    finally:
+                        self._waiter = None
+                    deadline.reschedule(started + grace + self._size / min_rate)
+        if self._error is not None:
+            raise self._error
+        if self._size > limit:
+            raise BodyTooLarge
+        chunks = self._chunks
+        self._chunks = []
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def _add(self, data: bytes) -> None:
+        self._size += len(data)
+        if self._limit and self._size > self._limit:
+            self._chunks = []  # over the limit: nothing more is kept
+        else:
+            self._chunks.append(data)
+        self._wake()
+
+    def _fail(self, error: Exception) -> None:
+        if self._error is None and not self.complete:
+            self._error = error
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parses requests, hands them to the handler one at a time, writes the answers."""
+
+    def __init__(self, server: Server) -> None:
+        self._server = server
+        self._loop = server.loop
+        self._parser = httptools.HttpRequestParser(self)
+        self._kept = server.kept_headers
+        self._value_limit = server.value_limit
+        self.transport: asyncio.Transport | None = None
+        self._requests: deque[Request] = deque()  # heads complete, not yet answered, in order
+        self._parsing: Request | None = None  # the request whose body is being parsed
+        self._url = b""
+        self._headers: dict[str, str] = {}
+        self._header_count = 0
+        self._head_bytes: int | None = None  # bytes received while a head is incomplete
+        self._new_in_feed = 0  # requests whose head completed in the current data_received
+        self._task: asyncio.Task[None] | None = None
+        self._paused = False
+        self._closing = False  # answered with close, or a bad request: everything further is discarded
+        self._ended = False  # an answer that ends the connection was written
+        self._eof = False
+        self._lost = False
+        self._stopping = False  # the server stops: the request being answered is the last
+        self._writable: asyncio.Future[None] | None = None
+        self._writing_paused = False
+        self._waiting_since: float | None = None  # when a head started being awaited (None: inside a request)
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- asyncio.Protocol ----------------------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self._idle_from(self._loop.time())
+        self._server._connected(self, transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        self._server._disconnected(self)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for request in self._requests:
+            request._fail(PeerGone())
+        if self._task is not None and self._requests and self._requests[0].expendable:
+            self._task.cancel()  # nothing of it is stored: the sender has not been answered and will resend
+        if self._writable is not None and not self._writable.done():
+            self._writable.set_result(None)
+
+    def data_received(self, data: bytes) -> None:
+        if self._closing:
+            return
+        if self._head_bytes is not None:
+            self._head_bytes += len(data)
+        self._new_in_feed = 0
+        try:
+            if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
+                raise _BadHead
+            self._parser.feed_data(data)
+        except (httptools.HttpParserError, _BadHead):
+            self._bad_request()
+            return
+        if self._parsing is not None or self._paused or len(self._requests) > MAX_QUEUED:
+            self._update_reading()
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        parsing = self._parsing
+        if parsing is not None:
+            parsing._fail(PeerGone())  # the sender stopped mid-body
+        if self._task is None or parsing is not None:
+            return False  # nothing left to answer: close
+        return True  # answer what was sent (a client may half-close after its request), then close
+
+    def pause_writing(self) -> None:
+        self._writing_paused = True
+
+    def resume_writing(self) -> None:
+        self._writing_paused = False
+        if self._writable is not None and not self._writable.done():
+            self._writable.set_result(None)
+
+    # -- httptools callbacks -------------------------------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        self._url = b""
+        self._headers = {}
+        self._header_count = 0
+        self._head_bytes = 0
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+        if len(self._url) > MAX_TARGET:
+            raise _BadHead
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_count += 1
+        if self._header_count > MAX_HEADERS or len(name) + len(value) > MAX_FIELD:
+            raise _BadHead
+        key = self._kept.get(name.lower())
+        if key is not None and key not in self._headers:  # the first of repeated headers, as aiohttp's get()
+            if len(value) > self._value_limit:
+                value = value[: self._value_limit]
+            self._headers[key] = value.decode("ascii") if value.isascii() else value.decode("utf-8", "replace")
+
+    def on_headers_complete(self) -> None:
+        self._head_bytes = None
+        if len(self._requests) >= MAX_PIPELINED:
+            raise _BadHead
+        parser = self._parser
+        url = self._url
+        request = Request(
+            self,
+            parser.get_method().decode("ascii"),
+            url.decode("ascii") if url.isascii() else url.decode("utf-8", "replace"),
+            self._headers,
+            parser.get_http_version(),
+        )
+        request.keep_alive = parser.should_keep_alive()
+        if request.method != "POST":
+            request._admitted = True  # its body is never kept, so it never waits
+            request._limit = -1
+        self._parsing = request
+        self._requests.append(request)
+        self._new_in_feed += 1
+        self._waiting_since = None
+        self._server._busy(self)
+        if self._task is None:
+            self._task = self._loop.create_task(self._serve())
+
+    def on_body(self, body: bytes) -> None:
+        request = self._parsing
+        if request is not None and request._limit >= 0:
+            request._add(body)
+
+    def on_message_complete(self) -> None:
+        request = self._parsing
+        if request is not None:
+            request.complete = True
+            request._wake()
+        self._parsing = None
+
+    # -- serving -------------------------------------------------------------------------------------------------
+
+    async def _serve(self) -> None:
+        requests = self._requests
+        try:
+            while requests and not self._lost and not self._stopping:
+                request = requests[0]
+                try:
+                    answer = await self._server.handler(request)
+                except PeerGone:
+                    answer = None
+                except Exception:
+                    log.exception("the webhook handler failed")
+                    answer = Answer(500, b'{"error":"internal error"}', close=True)
+                if answer is None:  # the sender is gone
+                    self._close()
+                    return
+                self._write(request, answer)
+                if requests and requests[0] is request:
+                    requests.popleft()
+                if answer.close or not request.keep_alive:
+                    self._linger()
+                    return
+                if self._writing_paused and self.transport is not None and not self.transport.is_closing():
+                    self._writable = self._loop.create_future()
+                    await self._writable
+                self._update_reading()
+            if self._eof or self._stopping:
+                self._close()
+        finally:
+            self._task = None
+            if not requests and not self._closing:
+                self._server._idle(self)
+                self._idle_from(self._loop.time())
+
+    def _write(self, request: Request, answer: Answer) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        body = answer.body
+        status = answer.status
+        close = answer.close or not request.keep_alive
+        if status == 200 and not close and not answer.headers and request.http_version == "1.1":
+            transport.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\n\r\n%s"
+                % (len(body), _http_date(), body)
+            )
+            return
+        version = b"1.0" if request.http_version == "1.0" else b"1.1"
+        extra = b"".join(b"%s: %s\r\n" % (name.encode(), value.encode()) for name, value in answer.headers)
+        if close:
+            extra += b"Connection: close\r\n"
+        elif version == b"1.0":
+            extra += b"Connection: keep-alive\r\n"
+        transport.write(
+            b"HTTP/%s %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\n%s\r\n%s"
+            % (
+                version,
+                status,
+                _PHRASES.get(status) or HTTPStatus(status).phrase.encode(),
+                len(body),
+                _http_date(),
+                extra,
+                b"" if request.method == "HEAD" else body,
+            )
+        )
+
+    def _bad_request(self) -> None:
+        """A head the parser refused, or framing broken mid-body: the request being read, if its handler has it,
+        learns (BrokenFraming); otherwise, once the requests before it are answered, a 400 and the connection
+        closed. The requests of this read are dropped, as aiohttp did."""
+        self._closing = True
+        self._head_bytes = None
+        parsing = self._parsing
+        if parsing is not None and self._new_in_feed == 0 and parsing.method == "POST" and parsing in self._requests:
+            # Its handler either reads the body (and answers 400 for the framing) or has answered with a close.
+            parsing._fail(BrokenFraming())
+            return
+        for _ in range(self._new_in_feed):
+            self._requests.pop()
+        self._parsing = None
+        if self._task is None:
+            self._answer_bad_request()
+        else:
+            self._task.add_done_callback(lambda _task: self._answer_bad_request())
+
+    def _answer_bad_request(self) -> None:
+        transport = self.transport
+        if self._ended:
+            return
+        if transport is not None and not transport.is_closing():
+            transport.write(
+                b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                b"Connection: close\r\n\r\n%s" % (len(_BAD_REQUEST_BODY), _BAD_REQUEST_BODY)
+            )
+        self._linger()
+
+    def _linger(self) -> None:
+        """Close after an answer that says so: half-close at once, and read what the sender is still sending
+        (thrown away) for up to LINGER seconds, so it reads the answer and not a reset."""
+        self._closing = self._ended = True
+        self._requests.clear()
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if self._paused:
+            self._paused = False
+            transport.resume_reading()
+        if transport.can_write_eof():
+            transport.write_eof()
+        self._loop.call_later(LINGER, transport.close)
+
+    def _close(self) -> None:
+        self._closing = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def _admitted(self, request: Request) -> None:
+        if not request.complete and not request._size and request.headers.get("expect", "").lower() == "100-continue":
+            if self.transport is not None and not self.transport.is_closing():
+                self.transport.write(_CONTINUE)  # the sender waits for it before sending the body
+        self._update_reading()
+
+    def _update_reading(self) -> None:
+        """Stop reading while a body waits for its handler to admit it, or too many requests are queued."""
+        transport = self.transport
+        if transport is None or self._closing:
+            return
+        parsing = self._parsing
+        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED
+        if pause != self._paused:
+            self._paused = pause
+            if pause:
+                transport.pause_reading()
+            elif not transport.is_closing():
+                transport.resume_reading()
+
+    # -- the header deadline -------------------------------------------------------------------------------------
+
+    def _idle_from(self, now: float) -> None:
+        self._waiting_since = now
+        if self._timer is None:
+            self._timer = self._loop.call_at(now + self._server.header_timeout, self._check_head)
+
+    def _check_head(self) -> None:
+        self._timer = None
+        since = self._waiting_since
+        if since is None or self.transport is None or self.transport.is_closing():
+            return  # inside a request: armed again once it is answered
+        due = since + self._server.header_timeout
+        if self._loop.time() >= due:
+            self._close()
+        else:
+            self._timer = self._loop.call_at(due, self._check_head)
+
+    def force_close(self) -> None:
+        self._close()
+
+
+_PHRASES = {200: b"OK", 400: b"Bad Request", 401: b"Unauthorized", 413: b"Request Entity Too Large"}
+
+
+def _http_date(_cache: list[object] = [0, b""]) -> bytes:  # noqa: B006 (a one-second cache)
+    now = int(time.time())
+    if _cache[0] != now:
+        _cache[0] = now
+        _cache[1] = formatdate(now, usegmt=True).encode()
+    return _cache[1]  # type: ignore[return-value]
 
 
 def connection_cap(requested: int | None = None) -> int:
@@ -59,43 +527,74 @@ def connection_cap(requested: int | None = None) -> int:
     return cap
 
 
-class GuardedServer(web.Server):
-    """aiohttp's low-level server with the header deadline and the connection cap described above."""
+class Server:
+    """The HTTP server: accepts connections under the cap, hands each request to `handler`."""
 
-    def __init__(self, handler: Handler, *, cap: int, header_timeout: float = HEADER_TIMEOUT, **kwargs: Any) -> None:
-        super().__init__(
-            self._tracked,
-            keepalive_timeout=header_timeout,
-            # Bodies are taken as they are on the wire: a compressed one is refused, never inflated (listener.py).
-            auto_decompress=False,
-            access_log=None,
-            **kwargs,
-        )
-        self._handle = handler
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        cap: int,
+        header_timeout: float = HEADER_TIMEOUT,
+        kept_headers: Iterable[str] = (),
+        value_limit: int = MAX_FIELD,
+    ) -> None:
+        self.handler = handler
         self.cap = cap
-        self._open: set[RequestHandler] = set()
+        self.header_timeout = header_timeout
+        self.value_limit = value_limit  # header values are cut to this many bytes
+        self.kept_headers = {name.lower().encode(): name.lower() for name in (*kept_headers, *_FRAMING_HEADERS)}
+        self.loop = asyncio.get_running_loop()
+        self._server: asyncio.base_events.Server | None = None
+        self._open: set[_Connection] = set()
         # Connections outside a request, oldest first: a dict keeps insertion order and each one is re-inserted
         # when it becomes idle again, so the first key is always the one idle the longest.
-        self._idle: dict[RequestHandler, None] = {}
+        self._idle_order: dict[_Connection, None] = {}
         self._at_cap = False
         self.closed_for_room = 0  # since the cap was last reached
         self.refused = 0
+
+    async def start(self, host: str, port: int, *, backlog: int = LISTEN_BACKLOG) -> int:
+        self._server = await self.loop.create_server(
+            lambda: _Connection(self), host, port, reuse_address=True, backlog=backlog
+        )
+        return int(self._server.sockets[0].getsockname()[1])
 
     @property
     def open_connections(self) -> int:
         return len(self._open)
 
-    def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
-        super().connection_made(handler, transport)
-        self._open.add(handler)
-        self._idle[handler] = None
-        if len(self._open) > self.cap:
-            self._make_room(handler, transport)
+    async def stop(self, grace: float) -> None:
+        """Stop accepting; close idle connections and requests nothing of which is stored yet; let the others be
+        answered for up to `grace` seconds, then close everything."""
+        if self._server is not None:
+            self._server.close()
+        for connection in list(self._open):
+            connection._stopping = True
+            requests = connection._requests
+            if not requests or requests[0].expendable:
+                connection._close()
+        tasks = [connection._task for connection in self._open if connection._task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        for connection in list(self._open):
+            connection._close()
+            if connection._task is not None:
+                connection._task.cancel()
+        self._open.clear()
+        self._idle_order.clear()
 
-    def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
-        self._open.discard(handler)
-        self._idle.pop(handler, None)
-        super().connection_lost(handler, exc)
+    # -- bookkeeping, called by the connections ------------------------------------------------------------------
+
+    def _connected(self, connection: _Connection, transport: asyncio.Transport) -> None:
+        self._open.add(connection)
+        self._idle_order[connection] = None
+        if len(self._open) > self.cap:
+            self._make_room(connection, transport)
+
+    def _disconnected(self, connection: _Connection) -> None:
+        self._open.discard(connection)
+        self._idle_order.pop(connection, None)
         if self._at_cap and len(self._open) <= self.cap * UNDER_CAP_AGAIN:
             self._at_cap = False
             log.warning(
@@ -107,7 +606,14 @@ class GuardedServer(web.Server):
             )
             self.closed_for_room = self.refused = 0
 
-    def _make_room(self, newcomer: RequestHandler, transport: asyncio.Transport) -> None:
+    def _busy(self, connection: _Connection) -> None:
+        self._idle_order.pop(connection, None)
+
+    def _idle(self, connection: _Connection) -> None:
+        if connection in self._open:
+            self._idle_order[connection] = None
+
+    def _make_room(self, newcomer: _Connection, transport: asyncio.Transport) -> None:
         if not self._at_cap:
             self._at_cap = True
             log.warning(
@@ -115,26 +621,18 @@ class GuardedServer(web.Server):
                 "or is refused (503) while all are inside a request",
                 self.cap,
             )
-        oldest = next(iter(self._idle))
+        oldest = next(iter(self._idle_order))
         if oldest is not newcomer:
             self._forget(oldest)
             oldest.force_close()
             self.closed_for_room += 1
             return
         self._forget(newcomer)
+        newcomer._closing = True
         self.refused += 1
         transport.write(REFUSAL)
         transport.close()
 
-    def _forget(self, handler: RequestHandler) -> None:
-        self._open.discard(handler)
-        self._idle.pop(handler, None)
-
-    async def _tracked(self, request: web.BaseRequest) -> web.StreamResponse:
-        protocol = request.protocol
-        self._idle.pop(protocol, None)
-        try:
-            return await self._handle(request)
-        finally:
-            if protocol in self._open:
-                self._idle[protocol] = None
+    def _forget(self, connection: _Connection) -> None:
+        self._open.discard(connection)
+        self._idle_order.pop(connection, None)

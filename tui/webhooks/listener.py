@@ -1,4 +1,4 @@
-"""The webhook listener: an aiohttp server that judges each call's signature, stores it, then answers.
+"""The webhook listener: an HTTP server (connections.py) that judges each call's signature, stores it, then answers.
 
 Embedded, it runs on the app's event loop and installs no signal handlers (the app owns them). Headless,
 `gateway-tui listen` runs it through `run_cli`, which owns its loop, Ctrl+C and SIGTERM.
@@ -20,21 +20,25 @@ one second per MIN_BODY_RATE bytes; open connections are capped (connections.py)
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from aiohttp import web
-from aiohttp.helpers import rfc822_formatted_time
-from aiohttp.http import SERVER_SOFTWARE, HttpVersion11
-from aiohttp.streams import StreamReader
-from aiohttp.web_protocol import RequestPayloadError
-
 from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_media
 from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
-from tui.webhooks.connections import HEADER_TIMEOUT, LISTEN_BACKLOG, GuardedServer, connection_cap
+from tui.webhooks.connections import (
+    HEADER_TIMEOUT,
+    Answer,
+    BodyTooLarge,
+    BrokenFraming,
+    PeerGone,
+    Request,
+    Server,
+    connection_cap,
+)
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
 from tui.webhooks.families import unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
@@ -57,10 +61,6 @@ STOP_GRACE = 1.0  # seconds `stop` lets requests under way finish before it clos
 FORWARD_STOP_GRACE = 1.0  # seconds `listen` waits at exit for forwards still under way (then names the rest)
 
 log = logging.getLogger(__name__)
-
-
-class _BodyTooLarge(Exception):
-    """More body bytes arrived than the limit allows."""
 
 
 class Listener:
@@ -98,9 +98,7 @@ class Listener:
         self.dropped_slow = 0  # bodies that did not arrive in time (408, not stored)
         self._requested_port = port
         self._hmac_key = hmac_key or None
-        self._runner: web.ServerRunner | None = None
-        self._server: GuardedServer | None = None
-        self._unread: set[asyncio.BaseTransport] = set()  # connections whose request body is not read yet
+        self._server: Server | None = None
         self.port: int | None = None
 
     def __repr__(self) -> str:
@@ -131,22 +129,17 @@ class Listener:
         self._hmac_key = key or None
 
     async def start(self) -> None:
-        if self._runner is not None:
+        if self._server is not None:
             return
-        server = GuardedServer(self._handle, cap=self.max_connections, header_timeout=self.header_timeout)
-        # shutdown_timeout: at stop, requests already being stored finish (milliseconds); a body still trickling in
-        # is cut off, so that stopping never waits on a sender.
-        runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=STOP_GRACE)
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, self.host, self._requested_port, reuse_address=True, backlog=LISTEN_BACKLOG)
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
+        server = Server(
+            self._handle,
+            cap=self.max_connections,
+            header_timeout=self.header_timeout,
+            kept_headers=(*HEADERS_OF_INTEREST, "content-encoding"),
+            value_limit=HEADER_VALUE_LIMIT,
+        )
+        self.port = await server.start(self.host, self._requested_port)
         self._server = server
-        self._runner = runner
-        self.port = runner.addresses[0][1]
 
     @property
     def open_connections(self) -> int:
@@ -154,67 +147,59 @@ class Listener:
 
     async def stop(self) -> None:
         """Stop accepting; requests already being stored finish first. The store stays open (the caller owns it)."""
-        runner, self._runner = self._runner, None
+        server, self._server = self._server, None
         # A request still waiting for its body (or for room in the budget) is not worth waiting for: its sender
-        # has not been answered and will send it again. Requests being stored are let finish (STOP_GRACE).
-        for transport in list(self._unread):
-            transport.close()
-        if runner is not None:
-            await runner.cleanup()
-        self._server = None
+        # has not been answered and will send it again (Request.expendable). Requests being stored are let finish
+        # (STOP_GRACE: milliseconds), so that stopping never waits on a sender.
+        if server is not None:
+            await server.stop(STOP_GRACE)
         self.port = None
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def _handle(self, request: Request) -> Answer | None:
         if request.method != "POST":
-            return web.json_response({"error": "only POST is accepted"}, status=405, headers={"Allow": "POST"})
+            return _json(405, {"error": "only POST is accepted"}, ("Allow", "POST"))
         received_at = datetime.now(UTC)
-        path = redact_query(request.raw_path)
-        headers = _headers_of_interest(request)
-        encoding = request.headers.get("Content-Encoding")
+        path = redact_query(request.target)
+        request_headers = request.headers
+        headers = _headers_of_interest(request_headers)
+        encoding = request_headers.get("content-encoding")
         if encoding is not None and encoding.strip().lower() not in ("", "identity"):
             return await self._compressed(received_at, path, headers, encoding)
         declared = request.content_length
         if declared is not None and declared > self.max_body:
             return await self._too_large(received_at, path, headers, declared)
-        # A chunked body declares no size: it may grow to the limit, so that much is reserved.
-        transport = request.transport
-        if transport is not None:
-            self._unread.add(transport)
+        # Until its body is read, nothing of the request is stored: stop and a lost connection drop it.
+        request.expendable = True
         try:
+            # A chunked body declares no size: it may grow to the limit, so that much is reserved.
             async with self.in_flight.reserve(self.max_body if declared is None else declared, timeout=IN_FLIGHT_WAIT):
                 return await self._receive(request, received_at, path, headers)
         except BudgetExhausted:
-            return web.json_response(
-                {"error": "too many large events in flight; retry later"},
-                status=503,
-                headers={"Retry-After": "5", "Connection": "close"},
-            )
+            return _json(503, {"error": "too many large events in flight; retry later"}, ("Retry-After", "5"), close=True)
         finally:
-            self._unread.discard(transport)
+            request.expendable = False
 
-    async def _receive(
-        self, request: web.BaseRequest, received_at: datetime, path: str, headers: dict[str, str]
-    ) -> web.StreamResponse:
+    async def _receive(self, request: Request, received_at: datetime, path: str, headers: dict[str, str]) -> Answer | None:
         try:
-            body = await self._read_body(request.content)
-            self._unread.discard(request.transport)  # from here on, `stop` lets the request finish
-        except _BodyTooLarge:
+            # Deadline: BODY_GRACE seconds, plus one second for every MIN_BODY_RATE bytes that arrive.
+            body = await request.read(self.max_body, BODY_GRACE, MIN_BODY_RATE)
+        except BodyTooLarge:
             return await self._too_large(received_at, path, headers, None)
         except TimeoutError:
             self.dropped_slow += 1
             # Not stored: nothing arrived worth keeping, and a sender that is merely slow will try again.
-            return web.json_response(
+            return _json(
+                408,
                 {"error": f"the body did not arrive in time (at least {MIN_BODY_RATE} bytes a second after the first "
                  f"{BODY_GRACE:g} s)"},
-                status=408,
-                headers={"Connection": "close"},
+                close=True,
             )
-        except (RequestPayloadError, ConnectionResetError) as error:
-            if request.transport is None or request.transport.is_closing():
-                # The sender went away mid-body: nobody to answer and nothing worth keeping.
-                return web.Response(status=400)
+        except PeerGone:
+            return None  # the sender went away mid-body: nobody to answer and nothing worth keeping
+        except BrokenFraming as error:
             return await self._unreadable(received_at, path, headers, error)
-        judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("Content-Type", ""))
+        request.expendable = False  # from here on, `stop` lets the request finish
+        judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
         verdict = judged.verdict
         status, reason = 200, None
@@ -238,41 +223,12 @@ class Listener:
         )
         event = await self._store(record)
         if event is None:
-            return web.json_response({"error": "the event could not be stored"}, status=500)
+            return _json(500, {"error": "the event could not be stored"})
         if status == 200:
-            if request.version == HttpVersion11 and request.keep_alive:
-                return _Acknowledged(event.id)
-            return web.Response(body=b'{"id":%d}' % event.id, content_type="application/json")
-        return web.json_response({"error": reason, "id": event.id}, status=status)
+            return Answer(200, b'{"id":%d}' % event.id)
+        return _json(status, {"error": reason, "id": event.id})
 
-    async def _read_body(self, content: StreamReader) -> bytes:
-        """The body as it came off the wire (chunked framing removed, nothing decoded), within the limit and in time.
-
-        Deadline: BODY_GRACE seconds, plus one second for every MIN_BODY_RATE bytes that arrive, so a sender
-        keeping up at least that rate is never cut off and a trickle is. Raises _BodyTooLarge, TimeoutError.
-        """
-        limit = self.max_body
-        if content.is_eof():  # the whole body came with the head (most webhooks): no deadline to arm
-            body = content.read_nowait()
-            if len(body) > limit:
-                raise _BodyTooLarge
-            return body
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        chunks: list[bytes] = []
-        size = 0
-        async with asyncio.timeout_at(started + BODY_GRACE) as deadline:
-            while chunk := await content.readany():
-                size += len(chunk)
-                if size > limit:
-                    raise _BodyTooLarge
-                chunks.append(chunk)
-                deadline.reschedule(started + BODY_GRACE + size / MIN_BODY_RATE)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-    async def _compressed(
-        self, received_at: datetime, path: str, headers: dict[str, str], encoding: str
-    ) -> web.StreamResponse:
+    async def _compressed(self, received_at: datetime, path: str, headers: dict[str, str], encoding: str) -> Answer:
         """415 for a compressed body: it is never inflated (a small body can inflate to gigabytes), and the
         signature covers the bytes on the wire. Kept as a rejected event without its body, so the panel shows why
         a sender's events do not arrive."""
@@ -283,18 +239,16 @@ class Listener:
         if event is not None:
             response["id"] = event.id
         # Close: the compressed body is still on the wire; it is read and thrown away, never inflated.
-        return web.json_response(response, status=415, headers={"Accept-Encoding": "identity", "Connection": "close"})
+        return _json(415, response, ("Accept-Encoding", "identity"), close=True)
 
-    async def _unreadable(
-        self, received_at: datetime, path: str, headers: dict[str, str], error: Exception
-    ) -> web.StreamResponse:
-        """400 for a body whose HTTP framing is broken (a bad chunk size, a body shorter than declared...)."""
+    async def _unreadable(self, received_at: datetime, path: str, headers: dict[str, str], error: Exception) -> Answer:
+        """400 for a body whose HTTP framing is broken (a bad chunk size...)."""
         reason = f"body framing is broken ({type(error).__name__}); body not kept"
         event = await self._store(self._unread_record(received_at, path, headers, reason))
         response: dict[str, object] = {"error": "the body's HTTP framing is broken"}
         if event is not None:
             response["id"] = event.id
-        return web.json_response(response, status=400, headers={"Connection": "close"})
+        return _json(400, response, close=True)
 
     def _unread_record(self, received_at: datetime, path: str, headers: dict[str, str], reason: str) -> EventRecord:
         return EventRecord(
@@ -310,9 +264,7 @@ class Listener:
             reason=reason,
         )
 
-    async def _too_large(
-        self, received_at: datetime, path: str, headers: dict[str, str], declared: int | None
-    ) -> web.StreamResponse:
+    async def _too_large(self, received_at: datetime, path: str, headers: dict[str, str], declared: int | None) -> Answer:
         size = f"{declared} bytes" if declared is not None else "over the limit"
         reason = f"body too large ({size}; limit {self.max_body} bytes); body not kept"
         event = await self._store(self._unread_record(received_at, path, headers, reason))
@@ -320,7 +272,7 @@ class Listener:
         if event is not None:
             response["id"] = event.id
         # Close: the rest of the oversized body is still on the wire and is not worth reading.
-        return web.json_response(response, status=413, headers={"Connection": "close"})
+        return _json(413, response, close=True)
 
     def _unread_verdict(self, headers: dict[str, str]) -> Verdict:
         """Verdict for a body that was never read: a signature that could not be checked counts as invalid."""
@@ -351,42 +303,8 @@ class Listener:
         return event
 
 
-class _Acknowledged(web.StreamResponse):
-    """The 200 for a committed event on an HTTP/1.1 keep-alive connection, written to the socket in one piece.
-
-    Same bytes as `web.Response(body=..., content_type="application/json")` would send, without aiohttp's general
-    path (a header multidict, the status line formatted, the writer's buffering), which py-spy showed as about a
-    tenth of the listener's time per event. aiohttp's request handler only prepares it, ends it and asks whether
-    to keep the connection open; everything else (errors, HTTP/1.0, Connection: close) takes `web.Response`."""
-
-    def __init__(self, event_id: int) -> None:  # deliberately not StreamResponse's: nothing of it is used
-        self._event_id = event_id
-
-    @property
-    def keep_alive(self) -> bool:
-        return True
-
-    @property
-    def status(self) -> int:
-        return 200
-
-    async def prepare(self, request: web.BaseRequest) -> None:
-        transport = request.transport
-        if transport is None or transport.is_closing():
-            raise ConnectionResetError("the sender went away before the answer")  # aiohttp's "client disconnected"
-        body = b'{"id":%d}' % self._event_id
-        transport.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\nServer: %s\r\n\r\n%s"
-            % (len(body), rfc822_formatted_time().encode(), _SERVER, body)
-        )
-        if request.protocol.writing_paused:  # a sender not reading its answers: wait, as aiohttp's writer does
-            await request.writer.drain()
-
-    async def write_eof(self, data: bytes = b"") -> None:
-        pass
-
-
-_SERVER = SERVER_SOFTWARE.encode()
+def _json(status: int, content: dict[str, object], *headers: tuple[str, str], close: bool = False) -> Answer:
+    return Answer(status, json.dumps(content).encode(), headers, close)
 
 
 def redact_query(target: str) -> str:
@@ -421,15 +339,15 @@ class _Judgement(NamedTuple):
     message_ids: tuple[str, ...]
 
 
-def _headers_of_interest(request: web.BaseRequest) -> dict[str, str]:
-    kept: dict[str, str] = {}
-    for name in HEADERS_OF_INTEREST:
-        value = request.headers.get(name)
-        if value is not None:
-            value = value[:HEADER_VALUE_LIMIT]
-            # aiohttp keeps undecodable header bytes as lone surrogates; they cannot be stored or printed.
-            kept[name] = value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
-    return kept
+_INTEREST = frozenset(HEADERS_OF_INTEREST)
+
+
+def _headers_of_interest(request_headers: dict[str, str]) -> dict[str, str]:
+    """The headers kept with the event (the server has cut each to HEADER_VALUE_LIMIT bytes and replaced undecodable
+    ones): the request's own dict when it holds no others (nearly always), to save a copy per webhook."""
+    if request_headers.keys() <= _INTEREST:
+        return request_headers
+    return {name: request_headers[name] for name in HEADERS_OF_INTEREST if name in request_headers}
 
 
 # -- headless mode --------------------------------------------------------------------------------------------
