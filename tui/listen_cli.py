@@ -194,8 +194,8 @@ class _JsonLinePrinter:
 
 
 def _log_briefly_to_stderr() -> None:
-    """One line per problem: aiohttp logs a full traceback for every malformed request, which a flood of
-    garbage would turn into a flood of stderr."""
+    """One line per problem: a logged exception (a handler failure, a store error) would print its full
+    traceback each time, and a flood of them would become a flood of stderr."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
 
     def without_traceback(entry: logging.LogRecord) -> bool:

@@ -611,8 +611,9 @@ class Runtime:
             await self.set_forward_target(target, allow_remote=bool(getattr(self.profile, "forward_allow_remote", False)))
 
     async def _start_listener(self, host: str, port: int, *, hmac_key: str | None) -> None:
-        # Imported in a thread: aiohttp's import (~100 ms, once) would otherwise hold the event loop while the app
-        # already takes keys (the sandbox's start now sets the listener up after the first section is shown).
+        # Imported in a thread: the listener's modules (the store, the HTTP layer) would otherwise hold the event
+        # loop while the app already takes keys (the sandbox's start sets the listener up after the first section
+        # is shown).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.listener")
         from tui.webhooks.listener import Listener
 
