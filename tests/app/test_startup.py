@@ -287,23 +287,30 @@ async def test_chats_shown_while_its_form_is_being_mounted_waits_for_the_fields(
         assert str(chats.query_one("#link-title").parent.query_one("Label").render()).endswith("(optional)")
 
 
+def groups_first_field_missing(monkeypatch) -> list[int]:
+    """Groups' first field is missing (its tabs not set up yet) the next `missing[0]` times it is asked for."""
+    from tui.screens.groups import GroupsSection
+
+    missing = [0]
+    first_field = GroupsSection.first_field
+
+    def slow_tabs(self: GroupsSection):
+        if missing[0]:
+            missing[0] -= 1
+            raise KeyError("no active tab yet")
+        return first_field(self)
+
+    monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
+    return missing
+
+
 async def test_digits_typed_while_a_section_sets_up_its_first_field_go_into_it_and_do_not_switch(monkeypatch):
     """alt+2 to Groups before it was mounted, then "120": Groups' first field exists only once its tabs are set up.
     The replay gave the focus to a tab meanwhile and let the keys go, and the "1" switched back to Chats (the digit
     twin of alt+1), in a tmux test under load."""
-    from tui.screens.groups import GroupsSection
-
-    not_set_up = [3]  # its first field is missing the first few times it is asked for
-    first_field = GroupsSection.first_field
-
-    def slow_tabs(self: GroupsSection):
-        if not_set_up[0]:
-            not_set_up[0] -= 1
-            raise KeyError("no active tab yet")
-        return first_field(self)
-
+    not_set_up = groups_first_field_missing(monkeypatch)
+    not_set_up[0] = 3  # its first field is missing the first few times it is asked for
     mount_only_what_is_asked_for(monkeypatch)  # Groups is mounted only when it is asked for
-    monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await first_section_ready(pilot)
@@ -319,18 +326,7 @@ async def test_digits_typed_right_after_switching_to_a_section_still_setting_up_
     """alt+2 to Groups just after it was mounted in the background, then "120": its first field exists only once
     its tabs are set up. Switching focused its participants table meanwhile, and the "1" typed next switched back to
     Chats (the digit twin of alt+1): the tmux test under load ended in Chats' search with "20363…" in it."""
-    from tui.screens.groups import GroupsSection
-
-    not_set_up = [0]
-    first_field = GroupsSection.first_field
-
-    def slow_tabs(self: GroupsSection):
-        if not_set_up[0]:
-            not_set_up[0] -= 1
-            raise KeyError("no active tab yet")
-        return first_field(self)
-
-    monkeypatch.setattr(GroupsSection, "first_field", slow_tabs)
+    not_set_up = groups_first_field_missing(monkeypatch)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.all_sections_mounted,
