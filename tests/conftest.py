@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import signal
+
 import keyring
 import pytest
 
 from tests.memory_keyring import MemoryKeyring
 from tui.paths import CONFIG_DIR_ENV, DATA_DIR_ENV
+
+# A test run started in the background by a shell script (`.ci/run &`, some CI runners) ignores SIGINT, and every
+# program the tests start would inherit that: `listen` and `sandbox`, stopped with ctrl+c (SIGINT) as a person
+# stops them in a terminal, would run on until the test's deadline. A handler, unlike "ignore", is not inherited
+# across exec, so the programs start with SIGINT's default, as in a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
