@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -10,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.webhooks import headless
 from tui.webhooks.events import EventRecord, StoredEvent
 from tui.webhooks.listener import Listener
 from tui.webhooks.signing import Verdict
@@ -17,6 +21,18 @@ from tui.webhooks.store import EventStore
 
 # 32+ characters, as the gateway requires (spec §8); the signature vectors in the tests were made with it.
 KEY = "test-key-0123456789abcdef0123456789"
+
+
+@pytest.fixture(autouse=True)
+def no_listener_left_running():
+    """A test that fails before stopping the `listen` it started must not leave it running after the run."""
+    yield
+    while headless.started:
+        process = headless.started.pop()
+        if process.returncode is None:  # by its pid: the test's event loop, which started it, is closed by now
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(process.pid, signal.SIGKILL)
+                os.waitpid(process.pid, 0)
 
 
 @pytest.fixture

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from tui.webhooks.listener import HMAC_KEY_ENV
 
+started: list[asyncio.subprocess.Process] = []
+"""Every listener started here; tests/webhooks/conftest.py kills the ones a failed test left running."""
+
 
 async def start_headless(
     db: Path, *options: str, key: str | None = None, stdout=asyncio.subprocess.DEVNULL, preexec_fn=None
@@ -22,6 +25,7 @@ async def start_headless(
         sys.executable, "-m", "tui", "listen", "--port", "0", "--db", str(db), *options,
         env=env, stdout=stdout, stderr=asyncio.subprocess.PIPE, preexec_fn=preexec_fn,
     )
+    started.append(process)
     try:
         line = (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
     except BaseException:
