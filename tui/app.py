@@ -31,7 +31,7 @@ from tui.messages import MessageSent
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from tui.runtime import Runtime
+    from tui.runtime import Runtime, SandboxProcess  # the sandbox's type, by way of the runtime (layers)
 
 SENT_REMEMBERED = 1000
 FIRST_STATUS_WAIT = 3.0
@@ -408,7 +408,7 @@ def build_app(
     insecure_storage: bool = False,
     deterministic: bool = False,
     sandbox_dialects: tuple[str, str] = ("spec", "spec"),
-    sandbox_process: Any = None,
+    sandbox_process: SandboxProcess | None = None,
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
     `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
