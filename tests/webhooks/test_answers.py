@@ -5,7 +5,9 @@ HTTP/1.0 and `Connection: close` requests get an answer of their version and a c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 
 from tests.webhooks.conftest import KEY
 from tui.webhooks.signing import sign
@@ -22,6 +24,16 @@ def post(version: str = "1.1", extra: str = "") -> bytes:
     ).encode() + BODY
 
 
+@contextlib.asynccontextmanager
+async def connected(port: int) -> AsyncIterator[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """A raw connection to the listener, closed on the way out."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        yield reader, writer
+    finally:
+        writer.close()
+
+
 async def answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT)
     length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
@@ -30,8 +42,7 @@ async def answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
 
 async def test_keep_alive_answers_are_complete_and_the_connection_is_reused(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         for expected_id in (1, 2, 3):
             writer.write(post())
             head, body = await answer(reader)
@@ -42,26 +53,20 @@ async def test_keep_alive_answers_are_complete_and_the_connection_is_reused(stor
             ), head
             assert body == b'{"id":%d}' % expected_id
             assert store.get(expected_id) is not None  # answered only once stored
-    finally:
-        writer.close()
 
 
 async def test_pipelined_requests_get_their_answers_in_order(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         writer.write(post() * 3)
         bodies = [(await answer(reader))[1] for _ in range(3)]
         assert bodies == [b'{"id":1}', b'{"id":2}', b'{"id":3}']
-    finally:
-        writer.close()
 
 
 async def test_http_1_0_and_connection_close_get_a_closing_answer(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
     for request, expected in ((post("1.0"), b"HTTP/1.0 200 OK\r\n"), (post(extra="Connection: close\r\n"), None)):
-        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-        try:
+        async with connected(listener.port) as (reader, writer):
             writer.write(request)
             head, body = await answer(reader)
             assert head.startswith(expected or b"HTTP/1.1 200 OK\r\n")
@@ -69,54 +74,42 @@ async def test_http_1_0_and_connection_close_get_a_closing_answer(store, start_l
                 assert b"\r\nConnection: close\r\n" in head
             assert body.startswith(b'{"id":')
             assert await asyncio.wait_for(reader.read(), WAIT) == b""  # closed by the listener
-        finally:
-            writer.close()
 
 
 async def test_expect_100_continue_is_answered_before_the_body_is_sent(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
     head, _, body = post(extra="Expect: 100-continue\r\n").partition(b"\r\n\r\n")
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         writer.write(head + b"\r\n\r\n")
         assert await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT) == b"HTTP/1.1 100 Continue\r\n\r\n"
         writer.write(body)
         head, answered = await answer(reader)
         assert head.startswith(b"HTTP/1.1 200 OK\r\n") and answered == b'{"id":1}'
-    finally:
-        writer.close()
 
 
 async def test_http_1_0_keep_alive_is_kept_open_and_says_so(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         for expected_id in (1, 2):
             writer.write(post("1.0", "Connection: keep-alive\r\n"))
             head, body = await answer(reader)
             assert head.startswith(b"HTTP/1.0 200 OK\r\n") and b"\r\nConnection: keep-alive\r\n" in head
             assert body == b'{"id":%d}' % expected_id
-    finally:
-        writer.close()
 
 
 async def test_a_sender_that_half_closes_after_its_request_still_gets_the_answer(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         writer.write(post() * 2)
         writer.write_eof()
         bodies = [(await answer(reader))[1] for _ in range(2)]
         assert bodies == [b'{"id":1}', b'{"id":2}']
         assert await asyncio.wait_for(reader.read(), WAIT) == b""  # then closed by the listener
-    finally:
-        writer.close()
 
 
 async def test_garbage_after_pipelined_requests_is_answered_400_after_them(store, start_listener):
     listener = await start_listener(hmac_key=KEY)
-    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
-    try:
+    async with connected(listener.port) as (reader, writer):
         writer.write(post() * 2)
         bodies = [(await answer(reader))[1] for _ in range(2)]
         writer.write(b"NOT HTTP AT ALL\r\n\r\n")
@@ -125,5 +118,3 @@ async def test_garbage_after_pipelined_requests_is_answered_400_after_them(store
         assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nConnection: close\r\n" in head
         assert await asyncio.wait_for(reader.read(), WAIT) == b""
         assert store.get(2) is not None
-    finally:
-        writer.close()
