@@ -339,11 +339,11 @@ class MainScreen(Screen):
         field). So is a key bound where the focus is (ctrl+n, Enter in a one-line field, ...), and the keys
         behind it wait for what it did to settle (a form opened, the focus moved). From the first other key on,
         the rest is posted as key events, in order."""
-        if self._holding or self.section(self.current_section) is None:
+        section = self.section(self.current_section)
+        if self._holding or section is None:
             return  # something asked for is still being built, or another section chosen meanwhile is still
             # being mounted: it replays when it is
-        section = self.section(self.current_section)
-        if section is not None and not first_field_set_up(section) and self._replay_tries < REPLAY_TRIES:
+        if not first_field_set_up(section) and self._replay_tries < REPLAY_TRIES:
             # Its first field is not set up yet (a TabbedContent's first moments): keep the keys until it is. Let
             # go now, and the focus would go to a tab or the section, where a digit typed next switches sections.
             self._replay_tries += 1
