@@ -39,6 +39,21 @@ async def test_acknowledged_events_are_committed(store):
     assert len(stored_ids) == 50
 
 
+async def test_one_commit_of_many_events_with_retries_among_them_gives_each_its_own_id(store, commits):
+    # One turn of the loop: one commit of 80 rows, written several rows per INSERT (store.INSERT_ROWS), where each
+    # of 25 bodies arrives 3 or 4 times, so a retry often sits in the same statement as its original.
+    bodies = [b'{"n":%d}' % (n % 25) for n in range(80)]
+    events = await asyncio.gather(*(store.append(record({"n": n % 25}, body=body)) for n, body in enumerate(bodies)))
+    assert commits == [80] and 80 > store_module.INSERT_ROWS
+    assert len({event.id for event in events}) == 80
+    first_id: dict[bytes, int] = {}
+    for event, body in zip(events, bodies, strict=True):
+        assert store.get(event.id).body == body  # the id answered is the row that holds this body
+        assert event.duplicate_of == first_id.get(body)  # None for an original, else the first one's id
+        first_id.setdefault(body, event.id)
+    assert store.count() == 25
+
+
 
 @pytest.fixture
 def commits(monkeypatch) -> list[int]:
