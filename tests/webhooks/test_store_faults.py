@@ -181,6 +181,21 @@ async def test_a_failing_writer_never_leaves_a_search_or_append_hanging(tmp_path
         await store.append(record({"type": "Message"}))
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the bug below, on purpose
+async def test_an_append_after_the_writer_ended_on_a_bug_fails_at_once_instead_of_waiting(tmp_path, monkeypatch):
+    def bug(self, connection, retry_delay):
+        raise RuntimeError("a bug in the idle indexing")
+
+    monkeypatch.setattr(EventStore, "_upkeep", bug)  # runs once the writer's queue is quiet
+    store = EventStore(tmp_path / "e.sqlite3").open()
+    try:
+        await until(lambda: "the writer stopped" in str(store.health), "the writer to end")
+        with pytest.raises(StoreFailing, match="writer stopped"):
+            await asyncio.wait_for(store.append(record({"type": "Message"})), WAIT)
+    finally:
+        store.close()
+
+
 async def test_listen_reports_the_fault_once_and_stops_on_sigterm_while_locked(tmp_path):
     db = tmp_path / "listen.sqlite3"
     process, url = await start_headless(db)
