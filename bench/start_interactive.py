@@ -14,6 +14,12 @@ measured), and once it holds waits for the next frame to be drawn, then prints t
 column includes the sandbox process (the child waits for it at exit): the work the start costs the machine.
 Otherwise as bench/startup.py: headless, alternating, one warm-up run each, both variants
 with a bytecode cache unless `--no-bytecode-cache`. Target: interactive ≤ 1.5 × bare.
+
+`--with-floor` also measures, in the same run, what any start of this product pays before its own work: the bare
+app's first frame after importing the libraries the client is built on (httpx, pydantic), and after importing
+the operations table as well (its request and result models: the client, the CLI and the sandbox derive from
+it), each without building a screen or reading the gateway; and a process that imports aiohttp and starts an
+HTTP server on a port, which is what the sandbox gateway must do before the header can read the connection.
 """
 
 from __future__ import annotations
@@ -32,6 +38,38 @@ from startup import TARGET_RATIO, bench_env, bytecode_note, load_average, one_ru
 
 POLL = 0.002
 LIMIT = 30.0
+
+
+FLOOR_VARIANTS = {
+    "floor-libraries": "bare app after importing httpx and pydantic: first frame",
+    "floor-table": "bare app after importing the operations table too: first frame",
+    "floor-server": "a process importing aiohttp until its server takes connections",
+}
+
+
+def floor_child(variant: str) -> None:
+    """One of FLOOR_VARIANTS: the bare app of bench/startup.py after the imports every start needs."""
+    if variant == "floor-server":
+        from aiohttp import web
+
+        async def serve() -> None:
+            runner = web.AppRunner(web.Application())
+            await runner.setup()
+            await web.TCPSite(runner, "127.0.0.1", 0).start()
+            print(f"{time.time():.6f}", flush=True)
+            await runner.cleanup()
+
+        asyncio.run(serve())
+        return
+    import httpx  # noqa: F401
+    import pydantic  # noqa: F401
+
+    if variant == "floor-table":
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        import tui.api.operations  # noqa: F401
+    from startup import child
+
+    child("bare")
 
 
 def interactive_child(source: str | None = None) -> None:
@@ -84,9 +122,13 @@ def main() -> None:
     parser.add_argument("--no-bytecode-cache", action="store_true", help="compile every module on every start")
     parser.add_argument("--compare", metavar="DIR", help="also measure the gateway-tui sources in DIR (another "
                         "checkout, e.g. `git worktree add /tmp/before HEAD~3`), alternating with these")
-    parser.add_argument("--child", choices=("interactive",), help=argparse.SUPPRESS)
+    parser.add_argument("--with-floor", action="store_true", help="also measure the start's floor (see above)")
+    parser.add_argument("--child", choices=("interactive", *FLOOR_VARIANTS), help=argparse.SUPPRESS)
     parser.add_argument("--source", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child in FLOOR_VARIANTS:
+        floor_child(args.child)
+        return
     if args.child:
         interactive_child(args.source)
         return
@@ -98,6 +140,9 @@ def main() -> None:
         if args.compare:
             compare = os.path.abspath(args.compare)
             runs["compare"] = lambda: _own_run(here, env, "compare", compare)
+        if args.with_floor:
+            for floor in FLOOR_VARIANTS:
+                runs[floor] = lambda floor=floor: one_run(floor, env, [sys.executable, here, "--child", floor])
         for run in runs.values():  # warm-up
             run()
         times: dict[str, list[float]] = {name: [] for name in runs}
@@ -108,10 +153,14 @@ def main() -> None:
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average before {load_before}\n")
     table(times, {"bare": "bare Textual app, one label: first frame",
                   "interactive": "gateway-tui --sandbox: first field takes keys, header connected",
-                  "compare": f"the same, sources in {args.compare}"})
+                  "compare": f"the same, sources in {args.compare}", **FLOOR_VARIANTS})
     if args.compare:
         compared = statistics.median(times["compare"]) / statistics.median(times["bare"])
         print(f"\nratio with the sources in {args.compare}: {compared:.2f}")
+    if args.with_floor:
+        print("\nthe floor, as multiples of the bare app's first frame:")
+        for floor, label in FLOOR_VARIANTS.items():
+            print(f"  {label}: {statistics.median(times[floor]) / statistics.median(times['bare']):.2f}")
     ratio = statistics.median(times["interactive"]) / statistics.median(times["bare"])
     verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
     print(f"\nratio interactive / bare = {ratio:.2f} (target ≤ {TARGET_RATIO}): {verdict}; "
