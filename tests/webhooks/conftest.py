@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +23,15 @@ from tui.webhooks.store import EventStore
 
 # 32+ characters, as the gateway requires (spec §8); the signature vectors in the tests were made with it.
 KEY = "test-key-0123456789abcdef0123456789"
+
+
+async def until(condition: Callable[[], bool], what: str, *, timeout: float = 30.0) -> None:
+    """Wait for `condition`, checking every 10 ms; fail naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ import zlib
 
 import pytest
 
-from tests.webhooks.conftest import KEY
+from tests.webhooks.conftest import KEY, until
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_bad_input import VALID_REQUEST_HEADERS, exchange, request
 from tests.webhooks.test_signing import JSON_BODY
@@ -167,20 +167,16 @@ async def test_chunk_framing_broken_in_a_queued_get_still_ends_in_a_400_and_a_cl
     listener = await start_listener(in_flight_limit=2)
     holder = await asyncio.open_connection("127.0.0.1", listener.port)
     holder[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{")  # holds the whole budget
-    for _ in range(int(CEILING / 0.01)):
-        if listener.in_flight.in_use == 2:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: listener.in_flight.in_use == 2, "the holder's POST to take the whole budget", timeout=CEILING)
     reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
     writer.write(
         b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"  # waits for room
         b"GET /h HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n"
     )
     await writer.drain()
-    for _ in range(int(CEILING / 0.01)):  # until both heads are parsed, so the broken chunk comes in a later read
-        if sum(len(connection._requests) for connection in listener._server._open) == 3:  # the holder's POST too
-            break
-        await asyncio.sleep(0.01)
+    # Both heads parsed (and the holder's POST), so that the broken chunk comes in a later read.
+    await until(lambda: sum(len(connection._requests) for connection in listener._server._open) == 3,
+                "three requests waiting", timeout=CEILING)
     writer.write(b"not-a-size\r\n\r\n")
     await writer.drain()
     holder[1].write(b"}")  # the budget frees: the POST, then the GET, are answered
@@ -275,10 +271,7 @@ async def test_past_the_cap_the_longest_idle_connections_make_room(store, start_
     assert len(cap_reached) == 1  # logged once, not once per connection
     for _reader, writer in idle:
         writer.close()
-    for _ in range(int(CEILING / 0.01)):  # until the listener has seen them go
-        if listener.open_connections == 0:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: listener.open_connections == 0, "the listener has seen them go", timeout=CEILING)
     back_under = [entry.getMessage() for entry in caplog.records if "back under the cap" in entry.getMessage()]
     assert back_under == ["open connections back under the cap of 8: 33 idle connections were closed to make room, 0 new ones refused"]
 
@@ -292,10 +285,9 @@ async def test_when_every_connection_is_inside_a_request_a_new_one_gets_503(stor
         writer.write(b"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{")
         await writer.drain()
         busy.append((reader, writer))
-    for _ in range(int(CEILING / 0.01)):  # until all four are inside a request (bodies half read)
-        if listener.in_flight.in_use == 8:
-            break
-        await asyncio.sleep(0.01)
+    await until(
+        lambda: listener.in_flight.in_use == 8, "all four are inside a request (bodies half read)", timeout=CEILING
+    )
     assert listener.in_flight.in_use == 8
     reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
     refusal = await asyncio.wait_for(reader.read(), CEILING)
@@ -350,10 +342,7 @@ async def test_stop_does_not_wait_for_stalled_senders(store, start_listener, mon
     slow_head = await asyncio.open_connection("127.0.0.1", listener.port)
     slow_head[1].write(b"POST /hook HTTP/1.1\r\nHost: x\r\nX-Slow: a")
     idle = await asyncio.open_connection("127.0.0.1", listener.port)
-    for _ in range(int(CEILING / 0.01)):  # until the slow body's request is being read
-        if listener.in_flight.in_use == 1000:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: listener.in_flight.in_use == 1000, "the slow body's request is being read", timeout=CEILING)
     assert listener.in_flight.in_use == 1000
     await asyncio.wait_for(listener.stop(), CEILING)
     for reader, writer in (slow_body, slow_head, idle):
@@ -382,10 +371,7 @@ async def test_stop_answers_the_request_being_stored_and_not_the_pipelined_ones_
     listener = await start_listener()
     reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
     writer.write(b"".join(request("POST", b'{"n":%d}' % n).replace(b"Connection: close\r\n", b"") for n in range(90)))
-    for _ in range(int(CEILING / 0.01)):  # until the first ones are stored
-        if store.count() >= 1:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: store.count() >= 1, "the first ones are stored", timeout=CEILING)
     await asyncio.wait_for(listener.stop(), CEILING)
     assert await asyncio.wait_for(closed_by_listener(reader), CEILING)
     writer.close()

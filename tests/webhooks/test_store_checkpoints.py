@@ -9,24 +9,14 @@ import asyncio
 import json
 import sqlite3
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from tests.webhooks.conftest import record
+from tests.webhooks.conftest import record, until
 from tui.webhooks import store as store_module
 from tui.webhooks.store import EventStore
 
 WAIT = 30.0  # generous bound for every condition below; each normally holds within a fraction of a second
 BIG = 64 * 1024  # 16 pages of WAL per event: 100 of them are past SQLite's default auto-checkpoint (1,000 pages)
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def in_database_file(path: Path) -> int:

@@ -10,12 +10,11 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
 
 import aiohttp
 import pytest
 
-from tests.webhooks.conftest import record
+from tests.webhooks.conftest import record, until
 from tests.webhooks.headless import start_headless
 from tui.webhooks import store as store_module
 from tui.webhooks.listener import Listener
@@ -23,14 +22,6 @@ from tui.webhooks.store import EventStore, StoreFailing, StoreHealth
 
 WAIT = 30.0  # generous bound for every condition below; each normally holds within milliseconds
 BIG = 64 * 1024  # a body this big needs new pages, so a store without room refuses it
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def words(seed: int, count: int = 400) -> str:
