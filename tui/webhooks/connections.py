@@ -593,8 +593,7 @@ class Server:
             self._make_room(connection, transport)
 
     def _disconnected(self, connection: _Connection) -> None:
-        self._open.discard(connection)
-        self._idle_order.pop(connection, None)
+        self._forget(connection)
         if self._at_cap and len(self._open) <= self.cap * UNDER_CAP_AGAIN:
             self._at_cap = False
             log.warning(
