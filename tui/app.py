@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
+from textual.command import Provider
 from textual.reactive import reactive
 from textual.signal import Signal
 
@@ -372,7 +373,7 @@ class GatewayApp(App):
             self.screen.show_section(section_id)
 
 
-def _gateway_commands() -> Any:
+def _gateway_commands() -> type[Provider]:
     from tui.commands import GatewayCommands
 
     return GatewayCommands

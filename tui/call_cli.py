@@ -37,10 +37,12 @@ def add_parser(commands: Any, global_flags: Any) -> None:
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    return _run(args, out or sys.stdout, err or sys.stderr)
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.operations import all_operations, operation
 
-    out = out or sys.stdout
-    err = err or sys.stderr
     if args.list:
         for op in all_operations():
             number = f"#{op.number}" if op.number else "  "

@@ -53,11 +53,11 @@ def run_cli(args: argparse.Namespace) -> int:
     except sqlite3.OperationalError as error:  # e.g. the forward log beside the store, on a full disk
         print(f"gateway-tui {args.command}: the event store cannot be used: {error}", file=sys.stderr)
         return EXIT_FAILED
+    except BrokenPipeError:  # before OSError, which it is
+        return 0  # the reading script (head, jq) went away
     except OSError as error:  # an export file that cannot be written
         print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
         return EXIT_FAILED
-    except BrokenPipeError:
-        return 0  # the reading script (head, jq) went away
 
 
 # -- reading ---------------------------------------------------------------------------------------------------

@@ -142,6 +142,7 @@ def _read_secrets(profile: str, already: set[SecretName], *, interactive: bool) 
 def _prompt(name: SecretName, already: bool) -> str:
     """One hidden prompt; an HMAC key that breaks the rule is asked for again, a bounded number of times."""
     hint = "Enter keeps the stored one" if already else ("Enter to skip" if name in OPTIONAL_SECRETS else "required")
+    problem: str | None = None
     for _ in range(PROMPT_ATTEMPTS):
         value = getpass.getpass(f"{name.label} ({hint}): ").strip()
         problem = _hmac_key_problem(value) if name is SecretName.HMAC_KEY and value else None

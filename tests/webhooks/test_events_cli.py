@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from urllib.parse import parse_qs
@@ -277,3 +278,26 @@ async def test_sigterm_stops_listen_within_2_s_with_a_forward_the_app_never_answ
     text = stderr.decode()
     assert "1 event not forwarded yet: #1; `gateway-tui events replay ID` sends one" in text, text
     assert "Traceback" not in text
+
+
+def test_a_reader_that_stops_early_ends_the_listing_quietly(tmp_path):
+    # `gateway-tui events export | head -1`: head closes the pipe after one line. BrokenPipeError is an OSError,
+    # and the handler for export files that cannot be written (OSError) stood first, so a closed pipe was
+    # reported as an error with exit 1.
+    path = tmp_path / "events.sqlite3"
+
+    async def fill() -> None:
+        with EventStore(path) as store:
+            for number in range(3000):
+                await store.append(record({"type": "Message", "n": number}, kind="Message", summary=f"Message {number}"))
+
+    asyncio.run(fill())
+    reader, writer = os.pipe()
+    command = [sys.executable, "-m", "tui", "events", "export", "--db", str(path)]
+    with subprocess.Popen(command, stdout=writer, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL) as process:
+        os.close(writer)
+        with os.fdopen(reader, "rb") as pipe:
+            assert pipe.readline().startswith(b"{")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err.decode()
+    assert err == b""

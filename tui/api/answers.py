@@ -200,7 +200,8 @@ def decode_success(model: type[Result], status: int, text: str, operation: str) 
             body=_shorten(text, 2000),
         )
     try:
-        return model.model_validate(payload)
+        result: Result = model.model_validate(payload)
+        return result
     except ValidationError as error:
         problems = "; ".join(
             f"{'answer' if field == 'request' else field}: {problem}"
