@@ -283,11 +283,11 @@ class ThreadView(ScrollView, can_focus=True):
             return False
         return not overflows or self.vertical_scrollbar.position == self.scroll_y
 
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
         if self.size.height:  # a scroll by the reader (or to an older page) stops following the newest message
-            self._follow = new >= self.max_scroll_y - 1
-        if new <= 0 and self.has_older and not self._asked_older and self.rows and not self._laid_from:
+            self._follow = new_value >= self.max_scroll_y - 1
+        if new_value <= 0 and self.has_older and not self._asked_older and self.rows and not self._laid_from:
             self._asked_older = True
             self.post_message(self.NeedOlder())
 
