@@ -11,11 +11,11 @@ from collections import defaultdict
 
 import aiohttp
 
-from tests.webhooks.conftest import KEY, until
+from tests.webhooks.conftest import KEY, ids, record, until
 from tests.webhooks.headless import start_headless
 from tests.webhooks.recording_app import RecordingApp, free_port
 from tests.webhooks.test_events_cli import cli
-from tui.webhooks.forwarder import ForwardLog, Outcome
+from tui.webhooks.forwarder import Forwarder, ForwardLog, Outcome
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
@@ -71,6 +71,10 @@ def forwarded_outcomes(db, ids: list[int]) -> dict[int, Outcome]:
         return {event_id: attempt.outcome for event_id, attempt in log.latest(ids).items()}
 
 
+def sent_ids(app: RecordingApp) -> list[int]:
+    return [int(request.headers["x-gateway-tui-event"]) for request in app.received]
+
+
 async def test_forwards_pending_at_a_sigkill_go_out_after_the_restart_once_each_in_order_per_chat(tmp_path):
     db = tmp_path / "resume.sqlite3"
     down = f"http://127.0.0.1:{free_port()}/hook"
@@ -95,6 +99,8 @@ async def test_forwards_pending_at_a_sigkill_go_out_after_the_restart_once_each_
     with EventStore(db) as store:
         assert all(store.get(answer["id"]).duplicate_of is not None for _status, answer in again)
         assert store.get(refused[1]["id"]).rejected
+    code, out, _ = await cli("events", "show", str(accepted[0]), "--db", str(db))
+    assert code == 0 and "(retrying" in out and "forward pending: kept in the store" in out, out
 
     app = await RecordingApp().start()  # the app is up now, on another port: the pending forwards go there
     second = await Listen().start(db, app.url)
@@ -113,7 +119,7 @@ async def test_forwards_pending_at_a_sigkill_go_out_after_the_restart_once_each_
         stderr = await second.end(signal.SIGTERM)
         await app.stop()
 
-    received = [int(request.headers["x-gateway-tui-event"]) for request in app.received]
+    received = sent_ids(app)
     assert sorted(received) == sorted(chat_of), "every accepted event exactly once, nothing else"
     per_chat: dict[int, list[int]] = defaultdict(list)
     for event_id in received:
@@ -124,6 +130,7 @@ async def test_forwards_pending_at_a_sigkill_go_out_after_the_restart_once_each_
     assert code == 0
     attempts = [line for line in out.splitlines() if " → " in line]
     assert "(retrying" in attempts[0] and "(delivered" in attempts[-1], out
+    assert "forward pending" not in out
     assert f"attempt {len(attempts)} → {app.url}" in attempts[-1]  # numbering goes on across the restart
 
 
@@ -144,5 +151,63 @@ async def test_forwards_left_at_a_clean_stop_are_named_and_resume_at_the_next_st
         stderr = await second.end(signal.SIGTERM)
         with contextlib.suppress(Exception):
             await app.stop()
-    assert sorted(int(request.headers["x-gateway-tui-event"]) for request in app.received) == ids
+    assert sorted(sent_ids(app)) == ids
     assert "not forwarded yet" not in stderr
+
+
+# -- in one process: a switched target, forwarding switched off, retention ---------------------------------------
+
+
+def _chat_message(chat: int, seq: int) -> dict:
+    return json.loads(message(chat, seq))
+
+
+async def forward_what_is_queued(app: RecordingApp, log: ForwardLog, store: EventStore) -> None:
+    """A forwarder's run with no new event: it sends the queue and stops."""
+    forwarder = Forwarder(app.url, log, store=store)
+    await forwarder.start()
+    await forwarder.wait_idle()
+    await forwarder.stop()
+
+
+async def test_a_new_target_takes_the_pending_forwards_and_nothing_stored_while_forwarding_is_off(tmp_path):
+    with EventStore(tmp_path / "switch.sqlite3") as store, ForwardLog(store.path) as log:
+        down = Forwarder(f"http://127.0.0.1:{free_port()}/hook", log, store=store, first_delay=5)
+        await down.start()
+        first = [await store.append(record(_chat_message(seq % 2, seq))) for seq in range(4)]
+        for event in first:
+            down.submit(event)
+        await until(lambda: len(log.latest(ids(first))) == 2, "the head of both lanes tried")
+        await down.stop(handing_over=True)  # the app's Settings: a new target replaces the old one
+        during = await store.append(record(_chat_message(0, 10)))  # stored between the two: queued all the same
+
+        app = await RecordingApp().start()
+        try:
+            switched = Forwarder(app.url, log, store=store)
+            await switched.start()
+            switched.submit(during)  # announced after the new forwarder read the queue: sent once, not twice
+            await switched.wait_idle()
+            await switched.stop()  # forwarding switched off
+            off = await store.append(record(_chat_message(1, 11)))
+            await forward_what_is_queued(app, log, store)
+        finally:
+            await app.stop()
+        sent = sent_ids(app)
+        assert sorted(sent) == [*ids(first), during.id]
+        assert off.id not in sent and not log.is_queued(off.id)
+        assert [attempt.attempt for attempt in log.attempts(first[0].id)] == [1, 2]
+
+
+async def test_queued_forwards_of_events_retention_deleted_are_dropped(tmp_path):
+    with EventStore(tmp_path / "kept.sqlite3", retention=2) as store, ForwardLog(store.path) as log:
+        store.in_each_commit(ForwardLog.queue)  # queueing as a forwarder does, with none running
+        events = [await store.append(record(_chat_message(0, seq))) for seq in range(3)]
+        store.in_each_commit(None)
+        assert all(log.is_queued(event.id) for event in events)
+        app = await RecordingApp().start()
+        try:
+            await forward_what_is_queued(app, log, store)
+        finally:
+            await app.stop()
+        assert sent_ids(app) == ids(events[1:])
+        assert not any(log.is_queued(event.id) for event in events)

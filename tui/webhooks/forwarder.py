@@ -461,7 +461,10 @@ class Forwarder:
         self._client = new_client(self.timeout)
         if self.store is not None and self.forward_log is not None:
             self.store.in_each_commit(ForwardLog.queue)
-            await self._resume(self.store, self.forward_log)
+            try:
+                await self._resume(self.store, self.forward_log)
+            except sqlite3.Error as error:  # new events are still forwarded; the queue waits for the next start
+                log.warning("the forwards pending from before could not be read (%s); they stay queued", error)
 
     async def _resume(self, store: EventStore, forward_log: ForwardLog) -> None:
         """Submit the forwards earlier runs left pending (a crash, a stop, a switched target), oldest first: each
