@@ -31,6 +31,7 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 REJECTED = "rejected"
+PENDING_FORWARD = "kept in the store; sent while `listen --forward-to URL` or the app forwards"
 
 
 
@@ -104,11 +105,13 @@ def _show(args: argparse.Namespace) -> int:
     with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
         event = store.get(args.id)
         attempts = forward_log.attempts(args.id) if event is not None else []
+        pending = event is not None and forward_log.is_queued(args.id)
     if event is None:
         raise _Refused(f"no event #{args.id} in {store.path}")
     if args.json:
         document = event.to_json()
         document["forward_attempts"] = [attempt.to_json() for attempt in attempts]
+        document["forward_pending"] = pending
         print(strict_json(document, indent=2))
         return 0
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
@@ -118,6 +121,8 @@ def _show(args: argparse.Namespace) -> int:
         print(f"{name}: {value}")
     for attempt in attempts:
         print(f"{_local(attempt.at)} {describe(attempt)}")
+    if pending:
+        print(f"forward pending: {PENDING_FORWARD}")
     print()
     sys.stdout.write(_body_text(event) + "\n")
     return 0

@@ -81,7 +81,7 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
         print(f"event #{attempt.event_id}: {describe(attempt)}", file=sys.stderr, flush=True)
 
     with ForwardLog(store.path) as forward_log:
-        forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt)
+        forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
         await forwarder.start()
         try:
             return await _listen(store, args, key, forwarder)
@@ -89,7 +89,10 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
             abandoned = forwarder.waiting_ids()
             await forwarder.stop()
             if abandoned:
-                print(f"{_not_forwarded(abandoned)}; `gateway-tui events replay ID` sends one", file=sys.stderr)
+                print(f"{_not_forwarded(abandoned)}; {RESUMED_LATER}", file=sys.stderr)
+
+
+RESUMED_LATER = "they are kept and go out when forwarding starts again (`listen --forward-to URL` or the app)"
 
 
 def _not_forwarded(ids: list[int], shown: int = 20) -> str:

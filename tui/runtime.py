@@ -742,18 +742,22 @@ class Runtime:
         return self.forwarder.target if self.forwarder is not None else None
 
     async def set_forward_target(self, url: str | None, *, allow_remote: bool = False) -> None:
-        """Forward every accepted event stored from now on to `url` (None or "" stops forwarding). Raises
-        ForwardTargetRefused for a URL that is not loopback without `allow_remote`; the old target stays then."""
+        """Forward every accepted event stored from now on, and the forwards still pending, to `url` (None or ""
+        stops forwarding; what is pending then waits for the next target). Raises ForwardTargetRefused for a URL
+        that is not loopback without `allow_remote`; the old target stays then."""
         from tui.webhooks.forwarder import Forwarder, check_target
 
         replacement = None
         if url:
             target = check_target(url, allow_remote=allow_remote, how_to_allow="switch on 'Allow a remote host'")
-            replacement = Forwarder(target, self.forward_log, on_attempt=self._on_attempt)
-            await replacement.start()
+            replacement = Forwarder(target, self.forward_log, on_attempt=self._on_attempt, store=self.store)
+        # The previous one stops first: the forwards it had not done stay queued on disk and the replacement
+        # takes them (to its own target) when it starts; events stored meanwhile are queued too.
         previous, self.forwarder = self.forwarder, replacement
         if previous is not None:
-            await previous.stop()
+            await previous.stop(handing_over=replacement is not None)
+        if replacement is not None:
+            await replacement.start()
 
     async def replay(self, event: StoredEvent) -> ForwardAttempt:
         """Send a stored event once more to the forward target. Raises LookupError when there is none."""

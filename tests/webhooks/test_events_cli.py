@@ -93,6 +93,7 @@ def test_show_json_with_forward_attempts(capsys, db):
     code, out, _ = run(capsys, "events", "show", "1", "--db", str(db), "--json")
     shown = json.loads(out)
     assert code == 0 and shown["id"] == 1 and shown["payload"] == MESSAGE and shown["forward_attempts"] == []
+    assert shown["forward_pending"] is False
 
 
 def test_show_unknown_id_says_so(capsys, db):
@@ -227,8 +228,10 @@ async def test_listen_stops_promptly_with_the_app_down_and_says_what_was_not_for
     assert process.returncode == 0
     assert "1 event not forwarded yet: #1;" in stderr.decode()
     code, out, _ = await cli("events", "show", "1", "--db", str(db), "--json")
-    attempts = json.loads(out)["forward_attempts"]
+    shown = json.loads(out)
+    attempts = shown["forward_attempts"]
     assert attempts and all(a["status"] is None and a["outcome"] == "retrying" for a in attempts)
+    assert shown["forward_pending"] is True  # kept: the next `listen --forward-to` sends it
 
 
 async def test_sigterm_stops_listen_within_2_s_with_a_forward_the_app_never_answers(tmp_path):
@@ -276,7 +279,7 @@ async def test_sigterm_stops_listen_within_2_s_with_a_forward_the_app_never_answ
     assert process.returncode == 0, stderr
     assert stopped_after < 2.0, f"stopped {stopped_after:.2f} s after SIGTERM"
     text = stderr.decode()
-    assert "1 event not forwarded yet: #1; `gateway-tui events replay ID` sends one" in text, text
+    assert "1 event not forwarded yet: #1; they are kept and go out when forwarding starts again" in text, text
     assert "Traceback" not in text
 
 

@@ -28,6 +28,7 @@ from tui.webhooks.forwarder import (
     replay,
     shown_target,
 )
+from tui.webhooks.signing import sign
 from tui.webhooks.store import EventStore
 
 FORM = "application/x-www-form-urlencoded"
@@ -101,6 +102,18 @@ async def test_rejected_events_are_not_forwarded(app, start_listener, start_forw
     assert [received.body for received in app.received] == [JSON_BODY]
 
 
+async def test_a_delivery_received_again_is_not_forwarded_again(app, start_listener, start_forwarder, http):
+    """A gateway's retry of a delivery already stored is stored as a duplicate and answered 200; the app got the
+    original and does not get it twice (under another X-Gateway-Tui-Event it could not deduplicate)."""
+    forwarder = await start_forwarder(app.url)
+    listener = await start_listener(hmac_key=KEY, on_event=forwarder.submit)
+    first = await post(http, listener, JSON_BODY, "application/json", JSON_BODY_SIGNATURE)
+    again = await post(http, listener, JSON_BODY, "application/json", JSON_BODY_SIGNATURE)
+    assert (first[0], again[0]) == (200, 200)
+    await forwarder.wait_idle()
+    assert [received.headers["x-gateway-tui-event"] for received in app.received] == [str(first[1]["id"])]
+
+
 async def test_app_down_event_stored_answered_then_delivered_when_it_is_up(
     start_listener, start_forwarder, forward_log, store, http
 ):
@@ -142,7 +155,8 @@ async def test_a_slow_app_never_delays_acknowledgements(app, start_listener, sta
     listener = await start_listener(hmac_key=KEY, on_event=forwarder.submit)
     first = await post(http, listener, JSON_BODY, "application/json", JSON_BODY_SIGNATURE)
     await app.wait_for(1)  # the forward of the first event is now hanging in the app
-    later = [await post(http, listener, JSON_BODY, "application/json", JSON_BODY_SIGNATURE) for _ in range(5)]
+    bodies = [json.dumps({"type": "Message", "event": {"Info": {"ID": f"3EB0{n}"}}}).encode() for n in range(5)]
+    later = [await post(http, listener, body, "application/json", sign(KEY, body)) for body in bodies]
     assert [status for status, _ in [first, *later]] == [200] * 6
     assert len(app.received) == 1 and forwarder.pending == 6
     app.release.set()
@@ -173,8 +187,8 @@ async def test_order_is_kept_per_chat_while_other_chats_go_on(app, store, start_
 async def test_gives_up_after_the_bound_and_a_final_answer_is_not_retried(app, store, start_forwarder, forward_log):
     app.statuses = [503, 503, 503, 404]
     forwarder = await start_forwarder(app.url, max_attempts=3)
-    first = await store.append(record({"type": "Message"}))
-    second = await store.append(record({"type": "Message"}))
+    first = await store.append(record({"type": "Message", "n": 1}))
+    second = await store.append(record({"type": "Message", "n": 2}))
     forwarder.submit(first)
     forwarder.submit(second)
     await forwarder.wait_idle()
@@ -222,7 +236,7 @@ def test_stored_target_has_no_credentials_or_query():
 async def test_a_full_queue_is_recorded_not_grown(app, store, start_forwarder, forward_log):
     app.release.clear()  # the app hangs: nothing leaves the queue
     forwarder = await start_forwarder(app.url, max_pending=2, timeout=60)
-    events = [await store.append(record({"type": "Message"})) for _ in range(4)]
+    events = [await store.append(record({"type": "Message", "n": n})) for n in range(4)]
     for event in events:
         forwarder.submit(event)
     assert forwarder.pending == 2

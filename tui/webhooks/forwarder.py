@@ -13,6 +13,15 @@ doubling pause capped at `max_delay`, at most `max_attempts` times, then gives u
 Any other answer is final: the app has spoken. Every attempt is written to the `forward_attempts` table
 beside the events (see ForwardLog), which the event detail and the events panel show.
 
+Pending forwards survive a crash or a stop. Given the store, the forwarder has the store write each accepted event's
+id into the `forward_queue` table in the very transaction that stores the event (EventStore.in_each_commit), so
+an event answered 200 is queued on disk before the gateway hears so; the id leaves the queue with the forward's
+final outcome (delivered, or failed with no attempt to follow). The next forwarder started on the store (`listen
+--forward-to`, the app's forward target) sends what the queue holds first, in stored order per chat, to its own
+target, numbering attempts on from the last one recorded. Duplicates (a delivery the gateway sent again) and
+rejected events are never queued nor forwarded. Delivery stays at least once: a forward delivered in the instant
+before a crash, before its outcome is written, goes out again after the restart.
+
 Targets: loopback only, unless the user names another host explicitly (`allow_remote`), because forwarding
 sends people's messages to wherever the URL points.
 """
@@ -31,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -39,6 +48,9 @@ import aiohttp
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.signing import SIGNATURE_HEADER
 from tui.forward_targets import ForwardTargetRefused, check_target, is_loopback
+
+if TYPE_CHECKING:
+    from tui.webhooks.store import EventStore
 
 __all__ = ["ForwardLog", "ForwardTargetRefused", "Forwarder", "check_target", "is_loopback", "replay"]
 
@@ -177,6 +189,9 @@ _SCHEMA = (
         replay INTEGER NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS forward_attempts_by_event ON forward_attempts(event_id, id)",
+    # Accepted events whose forward has no final outcome yet: written by the store's writer in each event's own
+    # transaction (ForwardLog.queue), deleted with the final attempt (ForwardLog.record). Survives crashes.
+    "CREATE TABLE IF NOT EXISTS forward_queue (event_id INTEGER PRIMARY KEY)",
 )
 
 
@@ -217,11 +232,69 @@ class ForwardLog:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @staticmethod
+    def queue(connection: sqlite3.Connection, events: list[StoredEvent]) -> None:
+        """Queue the forwards of these just-inserted events, on the store's writer connection, inside the
+        transaction that stores them (EventStore.in_each_commit): rejected events and duplicates are left out."""
+        rows = [(event.id,) for event in events if forwardable(event)]
+        if rows:
+            connection.executemany("INSERT OR IGNORE INTO forward_queue(event_id) VALUES (?)", rows)
+
+    def queued(self) -> tuple[list[int], int]:
+        """(the ids of the events whose forward is pending, oldest first; the newest event id stored), read
+        together: every event stored up to that id and queued is in the list."""
+        with self._lock:
+            if self._connection is None:
+                return [], 0
+            connection = self._connection
+            connection.execute("BEGIN")
+            try:
+                ids = [event_id for (event_id,) in connection.execute("SELECT event_id FROM forward_queue ORDER BY event_id")]
+                (newest,) = connection.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+            finally:
+                connection.execute("COMMIT")
+        return ids, newest
+
+    def is_queued(self, event_id: int) -> bool:
+        """Whether this event's forward is pending (it goes out while a forwarder runs on the store)."""
+        with self._lock:
+            if self._connection is None:
+                return False
+            row = self._connection.execute("SELECT 1 FROM forward_queue WHERE event_id = ?", (event_id,)).fetchone()
+        return row is not None
+
+    def unqueue(self, event_ids: Iterable[int]) -> None:
+        """Forget pending forwards whose events are gone (retention deleted them)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.executemany("DELETE FROM forward_queue WHERE event_id = ?", [(i,) for i in event_ids])
+
     def record(self, attempt: ForwardAttempt) -> None:
+        """Write an attempt; a final one (delivered or failed, not a replay) takes its event out of the queue in
+        the same transaction."""
+        final = attempt.outcome is not Outcome.RETRYING and not attempt.replay
         with self._lock:
             if self._connection is None:
                 return  # closed while the attempt was under way: the app is shutting down
-            self._connection.execute(
+            if final:
+                self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                self._write(attempt)
+                if final:
+                    self._connection.execute("DELETE FROM forward_queue WHERE event_id = ?", (attempt.event_id,))
+            except BaseException:
+                if final and self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")
+                raise
+            if final:
+                self._connection.execute("COMMIT")
+            self._written += 1
+            if self._written % PRUNE_EVERY == 0:
+                self._prune()
+
+    def _write(self, attempt: ForwardAttempt) -> None:
+        assert self._connection is not None
+        self._connection.execute(
                 """INSERT INTO forward_attempts
                    (event_id, attempt, at_us, target, status, error, duration_ms, outcome, replay)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -237,17 +310,15 @@ class ForwardLog:
                     int(attempt.replay),
                 ),
             )
-            self._written += 1
-            if self._written % PRUNE_EVERY == 0:
-                self._prune()
 
     def _prune(self) -> None:
         """Drop the attempts of events the store's retention has deleted (events only go oldest first)."""
         assert self._connection is not None
         try:
-            self._connection.execute(
-                "DELETE FROM forward_attempts WHERE event_id < (SELECT coalesce(min(id), 0) FROM events)"
-            )
+            for table in ("forward_attempts", "forward_queue"):
+                self._connection.execute(
+                    f"DELETE FROM {table} WHERE event_id < (SELECT coalesce(min(id), 0) FROM events)"
+                )
         except sqlite3.OperationalError:
             pass  # no events table: a log used on its own (tests); nothing to prune against
 
@@ -297,6 +368,11 @@ def _microseconds(moment: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+def forwardable(event: StoredEvent) -> bool:
+    """Rejected events are never forwarded, nor a delivery received again (a duplicate): its original was."""
+    return not event.rejected and event.duplicate_of is None
+
+
 # -- chats -----------------------------------------------------------------------------------------------------
 
 
@@ -338,7 +414,10 @@ class Forwarder:
         timeout: float = 10.0,
         max_pending: int = DEFAULT_MAX_PENDING,
         on_attempt: AttemptCallback | None = None,
+        store: EventStore | None = None,
     ) -> None:
+        """With `store` (and a `forward_log` on the same file), pending forwards are kept on disk: start() has the
+        store queue every accepted event in its own transaction and first sends what earlier runs left queued."""
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.target = target
@@ -359,6 +438,9 @@ class Forwarder:
         self._idle.set()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forward-log")
         self._writes: set[asyncio.Future[None]] = set()
+        self.store = store
+        self._attempts_before: dict[int, int] = {}  # resumed event id -> attempts recorded by earlier runs
+        self._resumed_through = 0  # events up to this id were queued on disk when start() read the queue
 
     def __repr__(self) -> str:
         return f"<Forwarder to {shown_target(self.target)} pending={self._pending}>"
@@ -373,11 +455,48 @@ class Forwarder:
         return sorted(event.id for lane in self._lanes.values() for event in lane)
 
     async def start(self) -> None:
-        if self._client is None:
-            self._client = new_client(self.timeout)
+        """Ready to forward; with a store, queue every accepted event from now on and send the pending ones first."""
+        if self._client is not None:
+            return
+        self._client = new_client(self.timeout)
+        if self.store is not None and self.forward_log is not None:
+            self.store.in_each_commit(ForwardLog.queue)
+            try:
+                await self._resume(self.store, self.forward_log)
+            except sqlite3.Error as error:  # new events are still forwarded; the queue waits for the next start
+                log.warning("the forwards pending from before could not be read (%s); they stay queued", error)
 
-    async def stop(self) -> None:
-        """Stop at once; events still queued are not forwarded (they stay in the store and can be replayed)."""
+    async def _resume(self, store: EventStore, forward_log: ForwardLog) -> None:
+        """Submit the forwards earlier runs left pending (a crash, a stop, a switched target), oldest first: each
+        lands in its chat's lane ahead of anything stored later, so the order per chat holds across the restart."""
+
+        def read() -> tuple[list[StoredEvent], dict[int, ForwardAttempt], int]:
+            ids, newest = forward_log.queued()
+            events: list[StoredEvent] = []
+            gone: list[int] = []
+            for event_id in ids:
+                event = store.get(event_id)
+                if event is not None and forwardable(event):
+                    events.append(event)
+                else:
+                    gone.append(event_id)  # deleted by retention since
+            forward_log.unqueue(gone)
+            return events, forward_log.latest(ids), newest
+
+        events, latest, newest = await asyncio.to_thread(read)
+        # An event stored before that read and announced after it (submit) is one of these or not queued at all.
+        self._resumed_through = newest
+        for event in events:
+            previous = latest.get(event.id)
+            if previous is not None and not previous.replay:
+                self._attempts_before[event.id] = previous.attempt
+            self._queue(event)
+
+    async def stop(self, *, handing_over: bool = False) -> None:
+        """Stop at once. The forwards not done stay queued on disk and go out from the next forwarder started on
+        the store; `handing_over`: one is about to start (a new target), so the store keeps queueing meanwhile."""
+        if self.store is not None and not handing_over:
+            self.store.in_each_commit(None)
         workers = list(self._workers.values())
         for worker in workers:
             worker.cancel()
@@ -399,11 +518,16 @@ class Forwarder:
             await asyncio.gather(*self._writes)
 
     def submit(self, event: StoredEvent) -> None:
-        """Queue a stored event (the listener's on_event hook); returns at once. Rejected events are skipped."""
-        if event.rejected or self._client is None:
+        """Queue a stored event (the listener's on_event hook); returns at once. Rejected events and duplicates
+        are skipped, and so is an event start() already took from the queue on disk."""
+        if not forwardable(event) or self._client is None or event.id <= self._resumed_through:
             return
+        self._queue(event)
+
+    def _queue(self, event: StoredEvent) -> None:
         if self._pending >= self.max_pending:
-            self._note(event, 1, Answer(None, "not forwarded: too many events waiting for the app (replay it later)", 0.0), Outcome.FAILED)
+            answer = Answer(None, "not forwarded: too many events waiting for the app (replay it later)", 0.0)
+            self._note(event, self._attempts_before.pop(event.id, 0) + 1, answer, Outcome.FAILED)
             return
         chat = chat_of(event)
         lane = self._lanes.setdefault(chat, deque())
@@ -436,18 +560,19 @@ class Forwarder:
     async def _deliver(self, event: StoredEvent) -> None:
         assert self._client is not None
         headers = forward_headers(event)
-        for attempt in range(1, self.max_attempts + 1):
+        before = self._attempts_before.pop(event.id, 0)  # numbering goes on across restarts; the bound is per run
+        for attempt in range(before + 1, before + self.max_attempts + 1):
             answer = await post_body(self._client, self.target, event.body, headers)
             if answer.ok:
                 self.delivered += 1
                 self._note(event, attempt, answer, Outcome.DELIVERED)
                 return
-            last = attempt == self.max_attempts or not answer.retryable
+            last = attempt == before + self.max_attempts or not answer.retryable
             self._note(event, attempt, answer, Outcome.FAILED if last else Outcome.RETRYING)
             if last:
                 self.failed += 1
                 return
-            await asyncio.sleep(min(self.max_delay, self.first_delay * 2 ** (attempt - 1)))
+            await asyncio.sleep(min(self.max_delay, self.first_delay * 2 ** (attempt - before - 1)))
 
     def _note(self, event: StoredEvent, attempt: int, answer: Answer, outcome: Outcome, *, replay: bool = False) -> None:
         record = ForwardAttempt(

@@ -239,6 +239,9 @@ class _OnWriter:
         self.error: BaseException | None = None
 
 
+CommitAction = Callable[[sqlite3.Connection, list[StoredEvent]], None]
+
+
 class StoreClosed(RuntimeError):
     pass
 
@@ -315,6 +318,7 @@ class EventStore:
         self._side: sqlite3.Connection | None = None
         # Appends of the current turn of each event loop, not handed to the writer yet (see append).
         self._outbox: dict[asyncio.AbstractEventLoop, list[tuple[EventRecord, asyncio.Future, Any]]] = {}
+        self._in_each_commit: CommitAction | None = None  # see in_each_commit
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
@@ -498,6 +502,13 @@ class EventStore:
             raise self._unusable(str(error)) from None
         if problems != ["ok"]:
             raise self._unusable("; ".join(problems))
+
+    def in_each_commit(self, action: CommitAction | None) -> None:
+        """Run `action(connection, events)` inside the transaction of every batch of appends, after its rows (None:
+        no more). What it writes is committed with the events, before any of them is answered: the forwarder's
+        queue of pending forwards (forwarder.ForwardLog.queue) cannot lose an acknowledged event to a crash.
+        If it raises, the batch fails as a failed insert does."""
+        self._in_each_commit = action
 
     def on_writer(self, action: Callable[[sqlite3.Connection], object], timeout: float = 30.0) -> None:
         """Run `action(writer connection)` on the writer thread between transactions and wait for it (tests: a
@@ -870,6 +881,8 @@ class EventStore:
                         pending_originals.add(fingerprint)
                 pending.append((record, (*row, duplicate_of)))
             _insert_rows(connection, pending, new_fingerprints, results, guarded=guarded)
+            if (in_each_commit := self._in_each_commit) is not None:
+                in_each_commit(connection, [event for event in results if isinstance(event, StoredEvent)])
             self._enforce_retention(connection)
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
