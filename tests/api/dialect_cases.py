@@ -136,8 +136,18 @@ CASES: list[WireCase] = [
              lambda: m.SendPoll(phone="5511999999999", message="Toppings?", selectableCount=3,
                                 poll=[m.PollOption(name="a"), m.PollOption(name="b"), m.PollOption(name="c")]),
              "POST", "/send-poll",
-             {"phone": "5511999999999", "message": "Toppings?", "poll": [{"name": "a"}, {"name": "b"}, {"name": "c"}]},
+             {"phone": "5511999999999", "message": "Toppings?", "poll": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+              "pollMaxOptions": 3},
              SENT_ZAPI, _sent, name="multiple-choice"),
+    # Z-API's send-poll page (Z-API/docs en/message/send-poll.mdx): pollMaxOptions is "Maximum number of votes per
+    # person in the poll", so a count between 1 and the number of options goes out as itself.
+    WireCase(OperationId.SEND_POLL, ZAPI,
+             lambda: m.SendPoll(phone="5511999999999", message="Pick two", selectableCount=2,
+                                poll=[m.PollOption(name="a"), m.PollOption(name="b"), m.PollOption(name="c")]),
+             "POST", "/send-poll",
+             {"phone": "5511999999999", "message": "Pick two", "poll": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+              "pollMaxOptions": 2},
+             SENT_ZAPI, _sent, name="up-to-two"),
     # -- send-location ------------------------------------------------------------------------------------------
     WireCase(OperationId.SEND_LOCATION, SPEC, _location, "POST", "/send-location",
              {"phone": "5511999999999", "title": "Office", "address": "Av. Paulista, 1000", "lat": -23.5614,

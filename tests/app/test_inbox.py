@@ -112,6 +112,11 @@ async def test_marks_follow_delivery_then_read_live():
                                                 "phone": JORDAN, "zaapId": "Z", "messageId": "EXT1",
                                                 "momment": 1}) == 200
         await inbox_settled(pilot)
+        assert "You · 12:00 ✓\n" in thread_text(screen) + "\n"  # handed to WhatsApp: not on the phone yet
+        assert await post(pilot, "/delivery", {"type": "MessageStatusCallback", "instanceId": "sandbox",
+                                                "status": "RECEIVED", "ids": ["EXT1"], "momment": 2,
+                                                "phoneDevice": 0, "phone": JORDAN, "isGroup": False}) == 200
+        await inbox_settled(pilot)
         assert "You · 12:00 ✓✓\n" in thread_text(screen) + "\n"
         assert await post(pilot, "/session", {"type": "ReadReceipt", "state": "Read", "event": {
             "Chat": f"{JORDAN}@s.whatsapp.net", "Sender": f"{JORDAN}@s.whatsapp.net", "MessageIDs": ["EXT1"],

@@ -80,7 +80,8 @@ def test_chat_presence():
 def test_delivery_success_and_failure():
     ok = {"type": "DeliveryCallback", "instanceId": "i", "phone": "5511999999999", "zaapId": "Z1", "messageId": "M1",
           "momment": 1777494009341}
-    assert classify(ok) == ("Delivery", "Delivery to 5511999999999 delivered", ("M1", "Z1"))
+    # handed to WhatsApp, not on the phone yet: Z-API's RECEIVED status says that (on-message-send.mdx)
+    assert classify(ok) == ("Delivery", "Delivery to 5511999999999 sent", ("M1", "Z1"))
     failed = {**ok, "error": "Phone number does not exist"}
     assert classify(failed)[1] == "Delivery to 5511999999999 failed: Phone number does not exist"
     shadow = {**ok, "error": "The message was not sent due to a likely shadow ban", "errorCode": "SHADOW_BAN"}

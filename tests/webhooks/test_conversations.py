@@ -58,6 +58,10 @@ async def test_a_send_then_delivery_and_read_receipt_mark_it(store, inbox):
     assert inbox.thread(ANA, 10)[0].status is Status.SENT
     await store.append(event({"type": "DeliveryCallback", "instanceId": "i", "phone": ANA, "zaapId": "Z",
                               "messageId": "SBX1", "momment": 1777494009341}, path="/delivery"))
+    assert inbox.thread(ANA, 10)[0].status is Status.SENT  # handed to WhatsApp: the phone has not said it got it
+    await store.append(event({"type": "ReadReceipt", "state": "Delivered", "event": {
+        "Chat": f"{ANA}@s.whatsapp.net", "Sender": f"{ANA}@s.whatsapp.net", "IsFromMe": False, "IsGroup": False,
+        "MessageIDs": ["SBX1"], "Timestamp": "2025-01-01T12:00:00Z", "Type": "", "MessageSender": ""}}))
     assert inbox.thread(ANA, 10)[0].status is Status.DELIVERED
     await store.append(event({"type": "ReadReceipt", "state": "Read", "event": {
         "Chat": f"{ANA}@s.whatsapp.net", "Sender": f"{ANA}@s.whatsapp.net", "IsFromMe": False, "IsGroup": False,
@@ -320,3 +324,20 @@ def test_a_live_sandbox_seeds_its_history_as_this_mornings_chats(store, inbox):
     assert max(row.last_us for row in rows) == now_us - SEEDED_HISTORY_ENDS_BEFORE_US
     shifts = {row.last_us - original[row.chat_id] for row in rows if row.chat_id in original}
     assert len(shifts) == 1  # every chat moved by the same amount: the spacing is the history's own
+
+
+async def test_an_undecryptable_message_waits_in_its_chat_until_its_content_arrives(store, inbox):
+    # whatsmeow's UndecryptableMessage as WuzAPI sends it (wuzapi `case *events.UndecryptableMessage`)
+    undecryptable = json.loads(
+        '{"event":{"Info":{"Chat":"' + ANA + '@s.whatsapp.net","Sender":"' + ANA + '@s.whatsapp.net","IsFromMe":false,'
+        '"IsGroup":false,"ID":"3EB0LATE","Type":"text","PushName":"Ana Souza","Timestamp":"2025-01-01T12:00:00Z"},'
+        '"IsUnavailable":false,"UnavailableType":"","DecryptFailMode":""},"type":"UndecryptableMessage"}')
+    await store.append(event(undecryptable))
+    [waiting] = inbox.thread(ANA, 10)
+    assert (waiting.kind, waiting.body, waiting.message_id) == ("waiting", "[waiting for this message]", "3EB0LATE")
+    assert [e.id for e in store.find_by_message_id("3EB0LATE")]  # the detail's id finds the event
+    await store.append(event(wuzapi_message("3EB0LATE", {"conversation": "here it is"})))
+    [message] = inbox.thread(ANA, 10)
+    assert (message.kind, message.body, message.message_id) == ("text", "here it is", "3EB0LATE")
+    [chat] = inbox.conversations()
+    assert (chat.unread, chat.last_body, chat.title) == (1, "here it is", "Ana Souza")  # counted once

@@ -48,6 +48,12 @@ WUZAPI = [
      "CallOffer", "CallOffer from 5491155553934"),
     ("group info", '{"event":{"Announce":null,"Delete":null,"JID":"120363019502650977@g.us","Join":["5491100000001@s.whatsapp.net"],"Leave":null,"Locked":null,"Name":{"Name":"Team","NameSetAt":"2026-05-19T10:40:13-03:00","NameSetBy":"5491155553934@s.whatsapp.net"},"Notify":"","Sender":"5491155553934@s.whatsapp.net","Timestamp":"2026-05-19T10:40:13-03:00","Topic":null},"instanceName":"acme","type":"GroupInfo","userID":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}',
      "GroupInfo", "GroupInfo 120363019502650977@g.us: name → Team; joined: 5491100000001 (by 5491155553934)"),
+    # whatsmeow events.PairSuccess{ID, LID, BusinessName, Platform}, sent by wuzapi's `case *events.PairSuccess`
+    ("pair success", '{"event":{"ID":"5491155553934:12@s.whatsapp.net","LID":"81896604192873:12@lid","BusinessName":"Acme Store","Platform":"smba"},"instanceName":"acme","type":"PairSuccess","userID":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}',
+     "PairSuccess", "PairSuccess 5491155553934 (Acme Store, smba)"),
+    # whatsmeow events.UndecryptableMessage{Info, IsUnavailable, UnavailableType, DecryptFailMode}
+    ("undecryptable", '{"event":{"Info":{"Chat":"120363019502650977@g.us","Sender":"5491155553934@s.whatsapp.net","IsFromMe":false,"IsGroup":true,"AddressingMode":"","SenderAlt":"","RecipientAlt":"","BroadcastListOwner":"","BroadcastRecipients":null,"ID":"3EB0UNDEC","ServerID":0,"Type":"text","PushName":"John","Timestamp":"2026-05-19T10:40:13-03:00","Category":"","Multicast":false,"MediaType":"","Edit":"","MsgBotInfo":{"EditType":"","EditTargetID":"","EditSenderTimestampMS":"0001-01-01T00:00:00Z"},"MsgMetaInfo":{"TargetID":"","TargetSender":"","TargetChat":"","DeprecatedLIDSession":null,"ThreadMessageID":"","ThreadMessageSenderJID":""},"VerifiedName":null,"DeviceSentMeta":null},"IsUnavailable":false,"UnavailableType":"","DecryptFailMode":""},"instanceName":"acme","type":"UndecryptableMessage","userID":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}',
+     "UndecryptableMessage", "UndecryptableMessage from 5491155553934 in 120363019502650977@g.us: message 3EB0UNDEC could not be decrypted (waiting for it)"),
     ("connected", '{"event":{},"instanceName":"acme","type":"Connected","userID":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}',
      "Connected", "Connected"),
     ("disconnected", '{"event":{},"instanceName":"acme","type":"Disconnected","userID":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}',
@@ -81,7 +87,7 @@ ZAPI = [
     ("call", '{"type":"ReceivedCallback","instanceId":"3C01","phone":"5544999999999","fromMe":false,"momment":1632228638000,"notification":"CALL_MISSED_VOICE","notificationParameters":[]}',
      "ReceivedCallback", "ReceivedCallback CALL_MISSED_VOICE from 5544999999999"),
     ("delivery", '{"type":"DeliveryCallback","instanceId":"3C01","phone":"5544999999999","zaapId":"Z1","messageId":"3EB0SENT","momment":1777494009341}',
-     "Delivery", "Delivery to 5544999999999 delivered"),
+     "Delivery", "Delivery to 5544999999999 sent"),
     ("delivery failed", '{"type":"DeliveryCallback","instanceId":"3C01","phone":"5544999999999","zaapId":"Z1","messageId":"3EB0SENT","momment":1777494009341,"error":"The message was not sent due to a likely shadow ban","errorCode":"SHADOW_BAN"}',
      "Delivery", "Delivery to 5544999999999 failed: The message was not sent due to a likely shadow ban (SHADOW_BAN)"),
     ("status", '{"type":"MessageStatusCallback","instanceId":"3C01","status":"READ","ids":["3EB0SENT","3EB0SENT2"],"momment":1632234645000,"phoneDevice":0,"phone":"5544999999999","isGroup":false}',
@@ -122,6 +128,8 @@ async def test_wuzapi_deliveries(store, start_listener, http, mode, name, json_d
     assert (event.kind, event.summary, event.verdict, event.authentic) == (kind, summary, Verdict.VALID, True)
     assert event.body == body
     assert "messageContextInfo" not in event.summary
+    if name == "undecryptable":  # its id links it: the event detail lists it, and the inbox finds the message by it
+        assert event.message_ids == ("3EB0UNDEC",)
 
 
 async def test_wuzapi_unsigned_on_the_session_path_is_refused(store, start_listener, http):

@@ -249,18 +249,11 @@ def _zapi_link(request: m.SendLink) -> dict[str, Any]:
     return _zapi_send("phone")(request)
 
 
-ZAPI_POLL_RULE = "a Z-API poll is single choice (1) or lets a voter pick any number of options"
-
-
 def _zapi_poll(request: m.SendPoll) -> dict[str, Any]:
+    """Z-API's `pollMaxOptions` is "the maximum number of votes per person" (send-poll.mdx): the spec's
+    `selectableCount` N (1 to the number of options, checked by the model) goes out as itself."""
     body = _zapi_send("phone")(request)
-    count = body.pop("selectableCount", 1)
-    if count == 1:
-        body["pollMaxOptions"] = 1
-    elif count != len(request.poll):
-        raise DialectRefusal(
-            "selectableCount", f"must be 1 or {len(request.poll)} (every option): {ZAPI_POLL_RULE}"
-        )
+    body["pollMaxOptions"] = body.pop("selectableCount", 1)
     return body
 
 
@@ -350,7 +343,7 @@ _TABLE: tuple[Operation[Any, Any], ...] = (
         notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"}),
     _op(OperationId.SEND_POLL, 3, INST, "POST", "send-poll", m.SendPoll, m.SendResult, "Send poll", Section.CHATS,
         is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_poll},
-        notes={Z: "selectableCount 1 goes out as pollMaxOptions 1, the number of options as no limit; others are refused"}),
+        notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"}),
     _op(OperationId.SEND_LOCATION, 4, INST, "POST", "send-location", m.SendLocation, m.SendResult, "Send location",
         Section.CHATS, is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_location},
         notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"}),

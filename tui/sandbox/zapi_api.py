@@ -210,7 +210,7 @@ class ZapiInstanceApi:
         return phone, f"{message} {link}", None
 
     def _poll(self, body: ZapiBody) -> Checked:
-        body.refuse_foreign({"selectableCount": "send pollMaxOptions (1 = single choice; omit it for multiple choice)"})
+        body.refuse_foreign({"selectableCount": "send pollMaxOptions (the most options a voter may pick; 1 = single choice)"})
         phone = self._common(body)
         question = body.required_text("message")
         options = body.objects("poll")

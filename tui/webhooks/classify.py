@@ -11,6 +11,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.webhooks.render import render_zapi
+
 UNKNOWN = "unknown"
 DELIVERY = "Delivery"
 SUMMARY_LIMIT = 200
@@ -147,7 +150,7 @@ def _describe_chat_presence(kind: str, payload: dict) -> tuple[str, list[Any]]:
 def _describe_delivery(kind: str, payload: dict) -> tuple[str, list[Any]]:
     who = _who(payload.get("phone")) or "?"
     error = text_of(payload.get("error"))
-    outcome = f"failed: {error}" if error else "delivered"
+    outcome = f"failed: {error}" if error else "sent"  # handed to WhatsApp, not yet on the phone (receipts.py)
     code = text_of(payload.get("errorCode"))
     return f"{kind} to {who} {outcome}{f' ({code})' if code else ''}", [
         payload.get("messageId"),
@@ -170,8 +173,8 @@ def _describe_received(kind: str, payload: dict) -> tuple[str, list[Any]]:
     direction = "to" if payload.get("fromMe") is True else "from"
     notification = text_of(payload.get("notification"))
     ids = [payload.get("messageId"), payload.get("referenceMessageId")]
-    reaction = dict_of(payload.get("reaction"))
-    ids.append(dict_of(reaction.get("referencedMessage")).get("messageId"))
+    for key in ("reaction", "eventResponse", "pinMessage"):  # each points at the message it is about
+        ids.append(dict_of(dict_of(payload.get(key)).get("referencedMessage")).get("messageId"))
     if notification:
         return f"{kind} {notification} {direction} {sender}", ids
     return f"{kind} {direction} {sender}: {_received_text(payload)}", ids
@@ -208,7 +211,7 @@ def _received_text(payload: dict) -> str:
             if not detail and key == "audio" and text_of(part.get("seconds")):
                 detail = f"{text_of(part.get('seconds'))} s"
             return f"[{key}] {detail}".rstrip()
-    return "(no content)"
+    return render_zapi(payload)[1]  # templates, carousels, orders, payments, events…: the inbox's words, on one line
 
 
 def _describe_presence(kind: str, payload: dict) -> tuple[str, list[Any]]:
@@ -250,6 +253,31 @@ def _describe_group_info(kind: str, payload: dict) -> tuple[str, list[Any]]:
         changes.append("invite link reset")
     by = _who(event.get("Sender"))
     return f"{kind} {group}: {'; '.join(changes) or 'changed'}{f' (by {by})' if by else ''}", []
+
+
+def _describe_pair_success(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    """whatsmeow's PairSuccess (`{"ID", "LID", "BusinessName", "Platform"}`): the number now paired, and on what."""
+    event = dict_of(payload.get("event"))
+    number = _who(event.get("ID")).partition(":")[0] or _who(event.get("LID")).partition(":")[0] or "?"
+    details = ", ".join(word for word in (text_of(event.get("BusinessName")), text_of(event.get("Platform"))) if word)
+    return f"{kind} {number}{f' ({details})' if details else ''}", []
+
+
+def _describe_undecryptable(kind: str, payload: dict) -> tuple[str, list[Any]]:
+    """whatsmeow's UndecryptableMessage: which chat's message could not be read (its content may follow, same id)."""
+    event = dict_of(payload.get("event"))
+    info = dict_of(event.get("Info"))
+    chat = _who(info.get("Chat")) or "?"
+    sender = _who(info.get("Sender"))
+    if info.get("IsFromMe") is True:
+        where = f"to {chat}"
+    elif info.get("IsGroup") is True and sender and sender != chat:
+        where = f"from {sender} in {chat}"
+    else:
+        where = f"from {sender or chat}"
+    reason = "unavailable" if event.get("IsUnavailable") is True else "could not be decrypted"
+    message_id = text_of(info.get("ID"))
+    return f"{kind} {where}: message {message_id or '?'} {reason} (waiting for it)", [info.get("ID")]
 
 
 def _describe_history_sync(kind: str, payload: dict) -> tuple[str, list[Any]]:
@@ -297,6 +325,8 @@ _DESCRIBERS: dict[str, Callable[[str, dict], tuple[str, list[Any]]]] = {
     "CallOffer": _describe_call_offer,
     "GroupInfo": _describe_group_info,
     "HistorySync": _describe_history_sync,
+    "PairSuccess": _describe_pair_success,
+    "UndecryptableMessage": _describe_undecryptable,
     "Connected": _describe_connection,
     "Disconnected": _describe_connection,
     "ConnectedCallback": _describe_connection,
@@ -310,24 +340,6 @@ def _who(value: Any) -> str:
     for suffix in ("@s.whatsapp.net", "@c.us"):
         text = text.removesuffix(suffix)
     return text
-
-
-def text_of(value: Any) -> str:
-    """A payload field as text: strings trimmed, numbers written out, anything else empty (payloads are
-    untrusted JSON; the classifier and the inbox read them the same way)."""
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return ""
-
-
-def dict_of(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def list_of(value: Any) -> list:
-    return value if isinstance(value, list) else []
 
 
 def _count(n: int, noun: str) -> str:

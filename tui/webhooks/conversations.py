@@ -23,11 +23,13 @@ from __future__ import annotations
 import enum
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.webhooks.classify import dict_of, list_of, text_of
+from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.webhooks.receipts import STATUS_MARKS, Receipt, Status, receipt_of  # noqa: F401 (the UI reads the marks here)
+from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.signing import Verdict
 
 SCHEMA = """
@@ -67,24 +69,6 @@ TYPING_SECONDS = 30  # "typing…" lasts this long after the last composing noti
 PREVIEW_LIMIT = 120
 
 
-class Status(enum.IntEnum):
-    """What is known about an outgoing message; higher wins, except that failed always wins."""
-
-    SENT = 1
-    DELIVERED = 2
-    READ = 3
-    FAILED = 9
-
-
-STATUS_MARKS: dict[Status | None, str] = {
-    None: "",
-    Status.SENT: "✓",
-    Status.DELIVERED: "✓✓",
-    Status.READ: "✓✓ read",
-    Status.FAILED: "✗ failed",
-}
-
-
 class NameSource(enum.IntEnum):
     """Where a chat's name came from; a better source replaces a worse one, never the other way round."""
 
@@ -115,12 +99,21 @@ class StatusChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Seen:
+    """The account read what it received in a chat (on the phone or another device): up to `message_ids` when the
+    inbox has them, else all of it."""
+
+    chat_id: str
+    message_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Typing:
     chat_id: str
     typing: bool
 
 
-Change = NewMessage | StatusChange | Typing
+Change = NewMessage | StatusChange | Seen | Typing
 
 
 TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
@@ -171,13 +164,28 @@ def _wuzapi_message(payload: dict) -> list[Change]:
         sender = push or chat_id_of(info.get("Sender")) or None
     vote = dict_of(payload.get("pollVote"))
     if vote:
-        kind, body = "vote", f"voted: {_names(vote.get('selectedOptions'))}"
+        kind, body = "vote", f"voted: {names_of(vote.get('selectedOptions'))}"
     else:
         kind, body = render_whatsmeow(dict_of(event.get("Message")))
     return [
         NewMessage(chat, outgoing, kind, body, text_of(info.get("ID")) or None, sender,
                    push_name=None if is_group(chat) or outgoing else push)
     ]
+
+
+def _wuzapi_undecryptable(payload: dict) -> list[Change]:
+    """whatsmeow's UndecryptableMessage (`{"Info": {...}, "IsUnavailable", "UnavailableType", "DecryptFailMode"}`):
+    the chat shows "waiting for this message" under its id until the Message with that id brings the content."""
+    info = dict_of(dict_of(payload.get("event")).get("Info"))
+    chat = chat_id_of(info.get("Chat") or info.get("Sender"))
+    message_id = text_of(info.get("ID"))
+    if not chat or not message_id:
+        return []
+    outgoing = info.get("IsFromMe") is True
+    push = text_of(info.get("PushName")) or None
+    sender = (push or chat_id_of(info.get("Sender")) or None) if is_group(chat) and not outgoing else None
+    return [NewMessage(chat, outgoing, WAITING, WAITING_TEXT, message_id, sender,
+                       push_name=None if is_group(chat) or outgoing else push)]
 
 
 def _zapi_received(payload: dict) -> list[Change]:
@@ -201,29 +209,30 @@ def _zapi_received(payload: dict) -> list[Change]:
     ]
 
 
-def _delivery(payload: dict) -> list[Change]:
-    ids = tuple(i for i in (text_of(payload.get("messageId")),) if i)
-    if not ids:
-        return []
-    return [StatusChange(ids, Status.FAILED if text_of(payload.get("error")) else Status.DELIVERED)]
+def _receipt(kind: str) -> Callable[[dict], list[Change]]:
+    """Z-API's DeliveryCallback and MessageStatusCallback, WuzAPI's ReadReceipt: what `receipts.RECEIPTS` says.
+    READ_BY_ME (the account read what it received) never marks a sent message; it clears the chat's unread count."""
+    def read(payload: dict) -> list[Change]:
+        receipt = receipt_of(kind, payload)
+        if kind == "Delivery":
+            ids = tuple(i for i in (text_of(payload.get("messageId")),) if i)
+        elif kind == "ReadReceipt":
+            ids = tuple(text_of(i) for i in list_of(dict_of(payload.get("event")).get("MessageIDs")) if text_of(i))
+        else:
+            ids = tuple(text_of(i) for i in (list_of(payload.get("ids")) or [payload.get("id")]) if text_of(i))
+        if receipt is Receipt.READ_BY_ME:
+            chat = _receipt_chat(kind, payload)
+            return [Seen(chat, ids)] if chat else []
+        status = receipt.status if receipt is not None else None
+        return [StatusChange(ids, status)] if status is not None and ids else []
+    return read
 
 
-_ZAPI_STATUS = {"RECEIVED": Status.DELIVERED, "READ": Status.READ, "PLAYED": Status.READ, "SENT": Status.SENT}
-
-
-def _zapi_status(payload: dict) -> list[Change]:
-    status = _ZAPI_STATUS.get(text_of(payload.get("status")).upper())
-    ids = tuple(text_of(i) for i in (list_of(payload.get("ids")) or [payload.get("id")]) if text_of(i))
-    return [StatusChange(ids, status)] if status is not None and ids else []
-
-
-def _read_receipt(payload: dict) -> list[Change]:
-    event = dict_of(payload.get("event"))
-    kind = (text_of(event.get("Type")) or text_of(payload.get("state"))).lower()
-    status = {"read": Status.READ, "read-self": None, "played": Status.READ, "": Status.DELIVERED,
-              "delivered": Status.DELIVERED}.get(kind, None)
-    ids = tuple(text_of(i) for i in list_of(event.get("MessageIDs")) if text_of(i))
-    return [StatusChange(ids, status)] if status is not None and ids else []
+def _receipt_chat(kind: str, payload: dict) -> str:
+    if kind == "ReadReceipt":
+        return chat_id_of(dict_of(payload.get("event")).get("Chat"))
+    chat = chat_id_of(payload.get("phone"))
+    return chat + "@g.us" if chat and payload.get("isGroup") is True and not is_group(chat) else chat
 
 
 def _chat_presence(payload: dict) -> list[Change]:
@@ -241,129 +250,14 @@ def _zapi_presence(payload: dict) -> list[Change]:
 
 _READERS = {
     "Message": _wuzapi_message,
+    "UndecryptableMessage": _wuzapi_undecryptable,
     "ReceivedCallback": _zapi_received,
-    "Delivery": _delivery,
-    "MessageStatusCallback": _zapi_status,
-    "ReadReceipt": _read_receipt,
+    "Delivery": _receipt("Delivery"),
+    "MessageStatusCallback": _receipt("MessageStatusCallback"),
+    "ReadReceipt": _receipt("ReadReceipt"),
     "ChatPresence": _chat_presence,
     "PresenceChatCallback": _zapi_presence,
 }
-
-
-# -- rendering each kind for reading ------------------------------------------------------------------------------
-
-_MEDIA = {"imageMessage": "image", "videoMessage": "video", "audioMessage": "audio", "documentMessage": "document",
-          "stickerMessage": "sticker", "ptvMessage": "video"}
-
-
-def render_whatsmeow(message: dict) -> tuple[str, str]:
-    """(kind, text for reading) of a WuzAPI `Message` (whatsmeow's protobuf as JSON)."""
-    if isinstance(message.get("conversation"), str):
-        return "text", message["conversation"]
-    if isinstance(message.get("pollVote"), dict):  # WuzAPI's decrypted vote (history keeps it beside the content)
-        return "vote", f"voted: {_names(message['pollVote'].get('selectedOptions'))}"
-    wrapped = dict_of(dict_of(message.get("documentWithCaptionMessage")).get("message"))
-    if wrapped:
-        return render_whatsmeow(wrapped)
-    for name, part in message.items():
-        if not isinstance(part, dict) or name in ("messageContextInfo", "senderKeyDistributionMessage"):
-            continue
-        if name == "extendedTextMessage":
-            text = text_of(part.get("text"))
-            title = text_of(part.get("title"))
-            if text_of(part.get("matchedText")) or title:
-                return "link", _lines(text, title and f"  ⧉ {title}", text_of(part.get("description")) and f"  {text_of(part.get('description'))}")
-            quoted = dict_of(dict_of(part.get("contextInfo")).get("quotedMessage"))
-            if quoted:
-                return "text", _lines(f"↪ {_short(render_whatsmeow(quoted)[1])}", text)
-            return "text", text
-        if name in ("buttonsResponseMessage", "templateButtonReplyMessage"):
-            chosen = text_of(part.get("selectedDisplayText")) or text_of(part.get("selectedButtonID")) or "?"
-            return "buttons", f"[pressed] {chosen}"
-        if name == "listResponseMessage":
-            chosen = text_of(part.get("title")) or text_of(dict_of(part.get("singleSelectReply")).get("selectedRowID")) or "?"
-            return "list", f"[chose] {chosen}"
-        if name == "buttonsMessage":
-            labels = [text_of(dict_of(dict_of(b).get("buttonText")).get("displayText")) for b in list_of(part.get("buttons"))]
-            return "buttons", _lines(text_of(part.get("contentText")), " ".join(f"[ {label} ]" for label in labels if label))
-        if name.startswith("pollCreationMessage"):
-            options = [text_of(dict_of(o).get("optionName")) for o in list_of(part.get("options"))]
-            return "poll", _lines(f"[poll] {text_of(part.get('name'))}", *(f"  ○ {o}" for o in options if o))
-        if name == "pollUpdateMessage":
-            return "vote", "voted (encrypted)"
-        if name in _MEDIA:
-            label = _MEDIA[name]
-            detail = text_of(part.get("caption")) or text_of(part.get("fileName")) or text_of(part.get("title"))
-            if not detail and label == "audio" and text_of(part.get("seconds")):
-                detail = f"{text_of(part.get('seconds'))} s"
-            return label, f"[{label}] {detail}".rstrip()
-        if name in ("locationMessage", "liveLocationMessage"):
-            return "location", _location(part.get("name"), part.get("address"),
-                                         part.get("degreesLatitude"), part.get("degreesLongitude"))
-        if name == "contactMessage":
-            return "contact", f"[contact] {text_of(part.get('displayName'))}".rstrip()
-        if name == "contactsArrayMessage":
-            names = [text_of(dict_of(c).get("displayName")) for c in list_of(part.get("contacts"))]
-            return "contact", f"[contacts] {', '.join(n for n in names if n) or text_of(part.get('displayName'))}".rstrip()
-        if name == "reactionMessage":
-            emoji = text_of(part.get("text"))
-            return "reaction", f"[reacted {emoji}]" if emoji else "[reaction removed]"
-        if name == "protocolMessage":
-            return "protocol", "[message changed or deleted]"
-        label = name.removesuffix("Message") or name
-        for field in ("text", "caption", "displayName", "fileName", "name", "title"):
-            if text_of(part.get(field)):
-                return label, f"[{label}] {text_of(part[field])}"
-        return label, f"[{label}]"
-    return "text", "(no content)"
-
-
-def render_zapi(payload: dict) -> tuple[str, str]:
-    """(kind, text for reading) of a Z-API `ReceivedCallback`."""
-    text = dict_of(payload.get("text"))
-    if isinstance(text.get("message"), str):
-        quoted = text_of(payload.get("referenceMessageId"))
-        return "text", text["message"] if not quoted else _lines(f"↪ reply to {quoted}", text["message"])
-    link = dict_of(payload.get("linkPreview")) or dict_of(payload.get("link"))
-    if link:
-        return "link", _lines(text_of(link.get("message")) or text_of(link.get("url")), f"  ⧉ {text_of(link.get('title'))}")
-    buttons = dict_of(payload.get("buttonsResponseMessage"))
-    if buttons:
-        return "buttons", f"[pressed] {text_of(buttons.get('message')) or text_of(buttons.get('buttonId')) or '?'}"
-    listed = dict_of(payload.get("listResponseMessage"))
-    if listed:
-        chosen = text_of(listed.get("title")) or text_of(listed.get("message")) or text_of(listed.get("selectedRowId"))
-        return "list", f"[chose] {chosen or '?'}"
-    poll = dict_of(payload.get("poll"))
-    if poll:
-        options = [text_of(dict_of(o).get("name")) for o in list_of(poll.get("options"))]
-        return "poll", _lines(f"[poll] {text_of(poll.get('question'))}", *(f"  ○ {o}" for o in options if o))
-    vote = dict_of(payload.get("pollVote"))
-    if vote:
-        return "vote", f"voted: {_names(vote.get('options'))}"
-    reaction = dict_of(payload.get("reaction"))
-    if reaction:
-        return "reaction", f"[reacted {text_of(reaction.get('value'))}]"
-    location = dict_of(payload.get("location"))
-    if location:
-        return "location", _location(location.get("name"), location.get("address"),
-                                     location.get("latitude"), location.get("longitude"))
-    contact = dict_of(payload.get("contact"))
-    if contact:
-        return "contact", f"[contact] {text_of(contact.get('displayName'))}".rstrip()
-    for key in ("image", "video", "audio", "document", "sticker"):
-        part = payload.get(key)
-        if isinstance(part, dict):
-            detail = text_of(part.get("caption")) or text_of(part.get("fileName")) or text_of(part.get("title"))
-            if not detail and key == "audio" and text_of(part.get("seconds")):
-                detail = f"{text_of(part.get('seconds'))} s"
-            return key, f"[{key}] {detail}".rstrip()
-    return "text", "(no content)"
-
-
-def _location(name: Any, address: Any, lat: Any, lng: Any) -> str:
-    where = f"({text_of(lat)}, {text_of(lng)})" if text_of(lat) and text_of(lng) else ""
-    return _lines(f"[location] {text_of(name)}".rstrip(), "  " + " ".join(p for p in (text_of(address), where) if p))
 
 
 def preview_of(body: str) -> str:
@@ -401,6 +295,8 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
                    ON CONFLICT(message_id) DO UPDATE SET status = max(status, excluded.status)""",
                 [(message_id, int(change.status)) for message_id in change.message_ids],
             )
+        elif isinstance(change, Seen):
+            seen(connection, change.chat_id, change.message_ids)
         else:
             connection.execute(
                 """INSERT INTO conversations(chat_id, last_us, last_body, typing_us) VALUES (?, ?, '', ?)
@@ -421,6 +317,8 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
          message.sender, event_id),
     ).rowcount
     if not inserted:
+        if message.message_id and message.kind != WAITING:
+            _replace_placeholder(connection, message)
         return False
     if message.outgoing and message.message_id:
         connection.execute(
@@ -444,6 +342,21 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
          0 if message.outgoing else 1),
     )
     return True
+
+
+def _replace_placeholder(connection: sqlite3.Connection, message: NewMessage) -> None:
+    """The content of a message shown as "waiting for this message": it takes the placeholder's place (counted
+    once, in its place in the thread), and the chat's preview when the placeholder was the last message."""
+    key = (message.message_id, message.chat_id, int(message.outgoing), WAITING)
+    row = connection.execute(
+        "SELECT id, at_us FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ? AND kind = ?", key
+    ).fetchone()
+    if row is None:
+        return
+    connection.execute("UPDATE chat_messages SET kind = ?, body = ?, sender = coalesce(?, sender) WHERE id = ?",
+                       (message.kind, message.body, message.sender, row[0]))
+    connection.execute("UPDATE conversations SET last_body = ? WHERE chat_id = ? AND last_us <= ?",
+                       (preview_of(message.body), message.chat_id, row[1]))
 
 
 _SET_NAME = """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
@@ -480,6 +393,26 @@ def list_chats(connection: sqlite3.Connection, chats: Iterable[ListedChat]) -> i
 
 def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
     connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
+
+
+def seen(connection: sqlite3.Connection, chat_id: str, message_ids: tuple[str, ...]) -> None:
+    """The account read a chat up to the newest of `message_ids`: what came in after it stays unread (a receipt
+    that arrives late never hides newer messages, and never raises the count). Ids the inbox lacks: all read."""
+    marks = ",".join("?" * len(message_ids))
+    newest = connection.execute(
+        f"""SELECT at_us, id FROM chat_messages WHERE chat_id = ? AND message_id IN ({marks})
+            ORDER BY at_us DESC, id DESC LIMIT 1""",
+        (chat_id, *message_ids),
+    ).fetchone() if message_ids else None
+    if newest is None:
+        mark_seen(connection, chat_id)
+        return
+    connection.execute(
+        """UPDATE conversations SET unread = min(unread, (SELECT count(*) FROM chat_messages
+               WHERE chat_id = ?1 AND NOT outgoing AND (at_us, id) > (?2, ?3)))
+           WHERE chat_id = ?1""",
+        (chat_id, *newest),
+    )
 
 
 # -- names from the gateways' lists (Z-API /contacts, /chats, /groups; WuzAPI /user/contacts, /group/list) -----------
@@ -668,22 +601,6 @@ def statuses(connection: sqlite3.Connection, message_ids: list[str]) -> dict[str
 
 
 # -- small helpers --------------------------------------------------------------------------------------------------
-
-
-def _lines(*parts: str | None) -> str:
-    return "\n".join(part for part in parts if part)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _names(options: Any) -> str:
-    names = []
-    for item in list_of(options):
-        names.append(text_of(dict_of(item).get("name") or dict_of(item).get("optionName")) if isinstance(item, dict) else text_of(item))
-    return ", ".join(name for name in names if name) or "nothing"
 
 
 def payload_of(body: bytes, payload_text: str | None) -> Any:
