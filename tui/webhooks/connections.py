@@ -10,6 +10,9 @@ itself on a well-kept parser:
   close`). A request head the parser refuses (unknown method, broken Content-Length, a Transfer-Encoding other than
   chunked, an upgrade...) or one over the size limits below is answered 400 and the connection closed; requests that
   arrived in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
+- Pipelining: at most MAX_QUEUED requests are parsed ahead of the one being answered; the rest of the read is kept
+  as bytes and the connection stops reading until they are answered, so a flood of tiny requests is answered in
+  order without ever being held as thousands of objects, and never refused (a 4xx tells a gateway not to retry).
 - Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
   previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
 - Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
@@ -54,11 +57,12 @@ MAX_TARGET = 8190
 MAX_FIELD = 8190
 MAX_HEADERS = 100
 MAX_HEAD = 64 * 1024  # bytes received while a head is incomplete
-# Requests parsed ahead of the one being answered (pipelining) before the connection stops reading.
+# Requests parsed ahead of the one being answered (pipelining) before the connection stops reading and parsing.
 MAX_QUEUED = 8
-# Requests waiting on one connection past which it is answered 400 and closed: one read (256 KiB) can hold thousands
-# of tiny pipelined requests, each held as an object many times its size on the wire. Webhook senders do not pipeline.
-MAX_PIPELINED = 100
+# A read is parsed this many bytes at a time (a body's declared rest in one piece), so that parsing can stop once
+# MAX_QUEUED requests wait: one read (256 KiB) can hold thousands of tiny pipelined requests, each held as an object
+# many times its size on the wire. At most FEED_SLICE / 18 (the shortest request) more are parsed past the limit.
+FEED_SLICE = 4096
 # After an answer that closes the connection, the rest of the request is read and discarded this long at most.
 LINGER = 2.0
 
@@ -218,6 +222,7 @@ class _Connection(asyncio.Protocol):
         self._header_count = 0
         self._head_bytes: int | None = None  # bytes received while a head is incomplete
         self._new_in_feed = 0  # requests whose head completed in the current data_received
+        self._unparsed = b""  # the rest of a read, left unparsed while MAX_QUEUED requests wait
         self._task: asyncio.Task[None] | None = None
         self._paused = False
         self._closing = False  # answered with close, or a bad request: everything further is discarded
@@ -254,18 +259,41 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._closing:
             return
-        if self._head_bytes is not None:
-            self._head_bytes += len(data)
-        self._new_in_feed = 0
-        try:
-            if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
-                raise _BadHead
-            self._parser.feed_data(data)
-        except (httptools.HttpParserError, _BadHead):
-            self._bad_request()
-            return
-        if self._parsing is not None or self._paused or len(self._requests) > MAX_QUEUED:
+        if self._unparsed:  # a read under way when the transport was paused: it comes after what was left
+            data = self._unparsed + data
+        self._feed(data)
+        if self._parsing is not None or self._paused or self._unparsed or len(self._requests) > MAX_QUEUED:
             self._update_reading()
+
+    def _feed(self, data: bytes) -> None:
+        """Parse a read, FEED_SLICE bytes at a time when it is longer, until more than MAX_QUEUED requests wait:
+        the rest is kept in `_unparsed` (fed by _update_reading once they are answered)."""
+        self._new_in_feed = 0
+        self._unparsed = b""
+        size = len(data)
+        offset = 0
+        while offset < size:
+            if len(self._requests) > MAX_QUEUED:
+                self._unparsed = data[offset:]
+                return
+            end = size
+            if size - offset > FEED_SLICE:
+                span = FEED_SLICE
+                parsing = self._parsing
+                if parsing is not None and parsing._limit >= 0 and parsing.content_length:  # a kept body's rest
+                    span = max(span, parsing.content_length - parsing._size)
+                end = min(size, offset + span)
+            piece = data if offset == 0 and end == size else memoryview(data)[offset:end]
+            if self._head_bytes is not None:
+                self._head_bytes += end - offset
+            try:
+                if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
+                    raise _BadHead
+                self._parser.feed_data(piece)
+            except (httptools.HttpParserError, _BadHead):
+                self._bad_request()
+                return
+            offset = end
 
     def eof_received(self) -> bool:
         self._eof = True
@@ -309,8 +337,6 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
-        if len(self._requests) >= MAX_PIPELINED:
-            raise _BadHead
         parser = self._parser
         url = self._url
         request = Request(
@@ -417,6 +443,7 @@ class _Connection(asyncio.Protocol):
         closed. The requests of this read are dropped, as aiohttp did."""
         self._closing = True
         self._head_bytes = None
+        self._unparsed = b""
         parsing = self._parsing
         if parsing is not None and self._new_in_feed == 0 and parsing.method == "POST" and parsing in self._requests:
             # Its handler either reads the body (and answers 400 for the framing) or has answered with a close.
@@ -446,6 +473,7 @@ class _Connection(asyncio.Protocol):
         (thrown away) for up to LINGER seconds, so it reads the answer and not a reset."""
         self._closing = self._ended = True
         self._requests.clear()
+        self._unparsed = b""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
@@ -468,12 +496,17 @@ class _Connection(asyncio.Protocol):
         self._update_reading()
 
     def _update_reading(self) -> None:
-        """Stop reading while a body waits for its handler to admit it, or too many requests are queued."""
+        """Stop reading while a body waits for its handler to admit it, or too many requests are queued; parse
+        what was left unparsed once few enough are."""
         transport = self.transport
         if transport is None or self._closing:
             return
+        if self._unparsed and len(self._requests) <= MAX_QUEUED:
+            self._feed(self._unparsed)
+            if self._closing:
+                return
         parsing = self._parsing
-        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED
+        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED or bool(self._unparsed)
         if pause != self._paused:
             self._paused = pause
             if pause:
