@@ -203,6 +203,79 @@ async def test_a_body_shorter_than_declared_then_closed_gets_no_500(store, start
     await honest_event_is_answered(listener.port)
 
 
+# -- protocol upgrades: ignored (RFC 9110 7.8 lets a server go on in HTTP/1.1) -----------------------------------
+
+# What `curl --http2` adds to a request over http://.
+H2C = "Upgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n"
+
+
+def upgrading(raw: bytes, framing: str) -> bytes:
+    """A keep-alive request asking for h2c, its body framed by Content-Length or chunked."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    head = head.replace(b"\r\nContent-Type:", b"\r\n" + H2C.encode() + b"Content-Type:", 1)
+    if framing == "chunked":
+        head = re.sub(rb"Content-Length: \d+", b"Transfer-Encoding: chunked", head)
+        half = len(body) // 2
+        body = b"%x\r\n%s\r\n%x;ext=1\r\n%s\r\n0\r\n\r\n" % (half, body[:half], len(body) - half, body[half:])
+    return head + b"\r\n\r\n" + body
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+async def test_a_signed_post_asking_for_h2c_is_stored_and_answered_200_in_http_1_1(
+    store, start_listener, caplog, framing
+):
+    """Once no answer, the event stored as rejected with an empty body, and asyncio's "Fatal error" logged: the
+    parser stops at an upgrade's head and leaves its body unread."""
+    caplog.set_level(logging.ERROR)
+    listener = await start_listener(hmac_key=KEY)
+    posts = signed_posts(3, "U")
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    # Two asking for the upgrade and one after them, pipelined: the bodies are framed as in HTTP/1.1.
+    writer.write(upgrading(posts[0][0], framing) + upgrading(posts[1][0], framing) + posts[2][0])
+    answers = await asyncio.wait_for(read_answers(reader, 3), CEILING)
+    writer.close()
+    assert answers == [(200, b'{"id":1}'), (200, b'{"id":2}'), (200, b'{"id":3}')]
+    events = [store.get(n) for n in (1, 2, 3)]
+    assert [(event.body, event.verdict, event.rejected) for event in events] == [
+        (body, "valid", False) for _raw, body in posts
+    ]
+    assert [entry.getMessage() for entry in caplog.records if entry.levelno >= logging.ERROR] == []
+
+
+@pytest.mark.parametrize(
+    "upgrade", [pytest.param(H2C, id="h2c"), pytest.param("Upgrade: websocket\r\nConnection: Upgrade\r\n", id="websocket")]
+)
+async def test_a_get_asking_for_an_upgrade_gets_405_and_the_connection_keeps_serving(
+    store, start_listener, caplog, upgrade
+):
+    caplog.set_level(logging.ERROR)
+    listener = await start_listener(hmac_key=KEY)
+    (post, body), = signed_posts(1, "G")
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(f"GET /hook HTTP/1.1\r\nHost: x\r\n{upgrade}\r\n".encode())
+    (status, _), = await asyncio.wait_for(read_answers(reader, 1), CEILING)
+    writer.write(post)
+    answers = await asyncio.wait_for(read_answers(reader, 1), CEILING)
+    writer.close()
+    assert (status, answers) == (405, [(200, b'{"id":1}')])
+    assert store.get(1).body == body
+    assert [entry.getMessage() for entry in caplog.records if entry.levelno >= logging.ERROR] == []
+
+
+async def test_connect_gets_405_and_the_connection_closed(store, start_listener, caplog):
+    """What follows a CONNECT's head is meant for a tunnel: nothing of it is read as requests."""
+    caplog.set_level(logging.ERROR)
+    listener = await start_listener(hmac_key=KEY)
+    (post, _body), = signed_posts(1, "C")
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n" + post)
+    answer = await asyncio.wait_for(reader.read(), CEILING)  # until the listener closes
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 405 ") and b"\r\nConnection: close\r\n" in answer
+    assert answer.count(b"HTTP/1.1 ") == 1 and store.count() == 0
+    assert [entry.getMessage() for entry in caplog.records if entry.levelno >= logging.ERROR] == []
+
+
 # -- stalls -----------------------------------------------------------------------------------------------------
 
 

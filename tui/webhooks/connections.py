@@ -8,11 +8,14 @@ itself on a well-kept parser:
 - Requests on a connection are answered in order (pipelined ones too), one at a time, by the handler; the
   connection stays open unless the request or the answer says close (HTTP/1.0 without keep-alive, `Connection:
   close`). A request head the parser refuses (unknown method, broken Content-Length, a Transfer-Encoding other than
-  chunked, an upgrade...) or one over the size limits below is answered 400 and the connection closed; requests that
-  arrived in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
+  chunked...) or one over the size limits below is answered 400 and the connection closed; requests that arrived
+  in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
 - Pipelining: at most MAX_QUEUED requests are parsed ahead of the one being answered; the rest of the read is kept
   as bytes and the connection stops reading until they are answered, so a flood of tiny requests is answered in
   order without ever being held as thousands of objects, and never refused (a 4xx tells a gateway not to retry).
+- `Upgrade` (curl's `--http2` asks for h2c) is ignored, as RFC 9110 7.8 allows: the request is served in HTTP/1.1,
+  its body framed as usual (llhttp stops at an upgrade's head, so a fresh parser reads the body and what follows).
+  CONNECT is answered by the handler (405) and the connection closed: what follows its head is meant for a tunnel.
 - Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
   previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
 - Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
@@ -223,6 +226,8 @@ class _Connection(asyncio.Protocol):
         self._head_bytes: int | None = None  # bytes received while a head is incomplete
         self._new_in_feed = 0  # requests whose head completed in the current data_received
         self._unparsed = b""  # the rest of a read, left unparsed while MAX_QUEUED requests wait
+        self._upgrading: Request | None = None  # a request that asked for an upgrade, its body not read yet
+        self._made_up_head = False  # feeding a fresh parser a head of our own, so that it reads such a body
         self._task: asyncio.Task[None] | None = None
         self._paused = False
         self._closing = False  # answered with close, or a bad request: everything further is discarded
@@ -290,10 +295,36 @@ class _Connection(asyncio.Protocol):
                 if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
                     raise _BadHead
                 self._parser.feed_data(piece)
+            except httptools.HttpParserUpgrade as upgrade:
+                end = offset + upgrade.args[0]  # where the upgrade's head ended: the parser stopped there
+                if not self._upgrade_ignored():
+                    return
             except (httptools.HttpParserError, _BadHead):
                 self._bad_request()
                 return
             offset = end
+
+    def _upgrade_ignored(self) -> bool:
+        """After a head asking for an upgrade: go on in HTTP/1.1 with a fresh parser, which reads the request's
+        body (llhttp left it unread) from a head made up to frame it as declared. False after a CONNECT: the rest
+        is not read."""
+        request, self._upgrading = self._upgrading, None
+        if request is None or request.method == "CONNECT" or request not in self._requests:
+            if request is not None:
+                request.keep_alive = False
+            self._closing = True  # answered (405), then closed: nothing after the head is read
+            return False
+        self._parser = httptools.HttpRequestParser(self)
+        if not request.complete:
+            length = request.content_length
+            framing = b"Transfer-Encoding: chunked" if length is None else b"Content-Length: %d" % length
+            close = b"" if request.keep_alive else b"Connection: close\r\n"
+            self._made_up_head = True
+            try:
+                self._parser.feed_data(b"POST / HTTP/1.1\r\n%s\r\n%s\r\n" % (framing, close))
+            finally:
+                self._made_up_head = False
+        return True
 
     def eof_received(self) -> bool:
         self._eof = True
@@ -315,17 +346,23 @@ class _Connection(asyncio.Protocol):
     # -- httptools callbacks -------------------------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
+        if self._made_up_head:
+            return
         self._url = b""
         self._headers = {}
         self._header_count = 0
         self._head_bytes = 0
 
     def on_url(self, url: bytes) -> None:
+        if self._made_up_head:
+            return
         self._url += url
         if len(self._url) > MAX_TARGET:
             raise _BadHead
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if self._made_up_head:
+            return
         self._header_count += 1
         if self._header_count > MAX_HEADERS or len(name) + len(value) > MAX_FIELD:
             raise _BadHead
@@ -336,6 +373,8 @@ class _Connection(asyncio.Protocol):
             self._headers[key] = value.decode("ascii") if value.isascii() else value.decode("utf-8", "replace")
 
     def on_headers_complete(self) -> None:
+        if self._made_up_head:
+            return
         self._head_bytes = None
         parser = self._parser
         url = self._url
@@ -365,6 +404,10 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         request = self._parsing
+        if self._parser.should_upgrade():  # llhttp ends the message at an upgrade's head, its body unread
+            self._upgrading = request
+            if request is not None and request.content_length != 0:
+                return  # the body is read by the parser that replaces this one (_upgrade_ignored)
         if request is not None:
             request.complete = True
             request._wake()
