@@ -16,6 +16,7 @@ itself on a well-kept parser:
 - `Upgrade` (curl's `--http2` asks for h2c) is ignored, as RFC 9110 7.8 allows: the request is served in HTTP/1.1,
   its body framed as usual (llhttp stops at an upgrade's head, so a fresh parser reads the body and what follows).
   CONNECT is answered by the handler (405) and the connection closed: what follows its head is meant for a tunnel.
+- HEAD is answered with the head its GET would get (Content-Length included) and no body (RFC 9110 9.3.2).
 - Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
   previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
 - Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
@@ -455,7 +456,7 @@ class _Connection(asyncio.Protocol):
         body = answer.body
         status = answer.status
         close = answer.close or not request.keep_alive
-        if status == 200 and not close and not answer.headers and request.http_version == "1.1":
+        if status == 200 and not close and not answer.headers and request.http_version == "1.1" and request.method != "HEAD":
             transport.write(
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\n\r\n%s"
                 % (len(body), _http_date(), body)
