@@ -7,9 +7,10 @@ itself on a well-kept parser:
 
 - Requests on a connection are answered in order (pipelined ones too), one at a time, by the handler; the
   connection stays open unless the request or the answer says close (HTTP/1.0 without keep-alive, `Connection:
-  close`). A request head the parser refuses (unknown method, broken Content-Length, a Transfer-Encoding other than
-  chunked...) or one over the size limits below is answered 400 and the connection closed; requests that arrived
-  in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
+  close`: nothing after that request is read, RFC 9112 9.6). A request head the parser refuses (unknown method,
+  broken Content-Length, a Transfer-Encoding other than chunked...) or one over the size limits below is answered
+  400 and the connection closed; requests that arrived in the same read as it are dropped unanswered (as aiohttp
+  did), the sender resends them.
 - Pipelining: at most MAX_QUEUED requests are parsed ahead of the one being answered; the rest of the read is kept
   as bytes and the connection stops reading until they are answered, so a flood of tiny requests is answered in
   order without ever being held as thousands of objects, and never refused (a 4xx tells a gateway not to retry).
@@ -231,7 +232,7 @@ class _Connection(asyncio.Protocol):
         self._made_up_head = False  # feeding a fresh parser a head of our own, so that it reads such a body
         self._task: asyncio.Task[None] | None = None
         self._paused = False
-        self._closing = False  # answered with close, or a bad request: everything further is discarded
+        self._closing = False  # a request that closes, or a bad one, was read: everything further is discarded
         self._ended = False  # an answer that ends the connection was written
         self._eof = False
         self._lost = False
@@ -278,7 +279,7 @@ class _Connection(asyncio.Protocol):
         self._unparsed = b""
         size = len(data)
         offset = 0
-        while offset < size:
+        while offset < size and not self._closing:
             if len(self._requests) > MAX_QUEUED:
                 self._unparsed = data[offset:]
                 return
@@ -301,7 +302,8 @@ class _Connection(asyncio.Protocol):
                 if not self._upgrade_ignored():
                     return
             except (httptools.HttpParserError, _BadHead):
-                self._bad_request()
+                if not self._closing:  # else: bytes after a request that closes the connection, never read
+                    self._bad_request()
                 return
             offset = end
 
@@ -377,6 +379,9 @@ class _Connection(asyncio.Protocol):
         if self._made_up_head:
             return
         self._head_bytes = None
+        coding = self._headers.get("transfer-encoding")
+        if coding is not None and coding.strip().lower() != "chunked":  # a coding the listener cannot undo
+            raise _BadHead
         parser = self._parser
         url = self._url
         request = Request(
@@ -412,6 +417,8 @@ class _Connection(asyncio.Protocol):
         if request is not None:
             request.complete = True
             request._wake()
+            if not request.keep_alive:
+                self._closing = True  # RFC 9112 9.6: nothing after it is read; it is answered, then the close
         self._parsing = None
 
     # -- serving -------------------------------------------------------------------------------------------------
