@@ -118,3 +118,37 @@ async def test_garbage_after_pipelined_requests_is_answered_400_after_them(store
         assert head.startswith(b"HTTP/1.1 400 ") and b"\r\nConnection: close\r\n" in head
         assert await asyncio.wait_for(reader.read(), WAIT) == b""
         assert store.get(2) is not None
+
+
+async def test_head_gets_the_head_its_get_would_get_and_no_body(store, start_listener):
+    """RFC 9110 9.3.2: the same header fields as for GET (Content-Length the GET body's size, as 8.6 allows), and no
+    body: the next bytes on the wire are the next answer's status line."""
+    listener = await start_listener(hmac_key=KEY)
+    async with connected(listener.port) as (reader, writer):
+        writer.write(b"GET /hook HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        get_head, get_body = await answer(reader)
+        writer.write(b"HEAD /hook HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + post())
+        head_head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), WAIT)
+        after, body = await answer(reader)
+    assert get_head.startswith(b"HTTP/1.1 405 ") and len(get_body) > 0
+    assert re.sub(DATE.encode(), b"", head_head) == re.sub(DATE.encode(), b"", get_head)
+    assert after.startswith(b"HTTP/1.1 200 OK\r\n") and body == b'{"id":1}'
+    async with connected(listener.port) as (reader, writer):  # HTTP/1.0: the head, then the connection closed
+        writer.write(b"HEAD /hook HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        closing = await asyncio.wait_for(reader.read(), WAIT)
+    assert closing.startswith(b"HTTP/1.0 405 ") and closing.endswith(b"\r\n\r\n")
+    assert b"Content-Length: %d\r\n" % len(get_body) in closing
+
+
+async def test_bytes_after_a_request_that_closes_are_ignored_and_it_is_answered(store, start_listener):
+    """RFC 9112 9.6: nothing after a `Connection: close` (or HTTP/1.0) request is read. Once a 400 with the request
+    dropped, when more bytes came in the same read: a 4xx tells a gateway not to retry."""
+    listener = await start_listener(hmac_key=KEY)
+    for closing in (post(extra="Connection: close\r\n"), post("1.0")):
+        async with connected(listener.port) as (reader, writer):
+            writer.write(closing + post() + b"NOT HTTP AT ALL\r\n\r\n")
+            head, body = await answer(reader)
+            assert head.startswith((b"HTTP/1.1 200 OK\r\n", b"HTTP/1.0 200 OK\r\n")), head
+            assert await asyncio.wait_for(reader.read(), WAIT) == b""  # then closed, nothing more answered
+    assert (listener.received, listener.duplicates) == (1, 1)  # both stored (the same body: the second a repeat)
+    assert store.get(3) is None

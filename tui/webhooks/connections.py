@@ -7,9 +7,17 @@ itself on a well-kept parser:
 
 - Requests on a connection are answered in order (pipelined ones too), one at a time, by the handler; the
   connection stays open unless the request or the answer says close (HTTP/1.0 without keep-alive, `Connection:
-  close`). A request head the parser refuses (unknown method, broken Content-Length, a Transfer-Encoding other than
-  chunked, an upgrade...) or one over the size limits below is answered 400 and the connection closed; requests that
-  arrived in the same read as it are dropped unanswered (as aiohttp did), the sender resends them.
+  close`: nothing after that request is read, RFC 9112 9.6). A request head the parser refuses (unknown method,
+  broken Content-Length, a Transfer-Encoding other than chunked...) or one over the size limits below is answered
+  400 and the connection closed; requests that arrived in the same read as it are dropped unanswered (as aiohttp
+  did), the sender resends them.
+- Pipelining: at most MAX_QUEUED requests are parsed ahead of the one being answered; the rest of the read is kept
+  as bytes and the connection stops reading until they are answered, so a flood of tiny requests is answered in
+  order without ever being held as thousands of objects, and never refused (a 4xx tells a gateway not to retry).
+- `Upgrade` (curl's `--http2` asks for h2c) is ignored, as RFC 9110 7.8 allows: the request is served in HTTP/1.1,
+  its body framed as usual (llhttp stops at an upgrade's head, so a fresh parser reads the body and what follows).
+  CONNECT is answered by the handler (405) and the connection closed: what follows its head is meant for a tunnel.
+- HEAD is answered with the head its GET would get (Content-Length included) and no body (RFC 9110 9.3.2).
 - Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
   previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
 - Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
@@ -54,11 +62,12 @@ MAX_TARGET = 8190
 MAX_FIELD = 8190
 MAX_HEADERS = 100
 MAX_HEAD = 64 * 1024  # bytes received while a head is incomplete
-# Requests parsed ahead of the one being answered (pipelining) before the connection stops reading.
+# Requests parsed ahead of the one being answered (pipelining) before the connection stops reading and parsing.
 MAX_QUEUED = 8
-# Requests waiting on one connection past which it is answered 400 and closed: one read (256 KiB) can hold thousands
-# of tiny pipelined requests, each held as an object many times its size on the wire. Webhook senders do not pipeline.
-MAX_PIPELINED = 100
+# A read is parsed this many bytes at a time (a body's declared rest in one piece), so that parsing can stop once
+# MAX_QUEUED requests wait: one read (256 KiB) can hold thousands of tiny pipelined requests, each held as an object
+# many times its size on the wire. At most FEED_SLICE / 18 (the shortest request) more are parsed past the limit.
+FEED_SLICE = 4096
 # After an answer that closes the connection, the rest of the request is read and discarded this long at most.
 LINGER = 2.0
 
@@ -218,9 +227,12 @@ class _Connection(asyncio.Protocol):
         self._header_count = 0
         self._head_bytes: int | None = None  # bytes received while a head is incomplete
         self._new_in_feed = 0  # requests whose head completed in the current data_received
+        self._unparsed = b""  # the rest of a read, left unparsed while MAX_QUEUED requests wait
+        self._upgrading: Request | None = None  # a request that asked for an upgrade, its body not read yet
+        self._made_up_head = False  # feeding a fresh parser a head of our own, so that it reads such a body
         self._task: asyncio.Task[None] | None = None
         self._paused = False
-        self._closing = False  # answered with close, or a bad request: everything further is discarded
+        self._closing = False  # a request that closes, or a bad one, was read: everything further is discarded
         self._ended = False  # an answer that ends the connection was written
         self._eof = False
         self._lost = False
@@ -254,18 +266,68 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._closing:
             return
-        if self._head_bytes is not None:
-            self._head_bytes += len(data)
-        self._new_in_feed = 0
-        try:
-            if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
-                raise _BadHead
-            self._parser.feed_data(data)
-        except (httptools.HttpParserError, _BadHead):
-            self._bad_request()
-            return
-        if self._parsing is not None or self._paused or len(self._requests) > MAX_QUEUED:
+        if self._unparsed:  # a read under way when the transport was paused: it comes after what was left
+            data = self._unparsed + data
+        self._feed(data)
+        if self._parsing is not None or self._paused or self._unparsed or len(self._requests) > MAX_QUEUED:
             self._update_reading()
+
+    def _feed(self, data: bytes) -> None:
+        """Parse a read, FEED_SLICE bytes at a time when it is longer, until more than MAX_QUEUED requests wait:
+        the rest is kept in `_unparsed` (fed by _update_reading once they are answered)."""
+        self._new_in_feed = 0
+        self._unparsed = b""
+        size = len(data)
+        offset = 0
+        while offset < size and not self._closing:
+            if len(self._requests) > MAX_QUEUED:
+                self._unparsed = data[offset:]
+                return
+            end = size
+            if size - offset > FEED_SLICE:
+                span = FEED_SLICE
+                parsing = self._parsing
+                if parsing is not None and parsing._limit >= 0 and parsing.content_length:  # a kept body's rest
+                    span = max(span, parsing.content_length - parsing._size)
+                end = min(size, offset + span)
+            piece = data if offset == 0 and end == size else memoryview(data)[offset:end]
+            if self._head_bytes is not None:
+                self._head_bytes += end - offset
+            try:
+                if self._head_bytes is not None and self._head_bytes > MAX_HEAD:
+                    raise _BadHead
+                self._parser.feed_data(piece)
+            except httptools.HttpParserUpgrade as upgrade:
+                end = offset + upgrade.args[0]  # where the upgrade's head ended: the parser stopped there
+                if not self._upgrade_ignored():
+                    return
+            except (httptools.HttpParserError, _BadHead):
+                if not self._closing:  # else: bytes after a request that closes the connection, never read
+                    self._bad_request()
+                return
+            offset = end
+
+    def _upgrade_ignored(self) -> bool:
+        """After a head asking for an upgrade: go on in HTTP/1.1 with a fresh parser, which reads the request's
+        body (llhttp left it unread) from a head made up to frame it as declared. False after a CONNECT: the rest
+        is not read."""
+        request, self._upgrading = self._upgrading, None
+        if request is None or request.method == "CONNECT" or request not in self._requests:
+            if request is not None:
+                request.keep_alive = False
+            self._closing = True  # answered (405), then closed: nothing after the head is read
+            return False
+        self._parser = httptools.HttpRequestParser(self)
+        if not request.complete:
+            length = request.content_length
+            framing = b"Transfer-Encoding: chunked" if length is None else b"Content-Length: %d" % length
+            close = b"" if request.keep_alive else b"Connection: close\r\n"
+            self._made_up_head = True
+            try:
+                self._parser.feed_data(b"POST / HTTP/1.1\r\n%s\r\n%s\r\n" % (framing, close))
+            finally:
+                self._made_up_head = False
+        return True
 
     def eof_received(self) -> bool:
         self._eof = True
@@ -287,17 +349,23 @@ class _Connection(asyncio.Protocol):
     # -- httptools callbacks -------------------------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
+        if self._made_up_head:
+            return
         self._url = b""
         self._headers = {}
         self._header_count = 0
         self._head_bytes = 0
 
     def on_url(self, url: bytes) -> None:
+        if self._made_up_head:
+            return
         self._url += url
         if len(self._url) > MAX_TARGET:
             raise _BadHead
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if self._made_up_head:
+            return
         self._header_count += 1
         if self._header_count > MAX_HEADERS or len(name) + len(value) > MAX_FIELD:
             raise _BadHead
@@ -308,8 +376,11 @@ class _Connection(asyncio.Protocol):
             self._headers[key] = value.decode("ascii") if value.isascii() else value.decode("utf-8", "replace")
 
     def on_headers_complete(self) -> None:
+        if self._made_up_head:
+            return
         self._head_bytes = None
-        if len(self._requests) >= MAX_PIPELINED:
+        coding = self._headers.get("transfer-encoding")
+        if coding is not None and coding.strip().lower() != "chunked":  # a coding the listener cannot undo
             raise _BadHead
         parser = self._parser
         url = self._url
@@ -339,9 +410,15 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         request = self._parsing
+        if self._parser.should_upgrade():  # llhttp ends the message at an upgrade's head, its body unread
+            self._upgrading = request
+            if request is not None and request.content_length != 0:
+                return  # the body is read by the parser that replaces this one (_upgrade_ignored)
         if request is not None:
             request.complete = True
             request._wake()
+            if not request.keep_alive:
+                self._closing = True  # RFC 9112 9.6: nothing after it is read; it is answered, then the close
         self._parsing = None
 
     # -- serving -------------------------------------------------------------------------------------------------
@@ -386,7 +463,7 @@ class _Connection(asyncio.Protocol):
         body = answer.body
         status = answer.status
         close = answer.close or not request.keep_alive
-        if status == 200 and not close and not answer.headers and request.http_version == "1.1":
+        if status == 200 and not close and not answer.headers and request.http_version == "1.1" and request.method != "HEAD":
             transport.write(
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nDate: %s\r\n\r\n%s"
                 % (len(body), _http_date(), body)
@@ -417,6 +494,7 @@ class _Connection(asyncio.Protocol):
         closed. The requests of this read are dropped, as aiohttp did."""
         self._closing = True
         self._head_bytes = None
+        self._unparsed = b""
         parsing = self._parsing
         if parsing is not None and self._new_in_feed == 0 and parsing.method == "POST" and parsing in self._requests:
             # Its handler either reads the body (and answers 400 for the framing) or has answered with a close.
@@ -446,6 +524,7 @@ class _Connection(asyncio.Protocol):
         (thrown away) for up to LINGER seconds, so it reads the answer and not a reset."""
         self._closing = self._ended = True
         self._requests.clear()
+        self._unparsed = b""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
@@ -468,12 +547,17 @@ class _Connection(asyncio.Protocol):
         self._update_reading()
 
     def _update_reading(self) -> None:
-        """Stop reading while a body waits for its handler to admit it, or too many requests are queued."""
+        """Stop reading while a body waits for its handler to admit it, or too many requests are queued; parse
+        what was left unparsed once few enough are."""
         transport = self.transport
         if transport is None or self._closing:
             return
+        if self._unparsed and len(self._requests) <= MAX_QUEUED:
+            self._feed(self._unparsed)
+            if self._closing:
+                return
         parsing = self._parsing
-        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED
+        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED or bool(self._unparsed)
         if pause != self._paused:
             self._paused = pause
             if pause:
