@@ -465,7 +465,8 @@ class _Connection(asyncio.Protocol):
                     answer = Answer(500, b'{"error":"internal error"}', close=True)
                 finally:
                     self._handling = None
-                    self._server.release(request)
+                    if request.metered:  # a proven connection's request holds nothing here (listener reserves)
+                        self._server.release(request)
                 if answer is None:  # the sender is gone
                     self._close()
                     return

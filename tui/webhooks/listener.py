@@ -202,7 +202,7 @@ class Listener:
         # Until its body is read, nothing of the request is stored: stop and a lost connection drop it.
         request.expendable = True
         try:
-            if not request.proven:  # its bytes are counted as they arrive, within the unproven share (budget.py)
+            if request.metered:  # unproven: its bytes are counted as they arrive, within their share (budget.py)
                 return await self._receive(request, received_at, path, headers)
             # A chunked body declares no size: it may grow to the limit, so that much is reserved.
             async with self.in_flight.reserve(self.max_body if declared is None else declared, timeout=IN_FLIGHT_WAIT):
@@ -241,7 +241,7 @@ class Listener:
         judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
         verdict = judged.verdict
-        if verdict is Verdict.VALID and not request.proven:
+        if verdict is Verdict.VALID and request.metered:
             request.prove()
         status, reason = 200, None
         if self.refuses(verdict, path):
