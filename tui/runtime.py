@@ -188,6 +188,7 @@ class Runtime:
         self.store: EventStore | None = None
         self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
         self._health_subscribers: list[Callable[[], None]] = []
+        self._load_subscribers: list[Callable[[], None]] = []
         self.listener: Listener | None = None
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
@@ -235,6 +236,24 @@ class Runtime:
             health = self.store.health
             return f"store failing: {health.problem}" + ("" if health.appends_failing else " (search index only)")
         return None
+
+    def subscribe_listener_load(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback()` on the event loop whenever the listener starts or stops shedding load (`listener_status`)."""
+        self._load_subscribers.append(callback)
+        return lambda: self._load_subscribers.remove(callback) if callback in self._load_subscribers else None
+
+    def listener_status(self) -> str | None:
+        """One line for the header about the listener's load; None while it sheds nothing."""
+        if self.listener is not None and self.listener.shedding:
+            return "listener shedding load: unverified senders cut or refused (503)"
+        return None
+
+    def _on_listener_load(self, _shedding: bool) -> None:
+        for callback in list(self._load_subscribers):
+            try:
+                callback()
+            except Exception:
+                log.exception("listener load subscriber failed")
 
     def _on_store_health(self) -> None:
         for callback in list(self._health_subscribers):
@@ -620,7 +639,13 @@ class Runtime:
         if self.store is None:
             return  # no store, no listener: an event answered 200 must be stored
         self.listener = Listener(
-            self.store, host=host, port=port, hmac_key=hmac_key, on_event=self._on_event, **self._listener_options()
+            self.store,
+            host=host,
+            port=port,
+            hmac_key=hmac_key,
+            on_event=self._on_event,
+            on_shedding=self._on_listener_load,
+            **self._listener_options(),
         )
         await self.listener.start()
 
@@ -728,7 +753,13 @@ class Runtime:
         if current is not None and current.host == host and port != 0 and current.port == port:
             await current.stop()  # same address, new options: the old one must let go of the port first
         replacement = Listener(
-            self.store, host=host, port=port, hmac_key=self._hmac_key, on_event=self._on_event, **options
+            self.store,
+            host=host,
+            port=port,
+            hmac_key=self._hmac_key,
+            on_event=self._on_event,
+            on_shedding=self._on_listener_load,
+            **options,
         )
         await replacement.start()
         previous, self.listener = self.listener, replacement

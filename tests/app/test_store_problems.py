@@ -59,3 +59,18 @@ async def test_the_header_says_the_store_is_failing_and_when_it_recovers():
             async with http.post(runtime.listener.url + "/hook", data=body) as response:
                 assert response.status in (200, 401)  # stored (the sandbox's listener wants a signature)
             await wait_until(pilot, lambda: "store failing" not in screen_text(app), what="the header to clear")
+
+
+async def test_the_header_says_when_the_listener_sheds_load_and_when_it_stops(monkeypatch):
+    """Issue 20: cutting or refusing unverified senders to make room shows in the header while it lasts."""
+    from tui.webhooks import connections
+
+    monkeypatch.setattr(connections, "SHED_CALM", 0.5)
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        assert "shedding load" not in screen_text(app)
+        server = app.runtime.listener._server  # the HTTP layer's own report, as a cut does it (test_hostile_http)
+        server.shed("a new connection was refused (503): every connection slot is inside a request")
+        await wait_until(pilot, lambda: "listener shedding load" in screen_text(app),
+                         what="the header to say the listener sheds load")
+        await wait_until(pilot, lambda: "shedding load" not in screen_text(app), what="the header to clear")

@@ -20,6 +20,7 @@ import h11
 import pytest
 
 from tui.webhooks import connections
+from tui.webhooks.budget import ByteBudget
 from tui.webhooks.connections import Answer, BrokenFraming, PeerGone, Request, Server
 
 CEILING = 10.0  # seconds: the longest any one exchange may take (they take milliseconds)
@@ -236,7 +237,8 @@ class Ours:
         self.reading: asyncio.Transport | None = None  # the server's side of the current connection
         self.arrived = asyncio.Event()
         self.connections = 0
-        self.server = Server(self.handler, cap=16, header_timeout=CEILING)
+        # No key: every connection stays unproven, its body bytes counted against the whole budget as they arrive.
+        self.server = Server(self.handler, cap=16, budget=ByteBudget(1 << 22), keyed=False, header_timeout=CEILING)
         self.port = 0
 
     async def handler(self, request: Request) -> Answer | None:

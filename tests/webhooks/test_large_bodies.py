@@ -9,6 +9,7 @@ import os
 import pytest
 
 from tests.webhooks.conftest import KEY
+from tests.webhooks.test_signing import JSON_BODY, JSON_BODY_SIGNATURE
 from tests.webhooks.test_real_gateways import INFO, wuz_form
 from tui.webhooks import listener as listener_module
 from tui.webhooks.budget import DEFAULT_MAX_BODY, ByteBudget
@@ -53,7 +54,8 @@ async def test_a_22_mb_signed_video_is_accepted_with_its_exact_bytes(store, star
     assert event.body == body
     # The parsed payload notes the media instead of repeating it (search, detail view and JSON lines stay small).
     assert event.payload["base64"] == f"({len(base64.b64encode(VIDEO))} characters of base64 media; kept in the raw body)"
-    assert listener.in_flight.in_use == 0 and listener.in_flight.peak == len(body)
+    # A fresh connection is unproven: its body was counted as it arrived, against the unproven share (budget.py).
+    assert listener.in_flight.unproven_in_use == 0 and listener.in_flight.unproven_peak == len(body)
     # Lists never read the 22 MB: the row carries the payload (media noted), the body stays on disk.
     (listed,) = store.newest(10)
     assert (listed.id, listed.body, listed.summary) == (event.id, b"", event.summary)
@@ -62,9 +64,20 @@ async def test_a_22_mb_signed_video_is_accepted_with_its_exact_bytes(store, star
     assert store.newest(10, search="holiday")[0].id == event.id
 
 
+async def prove_connections(http, url: str, count: int) -> None:
+    """`count` pooled connections, each of which has carried a signed event: their next requests reserve their room."""
+    results = await asyncio.gather(*(post(http, url, JSON_BODY, signed_json()) for _ in range(count)))
+    assert [status for status, _answer in results] == [200] * count
+
+
+def signed_json() -> dict[str, str]:
+    return {"Content-Type": "application/json", "X-Hmac-Signature": JSON_BODY_SIGNATURE}
+
+
 async def test_bodies_in_flight_never_exceed_the_budget(store, start_listener, http):
     body = wuz_form(video_event(VIDEO[: 6 * 1000 * 1000]))
     listener = await start_listener(hmac_key=KEY, in_flight_limit=int(len(body) * 1.5))
+    await prove_connections(http, listener.url + "/session", 4)
     results = await asyncio.gather(*(post(http, listener.url + "/session", body, signed_form(body)) for _ in range(4)))
     assert [status for status, _answer in results] == [200] * 4
     assert listener.in_flight.peak == len(body)  # one at a time: a second never fit beside the first
@@ -74,10 +87,11 @@ async def test_bodies_in_flight_never_exceed_the_budget(store, start_listener, h
 async def test_no_room_within_the_wait_is_503_and_nothing_stored(store, start_listener, http, monkeypatch):
     monkeypatch.setattr(listener_module, "IN_FLIGHT_WAIT", 0.05)
     listener = await start_listener(hmac_key=KEY, in_flight_limit=1000)
+    await prove_connections(http, listener.url + "/session", 1)  # an unproven request reserves nothing (budget.py)
     async with listener.in_flight.reserve(1000, timeout=1):
         status, answer = await post(http, listener.url + "/delivery", b'{"type":"DeliveryCallback"}', {"Content-Type": "application/json"})
     assert status == 503 and "retry" in answer["error"]
-    assert store.count() == 0
+    assert store.count() == 1  # only the signed event that proved the connection
     status, _answer = await post(http, listener.url + "/delivery", b'{"type":"DeliveryCallback"}', {"Content-Type": "application/json"})
     assert status == 200
 

@@ -1,9 +1,19 @@
 """A bound on the bytes of webhook bodies held in memory at once.
 
-WuzAPI inlines media as base64 (wuzapi.md §4.3), so one body can be a hundred megabytes. Each request reserves
-its declared size before its body is read and gives it back once the event is stored; a request that does not
-fit waits (its body stays in the socket, so TCP pushes back on the sender) and, past a deadline, is answered 503
-so the sender retries later.
+WuzAPI inlines media as base64 (wuzapi.md §4.3), so one body can be a hundred megabytes. Two kinds of request:
+
+- On a *proven* connection (one that already carried a validly signed event), a request reserves its declared
+  size (max_body when chunked) from `capacity` before its body is read and gives it back once the event is
+  stored; a request that does not fit waits (its body stays in the socket, so TCP pushes back on the sender) and,
+  past a deadline, is answered 503 so the sender retries later. That is one comparison and two additions.
+- On an *unproven* connection nothing is reserved up front: a declared size costs the sender nothing, so it must
+  buy nothing. Its body's bytes are counted as they arrive (`arrived`/`left`), against `unproven_capacity`, a
+  quarter of `capacity` beside it (the whole of it when the listener has no key: then nothing can be proven).
+  The server (connections.py) keeps that share by cutting the longest-stalled unproven bodies still arriving;
+  a body arriving is never cut for the share, so one unproven body may grow past the share, up to the body limit,
+  while every other one is cut as more of it arrives. Unproven bodies hold at most the larger of the share and one
+  body limit (plus one socket read per connection), whatever their senders declare, and never take a proven
+  sender's room.
 """
 
 from __future__ import annotations
@@ -12,21 +22,48 @@ import asyncio
 
 from tui.config import DEFAULT_MAX_BODY
 
-__all__ = ["DEFAULT_MAX_BODY", "BudgetExhausted", "ByteBudget"]
+__all__ = ["DEFAULT_MAX_BODY", "UNPROVEN_SHARE", "BudgetExhausted", "ByteBudget"]
 
 
 class BudgetExhausted(Exception):
     """The bytes could not be reserved before the deadline."""
 
 
+UNPROVEN_SHARE = 4  # unproven bodies together: at most capacity // UNPROVEN_SHARE, as their bytes arrive
+
+
 class ByteBudget:
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, *, keyed: bool = True) -> None:
         if capacity < 1:
             raise ValueError("capacity must be at least 1 byte")
         self.capacity = capacity
         self.in_use = 0
         self.peak = 0  # the most ever reserved at once (tests and the bench read it)
         self._waiters: list[asyncio.Future[None]] = []
+        self.unproven_capacity = capacity
+        self.unproven_in_use = 0
+        self.unproven_peak = 0
+        self.set_keyed(keyed)
+
+    def set_keyed(self, keyed: bool) -> None:
+        """With a key, unproven bodies get a quarter of the capacity; without one, nothing can be proven, so
+        every body is unproven and the share is the whole capacity."""
+        self.unproven_capacity = max(1, self.capacity // UNPROVEN_SHARE) if keyed else self.capacity
+
+    def arrived(self, size: int) -> bool:
+        """`size` more bytes of an unproven body have arrived; True when unproven bodies are now over their share."""
+        self.unproven_in_use += size
+        if self.unproven_in_use > self.unproven_peak:
+            self.unproven_peak = self.unproven_in_use
+        return self.unproven_in_use > self.unproven_capacity
+
+    def left(self, size: int) -> None:
+        """`size` bytes of unproven bodies are no longer held (stored, answered, or cut)."""
+        self.unproven_in_use -= size
+
+    @property
+    def unproven_over(self) -> bool:
+        return self.unproven_in_use > self.unproven_capacity
 
     def reserve(self, size: int, *, timeout: float) -> _Reservation:
         """Hold `size` bytes (at most the capacity) for an `async with` block; BudgetExhausted after `timeout` s.

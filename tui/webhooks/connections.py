@@ -19,33 +19,56 @@ itself on a well-kept parser:
   CONNECT is answered by the handler (405) and the connection closed: what follows its head is meant for a tunnel.
 - HEAD is answered with the head its GET would get (Content-Length included) and no body (RFC 9110 9.3.2).
 - Header deadline: a connection must deliver a whole request head within HEADER_TIMEOUT of connecting (or of its
-  previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read).
+  previous answer), partial head or not, else it is closed. The body deadline is the handler's (Request.read:
+  the body must bring `min_rate` x `grace` bytes in every `grace` seconds).
 - Bodies are held only once the handler admits them (Request.read): until then the connection stops reading, so
   TCP pushes back on the sender. A body past the handler's limit is not kept (Request.read raises BodyTooLarge).
+- Proven and unproven connections. A connection is *unproven* until the handler calls Request.prove() for one of
+  its requests (the listener does so when a request's signature verifies against its key). The source address
+  proves nothing (behind a tunnel every sender is 127.0.0.1). An unproven connection's body bytes are counted as
+  they arrive against the budget's unproven share (budget.py); when they go over it, the unproven bodies still
+  arriving that have waited longest for their next bytes are cut (Shed: the handler answers 503, Retry-After)
+  until they fit again, never the body whose bytes just arrived. A proven connection's path has none of this.
 - Connection cap: at most `cap` connections are open (by default well under the process's file limit, so the
-  store and the app always have descriptors left, and asyncio never fails an accept for want of one). A new
-  connection beyond the cap takes the place of the connection idle the longest (connected, or answered, and no
-  complete request head since), so stalled sockets never lock an honest sender out; when every connection is inside
-  a request, the new one is answered 503 and closed. Reaching the cap is logged once, and once more with the counts
-  when the listener is back under it.
+  store and the app always have descriptors left, and asyncio never fails an accept for want of one), and at
+  most `unproven_slots` of them unproven (half the cap with a key; the whole cap without one, when nothing can
+  be proven). A new connection is unproven: past either limit, the longest-stalled unproven connection makes
+  room (the one that has sent nothing for the longest, among those waiting on their sender rather than on the
+  handler: a request being answered is never cut); when there is none and the cap is reached, the connection
+  idle the longest (connected, or answered, and no complete request head since); else the new one is answered
+  503 and closed. So stalled sockets never lock an honest sender out: a fresh connection always gets in while
+  any unproven one is stalled. Reaching a limit is logged once, and once more with the counts when the listener
+  is back under it.
+- Shedding load: cutting a request under way (an unproven body for the byte share, an unproven connection inside
+  a request for a slot) or refusing one (503) is logged once ("shedding load: ..."), `on_shedding(True)` called,
+  and once more, `on_shedding(False)`, when SHED_CALM seconds passed without any.
 - An answer that closes the connection while the request's body is still arriving (413, 415, 408...) is followed
   by a half-close and the rest of the body read and thrown away for up to LINGER seconds, so the sender reads the
   answer rather than a reset.
+
+Interfaces: the handler sees a Request (its head, `read`, `proven`/`prove`, `expendable`); a Request sees its
+connection only as a BodySource (`admit`, `prove`); a connection sees the Server only through its public
+bookkeeping methods (`connected`, `disconnected`, `busy`, `idle`, `stirred`, `body_arrived`, `release`,
+`proven`); the Server drives a connection through `stop`, `cut` and `close`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import resource
+import socket
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from email.utils import formatdate
 from http import HTTPStatus
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import httptools
+
+from tui.webhooks.budget import ByteBudget
 
 HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 512
@@ -55,6 +78,10 @@ FD_RESERVE = 64
 # reaches connection_made (where the cap is applied). Up to two such batches can be open beside the cap before
 # the connections they replace are closed, so the cap leaves room for them under the file limit.
 LISTEN_BACKLOG = 64
+# The kernel's queue of connections waiting to be accepted (capped by net.core.somaxconn), deeper than the batch
+# above: under a flood of reconnecting senders a full queue drops an honest sender's SYN, which is retried only
+# after a second.
+ACCEPT_QUEUE = 1024
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
 UNDER_CAP_AGAIN = 0.5
 # Request heads: the same limits aiohttp's parser had (8190 bytes a line), and at most this many headers.
@@ -70,6 +97,12 @@ MAX_QUEUED = 8
 FEED_SLICE = 4096
 # After an answer that closes the connection, the rest of the request is read and discarded this long at most.
 LINGER = 2.0
+# Unproven connections may hold at most cap // UNPROVEN_SLOTS slots when the listener can prove any (it has a key).
+UNPROVEN_SLOTS = 2
+# A connection that has sent nothing yet is closed for room only after this many seconds (or when no other can be).
+FIRST_BYTES = 1.0
+# Shedding load is reported over when nothing was shed for this many seconds.
+SHED_CALM = 30.0
 
 _REFUSAL_BODY = b'{"error":"too many open connections; retry later"}'
 REFUSAL = (
@@ -96,8 +129,25 @@ class PeerGone(Exception):
     """The sender closed its side before the whole body arrived: nobody to answer."""
 
 
+class Shed(Exception):
+    """The request was cut to make room for others: its connection is unproven and stalled, or over its share."""
+
+
 class _BadHead(Exception):
     """A request head over the limits above."""
+
+
+class BodySource(Protocol):
+    """What a Request needs of the connection it came on."""
+
+    def admit(self, request: Request) -> None:
+        """The handler will read this request's body: start reading it off the socket."""
+
+    def prove(self) -> None:
+        """A request on this connection verified: treat the connection as proven from now on."""
+
+    @property
+    def proven(self) -> bool: ...
 
 
 class Answer(NamedTuple):
@@ -113,7 +163,10 @@ Handler = Callable[["Request"], Awaitable[Answer | None]]  # None: the sender is
 
 
 class Request:
-    """One request: its head as parsed, and its body as it arrives (chunked framing removed, nothing decoded)."""
+    """One request: its head as parsed, and its body as it arrives (chunked framing removed, nothing decoded).
+
+    The handler uses the head, `read`, `proven`/`prove` and `expendable`; the connection feeds it through `add`,
+    `fail` and `finish`, and meters it through `metered`/`held`/`admitted`/`limit`."""
 
     __slots__ = (
         "method",
@@ -123,16 +176,18 @@ class Request:
         "keep_alive",
         "complete",
         "expendable",
+        "admitted",
+        "limit",
+        "metered",
+        "held",
         "_chunks",
         "_size",
-        "_limit",
-        "_admitted",
         "_error",
         "_waiter",
-        "_connection",
+        "_source",
     )
 
-    def __init__(self, connection: _Connection, method: str, target: str, headers: dict[str, str], version: str) -> None:
+    def __init__(self, source: BodySource, method: str, target: str, headers: dict[str, str], version: str) -> None:
         self.method = method
         self.target = target
         self.headers = headers  # lower-case names: the ones the handler asked for, and the framing ones
@@ -141,13 +196,15 @@ class Request:
         self.complete = False  # the whole body has arrived
         # Set by the handler while nothing of the request is stored yet: stop and a lost connection drop it then.
         self.expendable = False
+        self.admitted = False  # the handler called read: the body may be read off the socket
+        self.limit = 0  # the handler's body limit once it reads (0: not known yet; -1: the body is never kept)
+        self.metered = False  # came on an unproven connection: its bytes count against the unproven share
+        self.held = 0  # bytes of it counted against the unproven share, until the server releases them
         self._chunks: list[bytes] = []
         self._size = 0
-        self._limit = 0
-        self._admitted = False
         self._error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
-        self._connection = connection
+        self._source = source
 
     @property
     def content_length(self) -> int | None:
@@ -160,29 +217,47 @@ class Request:
         except ValueError:
             return None
 
-    async def read(self, limit: int, grace: float, min_rate: float) -> bytes:
-        """The body within `limit` bytes and in time: `grace` seconds plus one second per `min_rate` bytes that
-        arrive, so a sender keeping up that rate is never cut off and a trickle is.
+    @property
+    def received(self) -> int:
+        """Body bytes arrived so far."""
+        return self._size
 
-        Raises BodyTooLarge, TimeoutError, BrokenFraming, PeerGone."""
-        self._limit = limit
+    @property
+    def proven(self) -> bool:
+        """Whether the request came on a proven connection (its body reserves its room; see budget.py)."""
+        return not self.metered
+
+    def prove(self) -> None:
+        """This request verified: its connection is proven from now on (its later requests are not metered)."""
+        self._source.prove()
+
+    async def read(self, limit: int, grace: float, min_rate: float) -> bytes:
+        """The body within `limit` bytes and in time: it must bring `min_rate` x `grace` bytes in every `grace`
+        seconds (the last part of it, whatever is left), so a sender keeping up that rate is never cut off and a
+        trickle is; a burst earns no credit beyond the window it completes.
+
+        Raises BodyTooLarge, TimeoutError, BrokenFraming, PeerGone, Shed."""
+        self.limit = limit
         if self._size > limit:
             raise BodyTooLarge
-        if not self._admitted:
-            self._admitted = True
+        if not self.admitted:
+            self.admitted = True
             if not self.complete:
-                self._connection._admitted(self)
-        if not self.complete:  # the body did not all come with the head: wait for it, under the deadline
+                self._source.admit(self)
+        if not self.complete and self._error is None:  # the body did not all come with the head: wait for it
             loop = asyncio.get_running_loop()
-            started = loop.time()
-            async with asyncio.timeout_at(started + grace) as deadline:
+            window = min_rate * grace
+            window_from = self._size
+            async with asyncio.timeout_at(loop.time() + grace) as deadline:
                 while not self.complete and self._error is None and self._size <= limit:
                     self._waiter = loop.create_future()
                     try:
                         await self._waiter
                     finally:
                         self._waiter = None
-                    deadline.reschedule(started + grace + self._size / min_rate)
+                    if self._size - window_from >= window:
+                        window_from = self._size
+                        deadline.reschedule(loop.time() + grace)
         if self._error is not None:
             raise self._error
         if self._size > limit:
@@ -191,17 +266,30 @@ class Request:
         self._chunks = []
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    def _add(self, data: bytes) -> None:
+    # -- fed by the connection -----------------------------------------------------------------------------------
+
+    def add(self, data: bytes) -> bool:
+        """More of the body; False when it is not kept (over the limit, or the request has failed)."""
+        if self._error is not None:
+            return False
         self._size += len(data)
-        if self._limit and self._size > self._limit:
-            self._chunks = []  # over the limit: nothing more is kept
-        else:
+        kept = not (self.limit and self._size > self.limit)
+        if kept:
             self._chunks.append(data)
+        else:
+            self._chunks = []  # over the limit: nothing more is kept
+        self._wake()
+        return kept
+
+    def finish(self) -> None:
+        """The whole body has arrived."""
+        self.complete = True
         self._wake()
 
-    def _fail(self, error: Exception) -> None:
+    def fail(self, error: Exception) -> None:
         if self._error is None and not self.complete:
             self._error = error
+            self._chunks = []
         self._wake()
 
     def _wake(self) -> None:
@@ -211,7 +299,10 @@ class Request:
 
 
 class _Connection(asyncio.Protocol):
-    """One client connection: parses requests, hands them to the handler one at a time, writes the answers."""
+    """One client connection: parses requests, hands them to the handler one at a time, writes the answers.
+
+    The Server drives it through `stop`, `cut` and `close`, and reads `proven`, `task` and `waiting_on_sender`;
+    its requests reach it through `admit` and `prove` (BodySource)."""
 
     def __init__(self, server: Server) -> None:
         self._server = server
@@ -241,23 +332,30 @@ class _Connection(asyncio.Protocol):
         self._writing_paused = False
         self._waiting_since: float | None = None  # when a head started being awaited (None: inside a request)
         self._timer: asyncio.TimerHandle | None = None
+        self._handling: Request | None = None  # the request the handler has
+        self.proven = False  # one of its requests verified (Request.prove)
+        self.heard = False  # it has sent something (only kept while unproven)
+        self.connected_at = 0.0
 
     # -- asyncio.Protocol ----------------------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        self._idle_from(self._loop.time())
-        self._server._connected(self, transport)
+        self.connected_at = now = self._loop.time()
+        self._idle_from(now)
+        self._server.connected(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost = True
-        self._server._disconnected(self)
+        self._server.disconnected(self)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         for request in self._requests:
-            request._fail(PeerGone())
+            request.fail(PeerGone())
+            if request is not self._handling:  # the handler's is released when the handler is done with it
+                self._server.release(request)
         if self._task is not None and self._requests and self._requests[0].expendable:
             self._task.cancel()  # nothing of it is stored: the sender has not been answered and will resend
         if self._writable is not None and not self._writable.done():
@@ -266,6 +364,9 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._closing:
             return
+        if not self.proven:
+            self.heard = True
+            self._server.stirred(self)
         if self._unparsed:  # a read under way when the transport was paused: it comes after what was left
             data = self._unparsed + data
         self._feed(data)
@@ -287,8 +388,8 @@ class _Connection(asyncio.Protocol):
             if size - offset > FEED_SLICE:
                 span = FEED_SLICE
                 parsing = self._parsing
-                if parsing is not None and parsing._limit >= 0 and parsing.content_length:  # a kept body's rest
-                    span = max(span, parsing.content_length - parsing._size)
+                if parsing is not None and parsing.limit >= 0 and parsing.content_length:  # a kept body's rest
+                    span = max(span, parsing.content_length - parsing.received)
                 end = min(size, offset + span)
             piece = data if offset == 0 and end == size else memoryview(data)[offset:end]
             if self._head_bytes is not None:
@@ -333,7 +434,7 @@ class _Connection(asyncio.Protocol):
         self._eof = True
         parsing = self._parsing
         if parsing is not None:
-            parsing._fail(PeerGone())  # the sender stopped mid-body
+            parsing.fail(PeerGone())  # the sender stopped mid-body
         if self._task is None or parsing is not None:
             return False  # nothing left to answer: close
         return True  # answer what was sent (a client may half-close after its request), then close
@@ -393,20 +494,22 @@ class _Connection(asyncio.Protocol):
         )
         request.keep_alive = parser.should_keep_alive()
         if request.method != "POST":
-            request._admitted = True  # its body is never kept, so it never waits
-            request._limit = -1
+            request.admitted = True  # its body is never kept, so it never waits
+            request.limit = -1
+        elif not self.proven:
+            request.metered = True
         self._parsing = request
         self._requests.append(request)
         self._new_in_feed += 1
         self._waiting_since = None
-        self._server._busy(self)
+        self._server.busy(self)
         if self._task is None:
             self._task = self._loop.create_task(self._serve())
 
     def on_body(self, body: bytes) -> None:
         request = self._parsing
-        if request is not None and request._limit >= 0:
-            request._add(body)
+        if request is not None and request.limit >= 0 and request.add(body) and request.metered:
+            self._server.body_arrived(request, len(body))
 
     def on_message_complete(self) -> None:
         request = self._parsing
@@ -415,8 +518,9 @@ class _Connection(asyncio.Protocol):
             if request is not None and request.content_length != 0:
                 return  # the body is read by the parser that replaces this one (_upgrade_ignored)
         if request is not None:
-            request.complete = True
-            request._wake()
+            request.finish()
+            if request.metered:
+                self._server.body_complete(request)
             if not request.keep_alive:
                 self._closing = True  # RFC 9112 9.6: nothing after it is read; it is answered, then the close
         self._parsing = None
@@ -428,6 +532,7 @@ class _Connection(asyncio.Protocol):
         try:
             while requests and not self._lost and not self._stopping:
                 request = requests[0]
+                self._handling = request
                 try:
                     answer = await self._server.handler(request)
                 except PeerGone:
@@ -435,6 +540,10 @@ class _Connection(asyncio.Protocol):
                 except Exception:
                     log.exception("the webhook handler failed")
                     answer = Answer(500, b'{"error":"internal error"}', close=True)
+                finally:
+                    self._handling = None
+                    if request.metered:  # a proven connection's request holds nothing here (listener reserves)
+                        self._server.release(request)
                 if answer is None:  # the sender is gone
                     self._close()
                     return
@@ -453,7 +562,7 @@ class _Connection(asyncio.Protocol):
         finally:
             self._task = None
             if not requests and not self._closing:
-                self._server._idle(self)
+                self._server.idle(self)
                 self._idle_from(self._loop.time())
 
     def _write(self, request: Request, answer: Answer) -> None:
@@ -498,10 +607,10 @@ class _Connection(asyncio.Protocol):
         parsing = self._parsing
         if parsing is not None and self._new_in_feed == 0 and parsing.method == "POST" and parsing in self._requests:
             # Its handler either reads the body (and answers 400 for the framing) or has answered with a close.
-            parsing._fail(BrokenFraming())
+            parsing.fail(BrokenFraming())
             return
         for _ in range(self._new_in_feed):
-            self._requests.pop()
+            self._server.release(self._requests.pop())
         self._parsing = None
         if self._task is None:
             self._answer_bad_request()
@@ -523,6 +632,9 @@ class _Connection(asyncio.Protocol):
         """Close after an answer that says so: half-close at once, and read what the sender is still sending
         (thrown away) for up to LINGER seconds, so it reads the answer and not a reset."""
         self._closing = self._ended = True
+        for request in self._requests:
+            if request is not self._handling:
+                self._server.release(request)
         self._requests.clear()
         self._unparsed = b""
         transport = self.transport
@@ -540,11 +652,68 @@ class _Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
-    def _admitted(self, request: Request) -> None:
-        if not request.complete and not request._size and request.headers.get("expect", "").lower() == "100-continue":
+    # -- what its requests call (BodySource) ---------------------------------------------------------------------
+
+    def admit(self, request: Request) -> None:
+        if not request.complete and not request.received and request.headers.get("expect", "").lower() == "100-continue":
             if self.transport is not None and not self.transport.is_closing():
                 self.transport.write(_CONTINUE)  # the sender waits for it before sending the body
         self._update_reading()
+
+    def prove(self) -> None:
+        if not self.proven:
+            self.proven = True
+            self._server.proven(self)
+
+    # -- what the server calls -----------------------------------------------------------------------------------
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The task answering its requests, while there is one."""
+        return self._task
+
+    @property
+    def waiting_on_sender(self) -> bool:
+        """Whether it waits for bytes from its sender (a head, or the rest of a body) rather than on the handler:
+        only such a connection is ever cut for room."""
+        return not any(request.complete for request in self._requests)
+
+    def stop(self) -> bool:
+        """The server stops: the request being answered is the last. Closes it at once, and returns True, when
+        nothing of it is worth waiting for (idle, or its request not stored yet)."""
+        self._stopping = True
+        requests = self._requests
+        if not requests or requests[0].expendable:
+            self._close()
+            return True
+        return False
+
+    def close(self) -> None:
+        self._close()
+        if self._task is not None:
+            self._task.cancel()
+
+    @property
+    def requests_waiting(self) -> int:
+        """Requests whose head has arrived and that are not answered yet."""
+        return len(self._requests)
+
+    def refuse(self) -> None:
+        """Refused a slot before any request: 503 and closed."""
+        self._closing = self._ended = True
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(REFUSAL)
+            transport.close()
+
+    def cut(self) -> None:
+        """Closed for room: a request under way is answered 503 (Retry-After) first; an idle connection is just
+        closed."""
+        transport = self.transport
+        if self._requests and not self._ended and transport is not None and not transport.is_closing():
+            self._ended = True
+            transport.write(REFUSAL)
+        self._close()
 
     def _update_reading(self) -> None:
         """Stop reading while a body waits for its handler to admit it, or too many requests are queued; parse
@@ -557,7 +726,7 @@ class _Connection(asyncio.Protocol):
             if self._closing:
                 return
         parsing = self._parsing
-        pause = (parsing is not None and not parsing._admitted) or len(self._requests) > MAX_QUEUED or bool(self._unparsed)
+        pause = (parsing is not None and not parsing.admitted) or len(self._requests) > MAX_QUEUED or bool(self._unparsed)
         if pause != self._paused:
             self._paused = pause
             if pause:
@@ -582,9 +751,6 @@ class _Connection(asyncio.Protocol):
             self._close()
         else:
             self._timer = self._loop.call_at(due, self._check_head)
-
-    def force_close(self) -> None:
-        self._close()
 
 
 _PHRASES = {200: b"OK", 400: b"Bad Request", 401: b"Unauthorized", 413: b"Request Entity Too Large"}
@@ -612,19 +778,27 @@ def connection_cap(requested: int | None = None) -> int:
 
 
 class Server:
-    """The HTTP server: accepts connections under the cap, hands each request to `handler`."""
+    """The HTTP server: accepts connections under the cap, hands each request to `handler`.
+
+    `budget` holds the unproven share of body bytes (budget.py); `keyed` says whether any connection can be proven
+    (the listener has a key), which sets the unproven connections' share of the slots (set_keyed)."""
 
     def __init__(
         self,
         handler: Handler,
         *,
         cap: int,
+        budget: ByteBudget,
+        keyed: bool = True,
         header_timeout: float = HEADER_TIMEOUT,
         kept_headers: Iterable[str] = (),
         value_limit: int = MAX_FIELD,
+        on_shedding: Callable[[bool], None] | None = None,
     ) -> None:
         self.handler = handler
         self.cap = cap
+        self.budget = budget
+        self.unproven_slots = cap
         self.header_timeout = header_timeout
         self.value_limit = value_limit  # header values are cut to this many bytes
         self.kept_headers = {name.lower().encode(): name.lower() for name in (*kept_headers, *_FRAMING_HEADERS)}
@@ -634,19 +808,45 @@ class Server:
         # Connections outside a request, oldest first: a dict keeps insertion order and each one is re-inserted
         # when it becomes idle again, so the first key is always the one idle the longest.
         self._idle_order: dict[_Connection, None] = {}
+        # Unproven connections, the one that has sent nothing for the longest first (re-inserted on every read).
+        self._unproven: dict[_Connection, None] = {}
+        # Unproven requests whose bodies are still arriving, the one that has waited longest for bytes first.
+        self._arriving: dict[Request, None] = {}
         self._at_cap = False
         self.closed_for_room = 0  # since the cap was last reached
         self.refused = 0
+        self.on_shedding = on_shedding
+        self.shedding = False
+        self.shed_count = 0  # requests cut or refused since shedding was last reported
+        self._last_shed = 0.0
+        self.set_keyed(keyed)
+
+    def set_keyed(self, keyed: bool) -> None:
+        self.unproven_slots = max(1, self.cap // UNPROVEN_SLOTS) if keyed else self.cap
 
     async def start(self, host: str, port: int, *, backlog: int = LISTEN_BACKLOG) -> int:
         self._server = await self.loop.create_server(
             lambda: _Connection(self), host, port, reuse_address=True, backlog=backlog
         )
+        for listening in self._server.sockets:
+            # asyncio listens with `backlog` and accepts that many per turn; only the kernel's queue is deepened
+            # (through a duplicate descriptor of the same socket: asyncio's own is not to be used directly).
+            with socket.socket(fileno=os.dup(listening.fileno())) as duplicate:
+                duplicate.listen(max(backlog, ACCEPT_QUEUE))
         return int(self._server.sockets[0].getsockname()[1])
 
     @property
     def open_connections(self) -> int:
         return len(self._open)
+
+    @property
+    def unproven_connections(self) -> int:
+        return len(self._unproven)
+
+    @property
+    def requests_waiting(self) -> int:
+        """Requests whose head has arrived and that are not answered yet, on every connection."""
+        return sum(connection.requests_waiting for connection in self._open)
 
     async def stop(self, grace: float) -> None:
         """Stop accepting; close idle connections and requests nothing of which is stored yet; let the others be
@@ -654,68 +854,184 @@ class Server:
         if self._server is not None:
             self._server.close()
         for connection in list(self._open):
-            connection._stopping = True
-            requests = connection._requests
-            if not requests or requests[0].expendable:
-                connection._close()
-        tasks = [connection._task for connection in self._open if connection._task is not None]
+            connection.stop()
+        tasks = [connection.task for connection in self._open if connection.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
         for connection in list(self._open):
-            connection._close()
-            if connection._task is not None:
-                connection._task.cancel()
+            connection.close()
         self._open.clear()
         self._idle_order.clear()
+        self._unproven.clear()
+        self._arriving.clear()
 
     # -- bookkeeping, called by the connections ------------------------------------------------------------------
 
-    def _connected(self, connection: _Connection, transport: asyncio.Transport) -> None:
+    def connected(self, connection: _Connection) -> None:
         self._open.add(connection)
         self._idle_order[connection] = None
-        if len(self._open) > self.cap:
-            self._make_room(connection, transport)
+        self._unproven[connection] = None
+        if len(self._open) > self.cap or len(self._unproven) > self.unproven_slots:
+            self._make_room(connection)
 
-    def _disconnected(self, connection: _Connection) -> None:
+    def disconnected(self, connection: _Connection) -> None:
         self._forget(connection)
-        if self._at_cap and len(self._open) <= self.cap * UNDER_CAP_AGAIN:
+        if (
+            self._at_cap
+            and len(self._open) <= self.cap * UNDER_CAP_AGAIN
+            and len(self._unproven) <= self.unproven_slots * UNDER_CAP_AGAIN
+        ):
             self._at_cap = False
             log.warning(
-                "open connections back under the cap of %d: %d idle connections were closed to make room, "
-                "%d new ones refused",
+                "open connections back under the cap of %d (%d for unverified ones): %d connections were closed "
+                "to make room, %d new ones refused",
                 self.cap,
+                self.unproven_slots,
                 self.closed_for_room,
                 self.refused,
             )
             self.closed_for_room = self.refused = 0
 
-    def _busy(self, connection: _Connection) -> None:
+    def busy(self, connection: _Connection) -> None:
         self._idle_order.pop(connection, None)
 
-    def _idle(self, connection: _Connection) -> None:
+    def idle(self, connection: _Connection) -> None:
         if connection in self._open:
             self._idle_order[connection] = None
+            if not connection.proven:
+                self.stirred(connection)
 
-    def _make_room(self, newcomer: _Connection, transport: asyncio.Transport) -> None:
+    def stirred(self, connection: _Connection) -> None:
+        """An unproven connection received bytes (or was answered): it is the least stalled now."""
+        unproven = self._unproven
+        if connection in unproven:
+            del unproven[connection]
+            unproven[connection] = None
+
+    def proven(self, connection: _Connection) -> None:
+        self._unproven.pop(connection, None)
+
+    def body_arrived(self, request: Request, size: int) -> None:
+        """`size` bytes of an unproven request's body arrived: count them, and keep the unproven bodies within their
+        share by cutting the ones that have waited longest for their next bytes (never this one)."""
+        request.held += size
+        arriving = self._arriving
+        arriving.pop(request, None)
+        arriving[request] = None
+        if self.budget.arrived(size):
+            for stalled in list(arriving):
+                if not self.budget.unproven_over:
+                    break
+                if stalled is not request:
+                    self.release(stalled)
+                    stalled.fail(Shed())  # its handler answers 503 and closes
+                    self.shed(
+                        f"an unverified body was cut (503): unverified bodies held more than their share of "
+                        f"{self.budget.unproven_capacity} bytes"
+                    )
+
+    def body_complete(self, request: Request) -> None:
+        self._arriving.pop(request, None)
+
+    def release(self, request: Request) -> None:
+        """The request's bytes are no longer held (answered, failed or dropped)."""
+        if request.held:
+            self.budget.left(request.held)
+            request.held = 0
+        self._arriving.pop(request, None)
+
+    # -- making room ---------------------------------------------------------------------------------------------
+
+    def _make_room(self, newcomer: _Connection) -> None:
         if not self._at_cap:
             self._at_cap = True
-            log.warning(
-                "%d connections open, the cap: each new one now replaces the longest-idle connection, "
-                "or is refused (503) while all are inside a request",
-                self.cap,
-            )
+            if len(self._open) > self.cap:
+                log.warning(
+                    "%d connections open, the cap: each new one now replaces the longest-stalled unverified "
+                    "connection or the longest-idle one, or is refused (503) while all are inside a request",
+                    self.cap,
+                )
+            else:
+                log.warning(
+                    "%d unverified connections open, their share of the cap of %d: each new one now replaces the "
+                    "longest-stalled unverified connection, or is refused (503) while all are inside a request",
+                    self.unproven_slots,
+                    self.cap,
+                )
+        stalled = self._longest_stalled(newcomer)
+        if stalled is not None:
+            self._close_for_room(stalled)
+            return
+        if len(self._open) <= self.cap:
+            return  # every unproven connection is still to be read: the newcomer waits its turn past the share
         oldest = next(iter(self._idle_order))
         if oldest is not newcomer:
-            self._forget(oldest)
-            oldest.force_close()
-            self.closed_for_room += 1
+            self._close_for_room(oldest)
             return
         self._forget(newcomer)
-        newcomer._closing = True
+        newcomer.refuse()
         self.refused += 1
-        transport.write(REFUSAL)
-        transport.close()
+        self.shed("a new connection was refused (503): every connection slot is inside a request")
+
+    def _longest_stalled(self, newcomer: _Connection) -> _Connection | None:
+        """The unproven connection to close for room: the one silent the longest among those that sent something
+        or had FIRST_BYTES seconds to (a connection accepted under a flood may not have been read yet: its request
+        is on the way); failing that, at the cap only, the one silent the longest (below the cap the newcomer is let
+        in past the share instead). Never one whose request the handler has."""
+        young_after = self.loop.time() - FIRST_BYTES
+        fallback = None
+        for connection in self._unproven:
+            if connection is newcomer or not connection.waiting_on_sender:
+                continue
+            if connection.heard or connection.connected_at <= young_after:
+                return connection
+            if fallback is None:
+                fallback = connection
+        return fallback if len(self._open) > self.cap else None
+
+    def _close_for_room(self, connection: _Connection) -> None:
+        if connection.requests_waiting:
+            self.shed("an unverified connection stalled inside a request was closed (503) to make room")
+        self._forget(connection)
+        connection.cut()
+        self.closed_for_room += 1
 
     def _forget(self, connection: _Connection) -> None:
         self._open.discard(connection)
         self._idle_order.pop(connection, None)
+        self._unproven.pop(connection, None)
+
+    # -- shedding load -------------------------------------------------------------------------------------------
+
+    def shed(self, what: str) -> None:
+        """A request was cut or refused to keep room for others: said once (log and on_shedding), until SHED_CALM
+        seconds pass without any."""
+        self.shed_count += 1
+        self._last_shed = self.loop.time()
+        if self.shedding:
+            return
+        self.shedding = True
+        log.warning(
+            "shedding load: %s; unverified senders are cut or refused first, signed senders on their connections "
+            "keep their room (said once until it stops)",
+            what,
+        )
+        self.loop.call_later(SHED_CALM, self._check_calm)
+        self._report(True)
+
+    def _check_calm(self) -> None:
+        calm_at = self._last_shed + SHED_CALM
+        if self.loop.time() < calm_at:
+            self.loop.call_at(calm_at, self._check_calm)
+            return
+        self.shedding = False
+        log.warning("no longer shedding load: %d requests or connections were cut or refused", self.shed_count)
+        self.shed_count = 0
+        self._report(False)
+
+    def _report(self, shedding: bool) -> None:
+        if self.on_shedding is not None:
+            try:
+                self.on_shedding(shedding)
+            except Exception:
+                log.exception("the shedding callback failed")

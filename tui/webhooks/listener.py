@@ -10,11 +10,27 @@ the body); 413 (stored without the body, rejected) for a body over the limit; 41
 rejected) for a compressed body (`Content-Encoding` other than identity: never inflated); 408 (not stored) for a
 body that does not arrive in time; 405 for anything but POST (not stored); 500 when the store fails (not stored,
 so the sender retries); 503 when the bodies already in flight leave no room for this one, or every connection
-slot is inside a request (not stored, so the sender retries; see budget.py and connections.py).
+slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified request cut to make room.
 
 The signature covers the body exactly as it came off the wire: chunked framing removed, nothing decoded.
-Slow senders: a request head must arrive within HEADER_TIMEOUT (connections.py), a body within BODY_GRACE plus
-one second per MIN_BODY_RATE bytes; open connections are capped (connections.py).
+
+Hostile senders (issue 20). A connection is *unproven* until one of its requests verifies against the key
+(Verdict.VALID); the source address proves nothing (behind a tunnel every sender is 127.0.0.1). Without a key, or
+for unsigned calls where they are accepted, nothing can be proven: every connection stays unproven, and the
+shares below are then the whole budget and the whole cap, so the same rules (longest-stalled first) apply to all.
+- A proven connection's request reserves its declared size (max_body when chunked) from the in-flight budget
+  before its body is read, as before: its path costs what it did.
+- An unproven connection's body reserves nothing up front: its bytes count as they arrive against a quarter of
+  the in-flight budget (budget.py); past it, the unproven bodies that have waited longest for their next bytes are
+  cut (503, Retry-After). A small signed event on a fresh connection arrives with its head, so it is read,
+  verified and stored whatever the slow bodies hold, and proves its connection.
+- Unproven connections get at most half the connection slots; past that, or at the cap, the longest-stalled
+  unproven one is closed to make room (connections.py).
+- Slow bodies: a request head must arrive within HEADER_TIMEOUT (connections.py); a body must bring
+  MIN_BODY_RATE x BODY_GRACE bytes (640 KiB) in every BODY_GRACE seconds, else 408 (a burst earns no credit
+  beyond its window, so a sender cannot bank time and then trickle).
+- Shedding load (a request cut or refused to make room) is said once, on the log (stderr for `listen`) and to
+  `on_shedding` (the app's header), and once more when it stops.
 """
 
 from __future__ import annotations
@@ -37,6 +53,7 @@ from tui.webhooks.connections import (
     PeerGone,
     Request,
     Server,
+    Shed,
     connection_cap,
 )
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
@@ -52,9 +69,10 @@ IN_FLIGHT_WAIT = 20.0
 # Bodies at least this big are verified and parsed on a worker thread, so the event loop (the app's UI) keeps going.
 OFF_LOOP_BODY = 1024 * 1024
 HEADER_VALUE_LIMIT = 1024
-# A body must arrive within BODY_GRACE seconds plus one second per MIN_BODY_RATE bytes (see _read_body).
+# A body must bring MIN_BODY_RATE x BODY_GRACE bytes in every BODY_GRACE seconds (Request.read). 64 KiB/s: the old
+# floor of 32 KiB/s with credit for every byte let a 33,000 B/s trickle hold its request for hours (issue 20).
 BODY_GRACE = 10.0
-MIN_BODY_RATE = 32 * 1024
+MIN_BODY_RATE = 64 * 1024
 # SIGTERM stops `listen` within 2 s in every state (issue 13). Both graces run from the signal, side by side,
 # and what remains (closing the forwarder, the store's last commit) takes milliseconds.
 STOP_GRACE = 1.0  # seconds `stop` lets requests under way finish before it closes their connections
@@ -80,6 +98,7 @@ class Listener:
         in_flight_limit: int | None = None,
         max_connections: int | None = None,
         header_timeout: float = HEADER_TIMEOUT,
+        on_shedding: Callable[[bool], None] | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
@@ -88,7 +107,7 @@ class Listener:
         self.strict = strict
         self.require_signatures = require_signatures
         self.max_body = max_body
-        self.in_flight = ByteBudget(in_flight_limit or max_body + IN_FLIGHT_HEADROOM)
+        self.in_flight = ByteBudget(in_flight_limit or max_body + IN_FLIGHT_HEADROOM, keyed=bool(hmac_key))
         self.on_event = on_event
         self.max_connections = connection_cap(max_connections)
         self.header_timeout = header_timeout
@@ -98,6 +117,7 @@ class Listener:
         self.dropped_slow = 0  # bodies that did not arrive in time (408, not stored)
         self._requested_port = port
         self._hmac_key = hmac_key or None
+        self.on_shedding = on_shedding
         self._server: Server | None = None
         self.port: int | None = None
 
@@ -127,6 +147,14 @@ class Listener:
     def set_hmac_key(self, key: str | None) -> None:
         """Use this key (None or "" for none) from the next request on."""
         self._hmac_key = key or None
+        self.in_flight.set_keyed(self._hmac_key is not None)
+        if self._server is not None:
+            self._server.set_keyed(self._hmac_key is not None)
+
+    @property
+    def shedding(self) -> bool:
+        """Whether the listener is cutting or refusing requests to make room (see connections.Server.shed)."""
+        return self._server is not None and self._server.shedding
 
     async def start(self) -> None:
         if self._server is not None:
@@ -134,7 +162,10 @@ class Listener:
         server = Server(
             self._handle,
             cap=self.max_connections,
+            budget=self.in_flight,
+            keyed=self._hmac_key is not None,
             header_timeout=self.header_timeout,
+            on_shedding=self.on_shedding,
             kept_headers=(*HEADERS_OF_INTEREST, "content-encoding"),
             value_limit=HEADER_VALUE_LIMIT,
         )
@@ -171,10 +202,14 @@ class Listener:
         # Until its body is read, nothing of the request is stored: stop and a lost connection drop it.
         request.expendable = True
         try:
+            if request.metered:  # unproven: its bytes are counted as they arrive, within their share (budget.py)
+                return await self._receive(request, received_at, path, headers)
             # A chunked body declares no size: it may grow to the limit, so that much is reserved.
             async with self.in_flight.reserve(self.max_body if declared is None else declared, timeout=IN_FLIGHT_WAIT):
                 return await self._receive(request, received_at, path, headers)
         except BudgetExhausted:
+            if self._server is not None:
+                self._server.shed("a signed event found no room in the in-flight budget (503)")
             return _json(503, {"error": "too many large events in flight; retry later"}, ("Retry-After", "5"), close=True)
         finally:
             request.expendable = False
@@ -190,10 +225,14 @@ class Listener:
             # Not stored: nothing arrived worth keeping, and a sender that is merely slow will try again.
             return _json(
                 408,
-                {"error": f"the body did not arrive in time (at least {MIN_BODY_RATE} bytes a second after the first "
+                {"error": f"the body did not arrive in time (at least {MIN_BODY_RATE * BODY_GRACE:.0f} bytes in every "
                  f"{BODY_GRACE:g} s)"},
                 close=True,
             )
+        except Shed:
+            # Not stored: an unverified body cut to make room; the sender retries (on a connection it has proven,
+            # its body reserves its room).
+            return _json(503, {"error": "too many unverified events in flight; retry later"}, ("Retry-After", "5"), close=True)
         except PeerGone:
             return None  # the sender went away mid-body: nobody to answer and nothing worth keeping
         except BrokenFraming as error:
@@ -202,6 +241,8 @@ class Listener:
         judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
         verdict = judged.verdict
+        if verdict is Verdict.VALID and request.metered:
+            request.prove()
         status, reason = 200, None
         if self.refuses(verdict, path):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"

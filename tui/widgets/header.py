@@ -1,5 +1,5 @@
 """The app header: profile (and its dialects when not the spec's), connection state, listener (address,
-events, rate, last verdict), warnings.
+events, rate, last verdict), warnings (the store failing, the listener shedding load).
 
 The connection state comes from the instance `status` read, polled in a worker at start and every 30 s:
 connected / not connected / bad credentials (401) / sandbox. Nothing here blocks the UI.
@@ -46,6 +46,7 @@ class GatewayHeader(Horizontal):
     GatewayHeader #header-spacer { width: 1fr; padding: 0; }
     GatewayHeader #header-insecure { background: $error; color: $text; text-style: bold; }
     GatewayHeader #header-store { background: $error; color: $text; text-style: bold; }
+    GatewayHeader #header-load { background: $warning; color: $text; text-style: bold; }
     """
 
     connection: reactive[str] = reactive("starting")
@@ -58,6 +59,9 @@ class GatewayHeader(Horizontal):
         store = Static(id="header-store")  # before the listener: when it shows, it matters more than the counts
         store.display = False
         yield store
+        load = Static(id="header-load")  # the listener sheds load (issue 20): shown only while it does
+        load.display = False
+        yield load
         yield Static(id="header-listener")
         yield Static(id="header-spacer")
         if getattr(self.app, "insecure_storage", False):
@@ -91,6 +95,7 @@ class GatewayHeader(Horizontal):
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.set_interval(RATE_INTERVAL, self._show_listener)
         app.runtime.subscribe_store_health(self._show_store)
+        app.runtime.subscribe_listener_load(self._show_load)
         self._show_profile()
         self._show_connection()
         self._show_listener()
@@ -183,6 +188,15 @@ class GatewayHeader(Horizontal):
             piece.update(Content(f"⚠ {status}"))
             store = runtime.store
             piece.tooltip = str(store.health) if store is not None else runtime.store_problem
+
+    def _show_load(self) -> None:
+        """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
+        status = self.app.runtime.listener_status()  # type: ignore[attr-defined]
+        piece = self.query_one("#header-load", Static)
+        piece.display = status is not None
+        if status is not None:
+            piece.update(Content("⚠ shedding load" if self.compact else f"⚠ {status}"))
+            piece.tooltip = status
 
     # -- polling --------------------------------------------------------------------------------------------
 
