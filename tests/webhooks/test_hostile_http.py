@@ -722,3 +722,18 @@ async def test_shedding_load_reaches_the_app_once(store, start_listener):
     await honest_event_is_answered(listener.port)
     for _reader, writer in heavy:
         writer.close()
+
+
+@pytest.mark.parametrize(
+    ("soft", "cap", "depth"),
+    [
+        pytest.param(256, 64, 64, id="256 files: no deeper than one accept batch"),
+        pytest.param(1024, 512, 320, id="1024 files: what the cap and reserve leave"),
+        pytest.param(20000, 512, 1024, id="a high limit: the whole queue"),
+    ],
+)
+def test_the_accept_queue_is_only_as_deep_as_the_file_limit_allows(monkeypatch, soft, cap, depth):
+    from tui.webhooks import connections
+
+    monkeypatch.setattr(connections.resource, "getrlimit", lambda _which: (soft, soft * 4))
+    assert connections.accept_queue_depth(cap) == depth

@@ -80,7 +80,8 @@ FD_RESERVE = 64
 LISTEN_BACKLOG = 64
 # The kernel's queue of connections waiting to be accepted (capped by net.core.somaxconn), deeper than the batch
 # above: under a flood of reconnecting senders a full queue drops an honest sender's SYN, which is retried only
-# after a second.
+# after a second. Only as deep as the file limit allows (accept_queue_depth): a full deep queue lets asyncio accept
+# batch after batch before the connections they replace are closed.
 ACCEPT_QUEUE = 1024
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
 UNDER_CAP_AGAIN = 0.5
@@ -777,6 +778,18 @@ def connection_cap(requested: int | None = None) -> int:
     return cap
 
 
+def accept_queue_depth(cap: int) -> int:
+    """How deep the kernel's accept queue may be beside `cap` connections: ACCEPT_QUEUE, less what the soft file
+    limit cannot hold once the cap, FD_RESERVE and two accept batches are counted; never below LISTEN_BACKLOG.
+
+    Under a 256-file limit (cap 64) a 1024-deep queue let a flood of idle sockets be accepted faster than the ones
+    they replaced were closed, and asyncio ran out of descriptors (tests/webhooks/test_hostile_http.py)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return ACCEPT_QUEUE
+    return max(LISTEN_BACKLOG, min(ACCEPT_QUEUE, soft - cap - FD_RESERVE - 2 * LISTEN_BACKLOG))
+
+
 class Server:
     """The HTTP server: accepts connections under the cap, hands each request to `handler`.
 
@@ -832,7 +845,7 @@ class Server:
             # asyncio listens with `backlog` and accepts that many per turn; only the kernel's queue is deepened
             # (through a duplicate descriptor of the same socket: asyncio's own is not to be used directly).
             with socket.socket(fileno=os.dup(listening.fileno())) as duplicate:
-                duplicate.listen(max(backlog, ACCEPT_QUEUE))
+                duplicate.listen(max(backlog, accept_queue_depth(self.cap)))
         return int(self._server.sockets[0].getsockname()[1])
 
     @property
