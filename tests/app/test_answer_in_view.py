@@ -1,6 +1,6 @@
 """After a call its answer is in view, and so is the button the focus went back to: at 80×24 the Settings HMAC block
-moves up when the warning above it hides. (Only Settings does this so far; making it every call's behaviour moved
-other sections' answers into view at the cost of their fields.)"""
+moves up when the warning above it hides. Every section's answer line does this (tui.widgets.feedback.in_view, tested
+for the others in test_results_in_view.py), keeping the focused field in view too.)"""
 
 from __future__ import annotations
 

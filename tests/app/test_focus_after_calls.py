@@ -145,10 +145,10 @@ async def test_communities_privacy_catalog_focus_and_footer_after_each_call():
         await pilot.press("alt+3")
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "community-id", what="Communities")
         await call_and_check(pilot, "communities", "promote-phones", "ctrl+s",
-                             lambda: "Promoted" in status_text(app, "#community-status"),
+                             lambda: "Promoted" in status_text(app, "#promote-status"),
                              values={"community-id": COMMUNITY_ID, "promote-phones": "5511987654321"})
         await call_and_check(pilot, "communities", "reset-groups", "ctrl+n",
-                             lambda: "New invite link" in status_text(app, "#community-status"), answer="y")
+                             lambda: "New invite link" in status_text(app, "#reset-status"), answer="y")
         await pilot.press("alt+4")
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "group-add-scope", what="Privacy")
         await call_and_check(pilot, "privacy", "group-add-scope", "ctrl+s",

@@ -9,7 +9,7 @@ import asyncio
 import secrets as random_secrets
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -643,26 +643,6 @@ class SettingsSection(OperationSection):
         if request is not None:
             self._apply_hmac_key(request.hmac_key, generated=False)
 
-    _answer_in_view: Widget | None = None
-    _answer_focus: Widget | None = None  # the widget that had the focus when the answer came
-
-    def on_resize(self) -> None:
-        self._keep_answer_in_view()
-
-    def watch_virtual_size(self) -> None:
-        # The content's height changed (a warning appearing above the answer): Textual sends no Resize for that.
-        self._keep_answer_in_view()
-
-    def _keep_answer_in_view(self) -> None:
-        if self._answer_in_view is not None and self._answer_in_view.is_attached:
-            self.call_after_refresh(self._answer_in_view.scroll_visible, animate=False)
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        # The call giving the focus back to where it was arrives here after the answer: only a move to another
-        # widget means the user moved on, and then the focused field is what stays in view.
-        if event.widget is not self._answer_focus:
-            self._answer_in_view = self._answer_focus = None
-
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
         self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
@@ -675,12 +655,10 @@ class SettingsSection(OperationSection):
             self._set_warning("#hmac-warning", "")
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
-            answer = self.block_status(form)
-            answer.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
-            # Hiding the warning above moved the block: bring its answer (and the focused button) back into view,
-            # and again if the section is resized meanwhile (the events panel grows with its first events).
-            self._answer_in_view, self._answer_focus = answer, self.screen.focused
-            self.call_after_refresh(answer.scroll_visible, animate=False)
+            # Hiding the warning above moves the block: the answer line brings itself (and the focused button)
+            # back into view (tui.widgets.feedback.in_view).
+            self.block_status(form).show_ok(
+                f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
 
         self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
                   status=self.block_status(form), done=done)
