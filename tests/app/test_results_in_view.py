@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from tests.harness import palette, running_sandbox_app, sandbox_app, screen_text, settle, show_section, wait_ready, \
-    wait_until
+from tests.harness import fill, open_chat_form, palette, running_sandbox_app, sandbox_app, screen_text, settle, \
+    show_section, wait_ready, wait_until
+from tui.sandbox.state import LAUNCH_ID, PRODUCT_IDS
 from tui.widgets.feedback import ErrorLine
 
 SMALL = (80, 24)
@@ -106,3 +107,43 @@ async def test_a_result_that_cannot_show_with_the_field_is_said_in_a_toast():
         assert app.screen.can_view_entire(field)
         await wait_until(pilot, lambda: on_screen(app, "Promoted") or toasted(app, f"Promoted {ANA}"),
                          what="the answer on screen or in a toast")
+
+
+# Each section's answer to its main key at 80×24: (section, values, focused field, key, the answer's selector, what
+# it says when done). The answer is on screen, or in a toast when it cannot show with the field.
+SECTION_RESULTS = [
+    pytest.param("chats", {"recipient": ANA, "text-message": "in view?"}, "text-message", "ctrl+s", "#sent-id .value",
+                 "(text to", id="chats-send"),
+    pytest.param("chats", {"recipient": ANA}, "chat-action", "ctrl+g", "#chat-action-status", "done for", id="chats-action"),
+    pytest.param("groups", {"lookup-id": f"{LAUNCH_ID}-group"}, "lookup-id", "ctrl+s", "#group-status", "Looked up",
+                 id="groups-lookup"),
+    pytest.param("privacy", {}, "group-add-scope", "ctrl+s", "#privacy-status", "Everyone", id="privacy"),
+    pytest.param("catalog", {"product-id": PRODUCT_IDS[0]}, "product-id", "ctrl+s", "#product", PRODUCT_IDS[0],
+                 id="catalog"),
+]
+
+
+def rendered(app, selector: str) -> str:
+    return " ".join(str(app.screen.query_one(selector).render()).split())
+
+
+@pytest.mark.parametrize(("section", "values", "focus", "key", "answer", "done"), SECTION_RESULTS)
+async def test_each_sections_answer_is_seen_at_80x24(section, values, focus, key, answer, done):
+    async with running_sandbox_app(size=SMALL) as pilot:
+        app = pilot.app
+        if section == "chats":
+            await open_chat_form(pilot)
+        else:
+            await show_section(pilot, section)
+        await settle(pilot)
+        fill(app.screen, values)
+        field = app.screen.query_one(f"#{focus}")
+        field.focus()
+        await wait_until(pilot, lambda: app.focused is field, what=f"focus on #{focus}")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: done in rendered(app, answer), what=f"the answer of {key} in {section}")
+        await settle(pilot)
+        text = rendered(app, answer)[:20]
+        await wait_until(pilot, lambda: on_screen(app, text) or toasted(app, text),
+                         what=f"{text!r} on screen or in a toast")
+        assert app.screen.can_view_entire(app.focused)

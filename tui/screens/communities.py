@@ -118,7 +118,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         request = validated(
             self._rows("promote-form"),
             lambda: AddAdmin(communityId=self.text("community-id"), phones=split_list(self.text("promote-phones"))),
-            fallback=self.promote_status.show_error,
+            status=self.promote_status,
         )
         if request is None:
             return
@@ -146,7 +146,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             groups = [as_group_id(item) for item in split_list(self.text("reset-groups"))]
             return RedefineInvitationLink(communityId=self.text("community-id"), groupsPhones=groups or None)
 
-        request = validated(self._rows("reset-form"), build, fallback=self.reset_status.show_error)
+        request = validated(self._rows("reset-form"), build, status=self.reset_status)
         if request is None:
             return
         self.app.push_screen(

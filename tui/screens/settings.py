@@ -553,7 +553,7 @@ class SettingsSection(OperationSection):
     def set_description(self) -> None:
         form = self.query_one("#description-form", Form)
         request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             self.run_operation(OPERATIONS[OperationId.PROFILE_DESCRIPTION], request,
                                group="description", busy=form, status=self.block_status(form),
@@ -564,7 +564,7 @@ class SettingsSection(OperationSection):
         """Set the delivery webhook; an empty URL removes it (the spec's operation 16), after asking."""
         form = self.query_one("#delivery-form", Form)
         request = validated(form.rows(), lambda: DeliveryWebhook(value=value_of(self.query_one("#delivery-url"))),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is None:
             return
 
@@ -595,7 +595,7 @@ class SettingsSection(OperationSection):
                 raise FieldProblems({"events": "choose at least one event kind"})
             return WebhookUpdate(webhook=_required(form, "#session-url", "webhook"), events=events, active=active)
 
-        request = validated(form.rows(), build, fallback=self.block_status(form).show_error)
+        request = validated(form.rows(), build, status=self.block_status(form))
         if request is not None:
             self.run_operation(OPERATIONS[OperationId.WEBHOOK], request, group="session-webhook",
                                busy=form, status=self.block_status(form),
@@ -639,7 +639,7 @@ class SettingsSection(OperationSection):
     def set_hmac_key(self) -> None:
         form = self.query_one("#hmac-form", Form)
         request = validated(form.rows(), lambda: HmacKey(hmac_key=self.query_one("#hmac-key", Input).value),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             self._apply_hmac_key(request.hmac_key, generated=False)
 
@@ -707,7 +707,7 @@ class SettingsSection(OperationSection):
         enable = self.query_one("#proxy-enable", Switch).value
         url = self.query_one("#proxy-url", Input).value.strip()
         request = validated(form.rows(), lambda: ProxyConfig(enable=enable, proxy_url=url if enable else ""),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             shown = redact_url_credentials(request.proxy_url)
             self.run_operation(OPERATIONS[OperationId.PROXY], request, group="proxy", busy=form,

@@ -139,11 +139,12 @@ def in_view(result: Widget, toast: str | None, *, severity: Severity = "informat
         if not _shown(result):
             return
         screen = result.screen
-        if screen.can_view_entire(result):
+        focused = screen.focused
+        if screen.can_view_entire(result) and (focused is None or screen.can_view_entire(focused)):
             return
         scroller = _scroller(result)
         if scroller is not None:
-            _scroll_to_show(scroller, result, screen.focused)
+            _scroll_to_show(scroller, result, focused)
         result.call_after_refresh(said_if_unseen)
 
     def said_if_unseen() -> None:
@@ -227,11 +228,13 @@ class ErrorLine(Static):
     def _keep_in_view(self) -> None:
         if not self.has_class("-shown") or not _shown(self):
             return
-        if self.screen.focused is not self._kept_for:
+        kept_for = self._kept_for
+        if kept_for is None or self.screen.focused is not kept_for:
             return  # the user moved on: the field they are in is what stays in view
         scroller = _scroller(self)
-        if scroller is not None and not self.screen.can_view_entire(self):
-            self.call_after_refresh(_scroll_to_show, scroller, self, self._kept_for)
+        screen = self.screen
+        if scroller is not None and not (screen.can_view_entire(self) and screen.can_view_entire(kept_for)):
+            self.call_after_refresh(_scroll_to_show, scroller, self, kept_for)
 
     def clear(self) -> None:
         self.update("")

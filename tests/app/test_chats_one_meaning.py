@@ -1,0 +1,62 @@
+"""Chats as a keyboard user meets it (issue 21, item 11): `ctrl+t` has one meaning in Chats (the full form for the
+open chat), so pressing it twice never applies a chat action; ↓ from the search line then enter replies to the chosen
+chat, so what is typed next is the reply, not the list's letter keys."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tests.app.test_inbox import open_inbox
+from tests.harness import running_sandbox_app, screen_text, settle, wait_until
+from tui.keymap import ACTIONS
+from tui.screens.main import MainScreen
+
+CHATS_SCOPES = ("chats", "inbox", "inbox_list")
+
+
+def test_ctrl_t_has_one_meaning_in_chats():
+    meanings = {action.action for action in ACTIONS if action.scope in CHATS_SCOPES
+                and "ctrl+t" in action.keys.split(",")}
+    assert meanings == {"full_form"}, meanings
+
+
+async def test_ctrl_t_twice_opens_the_form_and_applies_no_chat_action():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        view = await open_inbox(pilot)
+        chat = view.open_chat_id
+        def chat_calls() -> int:
+            return sum(1 for exchange in app.runtime.request_log if exchange.url.endswith("/modify-chat"))
+
+        before = chat_calls()
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "text-message", what="the full form")
+        assert app.screen.query_one("#recipient", Input).value == chat
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        status = str(app.screen.query_one("#chat-status").render())
+        assert "done for" not in status, status
+        assert chat_calls() == before, "ctrl+t in the form applied a chat action on the gateway"
+        footer = screen_text(app).splitlines()[-1]
+        assert "^g Chat action" in footer, footer  # the chat action's own key, in the footer
+
+
+async def test_down_from_the_search_then_enter_replies_to_the_chosen_chat():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        view = await open_inbox(pilot)
+        assert app.focused is view.query_one("#inbox-search")
+        await pilot.press("down")
+        await pilot.press("down")  # the second chat
+        await settle(pilot)
+        second = view.rows[1].chat_id
+        assert view.open_chat_id == second
+        await pilot.press("enter")
+        await settle(pilot)
+        reply = view.query_one("#reply", Input)
+        assert app.focused is reply
+        await pilot.press(*"see you")
+        await pilot.press("e")  # a letter key of the list: here, text of the reply
+        assert reply.value == "see youe"
+        assert app.screen.query_one("#events-panel").display  # `e` did not hide the events panel
+        assert isinstance(app.screen, MainScreen)
