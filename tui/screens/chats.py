@@ -129,7 +129,7 @@ def compose_form(with_inbox: bool) -> ComposeResult:
             )
     with ContentSwitcher(initial="form-text", id="kinds"):
         with Form(id="form-text"):
-            yield FieldRow("Message", TextBox(id="text-message"), field="message")
+            yield FieldRow("Message", TextBox(id="text-message", soft_wrap=True), field="message")  # long text wraps
         with Form(id="form-buttons"):
             yield _row("Message", "message", "buttons-message")
             with Horizontal(classes="form-cols"):

@@ -9,6 +9,7 @@ import asyncio
 import secrets as random_secrets
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -35,11 +36,43 @@ from tui.secrets import SecretName, mask_secret
 from tui.keymap import bindings_for
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
-from tui.widgets.section import ConfirmScreen, OperationSection
+from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 
 if TYPE_CHECKING:  # for annotations only: the app imports this module
     from tui.app import GatewayApp
     from tui.runtime import Runtime
+
+def password_span(url: str) -> tuple[int, int]:
+    """Where the password of `user:password@host:port` is in `url` as typed (start, end); (0, 0) without one.
+    Before the `@` is typed, what follows `user:` is taken for a password unless it is a port (digits)."""
+    start = url.find("://")
+    if start < 0:
+        return 0, 0
+    start += 3
+    slash = url.find("/", start)
+    authority_end = len(url) if slash < 0 else slash
+    at = url.rfind("@", start, authority_end)
+    colon = url.find(":", start, at if at >= 0 else authority_end)
+    if colon < 0:
+        return 0, 0
+    end = at if at >= 0 else authority_end
+    if at < 0 and url[colon + 1:end].isdigit():
+        return 0, 0  # host:port, no password yet
+    return colon + 1, end
+
+
+class ProxyUrlInput(TextInput):
+    """The proxy URL with its host and user in view and only the password masked: `socks5://user:•••@host:1080`
+    (each hidden character one `•`, so the cursor stays where it is typed)."""
+
+    @property
+    def _value(self) -> Text:
+        start, end = password_span(self.value)
+        if start == end:
+            return super()._value
+        shown = self.value[:start] + "•" * (end - start) + self.value[end:]
+        return Text(shown, no_wrap=True, overflow="ignore", end="")
+
 
 GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
 _DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
@@ -195,6 +228,7 @@ class SettingsSection(OperationSection):
                 yield Button("Generate", id="hmac-generate", compact=True, variant="primary")
                 yield Button("Status", id="hmac-status", compact=True)
                 yield Button("Delete", id="hmac-delete", compact=True, variant="error")
+            yield CopyableValue("New key:", id="hmac-new-key")  # shown masked; Copy gives the key to other signers
             yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="proxy-form"):
@@ -202,7 +236,7 @@ class SettingsSection(OperationSection):
             with Horizontal(classes="switch-row"):
                 yield Static("Enabled")
                 yield Switch(value=False, id="proxy-enable")
-            yield FieldRow("Proxy URL", TextInput(id="proxy-url", password=True, placeholder="socks5://host:1080"),
+            yield FieldRow("Proxy URL", ProxyUrlInput(id="proxy-url", placeholder="socks5://host:1080"),
                            field="proxy_url", hint="One of: " + ", ".join(PROXY_FORMS))
             with Horizontal(classes="actions"):
                 yield Button("Set proxy", id="proxy-apply", compact=True)
@@ -645,7 +679,26 @@ class SettingsSection(OperationSection):
 
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
-        self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
+        """Asks first: the new key replaces the old one on the gateway and in the listener at once."""
+        form = self.query_one("#hmac-form", Form)
+        replaces = self.runtime.hmac_key_set
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
+            else:
+                self.block_status(form).show_ok("Not generated; the key is unchanged.")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Replace the HMAC key with a new random one?" if replaces else "Generate a random HMAC key?",
+                "The gateway signs with it and the listener verifies with it at once"
+                + ("; anything that checks signatures with the old key fails until it has the new one" if replaces
+                   else "") + ". Copy it afterwards with the Copy button.",
+                confirm_label="Generate",
+            ),
+            answered,
+        )
 
     def _apply_hmac_key(self, key: str, *, generated: bool) -> None:
         form = self.query_one("#hmac-form", Form)
@@ -655,6 +708,11 @@ class SettingsSection(OperationSection):
             self._set_warning("#hmac-warning", "")
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
+            new_key = self.query_one("#hmac-new-key", CopyableValue)
+            if generated:
+                new_key.show(key, shown=mask_secret(key))
+            else:
+                new_key.clear()
             # Hiding the warning above moves the block: the answer line brings itself (and the focused button)
             # back into view (tui.widgets.feedback.in_view).
             self.block_status(form).show_ok(

@@ -155,24 +155,12 @@ def in_view(result: Widget, toast: str | None, *, severity: Severity = "informat
 
 
 def _scroll_to_show(scroller: ScrollableContainer, result: Widget, focused: Widget | None) -> None:
-    """Scroll `scroller` the least that shows `result` and, when it is in the same container and both fit, the
-    focused widget; when they do not fit together, the focused widget stays where it is."""
-    view = scroller.scrollable_content_region
-    wanted = result.region
-    if focused is not None and scroller in focused.ancestors and focused.region:
-        both = wanted.union(focused.region)
-        if both.height > view.height:
-            return  # the field the user is in stays in view; the toast says the result
-        wanted = both
-    if wanted.height > view.height:
-        wanted = wanted.crop_size((wanted.width, view.height))  # its first lines, the rest by scrolling on
-    offset = 0
-    if wanted.y < view.y:
-        offset = wanted.y - view.y
-    elif wanted.bottom > view.bottom:
-        offset = wanted.bottom - view.bottom
-    if offset:
-        scroller.scroll_to(y=scroller.scroll_y + offset, animate=False, immediate=True)
+    """Scroll `scroller` the least that shows `result`, then the least that shows the focused widget (when it is in
+    the same container): both show when they fit together; when they do not, the focused widget wins. Each scroll
+    is made at once, in the container's own coordinates (the screen's map may be a frame old, after a dialog)."""
+    scroller.scroll_to_widget(result, animate=False, immediate=True)
+    if focused is not None and scroller in focused.ancestors:
+        scroller.scroll_to_widget(focused, animate=False, immediate=True)
 
 
 class ErrorLine(Static):

@@ -366,11 +366,13 @@ class CopyableValue(Horizontal):
         yield Static("", classes="value")
         yield Button("Copy", classes="copy", compact=True)
 
-    def show(self, value: str, detail: str = "") -> None:
+    def show(self, value: str, detail: str = "", *, shown: str | None = None) -> None:
+        """`value` is what Copy copies; `shown` what the screen shows instead (a secret, masked)."""
         self.value = value
-        self.query_one(".value", Static).update(Content(value + (f"  {detail}" if detail else "")))
+        text = (value if shown is None else shown) + (f"  {detail}" if detail else "")
+        self.query_one(".value", Static).update(Content(text))
         self.add_class("-shown")
-        in_view(self, f"{self.label} {value}")
+        in_view(self, f"{self.label} {text}")
 
     def clear(self) -> None:
         self.value = None
