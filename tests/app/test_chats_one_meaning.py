@@ -4,6 +4,9 @@ chat, so what is typed next is the reply, not the list's letter keys."""
 
 from __future__ import annotations
 
+import io
+import re
+
 from textual.widgets import Input
 
 from tests.app.test_inbox import open_inbox
@@ -60,3 +63,28 @@ async def test_down_from_the_search_then_enter_replies_to_the_chosen_chat():
         assert reply.value == "see youe"
         assert app.screen.query_one("#events-panel").display  # `e` did not hide the events panel
         assert isinstance(app.screen, MainScreen)
+
+
+CLASS_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)+\b")  # MainScreen, GatewayApp, TextInput, InboxList
+
+
+async def test_help_names_where_keys_act_in_the_users_words():
+    """The help's "Keys here" lists where each key acts by the keys table's words, never a class name."""
+    from rich.console import Console
+
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        await open_inbox(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "recipient", what="the form")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+        await settle(pilot)
+        heading = " ".join(str(static.render()) for static in app.screen.query(".help-heading"))
+        assert "Keys here (the Recipient" in heading, heading
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-focused-keys").render()._renderable)
+        keys = console.export_text()
+        assert "everywhere" in keys and "Chats (the new-message form)" in keys, keys
+        names = set(CLASS_NAME.findall(keys + heading)) - {"WuzAPI"}
+        assert not names, f"class names in the help: {sorted(names)}"
