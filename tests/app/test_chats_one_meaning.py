@@ -88,3 +88,30 @@ async def test_help_names_where_keys_act_in_the_users_words():
         assert "everywhere" in keys and "Chats (the new-message form)" in keys, keys
         names = set(CLASS_NAME.findall(keys + heading)) - {"WuzAPI"}
         assert not names, f"class names in the help: {sorted(names)}"
+
+
+def test_text_is_cut_at_a_word_boundary_with_an_ellipsis():
+    from tui.api.wording import clip_words
+
+    assert clip_words("Or Saturday morning", 18) == "Or Saturday…"
+    assert clip_words("Or Saturday morning", 19) == "Or Saturday morning"
+    assert clip_words("Great, could you send it", 17) == "Great, could you…"
+    assert clip_words("Great, could you send it", 14) == "Great, could…"
+    assert clip_words("120363019502650977@g.us", 10) == "120363019…"  # one long word: cut inside it
+
+
+async def test_no_preview_in_the_list_is_cut_mid_word_at_80_columns():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        view = await open_inbox(pilot)
+        listed = screen_text(app)
+        for row in view.rows:
+            for text in (row.title, row.last_body):
+                words = text.split()
+                for line in listed.splitlines():
+                    left = line.split("│")[0]
+                    if "…" in left and left.strip().startswith(words[0][:4]):
+                        shown = left.strip().split("…")[0]
+                        assert " ".join(words).startswith(shown) and (
+                            len(shown) == len(" ".join(words)) or " ".join(words)[len(shown)] in " ,.;:"
+                        ) or len(words) == 1, f"{shown!r}… cuts a word of {text!r}"
