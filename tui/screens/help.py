@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.app import App
 from textual.widgets import Button, DataTable, Footer, Input, Markdown, Select, Static, TextArea
@@ -30,6 +30,8 @@ def where_in_words(node: object, binding_id: str | None) -> str:
         return SCOPES[action.scope]
     if isinstance(node, App):
         return "everywhere"
+    if isinstance(node, Screen):
+        return "this screen"
     if isinstance(node, (Input, TextArea)):
         return "text fields"
     if isinstance(node, Select):
