@@ -119,7 +119,8 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("section.cancel", "escape", "cancel", "Cancel call", "section", help="cancel the running call"),
     # -- Chats ----------------------------------------------------------------------------------------------------
     KeyAction("chats.send", "ctrl+s", "send", "Send", "chats", help="send the message of the chosen kind"),
-    KeyAction("chats.chat_action", "ctrl+t", "chat_action", "Chat action", "chats",
+    # ctrl+t has one meaning in Chats, the full form for the open chat: a second ctrl+t there must not act on the chat.
+    KeyAction("chats.chat_action", "ctrl+g", "chat_action", "Chat action", "chats",
               help="apply the chosen chat action to the recipient's chat"),
     KeyAction("chats.copy_id", "ctrl+o", "copy_id", "Copy id", "chats", help="copy the sent message's id"),
     KeyAction("chats.inbox", "ctrl+l", "inbox", "Conversations", "chats",

@@ -89,8 +89,8 @@ async def test_chats_focus_and_footer_after_each_call():
         sent = app.last_sent_id
         await call_and_check(pilot, "chats", "text-message", "ctrl+s", lambda: app.last_sent_id != sent,
                              values={"recipient": RECIPIENT, "text-message": "focus test"})
-        await call_and_check(pilot, "chats", "chat-action", "ctrl+t",
-                             lambda: "done for" in status_text(app, "#chat-status"))
+        await call_and_check(pilot, "chats", "chat-action", "ctrl+g",
+                             lambda: "done for" in status_text(app, "#chat-action-status"))
         # Enter in a single-line field moves on; it never sends
         app.screen.query_one("#kind").value = "link"
         await pilot.pause()
@@ -145,10 +145,10 @@ async def test_communities_privacy_catalog_focus_and_footer_after_each_call():
         await pilot.press("alt+3")
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "community-id", what="Communities")
         await call_and_check(pilot, "communities", "promote-phones", "ctrl+s",
-                             lambda: "Promoted" in status_text(app, "#community-status"),
+                             lambda: "Promoted" in status_text(app, "#promote-status"),
                              values={"community-id": COMMUNITY_ID, "promote-phones": "5511987654321"})
         await call_and_check(pilot, "communities", "reset-groups", "ctrl+n",
-                             lambda: "New invite link" in status_text(app, "#community-status"), answer="y")
+                             lambda: "New invite link" in status_text(app, "#reset-status"), answer="y")
         await pilot.press("alt+4")
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "group-add-scope", what="Privacy")
         await call_and_check(pilot, "privacy", "group-add-scope", "ctrl+s",
@@ -200,7 +200,7 @@ async def test_a_cancelled_call_gives_the_focus_back():
         assert app.focused is message
 
 
-@pytest.mark.parametrize("key", ["ctrl+s", "ctrl+t", "ctrl+o"])
+@pytest.mark.parametrize("key", ["ctrl+s", "ctrl+g", "ctrl+o"])
 def test_chats_keys_say_what_they_do(key):
     """The footer's words and the buttons' keys come from one row each."""
     chats = {action.keys: action for action in ACTIONS if action.scope == "chats"}

@@ -262,7 +262,7 @@ async def test_compose_shows_the_form_and_ctrl_l_comes_back():
         await wait_until(pilot, lambda: not screen.display, what="the form")
         assert pilot.app.focused is pilot.app.screen.query_one("#recipient")
         footer = screen_text(pilot.app).splitlines()[-1]
-        for words in ("^s Send", "^t Chat action", "^l Conversations"):
+        for words in ("^s Send", "^g Chat action", "^l Conversations"):
             assert words in footer
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: screen.display, what="the conversations")

@@ -212,7 +212,7 @@ async def test_palette_clear_chat_history_asks_then_clears():
         assert "Clear the whole history of the chat with 5511999999999?" in screen_text(app)
         await pilot.press("y")
         await settle(pilot)
-        assert "Clear chat history: done for 5511999999999" in str(app.screen.query_one("#chat-status").render())
+        assert "Clear chat history: done for 5511999999999" in str(app.screen.query_one("#chat-action-status").render())
 
 
 async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry():

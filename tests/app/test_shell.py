@@ -183,9 +183,11 @@ async def test_palette_operation_in_a_long_section_acts_and_is_in_view():
     async with running_sandbox_app() as pilot:
         app = pilot.app
         before = app.runtime.sandbox.state.hmac_key
-        await palette(pilot, "Generate HMAC key")  # choosing it generates a key: no second step
+        await palette(pilot, "Generate HMAC key")  # choosing it asks, then generates a key: no other step
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        await pilot.press("y")
         await wait_until(pilot, lambda: app.runtime.sandbox.state.hmac_key != before, what="a new key")
         await settle(pilot)
         assert app.runtime.sandbox.state.hmac_key != before
-        assert "A new random key" in screen_text(app) and "Generate" in screen_text(app)  # in view
+        assert "A new random key" in screen_text(app) and "Generate" in screen_text(app), screen_text(app)  # in view
         assert getattr(app.focused, "id", None) == "hmac-generate"  # the focus is back on its button

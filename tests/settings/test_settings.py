@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Switch
 
-from tests.harness import running_sandbox_app, screen_text, settle, show_section
+from tests.harness import running_sandbox_app, screen_text, settle, show_section, wait_until
 from tui.api.models import SendText
 from tui.secrets import SecretName
 from tui.webhooks.signing import Verdict
@@ -55,6 +55,8 @@ async def test_generate_sets_a_long_random_key():
         await show_section(pilot, "settings")
         before = app.runtime.sandbox.state.hmac_key
         app.screen.query_one("#hmac-generate").press()
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        await pilot.press("y")  # it replaces the key: asked first
         await settle(pilot)
         generated = app.runtime.sandbox.state.hmac_key
         assert generated and generated != before and len(generated) >= 64

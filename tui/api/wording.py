@@ -109,3 +109,21 @@ def field_label(path: str) -> str:
 def labelled(problems: Mapping[str, str]) -> str:
     """Several field problems as one line: `Buttons: takes at most 3 items (4 given); Phone: is required`."""
     return "; ".join(f"{field_label(path)}: {problem}" for path, problem in problems.items())
+
+
+def clip_words(text: str, width: int) -> str:
+    """`text` on one line of at most `width` characters, cut at the last word boundary that fits and marked with
+    "…": "Or Saturday morning" in 18 → "Or Saturday…", never "Or Saturday morni…". A first word longer than the
+    room (an id, a URL) is cut inside it: nothing else would show any of it."""
+    line = " ".join(text.split())
+    if len(line) <= width:
+        return line
+    if width <= 1:
+        return "…"[:max(width, 0)]
+    room = line[: width - 1]
+    if line[width - 1] == " ":  # the room ends with a whole word
+        return room.rstrip() + "…"
+    space = room.rfind(" ")
+    if space <= 0:
+        return room + "…"
+    return room[:space].rstrip(" ,;:·-") + "…"

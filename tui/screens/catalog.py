@@ -101,7 +101,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
     def action_lookup(self) -> None:
         form = self.query_one("#product-form", Form)
         query = validated(
-            form.rows(), lambda: ProductQuery(PRODUCT_ID=value_of(self.query_one("#product-id"))), fallback=self.status.show_error
+            form.rows(), lambda: ProductQuery(PRODUCT_ID=value_of(self.query_one("#product-id"))), status=self.status
         )
         if query is None:
             return

@@ -129,7 +129,7 @@ def compose_form(with_inbox: bool) -> ComposeResult:
             )
     with ContentSwitcher(initial="form-text", id="kinds"):
         with Form(id="form-text"):
-            yield FieldRow("Message", TextBox(id="text-message"), field="message")
+            yield FieldRow("Message", TextBox(id="text-message", soft_wrap=True), field="message")  # long text wraps
         with Form(id="form-buttons"):
             yield _row("Message", "message", "buttons-message")
             with Horizontal(classes="form-cols"):
@@ -194,6 +194,7 @@ def compose_form(with_inbox: bool) -> ComposeResult:
             id="chat-action",
         )
         yield Button(label("Apply", "chats.chat_action"), id="apply-action")
+    yield ErrorLine(id="chat-action-status")  # the chat action's answer, under it
 
 
 class ChatForm(Vertical):
@@ -220,8 +221,8 @@ class ChatsSection(OperationSection):
 
 Chats opens on the **conversations**: every chat (received messages, receipts and typing from the webhook
 events, and every message sent from here or with `gateway-tui call`), newest first, with the thread of the
-chosen one. The **search** field has the focus: type to filter chats and messages; enter goes to the list,
-or, when you typed a phone number no chat matches, opens the form to that number. On the list, **enter**
+chosen one. The **search** field has the focus: type to filter chats and messages; **↓** or enter goes to the
+list, or, when you typed a phone number no chat matches, enter opens the form to that number. On the list, **enter**
 replies (a text, sent with enter), **m** marks the chat read on the gateway, **k** (or **ctrl+t**) opens the
 full form for the chat, **n** (or **ctrl+n**) writes to a new number. **ctrl+l** comes back from the form.
 
@@ -240,7 +241,7 @@ A sent message shows its **id** (Copy button, or **ctrl+o**); its delivery event
 panel linked to that id.
 
 **Chat actions** (read, archive, unarchive, pin, unpin, mute, unmute, clear, delete) act on the
-recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for confirmation.
+recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for confirmation.
 
 **Escape** cancels a call that is still running.
 """
@@ -341,7 +342,24 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     @property
     def status(self) -> ErrorLine:
+        """The send's answer (the sent message's id shows above it)."""
         return self.query_one("#chat-status", ErrorLine)
+
+    @property
+    def action_status(self) -> ErrorLine:
+        """The chat action's answer."""
+        return self.query_one("#chat-action-status", ErrorLine)
+
+    def clear_results(self) -> None:
+        """The answers belong to one recipient (and the send's to one kind): a change of either clears them, so
+        no line speaks of another chat or of a message not sent."""
+        self.query_one("#sent-id", CopyableValue).clear()
+        self.status.clear()
+        self.action_status.clear()
+
+    @on(Input.Changed, "#recipient")
+    def _recipient_changed(self) -> None:
+        self.clear_results()
 
     def text(self, widget_id: str) -> str:
         return value_of(self.query_one(f"#{widget_id}"))
@@ -364,6 +382,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     @on(Select.Changed, "#kind")
     def _kind_changed(self, event: Select.Changed) -> None:
         self.query_one("#kinds", ContentSwitcher).current = f"form-{event.value}"
+        self.query_one("#sent-id", CopyableValue).clear()
         self.status.clear()
         self.show_dialect_rules()
 
@@ -400,7 +419,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("send", "chat_action", "copy_id") and self.view != "compose":
-            return False  # the form's keys act only while the form shows (ctrl+t is the inbox's "All kinds" there)
+            return False  # the form's keys act only while the form shows
         if action == "inbox" and self.view != "compose":
             return False
         return super().check_action(action, parameters)
@@ -433,8 +452,8 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             return
         self._show_view("compose")
         field = self.query_one("#recipient", Input)
-        if recipient is not None:
-            field.value = recipient
+        if recipient is not None or not message_first:
+            field.value = recipient or ""  # a new chat starts with no recipient, not the last one's
         if recipient is not None or message_first:
             self._focus_first(at_once=True)  # at once: keys already on their way land in the message
         else:
@@ -511,7 +530,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         """The request for the active kind, or None with errors shown inline."""
         kind = self.kind
         builder = getattr(self, f"_build_{kind.key}")
-        return validated(self.rows(), lambda: builder(self.text("recipient")), fallback=self.status.show_error)
+        return validated(self.rows(), lambda: builder(self.text("recipient")), status=self.status)
 
     def _build_text(self, phone: str) -> SendText:
         return SendText(phone=phone, message=self.text("text-message"))
@@ -608,11 +627,11 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     @on(Button.Pressed, "#send")
     def action_send(self) -> None:
+        self.query_one("#sent-id", CopyableValue).clear()  # a new attempt: the last one's id no longer answers
         request = self.build_request()
         if request is None:
             return  # errors are shown inline; nothing is sent
         kind = self.kind
-        self.query_one("#sent-id", CopyableValue).clear()
         self.run_operation(
             kind.operation,
             request,
@@ -644,7 +663,7 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
         request = validated(
             [recipient_row],
             lambda: ModifyChat(phone=self.text("recipient"), action=action),
-            fallback=self.status.show_error,
+            status=self.action_status,
         )
         if request is None:
             return
@@ -667,16 +686,16 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
             request,
             title=CHAT_ACTION_TITLES[request.action],
             busy=self.query_one("#chat-actions"),
-            status=self.status,
+            status=self.action_status,
             done=lambda result: self._chat_modified(request, result),
         )
 
     def _chat_modified(self, request: ModifyChat, result: Any) -> None:
         title = CHAT_ACTION_TITLES[request.action]
         if result.ok:
-            self.status.show_ok(f"{title}: done for {request.phone}.")
+            self.action_status.show_ok(f"{title}: done for {request.phone}.")
         else:
-            self.status.show_error(f"{title}: the gateway answered {result.refusal} for {request.phone}; not done.")
+            self.action_status.show_error(f"{title}: the gateway answered {result.refusal} for {request.phone}; not done.")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

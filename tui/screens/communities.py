@@ -68,6 +68,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             )
             with Horizontal(classes="actions"):
                 yield Button(label("Promote", "communities.promote"), id="promote", variant="primary")
+            yield ErrorLine(id="promote-status")  # each form answers under its own button
         yield Static("Reset the invite link", classes="subtitle")
         with Form(id="reset-form"):
             yield FieldRow(
@@ -77,12 +78,16 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             )
             with Horizontal(classes="actions"):
                 yield Button(label("Reset invite link", "communities.reset_link"), id="reset", variant="warning")
-        yield CopyableValue("New invite link:", id="invite-link")
-        yield ErrorLine(id="community-status")
+            yield CopyableValue("New invite link:", id="invite-link")
+            yield ErrorLine(id="reset-status")
 
     @property
-    def status(self) -> ErrorLine:
-        return self.query_one("#community-status", ErrorLine)
+    def promote_status(self) -> ErrorLine:
+        return self.query_one("#promote-status", ErrorLine)
+
+    @property
+    def reset_status(self) -> ErrorLine:
+        return self.query_one("#reset-status", ErrorLine)
 
     def text(self, widget_id: str) -> str:
         return value_of(self.query_one(f"#{widget_id}"))
@@ -113,7 +118,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         request = validated(
             self._rows("promote-form"),
             lambda: AddAdmin(communityId=self.text("community-id"), phones=split_list(self.text("promote-phones"))),
-            fallback=self.status.show_error,
+            status=self.promote_status,
         )
         if request is None:
             return
@@ -122,16 +127,16 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             request,
             title="Promote administrators",
             busy=self.query_one("#promote-form"),
-            status=self.status,
+            status=self.promote_status,
             done=lambda result: self._promoted(request, result),
             confirm_repeat=f"Promote the same numbers in {request.communityId} again?",
         )
 
     def _promoted(self, request: AddAdmin, result: OperationResult) -> None:
         if result.ok:
-            self.status.show_ok(f"Promoted {', '.join(request.phones)} in community {request.communityId}.")
+            self.promote_status.show_ok(f"Promoted {', '.join(request.phones)} in community {request.communityId}.")
         else:
-            self.status.show_error(f"Promote in {request.communityId}: the gateway answered {result.refusal}; nobody was promoted.")
+            self.promote_status.show_error(f"Promote in {request.communityId}: the gateway answered {result.refusal}; nobody was promoted.")
 
     # -- reset link --------------------------------------------------------------------------------
 
@@ -141,7 +146,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             groups = [as_group_id(item) for item in split_list(self.text("reset-groups"))]
             return RedefineInvitationLink(communityId=self.text("community-id"), groupsPhones=groups or None)
 
-        request = validated(self._rows("reset-form"), build, fallback=self.status.show_error)
+        request = validated(self._rows("reset-form"), build, status=self.reset_status)
         if request is None:
             return
         self.app.push_screen(
@@ -150,7 +155,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
                 "The old link stops working at once: anyone who has not joined with it yet will need the new one.",
                 confirm_label="Reset",
             ),
-            lambda yes: self._reset(request) if yes else self.status.show_ok("Reset cancelled; the old link still works."),
+            lambda yes: self._reset(request) if yes else self.reset_status.show_ok("Reset cancelled; the old link still works."),
         )
 
     def _reset(self, request: RedefineInvitationLink) -> None:
@@ -159,13 +164,13 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
             request,
             title="Reset invite link",
             busy=self.query_one("#reset-form"),
-            status=self.status,
+            status=self.reset_status,
             done=lambda link: self._link_reset(request, link),
         )
 
     def _link_reset(self, request: RedefineInvitationLink, link: InviteLink) -> None:
         self.query_one("#invite-link", CopyableValue).show(link.inviteLink)
-        self.status.show_ok(f"New invite link for community {request.communityId}; the old one no longer works.")
+        self.reset_status.show_ok(f"New invite link for community {request.communityId}; the old one no longer works.")
 
     def action_copy_link(self) -> None:
         value = self.query_one("#invite-link", CopyableValue).value

@@ -353,7 +353,7 @@ group you last looked up or created.
     @on(Button.Pressed, "#lookup")
     def action_lookup(self) -> None:
         form = self.query_one("#lookup-form", Form)
-        refs = validated(form.rows(), lambda: require_group_refs(self.text("lookup-id"), field="group"), fallback=self.status.show_error)
+        refs = validated(form.rows(), lambda: require_group_refs(self.text("lookup-id"), field="group"), status=self.status)
         if refs is None:
             return
         group_id, jid = refs
@@ -407,7 +407,7 @@ group you last looked up or created.
         request = validated(
             form.rows(),
             lambda: GroupCreate(name=self.text("create-name"), participants=split_list(self.text("create-participants"))),
-            fallback=self.status.show_error,
+            status=self.status,
         )
         if request is None:
             return
@@ -441,7 +441,7 @@ group you last looked up or created.
                 phones=split_list(self.text("add-phones")),
                 autoInvite=self.query_one("#add-invite", Checkbox).value,
             ),
-            fallback=self.status.show_error,
+            status=self.status,
         )
         if request is None:
             return
@@ -489,7 +489,7 @@ group you last looked up or created.
         request = validated(
             form.rows(),
             lambda: UpdateGroupName(groupId=as_group_id(self.text("rename-group")), groupName=self.text("rename-name")),
-            fallback=self.status.show_error,
+            status=self.status,
         )
         if request is None:
             return

@@ -8,15 +8,53 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown, Static
+from textual.app import App
+from textual.widgets import Button, DataTable, Footer, Input, Markdown, Select, Static, TextArea
 
-from tui.keymap import bindings_for, help_table
+from tui.keymap import ACTIONS_BY_ID, SCOPES, bindings_for, help_table
+from tui.widgets.conversation_list import ConversationList
+from tui.widgets.forms import FieldRow
 
 _MORE_KEYS = """| `tab` / `shift+tab` | next / previous field |
 | `enter` | next field in a form (a one-field look-up runs) |
 """
+
+
+def where_in_words(node: object, binding_id: str | None) -> str:
+    """Where a key acts, as the user reads it: the keys table's scope ("Chats (the conversations)", "everywhere"),
+    else the kind of control the focus is in; never a class name."""
+    action = ACTIONS_BY_ID.get(binding_id or "")
+    if action is not None:
+        return SCOPES[action.scope]
+    if isinstance(node, App):
+        return "everywhere"
+    if isinstance(node, Screen):
+        return "this screen"
+    if isinstance(node, (Input, TextArea)):
+        return "text fields"
+    if isinstance(node, Select):
+        return "pickers"
+    if isinstance(node, (DataTable, ConversationList)):
+        return "lists"
+    if isinstance(node, Button):
+        return "buttons"
+    return "here"
+
+
+def focused_in_words(widget: Widget) -> str:
+    """The focused control as the user sees it: its field's label ("the Recipient field"), else its kind."""
+    row = next((node for node in widget.ancestors_with_self if isinstance(node, FieldRow)), None)
+    if row is not None:
+        return f"the {row.label} field"
+    if isinstance(widget, Button):
+        return f"the {widget.label} button"
+    if isinstance(widget, (DataTable, ConversationList)):
+        return "the list"
+    if isinstance(widget, (Input, TextArea)):
+        return "a text field"
+    return "where the focus is"
 
 
 def _bindings_table(widget: Widget | None) -> Table | None:
@@ -38,7 +76,7 @@ def _bindings_table(widget: Widget | None) -> Table | None:
                     continue
                 seen.add(key)
                 display = binding.key_display or key
-                table.add_row(Text(display), Text(binding.description), Text(type(node).__name__))
+                table.add_row(Text(display), Text(binding.description), Text(where_in_words(node, binding.id)))
     return table if seen else None
 
 
@@ -73,7 +111,7 @@ class HelpScreen(ModalScreen[None]):
                 keys = _bindings_table(self.bindings_of)
                 if keys is not None:
                     focused: Any = self.bindings_of
-                    yield Static(Text(f"Keys here ({type(focused).__name__})"), classes="help-heading")
+                    yield Static(Text(f"Keys here ({focused_in_words(focused)})"), classes="help-heading")
                     yield Static(keys, id="help-focused-keys")
                 yield Static("Everywhere", classes="help-heading")
                 yield Markdown(help_table() + _MORE_KEYS, id="help-global")

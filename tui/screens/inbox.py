@@ -11,8 +11,8 @@ refreshes the list and the open thread; hidden, it catches up in the switch that
 Keys (`tui.keymap`, scopes "inbox" and "inbox_list"): on the list, enter opens a chat's reply line, `/`
 searches, `m` marks the chat read on the gateway (modify-chat `read`), `k` opens the full send form (any kind,
 the recipient filled in, with the chat actions), `n` composes to a new number; ctrl+n composes and ctrl+t opens
-the full form from any field of the inbox; in the reply field enter sends the text; in the search field enter
-goes to the list, or, when no chat matches a phone number typed there, opens the form with that number.
+the full form from any field of the inbox; in the reply field enter sends the text; in the search field ↓ or enter
+goes to the list, or, when no chat matches a phone number typed there, enter opens the form with that number.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
@@ -67,6 +68,16 @@ class InboxList(ConversationList):
         self.inbox_view.action_compose()
 
 
+class SearchField(TextInput):
+    """The search line: ↓ goes down to the list, on the chat shown (so enter there replies to it, and what is
+    typed next is the reply, not the list's letter keys)."""
+
+    BINDINGS = [Binding("down", "to_list", "To the list", show=False)]
+
+    def action_to_list(self) -> None:
+        self.query_ancestor(InboxView).query_one(ConversationList).focus()
+
+
 class InboxView(Widget):
     """Conversations and the open thread (Chats composes it; it is built with the sections, after the first
     frame, so showing it is a switch)."""
@@ -108,7 +119,7 @@ class InboxView(Widget):
         yield Static("Chats", id="inbox-title")
         with Horizontal(id="inbox-body"):
             with Vertical(id="inbox-left"):
-                yield TextInput(placeholder="Search chats, or type a new number (/)", id="inbox-search")
+                yield SearchField(placeholder="Search chats, or type a new number (/)", id="inbox-search")
                 yield InboxList(time_text=self._time_text, id="conversations")
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
@@ -244,6 +255,8 @@ class InboxView(Widget):
         if inbox is None:
             return
         page = inbox.thread(chat, THREAD_PAGE + 1)
+        if chat != self.open_chat_id and not self._not_ready_shown:
+            self.query_one(ErrorLine).clear()  # its answer ("Marked read", "Sent") was about the chat left
         self.open_chat_id = chat
         self.query_one(ThreadView).show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
         self._show_title()
@@ -389,22 +402,31 @@ class InboxView(Widget):
 
     @work(group="inbox-call", exclusive=True, exit_on_error=False, description="mark the chat read")
     async def _mark_read(self, chat: str) -> None:
-        status = self.query_one(ErrorLine)
         runtime = self.runtime
         if runtime.instance is None:
-            status.show_error("The gateway is not ready yet; nothing was sent.")
+            self._answer(chat, "The gateway is not ready yet; nothing was sent.", ok=False)
             return
         try:
             result = await runtime.instance.request(OPERATIONS[OperationId.MODIFY_CHAT], ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
-            status.show_error(runtime.scrub(explain_error(error)))
+            self._answer(chat, runtime.scrub(explain_error(error)), ok=False)
             return
         if not result.ok:
-            status.show_error(f"Mark read: the gateway answered {result.refusal}; the chat stays unread.")
+            self._answer(chat, f"Mark read: the gateway answered {result.refusal}; {chat} stays unread.", ok=False)
             return
         await self._in_thread(lambda: self.inbox.mark_seen(chat))
-        status.show_ok(f"Marked read on the gateway: {chat}.")
+        self._answer(chat, f"Marked read on the gateway: {chat}.", ok=True)
         self.reload()
+
+    def _answer(self, chat: str, text: str, *, ok: bool) -> None:
+        """The line under the thread answers for the chat open there; an answer about a chat left meanwhile is a
+        toast instead."""
+        if chat != self.open_chat_id:
+            self.notify(text, severity="information" if ok else "error", markup=False)
+        elif ok:
+            self.query_one(ErrorLine).show_ok(text)
+        else:
+            self.query_one(ErrorLine).show_error(text)
 
     async def _in_thread(self, function: Any) -> Any:
         import asyncio

@@ -208,7 +208,7 @@ The gateway cannot report the current setting, so the panel shows what you last 
         request = validated(
             form.rows(),
             lambda: op.request(**{scope_field: scope, "contactsBlacklist": blacklist or None}),
-            fallback=self.status.show_error,
+            status=self.status,
         )
         if request is None:
             return

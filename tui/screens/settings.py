@@ -9,7 +9,8 @@ import asyncio
 import secrets as random_secrets
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events, on, work
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -35,11 +36,43 @@ from tui.secrets import SecretName, mask_secret
 from tui.keymap import bindings_for
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
-from tui.widgets.section import ConfirmScreen, OperationSection
+from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 
 if TYPE_CHECKING:  # for annotations only: the app imports this module
     from tui.app import GatewayApp
     from tui.runtime import Runtime
+
+def password_span(url: str) -> tuple[int, int]:
+    """Where the password of `user:password@host:port` is in `url` as typed (start, end); (0, 0) without one.
+    Before the `@` is typed, what follows `user:` is taken for a password unless it is a port (digits)."""
+    start = url.find("://")
+    if start < 0:
+        return 0, 0
+    start += 3
+    slash = url.find("/", start)
+    authority_end = len(url) if slash < 0 else slash
+    at = url.rfind("@", start, authority_end)
+    colon = url.find(":", start, at if at >= 0 else authority_end)
+    if colon < 0:
+        return 0, 0
+    end = at if at >= 0 else authority_end
+    if at < 0 and url[colon + 1:end].isdigit():
+        return 0, 0  # host:port, no password yet
+    return colon + 1, end
+
+
+class ProxyUrlInput(TextInput):
+    """The proxy URL with its host and user in view and only the password masked: `socks5://user:•••@host:1080`
+    (each hidden character one `•`, so the cursor stays where it is typed)."""
+
+    @property
+    def _value(self) -> Text:
+        start, end = password_span(self.value)
+        if start == end:
+            return super()._value
+        shown = self.value[:start] + "•" * (end - start) + self.value[end:]
+        return Text(shown, no_wrap=True, overflow="ignore", end="")
+
 
 GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
 _DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
@@ -195,6 +228,7 @@ class SettingsSection(OperationSection):
                 yield Button("Generate", id="hmac-generate", compact=True, variant="primary")
                 yield Button("Status", id="hmac-status", compact=True)
                 yield Button("Delete", id="hmac-delete", compact=True, variant="error")
+            yield CopyableValue("New key:", id="hmac-new-key")  # shown masked; Copy gives the key to other signers
             yield ErrorLine(classes="block-status")
 
         with Form(classes="block", id="proxy-form"):
@@ -202,7 +236,7 @@ class SettingsSection(OperationSection):
             with Horizontal(classes="switch-row"):
                 yield Static("Enabled")
                 yield Switch(value=False, id="proxy-enable")
-            yield FieldRow("Proxy URL", TextInput(id="proxy-url", password=True, placeholder="socks5://host:1080"),
+            yield FieldRow("Proxy URL", ProxyUrlInput(id="proxy-url", placeholder="socks5://host:1080"),
                            field="proxy_url", hint="One of: " + ", ".join(PROXY_FORMS))
             with Horizontal(classes="actions"):
                 yield Button("Set proxy", id="proxy-apply", compact=True)
@@ -553,7 +587,7 @@ class SettingsSection(OperationSection):
     def set_description(self) -> None:
         form = self.query_one("#description-form", Form)
         request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             self.run_operation(OPERATIONS[OperationId.PROFILE_DESCRIPTION], request,
                                group="description", busy=form, status=self.block_status(form),
@@ -564,7 +598,7 @@ class SettingsSection(OperationSection):
         """Set the delivery webhook; an empty URL removes it (the spec's operation 16), after asking."""
         form = self.query_one("#delivery-form", Form)
         request = validated(form.rows(), lambda: DeliveryWebhook(value=value_of(self.query_one("#delivery-url"))),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is None:
             return
 
@@ -595,7 +629,7 @@ class SettingsSection(OperationSection):
                 raise FieldProblems({"events": "choose at least one event kind"})
             return WebhookUpdate(webhook=_required(form, "#session-url", "webhook"), events=events, active=active)
 
-        request = validated(form.rows(), build, fallback=self.block_status(form).show_error)
+        request = validated(form.rows(), build, status=self.block_status(form))
         if request is not None:
             self.run_operation(OPERATIONS[OperationId.WEBHOOK], request, group="session-webhook",
                                busy=form, status=self.block_status(form),
@@ -639,33 +673,32 @@ class SettingsSection(OperationSection):
     def set_hmac_key(self) -> None:
         form = self.query_one("#hmac-form", Form)
         request = validated(form.rows(), lambda: HmacKey(hmac_key=self.query_one("#hmac-key", Input).value),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             self._apply_hmac_key(request.hmac_key, generated=False)
 
-    _answer_in_view: Widget | None = None
-    _answer_focus: Widget | None = None  # the widget that had the focus when the answer came
-
-    def on_resize(self) -> None:
-        self._keep_answer_in_view()
-
-    def watch_virtual_size(self) -> None:
-        # The content's height changed (a warning appearing above the answer): Textual sends no Resize for that.
-        self._keep_answer_in_view()
-
-    def _keep_answer_in_view(self) -> None:
-        if self._answer_in_view is not None and self._answer_in_view.is_attached:
-            self.call_after_refresh(self._answer_in_view.scroll_visible, animate=False)
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        # The call giving the focus back to where it was arrives here after the answer: only a move to another
-        # widget means the user moved on, and then the focused field is what stays in view.
-        if event.widget is not self._answer_focus:
-            self._answer_in_view = self._answer_focus = None
-
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
-        self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
+        """Asks first: the new key replaces the old one on the gateway and in the listener at once."""
+        form = self.query_one("#hmac-form", Form)
+        replaces = self.runtime.hmac_key_set
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._apply_hmac_key(random_secrets.token_urlsafe(GENERATED_KEY_BYTES), generated=True)
+            else:
+                self.block_status(form).show_ok("Not generated; the key is unchanged.")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Replace the HMAC key with a new random one?" if replaces else "Generate a random HMAC key?",
+                "The gateway signs with it and the listener verifies with it at once"
+                + ("; anything that checks signatures with the old key fails until it has the new one" if replaces
+                   else "") + ". Copy it afterwards with the Copy button.",
+                confirm_label="Generate",
+            ),
+            answered,
+        )
 
     def _apply_hmac_key(self, key: str, *, generated: bool) -> None:
         form = self.query_one("#hmac-form", Form)
@@ -675,12 +708,15 @@ class SettingsSection(OperationSection):
             self._set_warning("#hmac-warning", "")
             self._show_hmac_state()
             origin = "A new random key" if generated else "The key"
-            answer = self.block_status(form)
-            answer.show_ok(f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
-            # Hiding the warning above moved the block: bring its answer (and the focused button) back into view,
-            # and again if the section is resized meanwhile (the events panel grows with its first events).
-            self._answer_in_view, self._answer_focus = answer, self.screen.focused
-            self.call_after_refresh(answer.scroll_visible, animate=False)
+            new_key = self.query_one("#hmac-new-key", CopyableValue)
+            if generated:
+                new_key.show(key, shown=mask_secret(key))
+            else:
+                new_key.clear()
+            # Hiding the warning above moves the block: the answer line brings itself (and the focused button)
+            # back into view (tui.widgets.feedback.in_view).
+            self.block_status(form).show_ok(
+                f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
 
         self.call("Set HMAC key", lambda _: self.runtime.set_hmac_key(key), group="hmac", family="session", busy=form,
                   status=self.block_status(form), done=done)
@@ -729,7 +765,7 @@ class SettingsSection(OperationSection):
         enable = self.query_one("#proxy-enable", Switch).value
         url = self.query_one("#proxy-url", Input).value.strip()
         request = validated(form.rows(), lambda: ProxyConfig(enable=enable, proxy_url=url if enable else ""),
-                            fallback=self.block_status(form).show_error)
+                            status=self.block_status(form))
         if request is not None:
             shown = redact_url_credentials(request.proxy_url)
             self.run_operation(OPERATIONS[OperationId.PROXY], request, group="proxy", busy=form,

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.api.wording import clip_words
 from tui.runtime import ConversationRow
 
 ROW_HEIGHT = 2
@@ -189,5 +190,4 @@ def _line(left: Segment, right: list[Segment], width: int) -> Strip:
 
 
 def _fit(text: str, width: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: max(1, width - 1)] + "…"
+    return clip_words(text, max(1, width))

@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from tui.api.wording import clip_words
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
 
@@ -116,8 +117,7 @@ def event_time(app: Any, event: Any) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    return clip_words(text, width)  # at a word boundary, with "…"
 
 
 class EventsTable(DataTable):

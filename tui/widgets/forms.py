@@ -30,6 +30,7 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient
 from tui.api.wording import labelled
+from tui.widgets.feedback import ErrorLine
 
 # The single switch for cursor blink in every input this package builds. Tests and snapshots set it
 # to False (tests/sections/conftest.py does), so screenshots do not depend on timing.
@@ -313,14 +314,22 @@ def validated(
     build: Callable[[], Model],
     *,
     fallback: Callable[[str], None] | None = None,
+    status: ErrorLine | None = None,
 ) -> Model | None:
     """Clear the rows' errors, build the request; on ValidationError show errors inline and return None.
+
+    `status`, the form's answer line, is cleared first: a new attempt replaces the last answer, so a success never
+    stays under a new validation error as if the invalid message had been sent. Errors no row owns go there (or to
+    `fallback`).
 
     Also refuses (returns None) when an as-you-type validator of a row currently fails, so nothing
     is sent while a field is marked invalid.
     """
     rows = list(rows)
     clear_field_errors(rows)
+    if status is not None:
+        status.clear()
+        fallback = fallback or status.show_error
     try:
         request = build()
     except ValidationError as error:

@@ -36,7 +36,7 @@ from tui.api.operations import DialectRefusal, Operation
 from tui.api.operations import Family as OperationFamily
 from tui.keymap import bindings_for, label
 from tui.widgets.clipboard import copy_text
-from tui.widgets.feedback import ErrorLine, explain_error, status_hint
+from tui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
 from tui.widgets.focus import restore_focus
 from tui.widgets.forms import Form
 
@@ -220,7 +220,7 @@ class OperationSection(VerticalScroll):
             runtime = getattr(self.app, "runtime", None)
             if runtime is not None:
                 text = runtime.scrub(text)  # deterministic runs hide random loopback ports
-            status.show_error(text)
+            status.show_error(text, notified=True)  # the toast below says it too
             if isinstance(error, (Unauthorized, Conflict, TransportFault)):
                 self._recheck_connection()
             field = field_named_by(error)
@@ -366,10 +366,13 @@ class CopyableValue(Horizontal):
         yield Static("", classes="value")
         yield Button("Copy", classes="copy", compact=True)
 
-    def show(self, value: str, detail: str = "") -> None:
+    def show(self, value: str, detail: str = "", *, shown: str | None = None) -> None:
+        """`value` is what Copy copies; `shown` what the screen shows instead (a secret, masked)."""
         self.value = value
-        self.query_one(".value", Static).update(Content(value + (f"  {detail}" if detail else "")))
+        text = (value if shown is None else shown) + (f"  {detail}" if detail else "")
+        self.query_one(".value", Static).update(Content(text))
         self.add_class("-shown")
+        in_view(self, f"{self.label} {text}")
 
     def clear(self) -> None:
         self.value = None
