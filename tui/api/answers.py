@@ -162,6 +162,7 @@ def _is_error_report(payload: Any, model: type[BaseModel]) -> bool:
 
 def decode_success(model: type[Result], status: int, text: str, operation: str) -> Result:
     """The typed result of a 2xx answer; MalformedResponse (keeping the status) when it is not that shape."""
+    validate = model.model_validate  # taken before the issubclass checks below narrow `model` away from Result
     if not text.strip():
         if model is HmacStatus or issubclass(model, OperationResult):
             return model()
@@ -200,8 +201,7 @@ def decode_success(model: type[Result], status: int, text: str, operation: str) 
             body=_shorten(text, 2000),
         )
     try:
-        result: Result = model.model_validate(payload)
-        return result
+        return validate(payload)
     except ValidationError as error:
         problems = "; ".join(
             f"{'answer' if field == 'request' else field}: {problem}"

@@ -55,7 +55,7 @@ class CatalogSection(OperationSection):
     # Its one gateway operation (products) reaches the palette from tui.api.operations.
     OPERATIONS: ClassVar[dict[str, str]] = {}
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Catalog
 
 Type a **product id** and press Enter or **ctrl+s** to look it up. The price is shown in the

@@ -216,7 +216,7 @@ class ChatsSection(OperationSection):
         **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
     }
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Chats
 
 Chats opens on the **conversations**: every chat (received messages, receipts and typing from the webhook
@@ -532,26 +532,29 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         builder = getattr(self, f"_build_{kind.key}")
         return validated(self.rows(), lambda: builder(self.text("recipient")), status=self.status)
 
+    # The builders below hand the form's text to model_validate: the models turn "12" into 12 and "-23.5" into a
+    # float by their own rules, and name the field when they cannot.
+
     def _build_text(self, phone: str) -> SendText:
         return SendText(phone=phone, message=self.text("text-message"))
 
     def _build_buttons(self, phone: str) -> SendButtonActions:
         labels = lines_of(self.query_one("#buttons-labels", TextBox).text)
-        return SendButtonActions(
-            phone=phone,
-            message=self.text("buttons-message"),
-            title=optional(self.text("buttons-title")),
-            footer=optional(self.text("buttons-footer")),
-            buttons=[{"id": str(index), "text": label} for index, label in enumerate(labels, 1)],
-        )
+        return SendButtonActions.model_validate({
+            "phone": phone,
+            "message": self.text("buttons-message"),
+            "title": optional(self.text("buttons-title")),
+            "footer": optional(self.text("buttons-footer")),
+            "buttons": [{"id": str(index), "text": label} for index, label in enumerate(labels, 1)],
+        })
 
     def _build_list(self, phone: str) -> SendButtonList:
         labels = lines_of(self.query_one("#list-labels", TextBox).text)
-        return SendButtonList(
-            phone=phone,
-            message=self.text("list-message"),
-            buttonList={"buttons": [{"id": str(index), "label": label} for index, label in enumerate(labels, 1)]},
-        )
+        return SendButtonList.model_validate({
+            "phone": phone,
+            "message": self.text("list-message"),
+            "buttonList": {"buttons": [{"id": str(index), "label": label} for index, label in enumerate(labels, 1)]},
+        })
 
     def _build_link(self, phone: str) -> SendLink:
         if self.dialects()[0] is InstanceDialect.ZAPI:
@@ -575,25 +578,27 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def _build_poll(self, phone: str) -> SendPoll:
         options = lines_of(self.query_one("#poll-options", TextBox).text)
         count = optional(self.text("poll-count"))
-        return SendPoll(
-            phone=phone,
-            message=self.text("poll-question"),
-            poll=[{"name": option} for option in options],
+        return SendPoll.model_validate({
+            "phone": phone,
+            "message": self.text("poll-question"),
+            "poll": [{"name": option} for option in options],
             **({"selectableCount": count} if count is not None else {}),
-        )
+        })
 
     def _build_location(self, phone: str) -> SendLocation:
-        return SendLocation(
-            phone=phone,
-            title=self.text("location-title"),
-            address=self.text("location-address"),
-            lat=self.text("location-lat"),
-            lng=self.text("location-lng"),
-            delayMessage=self._delay_ms("location-delay"),
-        )
+        return SendLocation.model_validate({
+            "phone": phone,
+            "title": self.text("location-title"),
+            "address": self.text("location-address"),
+            "lat": self.text("location-lat"),
+            "lng": self.text("location-lng"),
+            "delayMessage": self._delay_ms("location-delay"),
+        })
 
     def _build_sticker(self, phone: str) -> SendSticker:
-        return SendSticker(phone=phone, sticker=self.text("sticker-url"), delayMessage=self._delay_ms("sticker-delay"))
+        return SendSticker.model_validate(
+            {"phone": phone, "sticker": self.text("sticker-url"), "delayMessage": self._delay_ms("sticker-delay")}
+        )
 
     def _build_contact(self, phone: str) -> ContactCard:
         name = self.text("contact-name")

@@ -31,7 +31,7 @@ class CommunitiesSection(OperationSection):
     # Both are gateway operations: the palette takes them from tui.api.operations.
     OPERATIONS: ClassVar[dict[str, str]] = {}
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Communities
 
 The **community id** is digits only (e.g. `120363186053925765`).

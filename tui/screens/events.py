@@ -64,7 +64,7 @@ Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is
 class EventsSection(Vertical):
     """The stored history. Built by the main screen into the `#events` slot."""
 
-    HELP: ClassVar[str] = HELP
+    HELP = HELP
     OPERATIONS: ClassVar[dict[str, str]] = {
         "export": "Export events to JSON Lines",
         "search": "Search events",

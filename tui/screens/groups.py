@@ -205,7 +205,7 @@ class GroupsSection(OperationSection):
         "lookup-group": "Look up group (metadata and information)",
     }
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Groups
 
 **ctrl+l**, **ctrl+n**, **ctrl+g** and **ctrl+r** open the Look-up, Create, Add participants and Rename tabs;

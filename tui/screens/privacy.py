@@ -113,7 +113,7 @@ class PrivacySection(OperationSection):
     # Both settings are gateway operations: the palette takes them from tui.api.operations.
     OPERATIONS: ClassVar[dict[str, str]] = {}
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Privacy
 
 Two settings, side by side: **who may add me to groups** and **who sees my last seen**. Each is one of

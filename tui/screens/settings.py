@@ -98,7 +98,7 @@ class SettingsSection(OperationSection):
         "forward-to": "Forward events to your app",
     }
 
-    HELP: ClassVar[str] = """\
+    HELP = """\
 ## Settings
 
 - **Warnings** (at the top, only when something is wrong) — the webhooks still point where the listener was

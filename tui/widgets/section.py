@@ -107,7 +107,7 @@ class OperationSection(VerticalScroll):
     """Base of the Chats, Groups, Communities, Privacy, Catalog and Settings sections."""
 
     OPERATIONS: ClassVar[dict[str, str]] = {}
-    HELP: ClassVar[str] = ""
+    HELP: ClassVar[str | None] = ""  # Textual's own attribute (DOMNode.HELP): the section's help markdown
 
     BINDINGS = bindings_for("section")
 
