@@ -116,6 +116,11 @@ def test_the_quiet_zone_is_at_least_four_modules_on_every_side(payload: str) -> 
         assert columns_with_dark[0] >= 4 and len(modules[0]) - 1 - columns_with_dark[-1] >= 4
 
 
+def test_the_repr_of_a_drawn_code_leaves_out_the_payload_and_its_secret_key() -> None:
+    drawn = qr.render(TYPICAL)
+    assert TYPICAL.split(",")[-1] not in repr(drawn) and repr(drawn) == "QRText(version=10, error='L')"
+
+
 def test_a_quiet_zone_under_four_modules_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 4 modules"):
         qr.render(TYPICAL, quiet_zone=3)

@@ -8,7 +8,8 @@ image back into its text with zxing-cpp, so the app always draws the code itself
 The payload is whatsmeow's `makeQRData`: `ref,noise,identity,adv`, four comma-joined fields, the ref from
 WhatsApp's servers (`2@...`) and three base64 keys of 32 bytes (44 characters each); about 240 characters in
 all. segno encodes it in byte mode at version 10 (57 modules), error-correction level and version chosen by
-segno from the payload, never a Micro QR (phones do not read those).
+segno from the payload, never a Micro QR (phones do not read those). The payload holds the device's adv secret
+key: treat it as a secret (never log it); `QRText`'s repr leaves it and its modules out.
 
 Drawing: one text cell holds two modules stacked, with the block characters `█ ▀ ▄` and space, one module per
 column, so a 57-module code with its 4-module quiet zone on each side takes 65 columns × 33 rows. The glyphs
@@ -36,6 +37,7 @@ import enum
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass
+from dataclasses import field
 from typing import NamedTuple
 
 import segno
@@ -119,11 +121,11 @@ class NoQRCode(QRError):
 class QRText:
     """A QR code laid out in text cells, quiet zone included. `modules[y][x]` is True for a dark module."""
 
-    payload: str
+    payload: str = field(repr=False)
     version: int
     error: str
-    modules: tuple[tuple[bool, ...], ...]
-    cells: tuple[tuple[Cell, ...], ...]
+    modules: tuple[tuple[bool, ...], ...] = field(repr=False)
+    cells: tuple[tuple[Cell, ...], ...] = field(repr=False)
 
     @property
     def size(self) -> CellSize:
