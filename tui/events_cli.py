@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sqlite3
 import sys
 from datetime import UTC, datetime
@@ -211,17 +210,9 @@ async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) 
 
 def _hmac_key(args: argparse.Namespace) -> str | None:
     """GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key (never the sandbox's: it is thrown away)."""
-    from_env = os.environ.get(HMAC_KEY_ENV)
-    if from_env:
-        return from_env
-    if args.sandbox:
-        return None
-    name = config.chosen_profile(args.profile)
-    if name is None:
-        return None
-    from tui.secrets import KeyringUnavailable, SecretName, open_secret_store
+    from tui.secrets import KeyringUnavailable, run_hmac_key
 
     try:
-        return open_secret_store(args.insecure_storage).get(name, SecretName.HMAC_KEY)
+        return run_hmac_key(None if args.sandbox else config.chosen_profile(args.profile), args.insecure_storage)
     except KeyringUnavailable as error:
         raise _Refused(f"cannot read the profile's HMAC key: {error}") from None
