@@ -113,6 +113,8 @@ def _show(args: argparse.Namespace) -> int:
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
     print(f"summary: {event.summary}")
+    if (cut := event.cut_note()) is not None:
+        print(cut)
     for name, value in sorted(event.headers.items()):
         print(f"{name}: {value}")
     for attempt in attempts:
@@ -151,10 +153,10 @@ def _document(event: StoredEvent, attempt: Any) -> dict[str, Any]:
 def _body_text(event: StoredEvent) -> str:
     if event.payload is not None:
         return strict_json(event.payload, indent=2)
-    try:
-        return event.body.decode("utf-8") or "(no body kept)"
-    except UnicodeDecodeError:
+    text = event.body_text()
+    if text is None:
         return f"({len(event.body)} bytes of binary data)"
+    return text or "(no body kept)"
 
 
 def _local(moment: datetime) -> str:
@@ -172,6 +174,8 @@ def _replay(args: argparse.Namespace) -> int:
         event = store.get(args.id)
         if event is None:
             raise _Refused(f"no event #{args.id} in {store.path}")
+        if event.body_cut:
+            raise _Refused(f"event #{event.id} not sent: {event.cut_note()}")
         attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
     print(f"event #{event.id}: {describe(attempt)}")
     return 0 if attempt.delivered else EXIT_FAILED

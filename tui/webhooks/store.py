@@ -95,7 +95,7 @@ CREATE TABLE IF NOT EXISTS events (
     received_us INTEGER NOT NULL,          -- microseconds since the epoch, UTC
     path TEXT NOT NULL,
     headers TEXT NOT NULL,                 -- JSON object of the headers of interest
-    body BLOB NOT NULL,                    -- exactly the bytes received (empty when too large to keep)
+    body BLOB NOT NULL,                    -- exactly the bytes received (empty when too large to keep; see cut_from)
     has_payload INTEGER NOT NULL,          -- 0: body did not parse
     payload TEXT,                          -- parsed JSON, only when the body is not that JSON text already
     kind TEXT NOT NULL,
@@ -139,7 +139,7 @@ END;
 
 _COLUMNS = (
     "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
-    " message_ids, duplicate_of"
+    " message_ids, duplicate_of, cut_from"
 )
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
@@ -150,8 +150,8 @@ _LIST_COLUMNS = _COLUMNS.replace(
 )
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
-     fingerprint, duplicate_of)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+     cut_from, fingerprint, duplicate_of)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
 # so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
@@ -175,6 +175,9 @@ _DUPLICATE_SCHEMA = (
         DELETE FROM event_fingerprints WHERE fingerprint = old.fingerprint AND event_id = old.id;
     END""",
 )
+# A rejected event keeps only the first bytes of a big body (listener.REJECTED_BODY_KEPT); this column holds the size
+# it arrived with (NULL: the body is whole). Added in place, like the duplicates' columns.
+_CUT_COLUMN = "ALTER TABLE events ADD COLUMN cut_from INTEGER"
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
@@ -189,7 +192,7 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
     WHERE id > ? AND id <= ? ORDER BY id"""
 
-# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 14 values a row stays far below
+# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 15 values a row stays far below
 # SQLite's bound on variables.
 INSERT_ROWS = 32
 
@@ -1128,6 +1131,8 @@ class EventStore:
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
                 connection.execute(statement)
+        if "cut_from" not in columns:
+            connection.execute(_CUT_COLUMN)
         for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
@@ -1146,7 +1151,9 @@ class EventStore:
             "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
+                and "cut_from" in columns
                 and "conversations" in names and conversations.schema_is_current(connection))
 
 
@@ -1295,6 +1302,7 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
         _json_strings(record.message_ids),
+        record.cut_from,
         _fingerprint(record),
     )
 
@@ -1333,7 +1341,7 @@ def _insert_rows(
 
 @functools.cache
 def _insert_statement(rows: int) -> str:
-    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
+    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
 
 
 def _json_object(strings: dict[str, str]) -> str:
@@ -1406,7 +1414,7 @@ def _microseconds(moment: datetime) -> int:
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
     (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
-     duplicate_of) = row
+     duplicate_of, cut_from) = row
     if not has_payload:
         parsed = None
     else:
@@ -1425,6 +1433,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         reason=reason,
         message_ids=tuple(json.loads(ids)),
         duplicate_of=duplicate_of,
+        cut_from=cut_from,
     )
 
 
