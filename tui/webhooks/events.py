@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import json
 import math
+import re
 from datetime import datetime
 from typing import Any
 
@@ -128,8 +129,9 @@ class StoredEvent:
 
 
 def strict_json(document: Any, *, indent: int | None = None) -> str:
-    """JSON every strict reader accepts: a body may carry NaN or Infinity (Python's json reads them), which are
-    not JSON, so a non-finite number is written as the string "NaN", "Infinity" or "-Infinity"."""
+    """JSON every strict reader accepts, as UTF-8: a body may carry NaN or Infinity (Python's json reads them), which
+    are not JSON, so a non-finite number is written as the string "NaN", "Infinity" or "-Infinity"; a lone
+    surrogate becomes U+FFFD."""
     try:
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
     except ValueError:
@@ -137,9 +139,14 @@ def strict_json(document: Any, *, indent: int | None = None) -> str:
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from `\ud800` escapes in the payload
-        text = json.dumps(document, allow_nan=False, indent=indent)
+    except UnicodeEncodeError:
+        # A lone surrogate (a `\ud800` escape in a body's JSON) has no UTF-8 form, and strict readers (jq) refuse
+        # its `\ud800` escape too: it becomes U+FFFD, as in any UTF-8 decoder.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     return text
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _finite(value: Any) -> Any:
