@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sqlite3
 import sys
 from datetime import UTC, datetime
@@ -117,6 +116,8 @@ def _show(args: argparse.Namespace) -> int:
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
     print(f"summary: {event.summary}")
+    if (cut := event.cut_note()) is not None:
+        print(cut)
     for name, value in sorted(event.headers.items()):
         print(f"{name}: {value}")
     for attempt in attempts:
@@ -157,10 +158,10 @@ def _document(event: StoredEvent, attempt: Any) -> dict[str, Any]:
 def _body_text(event: StoredEvent) -> str:
     if event.payload is not None:
         return strict_json(event.payload, indent=2)
-    try:
-        return event.body.decode("utf-8") or "(no body kept)"
-    except UnicodeDecodeError:
+    text = event.body_text()
+    if text is None:
         return f"({len(event.body)} bytes of binary data)"
+    return text or "(no body kept)"
 
 
 def _local(moment: datetime) -> str:
@@ -178,6 +179,8 @@ def _replay(args: argparse.Namespace) -> int:
         event = store.get(args.id)
         if event is None:
             raise _Refused(f"no event #{args.id} in {store.path}")
+        if event.body_cut:
+            raise _Refused(f"event #{event.id} not sent: {event.cut_note()}")
         attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
     print(f"event #{event.id}: {describe(attempt)}")
     return 0 if attempt.delivered else EXIT_FAILED
@@ -216,17 +219,9 @@ async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) 
 
 def _hmac_key(args: argparse.Namespace) -> str | None:
     """GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key (never the sandbox's: it is thrown away)."""
-    from_env = os.environ.get(HMAC_KEY_ENV)
-    if from_env:
-        return from_env
-    if args.sandbox:
-        return None
-    name = config.chosen_profile(args.profile)
-    if name is None:
-        return None
-    from tui.secrets import KeyringUnavailable, SecretName, open_secret_store
+    from tui.secrets import KeyringUnavailable, run_hmac_key
 
     try:
-        return open_secret_store(args.insecure_storage).get(name, SecretName.HMAC_KEY)
+        return run_hmac_key(None if args.sandbox else config.chosen_profile(args.profile), args.insecure_storage)
     except KeyringUnavailable as error:
         raise _Refused(f"cannot read the profile's HMAC key: {error}") from None

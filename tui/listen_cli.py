@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,6 @@ log = logging.getLogger(__name__)
 
 def run_cli(args: argparse.Namespace) -> int:
     """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, `--print-json` lines on stdout."""
-    key = os.environ.get(HMAC_KEY_ENV) or None
     _log_briefly_to_stderr()
     if args.max_body is None:
         args.max_body = DEFAULT_MAX_BODY
@@ -45,13 +43,23 @@ def run_cli(args: argparse.Namespace) -> int:
         except ForwardTargetRefused as error:
             print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
             return 2
-    from tui.config import ConfigError, events_store_path
+    from tui.config import ConfigError, chosen_profile, events_store_path
+    from tui.secrets import KeyringUnavailable, run_hmac_key
 
     try:
         # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
         path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
+        # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
+        key = run_hmac_key(None if args.sandbox else chosen_profile(args.profile), args.insecure_storage)
     except ConfigError as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return 2
+    except KeyringUnavailable as error:
+        # Listening without the profile's key would take forged events: refuse, and say how to give the key.
+        print(
+            f"gateway-tui listen: cannot read the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)",
+            file=sys.stderr,
+        )
         return 2
     store = EventStore(path)
     try:
@@ -121,7 +129,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
     if key is None:
-        signing = "no HMAC key (set GATEWAY_TUI_HMAC_KEY to verify signatures)"
+        signing = f"no HMAC key (store one in the profile, or set {HMAC_KEY_ENV}, to verify signatures)"
     elif listener.strict and listener.require_signatures:
         signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
     elif listener.strict:

@@ -240,12 +240,27 @@ def resolve_secrets(
     profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None
 ) -> dict[SecretName, str | None]:
     """Each secret for this run: the environment variable when set, else the stored value."""
+    return {name: resolve_secret(profile, store, name, environ) for name in SecretName}
+
+
+def resolve_secret(
+    profile: str, store: SecretStore | None, name: SecretName, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """One secret for this run: the environment variable when set, else the stored value."""
     environ = os.environ if environ is None else environ
-    resolved: dict[SecretName, str | None] = {}
-    for name in SecretName:
-        from_env = environ.get(name.env_var)
-        resolved[name] = from_env if from_env else (store.get(profile, name) if store is not None else None)
-    return resolved
+    from_env = environ.get(name.env_var)
+    return from_env if from_env else (store.get(profile, name) if store is not None else None)
+
+
+def run_hmac_key(profile: str | None, insecure: bool = False) -> str | None:
+    """The HMAC key a run verifies and signs webhooks with, found as the app finds it: GATEWAY_TUI_HMAC_KEY, else
+    the profile's stored key (keyring, or the 0600 file with `insecure`); None without either, or without a profile.
+    Raises KeyringUnavailable when the profile's secrets cannot be read: a caller must not go on as if it had no key
+    (a listener would then take forged events)."""
+    from_env = os.environ.get(SecretName.HMAC_KEY.env_var)
+    if from_env or profile is None:
+        return from_env or None
+    return resolve_secret(profile, open_secret_store_for_run(insecure), SecretName.HMAC_KEY) or None
 
 
 def secret_sources(profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None) -> dict[SecretName, str]:

@@ -74,3 +74,33 @@ async def test_the_header_says_when_the_listener_sheds_load_and_when_it_stops(mo
         await wait_until(pilot, lambda: "listener shedding load" in screen_text(app),
                          what="the header to say the listener sheds load")
         await wait_until(pilot, lambda: "shedding load" not in screen_text(app), what="the header to clear")
+
+
+async def test_a_store_from_a_newer_version_turns_events_off_and_says_why():
+    import sqlite3
+
+    from tui.webhooks.store import SCHEMA_VERSION, EventStore
+
+    path = profile_events_path(SANDBOX_PROFILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with EventStore(path):
+        pass
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    raw.close()  # checkpoints the WAL: the file is complete before it is measured
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    app = sandbox_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        assert app.runtime_ready and not app.runtime_error, app.runtime_error
+        assert app.runtime.store is None and app.runtime.listener is None
+
+        def named() -> bool:
+            return any(str(path) in note.message and "newer version of gateway-tui" in note.message
+                       for note in app._notifications)
+
+        await wait_until(pilot, named, what="the reason named in a toast")
+        await settle(pilot)
+        assert "event store unusable" in screen_text(app)
+        assert app.is_running
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before

@@ -61,9 +61,9 @@ def commits(monkeypatch) -> list[int]:
     sizes: list[int] = []
     original = EventStore._commit
 
-    def observed(self, connection, batch):
+    def observed(self, connection, batch, *rest):
         sizes.append(len(batch))
-        return original(self, connection, batch)
+        return original(self, connection, batch, *rest)
 
     monkeypatch.setattr(EventStore, "_commit", observed)
     return sizes
@@ -118,11 +118,11 @@ async def test_concurrent_appends_share_a_commit(store, monkeypatch):
     original = EventStore._commit
     release = threading.Event()
 
-    def observed(self, connection, batch):
+    def observed(self, connection, batch, *rest):
         # Hold the first commit until every append is queued, as a slow fsync would under load.
         release.wait(timeout=10)
         batch_sizes.append(len(batch))
-        original(self, connection, batch)
+        original(self, connection, batch, *rest)
 
     monkeypatch.setattr(EventStore, "_commit", observed)
     pending = [asyncio.ensure_future(store.append(record(message(f"m{i}")))) for i in range(40)]
@@ -153,9 +153,9 @@ async def test_a_bad_record_fails_alone(store, monkeypatch):
     release = threading.Event()
     original = EventStore._commit
 
-    def held(self, connection, batch):
+    def held(self, connection, batch, *rest):
         release.wait(timeout=10)
-        original(self, connection, batch)
+        original(self, connection, batch, *rest)
 
     monkeypatch.setattr(EventStore, "_commit", held)
     good = [record(message(f"good{i}")) for i in range(5)]

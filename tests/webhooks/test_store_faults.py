@@ -139,14 +139,14 @@ async def test_lock_held_past_the_timeout_during_idle_indexing(served, monkeypat
 
 
 async def test_stopping_never_waits_for_another_programs_lock(served):
-    # WRITE_LOCK_TIMEOUT stays at its real 10 s: stop_waiting() must end the wait, not the timeout.
+    # WRITE_LOCK_TIMEOUT stays at its real 9 s: stop_waiting() must end the wait, not the timeout.
     store, listener, http, _changes = served
     waiting = threading.Event()
     original = store._begin
 
-    def observed(connection):
+    def observed(connection, *args, **options):
         waiting.set()
-        original(connection)
+        original(connection, *args, **options)
 
     store._begin = observed  # type: ignore[method-assign]
     other = await asyncio.to_thread(hold_write_lock, store.path)
@@ -193,7 +193,7 @@ async def test_listen_reports_the_fault_once_and_stops_on_sigterm_while_locked(t
     other = await asyncio.to_thread(hold_write_lock, db)
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
-            # With the real 10 s lock timeout: the first answers are 500 and the log says why, once.
+            # With the real 9 s lock timeout: the first answers are 500 and the log says why, once.
             statuses = await asyncio.gather(*(post(http, url, f"locked {i}") for i in range(3)))
             assert set(statuses) == {500}
             pending = asyncio.ensure_future(post(http, url, "at the signal"))

@@ -37,10 +37,10 @@ def body_text(event: Any) -> tuple[str, str]:
         return json.dumps(event.payload, indent=2, ensure_ascii=False), "json"
     if not event.body:
         return "(no body kept)", "text"
-    try:
-        return event.body.decode("utf-8"), "text"
-    except UnicodeDecodeError:
+    text = event.body_text()
+    if text is None:
         return f"({len(event.body)} bytes of binary data)", "text"
+    return text, "text"
 
 
 class EventDetailScreen(ModalScreen[None]):
@@ -80,6 +80,8 @@ class EventDetailScreen(ModalScreen[None]):
                 lines = Text(verdict_words(event))
                 if event.reason:
                     lines.append(f"\nreason: {event.reason}")
+                if (cut := event.cut_note()) is not None:
+                    lines.append(f"\n{cut}", style="bold")
                 if event.duplicate_of is not None:
                     lines.append(
                         f"\nduplicate of #{event.duplicate_of}: the same delivery received again (a gateway retry or "
@@ -106,7 +108,8 @@ class EventDetailScreen(ModalScreen[None]):
                     headers.add_row(Text("(none kept)"), Text(""))
                 yield Static(headers, id="detail-headers")
                 text, lexer = body_text(event)
-                yield Static("Body" + (" (JSON)" if lexer == "json" else ""), classes="detail-heading")
+                cut = f" (cut: the first {len(event.body)} of {event.cut_from} bytes)" if event.body_cut else ""
+                yield Static("Body" + (" (JSON)" if lexer == "json" else "") + cut, classes="detail-heading")
                 text = scrub(text[:MAX_SHOWN_BODY])
                 yield Static(
                     Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default"),
@@ -159,6 +162,9 @@ class EventDetailScreen(ModalScreen[None]):
         if runtime is None or getattr(runtime, "forward_target", None) is None:
             self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
                         severity="warning", markup=False)
+            return
+        if self.event.body_cut:  # a cut body is not the original: never sent as if it were
+            self.notify(f"Not replayed: {self.event.cut_note()}", severity="warning", markup=False)
             return
         attempt = await runtime.replay(self.event)
         self.notify(runtime.describe_attempt(attempt), severity="information" if attempt.delivered else "error", markup=False)

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from tui.widgets.columns import Column, fit_columns
-from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, duplicate_marker, sent_marker, verdict_badge
+from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, duplicate_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
 
 PAGE_SIZE = 100
@@ -210,7 +210,7 @@ class EventsSection(Vertical):
         runtime = app.runtime
         for event in rows:
             marker = sent_marker(app, event)
-            duplicate = duplicate_marker(event)
+            duplicate = duplicate_marker(event) + cut_marker(event)
             summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), widths["summary"]), no_wrap=True)
             if duplicate:
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import json
 import math
+import re
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +46,8 @@ class EventRecord:
     # True when `payload` is exactly what the body's JSON text parses to (the listener knows it from parsing):
     # the store then keeps no second copy of it and does not parse the body again to find out.
     payload_is_body: bool = False
+    # The body's size as received when `body` holds only its first bytes (a big rejected event); None: whole.
+    cut_from: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,6 +67,30 @@ class StoredEvent:
     # The id of the first event with the same fingerprint (the same body bytes, or the same message ids, kind and
     # summary): a delivery received again (a gateway retry, a replay). Stored and shown, counted once.
     duplicate_of: int | None = None
+    # The body's size as received when `body` holds only its first bytes: a rejected event keeps no more than
+    # that (listener.REJECTED_BODY_KEPT), so a flood of big forged posts cannot fill the disk. None: the body is whole.
+    cut_from: int | None = None
+
+    @property
+    def body_cut(self) -> bool:
+        return self.cut_from is not None
+
+    def cut_note(self) -> str | None:
+        """`body cut: the first 4096 of 5242880 bytes kept (...)` for a cut body, None for a whole one."""
+        if self.cut_from is None:
+            return None
+        return (f"body cut: the first {len(self.body)} of {self.cut_from} bytes kept "
+                "(a rejected event keeps no more; it cannot be replayed)")
+
+    def body_text(self) -> str | None:
+        """The body as UTF-8 text, None when it is not text. A cut body may end inside a character: that
+        character is left out, not taken for binary data."""
+        try:
+            return self.body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            if self.cut_from is not None and error.reason == "unexpected end of data":
+                return self.body[: error.start].decode("utf-8", "replace")
+            return None
 
     @property
     def authentic(self) -> bool:
@@ -72,10 +99,7 @@ class StoredEvent:
 
     def to_json(self) -> dict[str, Any]:
         """The event as a JSON-ready dict: `--print-json` lines and exports use this one shape."""
-        try:
-            body_text: str | None = self.body.decode("utf-8")
-        except UnicodeDecodeError:
-            body_text = None
+        body_text = self.body_text()
         document: dict[str, Any] = {
             "id": self.id,
             "received_at": self.received_at.isoformat(),
@@ -90,6 +114,8 @@ class StoredEvent:
             "headers": self.headers,
             "payload": self.payload,
             "body": body_text,
+            "body_cut": self.cut_from is not None,  # only the first bytes are in `body` (a big rejected event)
+            "body_size": self.cut_from if self.cut_from is not None else len(self.body),  # as received
         }
         if body_text is None:
             # Binary garbage is kept exactly; a lossy text form would hide what was actually sent.
@@ -103,8 +129,9 @@ class StoredEvent:
 
 
 def strict_json(document: Any, *, indent: int | None = None) -> str:
-    """JSON every strict reader accepts: a body may carry NaN or Infinity (Python's json reads them), which are
-    not JSON, so a non-finite number is written as the string "NaN", "Infinity" or "-Infinity"."""
+    """JSON every strict reader accepts, as UTF-8: a body may carry NaN or Infinity (Python's json reads them), which
+    are not JSON, so a non-finite number is written as the string "NaN", "Infinity" or "-Infinity"; a lone
+    surrogate becomes U+FFFD."""
     try:
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
     except ValueError:
@@ -112,9 +139,14 @@ def strict_json(document: Any, *, indent: int | None = None) -> str:
         text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from `\ud800` escapes in the payload
-        text = json.dumps(document, allow_nan=False, indent=indent)
+    except UnicodeEncodeError:
+        # A lone surrogate (a `\ud800` escape in a body's JSON) has no UTF-8 form, and strict readers (jq) refuse
+        # its `\ud800` escape too: it becomes U+FFFD, as in any UTF-8 decoder.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     return text
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _finite(value: Any) -> Any:
@@ -140,4 +172,5 @@ def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) 
     return StoredEvent(
         event_id, record.received_at, record.path, record.headers, record.body, record.payload, record.kind,
         record.summary, record.verdict, record.rejected, record.reason, record.message_ids, duplicate_of,
+        record.cut_from,
     )

@@ -10,7 +10,9 @@ the body); 413 (stored without the body, rejected) for a body over the limit; 41
 rejected) for a compressed body (`Content-Encoding` other than identity: never inflated); 408 (not stored) for a
 body that does not arrive in time; 405 for anything but POST (not stored); 500 when the store fails (not stored,
 so the sender retries); 503 when the bodies already in flight leave no room for this one, or every connection
-slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified request cut to make room.
+slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified
+request cut to make room. A rejected event keeps at most the first REJECTED_BODY_KEPT bytes of its body, and the
+size it had (StoredEvent.cut_from).
 
 The signature covers the body exactly as it came off the wire: chunked framing removed, nothing decoded.
 
@@ -68,6 +70,9 @@ IN_FLIGHT_HEADROOM = 16 * 1024 * 1024
 IN_FLIGHT_WAIT = 20.0
 # Bodies at least this big are verified and parsed on a worker thread, so the event loop (the app's UI) keeps going.
 OFF_LOOP_BODY = 1024 * 1024
+# A rejected event keeps at most this much of its body (and the size it had): enough to see what a refused sender
+# posts, while a flood of big unsigned posts cannot fill the disk (issue 20: 30 of 5 MiB grew the store by 316 MB).
+REJECTED_BODY_KEPT = 4096
 HEADER_VALUE_LIMIT = 1024
 # A body must bring MIN_BODY_RATE x BODY_GRACE bytes in every BODY_GRACE seconds (Request.read). 64 KiB/s: the old
 # floor of 32 KiB/s with credit for every byte let a 33,000 B/s trickle hold its request for hours (issue 20).
@@ -248,19 +253,24 @@ class Listener:
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
         elif judged.parse_error is not None:
             status, reason = 400, judged.parse_error
+        payload, cut_from = judged.payload, None
+        if status != 200 and len(body) > REJECTED_BODY_KEPT:
+            # Its kind and summary were read from the whole body; the payload would be as big as the body.
+            body, payload, cut_from = body[:REJECTED_BODY_KEPT], None, len(body)
         record = EventRecord(
             received_at=received_at,
             path=path,
             headers=headers,
             body=body,
-            payload=judged.payload,
+            payload=payload,
             kind=judged.kind,
             summary=judged.summary,
             verdict=verdict,
             rejected=status != 200,
             reason=reason,
             message_ids=judged.message_ids,
-            payload_is_body=judged.payload_is_body,
+            payload_is_body=judged.payload_is_body and cut_from is None,
+            cut_from=cut_from,
         )
         event = await self._store(record)
         if event is None:

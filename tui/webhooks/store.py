@@ -95,7 +95,7 @@ CREATE TABLE IF NOT EXISTS events (
     received_us INTEGER NOT NULL,          -- microseconds since the epoch, UTC
     path TEXT NOT NULL,
     headers TEXT NOT NULL,                 -- JSON object of the headers of interest
-    body BLOB NOT NULL,                    -- exactly the bytes received (empty when too large to keep)
+    body BLOB NOT NULL,                    -- exactly the bytes received (empty when too large to keep; see cut_from)
     has_payload INTEGER NOT NULL,          -- 0: body did not parse
     payload TEXT,                          -- parsed JSON, only when the body is not that JSON text already
     kind TEXT NOT NULL,
@@ -139,7 +139,7 @@ END;
 
 _COLUMNS = (
     "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
-    " message_ids, duplicate_of"
+    " message_ids, duplicate_of, cut_from"
 )
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
@@ -150,8 +150,8 @@ _LIST_COLUMNS = _COLUMNS.replace(
 )
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
-     fingerprint, duplicate_of)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+     cut_from, fingerprint, duplicate_of)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
 # so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
@@ -175,6 +175,9 @@ _DUPLICATE_SCHEMA = (
         DELETE FROM event_fingerprints WHERE fingerprint = old.fingerprint AND event_id = old.id;
     END""",
 )
+# A rejected event keeps only the first bytes of a big body (listener.REJECTED_BODY_KEPT); this column holds the size
+# it arrived with (NULL: the body is whole). Added in place, like the duplicates' columns.
+_CUT_COLUMN = "ALTER TABLE events ADD COLUMN cut_from INTEGER"
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
@@ -189,7 +192,7 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
     WHERE id > ? AND id <= ? ORDER BY id"""
 
-# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 14 values a row stays far below
+# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 15 values a row stays far below
 # SQLite's bound on variables.
 INSERT_ROWS = 32
 
@@ -208,11 +211,17 @@ CHECKPOINT_INTERVAL = 1.0
 # for the size change in its fdatasync. 4,000 frames of 4 KiB pages: 16 MiB, four times SQLite's auto-checkpoint.
 WAL_RESET_FRAMES = 4000
 
-# Faults (see "Faults and privacy" in the README). The writer waits this long for a write lock another program
-# holds before it fails the waiting appends (the listener answers 500, the sender retries). It polls in slices of
-# LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
-WRITE_LOCK_TIMEOUT = 10.0
+# Faults (see "Faults and privacy" in the README). An append waits at most this long, counted from when it was
+# appended, for a write lock another program holds; then it fails (the listener answers 500, the sender retries),
+# so the answer comes within 10 s. Work nobody waits for (indexing) gives the lock up to waiting appends. The writer
+# polls in slices of LOCK_POLL so that close() (SIGTERM) never waits for the whole of it.
+WRITE_LOCK_TIMEOUT = 9.0
 LOCK_POLL = 0.05
+# Appends waiting this long for another program's lock are reported through the health (events are not being
+# stored) before they fail; while appends fail on a lock, the writer looks every LOCK_PROBE_INTERVAL whether it
+# is gone, so the health recovers without waiting for the next event.
+LOCK_REPORT_AFTER = 1.0
+LOCK_PROBE_INTERVAL = 0.5
 # A store up to this size is checked (PRAGMA quick_check, about 4 s per GB here) before open() returns; a bigger
 # one right after, in the background, so a million-event store opens at once.
 QUICK_CHECK_AT_OPEN_LIMIT = 64 * 1024 * 1024
@@ -227,6 +236,16 @@ class _CatchUp:
     def __init__(self) -> None:
         self.done = threading.Event()
         self.error: str | None = None
+
+
+class _Appends(list[tuple[EventRecord, "asyncio.Future[StoredEvent]", Any]]):  # (record, future, loop)
+    """The appends of one turn of an event loop, and when the first of them was made (their lock deadline)."""
+
+    __slots__ = ("queued_at",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued_at = time.monotonic()
 
 
 class _OnWriter:
@@ -252,8 +271,8 @@ class StoreFailing(RuntimeError):
 
 
 class StoreUnusable(RuntimeError):
-    """The store file cannot be used (damaged, not a database, a newer schema). The message names the file and
-    what to do; the file is never overwritten or deleted."""
+    """The store file cannot be used (damaged, not a database, a newer version's schema). The message names the file
+    and what to do; the file is never overwritten or deleted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,11 +332,12 @@ class EventStore:
         self._indexed_up_to = 0
         self._damaged: str | None = None  # set by the background quick_check of a big store: no more writes
         self._problems: dict[str, str] = {}  # path of work ("append", "index") -> its last failure
+        self._appends_locked_out = False  # appends fail (or wait) on another program's lock: probe for its end
         self._health_watchers: list[HealthCallback] = []
         self._side_lock = threading.Lock()
         self._side: sqlite3.Connection | None = None
         # Appends of the current turn of each event loop, not handed to the writer yet (see append).
-        self._outbox: dict[asyncio.AbstractEventLoop, list[tuple[EventRecord, asyncio.Future, Any]]] = {}
+        self._outbox: dict[asyncio.AbstractEventLoop, _Appends] = {}
         self._in_each_commit: CommitAction | None = None  # see in_each_commit
 
     # -- life cycle -------------------------------------------------------------------------------------------
@@ -548,7 +568,7 @@ class EventStore:
             outbox = self._outbox.get(loop)
             first = outbox is None
             if outbox is None:
-                outbox = self._outbox[loop] = []
+                outbox = self._outbox[loop] = _Appends()
             outbox.append((record, future, loop))
         if first:
             loop.call_soon(self._hand_over, loop)
@@ -606,7 +626,7 @@ class EventStore:
         stream, stream_ended = 0, 0.0  # appends in the previous commit, and when it ended (see GATHER_WINDOW)
         try:
             while not stopping:
-                if lag != 0 or self._checkpoint_owed:
+                if lag != 0 or self._checkpoint_owed or self._appends_locked_out:
                     try:
                         first = self._queue.get(timeout=retry_delay or INDEX_IDLE_DELAY)
                     except queue.Empty:  # quiet for a moment: let the search index catch up
@@ -627,6 +647,10 @@ class EventStore:
                 catch_up = [item for item in batch if isinstance(item, _CatchUp)]
                 actions = [item for item in batch if isinstance(item, _OnWriter)]
                 appends = [append for item in batch if isinstance(item, list) for append in item]
+                # Each append waits for another program's lock until WRITE_LOCK_TIMEOUT after it was made, not after
+                # the writer got to it.
+                made = [item.queued_at for item in batch if isinstance(item, _Appends)]
+                deadline = (min(made) if made else time.monotonic()) + WRITE_LOCK_TIMEOUT
                 for action in actions:
                     try:
                         action.action(connection)
@@ -635,7 +659,7 @@ class EventStore:
                     action.done.set()
                 # A flood must not turn into one giant transaction that holds every waiting request hostage.
                 chunks = [appends[start : start + MAX_BATCH] for start in range(0, len(appends), MAX_BATCH)]
-                committed = [self._commit(connection, chunk) for chunk in chunks].count(True)
+                committed = [self._commit(connection, chunk, deadline) for chunk in chunks].count(True)
                 if appends:
                     stream, stream_ended = len(appends), time.monotonic()
                 if committed:
@@ -690,16 +714,31 @@ class EventStore:
         before the next try)."""
         if self._damaged is not None:
             return 0, 0.0  # nothing more is written to a damaged store
+        lock_gone = False
+        if self._appends_locked_out:
+            if not self._lock_is_free(connection):
+                return None, LOCK_PROBE_INTERVAL
+            self._appends_locked_out, lock_gone = False, True
         try:
             if self._checkpoint_owed:
                 self._checkpoint_after_fault(connection)
-            lag = self._index_chunk(connection)
+            lag = self._index_chunk(connection, yielding=True)
+        except _Yielded:  # appends arrived while the lock was waited for: they go first, the index later
+            lag, retry_delay = None, 0.0
         except Exception as error:
             self._checkpoint_owed = True
+            if _locked(error):  # another program's lock, held past the timeout: no event could be stored either
+                self._appends_locked_out = True
+                self._set_health("append", _problem(error))
+                return None, LOCK_PROBE_INTERVAL
             self._set_health("index", _problem(error))
-            return None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
-        self._set_health("index", None)
-        return lag, 0.0
+            lag, retry_delay = None, min(max(retry_delay * 2, RETRY_FIRST_DELAY), RETRY_MAX_DELAY)
+        else:
+            self._set_health("index", None)
+            retry_delay = 0.0
+        if lock_gone:  # said last, so the log goes straight from failing to recovered
+            self._set_health("append", None)
+        return lag, retry_delay
 
     def _checkpoint_after_fault(self, connection: sqlite3.Connection) -> None:
         """Copy the WAL into the database and truncate it: after a full disk, the WAL (pages the database already
@@ -791,18 +830,45 @@ class EventStore:
                 item.error = closed
                 item.done.set()
 
-    def _begin(self, connection: sqlite3.Connection) -> None:
-        """BEGIN IMMEDIATE, waiting up to WRITE_LOCK_TIMEOUT for another program's lock, in LOCK_POLL slices
-        (the connection's busy timeout) so that close() ends the wait at once."""
-        deadline = time.monotonic() + WRITE_LOCK_TIMEOUT
+    def _begin(
+        self,
+        connection: sqlite3.Connection,
+        deadline: float | None = None,
+        *,
+        appending: bool = False,
+        yielding: bool = False,
+    ) -> None:
+        """BEGIN IMMEDIATE, waiting until `deadline` (default: WRITE_LOCK_TIMEOUT from now) for another program's
+        lock, in LOCK_POLL slices (the connection's busy timeout) so that close() ends the wait at once.
+
+        `appending`: after LOCK_REPORT_AFTER of waiting, the health says events are not being stored. `yielding`
+        (work nobody waits for: the idle indexing): the wait ends with _Yielded as soon as anything is queued, so
+        appends never wait behind it."""
+        started = time.monotonic()
+        if deadline is None:
+            deadline = started + WRITE_LOCK_TIMEOUT
         while True:
             try:
                 connection.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as error:
-                busy = error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-                if not busy or self._giving_up.is_set() or time.monotonic() >= deadline:
+                now = time.monotonic()
+                if not _locked(error) or self._giving_up.is_set() or now >= deadline:
                     raise
+                if yielding and not self._queue.empty():
+                    raise _Yielded from None
+                if appending and now - started >= LOCK_REPORT_AFTER and not self._appends_locked_out:
+                    self._appends_locked_out = True
+                    self._set_health("append", _problem(error))
+
+    def _lock_is_free(self, connection: sqlite3.Connection) -> bool:
+        """Whether a write could begin now (one try, waiting at most LOCK_POLL); nothing is written."""
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            return False
+        connection.execute("ROLLBACK")
+        return True
 
     def _index_lag(self, connection: sqlite3.Connection) -> int:
         indexed, newest = connection.execute(
@@ -810,9 +876,9 @@ class EventStore:
         ).fetchone()
         return newest - indexed
 
-    def _index_chunk(self, connection: sqlite3.Connection) -> int:
-        """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail."""
-        self._begin(connection)
+    def _index_chunk(self, connection: sqlite3.Connection, *, yielding: bool = False) -> int:
+        """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail. `yielding`: see _begin."""
+        self._begin(connection, yielding=yielding)
         try:
             self._index_rows(connection, INDEX_CHUNK)
             lag = self._index_lag(connection)
@@ -850,8 +916,11 @@ class EventStore:
         if request.error is not None:
             raise StoreFailing(f"search is unavailable: the index cannot be updated ({request.error})")
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]]) -> bool:
-        """Store the batch in one transaction and answer each append; True when it was committed."""
+    def _commit(
+        self, connection: sqlite3.Connection, batch: list[tuple[EventRecord, asyncio.Future, Any]], deadline: float
+    ) -> bool:
+        """Store the batch in one transaction and answer each append; True when it was committed. `deadline`: how
+        long it may wait for another program's lock (see _begin)."""
         results: list[StoredEvent | BaseException]
         if self._damaged is not None:  # found damaged after opening: never write to it again
             _settle_on_loops(batch, [StoreUnusable(self._damaged)] * len(batch))
@@ -861,7 +930,7 @@ class EventStore:
         # for it: an inbox failure there rolls the batch back and it is retried one by one (_RetryAlone).
         guarded = len(batch) == 1
         try:
-            self._begin(connection)
+            self._begin(connection, deadline, appending=True)
             rows = [_row(record) for record, _future, _loop in batch]
             known = self._known_fingerprints(connection, rows)
             results = []
@@ -892,6 +961,7 @@ class EventStore:
             _rollback(connection)
             problem = _problem(error)
             self._checkpoint_owed = True
+            self._appends_locked_out = _locked(error)
             self._set_health("append", problem)
             failure = StoreFailing(problem)
             _settle_on_loops(batch, [failure] * len(batch))
@@ -900,11 +970,12 @@ class EventStore:
             _rollback(connection)
             if len(batch) > 1:
                 # One bad record must not sink its neighbours: retry each alone, so only it fails.
-                return any([self._commit(connection, [item]) for item in batch])
+                return any([self._commit(connection, [item], deadline) for item in batch])
             results = [error]
             _settle_on_loops(batch, results)
             return False
         self._recent_fingerprints.update(new_fingerprints)
+        self._appends_locked_out = False
         self._set_health("append", None)
         _settle_on_loops(batch, results)
         return True
@@ -1124,8 +1195,14 @@ class EventStore:
 
     def _create_schema(self, connection: sqlite3.Connection) -> None:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreUnusable(
+                f"the event store {self.path} was written by a newer version of gateway-tui (schema {version}; this "
+                f"version reads schemas up to {SCHEMA_VERSION}). Update gateway-tui to use it, or move it away (with "
+                "its -wal and -shm files) to start a new, empty store; it is left exactly as it is."
+            )
         if version not in (0, 1, 2, SCHEMA_VERSION):
-            raise RuntimeError(f"{self.path} has event store schema {version}; this version reads {SCHEMA_VERSION}")
+            raise self._unusable(f"unknown event store schema {version}")
         if version == SCHEMA_VERSION and self._schema_is_current(connection):
             return  # nothing to write: a store on a full disk still opens (and can be read and exported)
         self._begin(connection)
@@ -1141,6 +1218,8 @@ class EventStore:
         if "duplicate_of" not in columns:
             for statement in _DUPLICATE_COLUMNS:
                 connection.execute(statement)
+        if "cut_from" not in columns:
+            connection.execute(_CUT_COLUMN)
         for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
@@ -1159,8 +1238,20 @@ class EventStore:
             "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
         }
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
+                and "cut_from" in columns
                 and "conversations" in names and conversations.schema_is_current(connection))
+
+
+class _Yielded(Exception):
+    """Work nobody waits for stopped waiting for a lock: appends are queued (see EventStore._begin)."""
+
+
+def _locked(error: BaseException) -> bool:
+    """Whether a failure is another connection's lock (SQLITE_BUSY or SQLITE_LOCKED) rather than the disk or the file."""
+    return isinstance(error, sqlite3.OperationalError) and error.sqlite_errorcode & 0xFF in (
+        sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _problem(error: BaseException) -> str:
@@ -1308,6 +1399,7 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         int(record.rejected),
         _storable(record.reason) if record.reason is not None else None,
         _json_strings(record.message_ids),
+        record.cut_from,
         _fingerprint(record),
     )
 
@@ -1346,7 +1438,7 @@ def _insert_rows(
 
 @functools.cache
 def _insert_statement(rows: int) -> str:
-    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
+    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
 
 
 def _json_object(strings: dict[str, str]) -> str:
@@ -1419,7 +1511,7 @@ def _microseconds(moment: datetime) -> int:
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
     (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
-     duplicate_of) = row
+     duplicate_of, cut_from) = row
     if not has_payload:
         parsed = None
     else:
@@ -1438,6 +1530,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         reason=reason,
         message_ids=tuple(json.loads(ids)),
         duplicate_of=duplicate_of,
+        cut_from=cut_from,
     )
 
 

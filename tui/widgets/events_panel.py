@@ -107,6 +107,11 @@ def duplicate_marker(event: Any) -> str:
 DUPLICATE_STYLE = "yellow"
 
 
+def cut_marker(event: Any) -> str:
+    """"body cut · " for a rejected event that kept only the first bytes of its body (the detail says how many)."""
+    return "body cut · " if getattr(event, "cut_from", None) is not None else ""
+
+
 def event_time(app: Any, event: Any) -> str:
     runtime = getattr(app, "runtime", None)
     if runtime is not None:
@@ -285,9 +290,9 @@ class EventsPanel(Vertical):
         for event in self.visible_events():
             marker = sent_marker(app, event)
             forwarded = forward_mark(self.forward_marks.get(event.id))
+            duplicate = duplicate_marker(event) + cut_marker(event)
             summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary),
-                                summary_width - len(forwarded) - len(duplicate_marker(event)))
-            duplicate = duplicate_marker(event)
+                                summary_width - len(forwarded) - len(duplicate))
             summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
             if duplicate:
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
