@@ -188,12 +188,12 @@ def _trigger(args: argparse.Namespace) -> int:
     except SampleRefused as error:
         raise _Refused(str(error)) from None
     headers = {"Content-Type": content_type, "User-Agent": "gateway-tui-trigger"}
-    key = _hmac_key(args) if signs(dialect) else None
+    key, where = _hmac_key(args) if signs(dialect) else (None, "")
     if key:
         headers[SIGNATURE_HEADER] = sign(key, body)
         signing = "signed"
     elif signs(dialect):
-        signing = f"unsigned: no HMAC key (the profile's, or {HMAC_KEY_ENV})"
+        signing = f"unsigned: no HMAC key ({where})"
     else:
         signing = "unsigned, as Z-API sends it"
     answer = asyncio.run(_post(url, body, headers, args.timeout))
@@ -209,19 +209,23 @@ async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) 
         return await post_body(client, url, body, headers)
 
 
-def _hmac_key(args: argparse.Namespace) -> str | None:
-    """GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key (never the sandbox's: it is thrown away)."""
+def _hmac_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The key to sign with and where it came from: GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key
+    (keyring or private file; never the sandbox's: it is thrown away). No key anywhere is (None, where it looked)."""
     from_env = os.environ.get(HMAC_KEY_ENV)
     if from_env:
-        return from_env
+        return from_env, HMAC_KEY_ENV
     if args.sandbox:
-        return None
+        return None, f"{HMAC_KEY_ENV} is not set; the sandbox keeps none"
     name = config.chosen_profile(args.profile)
     if name is None:
-        return None
-    from tui.secrets import KeyringUnavailable, SecretName, open_secret_store
+        return None, f"{HMAC_KEY_ENV} is not set and there is no profile"
+    from tui.secrets import KeyringUnavailable, SecretName, stored_secret
 
     try:
-        return open_secret_store(args.insecure_storage).get(name, SecretName.HMAC_KEY)
+        key = stored_secret(name, SecretName.HMAC_KEY, args.insecure_storage)
     except KeyringUnavailable as error:
         raise _Refused(f"cannot read the profile's HMAC key: {error}") from None
+    if key is None:
+        return None, f"{HMAC_KEY_ENV} is not set and profile {name!r} has none stored"
+    return key, f"profile {name!r}"
