@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
-from tui.webhooks.events import StoredEvent, strict_json
+from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
     ForwardLog,
     ForwardTargetRefused,
@@ -30,7 +30,6 @@ from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_pri
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
-REJECTED = "rejected"
 
 
 
@@ -90,11 +89,12 @@ def _list(args: argparse.Namespace) -> int:
         documents = [_document(event, latest.get(event.id)) for event in events]
         print(strict_json(documents, indent=2))
         return 0
+    if events:
+        print(f"{'ID':>7}  {'RECEIVED':<19}  {'KIND':<{KIND_WIDTH}} {'VERDICT':<{VERDICT_WIDTH}} SUMMARY")
     for event in events:
         attempt = latest.get(event.id)
         forwarded = f" → {attempt.status or '✗'} {attempt.outcome}" if attempt else ""
-        verdict = REJECTED if event.rejected else str(event.verdict)
-        print(f"{event.id:>7}  {_local(event.received_at)}  {event.kind:<22} {verdict:<9} {event.summary}{forwarded}")
+        print(f"{event.id:>7}  {_local(event.received_at)}  {terminal_line(event)}{forwarded}")
     if not events:
         print("no events match", file=sys.stderr)
     return 0

@@ -84,8 +84,37 @@ def test_list_json_is_the_stored_event(capsys, db):
 def test_list_as_text_one_line_each(capsys, db):
     code, out, _ = run(capsys, "events", "list", "--db", str(db), "--kind", "ReadReceipt")
     assert code == 0
-    (line,) = out.splitlines()
+    (header, line) = out.splitlines()
     assert line.split()[0] == "2" and "ReadReceipt read" in line
+    assert header.split() == ["ID", "RECEIVED", "KIND", "VERDICT", "SUMMARY"]
+    # each heading stands over its column
+    assert line.index("ReadReceipt") == header.index("KIND") and line.index("valid") == header.index("VERDICT")
+
+
+def test_list_as_text_marks_duplicates_and_json_keeps_its_fields(capsys, tmp_path):
+    """Issue 21 item 12: a delivery received again is marked in the text listing (as the events panel marks it);
+    `--json` is unchanged (its `duplicate_of` field was already there)."""
+    path = tmp_path / "dup.sqlite3"
+
+    async def fill() -> None:
+        with EventStore(path) as store:
+            await store.append(record(MESSAGE, kind="Message", summary="Message: pizza tonight"))
+            await store.append(record(RECEIPT, kind="ReadReceipt", summary="ReadReceipt read"))
+            await store.append(record(MESSAGE, kind="Message", summary="Message: pizza tonight"))
+
+    asyncio.run(fill())
+    code, out, _ = run(capsys, "events", "list", "--db", str(path))
+    assert code == 0
+    header, again, receipt, first = out.splitlines()
+    assert again.split()[0] == "3" and "duplicate of #1 · Message: pizza tonight" in again
+    assert "duplicate" not in receipt and "duplicate" not in first
+    code, out, _ = run(capsys, "events", "list", "--db", str(path), "--json")
+    documents = json.loads(out)
+    assert [document["duplicate_of"] for document in documents] == [1, None, None]
+    assert documents[0]["summary"] == "Message: pizza tonight"
+    assert sorted(documents[0]) == sorted([
+        "id", "received_at", "path", "kind", "summary", "verdict", "rejected", "reason", "message_ids",
+        "duplicate_of", "headers", "payload", "body", "forwarded"])
 
 
 def test_show_json_with_forward_attempts(capsys, db):

@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
 
@@ -95,12 +96,6 @@ def sent_marker(app: Any, event: Any) -> str:
         return ""
     kind = getattr(sent, "kind", "") or "message"
     return f"↳ your {kind} · "
-
-
-def duplicate_marker(event: Any) -> str:
-    """"duplicate of #N · " for a delivery received again (a gateway retry, a replay): shown, counted once."""
-    original = getattr(event, "duplicate_of", None)
-    return f"duplicate of #{original} · " if original is not None else ""
 
 
 DUPLICATE_STYLE = "yellow"
