@@ -277,6 +277,24 @@ class Runtime:
                 log.exception("inbox subscriber failed")
         return message.chat_id
 
+    async def forget_chat(self, recipient: str) -> bool:
+        """A chat the gateway deleted (modify-chat `delete` answered ok) leaves the inbox; its events stay in the
+        store. `recipient` as the request named it (a number, `…@g.us` or `…-group`). Returns whether the inbox
+        had it; inbox subscribers are told."""
+        from tui.webhooks.conversations import chat_id_of
+
+        inbox = self.inbox
+        if inbox is None:
+            return False
+        chat_id = chat_id_of(recipient)
+        forgotten = await asyncio.to_thread(inbox.forget, chat_id)
+        for callback in list(self._inbox_subscribers):
+            try:
+                callback(chat_id)
+            except Exception:
+                log.exception("inbox subscriber failed")
+        return forgotten
+
     # -- names from the gateway's lists ---------------------------------------------------------------------
 
     def refresh_names(self) -> None:

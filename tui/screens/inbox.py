@@ -265,6 +265,11 @@ class InboxView(Widget):
         self.rows = rows
         searched = self.query_one("#inbox-search", Input).value.strip()
         chat = self.open_chat_id
+        if chat is not None and all(row.chat_id != chat for row in rows) and self.inbox.conversation(chat) is None:
+            # deleted on the gateway (the inbox forgot it): nothing of it stays on screen
+            self.open_chat_id = chat = None
+            self.query_one(ThreadView).show([], False, placeholder="Choose a conversation.")
+            self._show_title()
         if rows and (chat is None or (searched and all(row.chat_id != chat for row in rows))):
             # nothing open yet, or a search left the open chat out: the first one listed
             self._open_thread(rows[0].chat_id)
