@@ -147,6 +147,15 @@ class ListenerStats:
         self.last_verdict = "rejected" if event.rejected else str(event.verdict)
         self._recent.append(time.monotonic())
 
+    def seed(self, store: EventStore) -> None:
+        """Start from what the store already holds (blocking: call from a thread, before the listener runs), so
+        that after a restart the header counts what the events panel and Events show, not only this run's."""
+        self.received = store.count()
+        self.rejected = store.count(rejected=True)
+        newest = store.newest(1)
+        if newest:
+            self.last_verdict = "rejected" if newest[0].rejected else str(newest[0].verdict)
+
     def per_minute(self, now: float | None = None) -> int:
         """Events stored in the last 60 seconds."""
         now = time.monotonic() if now is None else now
@@ -615,6 +624,7 @@ class Runtime:
             self.store_problem = str(error)
             return
         self.store_problem = None
+        await asyncio.to_thread(self.stats.seed, store)
         self.store = store
         loop = asyncio.get_running_loop()
 
