@@ -417,3 +417,26 @@ async def test_a_chat_deleted_on_the_gateway_leaves_the_inbox_and_stays_in_event
         assert app.runtime.inbox.conversation(BRUNO) is None
         found = app.runtime.store.newest(10, search="see you at the dock")
         assert [event.kind for event in found] == ["Message"]
+
+
+async def test_a_chat_with_no_message_shows_no_date():
+    """Issue 21 item 11: a chat the gateway lists with a last-message time (Z-API's /chats) but no message stored
+    here showed that date ("01 Jan", the sandbox's seeded history) over "no messages here yet"; it shows none."""
+    import asyncio as _asyncio
+    from datetime import UTC, datetime
+
+    from tui.webhooks.conversations import ListedChat
+
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        listed_at = int(datetime(2025, 1, 1, 9, 30, tzinfo=UTC).timestamp() * 1_000_000)
+        lonely = "5511900001111"
+        await _asyncio.to_thread(pilot.app.runtime.inbox.enrich, [], [ListedChat(lonely, listed_at, 0)])
+        screen.reload()
+        await inbox_settled(pilot)
+        assert lonely in [r.chat_id for r in screen.rows]
+        lines = screen_text(pilot.app).splitlines()
+        (title,) = [line for line in lines if lonely in line and "│" in line and line.index(lonely) < line.index("│")]
+        name_cell = title[: title.index("│")]
+        assert name_cell.strip() == lonely, name_cell  # the number, and no time beside it
+        assert any("no messages here yet" in line for line in lines)
