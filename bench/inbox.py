@@ -33,7 +33,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from waiting import until  # bench/waiting.py: run as `uv run python bench/...`
+from waiting import until, workers_done  # bench/waiting.py: run as `uv run python bench/...`
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -116,7 +116,7 @@ async def measure(pages: int) -> dict[str, object]:
         frame()
         first_ms = (time.perf_counter() - started) * 1000
         await until(lambda: app.runtime_ready, "runtime start")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         inbox = app.runtime.inbox
         chats = len(inbox.conversations(100_000))
         queries = {"list": [], "thread": []}
@@ -144,7 +144,7 @@ async def measure(pages: int) -> dict[str, object]:
             await until(lambda: screen.display and (not stale or screen.refreshes > count), "the list again")
             frame()
             (refreshed if stale else reopen).append((time.perf_counter() - started) * 1000)
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
 
         # The long chat is old: it is found by search, as a user would, then opened.
@@ -162,7 +162,7 @@ async def measure(pages: int) -> dict[str, object]:
         await until(lambda: screen.open_chat_id == LONG_CHAT and view.rows, "the long thread")
         frame()
         thread_ms = (time.perf_counter() - started) * 1000
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
 
         view.focus()
@@ -178,7 +178,7 @@ async def measure(pages: int) -> dict[str, object]:
                 await until(lambda: len(view.rows) != held, "an older page")
             frame()
             scroll.append((time.perf_counter() - started) * 1000)
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await app.animator.wait_until_complete()  # the page's smooth scroll ends before the next press
         held_rows = len(view.rows)
     return {"chats": chats, "list": list_ms, "reopen": reopen, "refreshed": refreshed, "thread": thread_ms, "scroll": scroll,

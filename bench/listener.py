@@ -1,7 +1,7 @@
 """Loopback throughput and p99 latency: the full webhook listener (verify + store + 200) against a bare aiohttp 200.
 
     uv run python bench/listener.py [--seconds 10] [--runs 3] [--connections 16] [--with-normal] [--with-no-store]
-                                    [--bodies 1000]
+                                    [--with-lines] [--bodies 1000]
 
 Each server runs in its own process pinned to CPU 0; the load generator runs here, pinned to CPU 1 (as in
 research/perf-baselines.md, which used wrk). The generator is a raw asyncio protocol, not an HTTP client
@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -88,12 +89,19 @@ async def serve(variant: str, db: Path) -> None:
         return
 
     store_module.SYNCHRONOUS = "NORMAL" if variant == "full-normal" else "FULL"
+    printer = None
+    if variant == "full-lines":  # `listen`'s default output: a line per event on stdout (a pipe the bench drains)
+        from tui.listen_cli import LinePrinter
+
+        printer = LinePrinter(asyncio.get_running_loop())
     with store_module.EventStore(db) as store:
-        listener = Listener(store, hmac_key=KEY)
+        listener = Listener(store, hmac_key=KEY, on_event=printer)
         await listener.start()
         print(listener.port, flush=True)
         await stopped.wait()
         await listener.stop()
+        if printer is not None:
+            printer.flush()
 
 
 # -- load generator -------------------------------------------------------------------------------------------
@@ -226,8 +234,12 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
         text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
+    printed = [0]
     try:
         port = int(server.stdout.readline())
+        if variant == "full-lines":  # drained as a terminal would read it, lines counted against the 200s
+            drain = threading.Thread(target=lambda: printed.__setitem__(0, sum(1 for _ in server.stdout)), daemon=True)
+            drain.start()
         pin(server.pid, SERVER_CPU)
         cpu_before = process_cpu_seconds(server.pid)
         loop_before = thread_cpu_seconds(server.pid, server.pid)
@@ -256,6 +268,9 @@ def run_one(variant: str, args: argparse.Namespace, requests: list[bytes], workd
         with sqlite3.connect(db) as raw:
             rows = raw.execute("SELECT count(*) FROM events").fetchone()[0]
         result["rows_match_200s"] = rows == load.ok_total
+        if variant == "full-lines":
+            drain.join(timeout=60)
+            result["rows_match_200s"] = result["rows_match_200s"] and printed[0] == rows
         for suffix in ("", "-wal", "-shm"):
             Path(str(db) + suffix).unlink(missing_ok=True)
     return result
@@ -296,7 +311,10 @@ def main() -> int:
     parser.add_argument("--bodies", type=int, default=1000, help="distinct request bodies the load cycles through")
     parser.add_argument("--with-normal", action="store_true", help="also run the full listener with synchronous=NORMAL")
     parser.add_argument("--with-no-store", action="store_true", help="also run the listener with a no-op store")
-    parser.add_argument("--serve", choices=("bare", "full", "full-normal", "no-store"), help=argparse.SUPPRESS)
+    parser.add_argument("--with-lines", action="store_true",
+                        help="also run the full listener printing `listen`'s default line per event to a drained pipe")
+    parser.add_argument("--serve", choices=("bare", "full", "full-normal", "no-store", "full-lines"),
+                        help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -306,7 +324,8 @@ def main() -> int:
     pinned = pin(0, CLIENT_CPU)
     requests = make_requests(args.bodies)
     load_before = os.getloadavg()
-    variants = ["bare", "full"] + (["full-normal"] if args.with_normal else []) + (["no-store"] if args.with_no_store else [])
+    variants = (["bare", "full"] + (["full-normal"] if args.with_normal else [])
+                + (["no-store"] if args.with_no_store else []) + (["full-lines"] if args.with_lines else []))
     results: dict[str, list[dict]] = {variant: [] for variant in variants}
     with tempfile.TemporaryDirectory(prefix="bench-listener-") as scratch:
         for run in range(args.runs):
@@ -337,6 +356,7 @@ def main() -> int:
         "full": "full listener: verify + store (synchronous=FULL) + 200",
         "full-normal": "full listener, synchronous=NORMAL",
         "no-store": "listener with a no-op store (request path only)",
+        "full-lines": "full listener + `listen`'s default line per event on stdout (a drained pipe)",
     }
     for variant in variants:
         rows = results[variant]

@@ -25,7 +25,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from waiting import until  # bench/waiting.py: run as `uv run python bench/...`
+from waiting import until, workers_done  # bench/waiting.py: run as `uv run python bench/...`
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -68,7 +68,7 @@ async def measure(pages: int) -> tuple[float, list[float], list[float], int]:
 
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.runtime_ready, "runtime start")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         section = app.screen.query_one(EventsSection)
 
         def frame() -> None:

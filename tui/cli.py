@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="127.0.0.1",
         help="address to bind (default 127.0.0.1; anything else exposes the listener to the network)",
     )
-    listen.add_argument("--print-json", action="store_true", help="print one JSON line per stored event")
+    listen.add_argument("--print-json", action="store_true", help="print one JSON line per stored event (instead of the readable line printed by default)")
     listen.add_argument(
         "--accept-unsigned",
         action="store_true",

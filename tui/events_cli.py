@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import sys
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
-from tui.webhooks.events import StoredEvent, strict_json
+from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
     ForwardLog,
     ForwardTargetRefused,
@@ -29,7 +30,6 @@ from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_pri
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
-REJECTED = "rejected"
 PENDING_FORWARD = "kept in the store; sent while `listen --forward-to URL` or the app forwards"
 
 
@@ -90,11 +90,12 @@ def _list(args: argparse.Namespace) -> int:
         documents = [_document(event, latest.get(event.id)) for event in events]
         print(strict_json(documents, indent=2))
         return 0
+    if events:
+        print(f"{'ID':>7}  {'RECEIVED':<19}  {'KIND':<{KIND_WIDTH}} {'VERDICT':<{VERDICT_WIDTH}} SUMMARY")
     for event in events:
         attempt = latest.get(event.id)
         forwarded = f" → {attempt.status or '✗'} {attempt.outcome}" if attempt else ""
-        verdict = REJECTED if event.rejected else str(event.verdict)
-        print(f"{event.id:>7}  {_local(event.received_at)}  {event.kind:<22} {verdict:<9} {event.summary}{forwarded}")
+        print(f"{event.id:>7}  {_local(event.received_at)}  {terminal_line(event)}{forwarded}")
     if not events:
         print("no events match", file=sys.stderr)
     return 0
@@ -196,12 +197,12 @@ def _trigger(args: argparse.Namespace) -> int:
     except SampleRefused as error:
         raise _Refused(str(error)) from None
     headers = {"Content-Type": content_type, "User-Agent": "gateway-tui-trigger"}
-    key = _hmac_key(args) if signs(dialect) else None
+    key, where = _hmac_key(args) if signs(dialect) else (None, "")
     if key:
         headers[SIGNATURE_HEADER] = sign(key, body)
         signing = "signed"
     elif signs(dialect):
-        signing = f"unsigned: no HMAC key (the profile's, or {HMAC_KEY_ENV})"
+        signing = f"unsigned: no HMAC key ({where})"
     else:
         signing = "unsigned, as Z-API sends it"
     answer = asyncio.run(_post(url, body, headers, args.timeout))
@@ -217,11 +218,23 @@ async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) 
         return await post_body(client, url, body, headers)
 
 
-def _hmac_key(args: argparse.Namespace) -> str | None:
-    """GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key (never the sandbox's: it is thrown away)."""
-    from tui.secrets import KeyringUnavailable, run_hmac_key
+def _hmac_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The key to sign with and where it came from: GATEWAY_TUI_HMAC_KEY, else the chosen profile's stored key
+    (keyring or private file; never the sandbox's: it is thrown away). No key anywhere is (None, where it looked)."""
+    from_env = os.environ.get(HMAC_KEY_ENV)
+    if from_env:
+        return from_env, HMAC_KEY_ENV
+    if args.sandbox:
+        return None, f"{HMAC_KEY_ENV} is not set; the sandbox keeps none"
+    name = config.chosen_profile(args.profile)
+    if name is None:
+        return None, f"{HMAC_KEY_ENV} is not set and there is no profile"
+    from tui.secrets import KeyringUnavailable, SecretName, stored_secret
 
     try:
-        return run_hmac_key(None if args.sandbox else config.chosen_profile(args.profile), args.insecure_storage)
+        key = stored_secret(name, SecretName.HMAC_KEY, args.insecure_storage)
     except KeyringUnavailable as error:
         raise _Refused(f"cannot read the profile's HMAC key: {error}") from None
+    if key is None:
+        return None, f"{HMAC_KEY_ENV} is not set and profile {name!r} has none stored"
+    return key, f"profile {name!r}"

@@ -9,12 +9,13 @@ import contextlib
 import ipaddress
 import logging
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
-from tui.webhooks.events import StoredEvent
+from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.families import PathFamily, family_urls
 from tui.webhooks.store import EventStore, StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
@@ -22,7 +23,8 @@ from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 log = logging.getLogger(__name__)
 
 def run_cli(args: argparse.Namespace) -> int:
-    """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, `--print-json` lines on stdout."""
+    """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, a line per event on stdout (or, with
+    `--print-json`, the event as a JSON line)."""
     _log_briefly_to_stderr()
     if args.max_body is None:
         args.max_body = DEFAULT_MAX_BODY
@@ -111,7 +113,7 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
 
 
 async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, forwarder: Any) -> int:
-    printer = _JsonLinePrinter() if args.print_json else None
+    printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
     listener = Listener(
         store,
@@ -152,6 +154,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
             # A forward already under way usually ends in milliseconds: let it finish and be recorded.
             with contextlib.suppress(TimeoutError):
                 await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
+        printer.flush()  # the lines of the last events, before the summary
         again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
     return 0
@@ -189,9 +192,51 @@ def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEve
     return call_each
 
 
+class LinePrinter:
+    """By default, one line per stored event on stdout for a person watching: local time, id, kind, verdict,
+    summary. A line is formatted at once (no event, body included, is held), and the lines of one moment go out
+    together FLUSH_DELAY later in one write: a flood costs a write per batch, not a system call per event (a
+    terminal's stdout flushes at every newline), and each line still shows within a twentieth of a second."""
+
+    FLUSH_DELAY = 0.05
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lines: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._second, self._clock = -1, ""  # the local time of the last second seen: a flood shares a few
+        self.broken = False
+
+    def __call__(self, event: StoredEvent) -> None:
+        if self.broken:
+            return
+        second = int(event.received_at.timestamp())
+        if second != self._second:
+            self._second, self._clock = second, time.strftime("%H:%M:%S", time.localtime(second))
+        self._lines.append(f"{self._clock}  #{event.id:<6} {terminal_line(event)}\n")
+        if self._timer is None:
+            self._timer = self._loop.call_later(self.FLUSH_DELAY, self.flush)
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        lines, self._lines = self._lines, []
+        if self.broken or not lines:
+            return
+        try:
+            sys.stdout.write("".join(lines))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.broken = True  # the reading program went away; keep storing events, stop writing lines
+
+
 class _JsonLinePrinter:
     def __init__(self) -> None:
         self.broken = False
+
+    def flush(self) -> None:
+        """Each line is written and flushed as its event arrives: nothing waits."""
 
     def __call__(self, event: StoredEvent) -> None:
         if self.broken:

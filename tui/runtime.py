@@ -48,6 +48,7 @@ from tui.webhooks.families import SESSION_PATH
 
 # The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime).
 from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status  # noqa: F401
+from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
@@ -145,6 +146,15 @@ class ListenerStats:
             self.rejected += 1
         self.last_verdict = "rejected" if event.rejected else str(event.verdict)
         self._recent.append(time.monotonic())
+
+    def seed(self, store: EventStore) -> None:
+        """Start from what the store already holds (blocking: call from a thread, before the listener runs), so
+        that after a restart the header counts what the events panel and Events show, not only this run's."""
+        self.received = store.count()
+        self.rejected = store.count(rejected=True)
+        newest = store.newest(1)
+        if newest:
+            self.last_verdict = "rejected" if newest[0].rejected else str(newest[0].verdict)
 
     def per_minute(self, now: float | None = None) -> int:
         """Events stored in the last 60 seconds."""
@@ -294,6 +304,24 @@ class Runtime:
             except Exception:
                 log.exception("inbox subscriber failed")
         return message.chat_id
+
+    async def forget_chat(self, recipient: str) -> bool:
+        """A chat the gateway deleted (modify-chat `delete` answered ok) leaves the inbox; its events stay in the
+        store. `recipient` as the request named it (a number, `…@g.us` or `…-group`). Returns whether the inbox
+        had it; inbox subscribers are told."""
+        from tui.webhooks.conversations import chat_id_of
+
+        inbox = self.inbox
+        if inbox is None:
+            return False
+        chat_id = chat_id_of(recipient)
+        forgotten = await asyncio.to_thread(inbox.forget, chat_id)
+        for callback in list(self._inbox_subscribers):
+            try:
+                callback(chat_id)
+            except Exception:
+                log.exception("inbox subscriber failed")
+        return forgotten
 
     # -- names from the gateway's lists ---------------------------------------------------------------------
 
@@ -615,6 +643,7 @@ class Runtime:
             self.store_problem = str(error)
             return
         self.store_problem = None
+        await asyncio.to_thread(self.stats.seed, store)
         self.store = store
         loop = asyncio.get_running_loop()
 

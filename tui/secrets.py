@@ -46,6 +46,11 @@ class KeyringUnavailable(Exception):
     """No usable OS keyring. The message says why and what to do; never followed by a silent fallback."""
 
 
+class NoKeyring(KeyringUnavailable):
+    """There is no OS keyring at all (as opposed to one that is locked or refuses): nothing can be stored in it,
+    and nothing was."""
+
+
 class SecretStore(Protocol):
     kind: str
 
@@ -142,7 +147,7 @@ class KeyringSecrets:
         except PasswordDeleteError:
             raise
         except NoKeyringError as error:
-            raise KeyringUnavailable(_no_backend_text()) from error
+            raise NoKeyring(_no_backend_text()) from error
         except KeyringError as error:
             raise KeyringUnavailable(
                 f"The OS keyring refused the request ({type(error).__name__}: {error}). Unlock it and retry."
@@ -221,7 +226,7 @@ def open_secret_store(insecure: bool = False) -> SecretStore:
 
     backend = keyring.get_keyring()
     if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 1) <= 0:
-        raise KeyringUnavailable(_no_backend_text())
+        raise NoKeyring(_no_backend_text())
     return KeyringSecrets()
 
 
@@ -234,6 +239,29 @@ def open_secret_store_for_run(insecure: bool = False) -> SecretStore:
         if not secrets_in_environment():
             raise
         return EnvironmentOnlySecrets(str(error))
+
+
+def stored_secret(profile: str, name: SecretName, insecure: bool = False) -> str | None:
+    """The profile's stored secret wherever it was kept: the OS keyring when there is one, else (or when the
+    keyring has none) the opt-in private file. With `insecure` (--insecure-storage), the private file only. None
+    when neither holds it: a missing keyring is not an error here, only one that exists and refuses, and then only
+    if the private file does not hold the secret either."""
+    private = InsecureFileSecrets()
+    if insecure:
+        return private.get(profile, name)
+    refused: KeyringUnavailable | None = None
+    try:
+        value = open_secret_store().get(profile, name)
+    except NoKeyring:
+        value = None
+    except KeyringUnavailable as error:  # a keyring that is locked or refuses may hold it: say so if nothing else does
+        value, refused = None, error
+    if value:
+        return value
+    value = private.get(profile, name) if private.path.exists() else None
+    if value is None and refused is not None:
+        raise refused
+    return value
 
 
 def resolve_secrets(

@@ -12,7 +12,16 @@ import httpx
 import pytest
 from textual.widgets import Input
 
-from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, show_section, wait_ready, wait_until
+from tests.harness import (
+    fill,
+    running_sandbox_app,
+    sandbox_app,
+    screen_text,
+    settle,
+    show_section,
+    wait_ready,
+    wait_until,
+)
 from tui.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
@@ -385,3 +394,54 @@ async def test_a_search_typed_before_the_store_is_open_says_wait_and_the_line_go
         await wait_ready(pilot)
         await wait_until(pilot, lambda: bool(app.screen.query_one(InboxView).rows), what="the list")
         assert not line.display and "opens once" not in str(line.render())
+
+
+async def test_a_chat_deleted_on_the_gateway_leaves_the_inbox_and_stays_in_events():
+    """Issue 21 item 11: modify-chat `delete` answered ok takes the chat out of the list (and off the thread);
+    the events it came from stay in the store, found by Events' search."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        assert await post(pilot, "/session", incoming(BRUNO, "3EB0DE1E7E", "see you at the dock", "Bruno")) == 200
+        await inbox_settled(pilot)
+        await choose(pilot, screen, BRUNO)
+        assert "see you at the dock" in thread_text(screen)
+        app = pilot.app
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not screen.display, what="the form")
+        fill(app.screen, {"recipient": BRUNO, "chat-action": "delete"})
+        app.screen.query_one("#apply-action").press()
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the confirmation")
+        await pilot.press("y")
+        await settle(pilot)
+        assert BRUNO not in app.runtime.sandbox.state.chats  # deleted on the gateway
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: screen.display, what="the conversations")
+        await inbox_settled(pilot)
+        assert BRUNO not in [r.chat_id for r in screen.rows]
+        assert screen.open_chat_id != BRUNO and "see you at the dock" not in thread_text(screen)
+        assert app.runtime.inbox.conversation(BRUNO) is None
+        found = app.runtime.store.newest(10, search="see you at the dock")
+        assert [event.kind for event in found] == ["Message"]
+
+
+async def test_a_chat_with_no_message_shows_no_date():
+    """Issue 21 item 11: a chat the gateway lists with a last-message time (Z-API's /chats) but no message stored
+    here showed that date ("01 Jan", the sandbox's seeded history) over "no messages here yet"; it shows none."""
+    import asyncio as _asyncio
+    from datetime import UTC, datetime
+
+    from tui.webhooks.conversations import ListedChat
+
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        listed_at = int(datetime(2025, 1, 1, 9, 30, tzinfo=UTC).timestamp() * 1_000_000)
+        lonely = "5511900001111"
+        await _asyncio.to_thread(pilot.app.runtime.inbox.enrich, [], [ListedChat(lonely, listed_at, 0)])
+        screen.reload()
+        await inbox_settled(pilot)
+        assert lonely in [r.chat_id for r in screen.rows]
+        lines = screen_text(pilot.app).splitlines()
+        (title,) = [line for line in lines if lonely in line and "│" in line and line.index(lonely) < line.index("│")]
+        name_cell = title[: title.index("│")]
+        assert name_cell.strip() == lonely, name_cell  # the number, and no time beside it
+        assert any("no messages here yet" in line for line in lines)

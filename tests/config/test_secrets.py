@@ -7,6 +7,7 @@ import stat
 import keyring
 import pytest
 from keyring.backends import fail
+from keyring.errors import KeyringLocked
 
 from tui.secrets import (
     InsecureFileSecrets,
@@ -17,6 +18,7 @@ from tui.secrets import (
     open_secret_store,
     resolve_secrets,
     secret_sources,
+    stored_secret,
 )
 
 
@@ -67,6 +69,29 @@ def test_a_failing_keyring_call_is_reported_not_hidden(monkeypatch):
     keyring.set_keyring(fail.Keyring())  # the backend goes away after the store was opened
     with pytest.raises(KeyringUnavailable):
         store.get("work", SecretName.CLIENT_TOKEN)
+
+
+def test_stored_secret_looks_in_the_keyring_then_the_private_file(memory_keyring):
+    """Issue 21 item 12 (`trigger`): a missing keyring is no error, the private file is read when it holds the
+    secret, and a keyring that refuses is reported only when the file does not hold it either."""
+    assert stored_secret("work", SecretName.HMAC_KEY) is None
+    open_secret_store().set("work", SecretName.HMAC_KEY, "from-the-keyring")
+    assert stored_secret("work", SecretName.HMAC_KEY) == "from-the-keyring"
+    assert stored_secret("work", SecretName.HMAC_KEY, insecure=True) is None
+    InsecureFileSecrets().set("file", SecretName.HMAC_KEY, "from-the-file")
+    assert stored_secret("file", SecretName.HMAC_KEY) == "from-the-file"
+    keyring.set_keyring(fail.Keyring())
+    assert stored_secret("work", SecretName.HMAC_KEY) is None
+    assert stored_secret("file", SecretName.HMAC_KEY) == "from-the-file"
+
+    class Locked(type(memory_keyring)):
+        def get_password(self, service: str, username: str) -> str | None:
+            raise KeyringLocked("locked")
+
+    keyring.set_keyring(Locked())
+    assert stored_secret("file", SecretName.HMAC_KEY) == "from-the-file"
+    with pytest.raises(KeyringUnavailable, match="refused"):
+        stored_secret("work", SecretName.HMAC_KEY)
 
 
 def test_insecure_storage_file_is_private(isolated_dirs):

@@ -85,8 +85,37 @@ def test_list_json_is_the_stored_event(capsys, db):
 def test_list_as_text_one_line_each(capsys, db):
     code, out, _ = run(capsys, "events", "list", "--db", str(db), "--kind", "ReadReceipt")
     assert code == 0
-    (line,) = out.splitlines()
+    (header, line) = out.splitlines()
     assert line.split()[0] == "2" and "ReadReceipt read" in line
+    assert header.split() == ["ID", "RECEIVED", "KIND", "VERDICT", "SUMMARY"]
+    # each heading stands over its column
+    assert line.index("ReadReceipt") == header.index("KIND") and line.index("valid") == header.index("VERDICT")
+
+
+def test_list_as_text_marks_duplicates_and_json_keeps_its_fields(capsys, tmp_path):
+    """Issue 21 item 12: a delivery received again is marked in the text listing (as the events panel marks it);
+    `--json` is unchanged (its `duplicate_of` field was already there)."""
+    path = tmp_path / "dup.sqlite3"
+
+    async def fill() -> None:
+        with EventStore(path) as store:
+            await store.append(record(MESSAGE, kind="Message", summary="Message: pizza tonight"))
+            await store.append(record(RECEIPT, kind="ReadReceipt", summary="ReadReceipt read"))
+            await store.append(record(MESSAGE, kind="Message", summary="Message: pizza tonight"))
+
+    asyncio.run(fill())
+    code, out, _ = run(capsys, "events", "list", "--db", str(path))
+    assert code == 0
+    header, again, receipt, first = out.splitlines()
+    assert again.split()[0] == "3" and "duplicate of #1 · Message: pizza tonight" in again
+    assert "duplicate" not in receipt and "duplicate" not in first
+    code, out, _ = run(capsys, "events", "list", "--db", str(path), "--json")
+    documents = json.loads(out)
+    assert [document["duplicate_of"] for document in documents] == [1, None, None]
+    assert documents[0]["summary"] == "Message: pizza tonight"
+    assert sorted(documents[0]) == sorted([
+        "id", "received_at", "path", "kind", "summary", "verdict", "rejected", "reason", "message_ids",
+        "duplicate_of", "headers", "payload", "body", "forwarded"])
 
 
 def test_show_json_with_forward_attempts(capsys, db):
@@ -141,8 +170,8 @@ def test_trigger_refuses_a_kind_the_dialect_does_not_send(capsys):
 # -- as processes ----------------------------------------------------------------------------------------------
 
 
-async def cli(*argv: str, key: str | None = None) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "GATEWAY_TUI_HMAC_KEY"}
+async def cli(*argv: str, key: str | None = None, extra_env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "GATEWAY_TUI_HMAC_KEY"} | (extra_env or {})
     if key is not None:
         env["GATEWAY_TUI_HMAC_KEY"] = key
     process = await asyncio.create_subprocess_exec(
@@ -180,6 +209,40 @@ async def test_trigger_sends_signed_samples_of_each_encoding(app):
     assert isinstance(status_payload["ids"], list) and isinstance(status_payload["momment"], int)
     assert "x-hmac-signature" not in zapi.headers
     assert json.loads(zapi.body)["text"]["message"]
+
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+
+def _save_profile(name: str = "box") -> None:
+    config.save_profile(config.Profile(name=name, base_url="https://a.example", instance_id="i",
+                                       session_url="https://s.example"))
+
+
+async def test_trigger_with_no_key_anywhere_sends_unsigned_and_says_so(app):
+    """Issue 21 item 12: no GATEWAY_TUI_HMAC_KEY, no OS keyring, no private file: the event goes out unsigned and
+    the line says so, instead of failing on a keyring the profile never used."""
+    _save_profile()
+    code, out, err = await cli("trigger", "Message", "--to", app.url, extra_env=NO_KEYRING)
+    assert code == 0, (out, err)
+    assert "unsigned: no HMAC key" in out and "HTTP 200" in out
+    (received,) = app.received
+    assert "x-hmac-signature" not in received.headers
+
+
+async def test_trigger_signs_with_the_key_in_the_private_file_without_a_keyring(app):
+    """A profile whose secrets live in the opt-in private file: its HMAC key signs, with no keyring at all and
+    without --insecure-storage on the command line."""
+    from tui.secrets import InsecureFileSecrets, SecretName
+
+    _save_profile()
+    InsecureFileSecrets().set("box", SecretName.HMAC_KEY, KEY)
+    code, out, err = await cli("trigger", "Message", "--to", app.url, extra_env=NO_KEYRING)
+    assert code == 0, (out, err)
+    assert "(application/json" in out and ", signed)" in out
+    (received,) = app.received
+    assert received.headers["x-hmac-signature"] == sign(KEY, received.body)
+    assert KEY not in out and KEY not in err
 
 
 async def test_trigger_reports_an_app_that_is_down():

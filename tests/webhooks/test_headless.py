@@ -55,6 +55,39 @@ async def test_print_json_gives_one_line_per_stored_event(tmp_path):
     assert KEY not in stdout.decode() + stderr.decode()
 
 
+async def test_by_default_one_readable_line_per_event_on_stdout_at_once(tmp_path):
+    """Issue 21 item 12: without --print-json, `listen` prints one line per stored event (time, kind, verdict,
+    summary) on stdout, each while the listener runs (not held in a buffer until it stops), with what a sender
+    wrote made harmless for the terminal (no escape sequences)."""
+    import re
+
+    from tui.webhooks.signing import sign
+
+    process, url = await start_headless(tmp_path / "e.sqlite3", key=KEY, stdout=asyncio.subprocess.PIPE)
+    try:
+        assert await post(url, JSON_BODY, SIGNED) == 200
+        first = await asyncio.wait_for(process.stdout.readline(), timeout=10)  # promptly, before the stop
+        assert await post(url, JSON_BODY, UNSIGNED) == 401
+        hostile = json.dumps({"type": "Message", "event": {"Info": {"ID": "3EB0E5C", "Chat": "1@s.whatsapp.net"},
+                              "Message": {"conversation": "red \x1b[31m alert \x07 bell"}}}).encode()
+        assert await post(url, hostile, {"Content-Type": "application/json", "x-hmac-signature": sign(KEY, hostile)}) == 200
+        assert await post(url, JSON_BODY, SIGNED) == 200  # the same delivery again
+    finally:
+        stdout, stderr = await stop(process)
+    assert process.returncode == 0, stderr
+    lines = [first.decode().rstrip("\n"), *stdout.decode().splitlines()]
+    assert len(lines) == 4, lines
+    pattern = r"(\d\d:\d\d:\d\d) +#(\d+) +(\S+) +(\S+) +(.+)"
+    parsed = [re.fullmatch(pattern, line) for line in lines]
+    assert all(parsed), lines
+    assert [(m[2], m[3], m[4]) for m in parsed] == [
+        ("1", "Message", "valid"), ("2", "Message", "rejected"), ("3", "Message", "valid"), ("4", "Message", "valid")]
+    assert "hello" in parsed[0][5]
+    assert "\x1b" not in stdout.decode() and "\x07" not in stdout.decode() and "alert" in parsed[2][5]
+    assert parsed[3][5].startswith("duplicate of #1 · ")
+    assert "{" not in stdout.decode()  # lines for people, not the JSON of --print-json
+
+
 async def test_key_is_not_on_the_command_line(tmp_path):
     process, _url = await start_headless(tmp_path / "e.sqlite3", key=KEY)
     try:

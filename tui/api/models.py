@@ -99,6 +99,20 @@ def is_phone(value: str) -> bool:
     return bool(_PHONE.fullmatch(value))
 
 
+_FORMATTED_PHONE = re.compile(r"\+?[\d\s().\-]+")
+
+
+def normalized_phone(value: str) -> str | None:
+    """A phone number written the way people write it ("+55 (11) 98765-4321") as the digits the gateways take
+    ("5511987654321"); None when it is not one (letters, a group JID, too few or too many digits) or is already
+    digits only. The one place every phone field's pasted or typed formatting is read."""
+    text = value.strip()
+    if not _FORMATTED_PHONE.fullmatch(text) or text.isdigit():
+        return None
+    digits = "".join(character for character in text if character.isdigit())
+    return digits if _PHONE.fullmatch(digits) else None
+
+
 def is_recipient(value: str) -> bool:
     return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual import events
 from textual.containers import Horizontal, Vertical
@@ -697,10 +697,20 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     def _chat_modified(self, request: ModifyChat, result: Any) -> None:
         title = CHAT_ACTION_TITLES[request.action]
+        if result.ok and request.action is ChatAction.DELETE:
+            self._forget_chat(request.phone)
         if result.ok:
             self.action_status.show_ok(f"{title}: done for {request.phone}.")
         else:
             self.action_status.show_error(f"{title}: the gateway answered {result.refusal} for {request.phone}; not done.")
+
+    @work(group="forget-chat", exit_on_error=False, description="take a deleted chat out of the inbox")
+    async def _forget_chat(self, recipient: str) -> None:
+        """Deleted on the gateway: out of the inbox too (its events stay in Events)."""
+        try:
+            await self.app.runtime.forget_chat(recipient)  # type: ignore[attr-defined]
+        except Exception as error:  # a failing store: say so, the gateway's delete stands
+            self.status.show_error(f"Deleted on the gateway, but the inbox still lists it: {error}")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

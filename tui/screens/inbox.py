@@ -28,7 +28,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
-from tui.api.models import ChatAction, ModifyChat, SendText, is_phone
+from tui.api.models import ChatAction, ModifyChat, SendText, is_phone, normalized_phone
 from tui.api.operations import OPERATIONS, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
@@ -278,6 +278,11 @@ class InboxView(Widget):
         self.rows = rows
         searched = self.query_one("#inbox-search", Input).value.strip()
         chat = self.open_chat_id
+        if chat is not None and all(row.chat_id != chat for row in rows) and self.inbox.conversation(chat) is None:
+            # deleted on the gateway (the inbox forgot it): nothing of it stays on screen
+            self.open_chat_id = chat = None
+            self.query_one(ThreadView).show([], False, placeholder="Choose a conversation.")
+            self._show_title()
         if rows and (chat is None or (searched and all(row.chat_id != chat for row in rows))):
             # nothing open yet, or a search left the open chat out: the first one listed
             self._open_thread(rows[0].chat_id)
@@ -367,7 +372,7 @@ class InboxView(Widget):
         """Enter: to the list; with no chat matching what looks like a phone number, the form to that number."""
         event.stop()
         typed = event.value.strip()
-        number = "".join(typed.split()).lstrip("+")
+        number = normalized_phone(typed) or typed
         inbox = self.inbox
         if typed and (inbox is None or not inbox.conversations(1, search=typed)):  # one indexed query, ≈1 ms
             if is_phone(number):
@@ -383,7 +388,8 @@ class InboxView(Widget):
 
     def action_compose(self) -> None:
         """Compose to a new number: the Chats form, the recipient empty (or the number typed in the search)."""
-        typed = "".join(self.query_one("#inbox-search", Input).value.split()).lstrip("+")
+        searched = self.query_one("#inbox-search", Input).value.strip()
+        typed = normalized_phone(searched) or searched
         self.ask_for_form(typed if typed and is_phone(typed) else None, False)
 
     def action_full_form(self) -> None:

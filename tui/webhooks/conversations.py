@@ -415,6 +415,14 @@ def seen(connection: sqlite3.Connection, chat_id: str, message_ids: tuple[str, .
     )
 
 
+def forget_chat(connection: sqlite3.Connection, chat_id: str) -> bool:
+    """A chat deleted on the gateway leaves the inbox: its row and its messages here go (a message arriving later
+    starts it again, as on the phone). The events it came from stay in the store, found in Events. Returns
+    whether the inbox had it."""
+    connection.execute("DELETE FROM chat_messages WHERE chat_id = ?", (chat_id,))
+    return connection.execute("DELETE FROM conversations WHERE chat_id = ?", (chat_id,)).rowcount > 0
+
+
 # -- names from the gateways' lists (Z-API /contacts, /chats, /groups; WuzAPI /user/contacts, /group/list) -----------
 
 
@@ -660,3 +668,7 @@ class Inbox:
 
     def mark_seen(self, chat_id: str) -> None:
         self.store.write(lambda c: mark_seen(c, chat_id))
+
+    def forget(self, chat_id: str) -> bool:
+        """See `forget_chat`: a chat deleted on the gateway."""
+        return self.store.write(lambda c: forget_chat(c, chat_id))

@@ -13,7 +13,9 @@ from typing import Any
 from tui.webhooks.classify import classify
 from tui.webhooks.signing import Verdict
 
-__all__ = ["EventRecord", "StoredEvent", "classify", "HEADERS_OF_INTEREST", "strict_json"]
+__all__ = [
+    "EventRecord", "StoredEvent", "classify", "HEADERS_OF_INTEREST", "strict_json", "duplicate_marker", "terminal_line",
+]
 
 # Only these are kept: enough to explain a verdict or a rejection, without storing cookies or auth headers.
 HEADERS_OF_INTEREST = (
@@ -126,6 +128,31 @@ class StoredEvent:
         """`to_json()` as one line of strict JSON (see `strict_json`); non-ASCII text stays readable unless it
         cannot be encoded."""
         return strict_json(self.to_json())
+
+
+def duplicate_marker(event: StoredEvent) -> str:
+    """"duplicate of #N · " for a delivery received again (a gateway retry, a replay): shown, counted once."""
+    return f"duplicate of #{event.duplicate_of} · " if event.duplicate_of is not None else ""
+
+
+REJECTED = "rejected"
+KIND_WIDTH, VERDICT_WIDTH = 22, 9
+
+
+def verdict_word(event: StoredEvent) -> str:
+    """"rejected" for a refused event (whatever its signature's verdict), else the verdict."""
+    return REJECTED if event.rejected else str(event.verdict)
+
+
+def terminal_line(event: StoredEvent) -> str:
+    """Kind, verdict and summary in columns, for a person at a terminal (`events list`, `listen`): duplicates
+    marked, a rejection's reason named. What a sender wrote (kind, summary) is made harmless: a control character
+    (an escape sequence would recolour or rewrite the terminal) shows as "�"."""
+    summary = event.summary
+    if event.rejected and event.reason and event.reason not in summary:
+        summary = f"{summary} — {event.reason}"
+    line = f"{event.kind:<{KIND_WIDTH}} {verdict_word(event):<{VERDICT_WIDTH}} {duplicate_marker(event)}{summary}"
+    return line if line.isprintable() else "".join(c if c.isprintable() else "\ufffd" for c in line)
 
 
 def strict_json(document: Any, *, indent: int | None = None) -> str:

@@ -171,7 +171,9 @@ class ConversationList(ScrollView, can_focus=True):
         text_width = max(4, width - TIME_WIDTH - 3)
         if half == 0:
             left = Segment(_fit(row.title, text_width), _BOLD if row.unread else Style())
-            right = Segment(self.time_text(row.last_us)[:TIME_WIDTH].rjust(TIME_WIDTH), _DIM)
+            # No message stored: no date either (a gateway's chat list may claim one that nothing here shows).
+            when = self.time_text(row.last_us) if row.messages else ""
+            right = Segment(when[:TIME_WIDTH].rjust(TIME_WIDTH), _DIM)
         else:
             if typing:
                 left = Segment(_fit("typing…", text_width), _TYPING)

@@ -23,6 +23,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from tui.api.wording import clip_words
+from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
 
@@ -96,12 +97,6 @@ def sent_marker(app: Any, event: Any) -> str:
         return ""
     kind = getattr(sent, "kind", "") or "message"
     return f"↳ your {kind} · "
-
-
-def duplicate_marker(event: Any) -> str:
-    """"duplicate of #N · " for a delivery received again (a gateway retry, a replay): shown, counted once."""
-    original = getattr(event, "duplicate_of", None)
-    return f"duplicate of #{original} · " if original is not None else ""
 
 
 DUPLICATE_STYLE = "yellow"

@@ -28,7 +28,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static, TextArea
 
-from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient
+from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient, normalized_phone
 from tui.api.wording import labelled
 from tui.widgets.feedback import ErrorLine
 
@@ -73,27 +73,48 @@ class TextBox(TextArea):
 # Validators (as you type)
 
 
-class RecipientValidator(Validator):
+class NormalisingValidator(Validator):
+    """A validator that also knows how the value is written the way the gateway takes it: a FieldRow rewrites its
+    field to that (a pasted "+55 (11) 98765-4321" becomes 5511987654321) and says so under it."""
+
+    def normalised(self, value: str) -> str | None:
+        """The value rewritten, or None when it stays as it is."""
+        return normalized_phone(value)
+
+
+class RecipientValidator(NormalisingValidator):
     """A phone number with country code or a group JID (`…@g.us`)."""
 
     def validate(self, value: str) -> ValidationResult:
-        if is_recipient(value.strip()):
+        if is_recipient(value.strip()) or self.normalised(value) is not None:
             return self.success()
         return self.failure(f"Must be {RECIPIENT_RULE}", value)
 
 
-class PhoneValidator(Validator):
+class PhoneValidator(NormalisingValidator):
     def validate(self, value: str) -> ValidationResult:
-        if is_phone(value.strip()):
+        if is_phone(value.strip()) or self.normalised(value) is not None:
             return self.success()
         return self.failure(f"Must be {PHONE_RULE}", value)
 
 
-class PhoneListValidator(Validator):
+_LIST_CHUNKS = re.compile(r"[,;\n]+")
+
+
+class PhoneListValidator(NormalisingValidator):
     """Phones separated by commas, spaces or new lines; names the first bad one."""
 
+    def normalised(self, value: str) -> str | None:
+        """Each comma-, semicolon- or line-separated number written as digits (inside one, spaces are formatting:
+        "+55 11 98765-4321, +55 21 99999-0000"); None when none needed it."""
+        chunks = [chunk.strip() for chunk in _LIST_CHUNKS.split(value) if chunk.strip()]
+        rewritten = [normalized_phone(chunk) for chunk in chunks]
+        if all(number is None for number in rewritten):
+            return None
+        return ", ".join(number or chunk for number, chunk in zip(rewritten, chunks, strict=True))
+
     def validate(self, value: str) -> ValidationResult:
-        items = split_list(value)
+        items = split_list(self.normalised(value) or value)
         if not items:
             return self.failure("Enter at least one phone number", value)
         for item in items:
@@ -182,6 +203,8 @@ class FieldRow(Vertical):
     FieldRow.-invalid > .field-error { display: block; }
     FieldRow.-invalid > Input { border: tall $error; }
     FieldRow > .field-hint { padding: 0 1; color: $text-muted; text-style: italic; }
+    FieldRow > .field-note { padding: 0 1; color: $text-muted; display: none; }
+    FieldRow.-noted > .field-note { display: block; }
     """
 
     def __init__(
@@ -205,6 +228,7 @@ class FieldRow(Vertical):
         yield self.control
         if self.hint:
             yield Static(Content(self.hint), classes="field-hint")
+        yield Static("", classes="field-note")
         yield Static("", classes="field-error")
 
     def set_label(self, label: str) -> None:
@@ -235,8 +259,32 @@ class FieldRow(Vertical):
         if self._error:
             self.set_error(self._error)
 
+    _noted_value: str | None = None
+
+    def _normalise(self, control: Input) -> bool:
+        """A phone written with +, spaces or punctuation becomes digits, with a note saying so (kept while the
+        field holds that value). True when the value was rewritten (its own Changed follows)."""
+        for validator in control.validators:
+            if isinstance(validator, NormalisingValidator):
+                rewritten = validator.normalised(control.value)
+                if rewritten is not None and rewritten != control.value:
+                    typed = control.value.strip()
+                    self._noted_value = rewritten
+                    control.value = rewritten
+                    control.cursor_position = len(rewritten)
+                    self.query_one(".field-note", Static).update(
+                        Content(f"Written as {rewritten} (was “{typed}”): the gateway takes digits only."))
+                    self.add_class("-noted")
+                    return True
+        if control.value != self._noted_value and self.has_class("-noted"):
+            self._noted_value = None
+            self.remove_class("-noted")
+        return False
+
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input is not self.control:
+            return
+        if self._normalise(event.input):
             return
         result = event.validation_result
         if result is None:
