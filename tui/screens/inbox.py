@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
 from tui.api.models import ChatAction, ModifyChat, SendText, is_phone
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
 from tui.runtime import ConversationRow
@@ -395,7 +395,7 @@ class InboxView(Widget):
             status.show_error("The gateway is not ready yet; nothing was sent.")
             return
         try:
-            result = await runtime.instance.request(OPERATIONS[OperationId.MODIFY_CHAT], ModifyChat(phone=chat, action=ChatAction.READ))
+            result = await runtime.instance.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
             status.show_error(runtime.scrub(explain_error(error)))
             return
@@ -440,7 +440,7 @@ class InboxView(Widget):
             return
         reply.loading = True
         try:
-            result = await runtime.instance.request(OPERATIONS[OperationId.SEND_TEXT], request)
+            result = await runtime.instance.request(SEND_TEXT, request)
         except Exception as error:
             status.show_error(runtime.scrub(explain_error(error)))
             return

@@ -5,7 +5,7 @@ A section subclasses `OperationSection`, declares `HELP` (markdown), `BINDINGS` 
 shortcuts beyond the gateway operations, id → palette title), implements `open_operation(id)` for those and
 for the gateway operations `tui.api.operations` places in it, and sends each through the table:
 
-    self.run_operation(OPERATIONS[OperationId.SEND_POLL], request, busy=form, status=self.status,
+    self.run_operation(SEND_POLL, request, busy=form, status=self.status,
                        done=self._sent, group="send")
 """
 
