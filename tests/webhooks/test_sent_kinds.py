@@ -31,3 +31,14 @@ def test_every_send_reads_in_the_inbox_and_nothing_else_does(op) -> None:
         assert message is not None, f"{op.id} sends a message but the inbox cannot render its request"
         assert (message.kind, message.outgoing, message.message_id) == (KINDS[op.id.value], True, "3EB0ABC")
         assert message.body
+
+
+def test_the_sent_message_id_is_read_from_each_answer_shape() -> None:
+    from tui.api.models import ContactSent, OperationResult, SendResult
+    from tui.webhooks.sent import message_id_of
+
+    assert message_id_of(SendResult.model_validate({"zaapId": "Z1"})) == "Z1"
+    assert message_id_of(SendResult.model_validate({"messageId": "3EB0A", "id": "3EB0A"})) == "3EB0A"
+    assert message_id_of(ContactSent.model_validate({"Details": "Sent", "Id": "ABC", "Timestamp": None})) == "ABC"
+    assert message_id_of(ContactSent.model_validate({"Id": ""})) is None
+    assert message_id_of(OperationResult.model_validate({"value": True})) is None

@@ -9,7 +9,7 @@ Each kind is rendered for reading here, from the request that was sent (the gate
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Protocol, runtime_checkable
 
 from tui.api.models import (
     ContactCard,
@@ -21,7 +21,6 @@ from tui.api.models import (
     SendLink,
     SendLocation,
     SendPoll,
-    SendResult,
     SendSticker,
     SendText,
 )
@@ -42,13 +41,23 @@ def sent_message(op_id: OperationId | str, request: Request, message_id: str | N
     return NewMessage(chat_id_of(recipient), True, kind.value, body, message_id or None)
 
 
-def message_id_of(result: BaseModel) -> str | None:
+@runtime_checkable
+class SentAnswer(Protocol):
+    """An answer that names the message it sent: `SendResult`, or anything else that reads the same."""
+
+    @property
+    def message_id(self) -> str: ...
+
+
+def message_id_of(result: object) -> str | None:
     """The gateway's id for a sent message, whichever answer shape the operation has."""
-    if isinstance(result, SendResult):
-        return result.message_id or None
-    if isinstance(result, ContactSent):
-        return result.Id or None
-    return None
+    if isinstance(result, SentAnswer):
+        message_id = result.message_id
+    elif isinstance(result, ContactSent):
+        message_id = result.Id
+    else:
+        return None
+    return message_id if isinstance(message_id, str) and message_id else None
 
 
 def _render(request: Request) -> tuple[str, str] | None:
