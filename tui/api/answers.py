@@ -162,6 +162,7 @@ def _is_error_report(payload: Any, model: type[BaseModel]) -> bool:
 
 def decode_success(model: type[Result], status: int, text: str, operation: str) -> Result:
     """The typed result of a 2xx answer; MalformedResponse (keeping the status) when it is not that shape."""
+    validate = model.model_validate  # taken before the checks below narrow `model` (pyright keeps the narrowing)
     if not text.strip():
         if model is HmacStatus or issubclass(model, OperationResult):
             return model()
@@ -200,7 +201,7 @@ def decode_success(model: type[Result], status: int, text: str, operation: str) 
             body=_shorten(text, 2000),
         )
     try:
-        return model.model_validate(payload)
+        return validate(payload)
     except ValidationError as error:
         problems = "; ".join(
             f"{'answer' if field == 'request' else field}: {problem}"

@@ -31,7 +31,7 @@ from tui.api.models import ChatAction, ModifyChat, SendText, is_phone
 from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
-from tui.runtime import ConversationRow
+from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
@@ -193,9 +193,10 @@ class InboxView(Widget):
     # -- loading ---------------------------------------------------------------------------------------------
 
     @property
-    def runtime(self) -> Any:
+    def runtime(self) -> Runtime:
         app: Any = self.app
-        return app.runtime
+        runtime: Runtime = app.runtime  # the app's (screens cannot import the app: it imports them)
+        return runtime
 
     @property
     def inbox(self) -> Any:
