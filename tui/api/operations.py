@@ -270,8 +270,8 @@ ZAPI_LINK_PREVIEW_RULE = "Z-API requires image, title and linkDescription on eve
 
 
 def _zapi_link(request: m.SendLink) -> Body:
-    for name in ("image", "title", "linkDescription"):
-        if not (getattr(request, name) or "").strip():
+    for name, value in (("image", request.image), ("title", request.title), ("linkDescription", request.linkDescription)):
+        if not (value or "").strip():
             raise DialectRefusal(name, f"is required: {ZAPI_LINK_PREVIEW_RULE}")
     return _zapi_send("phone")(request)
 
