@@ -27,7 +27,7 @@ def test_client_path(op: Operation) -> None:
     wrappers = [
         name for name, member in vars(client).items()
         if not name.startswith("_") and name != "request" and callable(member)
-        and re.search(rf"OperationId\.{op.id.name}\b", inspect.getsource(member))
+        and re.search(rf"(?:OperationId|ops)\.{op.id.name}\b", inspect.getsource(member))
     ]
     assert len(wrappers) == 1, f"{op.id}: expected one typed wrapper on {client.__name__}, found {wrappers}"
 

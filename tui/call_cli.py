@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.api.dialects import InstanceDialect, SessionDialect
+
+if TYPE_CHECKING:  # the module itself is imported for the parser, before the operations table is needed
+    from tui.api.operations import ErasedOperation
 
 EXIT_OK = 0
 EXIT_GATEWAY_SAID_NO = 1
@@ -37,10 +40,10 @@ def add_parser(commands: Any, global_flags: Any) -> None:
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    return _run(args, out or sys.stdout, err or sys.stderr)
+    return _run_cli(args, out or sys.stdout, err or sys.stderr)
 
 
-def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.operations import all_operations, operation
 
     if args.list:
@@ -64,7 +67,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return asyncio.run(_call(op, args, out, err))
 
 
-async def _call(op: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.errors import GatewayError
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused, call_operation, parse_data, refuse_secrets_in_arguments
@@ -110,7 +113,7 @@ def _silence_stdout(out: TextIO) -> None:
         pass
 
 
-def describe_operation(op: Any) -> str:
+def describe_operation(op: ErasedOperation) -> str:
     """`call OP --help`: the operation, its path and every field (spec names; path parameters marked)."""
     schema = op.request.model_json_schema()
     required = set(schema.get("required", ()))

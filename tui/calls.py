@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
 from tui import config
-from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, field_errors
-from tui.api.operations import DialectRefusal, Family, Operation, OperationId
+from tui.api.exchange import Exchange
+from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, Request, field_errors
+from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId
 from tui.api.redaction import SECRET_BODY_KEYS
 from tui.api.wording import labelled
 from tui.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
@@ -41,7 +41,7 @@ class CallOutcome:
     note: str | None = None  # something the user should know although the call worked (inbox not updated)
 
 
-def parse_data(text: str) -> dict[str, Any]:
+def parse_data(text: str) -> dict[str, object]:
     """`--data` as given: JSON text, or `@FILE` naming a file of JSON. The data must be one JSON object."""
     if text.startswith("@"):
         path = text[1:]
@@ -59,7 +59,7 @@ def parse_data(text: str) -> dict[str, Any]:
     return data
 
 
-def refuse_secrets_in_arguments(op: Operation[Any, Any], data: dict[str, Any]) -> None:
+def refuse_secrets_in_arguments(op: ErasedOperation, data: dict[str, object]) -> None:
     """`--data` given inline is in the process's arguments, which other users can read: a secret there is
     refused (CallRefused naming the field). The HMAC key may be left out (see `call_operation`) or given in a
     file with `--data @FILE`; a proxy password only in a file."""
@@ -80,7 +80,7 @@ def _has_password(url: str) -> bool:
         return False
 
 
-def build_request(op: Operation[Any, Any], data: dict[str, Any]) -> Any:
+def build_request(op: ErasedOperation, data: dict[str, object]) -> Request:
     """The operation's request model from `data` (spec field names, path parameters included); CallRefused
     naming every bad field otherwise."""
     try:
@@ -120,13 +120,12 @@ def _keyring_usable() -> bool:
 
 
 async def call_operation(
-    op: Operation[Any, Any], data: dict[str, Any], *, profile: str | None = None, insecure_storage: bool = False
+    op: ErasedOperation, data: dict[str, object], *, profile: str | None = None, insecure_storage: bool = False
 ) -> CallOutcome:
     """Validate, write in the profile's dialect, send. Raises CallRefused (nothing sent) or the client's
     GatewayError (the gateway said no, or could not be reached)."""
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
-    from tui.api.exchange import Exchange
 
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
@@ -188,7 +187,7 @@ async def call_operation(
     return CallOutcome(result=result, answer=answer, failure=failure, note=note)
 
 
-def record_sent(profile: str, op_id: str, request: Any, result: Any) -> bool:
+def record_sent(profile: str, op_id: OperationId, request: Request, result: BaseModel) -> bool:
     """Keep a sent message in the profile's inbox (the app's event store), so the app lists it too."""
     import time
 
@@ -204,7 +203,7 @@ def record_sent(profile: str, op_id: str, request: Any, result: Any) -> bool:
         return Inbox(store).record(message, time.time_ns() // 1000)
 
 
-def _answer_text(exchanges: list[Any], result: BaseModel) -> str:
+def _answer_text(exchanges: list[Exchange], result: BaseModel) -> str:
     """The last answer's body as the gateway sent it (redacted); the typed result when it was cut or is not JSON."""
     body = exchanges[-1].response_body if exchanges else None
     if body:

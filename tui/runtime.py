@@ -1037,7 +1037,7 @@ def _secret_value(resolved: Any, name: str) -> str | None:
         for key, value in resolved.items():
             key_text = (getattr(key, "name", None) or str(getattr(key, "value", key))).lower().replace("-", "_")
             if key_text == name:
-                return value
+                return value if isinstance(value, str) else None
         return None
     return getattr(resolved, name, None)
 

@@ -12,7 +12,7 @@ Requests are the strict models of `tui.api.models`, validated when built; every 
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import quote, urlencode
 
 from pydantic import BaseModel
@@ -66,8 +66,8 @@ from tui.api.models import (
     WebhookUpdate,
 )
 from tui.api.errors import GatewayError
+from tui.api import operations as ops
 from tui.api.operations import (
-    OPERATIONS,
     WUZAPI_WEBHOOK_READ_PATH,
     Family,
     InstanceDialect,
@@ -100,11 +100,9 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _row(op_id: OperationId, family: Family) -> Operation[Any, Any]:
-    op = OPERATIONS[op_id]
+def _require_family(op: Operation[Req, Result], family: Family) -> None:
     if op.family is not family:
-        raise TypeError(f"{op_id} belongs to the {op.family} family")
-    return op
+        raise TypeError(f"{op.id} belongs to the {op.family} family")
 
 
 class InstanceClient:
@@ -133,11 +131,8 @@ class InstanceClient:
 
     async def request(self, op: Operation[Req, Result], request: Req) -> Result:
         """Send `request` as `op` in this client's dialect. DialectRefusal (nothing sent) when it cannot be said."""
-        _row(op.id, self.family)
+        _require_family(op, self.family)
         wire = op.encode(request, self.dialect)
-        return await self._send_wire(op, wire)
-
-    async def _send_wire(self, op: Operation[Any, Result], wire: WireRequest) -> Result:
         tail = "/".join(_segment(part) for part in wire.path)
         query = ("?" + urlencode(wire.query)) if wire.query else ""
         return await self.http.call(
@@ -154,84 +149,81 @@ class InstanceClient:
             )
         )
 
-    async def _op(self, op_id: OperationId, request: Request) -> Any:
-        return await self.request(OPERATIONS[op_id], request)
-
     # -- sends (202 or 200 with messageId / id / zaapId); never retried ------------------------------------
 
     async def send_text(self, request: SendText) -> SendResult:
-        return await self._op(OperationId.SEND_TEXT, request)
+        return await self.request(ops.SEND_TEXT, request)
 
     async def send_button_actions(self, request: SendButtonActions) -> SendResult:
-        return await self._op(OperationId.SEND_BUTTON_ACTIONS, request)
+        return await self.request(ops.SEND_BUTTON_ACTIONS, request)
 
     async def send_button_list(self, request: SendButtonList) -> SendResult:
-        return await self._op(OperationId.SEND_BUTTON_LIST, request)
+        return await self.request(ops.SEND_BUTTON_LIST, request)
 
     async def send_link(self, request: SendLink) -> SendResult:
-        return await self._op(OperationId.SEND_LINK, request)
+        return await self.request(ops.SEND_LINK, request)
 
     async def send_poll(self, request: SendPoll) -> SendResult:
-        return await self._op(OperationId.SEND_POLL, request)
+        return await self.request(ops.SEND_POLL, request)
 
     async def send_location(self, request: SendLocation) -> SendResult:
-        return await self._op(OperationId.SEND_LOCATION, request)
+        return await self.request(ops.SEND_LOCATION, request)
 
     async def send_sticker(self, request: SendSticker) -> SendResult:
-        return await self._op(OperationId.SEND_STICKER, request)
+        return await self.request(ops.SEND_STICKER, request)
 
     async def forward_message(self, request: ForwardMessage) -> SendResult:
-        return await self._op(OperationId.FORWARD_MESSAGE, request)
+        return await self.request(ops.FORWARD_MESSAGE, request)
 
     # -- privacy, groups, communities, chats, profile, catalog, webhook ----------------------------
 
     async def set_privacy_group_add(self, request: PrivacyGroupAdd) -> OperationResult:
-        return await self._op(OperationId.PRIVACY_GROUP_ADD, request)
+        return await self.request(ops.PRIVACY_GROUP_ADD, request)
 
     async def set_privacy_last_seen(self, request: PrivacyLastSeen) -> OperationResult:
-        return await self._op(OperationId.PRIVACY_LAST_SEEN, request)
+        return await self.request(ops.PRIVACY_LAST_SEEN, request)
 
     async def add_participant(self, request: AddParticipant) -> AddParticipantResult:
-        return await self._op(OperationId.ADD_PARTICIPANT, request)
+        return await self.request(ops.ADD_PARTICIPANT, request)
 
     async def update_group_name(self, request: UpdateGroupName) -> OperationResult:
-        return await self._op(OperationId.UPDATE_GROUP_NAME, request)
+        return await self.request(ops.UPDATE_GROUP_NAME, request)
 
     async def group_metadata(self, group_id: str) -> GroupMetadata:
         """Raises pydantic's ValidationError naming GROUP_PHONE_NUMBER unless `group_id` is `<digits>-group`."""
-        return await self._op(OperationId.GROUP_METADATA, GroupMetadataQuery(GROUP_PHONE_NUMBER=group_id))
+        return await self.request(ops.GROUP_METADATA, GroupMetadataQuery(GROUP_PHONE_NUMBER=group_id))
 
     async def add_admin(self, request: AddAdmin) -> OperationResult:
-        return await self._op(OperationId.ADD_ADMIN, request)
+        return await self.request(ops.ADD_ADMIN, request)
 
     async def redefine_invitation_link(self, request: RedefineInvitationLink) -> InviteLink:
-        return await self._op(OperationId.REDEFINE_INVITATION_LINK, request)
+        return await self.request(ops.REDEFINE_INVITATION_LINK, request)
 
     async def modify_chat(self, request: ModifyChat) -> OperationResult:
-        return await self._op(OperationId.MODIFY_CHAT, request)
+        return await self.request(ops.MODIFY_CHAT, request)
 
     async def set_profile_description(self, request: ProfileDescription) -> OperationResult:
-        return await self._op(OperationId.PROFILE_DESCRIPTION, request)
+        return await self.request(ops.PROFILE_DESCRIPTION, request)
 
     async def product(self, product_id: str) -> Product:
-        return await self._op(OperationId.PRODUCTS, ProductQuery(PRODUCT_ID=product_id))
+        return await self.request(ops.PRODUCTS, ProductQuery(PRODUCT_ID=product_id))
 
     async def set_delivery_webhook(self, request: DeliveryWebhook) -> OperationResult:
-        return await self._op(OperationId.UPDATE_WEBHOOK_DELIVERY, request)
+        return await self.request(ops.UPDATE_WEBHOOK_DELIVERY, request)
 
     async def status(self) -> ConnectionStatus:
-        return await self._op(OperationId.STATUS, NoBody())
+        return await self.request(ops.STATUS, NoBody())
 
     # -- lists (Z-API only: the spec dialect refuses them before sending) --------------------------------
 
     async def list_chats(self, page: ListPage) -> ChatList:
-        return await self._op(OperationId.LIST_CHATS, page)
+        return await self.request(ops.LIST_CHATS, page)
 
     async def list_contacts(self, page: ListPage) -> ContactList:
-        return await self._op(OperationId.LIST_CONTACTS, page)
+        return await self.request(ops.LIST_CONTACTS, page)
 
     async def list_groups(self, page: ListPage) -> ChatList:
-        return await self._op(OperationId.LIST_GROUPS, page)
+        return await self.request(ops.LIST_GROUPS, page)
 
 
 class SessionClient:
@@ -255,7 +247,7 @@ class SessionClient:
         return f"SessionClient({self.credentials!r}, dialect={self.dialect.value!r})"
 
     async def request(self, op: Operation[Req, Result], request: Req) -> Result:
-        _row(op.id, self.family)
+        _require_family(op, self.family)
         wire = op.encode(request, self.dialect)
         if op.id is OperationId.WEBHOOK and self.dialect is SessionDialect.WUZAPI:
             assert isinstance(request, WebhookUpdate)
@@ -299,38 +291,35 @@ class SessionClient:
             )
         )
 
-    async def _op(self, op_id: OperationId, request: Request) -> Any:
-        return await self.request(OPERATIONS[op_id], request)
-
     async def set_hmac_key(self, request: HmacKey) -> Details:
-        return await self._op(OperationId.HMAC_SET, request)
+        return await self.request(ops.HMAC_SET, request)
 
     async def hmac_status(self) -> HmacStatus:
         """`configured` is False when WuzAPI answers `{"hmac_key": ""}` or a bare `""`."""
-        return await self._op(OperationId.HMAC_STATUS, NoBody())
+        return await self.request(ops.HMAC_STATUS, NoBody())
 
     async def delete_hmac_key(self) -> Details:
-        return await self._op(OperationId.HMAC_DELETE, NoBody())
+        return await self.request(ops.HMAC_DELETE, NoBody())
 
     async def set_proxy(self, request: ProxyConfig) -> Details:
-        return await self._op(OperationId.PROXY, request)
+        return await self.request(ops.PROXY, request)
 
     async def group_info(self, request: GroupInfoRequest) -> GroupInfo:
-        return await self._op(OperationId.GROUP_INFO, request)
+        return await self.request(ops.GROUP_INFO, request)
 
     async def create_group(self, request: GroupCreate) -> GroupInfo:
-        return await self._op(OperationId.GROUP_CREATE, request)
+        return await self.request(ops.GROUP_CREATE, request)
 
     async def send_contact(self, request: ContactCard) -> ContactSent:
-        return await self._op(OperationId.SEND_CONTACT, request)
+        return await self.request(ops.SEND_CONTACT, request)
 
     async def update_webhook(self, request: WebhookUpdate) -> WebhookConfig:
-        return await self._op(OperationId.WEBHOOK, request)
+        return await self.request(ops.WEBHOOK, request)
 
     # -- lists (WuzAPI only: the spec dialect refuses them before sending) -------------------------------
 
     async def user_contacts(self) -> ContactList:
-        return await self._op(OperationId.USER_CONTACTS, NoBody())
+        return await self.request(ops.USER_CONTACTS, NoBody())
 
     async def group_list(self) -> GroupList:
-        return await self._op(OperationId.GROUP_LIST, NoBody())
+        return await self.request(ops.GROUP_LIST, NoBody())

@@ -1,7 +1,10 @@
 """Every gateway operation as one row of one table: what it is, where it lives, and how each dialect writes it.
 
-    op = OPERATIONS[OperationId.SEND_POLL]
-    wire = op.encode(SendPoll(...), InstanceDialect.ZAPI)   # WireRequest(path=..., body=..., query=...)
+    wire = SEND_POLL.encode(SendPoll(...), InstanceDialect.ZAPI)   # WireRequest(path=..., body=..., query=...)
+    answer = await instance_client.request(SEND_POLL, SendPoll(...))   # typed SendResult
+
+Each row is a typed constant, `Operation[Req, Res]`; `OPERATIONS` finds a row by id with its types erased
+(`erased`, the one place that forgets them), for the callers that only know the id at run time.
 
 The client, the sandbox's routes, the command line (`gateway-tui call`), the palette, help and the sections'
 dispatch all read this table; no other module keeps a list of operations.
@@ -18,7 +21,7 @@ import enum
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -30,11 +33,13 @@ __all__ = [
     "OPERATIONS",
     "Dialect",
     "DialectRefusal",
+    "ErasedOperation",
     "Family",
     "InstanceDialect",
     "Operation",
     "OperationId",
     "Section",
+    "SendKind",
     "SessionDialect",
     "WireRequest",
     "all_operations",
@@ -105,23 +110,25 @@ class DialectRefusal(GatewayError):
         self.problem = problem
 
 
+Body = dict[str, Any]  # a JSON object as the gateway reads it
+
+
 @dataclass(frozen=True)
 class WireRequest:
     """What goes on the wire: the path after the family prefix (segments unquoted), body and query."""
 
     path: tuple[str, ...]
-    body: dict[str, Any] | None
+    body: Body | None
     query: dict[str, str] = field(default_factory=dict)
 
 
 Req = TypeVar("Req", bound=m.Request)
-Res = TypeVar("Res", bound=BaseModel)
+Res = TypeVar("Res", bound=BaseModel, covariant=True)  # an answer is read, never given
 
-Encoder = Callable[[Any], dict[str, Any] | None]
-BodyEncoder = Callable[[Any], dict[str, Any]]
+Encoder = Callable[[Req], Body | None]  # how a dialect writes the body of a `Req` (None: no body)
 
 
-def _spec_body(request: m.Request) -> dict[str, Any]:
+def _spec_body(request: m.Request) -> Body:
     return request.wire()
 
 
@@ -129,10 +136,26 @@ def _no_body(_request: m.Request) -> None:
     return None
 
 
-@dataclass(frozen=True)
+class SendKind(enum.StrEnum):
+    """What an operation sends, as the inbox names the message (`conversations.NewMessage.kind`)."""
+
+    TEXT = "text"
+    BUTTONS = "buttons"
+    LIST = "list"
+    LINK = "link"
+    POLL = "poll"
+    LOCATION = "location"
+    STICKER = "sticker"
+    CONTACT = "contact"
+    FORWARD = "forward"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Operation(Generic[Req, Res]):
-    """One operation. `path` is a template over the request's field names, e.g. `group-metadata/{GROUP_PHONE_NUMBER}`;
-    `bodies` maps a dialect to how it writes the body (absent: the spec's body, unchanged)."""
+    """One operation, typed by its request and its answer: `Operation[m.SendText, m.SendResult]`. `path` is a
+    template over the request's field names, e.g. `group-metadata/{GROUP_PHONE_NUMBER}`; `bodies` maps a dialect
+    to how it writes the body (absent: the spec's body, unchanged); `sends` is what kind of message the
+    operation sends (None: it sends none)."""
 
     id: OperationId
     number: int | None  # the spec's operation number (§4); None for those it names only
@@ -144,12 +167,16 @@ class Operation(Generic[Req, Res]):
     title: str
     section: Section
     destructive: bool = False
-    is_send: bool = False
-    spec_body: Encoder = _spec_body
-    bodies: Mapping[Dialect, Encoder] = field(default_factory=dict)
-    query: Callable[[Any], dict[str, str]] | None = None
+    sends: SendKind | None = None
+    spec_body: Encoder[Req] = _spec_body
+    bodies: Mapping[Dialect, Encoder[Req]] = field(default_factory=dict)
+    query: Callable[[Req], dict[str, str]] | None = None
     path_params: tuple[str, ...] = ()
     notes: Mapping[Dialect, str] = field(default_factory=dict)  # what a dialect writes differently, for people
+
+    @property
+    def is_send(self) -> bool:
+        return self.sends is not None
 
     @property
     def is_read(self) -> bool:
@@ -207,22 +234,22 @@ def zapi_delay_seconds(milliseconds: int) -> int:
     return seconds
 
 
-def _with_phones(body: dict[str, Any], convert: Callable[[str], str], *keys: str) -> dict[str, Any]:
+def _with_phones(body: Body, convert: Callable[[str], str], *keys: str) -> Body:
     for key in keys:
         if key in body:
             body[key] = convert(body[key])
     return body
 
 
-def _spec_send(*keys: str) -> BodyEncoder:
-    def encode(request: m.Request) -> dict[str, Any]:
+def _spec_send(*keys: str) -> Callable[[m.Request], Body]:
+    def encode(request: m.Request) -> Body:
         return _with_phones(request.wire(), spec_phone, *keys)
 
     return encode
 
 
-def _zapi_send(*keys: str) -> BodyEncoder:
-    def encode(request: m.Request) -> dict[str, Any]:
+def _zapi_send(*keys: str) -> Callable[[m.Request], Body]:
+    def encode(request: m.Request) -> Body:
         body = _with_phones(request.wire(), zapi_phone, *keys)
         if "delayMessage" in body:
             body["delayMessage"] = zapi_delay_seconds(body["delayMessage"])
@@ -231,7 +258,7 @@ def _zapi_send(*keys: str) -> BodyEncoder:
     return encode
 
 
-def _zapi_button_actions(request: m.SendButtonActions) -> dict[str, Any]:
+def _zapi_button_actions(request: m.SendButtonActions) -> Body:
     body = _zapi_send("phone")(request)
     body["buttonActions"] = [
         {"id": button["id"], "type": "REPLY", "label": button["text"]} for button in body.pop("buttons")
@@ -242,9 +269,9 @@ def _zapi_button_actions(request: m.SendButtonActions) -> dict[str, Any]:
 ZAPI_LINK_PREVIEW_RULE = "Z-API requires image, title and linkDescription on every link message"
 
 
-def _zapi_link(request: m.SendLink) -> dict[str, Any]:
-    for name in ("image", "title", "linkDescription"):
-        if not (getattr(request, name) or "").strip():
+def _zapi_link(request: m.SendLink) -> Body:
+    for name, value in (("image", request.image), ("title", request.title), ("linkDescription", request.linkDescription)):
+        if not (value or "").strip():
             raise DialectRefusal(name, f"is required: {ZAPI_LINK_PREVIEW_RULE}")
     return _zapi_send("phone")(request)
 
@@ -257,7 +284,7 @@ def _zapi_poll(request: m.SendPoll) -> dict[str, Any]:
     return body
 
 
-def _zapi_location(request: m.SendLocation) -> dict[str, Any]:
+def _zapi_location(request: m.SendLocation) -> Body:
     body = _zapi_send("phone")(request)
     body["latitude"] = repr(float(body.pop("lat")))
     body["longitude"] = repr(float(body.pop("lng")))
@@ -270,13 +297,13 @@ def _zapi_scope(scope: str, field_name: str, *, allow_none: bool) -> str:
     return "CONTACTS" if scope == m.PrivacyScope.CONTACT else scope
 
 
-def _zapi_group_add(request: m.PrivacyGroupAdd) -> dict[str, Any]:
+def _zapi_group_add(request: m.PrivacyGroupAdd) -> Body:
     body = request.wire()
     body["type"] = _zapi_scope(body["type"], "type", allow_none=False)
     return body
 
 
-def _zapi_last_seen(request: m.PrivacyLastSeen) -> dict[str, Any]:
+def _zapi_last_seen(request: m.PrivacyLastSeen) -> Body:
     body = request.wire()
     body["visualizationType"] = _zapi_scope(body["visualizationType"], "visualizationType", allow_none=True)
     return body
@@ -292,7 +319,7 @@ def _zapi_redefine_link(request: m.RedefineInvitationLink) -> None:
 # Lists (research/zapi.md §3.6, research/wuzapi.md §2.8): the gateways offer them, the spec does not.
 
 
-def _not_in_spec(what: str, where: str) -> Encoder:
+def _not_in_spec(what: str, where: str) -> Callable[[m.Request], None]:
     def refuse(_request: m.Request) -> None:
         raise DialectRefusal(what, f"cannot be listed in the spec dialect: the service has no such list ({where})")
 
@@ -314,11 +341,9 @@ NAME_LISTS: tuple[OperationId, ...] = (
 # The table
 
 INST, SESS = Family.INSTANCE, Family.SESSION
-Z = InstanceDialect.ZAPI
-
-
-def _op(*args: Any, **kwargs: Any) -> Operation[Any, Any]:
-    return Operation(*args, **kwargs)
+Z, W = InstanceDialect.ZAPI, SessionDialect.WUZAPI
+GROUP_AS_DIGITS = "a group is sent as <digits>-group"
+PAGED = "page and pageSize go in the query; the answer is a bare array"
 
 
 def _group_info_query(request: m.GroupInfoRequest) -> dict[str, str]:
@@ -326,103 +351,224 @@ def _group_info_query(request: m.GroupInfoRequest) -> dict[str, str]:
     return {"groupJID": request.GroupJID}
 
 
-_TABLE: tuple[Operation[Any, Any], ...] = (
-    _op(OperationId.SEND_TEXT, None, INST, "POST", "send-text", m.SendText, m.SendResult, "Send text",
-        Section.CHATS, is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
-        notes={Z: "a group is sent as <digits>-group"}),
-    _op(OperationId.SEND_BUTTON_ACTIONS, 1, INST, "POST", "send-button-actions", m.SendButtonActions, m.SendResult,
-        "Send quick-reply buttons", Section.CHATS, is_send=True, spec_body=_spec_send("phone"),
-        bodies={Z: _zapi_button_actions},
-        notes={Z: "buttons go out as buttonActions [{id, type: REPLY, label}]"}),
-    _op(OperationId.SEND_BUTTON_LIST, None, INST, "POST", "send-button-list", m.SendButtonList, m.SendResult,
-        "Send button list", Section.CHATS, is_send=True, spec_body=_spec_send("phone"),
-        bodies={Z: _zapi_send("phone")},
-        notes={Z: "a group is sent as <digits>-group"}),
-    _op(OperationId.SEND_LINK, 2, INST, "POST", "send-link", m.SendLink, m.SendResult, "Send link with preview",
-        Section.CHATS, is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_link},
-        notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"}),
-    _op(OperationId.SEND_POLL, 3, INST, "POST", "send-poll", m.SendPoll, m.SendResult, "Send poll", Section.CHATS,
-        is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_poll},
-        notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"}),
-    _op(OperationId.SEND_LOCATION, 4, INST, "POST", "send-location", m.SendLocation, m.SendResult, "Send location",
-        Section.CHATS, is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_location},
-        notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"}),
-    _op(OperationId.SEND_STICKER, 5, INST, "POST", "send-sticker", m.SendSticker, m.SendResult, "Send sticker",
-        Section.CHATS, is_send=True, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
-        notes={Z: "delayMessage in whole seconds 1-15 (give 1000-15000 ms); a group is sent as <digits>-group"}),
-    _op(OperationId.FORWARD_MESSAGE, None, INST, "POST", "forward-message", m.ForwardMessage, m.SendResult,
-        "Forward a message", Section.CHATS, is_send=True, spec_body=_spec_send("phone", "messagePhone"),
-        bodies={Z: _zapi_send("phone", "messagePhone")},
-        notes={Z: "phone and messagePhone groups are sent as <digits>-group"}),
-    _op(OperationId.PRIVACY_GROUP_ADD, 6, INST, "POST", "privacy/group-add", m.PrivacyGroupAdd, m.OperationResult,
-        "Privacy: who may add me to groups", Section.PRIVACY, bodies={Z: _zapi_group_add},
-        notes={Z: "CONTACT goes out as CONTACTS; NONE is refused"}),
-    _op(OperationId.PRIVACY_LAST_SEEN, 7, INST, "POST", "privacy/last-seen", m.PrivacyLastSeen, m.OperationResult,
-        "Privacy: who may see my last seen", Section.PRIVACY, bodies={Z: _zapi_last_seen},
-        notes={Z: "CONTACT goes out as CONTACTS"}),
-    _op(OperationId.ADD_PARTICIPANT, 8, INST, "POST", "add-participant", m.AddParticipant, m.AddParticipantResult,
-        "Add participants to a group", Section.GROUPS,
-        notes={Z: "answers {value: true} without added/failed lists"}),
-    _op(OperationId.UPDATE_GROUP_NAME, 9, INST, "POST", "update-group-name", m.UpdateGroupName, m.OperationResult,
-        "Rename a group", Section.GROUPS),
-    _op(OperationId.GROUP_METADATA, 10, INST, "GET", "group-metadata/{GROUP_PHONE_NUMBER}", m.GroupMetadataQuery,
-        m.GroupMetadata, "Group metadata", Section.GROUPS, spec_body=_no_body, path_params=("GROUP_PHONE_NUMBER",)),
-    _op(OperationId.ADD_ADMIN, 11, INST, "POST", "add-admin", m.AddAdmin, m.OperationResult,
-        "Promote community administrators", Section.COMMUNITIES),
-    _op(OperationId.REDEFINE_INVITATION_LINK, 12, INST, "POST", "redefine-invitation-link/{communityId}",
-        m.RedefineInvitationLink, m.InviteLink, "Reset community invite link", Section.COMMUNITIES,
-        destructive=True, bodies={Z: _zapi_redefine_link}, path_params=("communityId",),
-        notes={Z: "no body (the community is in the path); groupsPhones is refused"}),
-    _op(OperationId.MODIFY_CHAT, 13, INST, "POST", "modify-chat", m.ModifyChat, m.OperationResult, "Act on a chat",
-        Section.CHATS, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
-        notes={Z: "a group is sent as <digits>-group; answers {value}"}),
-    _op(OperationId.PROFILE_DESCRIPTION, 14, INST, "PUT", "profile-description", m.ProfileDescription,
-        m.OperationResult, "Set profile description", Section.SETTINGS),
-    _op(OperationId.PRODUCTS, 15, INST, "GET", "products/{PRODUCT_ID}", m.ProductQuery, m.Product,
-        "Look up catalog product", Section.CATALOG, spec_body=_no_body, path_params=("PRODUCT_ID",)),
-    _op(OperationId.UPDATE_WEBHOOK_DELIVERY, 16, INST, "PUT", "update-webhook-delivery", m.DeliveryWebhook,
-        m.OperationResult, "Set delivery webhook", Section.SETTINGS),
-    _op(OperationId.STATUS, None, INST, "GET", "status", m.NoBody, m.ConnectionStatus, "Connection status",
-        Section.SETTINGS, spec_body=_no_body),
-    _op(OperationId.LIST_CHATS, None, INST, "GET", "chats", m.ListPage, m.ChatList, "List chats (Z-API)",
-        Section.CHATS, spec_body=_not_in_spec("chats", "Z-API's GET /chats"), bodies={Z: _no_body},
-        query=_page_query, notes={Z: "page and pageSize go in the query; the answer is a bare array"}),
-    _op(OperationId.LIST_CONTACTS, None, INST, "GET", "contacts", m.ListPage, m.ContactList,
-        "List contacts (Z-API)", Section.CHATS, spec_body=_not_in_spec("contacts", "Z-API's GET /contacts"),
-        bodies={Z: _no_body}, query=_page_query,
-        notes={Z: "page and pageSize go in the query; name is set only for saved contacts, notify is the push name"}),
-    _op(OperationId.LIST_GROUPS, None, INST, "GET", "groups", m.ListPage, m.ChatList, "List groups (Z-API)",
-        Section.GROUPS, spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body},
-        query=_page_query, notes={Z: "page and pageSize go in the query; the answer is a bare array"}),
-    _op(OperationId.HMAC_SET, 17, SESS, "POST", "session/hmac/config", m.HmacKey, m.Details, "Set HMAC signing key",
-        Section.SETTINGS),
-    _op(OperationId.HMAC_STATUS, 18, SESS, "GET", "session/hmac/config", m.NoBody, m.HmacStatus,
-        "HMAC signing key status", Section.SETTINGS, spec_body=_no_body),
-    _op(OperationId.HMAC_DELETE, 19, SESS, "DELETE", "session/hmac/config", m.NoBody, m.Details,
-        "Remove HMAC signing key", Section.SETTINGS, destructive=True, spec_body=_no_body),
-    _op(OperationId.PROXY, 20, SESS, "POST", "session/proxy", m.ProxyConfig, m.Details, "Set proxy",
-        Section.SETTINGS),
-    _op(OperationId.GROUP_INFO, 21, SESS, "GET", "group/info", m.GroupInfoRequest, m.GroupInfo,
-        "Group information (session)", Section.GROUPS, query=_group_info_query),
-    _op(OperationId.GROUP_CREATE, 22, SESS, "POST", "group/create", m.GroupCreate, m.GroupInfo, "Create a group",
-        Section.GROUPS),
-    _op(OperationId.SEND_CONTACT, 23, SESS, "POST", "chat/send/contact", m.ContactCard, m.ContactSent,
-        "Send contact card", Section.CHATS, is_send=True),
-    _op(OperationId.WEBHOOK, 24, SESS, "PUT", "webhook", m.WebhookUpdate, m.WebhookConfig, "Set session webhook",
-        Section.SETTINGS, notes={SessionDialect.WUZAPI: "a partial update reads GET /webhook and sends the whole "
-                                 "{webhook, events, active}, since WuzAPI blanks what it is not sent"}),
-    _op(OperationId.USER_CONTACTS, None, SESS, "GET", "user/contacts", m.NoBody, m.ContactList,
-        "List contacts (WuzAPI)", Section.CHATS,
-        spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"),
-        bodies={SessionDialect.WUZAPI: _no_body},
-        notes={SessionDialect.WUZAPI: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"}),
-    _op(OperationId.GROUP_LIST, None, SESS, "GET", "group/list", m.NoBody, m.GroupList, "List groups (WuzAPI)",
-        Section.GROUPS, spec_body=_not_in_spec("group/list", "WuzAPI's GET /group/list"),
-        bodies={SessionDialect.WUZAPI: _no_body},
-        notes={SessionDialect.WUZAPI: "answers {Groups: [GroupInfo…]}, Groups null when there are none"}),
+# -- instance family: sends
+
+SEND_TEXT: Operation[m.SendText, m.SendResult] = Operation(
+    id=OperationId.SEND_TEXT, number=None, family=INST, method="POST", path="send-text",
+    request=m.SendText, result=m.SendResult, title="Send text", section=Section.CHATS, sends=SendKind.TEXT,
+    spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: GROUP_AS_DIGITS},
+)
+SEND_BUTTON_ACTIONS: Operation[m.SendButtonActions, m.SendResult] = Operation(
+    id=OperationId.SEND_BUTTON_ACTIONS, number=1, family=INST, method="POST", path="send-button-actions",
+    request=m.SendButtonActions, result=m.SendResult, title="Send quick-reply buttons", section=Section.CHATS,
+    sends=SendKind.BUTTONS, spec_body=_spec_send("phone"), bodies={Z: _zapi_button_actions},
+    notes={Z: "buttons go out as buttonActions [{id, type: REPLY, label}]"},
+)
+SEND_BUTTON_LIST: Operation[m.SendButtonList, m.SendResult] = Operation(
+    id=OperationId.SEND_BUTTON_LIST, number=None, family=INST, method="POST", path="send-button-list",
+    request=m.SendButtonList, result=m.SendResult, title="Send button list", section=Section.CHATS,
+    sends=SendKind.LIST, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
+    notes={Z: GROUP_AS_DIGITS},
+)
+SEND_LINK: Operation[m.SendLink, m.SendResult] = Operation(
+    id=OperationId.SEND_LINK, number=2, family=INST, method="POST", path="send-link",
+    request=m.SendLink, result=m.SendResult, title="Send link with preview", section=Section.CHATS,
+    sends=SendKind.LINK, spec_body=_spec_send("phone"), bodies={Z: _zapi_link},
+    notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"},
+)
+SEND_POLL: Operation[m.SendPoll, m.SendResult] = Operation(
+    id=OperationId.SEND_POLL, number=3, family=INST, method="POST", path="send-poll",
+    request=m.SendPoll, result=m.SendResult, title="Send poll", section=Section.CHATS,
+    sends=SendKind.POLL, spec_body=_spec_send("phone"), bodies={Z: _zapi_poll},
+    notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"},
+)
+SEND_LOCATION: Operation[m.SendLocation, m.SendResult] = Operation(
+    id=OperationId.SEND_LOCATION, number=4, family=INST, method="POST", path="send-location",
+    request=m.SendLocation, result=m.SendResult, title="Send location", section=Section.CHATS,
+    sends=SendKind.LOCATION, spec_body=_spec_send("phone"), bodies={Z: _zapi_location},
+    notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"},
+)
+SEND_STICKER: Operation[m.SendSticker, m.SendResult] = Operation(
+    id=OperationId.SEND_STICKER, number=5, family=INST, method="POST", path="send-sticker",
+    request=m.SendSticker, result=m.SendResult, title="Send sticker", section=Section.CHATS,
+    sends=SendKind.STICKER, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
+    notes={Z: "delayMessage in whole seconds 1-15 (give 1000-15000 ms); a group is sent as <digits>-group"},
+)
+FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
+    id=OperationId.FORWARD_MESSAGE, number=None, family=INST, method="POST", path="forward-message",
+    request=m.ForwardMessage, result=m.SendResult, title="Forward a message", section=Section.CHATS,
+    sends=SendKind.FORWARD, spec_body=_spec_send("phone", "messagePhone"),
+    bodies={Z: _zapi_send("phone", "messagePhone")},
+    notes={Z: "phone and messagePhone groups are sent as <digits>-group"},
 )
 
-OPERATIONS: Mapping[OperationId, Operation[Any, Any]] = {op.id: op for op in _TABLE}
+# -- instance family: privacy, groups, communities, chats, profile, catalog, webhook, status
+
+PRIVACY_GROUP_ADD: Operation[m.PrivacyGroupAdd, m.OperationResult] = Operation(
+    id=OperationId.PRIVACY_GROUP_ADD, number=6, family=INST, method="POST", path="privacy/group-add",
+    request=m.PrivacyGroupAdd, result=m.OperationResult, title="Privacy: who may add me to groups",
+    section=Section.PRIVACY, bodies={Z: _zapi_group_add}, notes={Z: "CONTACT goes out as CONTACTS; NONE is refused"},
+)
+PRIVACY_LAST_SEEN: Operation[m.PrivacyLastSeen, m.OperationResult] = Operation(
+    id=OperationId.PRIVACY_LAST_SEEN, number=7, family=INST, method="POST", path="privacy/last-seen",
+    request=m.PrivacyLastSeen, result=m.OperationResult, title="Privacy: who may see my last seen",
+    section=Section.PRIVACY, bodies={Z: _zapi_last_seen}, notes={Z: "CONTACT goes out as CONTACTS"},
+)
+ADD_PARTICIPANT: Operation[m.AddParticipant, m.AddParticipantResult] = Operation(
+    id=OperationId.ADD_PARTICIPANT, number=8, family=INST, method="POST", path="add-participant",
+    request=m.AddParticipant, result=m.AddParticipantResult, title="Add participants to a group",
+    section=Section.GROUPS, notes={Z: "answers {value: true} without added/failed lists"},
+)
+UPDATE_GROUP_NAME: Operation[m.UpdateGroupName, m.OperationResult] = Operation(
+    id=OperationId.UPDATE_GROUP_NAME, number=9, family=INST, method="POST", path="update-group-name",
+    request=m.UpdateGroupName, result=m.OperationResult, title="Rename a group", section=Section.GROUPS,
+)
+GROUP_METADATA: Operation[m.GroupMetadataQuery, m.GroupMetadata] = Operation(
+    id=OperationId.GROUP_METADATA, number=10, family=INST, method="GET", path="group-metadata/{GROUP_PHONE_NUMBER}",
+    request=m.GroupMetadataQuery, result=m.GroupMetadata, title="Group metadata", section=Section.GROUPS,
+    spec_body=_no_body, path_params=("GROUP_PHONE_NUMBER",),
+)
+ADD_ADMIN: Operation[m.AddAdmin, m.OperationResult] = Operation(
+    id=OperationId.ADD_ADMIN, number=11, family=INST, method="POST", path="add-admin",
+    request=m.AddAdmin, result=m.OperationResult, title="Promote community administrators",
+    section=Section.COMMUNITIES,
+)
+REDEFINE_INVITATION_LINK: Operation[m.RedefineInvitationLink, m.InviteLink] = Operation(
+    id=OperationId.REDEFINE_INVITATION_LINK, number=12, family=INST, method="POST",
+    path="redefine-invitation-link/{communityId}", request=m.RedefineInvitationLink, result=m.InviteLink,
+    title="Reset community invite link", section=Section.COMMUNITIES, destructive=True,
+    bodies={Z: _zapi_redefine_link}, path_params=("communityId",),
+    notes={Z: "no body (the community is in the path); groupsPhones is refused"},
+)
+MODIFY_CHAT: Operation[m.ModifyChat, m.OperationResult] = Operation(
+    id=OperationId.MODIFY_CHAT, number=13, family=INST, method="POST", path="modify-chat",
+    request=m.ModifyChat, result=m.OperationResult, title="Act on a chat", section=Section.CHATS,
+    spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: f"{GROUP_AS_DIGITS}; answers {{value}}"},
+)
+PROFILE_DESCRIPTION: Operation[m.ProfileDescription, m.OperationResult] = Operation(
+    id=OperationId.PROFILE_DESCRIPTION, number=14, family=INST, method="PUT", path="profile-description",
+    request=m.ProfileDescription, result=m.OperationResult, title="Set profile description",
+    section=Section.SETTINGS,
+)
+PRODUCTS: Operation[m.ProductQuery, m.Product] = Operation(
+    id=OperationId.PRODUCTS, number=15, family=INST, method="GET", path="products/{PRODUCT_ID}",
+    request=m.ProductQuery, result=m.Product, title="Look up catalog product", section=Section.CATALOG,
+    spec_body=_no_body, path_params=("PRODUCT_ID",),
+)
+UPDATE_WEBHOOK_DELIVERY: Operation[m.DeliveryWebhook, m.OperationResult] = Operation(
+    id=OperationId.UPDATE_WEBHOOK_DELIVERY, number=16, family=INST, method="PUT", path="update-webhook-delivery",
+    request=m.DeliveryWebhook, result=m.OperationResult, title="Set delivery webhook", section=Section.SETTINGS,
+)
+STATUS: Operation[m.NoBody, m.ConnectionStatus] = Operation(
+    id=OperationId.STATUS, number=None, family=INST, method="GET", path="status",
+    request=m.NoBody, result=m.ConnectionStatus, title="Connection status", section=Section.SETTINGS,
+    spec_body=_no_body,
+)
+
+# -- instance family: Z-API's lists
+
+LIST_CHATS: Operation[m.ListPage, m.ChatList] = Operation(
+    id=OperationId.LIST_CHATS, number=None, family=INST, method="GET", path="chats",
+    request=m.ListPage, result=m.ChatList, title="List chats (Z-API)", section=Section.CHATS,
+    spec_body=_not_in_spec("chats", "Z-API's GET /chats"), bodies={Z: _no_body}, query=_page_query,
+    notes={Z: PAGED},
+)
+LIST_CONTACTS: Operation[m.ListPage, m.ContactList] = Operation(
+    id=OperationId.LIST_CONTACTS, number=None, family=INST, method="GET", path="contacts",
+    request=m.ListPage, result=m.ContactList, title="List contacts (Z-API)", section=Section.CHATS,
+    spec_body=_not_in_spec("contacts", "Z-API's GET /contacts"), bodies={Z: _no_body}, query=_page_query,
+    notes={Z: "page and pageSize go in the query; name is set only for saved contacts, notify is the push name"},
+)
+LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
+    id=OperationId.LIST_GROUPS, number=None, family=INST, method="GET", path="groups",
+    request=m.ListPage, result=m.ChatList, title="List groups (Z-API)", section=Section.GROUPS,
+    spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body}, query=_page_query,
+    notes={Z: PAGED},
+)
+
+# -- session family
+
+HMAC_SET: Operation[m.HmacKey, m.Details] = Operation(
+    id=OperationId.HMAC_SET, number=17, family=SESS, method="POST", path="session/hmac/config",
+    request=m.HmacKey, result=m.Details, title="Set HMAC signing key", section=Section.SETTINGS,
+)
+HMAC_STATUS: Operation[m.NoBody, m.HmacStatus] = Operation(
+    id=OperationId.HMAC_STATUS, number=18, family=SESS, method="GET", path="session/hmac/config",
+    request=m.NoBody, result=m.HmacStatus, title="HMAC signing key status", section=Section.SETTINGS,
+    spec_body=_no_body,
+)
+HMAC_DELETE: Operation[m.NoBody, m.Details] = Operation(
+    id=OperationId.HMAC_DELETE, number=19, family=SESS, method="DELETE", path="session/hmac/config",
+    request=m.NoBody, result=m.Details, title="Remove HMAC signing key", section=Section.SETTINGS,
+    destructive=True, spec_body=_no_body,
+)
+PROXY: Operation[m.ProxyConfig, m.Details] = Operation(
+    id=OperationId.PROXY, number=20, family=SESS, method="POST", path="session/proxy",
+    request=m.ProxyConfig, result=m.Details, title="Set proxy", section=Section.SETTINGS,
+)
+GROUP_INFO: Operation[m.GroupInfoRequest, m.GroupInfo] = Operation(
+    id=OperationId.GROUP_INFO, number=21, family=SESS, method="GET", path="group/info",
+    request=m.GroupInfoRequest, result=m.GroupInfo, title="Group information (session)", section=Section.GROUPS,
+    query=_group_info_query,
+)
+GROUP_CREATE: Operation[m.GroupCreate, m.GroupInfo] = Operation(
+    id=OperationId.GROUP_CREATE, number=22, family=SESS, method="POST", path="group/create",
+    request=m.GroupCreate, result=m.GroupInfo, title="Create a group", section=Section.GROUPS,
+)
+SEND_CONTACT: Operation[m.ContactCard, m.ContactSent] = Operation(
+    id=OperationId.SEND_CONTACT, number=23, family=SESS, method="POST", path="chat/send/contact",
+    request=m.ContactCard, result=m.ContactSent, title="Send contact card", section=Section.CHATS,
+    sends=SendKind.CONTACT,
+)
+WEBHOOK: Operation[m.WebhookUpdate, m.WebhookConfig] = Operation(
+    id=OperationId.WEBHOOK, number=24, family=SESS, method="PUT", path="webhook",
+    request=m.WebhookUpdate, result=m.WebhookConfig, title="Set session webhook", section=Section.SETTINGS,
+    notes={W: "a partial update reads GET /webhook and sends the whole {webhook, events, active}, since WuzAPI "
+              "blanks what it is not sent"},
+)
+USER_CONTACTS: Operation[m.NoBody, m.ContactList] = Operation(
+    id=OperationId.USER_CONTACTS, number=None, family=SESS, method="GET", path="user/contacts",
+    request=m.NoBody, result=m.ContactList, title="List contacts (WuzAPI)", section=Section.CHATS,
+    spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"), bodies={W: _no_body},
+    notes={W: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"},
+)
+GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
+    id=OperationId.GROUP_LIST, number=None, family=SESS, method="GET", path="group/list",
+    request=m.NoBody, result=m.GroupList, title="List groups (WuzAPI)", section=Section.GROUPS,
+    spec_body=_not_in_spec("group/list", "WuzAPI's GET /group/list"), bodies={W: _no_body},
+    notes={W: "answers {Groups: [GroupInfo…]}, Groups null when there are none"},
+)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The registry: every row by id, its types forgotten. Code that names an operation uses its constant above and
+# keeps the types; only a lookup by an id known at run time (`gateway-tui call`, the palette, a section's
+# `open_operation`, the sandbox's routes) goes through here.
+
+ErasedOperation = Operation[m.Request, BaseModel]
+"""A row whose request and answer types are forgotten: it takes any `m.Request` (`encode` refuses with
+TypeError one that is not its own, before anything is sent) and answers some `BaseModel`."""
+
+
+def erased(op: Operation[Req, Res]) -> Operation[m.Request, Res]:
+    """The one place a row's request type is forgotten (its answer type is kept: `Res` is covariant, so the
+    result is also an `ErasedOperation`). Sound because `Operation.encode` checks the request's type at run
+    time and refuses another with TypeError, before anything is sent."""
+    return cast("Operation[m.Request, Res]", op)
+
+
+_TABLE: tuple[ErasedOperation, ...] = (
+    erased(SEND_TEXT), erased(SEND_BUTTON_ACTIONS), erased(SEND_BUTTON_LIST), erased(SEND_LINK), erased(SEND_POLL),
+    erased(SEND_LOCATION), erased(SEND_STICKER), erased(FORWARD_MESSAGE), erased(PRIVACY_GROUP_ADD),
+    erased(PRIVACY_LAST_SEEN), erased(ADD_PARTICIPANT), erased(UPDATE_GROUP_NAME), erased(GROUP_METADATA),
+    erased(ADD_ADMIN), erased(REDEFINE_INVITATION_LINK), erased(MODIFY_CHAT), erased(PROFILE_DESCRIPTION),
+    erased(PRODUCTS), erased(UPDATE_WEBHOOK_DELIVERY), erased(STATUS), erased(LIST_CHATS), erased(LIST_CONTACTS),
+    erased(LIST_GROUPS), erased(HMAC_SET), erased(HMAC_STATUS), erased(HMAC_DELETE), erased(PROXY),
+    erased(GROUP_INFO), erased(GROUP_CREATE), erased(SEND_CONTACT), erased(WEBHOOK), erased(USER_CONTACTS),
+    erased(GROUP_LIST),
+)
+
+OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in _TABLE}
 assert len(OPERATIONS) == len(_TABLE) == len(OperationId), "every OperationId has exactly one row"
 
 # WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads
@@ -434,7 +580,7 @@ def needs_current_webhook(request: m.WebhookUpdate) -> bool:
     return request.webhook is None or request.events is None or request.active is None
 
 
-def merged_wuzapi_webhook(request: m.WebhookUpdate, current: m.WebhookConfig) -> dict[str, Any]:
+def merged_wuzapi_webhook(request: m.WebhookUpdate, current: m.WebhookConfig) -> Body:
     """The whole configuration WuzAPI must be sent: the request's fields over what GET /webhook answered
     (`{webhook, subscribe}`; no events reads `[""]`). GET says nothing of `active`: a configured URL is on."""
     events = request.events if request.events is not None else [e for e in current.events or [] if e]
@@ -446,7 +592,7 @@ def merged_wuzapi_webhook(request: m.WebhookUpdate, current: m.WebhookConfig) ->
     return {"webhook": url, "events": events, "active": active}
 
 
-def operation(op_id: OperationId | str) -> Operation[Any, Any]:
+def operation(op_id: OperationId | str) -> ErasedOperation:
     """The row of `op_id`; KeyError naming the known ids when there is none."""
     try:
         return OPERATIONS[OperationId(op_id)]
@@ -455,9 +601,9 @@ def operation(op_id: OperationId | str) -> Operation[Any, Any]:
         raise KeyError(f"no operation {op_id!r}; known: {known}") from None
 
 
-def in_section(section: Section) -> tuple[Operation[Any, Any], ...]:
+def in_section(section: Section) -> tuple[ErasedOperation, ...]:
     return tuple(op for op in _TABLE if op.section is section)
 
 
-def all_operations() -> tuple[Operation[Any, Any], ...]:
+def all_operations() -> tuple[ErasedOperation, ...]:
     return _TABLE

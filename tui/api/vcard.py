@@ -31,4 +31,4 @@ def build_vcard(
     tel.params["WAID"] = [phone]
     if email:
         card.add("email").value = email
-    return card.serialize().replace("\r\n", "\n")
+    return str(card.serialize()).replace("\r\n", "\n")  # vobject has no types

@@ -16,11 +16,12 @@ Sandbox rules beyond the spec, chosen to be simple and predictable:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from aiohttp import web
 
 from tui.api import models as m
+from tui.api.operations import OPERATIONS, OperationId
 from tui.sandbox.context import Context
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
 from tui.sandbox.wire import (
@@ -45,42 +46,46 @@ def _ok(**extra: Any) -> web.Response:
 
 
 class InstanceApi:
+    # Z-API's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset(
+        {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS}
+    )
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.state = context.state
 
-    def handlers(self) -> dict[str, Handler]:
+    def handlers(self) -> dict[OperationId, Handler]:
         """One handler per instance-family operation id; the routes come from the operations table
         (`server._operation_routes`), path parameters under the table's names."""
-        sends: list[tuple[str, type[m.Request], Callable[[Any], SentMessage]]] = [
-            ("send-text", m.SendText, lambda r: self._message(r, "send-text", r.message)),
-            ("send-button-actions", m.SendButtonActions, self._button_actions),
-            ("send-button-list", m.SendButtonList, lambda r: self._message(r, "send-button-list", r.message)),
-            ("send-link", m.SendLink, lambda r: self._message(r, "send-link", f"{r.message} {r.linkUrl}")),
-            ("send-poll", m.SendPoll, lambda r: self._message(r, "send-poll", r.message)),
-            ("send-location", m.SendLocation, lambda r: self._message(r, "send-location", r.title)),
-            ("send-sticker", m.SendSticker, lambda r: self._message(r, "send-sticker", "")),
-            ("forward-message", m.ForwardMessage, self._forward),
+        sends: list[tuple[OperationId, type[m.Request], Callable[[Any], SentMessage]]] = [
+            (OperationId.SEND_TEXT, m.SendText, lambda r: self._message(r, "send-text", r.message)),
+            (OperationId.SEND_BUTTON_ACTIONS, m.SendButtonActions, self._button_actions),
+            (OperationId.SEND_BUTTON_LIST, m.SendButtonList, lambda r: self._message(r, "send-button-list", r.message)),
+            (OperationId.SEND_LINK, m.SendLink, lambda r: self._message(r, "send-link", f"{r.message} {r.linkUrl}")),
+            (OperationId.SEND_POLL, m.SendPoll, lambda r: self._message(r, "send-poll", r.message)),
+            (OperationId.SEND_LOCATION, m.SendLocation, lambda r: self._message(r, "send-location", r.title)),
+            (OperationId.SEND_STICKER, m.SendSticker, lambda r: self._message(r, "send-sticker", "")),
+            (OperationId.FORWARD_MESSAGE, m.ForwardMessage, self._forward),
         ]
-        table: dict[str, Handler] = {
+        table: dict[OperationId, Handler] = {
             op: self._guarded(self._send_handler(model, build)) for op, model, build in sends
         }
         table.update(
             {
-                "privacy/group-add": self._guarded(self.privacy_group_add),
-                "privacy/last-seen": self._guarded(self.privacy_last_seen),
-                "add-participant": self._guarded(self.add_participant),
-                "update-group-name": self._guarded(self.update_group_name),
-                "group-metadata": self._guarded(self.group_metadata),
-                "add-admin": self._guarded(self.add_admin),
-                "redefine-invitation-link": self._guarded(self.redefine_invitation_link),
-                "modify-chat": self._guarded(self.modify_chat),
-                "profile-description": self._guarded(self.profile_description),
-                "products": self._guarded(self.product),
-                "update-webhook-delivery": self._guarded(self.update_webhook_delivery),
-                "status": self._guarded(self.status, needs_connection=False),
-                # Z-API's lists are not in the spec (see tui.api.operations)
-                **{op: self._guarded(not_in_spec(op)) for op in ("chats", "contacts", "groups")},
+                OperationId.PRIVACY_GROUP_ADD: self._guarded(self.privacy_group_add),
+                OperationId.PRIVACY_LAST_SEEN: self._guarded(self.privacy_last_seen),
+                OperationId.ADD_PARTICIPANT: self._guarded(self.add_participant),
+                OperationId.UPDATE_GROUP_NAME: self._guarded(self.update_group_name),
+                OperationId.GROUP_METADATA: self._guarded(self.group_metadata),
+                OperationId.ADD_ADMIN: self._guarded(self.add_admin),
+                OperationId.REDEFINE_INVITATION_LINK: self._guarded(self.redefine_invitation_link),
+                OperationId.MODIFY_CHAT: self._guarded(self.modify_chat),
+                OperationId.PROFILE_DESCRIPTION: self._guarded(self.profile_description),
+                OperationId.PRODUCTS: self._guarded(self.product),
+                OperationId.UPDATE_WEBHOOK_DELIVERY: self._guarded(self.update_webhook_delivery),
+                OperationId.STATUS: self._guarded(self.status, needs_connection=False),
+                **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
             }
         )
         return table

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from aiohttp import web
 
-from tui.api.operations import Family, all_operations
+from tui.api.operations import Family, OperationId, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
 from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
@@ -23,6 +23,7 @@ from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.session_api import SessionApi
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
+from tui.sandbox.wire import Handler
 from tui.sandbox.wuzapi_api import WuzapiSessionApi
 from tui.sandbox.zapi_api import ZapiInstanceApi
 
@@ -197,18 +198,15 @@ class SandboxGateway:
         self.deliveries.after_send(sent)
 
 
-def _operation_routes(
-    handlers: Mapping[str, Callable[[web.Request], Awaitable[web.StreamResponse]]], family: Family, prefix: str
-) -> list[web.RouteDef]:
-    """One route per operation of `family`, from the operations table; a missing handler is a programming error."""
-    routes = []
-    for op in all_operations():
-        if op.family is family:
-            handler = handlers.get(op.id)
-            if handler is None:
-                raise LookupError(f"the sandbox has no {op.id} handler")
-            routes.append(web.route(op.method, f"{prefix}/{op.path}", handler))
-    return routes
+def _operation_routes(handlers: Mapping[OperationId, Handler], family: Family, prefix: str) -> list[web.RouteDef]:
+    """One route per operation of `family`, from the operations table; a missing handler, or one for an
+    operation the family does not have, is a programming error."""
+    ops = [op for op in all_operations() if op.family is family]
+    missing = [op.id for op in ops if op.id not in handlers]
+    stray = sorted(set(handlers) - {op.id for op in ops})
+    if missing or stray:
+        raise LookupError(f"the sandbox's {family} handlers lack {missing} and have stray {stray}")
+    return [web.route(op.method, f"{prefix}/{op.path}", handlers[op.id]) for op in ops]
 
 
 # ---------------------------------------------------------------------------------------------

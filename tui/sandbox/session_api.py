@@ -14,10 +14,13 @@ Sandbox rules beyond the spec:
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 from aiohttp import web
 
 from tui.api import models as m
+from tui.api.operations import OPERATIONS, OperationId
 from tui.sandbox.context import Context
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
 from tui.sandbox.wire import (
@@ -36,24 +39,25 @@ from tui.sandbox.wire import (
 
 
 class SessionApi:
+    # WuzAPI's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.state = context.state
 
-    def handlers(self) -> dict[str, Handler]:
+    def handlers(self) -> dict[OperationId, Handler]:
         """One handler per session-family operation id; the routes come from the operations table."""
         return {
-            "hmac-set": self._guarded(self.set_hmac),
-            "hmac-status": self._guarded(self.hmac_status),
-            "hmac-delete": self._guarded(self.delete_hmac),
-            "proxy": self._guarded(self.set_proxy),
-            "group-info": self._guarded(self.group_info, needs_connection=True),
-            "group-create": self._guarded(self.create_group, needs_connection=True),
-            "send-contact": self._guarded(self.send_contact, needs_connection=True),
-            "webhook": self._guarded(self.update_webhook),
-            # WuzAPI's lists are not in the spec (see tui.api.operations)
-            "user-contacts": self._guarded(not_in_spec("user/contacts")),
-            "group-list": self._guarded(not_in_spec("group/list")),
+            OperationId.HMAC_SET: self._guarded(self.set_hmac),
+            OperationId.HMAC_STATUS: self._guarded(self.hmac_status),
+            OperationId.HMAC_DELETE: self._guarded(self.delete_hmac),
+            OperationId.PROXY: self._guarded(self.set_proxy),
+            OperationId.GROUP_INFO: self._guarded(self.group_info, needs_connection=True),
+            OperationId.GROUP_CREATE: self._guarded(self.create_group, needs_connection=True),
+            OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
+            OperationId.WEBHOOK: self._guarded(self.update_webhook),
+            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -106,6 +107,6 @@ def envelope(data: Any, status: int = 200) -> web.Response:
     return web.json_response({"code": status, "data": data, "success": True}, status=status)
 
 
-def iso(moment: Any) -> str:
+def iso(moment: datetime) -> str:
     """ISO 8601 with offset and whole seconds, as the session family writes times."""
     return moment.isoformat(timespec="seconds")

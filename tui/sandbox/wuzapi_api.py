@@ -20,11 +20,12 @@ the proxy instead (the scheme checks are WuzAPI's).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from tui.api.operations import OperationId
 from tui.sandbox.checks import GoBody, wuz_jid
 from tui.sandbox.context import Context
 from tui.sandbox.state import (
@@ -76,23 +77,25 @@ async def read_go_body(request: web.Request, decode_error: str = "could not deco
 
 
 class WuzapiSessionApi:
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.state = context.state
 
-    def handlers(self) -> dict[str, Handler]:
+    def handlers(self) -> dict[OperationId, Handler]:
         """One handler per session-family operation id."""
         return {
-            "hmac-set": self.guarded(self.set_hmac),
-            "hmac-status": self.guarded(self.hmac_status),
-            "hmac-delete": self.guarded(self.delete_hmac),
-            "proxy": self.guarded(self.set_proxy),
-            "group-info": self.guarded(self.group_info, needs_session=True),
-            "group-create": self.guarded(self.create_group, needs_session=True),
-            "send-contact": self.guarded(self.send_contact, needs_session=True),
-            "webhook": self.guarded(self.update_webhook),
-            "user-contacts": self.guarded(self.user_contacts, needs_session=True),
-            "group-list": self.guarded(self.group_list, needs_session=True),
+            OperationId.HMAC_SET: self.guarded(self.set_hmac),
+            OperationId.HMAC_STATUS: self.guarded(self.hmac_status),
+            OperationId.HMAC_DELETE: self.guarded(self.delete_hmac),
+            OperationId.PROXY: self.guarded(self.set_proxy),
+            OperationId.GROUP_INFO: self.guarded(self.group_info, needs_session=True),
+            OperationId.GROUP_CREATE: self.guarded(self.create_group, needs_session=True),
+            OperationId.SEND_CONTACT: self.guarded(self.send_contact, needs_session=True),
+            OperationId.WEBHOOK: self.guarded(self.update_webhook),
+            OperationId.USER_CONTACTS: self.guarded(self.user_contacts, needs_session=True),
+            OperationId.GROUP_LIST: self.guarded(self.group_list, needs_session=True),
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

@@ -22,10 +22,11 @@ Sandbox rules beyond the docs, chosen to be simple and predictable:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from aiohttp import web
 
+from tui.api.operations import OperationId
 from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
 from tui.sandbox.context import Context
 from tui.sandbox.events import zaap_id
@@ -70,40 +71,42 @@ def _internal_recipient(phone: str) -> str:
 
 
 class ZapiInstanceApi:
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
+
     def __init__(self, context: Context) -> None:
         self.context = context
         self.state = context.state
 
-    def handlers(self) -> dict[str, Handler]:
+    def handlers(self) -> dict[OperationId, Handler]:
         """One handler per instance-family operation id, guarded by the family's checks."""
-        sends: dict[str, Callable[[ZapiBody], Checked]] = {
-            "send-text": self._text,
-            "send-button-actions": self._button_actions,
-            "send-button-list": self._button_list,
-            "send-link": self._link,
-            "send-poll": self._poll,
-            "send-location": self._location,
-            "send-sticker": self._sticker,
+        sends: dict[OperationId, Callable[[ZapiBody], Checked]] = {
+            OperationId.SEND_TEXT: self._text,
+            OperationId.SEND_BUTTON_ACTIONS: self._button_actions,
+            OperationId.SEND_BUTTON_LIST: self._button_list,
+            OperationId.SEND_LINK: self._link,
+            OperationId.SEND_POLL: self._poll,
+            OperationId.SEND_LOCATION: self._location,
+            OperationId.SEND_STICKER: self._sticker,
         }
-        table: dict[str, Handler] = {op: self.guarded(self._send_handler(op, check)) for op, check in sends.items()}
+        table: dict[OperationId, Handler] = {op: self.guarded(self._send_handler(op, check)) for op, check in sends.items()}
         table.update(
             {
-                "forward-message": self.guarded(self.forward),
-                "privacy/group-add": self.guarded(self.privacy_group_add),
-                "privacy/last-seen": self.guarded(self.privacy_last_seen),
-                "add-participant": self.guarded(self.add_participant),
-                "update-group-name": self.guarded(self.update_group_name),
-                "group-metadata": self.guarded(self.group_metadata),
-                "add-admin": self.guarded(self.add_admin),
-                "redefine-invitation-link": self.guarded(self.redefine_invitation_link),
-                "modify-chat": self.guarded(self.modify_chat),
-                "profile-description": self.guarded(self.profile_description),
-                "products": self.guarded(self.product),
-                "update-webhook-delivery": self.guarded(self.update_webhook_delivery),
-                "status": self.guarded(self.status, needs_connection=False),
-                "chats": self.guarded(self.list_chats),
-                "contacts": self.guarded(self.list_contacts),
-                "groups": self.guarded(self.list_groups),
+                OperationId.FORWARD_MESSAGE: self.guarded(self.forward),
+                OperationId.PRIVACY_GROUP_ADD: self.guarded(self.privacy_group_add),
+                OperationId.PRIVACY_LAST_SEEN: self.guarded(self.privacy_last_seen),
+                OperationId.ADD_PARTICIPANT: self.guarded(self.add_participant),
+                OperationId.UPDATE_GROUP_NAME: self.guarded(self.update_group_name),
+                OperationId.GROUP_METADATA: self.guarded(self.group_metadata),
+                OperationId.ADD_ADMIN: self.guarded(self.add_admin),
+                OperationId.REDEFINE_INVITATION_LINK: self.guarded(self.redefine_invitation_link),
+                OperationId.MODIFY_CHAT: self.guarded(self.modify_chat),
+                OperationId.PROFILE_DESCRIPTION: self.guarded(self.profile_description),
+                OperationId.PRODUCTS: self.guarded(self.product),
+                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery),
+                OperationId.STATUS: self.guarded(self.status, needs_connection=False),
+                OperationId.LIST_CHATS: self.guarded(self.list_chats),
+                OperationId.LIST_CONTACTS: self.guarded(self.list_contacts),
+                OperationId.LIST_GROUPS: self.guarded(self.list_groups),
             }
         )
         return table

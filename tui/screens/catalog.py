@@ -13,7 +13,7 @@ from textual.style import Style
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import Product, ProductQuery, format_price
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import PRODUCTS, OperationId
 from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, TextInput, validated, value_of
@@ -106,7 +106,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
         if query is None:
             return
         self.run_operation(
-            OPERATIONS[OperationId.PRODUCTS],
+            PRODUCTS,
             query,
             title="Look up product",
             busy=form,

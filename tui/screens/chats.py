@@ -37,7 +37,7 @@ from tui.api.models import (
     is_phone,
 )
 from tui.api.dialects import InstanceDialect
-from tui.api.operations import NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, Operation, OperationId
+from tui.api.operations import MODIFY_CHAT, NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, ErasedOperation, OperationId
 from tui.api.vcard import build_vcard
 from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
@@ -65,7 +65,7 @@ class Kind:
     op_id: OperationId
 
     @property
-    def operation(self) -> Operation[Any, Any]:
+    def operation(self) -> ErasedOperation:
         return OPERATIONS[self.op_id]
 
 
@@ -687,7 +687,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     def _modify_chat(self, request: ModifyChat) -> None:
         self.run_operation(
-            OPERATIONS[OperationId.MODIFY_CHAT],
+            MODIFY_CHAT,
             request,
             title=CHAT_ACTION_TITLES[request.action],
             busy=self.query_one("#chat-actions"),

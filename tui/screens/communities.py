@@ -10,7 +10,7 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, OperationResult, RedefineInvitationLink
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import ADD_ADMIN, REDEFINE_INVITATION_LINK, OperationId
 from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
@@ -123,7 +123,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         if request is None:
             return
         self.run_operation(
-            OPERATIONS[OperationId.ADD_ADMIN],
+            ADD_ADMIN,
             request,
             title="Promote administrators",
             busy=self.query_one("#promote-form"),
@@ -160,7 +160,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
 
     def _reset(self, request: RedefineInvitationLink) -> None:
         self.run_operation(
-            OPERATIONS[OperationId.REDEFINE_INVITATION_LINK],
+            REDEFINE_INVITATION_LINK,
             request,
             title="Reset invite link",
             busy=self.query_one("#reset-form"),

@@ -23,7 +23,7 @@ from tui.api.models import (
     GroupMetadata,
     UpdateGroupName,
 )
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import ADD_PARTICIPANT, GROUP_CREATE, UPDATE_GROUP_NAME, OperationId
 from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import (
@@ -412,7 +412,7 @@ group you last looked up or created.
         if request is None:
             return
         self.run_operation(
-            OPERATIONS[OperationId.GROUP_CREATE],
+            GROUP_CREATE,
             request,
             title="Create group",
             busy=form,
@@ -447,7 +447,7 @@ group you last looked up or created.
             return
         self.query_one("#add-result", Static).update("")
         self.run_operation(
-            OPERATIONS[OperationId.ADD_PARTICIPANT],
+            ADD_PARTICIPANT,
             request,
             title="Add participants",
             busy=form,
@@ -494,7 +494,7 @@ group you last looked up or created.
         if request is None:
             return
         self.run_operation(
-            OPERATIONS[OperationId.UPDATE_GROUP_NAME],
+            UPDATE_GROUP_NAME,
             request,
             title="Rename group",
             busy=form,

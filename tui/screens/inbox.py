@@ -29,10 +29,10 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
 from tui.api.models import ChatAction, ModifyChat, SendText, is_phone, normalized_phone
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
-from tui.runtime import ConversationRow
+from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
@@ -204,9 +204,10 @@ class InboxView(Widget):
     # -- loading ---------------------------------------------------------------------------------------------
 
     @property
-    def runtime(self) -> Any:
+    def runtime(self) -> Runtime:
         app: Any = self.app
-        return app.runtime
+        runtime: Runtime = app.runtime  # the app's (screens cannot import the app: it imports them)
+        return runtime
 
     @property
     def inbox(self) -> Any:
@@ -413,7 +414,7 @@ class InboxView(Widget):
             self._answer(chat, "The gateway is not ready yet; nothing was sent.", ok=False)
             return
         try:
-            result = await runtime.instance.request(OPERATIONS[OperationId.MODIFY_CHAT], ModifyChat(phone=chat, action=ChatAction.READ))
+            result = await runtime.instance.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
             self._answer(chat, runtime.scrub(explain_error(error)), ok=False)
             return
@@ -468,7 +469,7 @@ class InboxView(Widget):
             return
         reply.loading = True
         try:
-            result = await runtime.instance.request(OPERATIONS[OperationId.SEND_TEXT], request)
+            result = await runtime.instance.request(SEND_TEXT, request)
         except Exception as error:
             status.show_error(runtime.scrub(explain_error(error)))
             return

@@ -10,8 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 
-from tui.api.models import PHONE_RULE, BlacklistAction, OperationResult, PrivacyScope, is_phone
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.models import PHONE_RULE, BlacklistAction, OperationResult, PrivacyScope, Request, is_phone
+from tui.api.operations import PRIVACY_GROUP_ADD, PRIVACY_LAST_SEEN, Operation, erased
 from tui.keymap import bindings_for, label
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, PhoneValidator, TextInput, validated
@@ -102,10 +102,10 @@ class BlacklistEditor(Vertical):
         self.stage(BlacklistAction.ADD)
 
 
-SETTINGS: dict[str, tuple[str, str, OperationId]] = {
+SETTINGS: dict[str, tuple[str, str, Operation[Request, OperationResult]]] = {
     # prefix: (title, scope field, operation); the request model and the wire come from the operation's row
-    "group-add": ("Who may add me to groups", "type", OperationId.PRIVACY_GROUP_ADD),
-    "last-seen": ("Who sees my last seen", "visualizationType", OperationId.PRIVACY_LAST_SEEN),
+    "group-add": ("Who may add me to groups", "type", erased(PRIVACY_GROUP_ADD)),
+    "last-seen": ("Who sees my last seen", "visualizationType", erased(PRIVACY_LAST_SEEN)),
 }
 
 
@@ -163,7 +163,7 @@ The gateway cannot report the current setting, so the panel shows what you last 
         return self.query_one("#privacy-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        prefix = next((prefix for prefix, (_, _, setting) in SETTINGS.items() if setting == op_id), None)
+        prefix = next((prefix for prefix, (_, _, setting) in SETTINGS.items() if setting.id == op_id), None)
         if prefix is None:
             raise KeyError(op_id)
         self.call_after_refresh(self.query_one(f"#{prefix}-scope", Select).focus)
@@ -194,8 +194,7 @@ The gateway cannot report the current setting, so the panel shows what you last 
         self.apply(str(event.button.id).removesuffix("-apply"))
 
     def apply(self, prefix: str) -> None:
-        title, scope_field, op_id = SETTINGS[prefix]
-        op = OPERATIONS[op_id]
+        title, scope_field, op = SETTINGS[prefix]
         scope = self.scope(prefix)
         editor = self.query_one(f"#{prefix}-blacklist", BlacklistEditor)
         form = self.query_one(f"#{prefix}-form", Form)

@@ -30,7 +30,7 @@ from tui.api.models import (
     redact_url_credentials,
 )
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import HMAC_STATUS, PROFILE_DESCRIPTION, PROXY, UPDATE_WEBHOOK_DELIVERY, WEBHOOK, OperationId
 from tui.runtime import HmacDisagreement, StartupError
 from tui.secrets import SecretName, mask_secret
 from tui.keymap import bindings_for
@@ -589,7 +589,7 @@ class SettingsSection(OperationSection):
         request = validated(form.rows(), lambda: ProfileDescription(value=value_of(self.query_one("#description"))),
                             status=self.block_status(form))
         if request is not None:
-            self.run_operation(OPERATIONS[OperationId.PROFILE_DESCRIPTION], request,
+            self.run_operation(PROFILE_DESCRIPTION, request,
                                group="description", busy=form, status=self.block_status(form),
                       done=lambda _: self.block_status(form).show_ok(f"Profile description set to {request.value!r}."))
 
@@ -605,7 +605,7 @@ class SettingsSection(OperationSection):
         def send() -> None:
             done = (f"Delivery notifications now go to {request.value}." if request.value
                     else "Delivery webhook removed: the gateway no longer posts delivery notifications.")
-            self.run_operation(OPERATIONS[OperationId.UPDATE_WEBHOOK_DELIVERY], request,
+            self.run_operation(UPDATE_WEBHOOK_DELIVERY, request,
                                group="delivery", busy=form, status=self.block_status(form),
                                done=lambda _: self.block_status(form).show_ok(done))
 
@@ -631,7 +631,7 @@ class SettingsSection(OperationSection):
 
         request = validated(form.rows(), build, status=self.block_status(form))
         if request is not None:
-            self.run_operation(OPERATIONS[OperationId.WEBHOOK], request, group="session-webhook",
+            self.run_operation(WEBHOOK, request, group="session-webhook",
                                busy=form, status=self.block_status(form),
                       done=lambda config: self.block_status(form).show_ok(
                           f"Session webhook: {config.webhook or request.webhook} · {', '.join(events)} · "
@@ -734,7 +734,7 @@ class SettingsSection(OperationSection):
                 disagreement = HmacDisagreement.PROFILE_ONLY if self.runtime.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
             self.show_hmac_disagreement(disagreement)
 
-        self.run_operation(OPERATIONS[OperationId.HMAC_STATUS], NoBody(), group="hmac", busy=form,
+        self.run_operation(HMAC_STATUS, NoBody(), group="hmac", busy=form,
                   status=self.block_status(form), done=done)
 
     @on(Button.Pressed, "#hmac-delete")
@@ -768,7 +768,7 @@ class SettingsSection(OperationSection):
                             status=self.block_status(form))
         if request is not None:
             shown = redact_url_credentials(request.proxy_url)
-            self.run_operation(OPERATIONS[OperationId.PROXY], request, group="proxy", busy=form,
+            self.run_operation(PROXY, request, group="proxy", busy=form,
                       status=self.block_status(form),
                       done=lambda _: self.block_status(form).show_ok(f"Proxy {'enabled: ' + shown if enable else 'disabled'}."))
 

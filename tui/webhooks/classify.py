@@ -74,8 +74,9 @@ _MEDIA_PARTS = {
 
 def _message_text(message: dict) -> str:
     """The content of a WuzAPI `Message` (whatsmeow's protobuf as JSON, lowerCamel), never a field name alone."""
-    if isinstance(message.get("conversation"), str):
-        return message["conversation"]
+    conversation = message.get("conversation")
+    if isinstance(conversation, str):
+        return conversation
     wrapped = dict_of(dict_of(message.get("documentWithCaptionMessage")).get("message"))
     if wrapped:
         return _message_text(wrapped)
@@ -182,8 +183,9 @@ def _describe_received(kind: str, payload: dict) -> tuple[str, list[Any]]:
 
 def _received_text(payload: dict) -> str:
     text = dict_of(payload.get("text"))
-    if isinstance(text.get("message"), str):
-        return text["message"]
+    message = text.get("message")
+    if isinstance(message, str):
+        return message
     reaction = dict_of(payload.get("reaction"))
     if reaction:
         target = text_of(dict_of(reaction.get("referencedMessage")).get("messageId")) or "?"

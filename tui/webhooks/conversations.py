@@ -25,7 +25,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from tui.webhooks.fields import dict_of, list_of, text_of
 from tui.webhooks.receipts import STATUS_MARKS, Receipt, Status, receipt_of  # noqa: F401 (the UI reads the marks here)
@@ -622,6 +622,17 @@ def payload_of(body: bytes, payload_text: str | None) -> Any:
 # -- the store's inbox, for callers that hold an EventStore ---------------------------------------------------------
 
 
+T = TypeVar("T")
+
+
+class InboxStore(Protocol):
+    """What the inbox needs of `store.EventStore`: a query on a reader, a change in its own transaction."""
+
+    def read(self, query: Callable[[sqlite3.Connection], T]) -> T: ...
+
+    def write(self, change: Callable[[sqlite3.Connection], T]) -> T: ...
+
+
 class Inbox:
     """Reads and writes of the inbox over one event store. The reads are indexed (about a millisecond on a
     100,000-message history; the UI makes them on its event loop), except `conversations(search=...)`, which scans
@@ -629,7 +640,7 @@ class Inbox:
 
     `store` is an `EventStore` (anything with its `read(fn)` and `write(fn)`)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: InboxStore) -> None:
         self.store = store
 
     def conversations(self, limit: int = 5000, *, search: str | None = None) -> list[ConversationRow]:

@@ -9,11 +9,13 @@ Each kind is rendered for reading here, from the request that was sent (the gate
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from tui.api.models import (
     ContactCard,
+    ContactSent,
     ForwardMessage,
+    Request,
     SendButtonActions,
     SendButtonList,
     SendLink,
@@ -22,59 +24,66 @@ from tui.api.models import (
     SendSticker,
     SendText,
 )
-from tui.api.operations import OperationId
+from tui.api.operations import OPERATIONS, OperationId
 from tui.webhooks.conversations import NewMessage, chat_id_of
 
-SEND_OPERATIONS = frozenset({
-    OperationId.SEND_TEXT, OperationId.SEND_BUTTON_ACTIONS, OperationId.SEND_BUTTON_LIST, OperationId.SEND_LINK,
-    OperationId.SEND_POLL, OperationId.SEND_LOCATION, OperationId.SEND_STICKER, OperationId.FORWARD_MESSAGE,
-    OperationId.SEND_CONTACT,
-})
+# The operations that send a message: the table's `sends` column, not a list of our own.
+SEND_OPERATIONS = frozenset(op.id for op in OPERATIONS.values() if op.sends is not None)
 
 
-def sent_message(op_id: OperationId | str, request: Any, message_id: str | None) -> NewMessage | None:
+def sent_message(op_id: OperationId | str, request: Request, message_id: str | None) -> NewMessage | None:
     """The inbox message for one accepted send, or None when the operation sends no message."""
+    kind = OPERATIONS[OperationId(op_id)].sends
     rendered = _render(request)
-    if rendered is None or OperationId(op_id) not in SEND_OPERATIONS:
+    if rendered is None or kind is None:
         return None
-    recipient, kind, body = rendered
-    return NewMessage(chat_id_of(recipient), True, kind, body, message_id or None)
+    recipient, body = rendered
+    return NewMessage(chat_id_of(recipient), True, kind.value, body, message_id or None)
 
 
-def message_id_of(result: Any) -> str | None:
+@runtime_checkable
+class SentAnswer(Protocol):
+    """An answer that names the message it sent: `SendResult`, or anything else that reads the same."""
+
+    @property
+    def message_id(self) -> str: ...
+
+
+def message_id_of(result: object) -> str | None:
     """The gateway's id for a sent message, whichever answer shape the operation has."""
-    for name in ("message_id", "Id"):
-        value = getattr(result, name, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    if isinstance(result, SentAnswer):
+        message_id = result.message_id
+    elif isinstance(result, ContactSent):
+        message_id = result.Id
+    else:
+        return None
+    return message_id if isinstance(message_id, str) and message_id else None
 
 
-def _render(request: Any) -> tuple[str, str, str] | None:
+def _render(request: Request) -> tuple[str, str] | None:
+    """(recipient, text for reading) of a send's request."""
     if isinstance(request, SendText):
-        return request.phone, "text", request.message
+        return request.phone, request.message
     if isinstance(request, SendButtonActions):
         labels = "  ".join(f"[ {button.text} ]" for button in request.buttons)
-        return request.phone, "buttons", _lines(request.title, request.message, request.footer, labels)
+        return request.phone, _lines(request.title, request.message, request.footer, labels)
     if isinstance(request, SendButtonList):
         options = [f"  • {button.label}" for button in request.buttonList.buttons]
-        return request.phone, "list", _lines(request.message, *options)
+        return request.phone, _lines(request.message, *options)
     if isinstance(request, SendLink):
         preview = " — ".join(part for part in (request.title, request.linkDescription) if part)
-        return request.phone, "link", _lines(request.message, f"  ⧉ {request.linkUrl}", preview and f"  {preview}")
+        return request.phone, _lines(request.message, f"  ⧉ {request.linkUrl}", preview and f"  {preview}")
     if isinstance(request, SendPoll):
         options = [f"  ○ {option.name}" for option in request.poll]
-        return request.phone, "poll", _lines(f"[poll] {request.message}", *options)
+        return request.phone, _lines(f"[poll] {request.message}", *options)
     if isinstance(request, SendLocation):
-        return request.phone, "location", _lines(
-            f"[location] {request.title}", f"  {request.address} ({request.lat}, {request.lng})"
-        )
+        return request.phone, _lines(f"[location] {request.title}", f"  {request.address} ({request.lat}, {request.lng})")
     if isinstance(request, SendSticker):
-        return request.phone, "sticker", f"[sticker] {request.sticker.rsplit('/', 1)[-1]}"
+        return request.phone, f"[sticker] {request.sticker.rsplit('/', 1)[-1]}"
     if isinstance(request, ContactCard):
-        return request.Phone, "contact", f"[contact] {request.Name}"
+        return request.Phone, f"[contact] {request.Name}"
     if isinstance(request, ForwardMessage):
-        return request.phone, "forward", f"[forwarded] message {request.messageId}"
+        return request.phone, f"[forwarded] message {request.messageId}"
     return None
 
 

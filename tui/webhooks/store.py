@@ -874,7 +874,7 @@ class EventStore:
         indexed, newest = connection.execute(
             "SELECT indexed_up_to, (SELECT coalesce(max(id), 0) FROM events) FROM search_index_state"
         ).fetchone()
-        return newest - indexed
+        return int(newest) - int(indexed)  # SQLite integers (sqlite3 types its rows Any)
 
     def _index_chunk(self, connection: sqlite3.Connection, *, yielding: bool = False) -> int:
         """Index up to INDEX_CHUNK rows past the watermark; returns how many rows still trail. `yielding`: see _begin."""
@@ -1061,7 +1061,7 @@ class EventStore:
             repeated = connection.execute(
                 f"SELECT count(*) FROM events INDEXED BY events_duplicates WHERE {duplicates}", parameters
             ).fetchone()[0]
-        return total - repeated
+        return int(total) - int(repeated)
 
     def get(self, event_id: int) -> StoredEvent | None:
         with self._reader() as connection:

@@ -13,7 +13,7 @@ webhooks costs one redraw, not one per event.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -26,6 +26,9 @@ from tui.api.wording import clip_words
 from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
+
+if TYPE_CHECKING:
+    from tui.runtime import Runtime
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -108,7 +111,7 @@ def cut_marker(event: Any) -> str:
 
 
 def event_time(app: Any, event: Any) -> str:
-    runtime = getattr(app, "runtime", None)
+    runtime: Runtime | None = getattr(app, "runtime", None)
     if runtime is not None:
         return runtime.event_time_text(event)
     from tui.runtime import event_time_text
@@ -227,10 +230,11 @@ class EventsPanel(Vertical):
         if event is None or not event.message_ids:
             return None
         app: Any = self.app
-        for message_id in event.message_ids:
+        message_ids: list[str] = event.message_ids  # a StoredEvent's (the layers keep its type from this module)
+        for message_id in message_ids:
             if message_id in getattr(app, "sent_messages", {}):
                 return message_id
-        return event.message_ids[0]
+        return message_ids[0]
 
     def visible_events(self) -> list[Any]:
         if self.only_message is None:

@@ -5,7 +5,7 @@ A section subclasses `OperationSection`, declares `HELP` (markdown), `BINDINGS` 
 shortcuts beyond the gateway operations, id → palette title), implements `open_operation(id)` for those and
 for the gateway operations `tui.api.operations` places in it, and sends each through the table:
 
-    self.run_operation(OPERATIONS[OperationId.SEND_POLL], request, busy=form, status=self.status,
+    self.run_operation(SEND_POLL, request, busy=form, status=self.status,
                        done=self._sent, group="send")
 """
 
@@ -89,8 +89,9 @@ def field_named_by(error: BaseException) -> str | None:
         body = body["data"]
     if not isinstance(body, dict):
         return None
-    if isinstance(body.get("field"), str) and body["field"]:
-        return body["field"]
+    field = body.get("field")
+    if isinstance(field, str) and field:
+        return field
     text = body.get("error") or body.get("message")
     if isinstance(text, str) and ":" in text:
         candidate = text.split(":", 1)[0].strip()
@@ -299,7 +300,7 @@ class OperationSection(VerticalScroll):
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
-        runtime = getattr(self.app, "runtime", None)
+        runtime: Runtime | None = getattr(self.app, "runtime", None)
         if runtime is None:
             return InstanceDialect.SPEC, SessionDialect.SPEC
         return runtime.dialects
