@@ -14,8 +14,9 @@ keymap to give `App.set_keymap()` plus a plain message per entry it refused.
 
 Rules the defaults keep (tests/app/test_keys.py checks them):
 - Section switching, help, the request log and the events panel have keys that work while typing (alt+1..7,
-  F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only when no text field
-  has the focus (a field takes its printable keys first).
+  F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only outside forms
+  (lists, tables, the events panel). Inside a form, whatever part of it has the focus (a field, a picker, a
+  checkbox, a button), a printable key is never a command: `MainScreen._binding_chain` holds that one rule.
 - Within one scope, and between a scope and the scopes that are active with it, a key has one meaning.
 """
 
@@ -97,24 +98,32 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.palette", "ctrl+p", "app.command_palette", "Palette", "app", show=False, priority=True,
               help="command palette: every operation by name"),
     # -- main screen -------------------------------------------------------------------------------------------
+    # The footer shows the section keys as one entry, on the first section's binding: "1…7 Sections" where the
+    # digits work, "alt+1…7 Sections" inside a form (the digits first: the footer keeps the first binding of an
+    # action that is active). Kept in a narrow footer before the section's own keys (footer_drop -1).
     *(
-        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')", title, "main",
-                  show=False, priority=True, help=f"go to {title} (works while typing)")
+        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')",
+                  "Sections" if number == 1 else title, "main", show=number == 1,
+                  key_display=f"1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  help=f"go to {title} outside forms (lists, tables, the events panel)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
     *(
-        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')", title, "main",
-                  show=False, help=f"go to {title} when no text field has the focus")
+        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')",
+                  "Sections" if number == 1 else title, "main", show=number == 1, priority=True,
+                  key_display=f"alt+1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  help=f"go to {title} (works everywhere, inside forms too)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
     KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True, footer_drop=2,
               help="show or hide the live events panel"),
     KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,
-              help="show or hide the live events panel, when no text field has the focus"),
+              help="show or hide the live events panel, outside forms"),
     KeyAction("help.letter", "question_mark", "app.help", "Help", "main", show=False, key_display="?",
-              help="help, when no text field has the focus"),
+              help="help, outside forms"),
     KeyAction("leave", "escape", "screen.leave", "Leave field", "main", show=False,
-              help="leave a text field for its section (then the letter and digit keys work); cancel a call"),
+              help="leave a form's field, picker or button for its section (then the letter and digit keys work); "
+                   "cancel a call"),
     # -- every operation section -----------------------------------------------------------------------------
     KeyAction("section.cancel", "escape", "cancel", "Cancel call", "section", help="cancel the running call"),
     # -- Chats ----------------------------------------------------------------------------------------------------
@@ -140,10 +149,12 @@ ACTIONS: tuple[KeyAction, ...] = (
               help="write to a new number, when the list has the focus"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
-    KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look-up tab", "groups"),
-    KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create tab", "groups"),
-    KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add tab", "groups"),
-    KeyAction("groups.tab_rename", "ctrl+r", "open('rename-group')", "Rename tab", "groups"),
+    # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…7 Sections").
+    KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look up", "groups", help="the Look-up tab"),
+    KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create", "groups", help="the Create tab"),
+    KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add", "groups",
+              help="the Add participants tab"),
+    KeyAction("groups.tab_rename", "ctrl+r", "open('rename-group')", "Rename", "groups", help="the Rename tab"),
     KeyAction("groups.filter", "ctrl+f", "filter", "Filter", "groups", show=False,
               help="filter the participants of the group looked up"),
     # -- Communities ---------------------------------------------------------------------------------------------
@@ -210,6 +221,11 @@ def shown_key(binding_id: str) -> str:
     action = ACTIONS_BY_ID[binding_id]
     if action.key_display and binding_id not in _current:
         return action.key_display
+    return _first_key(binding_id)
+
+
+def _first_key(binding_id: str) -> str:
+    """The first key of a binding, readable, whatever its footer shows (`alt+1`, not "alt+1…7")."""
     first = keys_of(binding_id).split(",")[0].strip()
     return _READABLE.get(first, first)
 
@@ -226,8 +242,8 @@ def help_table(scopes: tuple[str, ...] = ("app", "main")) -> str:
     """Markdown: the keys of these scopes, each binding once, for the help screen."""
     lines = ["| Key | Does |", "| --- | --- |"]
     if "main" in scopes:  # the seven section keys as two rows
-        for suffix, when in (("", "(work while typing)"), (".digit", "(when no text field has the focus)")):
-            keys = ", ".join(f"`{shown_key(f'section.{section}{suffix}')}`" for section in SECTION_ORDER)
+        for suffix, when in (("", "(work everywhere, inside forms too)"), (".digit", "(outside forms)")):
+            keys = ", ".join(f"`{_first_key(f'section.{section}{suffix}')}`" for section in SECTION_ORDER)
             lines.append(f"| {keys} | {', '.join(_SECTION_TITLES)} {when} |")
     for action in ACTIONS:
         if action.scope not in scopes or action.id.startswith("section.") and action.scope == "main":
@@ -264,6 +280,17 @@ _KEY_NAMES = (
     | {_character_to_key(chr(code)) for code in range(32, 127)}
     | {"space", "tab", "enter", "escape", "backspace", "delete"}
 )
+
+
+_KEY_CHARACTERS = {_character_to_key(chr(code)): chr(code) for code in range(32, 127)}
+
+
+def typed_character(key: str) -> str | None:
+    """The character a key types (`slash` -> "/", `space` -> " ", `7` -> "7"), or None for keys that cannot be text
+    (alt+1, ctrl+s, f5, enter). Textual's `key_to_character` misses some (`slash`)."""
+    if len(key) == 1:
+        return key if key.isprintable() else None
+    return _KEY_CHARACTERS.get(key)
 
 
 def key_problem(key: str) -> str | None:

@@ -106,8 +106,19 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
 
 def compose_form(with_inbox: bool) -> ComposeResult:
     """The send form's fields (ChatForm composes them)."""
+    # The kind picker sits on the title line, before the recipient: Tab goes from the recipient straight to the
+    # message, then the optional parts, in reading order (shift+tab from the recipient reaches the picker).
     with Horizontal(id="chat-head"):
         yield Static("Chats — new message", classes="section-title")
+        yield Static("kind", classes="kind-label")
+        yield Select(
+            [(kind.title, kind.key) for kind in KINDS],
+            value="text",
+            allow_blank=False,
+            compact=True,
+            id="kind",
+        )
+        yield Static(classes="head-gap")
         if with_inbox:
             inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
             inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
@@ -120,13 +131,6 @@ def compose_form(with_inbox: bool) -> ComposeResult:
             placeholder="5511999999999 or 120363019502650977@g.us",
             validators=[RecipientValidator()],
         )
-        with Horizontal(id="kind-row"):
-            yield Select(
-                [(kind.title, kind.key) for kind in KINDS],
-                value="text",
-                allow_blank=False,
-                id="kind",
-            )
     with ContentSwitcher(initial="form-text", id="kinds"):
         with Form(id="form-text"):
             yield FieldRow("Message", TextBox(id="text-message"), field="message")
@@ -252,11 +256,12 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
     ChatsSection #chat-views.-inbox { height: 1fr; }
     ChatsSection #compose { height: auto; }
     ChatsSection #chat-head { height: 1; }
-    ChatsSection #chat-head > .section-title { width: 1fr; }
+    ChatsSection #chat-head > .section-title { width: auto; }
+    ChatsSection #chat-head > .kind-label { width: auto; color: $text-muted; padding: 0 1 0 0; }
+    ChatsSection #chat-head > #kind { width: 24; }
+    ChatsSection #chat-head > .head-gap { width: 1fr; }
     ChatsSection #chat-top { height: auto; }
-    ChatsSection #chat-top > FieldRow { width: 2fr; }
-    ChatsSection #kind-row { width: 1fr; height: auto; }
-    ChatsSection #kind-row > Select { width: 1fr; }
+    ChatsSection #chat-top > FieldRow { width: 1fr; }
     ChatsSection #kinds { height: auto; }
     ChatsSection .form-cols { height: auto; }
     ChatsSection .form-cols > FieldRow { width: 1fr; }
