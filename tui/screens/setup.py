@@ -1,6 +1,8 @@
 """First run: no profile yet. One form for the profile and its secrets; the profile goes to the config file, the
-secrets to the OS keyring (or the opt-in 0600 file). Nothing is saved unless everything is valid and the secret
-store is usable. Dismisses with the new profile's name, or False when cancelled.
+secrets to the OS keyring (or the opt-in 0600 file, which the profile then remembers: later runs and `locate` find
+it without --insecure-storage). Nothing is saved unless everything is valid and the secret store is usable.
+Dismisses with the new profile's name, or False when cancelled. Enter moves to the next field, and from the last
+one to Save: only ctrl+s or the Save button saves.
 """
 
 from __future__ import annotations
@@ -93,6 +95,16 @@ class SetupScreen(Screen[str | bool]):
     def on_mount(self) -> None:
         self.query_one("#setup-name", Input).focus()
 
+    @on(Input.Submitted)
+    def _next_field(self, event: Input.Submitted) -> None:
+        """Enter moves on, as in the other forms: to the next field, and from the last one to Save (never saves)."""
+        event.stop()
+        fields = list(self.query_one("#setup-form", Form).query(Input))
+        if event.input is fields[-1]:
+            self.query_one("#setup-save", Button).focus()
+        else:
+            self.focus_next()
+
     @on(Button.Pressed, "#setup-cancel")
     def action_cancel(self) -> None:
         self.dismiss(False)
@@ -153,6 +165,8 @@ class SetupScreen(Screen[str | bool]):
             if profile.name in existing:
                 form.apply_errors({"name": "a profile with this name exists; choose another"})
                 return
+            if store.kind == "insecure-file":  # remembered: the next plain start (and `locate`) look there
+                profile = profile.model_copy(update={"secrets_file": True})
             for name, value in secrets.items():
                 await asyncio.to_thread(store.set, profile.name, name, value)
             await asyncio.to_thread(config.save_profile, profile)
