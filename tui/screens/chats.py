@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 from textual import on
@@ -56,6 +56,9 @@ from tui.widgets.forms import (
     value_of,
 )
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+
+if TYPE_CHECKING:
+    from tui.screens.inbox import ReplyLine
 
 
 @dataclass(frozen=True)
@@ -447,6 +450,32 @@ recipient's chat: choose one and press **ctrl+t**. Clear and delete ask for conf
 
     def _form_for_inbox(self, recipient: str | None, full: bool) -> None:
         self.show_form(recipient, message_first=full)
+
+    def on_reply_line_moved_to_form(self, event: ReplyLine.MovedToForm) -> None:
+        """Several lines pasted into the reply: the full form to the open chat, a text with every line in its message
+        box, the cursor at its end. Nothing is sent: ctrl+s does that, as for any message written there."""
+        from tui.screens.inbox import InboxView
+
+        event.stop()
+        text = event.text
+        chat = self.query_one(InboxView).open_chat_id
+
+        def fill() -> None:
+            self.query_one("#kind", Select).value = "text"
+            self.query_one("#kinds", ContentSwitcher).current = "form-text"
+            box = self.query_one("#text-message", TextBox)
+            box.load_text(text)
+            box.move_cursor(box.document.end)
+            self.screen.set_focus(box)
+            lines = len(text.splitlines())
+            self.notify(f"The pasted text has {lines} lines: it is in the message box, whole. "
+                        f"{shown_key('chats.send')} sends it.", title="Moved to the full form", markup=False)
+
+        def to_the_form() -> None:
+            self.show_form(chat, message_first=True)
+            fill()
+
+        self._with_form(to_the_form)
 
     def on_focus(self, _event: events.Focus) -> None:
         """Escape left a field of the conversations: the list takes the focus (its letter keys work there)."""
