@@ -44,6 +44,8 @@ class KeyAction:
     key_display: str | None = None
     help: str = ""  # a longer phrase for the help screen; the description when empty
     footer_drop: int = 0  # when the footer is too narrow (80 columns), the highest goes first (tui.widgets.footer)
+    instead_of: str = ""  # the id of a binding on the same key that this one replaces in another state (`f`: only
+    # this message / all events): the node's check_action enables one of the two, never both
 
 
 SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events")
@@ -178,7 +180,14 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("events.message", "m", "message", "This message", "events"),
     KeyAction("events.search", "slash", "search", "Search", "events", key_display="/"),
     KeyAction("panel.detail", "enter", "select_cursor", "Detail", "panel"),
-    KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel"),
+    KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel",
+              help="show only the events of the highlighted (or last sent) message"),
+    KeyAction("panel.unfilter", "f", "all_events", "All events", "panel", instead_of="panel.filter",
+              help="show every event again (while only one message's are shown)"),
+    KeyAction("panel.newest", "g", "newest", "Newest", "panel",
+              help="jump to the newest event and follow new ones again (after moving in the panel)"),
+    KeyAction("panel.leave", "escape", "screen.leave", "Leave panel", "panel",
+              help="leave the events panel for where you were; it follows the newest event again"),
     # -- dialogs ----------------------------------------------------------------------------------------------------
     KeyAction("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
     KeyAction("confirm.no", "n,escape", "answer(False)", "No", "confirm"),
@@ -191,6 +200,11 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
 )
 ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
+
+
+def twins(one: KeyAction, other: KeyAction) -> bool:
+    """One of the two replaces the other in another state (`instead_of`): they may share a key."""
+    return one.instead_of == other.id or other.instead_of == one.id
 
 _current: dict[str, str] = {}  # binding id -> keys, the user's keymap in force (set by the app)
 
@@ -333,6 +347,8 @@ def check_keymap(entries: dict[str, object]) -> tuple[dict[str, str], list[str]]
                     continue
                 if other.action == ACTIONS_BY_ID[binding_id].action:
                     continue  # the same action under another id (a letter twin) may share keys
+                if twins(ACTIONS_BY_ID[binding_id], other):
+                    continue  # one replaces the other in another state: never active together
                 other_keys = keymap.get(other.id, other.keys) if other.id in keymap else other.keys
                 if key in other_keys.split(","):
                     problems.append(f"{KEYMAP_FILE}: {binding_id}: {key} already means "

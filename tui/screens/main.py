@@ -37,7 +37,7 @@ from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
 from tui.keymap import bindings_for, typed_character
 from tui.widgets.events_panel import EventsPanel
-from tui.widgets.focus import control_of, first_field_set_up, focus_first, in_form
+from tui.widgets.focus import control_of, first_field, first_field_set_up, focus_first, in_form
 from tui.widgets.footer import GatewayFooter
 from tui.widgets.header import GatewayHeader
 
@@ -521,10 +521,27 @@ class MainScreen(Screen):
         if not panel.display and self.focused is not None and panel in self.focused.ancestors_with_self:
             self._focus_section()
 
+    _before_panel: Widget | None = None
+    """The widget that had the focus before the events panel took it: Escape in the panel goes back there."""
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        panel = self.query_one(EventsPanel)
+        if panel not in event.widget.ancestors_with_self:
+            self._before_panel = event.widget
+
     def action_leave(self) -> None:
-        """Escape: leave a form's field, picker, checkbox or button for its section (so 1-7, e and ? work and the
-        section's keys still do), else ask the section to cancel its work."""
+        """Escape: leave the events panel for where the user was; leave a form's field, picker, checkbox or button
+        for its section (so 1-7, e and ? work and the section's keys still do); else ask the section to cancel its
+        work."""
         focused = self.focused
+        panel = self.query_one(EventsPanel)
+        if focused is not None and panel in focused.ancestors_with_self:
+            back = self._before_panel
+            if back is None or not back.is_attached or not back.focusable or not back.region.area:
+                section = self.section(self.current_section)
+                back = first_field(section) if section is not None else None
+            panel.leave(back)
+            return
         if focused is not None and in_form(focused):
             section = self.section(self.current_section)
             if section is not None and section.can_focus and section in focused.ancestors:
