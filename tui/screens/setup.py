@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -38,6 +39,9 @@ class SetupScreen(Screen[str | bool]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save profile", id="setup.save"),
         Binding("escape", "cancel", "Cancel", id="setup.cancel"),
+        # Before the field gets the key (priority): the focus moves at once, so what is typed right after Enter goes
+        # into the next field even when the app is slow to handle it (a submitted message would arrive too late).
+        Binding("enter", "next_field", "Next field", show=False, priority=True, id="setup.next"),
     ]
 
     DEFAULT_CSS = """
@@ -95,13 +99,14 @@ class SetupScreen(Screen[str | bool]):
     def on_mount(self) -> None:
         self.query_one("#setup-name", Input).focus()
 
-    @on(Input.Submitted)
-    def _next_field(self, event: Input.Submitted) -> None:
-        """Enter moves on, as in the other forms: to the next field, and from the last one to Save (never saves)."""
-        event.stop()
+    def action_next_field(self) -> None:
+        """Enter in a field moves on, as in the other forms: to the next field, and from the last one to Save (never
+        saves). On a button, Enter presses it."""
         fields = list(self.query_one("#setup-form", Form).query(Input))
-        if event.input is fields[-1]:
-            self.query_one("#setup-save", Button).focus()
+        if self.focused not in fields:
+            raise SkipAction()
+        if self.focused is fields[-1]:
+            self.set_focus(self.query_one("#setup-save", Button))
         else:
             self.focus_next()
 
