@@ -193,6 +193,9 @@ class GatewayApp(App):
         theme = getattr(self.runtime.profile, "theme", None)  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
+        if self.runtime.insecure_storage and not self.insecure_storage:  # the profile keeps its secrets in the file
+            self.insecure_storage = True
+            self._after_setup()
         self.clients_ready = True
         self.runtime_ready = True
 

@@ -103,9 +103,12 @@ def load_profile(name: str | None) -> config.Profile:
 
 
 def profile_secrets(profile: str, *, insecure_storage: bool) -> dict[SecretName, str | None]:
-    """Secrets from the environment (GATEWAY_TUI_*) or the keyring/secure file; never from arguments."""
+    """Secrets from the environment (GATEWAY_TUI_*) or the keyring/secure file (--insecure-storage, or the profile
+    keeps them there); never from arguments."""
+    from tui import config
+
     try:
-        store = open_secret_store(insecure_storage)
+        store = open_secret_store(config.secrets_in_file(profile, insecure_storage))
     except KeyringUnavailable:
         store = None  # the environment may still hold everything this call needs
     return resolve_secrets(profile, store)

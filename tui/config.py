@@ -56,6 +56,9 @@ class Profile(BaseModel):
     session_dialect: SessionDialect = SessionDialect.SPEC
     forward_to: str = ""  # the user's own app: every accepted event is forwarded there (tui.webhooks.forwarder)
     forward_allow_remote: bool = False
+    # Where this profile's secrets are: the private 0600 file (chosen in set-up when there was no keyring, or saved
+    # with --insecure-storage) instead of the OS keyring. Every later run uses it without the flag. Not a secret.
+    secrets_file: bool = False
 
     @field_validator("name")
     @classmethod
@@ -120,6 +123,15 @@ def chosen_profile(requested: str | None) -> str | None:
     if not names:
         return None
     return "default" if "default" in names else names[0]
+
+
+def secrets_in_file(requested: str | None, insecure_storage: bool) -> bool:
+    """Whether the chosen profile's secrets are in the 0600 file: --insecure-storage, or the profile remembers it
+    (`Profile.secrets_file`). False when there is no profile. Raises ConfigError as `chosen_profile` does."""
+    if insecure_storage:
+        return True
+    name = chosen_profile(requested)
+    return any(profile.secrets_file for profile in load_profiles() if profile.name == name)
 
 
 def events_store_path(requested: str | None, *, sandbox: bool = False) -> Path:
@@ -216,10 +228,13 @@ def _write(profiles: list[Profile]) -> None:
 
 
 def _stored_fields(profile: Profile) -> dict[str, object]:
-    """The table written for a profile; forwarding settings only when used, so other files stay as they were."""
+    """The table written for a profile; forwarding settings and the secrets file only when used, so other files
+    stay as they were."""
     fields = profile.model_dump(mode="json", exclude={"name"})
     if not profile.forward_to and not profile.forward_allow_remote:
         del fields["forward_to"], fields["forward_allow_remote"]
+    if not profile.secrets_file:
+        del fields["secrets_file"]
     return fields
 
 

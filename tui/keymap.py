@@ -14,8 +14,9 @@ keymap to give `App.set_keymap()` plus a plain message per entry it refused.
 
 Rules the defaults keep (tests/app/test_keys.py checks them):
 - Section switching, help, the request log and the events panel have keys that work while typing (alt+1..7,
-  F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only when no text field
-  has the focus (a field takes its printable keys first).
+  F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only outside forms
+  (lists, tables, the events panel). Inside a form, whatever part of it has the focus (a field, a picker, a
+  checkbox, a button), a printable key is never a command: `MainScreen._binding_chain` holds that one rule.
 - Within one scope, and between a scope and the scopes that are active with it, a key has one meaning.
 """
 
@@ -43,6 +44,8 @@ class KeyAction:
     key_display: str | None = None
     help: str = ""  # a longer phrase for the help screen; the description when empty
     footer_drop: int = 0  # when the footer is too narrow (80 columns), the highest goes first (tui.widgets.footer)
+    instead_of: str = ""  # the id of a binding on the same key that this one replaces in another state (`f`: only
+    # this message / all events): the node's check_action enables one of the two, never both
 
 
 SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events")
@@ -97,24 +100,32 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.palette", "ctrl+p", "app.command_palette", "Palette", "app", show=False, priority=True,
               help="command palette: every operation by name"),
     # -- main screen -------------------------------------------------------------------------------------------
+    # The footer shows the section keys as one entry, on the first section's binding: "1…7 Sections" where the
+    # digits work, "alt+1…7 Sections" inside a form (the digits first: the footer keeps the first binding of an
+    # action that is active). Kept in a narrow footer before the section's own keys (footer_drop -1).
     *(
-        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')", title, "main",
-                  show=False, priority=True, help=f"go to {title} (works while typing)")
+        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')",
+                  "Sections" if number == 1 else title, "main", show=number == 1,
+                  key_display=f"1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  help=f"go to {title} outside forms (lists, tables, the events panel)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
     *(
-        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')", title, "main",
-                  show=False, help=f"go to {title} when no text field has the focus")
+        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')",
+                  "Sections" if number == 1 else title, "main", show=number == 1, priority=True,
+                  key_display=f"alt+1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  help=f"go to {title} (works everywhere, inside forms too)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
     KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True, footer_drop=2,
               help="show or hide the live events panel"),
     KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,
-              help="show or hide the live events panel, when no text field has the focus"),
+              help="show or hide the live events panel, outside forms"),
     KeyAction("help.letter", "question_mark", "app.help", "Help", "main", show=False, key_display="?",
-              help="help, when no text field has the focus"),
+              help="help, outside forms"),
     KeyAction("leave", "escape", "screen.leave", "Leave field", "main", show=False,
-              help="leave a text field for its section (then the letter and digit keys work); cancel a call"),
+              help="leave a form's field, picker or button for its section (then the letter and digit keys work); "
+                   "cancel a call"),
     # -- every operation section -----------------------------------------------------------------------------
     KeyAction("section.cancel", "escape", "cancel", "Cancel call", "section", help="cancel the running call"),
     # -- Chats ----------------------------------------------------------------------------------------------------
@@ -141,10 +152,12 @@ ACTIONS: tuple[KeyAction, ...] = (
               help="write to a new number, when the list has the focus"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
-    KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look-up tab", "groups"),
-    KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create tab", "groups"),
-    KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add tab", "groups"),
-    KeyAction("groups.tab_rename", "ctrl+r", "open('rename-group')", "Rename tab", "groups"),
+    # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…7 Sections").
+    KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look up", "groups", help="the Look-up tab"),
+    KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create", "groups", help="the Create tab"),
+    KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add", "groups",
+              help="the Add participants tab"),
+    KeyAction("groups.tab_rename", "ctrl+r", "open('rename-group')", "Rename", "groups", help="the Rename tab"),
     KeyAction("groups.filter", "ctrl+f", "filter", "Filter", "groups", show=False,
               help="filter the participants of the group looked up"),
     # -- Communities ---------------------------------------------------------------------------------------------
@@ -168,7 +181,14 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("events.message", "m", "message", "This message", "events"),
     KeyAction("events.search", "slash", "search", "Search", "events", key_display="/"),
     KeyAction("panel.detail", "enter", "select_cursor", "Detail", "panel"),
-    KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel"),
+    KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel",
+              help="show only the events of the highlighted (or last sent) message"),
+    KeyAction("panel.unfilter", "f", "all_events", "All events", "panel", instead_of="panel.filter",
+              help="show every event again (while only one message's are shown)"),
+    KeyAction("panel.newest", "g", "newest", "Newest", "panel",
+              help="jump to the newest event and follow new ones again (after moving in the panel)"),
+    KeyAction("panel.leave", "escape", "screen.leave", "Leave panel", "panel",
+              help="leave the events panel for where you were; it follows the newest event again"),
     # -- dialogs ----------------------------------------------------------------------------------------------------
     KeyAction("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
     KeyAction("confirm.no", "n,escape", "answer(False)", "No", "confirm"),
@@ -181,6 +201,11 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
 )
 ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
+
+
+def twins(one: KeyAction, other: KeyAction) -> bool:
+    """One of the two replaces the other in another state (`instead_of`): they may share a key."""
+    return one.instead_of == other.id or other.instead_of == one.id
 
 _current: dict[str, str] = {}  # binding id -> keys, the user's keymap in force (set by the app)
 
@@ -211,6 +236,11 @@ def shown_key(binding_id: str) -> str:
     action = ACTIONS_BY_ID[binding_id]
     if action.key_display and binding_id not in _current:
         return action.key_display
+    return _first_key(binding_id)
+
+
+def _first_key(binding_id: str) -> str:
+    """The first key of a binding, readable, whatever its footer shows (`alt+1`, not "alt+1…7")."""
     first = keys_of(binding_id).split(",")[0].strip()
     return _READABLE.get(first, first)
 
@@ -227,8 +257,8 @@ def help_table(scopes: tuple[str, ...] = ("app", "main")) -> str:
     """Markdown: the keys of these scopes, each binding once, for the help screen."""
     lines = ["| Key | Does |", "| --- | --- |"]
     if "main" in scopes:  # the seven section keys as two rows
-        for suffix, when in (("", "(work while typing)"), (".digit", "(when no text field has the focus)")):
-            keys = ", ".join(f"`{shown_key(f'section.{section}{suffix}')}`" for section in SECTION_ORDER)
+        for suffix, when in (("", "(work everywhere, inside forms too)"), (".digit", "(outside forms)")):
+            keys = ", ".join(f"`{_first_key(f'section.{section}{suffix}')}`" for section in SECTION_ORDER)
             lines.append(f"| {keys} | {', '.join(_SECTION_TITLES)} {when} |")
     for action in ACTIONS:
         if action.scope not in scopes or action.id.startswith("section.") and action.scope == "main":
@@ -265,6 +295,17 @@ _KEY_NAMES = (
     | {_character_to_key(chr(code)) for code in range(32, 127)}
     | {"space", "tab", "enter", "escape", "backspace", "delete"}
 )
+
+
+_KEY_CHARACTERS = {_character_to_key(chr(code)): chr(code) for code in range(32, 127)}
+
+
+def typed_character(key: str) -> str | None:
+    """The character a key types (`slash` -> "/", `space` -> " ", `7` -> "7"), or None for keys that cannot be text
+    (alt+1, ctrl+s, f5, enter). Textual's `key_to_character` misses some (`slash`)."""
+    if len(key) == 1:
+        return key if key.isprintable() else None
+    return _KEY_CHARACTERS.get(key)
 
 
 def key_problem(key: str) -> str | None:
@@ -307,6 +348,8 @@ def check_keymap(entries: dict[str, object]) -> tuple[dict[str, str], list[str]]
                     continue
                 if other.action == ACTIONS_BY_ID[binding_id].action:
                     continue  # the same action under another id (a letter twin) may share keys
+                if twins(ACTIONS_BY_ID[binding_id], other):
+                    continue  # one replaces the other in another state: never active together
                 other_keys = keymap.get(other.id, other.keys) if other.id in keymap else other.keys
                 if key in other_keys.split(","):
                     problems.append(f"{KEYMAP_FILE}: {binding_id}: {key} already means "

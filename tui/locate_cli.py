@@ -50,11 +50,17 @@ def locations(*, profile: str | None, sandbox: bool, insecure_storage: bool) -> 
     }
     if sandbox:
         found["secrets"] = "in memory only (the sandbox's throwaway tokens)"
-    elif insecure_storage:
+    elif config.secrets_in_file(profile, insecure_storage):
         found["secrets"] = str(config_dir() / INSECURE_FILE_NAME)
     else:
         found["secrets"] = f"OS keyring, service {KEYRING_SERVICE}"
     return found
+
+
+def _is_file(secrets: str) -> bool:
+    from tui.secrets import INSECURE_FILE_NAME
+
+    return secrets == str(config_dir() / INSECURE_FILE_NAME)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -80,7 +86,7 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
         ("preferences", f"{preferences} ({_state(preferences)})"),
         ("data dir", found["data_dir"]),
         ("event store", f"{store} ({store_of}; {_state(store)})"),
-        ("secrets", found["secrets"] + (f" ({_state(Path(found['secrets']))})" if insecure and not sandbox else "")),
+        ("secrets", found["secrets"] + (f" ({_state(Path(found['secrets']))})" if _is_file(found["secrets"]) else "")),
     ]
     for label, value in lines:
         print(f"{label:<12}  {value}", file=out)

@@ -65,6 +65,7 @@ def _add(args: argparse.Namespace) -> int:
             forward_to=args.forward_to,
             forward_allow_remote=args.forward_allow_remote,
             require_signatures=args.require_signatures,
+            secrets_file=bool(args.insecure_storage),  # later runs find them there without the flag
             **({"max_body": args.max_body} if args.max_body is not None else {}),
         )
     except ValidationError as error:

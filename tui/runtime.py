@@ -598,6 +598,8 @@ class Runtime:
 
         from tui import secrets as secret_module
 
+        if self.profile.secrets_file:  # set up without a keyring: its secrets are in the 0600 file, no flag needed
+            self.insecure_storage = True
         self.secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, self.secrets)
         tokens = {

@@ -19,7 +19,7 @@ RECIPIENT = "5511999999999"
 
 FIRST_FIELD = {
     "chats": "inbox-search", "groups": "lookup-id", "communities": "community-id", "privacy": "group-add-scope",
-    "catalog": "product-id", "events": "events-kind",
+    "catalog": "product-id", "events": "events-table",
 }
 SECTION_KEYS = {"chats": "1", "groups": "2", "communities": "3", "privacy": "4", "catalog": "5", "settings": "6",
                 "events": "7"}

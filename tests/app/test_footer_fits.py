@@ -50,9 +50,12 @@ async def test_every_section_fits_its_footer_at_80_columns():
         for section in ("groups", "communities", "privacy", "catalog", "settings", "events"):
             await show_section(pilot, section)
             await look(section)
-        assert seen["chats search"][-3:] == ["f9 Panel", "f1 Help", "f2 Requests"]  # room for all: all shown
-        assert seen["groups"] == ["^s Run", "^l Look-up tab", "^n Create tab", "^g Add tab", "^r Rename tab"]
-        assert "f1 Help" in seen["chats form"] and "f2 Requests" not in seen["chats form"]  # Requests went first
+        # In a field the digits are text: the footer says alt+1…7 switches sections, and keeps it before the rest.
+        assert seen["chats search"][-3:] == ["alt+1…7 Sections", "f9 Panel", "f1 Help"]  # Requests went first
+        assert seen["chats list"][-1] == "1…7 Sections"  # outside forms the digits act, and the footer says so
+        assert seen["groups"] == ["^s Run", "^l Look up", "^n Create", "^g Add", "^r Rename", "alt+1…7 Sections"]
+        # The form's own keys and the way out of it stay; Requests, Panel and Help went first.
+        assert seen["chats form"] == ["^s Send", "^t Chat action", "^o Copy id", "alt+1…7 Sections"]
         assert seen["events"][0] == "] Older"
 
 

@@ -227,7 +227,7 @@ async def test_the_chats_form_is_built_after_the_start_and_keys_typed_for_it_bef
         await wait_until(pilot, lambda: chats.form_ready and screen.query_one("#recipient", Input).value == "5519",
                          what="the typed recipient")
         assert screen.query_one("#inbox-search", Input).value == ""
-        assert chats.view == "compose" and getattr(app.focused, "id", None) == "kind"  # the tab went on from it
+        assert chats.view == "compose" and getattr(app.focused, "id", None) == "text-message"  # the tab went on
         held.set()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 from textual import on, work
@@ -56,6 +56,9 @@ from tui.widgets.forms import (
     value_of,
 )
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+
+if TYPE_CHECKING:
+    from tui.screens.inbox import ReplyLine
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,19 @@ def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholde
 
 def compose_form(with_inbox: bool) -> ComposeResult:
     """The send form's fields (ChatForm composes them)."""
+    # The kind picker sits on the title line, before the recipient: Tab goes from the recipient straight to the
+    # message, then the optional parts, in reading order (shift+tab from the recipient reaches the picker).
     with Horizontal(id="chat-head"):
         yield Static("Chats — new message", classes="section-title")
+        yield Static("kind", classes="kind-label")
+        yield Select(
+            [(kind.title, kind.key) for kind in KINDS],
+            value="text",
+            allow_blank=False,
+            compact=True,
+            id="kind",
+        )
+        yield Static(classes="head-gap")
         if with_inbox:
             inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
             inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
@@ -120,13 +134,6 @@ def compose_form(with_inbox: bool) -> ComposeResult:
             placeholder="5511999999999 or 120363019502650977@g.us",
             validators=[RecipientValidator()],
         )
-        with Horizontal(id="kind-row"):
-            yield Select(
-                [(kind.title, kind.key) for kind in KINDS],
-                value="text",
-                allow_blank=False,
-                id="kind",
-            )
     with ContentSwitcher(initial="form-text", id="kinds"):
         with Form(id="form-text"):
             yield FieldRow("Message", TextBox(id="text-message", soft_wrap=True), field="message")  # long text wraps
@@ -253,11 +260,12 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     ChatsSection #chat-views.-inbox { height: 1fr; }
     ChatsSection #compose { height: auto; }
     ChatsSection #chat-head { height: 1; }
-    ChatsSection #chat-head > .section-title { width: 1fr; }
+    ChatsSection #chat-head > .section-title { width: auto; }
+    ChatsSection #chat-head > .kind-label { width: auto; color: $text-muted; padding: 0 1 0 0; }
+    ChatsSection #chat-head > #kind { width: 24; }
+    ChatsSection #chat-head > .head-gap { width: 1fr; }
     ChatsSection #chat-top { height: auto; }
-    ChatsSection #chat-top > FieldRow { width: 2fr; }
-    ChatsSection #kind-row { width: 1fr; height: auto; }
-    ChatsSection #kind-row > Select { width: 1fr; }
+    ChatsSection #chat-top > FieldRow { width: 1fr; }
     ChatsSection #kinds { height: auto; }
     ChatsSection .form-cols { height: auto; }
     ChatsSection .form-cols > FieldRow { width: 1fr; }
@@ -461,6 +469,32 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     def _form_for_inbox(self, recipient: str | None, full: bool) -> None:
         self.show_form(recipient, message_first=full)
+
+    def on_reply_line_moved_to_form(self, event: ReplyLine.MovedToForm) -> None:
+        """Several lines pasted into the reply: the full form to the open chat, a text with every line in its message
+        box, the cursor at its end. Nothing is sent: ctrl+s does that, as for any message written there."""
+        from tui.screens.inbox import InboxView
+
+        event.stop()
+        text = event.text
+        chat = self.query_one(InboxView).open_chat_id
+
+        def fill() -> None:
+            self.query_one("#kind", Select).value = "text"
+            self.query_one("#kinds", ContentSwitcher).current = "form-text"
+            box = self.query_one("#text-message", TextBox)
+            box.load_text(text)
+            box.move_cursor(box.document.end)
+            self.screen.set_focus(box)
+            lines = len(text.splitlines())
+            self.notify(f"The pasted text has {lines} lines: it is in the message box, whole. "
+                        f"{shown_key('chats.send')} sends it.", title="Moved to the full form", markup=False)
+
+        def to_the_form() -> None:
+            self.show_form(chat, message_first=True)
+            fill()
+
+        self._with_form(to_the_form)
 
     def on_focus(self, _event: events.Focus) -> None:
         """Escape left a field of the conversations: the list takes the focus (its letter keys work there)."""

@@ -101,6 +101,11 @@ class EventsSection(Vertical):
             table.add_column(title, key=column.key, width=column.width)
         yield table
 
+    def first_field(self) -> DataTable[Any]:
+        """The table: the section opens on the events, where its letter keys act (the filters are a form: typing
+        there is never a command)."""
+        return self.query_one("#events-table", DataTable)
+
     def on_resize(self) -> None:
         if self.rows:  # widths follow the terminal; the highlighted row stays
             table = self.query_one("#events-table", DataTable)

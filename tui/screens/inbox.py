@@ -21,9 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
@@ -78,6 +79,28 @@ class SearchField(TextInput):
         self.query_ancestor(InboxView).query_one(ConversationList).focus()
 
 
+class ReplyLine(TextInput):
+    """The one-line reply. A paste of several lines is not cut to its first (Textual's Input keeps only that): the
+    whole text, with what was typed around it, goes to the full form's message box (`MovedToForm`, handled by
+    ChatsSection), unsent."""
+
+    class MovedToForm(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def on_paste(self, event: events.Paste) -> None:
+        pasted = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if "\n" not in pasted.strip("\n"):
+            return  # one line: the Input inserts it
+        event.prevent_default()
+        event.stop()
+        start, end = sorted(self.selection)
+        text = self.value[:start] + pasted.strip("\n") + self.value[end:]
+        self.value = ""
+        self.post_message(self.MovedToForm(text))
+
+
 class InboxView(Widget):
     """Conversations and the open thread (Chats composes it; it is built with the sections, after the first
     frame, so showing it is a switch)."""
@@ -124,7 +147,7 @@ class InboxView(Widget):
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
                 yield ThreadView(time_text=self._time_text, id="thread")
-                yield TextInput(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
+                yield ReplyLine(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
                 yield ErrorLine(id="inbox-status")
 
     # -- life cycle ------------------------------------------------------------------------------------------

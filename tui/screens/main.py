@@ -27,15 +27,17 @@ from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import BindingsMap
 from textual.containers import Container
+from textual.dom import DOMNode
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
-from tui.keymap import bindings_for
+from tui.keymap import bindings_for, typed_character
 from tui.widgets.events_panel import EventsPanel
-from tui.widgets.focus import first_field_set_up, focus_first
+from tui.widgets.focus import control_of, first_field, first_field_set_up, focus_first, in_form
 from tui.widgets.footer import GatewayFooter
 from tui.widgets.header import GatewayHeader
 
@@ -147,7 +149,7 @@ REPLAY_TRIES = 50
 
 
 class MainScreen(Screen):
-    """Everything: sections (alt+1..7, or 1-7 outside text fields), the docked events panel (F9 or `e`), help
+    """Everything: sections (alt+1..7, or 1-7 outside forms), the docked events panel (F9 or `e`), help
     (F1 or `?`), palette (ctrl+p).
 
     Keys typed before the sections are mounted are kept and replayed into the first field once it has the
@@ -172,6 +174,27 @@ class MainScreen(Screen):
         self._waiting_for_section = False  # a section shown before it was mounted: keys are kept until it is
         self._holding = 0  # parts asked for and being built (hold_keys_while): their end replays the keys
         self._replay_tries = 0  # replays put off because the section had no field to focus yet
+
+    @property
+    def _binding_chain(self) -> list[tuple[DOMNode, BindingsMap]]:
+        """Textual's chain of bindings from the focus up, with one rule added: inside a form (`in_form`: a field, a
+        picker, a checkbox, a button...) a printable key is typing, never a command. The keys bound to letters,
+        digits and symbols above the focused control (1-7, `e`, `?`, a section's letters) are left out, for acting
+        and for the footer; the control's own keys (space toggles a checkbox) and the keys that cannot be text
+        (alt+1..7, ctrl+..., F-keys) stay. Textual does this for an Input or a TextArea (`check_consume_key`);
+        this does it for every part of a form, in every section."""
+        chain = super()._binding_chain
+        focused = self.focused
+        if not in_form(focused):
+            return chain
+        own = control_of(focused) if focused is not None else []
+        for node, bindings in chain:
+            if node in own:
+                continue  # the control's own keys (and a picker's, around its open list)
+            for key in list(bindings.key_to_bindings):
+                if typed_character(key) is not None:
+                    del bindings.key_to_bindings[key]
+        return chain
 
     def on_key(self, event: events.Key) -> None:
         """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`);
@@ -498,12 +521,30 @@ class MainScreen(Screen):
         if not panel.display and self.focused is not None and panel in self.focused.ancestors_with_self:
             self._focus_section()
 
+    _before_panel: Widget | None = None
+    """The widget that had the focus before the events panel took it: Escape in the panel goes back there."""
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        panel = self.query_one(EventsPanel)
+        if panel not in event.widget.ancestors_with_self:
+            self._before_panel = event.widget
+
     def action_leave(self) -> None:
-        """Escape: leave a text field for its section (so 1-7, e and ? work and the section's keys still do),
-        else ask the section to cancel its work."""
-        if isinstance(self.focused, (Input, TextArea)):
+        """Escape: leave the events panel for where the user was; leave a form's field, picker, checkbox or button
+        for its section (so 1-7, e and ? work and the section's keys still do); else ask the section to cancel its
+        work."""
+        focused = self.focused
+        panel = self.query_one(EventsPanel)
+        if focused is not None and panel in focused.ancestors_with_self:
+            back = self._before_panel
+            if back is None or not back.is_attached or not back.focusable or not back.region.area:
+                section = self.section(self.current_section)
+                back = first_field(section) if section is not None else None
+            panel.leave(back)
+            return
+        if focused is not None and in_form(focused):
             section = self.section(self.current_section)
-            if section is not None and section.can_focus and section in self.focused.ancestors:
+            if section is not None and section.can_focus and section in focused.ancestors:
                 section.focus(scroll_visible=False)
             else:
                 self.set_focus(None)

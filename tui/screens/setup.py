@@ -1,6 +1,8 @@
 """First run: no profile yet. One form for the profile and its secrets; the profile goes to the config file, the
-secrets to the OS keyring (or the opt-in 0600 file). Nothing is saved unless everything is valid and the secret
-store is usable. Dismisses with the new profile's name, or False when cancelled.
+secrets to the OS keyring (or the opt-in 0600 file, which the profile then remembers: later runs and `locate` find
+it without --insecure-storage). Nothing is saved unless everything is valid and the secret store is usable.
+Dismisses with the new profile's name, or False when cancelled. Enter moves to the next field, and from the last
+one to Save: only ctrl+s or the Save button saves.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -36,6 +39,9 @@ class SetupScreen(Screen[str | bool]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save profile", id="setup.save"),
         Binding("escape", "cancel", "Cancel", id="setup.cancel"),
+        # Before the field gets the key (priority): the focus moves at once, so what is typed right after Enter goes
+        # into the next field even when the app is slow to handle it (a submitted message would arrive too late).
+        Binding("enter", "next_field", "Next field", show=False, priority=True, id="setup.next"),
     ]
 
     DEFAULT_CSS = """
@@ -92,6 +98,17 @@ class SetupScreen(Screen[str | bool]):
 
     def on_mount(self) -> None:
         self.query_one("#setup-name", Input).focus()
+
+    def action_next_field(self) -> None:
+        """Enter in a field moves on, as in the other forms: to the next field, and from the last one to Save (never
+        saves). On a button, Enter presses it."""
+        fields = list(self.query_one("#setup-form", Form).query(Input))
+        if self.focused not in fields:
+            raise SkipAction()
+        if self.focused is fields[-1]:
+            self.set_focus(self.query_one("#setup-save", Button))
+        else:
+            self.focus_next()
 
     @on(Button.Pressed, "#setup-cancel")
     def action_cancel(self) -> None:
@@ -153,6 +170,8 @@ class SetupScreen(Screen[str | bool]):
             if profile.name in existing:
                 form.apply_errors({"name": "a profile with this name exists; choose another"})
                 return
+            if store.kind == "insecure-file":  # remembered: the next plain start (and `locate`) look there
+                profile = profile.model_copy(update={"secrets_file": True})
             for name, value in secrets.items():
                 await asyncio.to_thread(store.set, profile.name, name, value)
             await asyncio.to_thread(config.save_profile, profile)

@@ -1,5 +1,9 @@
 """The live events panel, docked on the main screen (`e` toggles it): newest first, one line per event.
 
+It follows the newest event: new ones show at the top. Once the user moves in it (the cursor or the view off the
+top row), it holds what they look at; events arriving meanwhile are counted in its title ("▲ 3 new · g newest"),
+`g` jumps to the newest and follows again, and so does Escape, which leaves the panel for where the user was.
+
 Each line: time, kind, summary, verdict badge (✓ valid, ✗ invalid, – unsigned, ? no key). Rejected events are
 flagged and never shown as authentic (a valid signature on a rejected event shows as rejected, not ✓).
 Events whose `message_ids` contain a message this app sent are marked `↳ your <kind>`; events forwarded to
@@ -124,14 +128,48 @@ def clip(text: str, width: int) -> str:
 
 
 class EventsTable(DataTable):
-    """The panel's table (a DataTable with row cursor)."""
+    """The panel's table (a DataTable with row cursor). Its `f` says what it does now: "Only this message", or
+    "All events" while one message's are shown; `g` (Newest) shows while the panel holds an older event."""
 
     BINDINGS = bindings_for("panel")
 
+    @property
+    def panel(self) -> EventsPanel | None:
+        return next((a for a in self.ancestors if isinstance(a, EventsPanel)), None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        panel = self.panel
+        if panel is None:
+            return True
+        if action == "filter_message":
+            return panel.only_message is None
+        if action == "all_events":
+            return panel.only_message is not None
+        if action == "newest":
+            return not panel.following
+        return True
+
     def action_filter_message(self) -> None:
-        panel = next((a for a in self.ancestors if isinstance(a, EventsPanel)), None)
-        if panel is not None:
+        if (panel := self.panel) is not None:
             panel.toggle_message_filter()
+
+    def action_all_events(self) -> None:
+        if (panel := self.panel) is not None:
+            panel.toggle_message_filter()
+
+    def action_newest(self) -> None:
+        if (panel := self.panel) is not None:
+            panel.follow_newest()
+
+    def watch_cursor_coordinate(self, old: Any, new: Any) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if (panel := self.panel) is not None:
+            panel.moved()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if (panel := self.panel) is not None:
+            panel.moved()
 
 
 class EventsPanel(Vertical):
@@ -156,6 +194,12 @@ class EventsPanel(Vertical):
         self.only_message: str | None = None
         self._redraw_pending = False
         self._loaded_history = False
+        self.following = True
+        """New events show at the top (the cursor and the view on the first row); False once the user moved."""
+        self.new_above = 0
+        """Events that arrived while the panel held an older one (the title's "▲ N new")."""
+        self._newest_drawn: int | None = None  # id of the newest event drawn, to count what arrives after it
+        self._drawing = False  # a redraw moves the cursor itself: that is not the user moving
 
     def compose(self) -> ComposeResult:
         yield Static(id="events-panel-title")
@@ -220,6 +264,42 @@ class EventsPanel(Vertical):
             if self.only_message is None:
                 self.app.notify("No message to follow yet: send one, or highlight an event that names one.")
         self._schedule_redraw()
+        self.query_one(EventsTable).refresh_bindings()  # `f` says what it does now
+
+    # -- following the newest event ---------------------------------------------------------------------------
+
+    def moved(self) -> None:
+        """The cursor or the view moved: by the user, unless a redraw is placing it. Off the first row the panel
+        holds what is shown; back on it, it follows the newest event again."""
+        if self._drawing or not self.is_attached:
+            return
+        table = self.query_one(EventsTable)
+        following = table.cursor_row <= 0 and table.scroll_y <= 0
+        if following != self.following:
+            self.following = following
+            if following:
+                self.new_above = 0
+            self._show_title()
+            table.refresh_bindings()
+
+    def follow_newest(self) -> None:
+        """`g`, and leaving the panel: the newest event on top, the cursor on it, following again."""
+        table = self.query_one(EventsTable)
+        self._drawing = True
+        try:
+            table.move_cursor(row=0, animate=False)
+            table.scroll_to(y=0, animate=False, immediate=True)
+        finally:
+            self._drawing = False
+        self.following = True
+        self.new_above = 0
+        self._show_title()
+        table.refresh_bindings()
+
+    def leave(self, back_to: Any) -> None:
+        """Escape in the panel: the focus goes back to `back_to` (where the user was), and the panel follows."""
+        self.follow_newest()
+        self.screen.set_focus(back_to)
 
     def show_message(self, message_id: str | None) -> None:
         self.only_message = message_id
@@ -266,10 +346,18 @@ class EventsPanel(Vertical):
 
     def _show_title(self) -> None:
         shown = "only message " + self.only_message if self.only_message else "newest first"
-        text = Content.from_markup(
-            "[b]Events[/b] ($shown) · [dim]$detail[/] detail · [dim]$only[/] this message only · [dim]$hide[/] hide",
-            shown=shown, detail=shown_key("panel.detail"), only=shown_key("panel.filter"),
-            hide=shown_key("panel.toggle"),
+        if self.only_message:
+            f_does = Content.from_markup("[dim]$key[/] all events", key=shown_key("panel.unfilter"))
+        else:
+            f_does = Content.from_markup("[dim]$key[/] this message only", key=shown_key("panel.filter"))
+        if self.following:
+            head = Content.from_markup("[b]Events[/b] ($shown)", shown=shown)
+        else:  # holding an older event: what arrived meanwhile, and the key back to it
+            head = Content.from_markup("[b]Events[/b] · [b $accent]▲ $count new[/] · [dim]$newest[/] newest",
+                                       count=str(self.new_above), newest=shown_key("panel.newest"))
+        text = Content.assemble(
+            head, Content.from_markup(" · [dim]$detail[/] detail · ", detail=shown_key("panel.detail")), f_does,
+            Content.from_markup(" · [dim]$hide[/] hide", hide=shown_key("panel.toggle")),
         )
         self.query_one("#events-panel-title", Static).update(text)
 
@@ -277,16 +365,27 @@ class EventsPanel(Vertical):
         self._redraw_pending = False
         if not self.is_attached:
             return
+        self._drawing = True
+        try:
+            self._draw()
+        finally:
+            self._drawing = False
         self._show_title()
+
+    def _draw(self) -> None:
         table = self.query_one(EventsTable)
         previous = self.highlighted_event()
-        at_top = table.cursor_row == 0
+        visible = self.visible_events()
+        newest_before = self._newest_drawn
+        self._newest_drawn = visible[0].id if visible else None
+        if not self.following and newest_before is not None:
+            self.new_above += sum(1 for event in visible if event.id > newest_before)
         widths = fit_columns(table, COLUMNS)
         summary_width, kind_width = widths["summary"], widths["kind"]
         app: Any = self.app
         runtime = getattr(app, "runtime", None)
         table.clear()
-        for event in self.visible_events():
+        for event in visible:
             marker = sent_marker(app, event)
             forwarded = forward_mark(self.forward_marks.get(event.id))
             duplicate = duplicate_marker(event) + cut_marker(event)
@@ -300,7 +399,10 @@ class EventsPanel(Vertical):
             summary = forwarded + summary if forwarded else summary
             kind = Text(clip(event.kind, kind_width), style="red" if event.rejected else "")
             table.add_row(Text(event_time(app, event)), kind, summary, verdict_badge(event), key=str(event.id))
-        if previous is not None and not at_top:
+        if self.following:  # the newest on top, in view, whatever the cursor or a resize did meanwhile
+            table.move_cursor(row=0, animate=False)
+            table.scroll_to(y=0, animate=False, immediate=True)
+        elif previous is not None:  # the user's event stays under the cursor
             try:
                 table.move_cursor(row=table.get_row_index(str(previous.id)), animate=False)
             except Exception:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from textual.containers import ScrollableContainer
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
-from textual.widgets import Tabs
+from textual.widgets import Input, RadioSet, Select, SelectionList, Tabs, TextArea
 
 
 def first_field(container: Widget) -> Widget | None:
@@ -54,6 +55,35 @@ def _is_layout(widget: Widget) -> bool:
     """Scrolling containers and the tab bar take the focus but are not fields (an Input is a ScrollView, a
     field)."""
     return isinstance(widget, Tabs) or (isinstance(widget, ScrollableContainer) and not isinstance(widget, ScrollView))
+
+
+_FORM_SCROLLERS = (Input, TextArea, Select, RadioSet, SelectionList)
+"""Form controls that scroll (so the rule below would take them for lists) and what is inside them (a picker's open
+list)."""
+
+
+def in_form(widget: Widget | None) -> bool:
+    """The focus is on a part of a form: a field, a picker (open or not), a checkbox, a switch, a radio set, a button.
+    What is typed there is never a command (`tui.screens.main.MainScreen` holds the rule). Outside forms: lists,
+    tables, the thread, the tab bar, a section itself, nothing focused."""
+    if widget is None:
+        return False
+    if any(isinstance(node, _FORM_SCROLLERS) for node in widget.ancestors_with_self):
+        return True
+    return not isinstance(widget, (ScrollView, ScrollableContainer, Tabs, Screen))
+
+
+def control_of(widget: Widget) -> list[Widget]:
+    """The focused widget and, when it is part of a bigger control (a picker's open list), the nodes up to that
+    control: the keys bound there are the control's own."""
+    nodes: list[Widget] = []
+    for node in widget.ancestors_with_self:
+        if not isinstance(node, Widget):
+            break
+        nodes.append(node)
+        if isinstance(node, _FORM_SCROLLERS):
+            return nodes
+    return nodes[:1]
 
 
 def focus_first(container: Widget) -> None:

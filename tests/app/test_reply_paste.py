@@ -1,0 +1,54 @@
+"""Issue 21, item 7: a paste of several lines into the reply line keeps every line. Textual's Input kept only the
+first and dropped the rest silently; now the whole text moves to the full form's message box, to the open chat,
+and nothing is sent until ctrl+s."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from tests.harness import running_sandbox_app, screen_text, settle, wait_until
+
+PASTED = "Order 1182:\r\n- 2 blue cases\r\n- 1 charger\r\n\r\nThanks!\n"
+
+
+async def open_reply(pilot) -> str:
+    app = pilot.app
+    await pilot.press("escape")  # the list
+    await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "conversations", what="the list")
+    await pilot.press("enter")  # reply to the chosen chat
+    await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "reply", what="the reply line")
+    chat = app.screen.query_one("#inbox").open_chat_id
+    assert chat
+    return chat
+
+
+async def test_a_multi_line_paste_into_the_reply_moves_whole_to_the_form_unsent():
+    async with running_sandbox_app(size=(80, 24), notifications=True) as pilot:
+        app = pilot.app
+        chat = await open_reply(pilot)
+        await pilot.press(*"Hi! ")
+        sent_before = len(app.runtime.sandbox.state.sent)
+        app.post_message(events.Paste(PASTED))  # as the terminal delivers a bracketed paste
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "text-message", what="the message box")
+        box = app.focused
+        assert box.text == "Hi! Order 1182:\n- 2 blue cases\n- 1 charger\n\nThanks!"  # every line, in order
+        assert app.screen.query_one("#recipient", Input).value == chat
+        assert str(app.screen.query_one("#kind").value) == "text"
+        assert app.screen.query_one("#reply", Input).value == ""  # not left half in the reply line either
+        await settle(pilot)
+        assert len(app.runtime.sandbox.state.sent) == sent_before  # the paste sent nothing
+        assert "Moved to the full form" in screen_text(app)
+        await pilot.press("ctrl+s")  # sending is the user's step
+        await wait_until(pilot, lambda: len(app.runtime.sandbox.state.sent) == sent_before + 1, what="the send")
+        assert app.runtime.sandbox.state.sent[-1].text == box.text
+
+
+async def test_a_one_line_paste_stays_in_the_reply_line():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        await open_reply(pilot)
+        app.post_message(events.Paste("see you at 18h\n"))
+        await wait_until(pilot, lambda: app.screen.query_one("#reply", Input).value == "see you at 18h",
+                         what="the pasted line")
+        assert app.screen.query_one("#chat-views").current == "inbox"
