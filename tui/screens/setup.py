@@ -148,7 +148,8 @@ class SetupScreen(Screen[str | bool]):
         if not port.isdigit():
             problems["listener_port"] = "a port from 0 to 65535"
         try:  # every problem at once: the profile's own rules and the secrets'
-            profile = Profile(listener_port=int(port) if port.isdigit() else 0, **values)
+            # The form's text, validated (and coerced: "true", a dialect's name) by the profile's own rules.
+            profile = Profile.model_validate({"listener_port": int(port) if port.isdigit() else 0, **values})
         except ValidationError as error:
             raise FieldProblems(field_errors(error) | problems) from None
         if problems:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
+from textual.coordinate import Coordinate
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -161,13 +162,13 @@ class EventsTable(DataTable):
         if (panel := self.panel) is not None:
             panel.follow_newest()
 
-    def watch_cursor_coordinate(self, old: Any, new: Any) -> None:
-        super().watch_cursor_coordinate(old, new)
+    def watch_cursor_coordinate(self, old_coordinate: Coordinate, new_coordinate: Coordinate) -> None:
+        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
         if (panel := self.panel) is not None:
             panel.moved()
 
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
         if (panel := self.panel) is not None:
             panel.moved()
 
