@@ -55,7 +55,7 @@ async def test_every_section_fits_its_footer_at_80_columns():
         assert seen["chats list"][-1] == "1…7 Sections"  # outside forms the digits act, and the footer says so
         assert seen["groups"] == ["^s Run", "^l Look up", "^n Create", "^g Add", "^r Rename", "alt+1…7 Sections"]
         # The form's own keys and the way out of it stay; Requests, Panel and Help went first.
-        assert seen["chats form"] == ["^s Send", "^t Chat action", "^o Copy id", "alt+1…7 Sections"]
+        assert seen["chats form"] == ["^s Send", "^g Chat action", "^o Copy id", "alt+1…7 Sections"]
         assert seen["events"][0] == "] Older"
 
 
