@@ -149,6 +149,19 @@ def screen_text(app: GatewayApp) -> str:
     return "\n".join(lines)
 
 
+def fill_first_profile(screen: Screen, gateway_url: str) -> None:
+    """Set-up's fields for a profile "first" on the sandbox gateway at `gateway_url`, with the sandbox tests'
+    tokens (tests/sandbox/conftest.py)."""
+    from textual.widgets import Input
+
+    from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
+
+    for field, value in {"name": "first", "base_url": gateway_url, "instance_id": "first",
+                         "session_url": gateway_url, "listener_port": "0", "client-token": CLIENT_TOKEN,
+                         "instance-token": INSTANCE_TOKEN, "session-token": SESSION_TOKEN}.items():
+        screen.query_one(f"#setup-{field}", Input).value = value
+
+
 def setup_screen_shown(app: GatewayApp) -> bool:
     """The set-up screen is on top and composed (its fields can be filled)."""
     return type(app.screen).__name__ == "SetupScreen" and bool(app.screen.query("#setup-name"))

@@ -11,6 +11,7 @@ from textual.widgets import Input, Static
 from tests.app.test_snapshots import send_text
 from tests.harness import (
     SIZE,
+    fill_first_profile,
     open_chat_form,
     running_sandbox_app,
     screen_text,
@@ -70,10 +71,7 @@ async def test_no_keyring_shows_at_the_top_and_a_private_file_saves_in_place():
         app = build_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
-            for field, value in {"name": "first", "base_url": gateway.url, "instance_id": "first",
-                                 "session_url": gateway.url, "listener_port": "0", "client-token": CLIENT_TOKEN,
-                                 "instance-token": INSTANCE_TOKEN, "session-token": SESSION_TOKEN}.items():
-                app.screen.query_one(f"#setup-{field}", Input).value = value
+            fill_first_profile(app.screen, gateway.url)
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: "No OS keyring" in shown_text(app.screen, "#setup-status"),
                              what="the keyring message")

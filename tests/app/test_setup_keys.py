@@ -11,7 +11,7 @@ import keyring
 from keyring.backends import fail
 from textual.widgets import Input
 
-from tests.harness import setup_screen_shown, wait_until
+from tests.harness import fill_first_profile, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config, locate_cli
 from tui.app import build_app
@@ -50,10 +50,7 @@ async def test_a_private_file_chosen_in_set_up_serves_the_next_plain_start_and_l
         app = build_app()  # a plain start: no --insecure-storage
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: setup_screen_shown(app), what="the set-up screen")
-            for field, value in {"name": "first", "base_url": gateway.url, "instance_id": "first",
-                                 "session_url": gateway.url, "listener_port": "0", "client-token": CLIENT_TOKEN,
-                                 "instance-token": INSTANCE_TOKEN, "session-token": SESSION_TOKEN}.items():
-                app.screen.query_one(f"#setup-{field}", Input).value = value
+            fill_first_profile(app.screen, gateway.url)
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: app.screen.query_one("#setup-insecure").region.height > 0,
                              what="the private-file button")
