@@ -268,6 +268,23 @@ def help_table(scopes: tuple[str, ...] = ("app", "main")) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reference_table(ids: tuple[str, ...] | None = None) -> str:
+    """Markdown for the docs, with the default keys: every binding (id, keys, where, does) for docs/keys.md, or the
+    bindings `ids` without their ids (keys, where, does) for the README's short table; the first section key
+    stands there for all seven. docs/make_keys.py writes both; tests/app/test_keys.py checks they are current."""
+    chosen = ACTIONS if ids is None else tuple(ACTIONS_BY_ID[binding_id] for binding_id in ids)
+    lines = ["| Binding id | Keys | Where | Does |" if ids is None else "| Keys | Where | Does |"]
+    lines.append("|---" * (4 if ids is None else 3) + "|")
+    for action in chosen:
+        keys = " / ".join(f"`{_READABLE.get(key, key)}`" for key in action.keys.split(","))
+        does = action.help or action.description
+        if ids is not None and action.key_display and action.id.startswith("section."):
+            keys, does = f"`{action.key_display}`", does.replace(_SECTION_TITLES[0], ", ".join(_SECTION_TITLES), 1)
+        row = [f"`{action.id}`"] if ids is None else []
+        lines.append("| " + " | ".join([*row, keys, SCOPES[action.scope], does]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 # -- alt+digit in real terminals ----------------------------------------------------------------------------------
 
 def let_alt_digits_through() -> None:
