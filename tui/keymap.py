@@ -342,7 +342,7 @@ def check_keymap(entries: dict[str, object]) -> tuple[dict[str, str], list[str]]
     problems: list[str] = []
     for binding_id, value in entries.items():
         if binding_id not in ACTIONS_BY_ID:
-            problems.append(f"{KEYMAP_FILE}: {binding_id!r} is not a binding id (the README's key map lists them); "
+            problems.append(f"{KEYMAP_FILE}: {binding_id!r} is not a binding id (docs/keys.md lists them); "
                             "ignored.")
             continue
         if not isinstance(value, str) or not value.strip():

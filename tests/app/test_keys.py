@@ -60,7 +60,7 @@ def test_user_keymap_is_checked_entry_by_entry(tmp_path):
     keymap, problems = load_user_keymap(tmp_path)
     assert keymap == {"chats.send": "f5"}
     assert problems == [
-        "keymap.toml: 'no.such' is not a binding id (the README's key map lists them); ignored.",
+        "keymap.toml: 'no.such' is not a binding id (docs/keys.md lists them); ignored.",
         "keymap.toml: app.help: 'ctrl+zz' is not a key Textual knows: use names like ctrl+s, alt+1, f5, "
         "question_mark; ignored.",
         "keymap.toml: groups.run: ctrl+l already means \"Look up\" (groups.tab_lookup) in Groups; ignored.",
@@ -235,12 +235,38 @@ async def test_palette_hmac_key_status_fetches_it_and_there_is_one_theme_entry()
         assert len(titles) == 1, hits
 
 
-def test_readme_lists_every_binding_id_with_its_keys():
+def _make_keys():
+    """docs/make_keys.py, the script that writes the key tables (not a package: loaded from its file)."""
+    import importlib.util
     from pathlib import Path
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    path = Path(__file__).parents[2] / "docs" / "make_keys.py"
+    spec = importlib.util.spec_from_file_location("make_keys", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_written_key_tables_are_current():
+    """docs/keys.md and the README's short table are what docs/make_keys.py writes from keymap.py now."""
+    make_keys = _make_keys()
+    for path, text in make_keys.expected().items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} is stale: run uv run python docs/make_keys.py"
+
+
+def test_the_key_pages_list_every_binding_id_with_its_default_keys():
+    make_keys = _make_keys()
+    page = make_keys.KEYS_PAGE.read_text(encoding="utf-8")
+    readable = {"question_mark": "?", "slash": "/", "right_square_bracket": "]", "left_square_bracket": "["}
     for action in ACTIONS:
         first = action.keys.split(",")[0]
-        shown = {"question_mark": "?", "slash": "/", "right_square_bracket": "]", "left_square_bracket": "["}.get(
-            first, first)
-        assert f"| `{action.id}` | `{shown}`" in readme, action.id
+        assert f"| `{action.id}` | `{readable.get(first, first)}`" in page, action.id
+    readme = make_keys.README.read_text(encoding="utf-8")
+    short = readme.split(make_keys.BEGIN, 1)[1].split(make_keys.END, 1)[0]
+    rows = [line for line in short.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(make_keys.NEWCOMER_KEYS) and 10 <= len(rows) <= 15  # a dozen, each a binding's
+    for row, binding_id in zip(rows, make_keys.NEWCOMER_KEYS, strict=True):
+        action = ACTIONS_BY_ID[binding_id]
+        keys = action.key_display or readable.get(action.keys.split(",")[0], action.keys.split(",")[0])
+        assert row.startswith(f"| `{keys}`"), (binding_id, row)
