@@ -36,7 +36,7 @@ NEWCOMER_KEYS = (
 def keys_page() -> str:
     return (
         "# Every key\n\n"
-        f"Written by `uv run python docs/make_keys.py` from `tui/keymap.py` (do not edit by hand). The binding id is\n"
+        "Written by `uv run python docs/make_keys.py` from `tui/keymap.py` (do not edit by hand). The binding id is\n"
         "what `keymap.toml` remaps (see the README's *Keys*); the keys are the defaults.\n\n"
         + reference_table()
     )
