@@ -668,6 +668,13 @@ _TABLE: tuple[ErasedOperation, ...] = (
 )
 
 OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in _TABLE}
+
+# Issue 23's pairing and connection calls of both gateways (the status reads included).
+PAIRING_CALLS: tuple[OperationId, ...] = (
+    OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.RESTART,
+    OperationId.DISCONNECT, OperationId.SESSION_STATUS, OperationId.SESSION_CONNECT, OperationId.SESSION_QR,
+    OperationId.SESSION_PAIRPHONE, OperationId.SESSION_DISCONNECT, OperationId.SESSION_LOGOUT,
+)
 assert len(OPERATIONS) == len(_TABLE) == len(OperationId), "every OperationId has exactly one row"
 
 # WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads

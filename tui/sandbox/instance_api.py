@@ -50,6 +50,10 @@ class InstanceApi:
     REFUSED: ClassVar[frozenset[OperationId]] = frozenset(
         {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS}
     )
+    # Z-API's pairing calls are not in the spec either (only the status read is): 404 too
+    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
+        {OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.RESTART, OperationId.DISCONNECT}
+    )
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -86,6 +90,8 @@ class InstanceApi:
                 OperationId.UPDATE_WEBHOOK_DELIVERY: self._guarded(self.update_webhook_delivery),
                 OperationId.STATUS: self._guarded(self.status, needs_connection=False),
                 **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
+                **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call"), needs_connection=False)
+                   for op in self.REFUSED_CALLS},
             }
         )
         return table
@@ -275,7 +281,7 @@ class InstanceApi:
         return _ok()
 
     async def status(self, request: web.Request) -> web.Response:
-        connected = self.state.connected
+        connected = self.state.instance_link.connected
         return web.json_response(
             {
                 "connected": connected,

@@ -41,6 +41,10 @@ from tui.sandbox.wire import (
 class SessionApi:
     # WuzAPI's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
     REFUSED: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
+    # WuzAPI's pairing calls are not in the spec: 404 too
+    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
+        {OperationId.SESSION_STATUS, OperationId.SESSION_CONNECT, OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE, OperationId.SESSION_DISCONNECT, OperationId.SESSION_LOGOUT}
+    )
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -58,6 +62,7 @@ class SessionApi:
             OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
             OperationId.WEBHOOK: self._guarded(self.update_webhook),
             **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
+            **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call")) for op in self.REFUSED_CALLS},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:
