@@ -130,17 +130,32 @@ class Deliverer:
         """A Z-API connection callback (`connected` or `disconnected`) to its own URL, else the delivery URL;
         never signed. The spec has no such callback: its dialect sends nothing."""
         if self.instance_dialect is InstanceDialect.ZAPI:
-            self._schedule(self._zapi_callback(callback, payload))
+            self._announce_in_order(self._zapi_callback(callback, payload))
 
     def announce_session(self, *payloads: dict[str, Any]) -> None:
         """Session connection events, in order, each to the webhook when it is subscribed to its `type`."""
-        self._schedule(self._connection_events(payloads))
+        self._announce_in_order(self._connection_events(payloads))
 
-    def _schedule(self, work: Coroutine[Any, Any, None]) -> None:
+    _last_announcement: asyncio.Task[None] | None = None
+
+    def _announce_in_order(self, work: Coroutine[Any, Any, None]) -> None:
+        """Connection events go out in the order they happened: each waits for the one before."""
         if self._closed or not self._started:
             work.close()
             return
-        task = asyncio.get_running_loop().create_task(work)
+        before = self._last_announcement
+
+        async def after_the_one_before() -> None:
+            try:
+                if before is not None:
+                    await asyncio.gather(before, return_exceptions=True)
+            except asyncio.CancelledError:
+                work.close()  # stopped before its turn: never started
+                raise
+            await work
+
+        task = asyncio.get_running_loop().create_task(after_the_one_before())
+        self._last_announcement = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -105,7 +105,8 @@ class ZapiInstanceApi:
                 OperationId.MODIFY_CHAT: self.guarded(self.modify_chat),
                 OperationId.PROFILE_DESCRIPTION: self.guarded(self.profile_description),
                 OperationId.PRODUCTS: self.guarded(self.product),
-                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery),
+                # webhook URLs are the gateway's settings: they can be set before a phone is paired
+                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery, needs_connection=False),
                 OperationId.STATUS: self.guarded(self.status, needs_connection=False),
                 OperationId.LIST_CHATS: self.guarded(self.list_chats),
                 OperationId.LIST_CONTACTS: self.guarded(self.list_contacts),
@@ -122,10 +123,11 @@ class ZapiInstanceApi:
     def extra_routes(self, prefix: str) -> list[web.RouteDef]:
         """Z-API's other webhook settings (not operations of the app, but real routes the sandbox honours)."""
         routes = [
-            web.put(f"{prefix}/{path}", self.guarded(self._callback_url_setter(kinds)))
+            web.put(f"{prefix}/{path}", self.guarded(self._callback_url_setter(kinds), needs_connection=False))
             for path, kinds in CALLBACK_ROUTES.items()
         ]
-        routes.append(web.put(f"{prefix}/update-every-webhooks", self.guarded(self.update_every_webhooks)))
+        routes.append(web.put(f"{prefix}/update-every-webhooks",
+                              self.guarded(self.update_every_webhooks, needs_connection=False)))
         return routes
 
     def guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:

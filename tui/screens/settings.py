@@ -369,7 +369,7 @@ class SettingsSection(OperationSection):
         return cast("GatewayApp", self.app).runtime
 
     def open_operation(self, op_id: str) -> None:
-        targets = {
+        targets: dict[str, str] = {
             "set-hmac-key": "#hmac-key", "generate-hmac-key": "#hmac-generate", "delete-hmac-key": "#hmac-delete",
             "hmac-status": "#hmac-status", "set-proxy": "#proxy-url", "set-delivery-webhook": "#delivery-url",
             "set-session-webhook": "#session-url", "point-webhooks": "#point-webhooks",
