@@ -64,6 +64,12 @@ def _dialect_flags(parser: argparse.ArgumentParser, *, for_app: bool = False) ->
         default=default,
         help=f"{where}the session family speaks the spec (default) or WuzAPI",
     )
+    parser.add_argument(
+        "--logged-out",
+        action="store_true",
+        default=False if for_app else argparse.SUPPRESS,
+        help=f"{where}the sandbox starts with no phone paired (pair by QR or phone code; POST /sandbox/scan)",
+    )
 
 
 def _allow_remote(parser: argparse.ArgumentParser) -> None:
@@ -313,7 +319,7 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
     if sandbox:
         from tui.sandbox.process import SandboxProcess
 
-        process = SandboxProcess.spawn(dialects)
+        process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)))
     from tui.app import build_app
 
     app = build_app(

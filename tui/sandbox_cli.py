@@ -35,6 +35,7 @@ async def _serve(args: argparse.Namespace) -> int:
         webhook_format=args.webhook_format,
         instance_dialect=InstanceDialect(args.instance_dialect),
         session_dialect=SessionDialect(args.session_dialect),
+        logged_out=bool(getattr(args, "logged_out", False)),
     )
     if not await start_or_explain(gateway.start, "sandbox", args.host, args.port):
         return 1
@@ -67,6 +68,8 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
         lines.append(f"  rate limit:      {args.rate:g} requests/s")
     lines.append(f"  instance dialect: {gateway.instance_dialect}   session dialect: {gateway.session_dialect}")
     lines.append(f"  session webhook format: {gateway.webhook_format}")
+    if getattr(args, "logged_out", False):
+        lines.append("  logged out: pair by QR or phone code, then POST /sandbox/scan {\"code\": ...}")
     return "\n".join(lines)
 
 

@@ -11,7 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import base64
+import io
+
+import segno
+
 from tests.api.conftest import HMAC_SECRET
+from tui.api import connection as c
 from tui.api import models as m
 from tui.api.operations import Dialect, InstanceDialect, OperationId, SessionDialect
 
@@ -26,6 +32,22 @@ VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL:+
 GROUP_INFO = {"JID": "120363019502650977@g.us", "Name": "Team", "OwnerJID": "5511999999999@s.whatsapp.net",
               "GroupCreated": "2024-03-01T10:00:00-03:00",
               "Participants": [{"JID": "5511999999999@s.whatsapp.net", "IsAdmin": True, "IsSuperAdmin": True}]}
+
+# A pairing payload as whatsmeow's makeQRData writes it (ref, noise key, identity key, adv secret: the ref from
+# WhatsApp's servers, three base64 keys of 32 bytes), and the PNG WuzAPI's GetQR serves of it (skip2/go-qrcode,
+# medium error correction); made here with segno, independently of the app's code.
+QR_PAYLOAD = ("2@qK1lLlUc3iGcbbvPz0B1Zg0pj7xS8mWwQ4hRk2cN9dYyV3fTtJ6aHs5uE8oB7rDn1MzXpC4vWq0Lk2JgH6yU3sFr9eTa5iO8bN7mQ==,"
+              "VNnLgLiJbaWLBoOyqtdpMnEUBYByttC0Z0kupzEVdgs=,NPbVagcpSTt6+Big5Dmhns/th/jqN/o3nQJ2nKlgAAc=,"
+              "UtlK5qF5pFhDd+EXM36MbTLg6pUyeAJm/+XZQ/KOIXI=")
+
+
+def _png_data_url(payload: str) -> str:
+    buffer = io.BytesIO()
+    segno.make(payload, error="m", micro=False).save(buffer, kind="png", scale=4, border=4)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+QR_PNG = _png_data_url(QR_PAYLOAD)
 
 
 @dataclass(frozen=True)
@@ -362,4 +384,73 @@ CASES: list[WireCase] = [
              lambda r: [(g.JID, g.Name) for g in r.items] == [("120363019502650977@g.us", "Team")]),
     WireCase(OperationId.GROUP_LIST, WUZAPI, m.NoBody, "GET", "/group/list", None,
              (200, {"code": 200, "data": {"Groups": None}, "success": True}), lambda r: r.items == [], name="none"),
+    # -- pairing and the connection (issue 23) ---------------------------------------------------------------------
+    # Z-API: Z-API/docs en/instance/{status,qr-code,qr-code-image,phone-code,restart,disconnect}.mdx and
+    # research/zapi.md §3.1. Every call is a GET without a body; answers are bare `{value}` objects.
+    WireCase(OperationId.STATUS, ZAPI, m.NoBody, "GET", "/status", None,
+             (200, {"connected": True, "error": "You are already connected", "smartphoneConnected": True}),
+             lambda r: r.state == c.ConnectionState(connected=True, logged_in=True), name="connected"),
+    # status.mdx's third text: paired, but the link is down (a restart restores it). D2 ends it with a full stop.
+    WireCase(OperationId.STATUS, ZAPI, m.NoBody, "GET", "/status", None,
+             (200, {"connected": False, "error": "You need to restore the session.", "smartphoneConnected": False}),
+             lambda r: r.state == c.ConnectionState(connected=False, logged_in=True,
+                                                    reason="You need to restore the session"), name="needs-restore"),
+    _refused(OperationId.QR_CODE, SPEC, m.NoBody, "GET", "/qr-code", "qr-code"),
+    # qr-code.mdx: "Returns the QRCode bytes so you can render it": the payload text (D2), or the image (D1's example).
+    WireCase(OperationId.QR_CODE, ZAPI, m.NoBody, "GET", "/qr-code", None, (200, {"value": QR_PAYLOAD}),
+             lambda r: r.payload() == QR_PAYLOAD and not r.is_image),
+    WireCase(OperationId.QR_CODE, ZAPI, m.NoBody, "GET", "/qr-code", None, (200, {"value": QR_PNG}),
+             lambda r: r.is_image and r.payload() == QR_PAYLOAD, name="as-image"),
+    _refused(OperationId.QR_CODE_IMAGE, SPEC, m.NoBody, "GET", "/qr-code/image", "qr-code/image"),
+    WireCase(OperationId.QR_CODE_IMAGE, ZAPI, m.NoBody, "GET", "/qr-code/image", None, (200, {"value": QR_PNG}),
+             lambda r: r.payload() == QR_PAYLOAD),
+    _refused(OperationId.PHONE_CODE, SPEC, lambda: c.PhoneCodeQuery(phone="5511999999999"), "GET",
+             "/phone-code/5511999999999", "phone-code"),
+    # phone-code.mdx's example answer, literally.
+    WireCase(OperationId.PHONE_CODE, ZAPI, lambda: c.PhoneCodeQuery(phone="5511999999999"), "GET",
+             "/phone-code/5511999999999", None, (200, {"value": "A1B2C3D4E5"}), lambda r: r.code == "A1B2C3D4E5"),
+    _refused(OperationId.RESTART, SPEC, m.NoBody, "GET", "/restart", "restart"),
+    WireCase(OperationId.RESTART, ZAPI, m.NoBody, "GET", "/restart", None, VALUE_TRUE, lambda r: r.ok),
+    _refused(OperationId.DISCONNECT, SPEC, m.NoBody, "GET", "/disconnect", "disconnect"),
+    WireCase(OperationId.DISCONNECT, ZAPI, m.NoBody, "GET", "/disconnect", None, VALUE_TRUE, lambda r: r.ok),
+    # WuzAPI: asternic/wuzapi handlers.go (Connect, GetStatus, GetQR, PairPhone, Disconnect, Logout), its
+    # static/api/spec.yml examples and research/wuzapi.md §2.2-2.3. Answers in the {code, data, success} envelope.
+    _refused(OperationId.SESSION_STATUS, SSPEC, m.NoBody, "GET", "/session/status", "session/status"),
+    # spec.yml's example and the handler's older map: {"Connected": …, "LoggedIn": …}.
+    WireCase(OperationId.SESSION_STATUS, WUZAPI, m.NoBody, "GET", "/session/status", None,
+             (200, {"code": 200, "data": {"Connected": True, "LoggedIn": True}, "success": True}),
+             lambda r: r.state == c.ConnectionState(connected=True, logged_in=True)),
+    # The newer handler's lower-case map (wuzapi#90: disconnected while still logged in).
+    WireCase(OperationId.SESSION_STATUS, WUZAPI, m.NoBody, "GET", "/session/status", None,
+             (200, {"code": 200, "data": {
+                 "id": "bec45bb93cbd24cbec32941ec3c93a12", "name": "Shop", "connected": False, "loggedIn": True,
+                 "token": "***", "jid": "5491155555555.0:53@s.whatsapp.net", "webhook": "https://hooks.example.com/s",
+                 "events": "Message,ReadReceipt", "proxy_url": "", "qrcode": "", "history": "0",
+                 "proxy_config": {"enabled": False, "proxy_url": ""}, "hmac_configured": False}, "success": True}),
+             lambda r: (r.state.connected, r.state.logged_in, r.state.number) == (False, True, "5491155555555"),
+             name="newer-shape"),
+    _refused(OperationId.SESSION_CONNECT, SSPEC, lambda: c.SessionConnect(Subscribe=["Message"]), "POST",
+             "/session/connect", "session/connect"),
+    WireCase(OperationId.SESSION_CONNECT, WUZAPI, lambda: c.SessionConnect(Subscribe=["Message", "ReadReceipt"]),
+             "POST", "/session/connect", {"Subscribe": ["Message", "ReadReceipt"], "Immediate": True},
+             (200, {"code": 200, "data": {"details": "Connected!", "events": "Message,ReadReceipt", "jid": "",
+                                          "webhook": "https://hooks.example.com/s"}, "success": True}),
+             lambda r: r.subscribed == ["Message", "ReadReceipt"] and r.details == "Connected!"),
+    _refused(OperationId.SESSION_QR, SSPEC, m.NoBody, "GET", "/session/qr", "session/qr"),
+    WireCase(OperationId.SESSION_QR, WUZAPI, m.NoBody, "GET", "/session/qr", None,
+             (200, {"code": 200, "data": {"QRCode": QR_PNG}, "success": True}), lambda r: r.payload() == QR_PAYLOAD),
+    _refused(OperationId.SESSION_PAIRPHONE, SSPEC, lambda: c.PairPhone(Phone="5491155553934"), "POST",
+             "/session/pairphone", "session/pairphone"),
+    WireCase(OperationId.SESSION_PAIRPHONE, WUZAPI, lambda: c.PairPhone(Phone="5491155553934"), "POST",
+             "/session/pairphone", {"Phone": "5491155553934"},
+             (200, {"code": 200, "data": {"LinkingCode": "9H3J-H3J8"}, "success": True}),
+             lambda r: r.code == "9H3J-H3J8"),
+    _refused(OperationId.SESSION_DISCONNECT, SSPEC, m.NoBody, "POST", "/session/disconnect", "session/disconnect"),
+    WireCase(OperationId.SESSION_DISCONNECT, WUZAPI, m.NoBody, "POST", "/session/disconnect", None,
+             (200, {"code": 200, "data": {"Details": "Disconnected"}, "success": True}),
+             lambda r: r.Details == "Disconnected"),
+    _refused(OperationId.SESSION_LOGOUT, SSPEC, m.NoBody, "POST", "/session/logout", "session/logout"),
+    WireCase(OperationId.SESSION_LOGOUT, WUZAPI, m.NoBody, "POST", "/session/logout", None,
+             (200, {"code": 200, "data": {"Details": "Logged out"}, "success": True}),
+             lambda r: r.Details == "Logged out"),
 ]

@@ -297,6 +297,15 @@ INSTANCE_CASES = [
         (200, {"connected": True, "error": "You are already connected", "smartphoneConnected": True}),
         lambda r: r.connected is True and r.error == "You are already connected",
     ),
+    # issue 23: Z-API's pairing calls (Z-API/docs en/instance/*.mdx; the spec has none and refuses them)
+    Case("qr_code", lambda c: zapi(c).qr_code(), "GET", f"{P}/qr-code", None,
+         (200, {"value": "2@ref,noise,identity,adv"}), lambda r: r.payload() == "2@ref,noise,identity,adv"),
+    Case("qr_code_image", lambda c: zapi(c).qr_code_image(), "GET", f"{P}/qr-code/image", None,
+         (200, {"value": ""}), lambda r: r.value == "" and not r.is_image),
+    Case("phone_code", lambda c: zapi(c).phone_code("5511999999999"), "GET", f"{P}/phone-code/5511999999999", None,
+         (200, {"value": "A1B2C3D4E5"}), lambda r: r.code == "A1B2C3D4E5"),
+    Case("restart", lambda c: zapi(c).restart(), "GET", f"{P}/restart", None, VALUE_TRUE, lambda r: r.ok),
+    Case("disconnect", lambda c: zapi(c).disconnect(), "GET", f"{P}/disconnect", None, VALUE_TRUE, lambda r: r.ok),
 ]
 
 VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL;WAID=5511988887777:+5511988887777\nEND:VCARD\n"
@@ -407,4 +416,22 @@ SESSION_CASES = [
         (200, {"code": 200, "data": {"webhook": "", "events": None, "active": False}, "success": True}),
         lambda r: r.active is False and r.events is None,
     ),
+    # issue 23: WuzAPI's pairing calls (handlers.go, spec.yml; the spec has none and refuses them)
+    Case("session_status", lambda c: wuzapi(c).session_status(), "GET", "/session/status", None,
+         (200, {"code": 200, "data": {"Connected": True, "LoggedIn": False}, "success": True}),
+         lambda r: (r.state.connected, r.state.logged_in) == (False, False)),
+    Case("connect", lambda c: wuzapi(c).connect(subscribe=("Message", "ChatPresence")), "POST", "/session/connect",
+         {"Subscribe": ["Message", "ChatPresence"], "Immediate": True},
+         (200, {"code": 200, "data": {"details": "Connected!", "events": "Message,ChatPresence", "jid": "",
+                                      "webhook": ""}, "success": True}),
+         lambda r: r.subscribed == ["Message", "ChatPresence"]),
+    Case("session_qr", lambda c: wuzapi(c).session_qr(), "GET", "/session/qr", None,
+         (200, {"code": 200, "data": {"QRCode": ""}, "success": True}), lambda r: r.QRCode == ""),
+    Case("pair_phone", lambda c: wuzapi(c).pair_phone("5491155553934"), "POST", "/session/pairphone",
+         {"Phone": "5491155553934"}, (200, {"code": 200, "data": {"LinkingCode": "9H3J-H3J8"}, "success": True}),
+         lambda r: r.code == "9H3J-H3J8"),
+    Case("disconnect", lambda c: wuzapi(c).disconnect(), "POST", "/session/disconnect", None,
+         (200, {"code": 200, "data": {"Details": "Disconnected"}, "success": True}), lambda r: r.Details == "Disconnected"),
+    Case("logout", lambda c: wuzapi(c).logout(), "POST", "/session/logout", None,
+         (200, {"code": 200, "data": {"Details": "Logged out"}, "success": True}), lambda r: r.Details == "Logged out"),
 ]

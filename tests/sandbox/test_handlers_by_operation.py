@@ -43,10 +43,13 @@ def test_every_operation_of_the_family_has_a_handler_or_is_refused(api, family, 
             op.encode(REQUESTS[op_id](), dialect)  # a handled operation is one the dialect can say
 
 
-def test_the_spec_sandbox_refuses_exactly_the_gateways_lists() -> None:
-    # Literal: the lists Z-API and WuzAPI offer and the spec does not (research/zapi.md §3.6, wuzapi.md §2.8).
-    assert InstanceApi.REFUSED == {"chats", "contacts", "groups"}
-    assert SessionApi.REFUSED == {"user-contacts", "group-list"}
+def test_the_spec_sandbox_refuses_exactly_the_gateways_lists_and_pairing_calls() -> None:
+    # Literal: the lists Z-API and WuzAPI offer and the spec does not (research/zapi.md §3.6, wuzapi.md §2.8), and
+    # their pairing calls (zapi.md §3.1, wuzapi.md §2.2-2.3): the spec has only the instance status read.
+    assert InstanceApi.REFUSED == {"chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart",
+                                   "disconnect"}
+    assert SessionApi.REFUSED == {"user-contacts", "group-list", "session-status", "session-connect", "session-qr",
+                                  "session-pairphone", "session-disconnect", "session-logout"}
     assert ZapiInstanceApi.REFUSED == WuzapiSessionApi.REFUSED == set()
 
 

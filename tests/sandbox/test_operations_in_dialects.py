@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from tests.sandbox.test_client_in_each_dialect import PAIRING_REQUESTS
 from tui.api import models as m
 from tui.api.client import GatewayHttp, InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import BadRequest
-from tui.api.operations import OPERATIONS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
+from tui.api.operations import OPERATIONS, PAIRING_CALLS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
 from tui.api.vcard import build_vcard
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
@@ -62,17 +63,22 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.LIST_GROUPS: m.ListPage,
     OperationId.USER_CONTACTS: m.NoBody,
     OperationId.GROUP_LIST: m.NoBody,
+    **PAIRING_REQUESTS,
 }
 # The gateways' lists: the spec has none, so its dialect refuses them before sending.
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.GROUP_LIST}
+               OperationId.GROUP_LIST, *PAIRING_CALLS}
+# The calls that give a code need an unpaired account (WuzAPI's also a connect first); the others a paired one.
+LOGGED_OUT_FIRST = {OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.SESSION_CONNECT,
+                    OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}
+CONNECT_FIRST = {OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}
 
 CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects]
 
 
-async def _sandbox(instance: InstanceDialect, session: SessionDialect) -> SandboxGateway:
+async def _sandbox(instance: InstanceDialect, session: SessionDialect, *, logged_out: bool = False) -> SandboxGateway:
     gateway = SandboxGateway(instance_id="dia", **TOKENS, delivery_delay=0.0,
-                             instance_dialect=instance, session_dialect=session)
+                             instance_dialect=instance, session_dialect=session, logged_out=logged_out)
     await gateway.start()
     return gateway
 
@@ -93,11 +99,13 @@ async def test_operation_against_the_sandbox_speaking_the_dialect(op_id: Operati
     op = OPERATIONS[op_id]
     instance = InstanceDialect(dialect) if op.family is Family.INSTANCE else InstanceDialect.SPEC
     session = SessionDialect(dialect) if op.family is Family.SESSION else SessionDialect.SPEC
-    gateway = await _sandbox(instance, session)
+    gateway = await _sandbox(instance, session, logged_out=op_id in LOGGED_OUT_FIRST and dialect != "spec")
     try:
         async with GatewayHttp(timeout=5.0) as http:
             instance_client, session_client = _clients(http, gateway.url, instance, session)
             client = instance_client if op.family is Family.INSTANCE else session_client
+            if op_id in CONNECT_FIRST and dialect != "spec":
+                await session_client.connect(subscribe=["Message"])
             if op_id in NOT_IN_SPEC and dialect == "spec":
                 with pytest.raises(DialectRefusal):
                     await client.request(op, REQUESTS[op_id]())

@@ -96,3 +96,20 @@ def test_the_child_dies_with_an_app_killed_by_sigkill(tmp_path):
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+@pytest.mark.parametrize("logged_out", [False, True])
+async def test_logged_out_reaches_the_child(logged_out):
+    """`gateway-tui --sandbox --logged-out` passes the flag to the sandbox process: it starts unpaired."""
+    from tui.cli import build_parser, prepare_app
+
+    args = build_parser().parse_args(["--sandbox", "--instance-dialect", "zapi", *(["--logged-out"] * logged_out)])
+    _app, process = prepare_app(args)  # the app is built, not run: only its sandbox process is used here
+    try:
+        url = await process.wait_ready()
+        status = f"{url}/instances/sandbox/token/{process.tokens['instance_token']}/status"
+        async with httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.get(status, headers={"Client-Token": process.tokens["client_token"]})
+        assert answer.json()["connected"] is not logged_out
+    finally:
+        await process.stop()

@@ -12,11 +12,24 @@ Requests are the strict models of `tui.api.models`, validated when built; every 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 from urllib.parse import quote, urlencode
 
 from pydantic import BaseModel
 
+from tui.api.connection import (
+    InstanceStatus,
+    PairPhone,
+    PhoneCodeQuery,
+    SessionConnect,
+    SessionConnected,
+    SessionLinkingCode,
+    SessionQr,
+    SessionStatus,
+    ZapiPhoneCode,
+    ZapiQr,
+)
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.exchange import Exchange, RequestLog
 from tui.api.gateway_http import Call, GatewayHttp
@@ -25,7 +38,6 @@ from tui.api.models import (
     AddParticipant,
     AddParticipantResult,
     ChatList,
-    ConnectionStatus,
     ContactCard,
     ContactList,
     ContactSent,
@@ -211,8 +223,29 @@ class InstanceClient:
     async def set_delivery_webhook(self, request: DeliveryWebhook) -> OperationResult:
         return await self.request(ops.UPDATE_WEBHOOK_DELIVERY, request)
 
-    async def status(self) -> ConnectionStatus:
+    async def status(self) -> InstanceStatus:
+        """`.state` is the typed ConnectionState; `error` is Z-API's status text, not a failure."""
         return await self.request(ops.STATUS, NoBody())
+
+    # -- pairing and the connection (Z-API only: the spec dialect refuses them before sending) ---------------
+
+    async def qr_code(self) -> ZapiQr:
+        """The current QR code; `.payload()` is its text (read from the image when Z-API sends one)."""
+        return await self.request(ops.QR_CODE, NoBody())
+
+    async def qr_code_image(self) -> ZapiQr:
+        return await self.request(ops.QR_CODE_IMAGE, NoBody())
+
+    async def phone_code(self, phone: str) -> ZapiPhoneCode:
+        """Raises pydantic's ValidationError naming phone unless it is digits with the country code."""
+        return await self.request(ops.PHONE_CODE, PhoneCodeQuery(phone=phone))
+
+    async def restart(self) -> OperationResult:
+        return await self.request(ops.RESTART, NoBody())
+
+    async def disconnect(self) -> OperationResult:
+        """Unpairs the phone (Z-API's GET /disconnect): pairing again needs a new code."""
+        return await self.request(ops.DISCONNECT, NoBody())
 
     # -- lists (Z-API only: the spec dialect refuses them before sending) --------------------------------
 
@@ -323,3 +356,28 @@ class SessionClient:
 
     async def group_list(self) -> GroupList:
         return await self.request(ops.GROUP_LIST, NoBody())
+
+    # -- pairing and the connection (WuzAPI only: the spec dialect refuses them before sending) --------------
+
+    async def session_status(self) -> SessionStatus:
+        """`.state` is the typed ConnectionState, from either shape WuzAPI answers."""
+        return await self.request(ops.SESSION_STATUS, NoBody())
+
+    async def connect(self, *, subscribe: Sequence[str]) -> SessionConnected:
+        """`POST /session/connect` with `Immediate: true`. `subscribe` is the profile's event kinds, required and
+        never empty: WuzAPI stores what every connect sends, and an empty list would store no subscriptions."""
+        return await self.request(ops.SESSION_CONNECT, SessionConnect(Subscribe=list(subscribe), Immediate=True))
+
+    async def session_qr(self) -> SessionQr:
+        return await self.request(ops.SESSION_QR, NoBody())
+
+    async def pair_phone(self, phone: str) -> SessionLinkingCode:
+        return await self.request(ops.SESSION_PAIRPHONE, PairPhone(Phone=phone))
+
+    async def disconnect(self) -> Details:
+        """Drops the connection and keeps the pairing; `connect` again reconnects without a code."""
+        return await self.request(ops.SESSION_DISCONNECT, NoBody())
+
+    async def logout(self) -> Details:
+        """Unpairs the phone: pairing again needs a new code."""
+        return await self.request(ops.SESSION_LOGOUT, NoBody())

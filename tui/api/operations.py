@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
+from tui.api import connection as c
 from tui.api import models as m
 from tui.api.dialects import Dialect, InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError
@@ -88,6 +89,11 @@ class OperationId(enum.StrEnum):
     LIST_CHATS = "chats"
     LIST_CONTACTS = "contacts"
     LIST_GROUPS = "groups"
+    QR_CODE = "qr-code"
+    QR_CODE_IMAGE = "qr-code/image"
+    PHONE_CODE = "phone-code"
+    RESTART = "restart"
+    DISCONNECT = "disconnect"
     # session family
     HMAC_SET = "hmac-set"
     HMAC_STATUS = "hmac-status"
@@ -99,6 +105,12 @@ class OperationId(enum.StrEnum):
     WEBHOOK = "webhook"
     USER_CONTACTS = "user-contacts"
     GROUP_LIST = "group-list"
+    SESSION_STATUS = "session-status"
+    SESSION_CONNECT = "session-connect"
+    SESSION_QR = "session-qr"
+    SESSION_PAIRPHONE = "session-pairphone"
+    SESSION_DISCONNECT = "session-disconnect"
+    SESSION_LOGOUT = "session-logout"
 
 
 class DialectRefusal(GatewayError):
@@ -326,6 +338,13 @@ def _not_in_spec(what: str, where: str) -> Callable[[m.Request], None]:
     return refuse
 
 
+def _no_such_call(what: str, where: str) -> Callable[[m.Request], None]:
+    def refuse(_request: m.Request) -> None:
+        raise DialectRefusal(what, f"cannot be called in the spec dialect: the service has no such call ({where})")
+
+    return refuse
+
+
 def _page_query(request: m.ListPage) -> dict[str, str]:
     return {"page": str(request.page), "pageSize": str(request.pageSize)}
 
@@ -459,10 +478,11 @@ UPDATE_WEBHOOK_DELIVERY: Operation[m.DeliveryWebhook, m.OperationResult] = Opera
     id=OperationId.UPDATE_WEBHOOK_DELIVERY, number=16, family=INST, method="PUT", path="update-webhook-delivery",
     request=m.DeliveryWebhook, result=m.OperationResult, title="Set delivery webhook", section=Section.SETTINGS,
 )
-STATUS: Operation[m.NoBody, m.ConnectionStatus] = Operation(
+STATUS: Operation[m.NoBody, c.InstanceStatus] = Operation(
     id=OperationId.STATUS, number=None, family=INST, method="GET", path="status",
-    request=m.NoBody, result=m.ConnectionStatus, title="Connection status", section=Section.SETTINGS,
-    spec_body=_no_body,
+    request=m.NoBody, result=c.InstanceStatus, title="Connection status", section=Section.SETTINGS,
+    spec_body=_no_body, notes={Z: "error is a status text (You are already connected / You need to restore the "
+                                  "session / You are not connected), not a failure"},
 )
 
 # -- instance family: Z-API's lists
@@ -484,6 +504,40 @@ LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
     request=m.ListPage, result=m.ChatList, title="List groups (Z-API)", section=Section.GROUPS,
     spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body}, query=_page_query,
     notes={Z: PAGED},
+)
+
+# -- instance family: pairing and the connection (research/zapi.md §3.1; Z-API/docs en/instance/*.mdx). The
+# spec has only the status read above; the spec dialect refuses these before sending.
+
+QR_CODE: Operation[m.NoBody, c.ZapiQr] = Operation(
+    id=OperationId.QR_CODE, number=None, family=INST, method="GET", path="qr-code",
+    request=m.NoBody, result=c.ZapiQr, title="QR code to pair (Z-API)", section=Section.SETTINGS,
+    spec_body=_no_such_call("qr-code", "Z-API's GET /qr-code"), bodies={Z: _no_body},
+    notes={Z: "answers {value}: the QR text (or a PNG data URL); a new code every 20 s"},
+)
+QR_CODE_IMAGE: Operation[m.NoBody, c.ZapiQr] = Operation(
+    id=OperationId.QR_CODE_IMAGE, number=None, family=INST, method="GET", path="qr-code/image",
+    request=m.NoBody, result=c.ZapiQr, title="QR code image to pair (Z-API)", section=Section.SETTINGS,
+    spec_body=_no_such_call("qr-code/image", "Z-API's GET /qr-code/image"), bodies={Z: _no_body},
+    notes={Z: "answers {value: data:image/png;base64,...}"},
+)
+PHONE_CODE: Operation[c.PhoneCodeQuery, c.ZapiPhoneCode] = Operation(
+    id=OperationId.PHONE_CODE, number=None, family=INST, method="GET", path="phone-code/{phone}",
+    request=c.PhoneCodeQuery, result=c.ZapiPhoneCode, title="Phone code to pair (Z-API)", section=Section.SETTINGS,
+    spec_body=_no_such_call("phone-code", "Z-API's GET /phone-code/{phone}"), bodies={Z: _no_body},
+    path_params=("phone",), notes={Z: "the number goes in the path; answers {value: <code to type on the phone>}"},
+)
+RESTART: Operation[m.NoBody, m.OperationResult] = Operation(
+    id=OperationId.RESTART, number=None, family=INST, method="GET", path="restart",
+    request=m.NoBody, result=m.OperationResult, title="Restart the instance (Z-API)", section=Section.SETTINGS,
+    spec_body=_no_such_call("restart", "Z-API's GET /restart"), bodies={Z: _no_body},
+    notes={Z: "GET, no body; reconnects the paired phone without a new QR code"},
+)
+DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
+    id=OperationId.DISCONNECT, number=None, family=INST, method="GET", path="disconnect",
+    request=m.NoBody, result=m.OperationResult, title="Log out the phone (Z-API)", section=Section.SETTINGS,
+    destructive=True, spec_body=_no_such_call("disconnect", "Z-API's GET /disconnect"), bodies={Z: _no_body},
+    notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
 )
 
 # -- session family
@@ -540,6 +594,49 @@ GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
 )
 
 
+# -- session family: pairing and the connection (research/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go). The
+# spec has none of these: its dialect refuses them before sending.
+
+SESSION_STATUS: Operation[m.NoBody, c.SessionStatus] = Operation(
+    id=OperationId.SESSION_STATUS, number=None, family=SESS, method="GET", path="session/status",
+    request=m.NoBody, result=c.SessionStatus, title="Session status (WuzAPI)", section=Section.SETTINGS,
+    spec_body=_no_such_call("session/status", "WuzAPI's GET /session/status"), bodies={W: _no_body},
+    notes={W: "answers {Connected, LoggedIn} (older) or {connected, loggedIn, jid, ...} (newer)"},
+)
+SESSION_CONNECT: Operation[c.SessionConnect, c.SessionConnected] = Operation(
+    id=OperationId.SESSION_CONNECT, number=None, family=SESS, method="POST", path="session/connect",
+    request=c.SessionConnect, result=c.SessionConnected, title="Connect the session (WuzAPI)",
+    section=Section.SETTINGS, spec_body=_no_such_call("session/connect", "WuzAPI's POST /session/connect"),
+    bodies={W: _spec_body},
+    notes={W: "always sends Subscribe (the profile's event kinds: WuzAPI stores what it is sent, and an empty list "
+              "stores none) and Immediate: true"},
+)
+SESSION_QR: Operation[m.NoBody, c.SessionQr] = Operation(
+    id=OperationId.SESSION_QR, number=None, family=SESS, method="GET", path="session/qr",
+    request=m.NoBody, result=c.SessionQr, title="QR code to pair (WuzAPI)", section=Section.SETTINGS,
+    spec_body=_no_such_call("session/qr", "WuzAPI's GET /session/qr"), bodies={W: _no_body},
+    notes={W: "after connect; answers {QRCode: data:image/png;base64,...}, a new code every 20 s"},
+)
+SESSION_PAIRPHONE: Operation[c.PairPhone, c.SessionLinkingCode] = Operation(
+    id=OperationId.SESSION_PAIRPHONE, number=None, family=SESS, method="POST", path="session/pairphone",
+    request=c.PairPhone, result=c.SessionLinkingCode, title="Phone code to pair (WuzAPI)", section=Section.SETTINGS,
+    spec_body=_no_such_call("session/pairphone", "WuzAPI's POST /session/pairphone"), bodies={W: _spec_body},
+    notes={W: "after connect; answers {LinkingCode: XXXX-XXXX}"},
+)
+SESSION_DISCONNECT: Operation[m.NoBody, m.Details] = Operation(
+    id=OperationId.SESSION_DISCONNECT, number=None, family=SESS, method="POST", path="session/disconnect",
+    request=m.NoBody, result=m.Details, title="Disconnect the session (WuzAPI)", section=Section.SETTINGS,
+    spec_body=_no_such_call("session/disconnect", "WuzAPI's POST /session/disconnect"), bodies={W: _no_body},
+    notes={W: "keeps the pairing (connect again reconnects); WuzAPI also clears the stored event kinds"},
+)
+SESSION_LOGOUT: Operation[m.NoBody, m.Details] = Operation(
+    id=OperationId.SESSION_LOGOUT, number=None, family=SESS, method="POST", path="session/logout",
+    request=m.NoBody, result=m.Details, title="Log out the session (WuzAPI)", section=Section.SETTINGS,
+    destructive=True, spec_body=_no_such_call("session/logout", "WuzAPI's POST /session/logout"),
+    bodies={W: _no_body}, notes={W: "unpairs the phone: pairing again needs a new QR or phone code"},
+)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The registry: every row by id, its types forgotten. Code that names an operation uses its constant above and
 # keeps the types; only a lookup by an id known at run time (`gateway-tui call`, the palette, a section's
@@ -565,10 +662,19 @@ _TABLE: tuple[ErasedOperation, ...] = (
     erased(PRODUCTS), erased(UPDATE_WEBHOOK_DELIVERY), erased(STATUS), erased(LIST_CHATS), erased(LIST_CONTACTS),
     erased(LIST_GROUPS), erased(HMAC_SET), erased(HMAC_STATUS), erased(HMAC_DELETE), erased(PROXY),
     erased(GROUP_INFO), erased(GROUP_CREATE), erased(SEND_CONTACT), erased(WEBHOOK), erased(USER_CONTACTS),
-    erased(GROUP_LIST),
+    erased(GROUP_LIST), erased(QR_CODE), erased(QR_CODE_IMAGE), erased(PHONE_CODE), erased(RESTART),
+    erased(DISCONNECT), erased(SESSION_STATUS), erased(SESSION_CONNECT), erased(SESSION_QR),
+    erased(SESSION_PAIRPHONE), erased(SESSION_DISCONNECT), erased(SESSION_LOGOUT),
 )
 
 OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in _TABLE}
+
+# Issue 23's pairing and connection calls of both gateways (the status reads included).
+PAIRING_CALLS: tuple[OperationId, ...] = (
+    OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.RESTART,
+    OperationId.DISCONNECT, OperationId.SESSION_STATUS, OperationId.SESSION_CONNECT, OperationId.SESSION_QR,
+    OperationId.SESSION_PAIRPHONE, OperationId.SESSION_DISCONNECT, OperationId.SESSION_LOGOUT,
+)
 assert len(OPERATIONS) == len(_TABLE) == len(OperationId), "every OperationId has exactly one row"
 
 # WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads

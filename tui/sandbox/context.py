@@ -13,6 +13,7 @@ from datetime import datetime
 
 from aiohttp import web
 
+from tui.sandbox.pairing import Announce, CodeIssuer
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import SandboxState, SentMessage
 from tui.sandbox.wire import ApiError
@@ -40,6 +41,8 @@ class Context:
     clock: Callable[[], datetime]
     new_id: Callable[[], str]
     on_sent: Callable[[SentMessage], None]
+    codes: CodeIssuer
+    announce: Announce  # a family's link changed: its gateway tells the webhook (tui.sandbox.pairing.LinkEvent)
 
     def check_instance(self, request: web.Request, *, needs_connection: bool) -> None:
         client_token = request.headers.get(CLIENT_TOKEN_HEADER)
@@ -54,14 +57,14 @@ class Context:
         if not all(checks):
             raise ApiError(401, "invalid Client-Token, instance id or instance token")
         self._check_rate()
-        if needs_connection and not self.state.connected:
+        if needs_connection and not self.state.instance_link.connected:
             raise ApiError(409, NOT_CONNECTED)
 
     def check_session(self, request: web.Request, *, needs_connection: bool) -> None:
         if not _same_secret(request.headers.get(SESSION_TOKEN_HEADER), self.session_token):
             raise ApiError(401, "unauthorized")  # WuzAPI's wording for a missing or unknown token
         self._check_rate()
-        if needs_connection and not self.state.connected:
+        if needs_connection and not self.state.session_link.connected:
             raise ApiError(409, NOT_CONNECTED)
 
     def _check_rate(self) -> None:

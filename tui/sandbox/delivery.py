@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Any
 
@@ -126,6 +126,56 @@ class Deliverer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def announce_instance(self, callback: str, payload: dict[str, Any]) -> None:
+        """A Z-API connection callback (`connected` or `disconnected`) to its own URL, else the delivery URL;
+        never signed. The spec has no such callback: its dialect sends nothing."""
+        if self.instance_dialect is InstanceDialect.ZAPI:
+            self._announce_in_order(self._zapi_callback(callback, payload))
+
+    def announce_session(self, *payloads: dict[str, Any]) -> None:
+        """Session connection events, in order, each to the webhook when it is subscribed to its `type`."""
+        self._announce_in_order(self._connection_events(payloads))
+
+    _last_announcement: asyncio.Task[None] | None = None
+
+    def _announce_in_order(self, work: Coroutine[Any, Any, None]) -> None:
+        """Connection events go out in the order they happened: each waits for the one before."""
+        if self._closed or not self._started:
+            work.close()
+            return
+        before = self._last_announcement
+
+        async def after_the_one_before() -> None:
+            try:
+                if before is not None:
+                    await asyncio.gather(before, return_exceptions=True)
+            except asyncio.CancelledError:
+                work.close()  # stopped before its turn: never started
+                raise
+            await work
+
+        task = asyncio.get_running_loop().create_task(after_the_one_before())
+        self._last_announcement = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _zapi_callback(self, callback: str, payload: dict[str, Any]) -> None:
+        await asyncio.sleep(self.delay)
+        url = self.state.zapi_callback_urls.get(callback) or self.state.delivery_url
+        if url:
+            await self._post(url, zapi_json(payload), JSON_CONTENT_TYPE, signed=False)
+
+    async def _connection_events(self, payloads: tuple[dict[str, Any], ...]) -> None:
+        for payload in payloads:
+            await asyncio.sleep(self.delay)
+            webhook = self.state.session_webhook
+            if webhook.wants(str(payload["type"])):
+                await self._post(webhook.url, *self._encode_session(payload))
+
+    def _encode_session(self, payload: dict[str, Any]) -> tuple[bytes, str]:
+        encode = encode_wuzapi_event if self.session_dialect is SessionDialect.WUZAPI else encode_session_event
+        return encode(payload, webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id)
+
     async def wait(self, timeout: float = 10.0) -> None:
         """Return once every scheduled delivery has finished; TimeoutError after `timeout` seconds."""
         async with asyncio.timeout(timeout):
@@ -171,7 +221,7 @@ class Deliverer:
         for kind, build in callbacks:
             await asyncio.sleep(self.delay)
             url = self.state.zapi_callback_urls.get(kind) or self.state.delivery_url
-            if url and self.state.connected:
+            if url and self.state.instance_link.connected:
                 await self._post(url, zapi_json(build()), JSON_CONTENT_TYPE, signed=False)
         return True
 
@@ -189,13 +239,9 @@ class Deliverer:
         for kind, build in events:
             await asyncio.sleep(self.delay)
             webhook = self.state.session_webhook
-            if not self.state.connected or not webhook.wants(kind):
+            if not self.state.session_link.connected or not webhook.wants(kind):
                 continue
-            encode = encode_wuzapi_event if self.session_dialect is SessionDialect.WUZAPI else encode_session_event
-            body, content_type = encode(
-                build(), webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id
-            )
-            await self._post(webhook.url, body, content_type)
+            await self._post(webhook.url, *self._encode_session(build()))
 
     async def _post(self, url: str, body: bytes, content_type: str, *, signed: bool = True) -> bool:
         headers = {"Content-Type": content_type}

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from tui.sandbox.state import (
+    USER_SERVER,
     SandboxState,
     SentMessage,
     group_digits,
@@ -321,3 +322,41 @@ def zapi_button_reply(
         "fromApi": False,
         "buttonsResponseMessage": {"buttonId": sent.first_button_id or "1", "message": sent.first_button_text or ""},
     }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Connection events (issue 23). WuzAPI (research/wuzapi.md §4.3; whatsmeow's events structs): `Connected` and
+# `Disconnected` carry an empty struct, `PairSuccess` the device's IDs, `LoggedOut` `{OnConnect, Reason}` where
+# 401 is whatsmeow's ConnectFailureLoggedOut. Z-API (research/zapi.md §5.4): `ConnectedCallback` and
+# `DisconnectedCallback`.
+
+
+def session_connected() -> dict[str, Any]:
+    return {"type": "Connected", "event": {}}
+
+
+def session_disconnected() -> dict[str, Any]:
+    return {"type": "Disconnected", "event": {}}
+
+
+def session_pair_success(number: str, device: int) -> dict[str, Any]:
+    lid = str(int(hashlib.sha256(f"lid:{number}".encode()).hexdigest(), 16))[:15]
+    return {
+        "type": "PairSuccess",
+        "event": {"ID": f"{number}:{device}@{USER_SERVER}", "LID": f"{lid}:{device}@lid", "BusinessName": "",
+                  "Platform": "android"},
+    }
+
+
+def session_logged_out(reason: int = 401) -> dict[str, Any]:
+    return {"type": "LoggedOut", "event": {"OnConnect": False, "Reason": reason}}
+
+
+def zapi_connected(instance_id: str, number: str, now: datetime) -> dict[str, Any]:
+    return {"type": "ConnectedCallback", "instanceId": instance_id, "connected": True, "phone": number,
+            "momment": _millis(now)}
+
+
+def zapi_disconnected(instance_id: str, now: datetime) -> dict[str, Any]:
+    return {"type": "DisconnectedCallback", "instanceId": instance_id, "disconnected": True,
+            "error": "Device has been disconnected", "momment": _millis(now)}

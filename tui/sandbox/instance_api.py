@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import OPERATIONS, PAIRING_CALLS, Family, OperationId
 from tui.sandbox.context import Context
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
 from tui.sandbox.wire import (
@@ -47,9 +47,15 @@ def _ok(**extra: Any) -> web.Response:
 
 class InstanceApi:
     # Z-API's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
-    REFUSED: ClassVar[frozenset[OperationId]] = frozenset(
+    # Z-API's lists and pairing calls are not in the spec (see tui.api.operations; the spec has only the status
+    # read): the spec's sandbox refuses them, with a 404
+    REFUSED_LISTS: ClassVar[frozenset[OperationId]] = frozenset(
         {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS}
     )
+    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
+        op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.INSTANCE
+    )
+    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -85,7 +91,9 @@ class InstanceApi:
                 OperationId.PRODUCTS: self._guarded(self.product),
                 OperationId.UPDATE_WEBHOOK_DELIVERY: self._guarded(self.update_webhook_delivery),
                 OperationId.STATUS: self._guarded(self.status, needs_connection=False),
-                **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
+                **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
+                **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call"), needs_connection=False)
+                   for op in self.REFUSED_CALLS},
             }
         )
         return table
@@ -275,7 +283,7 @@ class InstanceApi:
         return _ok()
 
     async def status(self, request: web.Request) -> web.Response:
-        connected = self.state.connected
+        connected = self.state.instance_link.connected
         return web.json_response(
             {
                 "connected": connected,

@@ -57,7 +57,7 @@ class SandboxProcess:
         return f"SandboxProcess(pid={self.process.pid}, url={self.url!r})"
 
     @classmethod
-    def spawn(cls, dialects: tuple[str, str] = ("spec", "spec")) -> SandboxProcess:
+    def spawn(cls, dialects: tuple[str, str] = ("spec", "spec"), *, logged_out: bool = False) -> SandboxProcess:
         tokens = {name: secrets.token_urlsafe(24) for name in TOKEN_NAMES}
         process = subprocess.Popen(
             [sys.executable, "-m", "tui.sandbox_cli"],
@@ -68,7 +68,7 @@ class SandboxProcess:
             env=_child_env(),
         )
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"tokens": tokens, "dialects": list(dialects)}).encode() + b"\n")
+        process.stdin.write(json.dumps({"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out}).encode() + b"\n")
         process.stdin.flush()  # kept open: its end is the child's signal to stop
         return cls(process, tokens)
 
@@ -169,6 +169,7 @@ async def serve_until_stdin_ends() -> int:
         request = json.loads(line)
         tokens = {name: str(request["tokens"][name]) for name in TOKEN_NAMES}
         instance_dialect, session_dialect = (str(value) for value in request["dialects"])
+        logged_out = request.get("logged_out") is True
     except (ValueError, KeyError, TypeError):
         _answer({"error": "the app sent no usable start request"})
         return 2
@@ -185,6 +186,7 @@ async def serve_until_stdin_ends() -> int:
             instance_token=tokens["instance_token"],
             client_token=tokens["client_token"],
             session_token=tokens["session_token"],
+            logged_out=logged_out,
         )
         await gateway.start()
     except Exception as error:  # told to the app, which shows it

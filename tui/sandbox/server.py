@@ -18,8 +18,17 @@ from tui.api.operations import Family, OperationId, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
 from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
-from tui.sandbox.events import WEBHOOK_FORMATS
+from tui.sandbox.events import (
+    WEBHOOK_FORMATS,
+    session_connected,
+    session_disconnected,
+    session_logged_out,
+    session_pair_success,
+    zapi_connected,
+    zapi_disconnected,
+)
 from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
+from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.session_api import SessionApi
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
@@ -80,6 +89,7 @@ class SandboxGateway:
         delivery_delay: float = 0.05,
         delivery_retry_delay: float = 0.2,
         state: SandboxState | None = None,
+        logged_out: bool = False,
     ) -> None:
         instance_dialect, session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
         if webhook_format is None:
@@ -97,6 +107,12 @@ class SandboxGateway:
         self.webhook_format = webhook_format
         self._requested_port = port
         self.state = state if state is not None else seed_demo_state()
+        if logged_out:  # `--logged-out`: nothing paired; Z-API has no client notion, WuzAPI waits for connect
+            self.state.instance_link = Link.unpaired(client=True)
+            self.state.session_link = Link.unpaired(client=False)
+        for link in (self.state.instance_link, self.state.session_link):
+            if link.paired and link.number is None:
+                link.number = self.state.own_phone
         self.clock = clock or local_now
         self.id_factory = id_factory or new_message_id
         self.deliveries = Deliverer(
@@ -120,6 +136,12 @@ class SandboxGateway:
             clock=self.clock,
             new_id=self.id_factory,
             on_sent=self._on_sent,
+            codes=CodeIssuer(f"sandbox-codes:{instance_id}:{secrets.token_hex(8)}"),
+            announce=self._announce,
+        )
+        self.phone = PhoneSide(
+            lambda: {Family.INSTANCE: self.state.instance_link, Family.SESSION: self.state.session_link},
+            number=lambda: self.state.own_phone, clock=self.clock, announce=self._announce,
         )
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -158,6 +180,7 @@ class SandboxGateway:
             spec_session = SessionApi(self.context)
             app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
             app.add_routes(spec_session.extra_routes())
+        app.add_routes(self.phone.routes())
         return app
 
     async def start(self) -> None:
@@ -196,6 +219,25 @@ class SandboxGateway:
 
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)
+
+    def _announce(self, family: Family, event: LinkEvent) -> None:
+        """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""
+        now = self.clock()
+        if family is Family.INSTANCE:
+            if event in (LinkEvent.PAIRED, LinkEvent.CONNECTED):
+                number = self.state.instance_link.number or self.state.own_phone
+                self.deliveries.announce_instance("connected", zapi_connected(self.instance_id, number, now))
+            else:
+                self.deliveries.announce_instance("disconnected", zapi_disconnected(self.instance_id, now))
+            return
+        payloads = {
+            LinkEvent.PAIRED: [session_pair_success(self.state.session_link.number or self.state.own_phone, DEVICE),
+                               session_connected()],
+            LinkEvent.CONNECTED: [session_connected()],
+            LinkEvent.LOGGED_OUT: [session_logged_out()],
+            LinkEvent.NETWORK_LOST: [session_disconnected()],
+        }[event]
+        self.deliveries.announce_session(*payloads)
 
 
 def _operation_routes(handlers: Mapping[OperationId, Handler], family: Family, prefix: str) -> list[web.RouteDef]:

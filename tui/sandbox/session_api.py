@@ -20,7 +20,7 @@ from typing import ClassVar
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import OPERATIONS, OperationId
+from tui.api.operations import OPERATIONS, PAIRING_CALLS, Family, OperationId
 from tui.sandbox.context import Context
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
 from tui.sandbox.wire import (
@@ -39,8 +39,13 @@ from tui.sandbox.wire import (
 
 
 class SessionApi:
-    # WuzAPI's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
-    REFUSED: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
+    # WuzAPI's lists and pairing calls are not in the spec (see tui.api.operations): the spec's sandbox refuses
+    # them, with a 404
+    REFUSED_LISTS: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
+    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
+        op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.SESSION
+    )
+    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -57,7 +62,8 @@ class SessionApi:
             OperationId.GROUP_CREATE: self._guarded(self.create_group, needs_connection=True),
             OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
             OperationId.WEBHOOK: self._guarded(self.update_webhook),
-            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
+            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
+            **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call")) for op in self.REFUSED_CALLS},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

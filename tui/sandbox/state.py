@@ -18,6 +18,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 
+from tui.sandbox.pairing import Link
+
 UNREGISTERED_SUFFIX = "0000"
 USER_SERVER = "s.whatsapp.net"
 INVITE_URL = "https://chat.whatsapp.com/"
@@ -186,7 +188,9 @@ class SandboxState:
     privacy: PrivacySettings
     profile_description: str
     chats: dict[str, Chat]
-    connected: bool = True
+    # Each family's link to WhatsApp (tui.sandbox.pairing): both paired and online unless started --logged-out.
+    instance_link: Link = field(default_factory=Link)
+    session_link: Link = field(default_factory=Link)
     delivery_url: str = ""  # operation 16
     # Z-API's other callback URLs by kind ("received", "message-status", "chat-presence"); zapi dialect only
     zapi_callback_urls: dict[str, str] = field(default_factory=dict)
@@ -196,6 +200,20 @@ class SandboxState:
     proxy_url: str = ""  # stored only: the sandbox makes no outbound connection through it
     sent: deque[SentMessage] = field(default_factory=lambda: deque(maxlen=SENT_HISTORY_LIMIT))
     next_group_serial: int = 1
+
+    @property
+    def connected(self) -> bool:
+        """Both families really connected. Setting it drops (False) or restores (True) both links' websocket,
+        as a network would: tests and the UI's snapshots use it; the pairing calls use each family's link."""
+        return self.instance_link.connected and self.session_link.connected
+
+    @connected.setter
+    def connected(self, value: bool) -> None:
+        for link in (self.instance_link, self.session_link):
+            link.online = value
+            if value:
+                link.paired = link.client = True
+                link.stuck = False
 
     def group(self, identifier: str) -> Group | None:
         """The group named by `<digits>-group` or `<digits>@g.us`."""

@@ -50,12 +50,12 @@ def not_found(what: str, field: str | None = None) -> ApiError:
     return ApiError(404, f"{what} not found", field=field)
 
 
-def not_in_spec(what: str) -> Handler:
-    """A list the real gateways offer but the spec does not: the spec dialect answers 404, as a gateway that
-    implements only the spec would (the app refuses to ask in that dialect anyway)."""
+def not_in_spec(what: str, kind: str = "list") -> Handler:
+    """A list (or call) the real gateways offer but the spec does not: the spec dialect answers 404, as a gateway
+    that implements only the spec would (the app refuses to ask in that dialect anyway)."""
 
     async def refuse(_request: web.Request) -> web.Response:
-        raise ApiError(404, f"{what} not found: the service has no such list")
+        raise ApiError(404, f"{what} not found: the service has no such {kind}")
 
     return refuse
 

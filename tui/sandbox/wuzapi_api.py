@@ -25,9 +25,10 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from tui.api.operations import OperationId
-from tui.sandbox.checks import GoBody, wuz_jid
+from tui.api.operations import Family, OperationId
+from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.context import Context
+from tui.sandbox.pairing import DEVICE, Link, LinkEvent, png_data_url
 from tui.sandbox.state import (
     Group,
     Participant,
@@ -96,6 +97,12 @@ class WuzapiSessionApi:
             OperationId.WEBHOOK: self.guarded(self.update_webhook),
             OperationId.USER_CONTACTS: self.guarded(self.user_contacts, needs_session=True),
             OperationId.GROUP_LIST: self.guarded(self.group_list, needs_session=True),
+            OperationId.SESSION_STATUS: self.guarded(self.session_status),
+            OperationId.SESSION_CONNECT: self.guarded(self.connect),
+            OperationId.SESSION_QR: self.guarded(self.session_qr),
+            OperationId.SESSION_PAIRPHONE: self.guarded(self.pair_phone),
+            OperationId.SESSION_DISCONNECT: self.guarded(self.disconnect),
+            OperationId.SESSION_LOGOUT: self.guarded(self.logout),
         }
 
     def extra_routes(self) -> list[web.RouteDef]:
@@ -109,7 +116,7 @@ class WuzapiSessionApi:
     def guarded(self, handler: Handler, *, needs_session: bool = False) -> Handler:
         def check(request: web.Request) -> None:
             self.context.check_session(request, needs_connection=False)
-            if needs_session and not self.state.connected:
+            if needs_session and not self.state.session_link.connected:
                 raise ApiError(500, "no session")
 
         return guarded(handler, check, wuzapi_error)
@@ -327,3 +334,106 @@ class WuzapiSessionApi:
         webhook.url, webhook.events, webhook.active = "", [], False
         return envelope({"Details": "Webhook and events deleted successfully"})
 
+    # -- the connection and pairing (§2.2-2.3; handlers.go; tui.sandbox.pairing). The states, as WuzAPI answers:
+    #   no client (never connected, after disconnect or logout, or unlinked from the phone): status
+    #     {connected: false, loggedIn: false}; qr, pairphone, disconnect, logout: 500 "no session"; connect
+    #     makes the client: a paired account reconnects (Connected), an unpaired one starts issuing codes;
+    #   pairing (client up, no phone yet): status {true, false}; qr gives the current code's PNG, pairphone a
+    #     code XXXX-XXXX, each new every 20 s; connect: 500 "already connected";
+    #   connected: status {true, true, jid}; qr 500 "already logged in"; pairphone 400 "Already paired";
+    #     connect 500 "already connected"; disconnect drops the client and keeps the pairing; logout unpairs;
+    #   network lost (wuzapi#90): status {false, true}; connect still says "already connected" and qr "not
+    #     connected": disconnect, then connect, recovers;
+    #   wedged (wuzapi#133): status says {true, true} while qr says "not connected" and connect "already
+    #     connected"; logout fails ("could not disconnect as it was not connected"): disconnect, then connect,
+    #     recovers.
+    # As of 71df569 (research §2.2-2.3) every connect stores its Subscribe list as the subscriptions (an empty
+    # one stores none) and disconnect clears them: the subscriptions survive a reconnect only because the
+    # client sends them again. The sandbox answers connect at once whatever `Immediate` says.
+
+    @property
+    def link(self) -> Link:
+        return self.state.session_link
+
+    def _jid(self) -> str:
+        link = self.link
+        return f"{link.number}.0:{DEVICE}@s.whatsapp.net" if link.paired and link.number else ""
+
+    async def session_status(self, request: web.Request) -> web.Response:
+        link = self.link
+        webhook = self.state.session_webhook
+        connected = link.client and (link.online or link.stuck)
+        logged_in = link.client and link.paired
+        qrcode = ""
+        if link.client and link.online and not link.paired and link.window_start is not None:
+            qrcode = png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))
+        # The newer handler's map (research §2.3), without `token`: the sandbox never echoes a secret.
+        return envelope({
+            "id": self.context.instance_id, "name": self.context.instance_id, "connected": connected,
+            "loggedIn": logged_in, "jid": self._jid(), "webhook": webhook.url, "events": ",".join(webhook.events),
+            "proxy_url": self.state.proxy_url, "qrcode": qrcode, "history": "0",
+            "proxy_config": {"enabled": self.state.proxy_enabled, "proxy_url": self.state.proxy_url},
+            "hmac_configured": self.state.hmac_key is not None,
+        })
+
+    async def connect(self, request: web.Request) -> web.Response:
+        body = await read_go_body(request)
+        link = self.link
+        if link.client:
+            raise ApiError(500, "already connected")
+        events = [name for name in dict.fromkeys(body.strings("Subscribe") or []) if name in SUPPORTED_EVENTS]
+        webhook = self.state.session_webhook
+        webhook.events = events  # stored as sent: none when none (71df569)
+        now = self.context.clock()
+        if link.paired:
+            link.reconnect(now)
+            self.context.announce(Family.SESSION, LinkEvent.CONNECTED)
+        else:
+            link.client = link.online = True
+            link.start_codes(now)
+        return envelope({"details": "Connected!", "events": ",".join(events), "jid": self._jid(),
+                         "webhook": webhook.url})
+
+    def _pairing_client(self) -> Link:
+        link = self.link
+        if not link.client:
+            raise ApiError(500, "no session")
+        return link
+
+    async def session_qr(self, request: web.Request) -> web.Response:
+        link = self._pairing_client()
+        if not link.online or link.stuck:
+            raise ApiError(500, "not connected")
+        if link.paired:
+            raise ApiError(500, "already logged in")
+        return envelope({"QRCode": png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))})
+
+    async def pair_phone(self, request: web.Request) -> web.Response:
+        link = self._pairing_client()
+        body = await read_go_body(request)
+        phone = body.string("Phone").removeprefix("+")
+        if not phone:
+            raise ApiError(400, "missing Phone in Payload", field="Phone")
+        if link.paired:
+            raise ApiError(400, "Already paired")
+        if not DIGITS_PHONE.fullmatch(phone):
+            raise ApiError(400, "invalid phone number: digits with the country code", field="Phone")
+        return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, self.context.clock())})
+
+    async def disconnect(self, request: web.Request) -> web.Response:
+        link = self._pairing_client()
+        if not link.paired:
+            raise ApiError(500, "cannot disconnect because it is not logged in")
+        link.client = link.online = link.stuck = False
+        link.since = self.context.clock()
+        self.state.session_webhook.events = []  # 71df569 clears the stored subscriptions
+        return envelope({"Details": "Disconnected"})
+
+    async def logout(self, request: web.Request) -> web.Response:
+        link = self._pairing_client()
+        if not link.connected:
+            if link.online and not link.paired:
+                raise ApiError(500, "could not logout as it was not logged in")
+            raise ApiError(500, "could not disconnect as it was not connected")
+        link.unpair(self.context.clock(), keep_client=False)
+        return envelope({"Details": "Logged out"})

@@ -26,10 +26,11 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
-from tui.api.operations import OperationId
+from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
 from tui.sandbox.context import Context
 from tui.sandbox.events import zaap_id
+from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.state import (
     Participant,
     SentMessage,
@@ -52,6 +53,8 @@ CALLBACK_ROUTES = {
     "update-webhook-received-delivery": ("received",),
     "update-webhook-message-status": ("message-status",),
     "update-webhook-chat-presence": ("chat-presence",),
+    "update-webhook-connected": ("connected",),
+    "update-webhook-disconnected": ("disconnected",),
 }
 # (chat address, text the sandbox remembers, the first REPLY button as (id, label) when there is one)
 Checked = tuple[str, str, tuple[str, str] | None]
@@ -102,11 +105,17 @@ class ZapiInstanceApi:
                 OperationId.MODIFY_CHAT: self.guarded(self.modify_chat),
                 OperationId.PROFILE_DESCRIPTION: self.guarded(self.profile_description),
                 OperationId.PRODUCTS: self.guarded(self.product),
-                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery),
+                # webhook URLs are the gateway's settings: they can be set before a phone is paired
+                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery, needs_connection=False),
                 OperationId.STATUS: self.guarded(self.status, needs_connection=False),
                 OperationId.LIST_CHATS: self.guarded(self.list_chats),
                 OperationId.LIST_CONTACTS: self.guarded(self.list_contacts),
                 OperationId.LIST_GROUPS: self.guarded(self.list_groups),
+                OperationId.QR_CODE: self.guarded(self.qr_code, needs_connection=False),
+                OperationId.QR_CODE_IMAGE: self.guarded(self.qr_code_image, needs_connection=False),
+                OperationId.PHONE_CODE: self.guarded(self.phone_code, needs_connection=False),
+                OperationId.RESTART: self.guarded(self.restart, needs_connection=False),
+                OperationId.DISCONNECT: self.guarded(self.disconnect, needs_connection=False),
             }
         )
         return table
@@ -114,10 +123,11 @@ class ZapiInstanceApi:
     def extra_routes(self, prefix: str) -> list[web.RouteDef]:
         """Z-API's other webhook settings (not operations of the app, but real routes the sandbox honours)."""
         routes = [
-            web.put(f"{prefix}/{path}", self.guarded(self._callback_url_setter(kinds)))
+            web.put(f"{prefix}/{path}", self.guarded(self._callback_url_setter(kinds), needs_connection=False))
             for path, kinds in CALLBACK_ROUTES.items()
         ]
-        routes.append(web.put(f"{prefix}/update-every-webhooks", self.guarded(self.update_every_webhooks)))
+        routes.append(web.put(f"{prefix}/update-every-webhooks",
+                              self.guarded(self.update_every_webhooks, needs_connection=False)))
         return routes
 
     def guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
@@ -468,19 +478,82 @@ class ZapiInstanceApi:
     async def update_every_webhooks(self, request: web.Request) -> web.Response:
         url = await self._webhook_value(request)
         self.state.delivery_url = url
-        for kind in ("received", "message-status", "chat-presence"):
-            self.state.zapi_callback_urls[kind] = url
+        for kinds in CALLBACK_ROUTES.values():
+            for kind in kinds:
+                self.state.zapi_callback_urls[kind] = url
         return _value(True)
 
+    # -- the connection and pairing (§3.1; tui.sandbox.pairing). Each state answers as follows:
+    #   connected: status {true, "You are already connected.", true}; qr-code and phone-code give no code
+    #     (the docs: "it will not allow you to connect again"): {connected: true, error: <that text>};
+    #   network lost: status {false, "You need to restore the session.", false}; no code (still paired);
+    #     restart reconnects, with a ConnectedCallback;
+    #   wedged (stuck): status still says {true, "You are already connected."} (smartphoneConnected false) while
+    #     qr-code says {connected: false, error: "You are not connected."} and sends answer 409: only restart
+    #     recovers it;
+    #   unpaired: status {false, "You are not connected.", false}; qr-code gives the current code's text,
+    #     qr-code/image its PNG, phone-code/{phone} a code XXXX-XXXX, each new every 20 s.
+    # disconnect unpairs a paired instance (DisconnectedCallback); both answer {value: true} in every state.
+
+    @property
+    def link(self) -> Link:
+        return self.state.instance_link
+
     async def status(self, request: web.Request) -> web.Response:
-        connected = self.state.connected
-        return web.json_response(
-            {
-                "connected": connected,
-                "error": "You are already connected." if connected else "You are not connected.",
-                "smartphoneConnected": connected,
-            }
-        )
+        link = self.link
+        if link.paired and (link.online or link.stuck):
+            return web.json_response({"connected": True, "error": "You are already connected.",
+                                      "smartphoneConnected": not link.stuck})
+        text = "You need to restore the session." if link.paired else "You are not connected."
+        return web.json_response({"connected": False, "error": text, "smartphoneConnected": False})
+
+    def _no_code(self) -> web.Response | None:
+        """The answer instead of a code when the instance is paired (None when a code can be given)."""
+        link = self.link
+        if not link.paired:
+            return None
+        if link.stuck:
+            return web.json_response({"connected": False, "error": "You are not connected."})
+        if not link.online:
+            return web.json_response({"connected": False, "error": "You need to restore the session."})
+        return web.json_response({"connected": True, "error": "You are already connected."})
+
+    async def qr_code(self, request: web.Request) -> web.Response:
+        refused = self._no_code()
+        if refused is not None:
+            return refused
+        return web.json_response({"value": self.context.codes.qr_payload(Family.INSTANCE, self.link, self.context.clock())})
+
+    async def qr_code_image(self, request: web.Request) -> web.Response:
+        refused = self._no_code()
+        if refused is not None:
+            return refused
+        payload = self.context.codes.qr_payload(Family.INSTANCE, self.link, self.context.clock())
+        return web.json_response({"value": png_data_url(payload)})
+
+    async def phone_code(self, request: web.Request) -> web.Response:
+        phone = request.match_info.get("phone", "")
+        if not DIGITS_PHONE.fullmatch(phone):
+            raise bad_field("phone", "must be the number with country code, digits only (e.g. 5511999999999)")
+        refused = self._no_code()
+        if refused is not None:
+            return refused
+        code = self.context.codes.phone_code(Family.INSTANCE, self.link, phone, self.context.clock())
+        return web.json_response({"value": code})
+
+    async def restart(self, request: web.Request) -> web.Response:
+        link = self.link
+        if link.paired and not link.connected:
+            link.reconnect(self.context.clock())
+            self.context.announce(Family.INSTANCE, LinkEvent.CONNECTED)
+        return _value(True)
+
+    async def disconnect(self, request: web.Request) -> web.Response:
+        link = self.link
+        if link.paired:
+            link.unpair(self.context.clock(), keep_client=True)
+            self.context.announce(Family.INSTANCE, LinkEvent.LOGGED_OUT)
+        return _value(True)
 
 
     # -- lists (§3.6): required page and pageSize, bare arrays, booleans and counters as strings ----------------

@@ -30,7 +30,15 @@ from tui.api.models import (
     redact_url_credentials,
 )
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.api.operations import HMAC_STATUS, PROFILE_DESCRIPTION, PROXY, UPDATE_WEBHOOK_DELIVERY, WEBHOOK, OperationId
+from tui.api.operations import (
+    HMAC_STATUS,
+    PAIRING_CALLS,
+    PROFILE_DESCRIPTION,
+    PROXY,
+    UPDATE_WEBHOOK_DELIVERY,
+    WEBHOOK,
+    OperationId,
+)
 from tui.runtime import HmacDisagreement, StartupError
 from tui.secrets import SecretName, mask_secret
 from tui.keymap import bindings_for
@@ -361,7 +369,7 @@ class SettingsSection(OperationSection):
         return cast("GatewayApp", self.app).runtime
 
     def open_operation(self, op_id: str) -> None:
-        targets = {
+        targets: dict[str, str] = {
             "set-hmac-key": "#hmac-key", "generate-hmac-key": "#hmac-generate", "delete-hmac-key": "#hmac-delete",
             "hmac-status": "#hmac-status", "set-proxy": "#proxy-url", "set-delivery-webhook": "#delivery-url",
             "set-session-webhook": "#session-url", "point-webhooks": "#point-webhooks",
@@ -373,6 +381,8 @@ class SettingsSection(OperationSection):
             OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
             OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
             OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
+            # issue 23's pairing calls, until the Account section takes them: the connection block
+            **{op: "#connection-check" for op in PAIRING_CALLS},
         }
         # Palette entries that need nothing typed act at once (the focus still goes to their block).
         acts = {

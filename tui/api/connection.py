@@ -1,0 +1,244 @@
+"""Pairing and connection calls of both gateways (issue 23): their requests, their answers, and one typed
+`ConnectionState` read from either gateway's status answer.
+
+    state = (await instance.status()).state          # Z-API's GET /status (or the spec's)
+    state = (await session.session_status()).state   # WuzAPI's GET /session/status, old or new shape
+
+What each gateway answers, from its docs and code:
+
+* Z-API (research/zapi.md §3.1; Z-API/docs en/instance/*.mdx): `GET /status` answers `{connected, error,
+  smartphoneConnected}`, where `error` is a status text ("You are already connected", "You need to restore the
+  session", "You are not connected"; older pages end them with a full stop), never a failure. `GET /qr-code`
+  and `GET /qr-code/image` answer `{value}`: the payload text or a `data:image/png;base64,` URL (the docs show
+  both for `/qr-code`). `GET /phone-code/{phone}` answers `{value: <code>}`; `GET /restart` and
+  `GET /disconnect` answer `{value: true}`.
+* WuzAPI (research/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go Connect, GetStatus, GetQR, PairPhone,
+  Disconnect, Logout): everything in the `{code, data, success}` envelope. `GET /session/status` answers
+  `{Connected, LoggedIn}` in older releases and `{connected, loggedIn, jid, name, events, ...}` in newer ones
+  (wuzapi#90); `POST /session/connect` takes `{Subscribe, Immediate}` and answers `{details, events, jid,
+  webhook}`; `GET /session/qr` answers `{QRCode: "data:image/png;base64,..."}` (`""` before the first code);
+  `POST /session/pairphone` takes `{Phone}` and answers `{LinkingCode: "XXXX-XXXX"}`; disconnect and logout
+  answer `{Details}`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+from tui.api import models as m
+from tui.api.models import ConnectionStatus, LenientBool, Request, Response
+
+__all__ = [
+    "ZAPI_ALREADY_CONNECTED",
+    "ZAPI_NEEDS_RESTORE",
+    "ZAPI_NOT_CONNECTED",
+    "ConnectionState",
+    "InstanceStatus",
+    "PairPhone",
+    "PhoneCodeQuery",
+    "SessionConnect",
+    "SessionConnected",
+    "SessionLinkingCode",
+    "SessionQr",
+    "SessionStatus",
+    "ZapiPhoneCode",
+    "ZapiQr",
+    "number_of_jid",
+]
+
+# Z-API's status texts (status.mdx), compared without the full stop the older pages add.
+ZAPI_ALREADY_CONNECTED = "You are already connected"
+ZAPI_NEEDS_RESTORE = "You need to restore the session"
+ZAPI_NOT_CONNECTED = "You are not connected"
+
+
+def _status_text(text: str | None) -> str:
+    return (text or "").strip().rstrip(".")
+
+
+_JID_USER = re.compile(r"(\d+)(?:[.:][\d.:]*)?@")
+
+
+def number_of_jid(jid: str | None) -> str | None:
+    """The phone number of a WhatsApp JID as WuzAPI stores it (`5491155555555.0:53@s.whatsapp.net` →
+    `5491155555555`); None for an empty or unreadable one."""
+    match = _JID_USER.match(jid or "")
+    return match.group(1) if match else None
+
+
+class ConnectionState(BaseModel):
+    """Where one family's account stands, read from its gateway's status answer.
+
+    `connected`: the gateway's link to WhatsApp is up; `logged_in`: a phone is paired (a disconnected but
+    logged-in account reconnects without a new code); `number`: the paired phone, when the answer says it;
+    `since`: when this state began, when known (a status answer never says; a watcher that sees the change
+    fills it in); `reason`: the gateway's own words for a state other than connected."""
+
+    model_config = ConfigDict(frozen=True)
+
+    connected: bool
+    logged_in: bool
+    number: str | None = None
+    since: datetime | None = None
+    reason: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Z-API
+
+
+class InstanceStatus(ConnectionStatus):
+    """The instance family's `GET /status` (spec and Z-API): `{connected, error, smartphoneConnected}`."""
+
+    @property
+    def state(self) -> ConnectionState:
+        text = _status_text(self.error)
+        if self.connected:
+            # "already connected" is the normal text of a connected instance, not a reason.
+            return ConnectionState(connected=True, logged_in=True,
+                                   reason=None if text in ("", ZAPI_ALREADY_CONNECTED) else text)
+        # "You need to restore the session": still paired, the link is down (restart restores it).
+        return ConnectionState(connected=False, logged_in=text == ZAPI_NEEDS_RESTORE, reason=text or None)
+
+
+class PhoneCodeQuery(Request):
+    """Z-API's `GET /phone-code/{phone}`: the number to pair, in the path."""
+
+    phone: m.Phone
+
+
+class ZapiQr(Response):
+    """`GET /qr-code` or `/qr-code/image`: `{value}`, the payload text or a PNG data URL. Asked while connected,
+    the sandbox (as Z-API, by its docs, "will not connect again") answers `connected`/`error` and no value."""
+
+    value: str = ""
+    connected: LenientBool | None = None
+    error: str | None = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    @property
+    def is_image(self) -> bool:
+        return self.value[:11].lower() == "data:image/"
+
+    def payload(self) -> str:
+        """The QR code's text, read from the image when the value is one (`tui.api.qr`); raises `qr.QRError`
+        (NoImageYet when there is no code) in the product's words."""
+        from tui.api import qr  # segno, Pillow and zxing-cpp load only when a code is read
+
+        if not self.value.strip():
+            raise qr.NoImageYet(_status_text(self.error) or "the gateway has no QR code yet (it sent an empty value)")
+        return qr.read_png_data_url(self.value) if self.is_image else self.value
+
+    def __repr__(self) -> str:  # the payload holds the pairing's secret key
+        return f"ZapiQr(value=<{len(self.value)} characters>, connected={self.connected!r}, error={self.error!r})"
+
+
+class ZapiPhoneCode(Response):
+    """`GET /phone-code/{phone}`: `{value: <code to type in WhatsApp>}`."""
+
+    value: str
+
+    @property
+    def code(self) -> str:
+        return self.value
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# WuzAPI
+
+
+def _flag(*names: str) -> Any:
+    return Field(default=False, validation_alias=AliasChoices(*names))
+
+
+class SessionStatus(Response):
+    """WuzAPI's `GET /session/status`, either shape: `{Connected, LoggedIn}` (older releases, spec.yml) or
+    `{connected, loggedIn, jid, name, ...}` (newer; research/wuzapi.md §2.3)."""
+
+    connected: LenientBool = _flag("connected", "Connected")
+    loggedIn: LenientBool = _flag("loggedIn", "LoggedIn", "loggedin")
+    jid: str | None = Field(default=None, validation_alias=AliasChoices("jid", "Jid", "JID"))
+    name: str | None = None
+
+    @property
+    def state(self) -> ConnectionState:
+        number = number_of_jid(self.jid) if self.loggedIn else None
+        if self.connected and self.loggedIn:
+            reason = None
+        elif self.loggedIn:
+            reason = "paired, but not connected to WhatsApp"
+        elif self.connected:
+            reason = "connected to WhatsApp, waiting for a phone to pair"
+        else:
+            reason = "not connected"
+        return ConnectionState(connected=self.connected and self.loggedIn, logged_in=self.loggedIn,
+                               number=number, reason=reason)
+
+
+SubscribedKinds = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+
+
+class SessionConnect(Request):
+    """`POST /session/connect`. `Subscribe` is required and never empty: WuzAPI stores what it is sent as the
+    account's subscriptions, and an empty list stores none (no webhook events at all; research/wuzapi.md
+    §2.2). `Immediate: true` answers at once instead of waiting 10 s; the status read tells the outcome."""
+
+    Subscribe: SubscribedKinds
+    Immediate: bool = True
+
+
+class SessionConnected(Response):
+    """`POST /session/connect`'s `{details, events, jid, webhook}`; `events` is the comma string stored."""
+
+    details: str = Field(default="", validation_alias=AliasChoices("details", "Details"))
+    events: str = ""
+    jid: str = ""
+    webhook: str = ""
+
+    @property
+    def subscribed(self) -> list[str]:
+        return [kind for kind in self.events.split(",") if kind]
+
+
+class SessionQr(Response):
+    """`GET /session/qr`: `{QRCode: "data:image/png;base64,..."}`, `""` until WhatsApp sent the first code."""
+
+    QRCode: str = ""
+
+    @field_validator("QRCode", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    def payload(self) -> str:
+        """The QR code's text, read from the PNG (`tui.api.qr.read_png_data_url`); raises `qr.QRError`."""
+        from tui.api import qr
+
+        return qr.read_png_data_url(self.QRCode)
+
+    def __repr__(self) -> str:
+        return f"SessionQr(QRCode=<{len(self.QRCode)} characters>)"
+
+
+class PairPhone(Request):
+    """`POST /session/pairphone`: `{Phone}`, the number to pair (WuzAPI answers a code to type on it)."""
+
+    Phone: m.Phone
+
+
+class SessionLinkingCode(Response):
+    """`POST /session/pairphone`'s `{LinkingCode: "XXXX-XXXX"}`."""
+
+    LinkingCode: str
+
+    @property
+    def code(self) -> str:
+        return self.LinkingCode
