@@ -10,6 +10,23 @@ from __future__ import annotations
 import enum
 
 
+class Family(enum.StrEnum):
+    """The two endpoint families; a real account is one of them (a profile has one or both)."""
+
+    INSTANCE = "instance"
+    SESSION = "session"
+
+    @property
+    def gateway(self) -> str:
+        """The real gateway that speaks this family."""
+        return "Z-API" if self is Family.INSTANCE else "WuzAPI"
+
+    @property
+    def label(self) -> str:
+        """`session family (WuzAPI)`: how messages name a family to the user."""
+        return f"{self.value} family ({self.gateway})"
+
+
 class InstanceDialect(enum.StrEnum):
     """How the instance family is written: the spec's shapes, or Z-API's."""
 
