@@ -58,7 +58,9 @@ def run_cli(args: argparse.Namespace) -> int:
         # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
         # Only the session family (WuzAPI) signs: a Z-API-only profile keeps no key, so none is read (no keyring
         # needed to listen for Z-API's callbacks).
-        key = run_hmac_key(name if Family.SESSION in families else None, args.insecure_storage)
+        # A profile set up without a keyring remembers its 0600 file (Profile.secrets_file), as the app reads it.
+        in_file = profile is not None and profile.secrets_file or args.insecure_storage
+        key = run_hmac_key(name if Family.SESSION in families else None, in_file)
     except ConfigError as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
         return 2

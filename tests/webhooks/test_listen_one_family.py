@@ -62,3 +62,19 @@ async def test_an_instance_only_profile_listens_for_z_api_without_any_keyring():
     with EventStore(profile_events_path("z")) as store:
         [event] = store.newest(10)
     assert (event.kind, str(event.verdict), event.rejected) == ("ReceivedCallback", "no-key", False)
+
+
+async def test_a_profile_that_keeps_its_secrets_in_the_private_file_needs_no_flag_to_listen(monkeypatch):
+    # Added with --insecure-storage on a machine with no keyring: the profile remembers the 0600 file, as the app,
+    # `call` and `locate` find it without the flag; `listen` must too, or it refuses ("cannot read the key").
+    monkeypatch.setenv("GATEWAY_TUI_SESSION_TOKEN", "one-session-token-0003")
+    monkeypatch.setenv("GATEWAY_TUI_HMAC_KEY", PROFILE_KEY)
+    assert main(["--insecure-storage", "profile", "add", "work", "--session-url", "https://wuz.example.com"]) == 0
+    monkeypatch.delenv("GATEWAY_TUI_SESSION_TOKEN")
+    monkeypatch.delenv("GATEWAY_TUI_HMAC_KEY")
+    assert [profile.secrets_file for profile in config.load_profiles()] == [True]
+    process, url = await start_headless(
+        None, "--profile", "work", extra_env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    )
+    statuses, stderr = await judged(process, url)
+    assert statuses == [401, 401, 200], stderr
