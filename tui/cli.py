@@ -207,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
     add = profile_commands.add_parser(
         "add",
         help="add or update a profile; secrets come from hidden prompts, or from GATEWAY_TUI_* variables without a terminal",
+        description="Add or update a profile for one gateway or both: Z-API (--base-url and --instance-id, the instance "
+        "family), WuzAPI (--session-url, the session family). With neither on a terminal, it asks which. Only the "
+        "given gateway's secrets are asked for (hidden prompts) or read (GATEWAY_TUI_* without a terminal).",
     )
     add.add_argument("name")
     add.add_argument("--base-url", help="instance-family base URL (Z-API; with --instance-id)")

@@ -57,6 +57,7 @@ def _add(args: argparse.Namespace) -> int:
     if not any(families.values()):
         if not interactive:
             raise _Refused(f"profile {args.name!r} not saved: {NO_GATEWAY}")
+        config.load_profiles()  # a broken file stops us before any question
         families = _ask_gateway()
     try:
         profile = config.Profile(

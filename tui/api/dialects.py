@@ -1,4 +1,5 @@
-"""The dialects a profile may speak, one enum per family (standard library only: config and the CLI read it).
+"""The two families and the dialects a profile may speak, one enum per family (standard library only: config, the
+secrets and the CLI read it).
 
 The spec is the contract and the default. A real account speaks its gateway's dialect: `zapi` for the instance
 family (research/zapi.md), `wuzapi` for the session family (research/wuzapi.md). What each changes on the wire
