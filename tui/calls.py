@@ -102,6 +102,17 @@ def load_profile(name: str | None) -> config.Profile:
     return profiles[name]
 
 
+def profile_for(op: ErasedOperation, name: str | None) -> config.Profile:
+    """The profile a call uses, when it has the operation's family; CallRefused naming the family and its gateway
+    otherwise (nothing is sent)."""
+    chosen = load_profile(name)
+    try:
+        chosen.require(op.family)
+    except config.MissingFamily as missing:
+        raise CallRefused(f"{op.id}: {missing}. Nothing was sent.") from None
+    return chosen
+
+
 def profile_secrets(profile: str, *, insecure_storage: bool) -> dict[SecretName, str | None]:
     """Secrets from the environment (GATEWAY_TUI_*) or the keyring/secure file (--insecure-storage, or the profile
     keeps them there); never from arguments."""
@@ -132,7 +143,7 @@ async def call_operation(
 
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
-        chosen = await asyncio.to_thread(load_profile, profile)
+        chosen = await asyncio.to_thread(profile_for, op, profile)
         secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
         key = secrets.get(SecretName.HMAC_KEY)
         if not key:
@@ -143,7 +154,7 @@ async def call_operation(
             )
         data = {**data, "hmac_key": key}
     request = build_request(op, data)
-    chosen = await asyncio.to_thread(load_profile, profile)
+    chosen = await asyncio.to_thread(profile_for, op, profile)
     secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
     needed = (
         (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if op.family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
@@ -162,20 +173,21 @@ async def call_operation(
         raise CallRefused(f"{op.id}: {refusal.message}", {refusal.field: refusal.problem}) from None
 
     exchanges: list[Exchange] = []
+    instance, session = chosen.instance, chosen.session
     async with GatewayHttp(on_exchange=exchanges.append) as http:
-        if op.family is Family.INSTANCE:
+        if op.family is Family.INSTANCE and instance is not None:
             client: InstanceClient | SessionClient = InstanceClient(
                 http,
                 InstanceCredentials(
-                    chosen.base_url, chosen.instance_id,
+                    instance.base_url, instance.instance_id,
                     secrets[SecretName.INSTANCE_TOKEN] or "", secrets[SecretName.CLIENT_TOKEN] or "",
                 ),
-                chosen.instance_dialect,
+                instance.dialect,
             )
-        else:
-            client = SessionClient(
-                http, SessionCredentials(chosen.session_url, secrets[SecretName.SESSION_TOKEN] or ""), chosen.session_dialect
-            )
+        elif op.family is Family.SESSION and session is not None:
+            client = SessionClient(http, SessionCredentials(session.url, secrets[SecretName.SESSION_TOKEN] or ""), session.dialect)
+        else:  # profile_for refused it above
+            raise CallRefused(str(config.MissingFamily(chosen.name, op.family)))
         result = await client.request(op, request)
     answer = _answer_text(exchanges, result)
     failure = None

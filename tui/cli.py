@@ -213,11 +213,17 @@ def build_parser() -> argparse.ArgumentParser:
     add = profile_commands.add_parser(
         "add",
         help="add or update a profile; secrets come from hidden prompts, or from GATEWAY_TUI_* variables without a terminal",
+        description="Add or update a profile for one gateway or both: Z-API (--base-url and --instance-id, the instance "
+        "family), WuzAPI (--session-url, the session family). With neither on a terminal, it asks which. Only the "
+        "given gateway's secrets are asked for (hidden prompts) or read (GATEWAY_TUI_* without a terminal).",
     )
     add.add_argument("name")
-    add.add_argument("--base-url", required=True, help="instance-family base URL")
-    add.add_argument("--instance-id", required=True)
-    add.add_argument("--session-url", required=True, help="session-family base URL")
+    add.add_argument("--base-url", help="instance-family base URL (Z-API; with --instance-id)")
+    add.add_argument("--instance-id", help="instance id (Z-API; with --base-url)")
+    add.add_argument(
+        "--session-url",
+        help="session-family base URL (WuzAPI). Give Z-API's, WuzAPI's or both; none on a terminal: asked",
+    )
     add.add_argument("--listener-host", default="127.0.0.1")
     add.add_argument("--listener-port", type=_port, default=8787)
     add.add_argument("--public-url", default="", help="URL the gateway should call for webhooks (e.g. a tunnel)")

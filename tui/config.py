@@ -11,12 +11,14 @@ import re
 import tempfile
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.api.dialects import Family, InstanceDialect, SessionDialect
 from tui.api.wording import problem_sentence
 from tui.paths import config_dir
 from tui.forward_targets import ForwardTargetRefused, check_target
@@ -36,13 +38,53 @@ class ConfigError(Exception):
     """The profiles file cannot be used; the message names the file and, where known, the line."""
 
 
+@dataclass(frozen=True)
+class InstanceFamily:
+    """Where a profile's instance family (Z-API) is, and how it is written; its tokens are secrets."""
+
+    base_url: str
+    instance_id: str
+    dialect: InstanceDialect
+
+
+@dataclass(frozen=True)
+class SessionFamily:
+    """Where a profile's session family (WuzAPI) is, and how it is written; its token and HMAC key are secrets."""
+
+    url: str
+    dialect: SessionDialect
+
+
+class MissingFamily(Exception):
+    """The profile has no such family: nothing was sent. The message names the family and its gateway."""
+
+    def __init__(self, profile: str, family: Family) -> None:
+        super().__init__(f"profile {profile!r} has no {family.label}; this operation needs it")
+        self.profile = profile
+        self.family = family
+
+
+# Each family's fields in the file: a family is there when any of them is, and then all of them must be.
+FAMILY_FIELDS: dict[Family, tuple[str, ...]] = {
+    Family.INSTANCE: ("base_url", "instance_id"),
+    Family.SESSION: ("session_url",),
+}
+NO_FAMILY = (
+    "no gateway: give the instance family (Z-API: base_url and instance_id), the session family "
+    "(WuzAPI: session_url), or both"
+)
+
+
 class Profile(BaseModel):
+    """One account. It has the instance family (Z-API), the session family (WuzAPI), or both: a family's fields
+    are all set or all absent (None). Read them through `instance` and `session`, which say which it has."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    base_url: str
-    instance_id: str
-    session_url: str
+    base_url: str | None = None
+    instance_id: str | None = None
+    session_url: str | None = None
     listener_host: str = "127.0.0.1"
     listener_port: int = Field(default=DEFAULT_LISTENER_PORT, ge=0, le=65535)
     public_url: str = ""
@@ -69,22 +111,73 @@ class Profile(BaseModel):
             raise ValueError(f"{name!r} is reserved for the built-in sandbox")
         return name
 
+    @field_validator("base_url", "instance_id", "session_url", mode="before")
+    @classmethod
+    def _blank_is_absent(cls, value: object) -> object:
+        """A blank family field (an empty form field, `instance_id = ""`) is the field left out."""
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("instance_id")
     @classmethod
-    def _required(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("required")
-        return value.strip()
+    def _stripped(cls, value: str | None) -> str | None:
+        return value.strip() if value is not None else None
 
     @field_validator("base_url", "session_url")
     @classmethod
-    def _http_url(cls, url: str) -> str:
-        return _check_http_url(url)
+    def _http_url(cls, url: str | None) -> str | None:
+        return check_http_url(url) if url is not None else None
+
+    @model_validator(mode="after")
+    def _whole_families(self) -> Profile:
+        """At least one family, and each one given whole; a missing field is named where it belongs."""
+        present = self.model_dump(include={field for fields in FAMILY_FIELDS.values() for field in fields})
+        if not any(value is not None for value in present.values()):
+            raise ValueError(NO_FAMILY)
+        missing = [
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", "required for the {family}, with {given}",
+                                         {"family": family.label, "given": " and ".join(given)}),
+                loc=(field,),
+                input=None,
+            )
+            for family, fields in FAMILY_FIELDS.items()
+            if (given := [field for field in fields if present[field] is not None])
+            for field in fields
+            if present[field] is None
+        ]
+        if missing:
+            raise ValidationError.from_exception_data(type(self).__name__, missing)
+        return self
+
+    @property
+    def instance(self) -> InstanceFamily | None:
+        """The instance family (Z-API), or None when the profile has none."""
+        if self.base_url is None or self.instance_id is None:
+            return None
+        return InstanceFamily(self.base_url, self.instance_id, self.instance_dialect)
+
+    @property
+    def session(self) -> SessionFamily | None:
+        """The session family (WuzAPI), or None when the profile has none."""
+        return SessionFamily(self.session_url, self.session_dialect) if self.session_url is not None else None
+
+    @property
+    def families(self) -> tuple[Family, ...]:
+        """The families this profile has, instance first."""
+        return tuple(family for family in Family if self.has(family))
+
+    def has(self, family: Family) -> bool:
+        return (self.instance if family is Family.INSTANCE else self.session) is not None
+
+    def require(self, family: Family) -> None:
+        """Raises MissingFamily when the profile lacks `family`."""
+        if not self.has(family):
+            raise MissingFamily(self.name, family)
 
     @field_validator("public_url")
     @classmethod
     def _optional_http_url(cls, url: str) -> str:
-        return _check_http_url(url) if url else url
+        return check_http_url(url) if url else url
 
     @model_validator(mode="after")
     def _forward_target(self) -> Profile:
@@ -105,7 +198,7 @@ class Profile(BaseModel):
         return host
 
 
-def _check_http_url(url: str) -> str:
+def check_http_url(url: str) -> str:
     if not re.match(r"^https?://[^\s/:]+(:\d{1,5})?(/\S*)?$", url):
         raise ValueError("an http:// or https:// URL with a host, such as https://api.example.com")
     return url.rstrip("/")
@@ -231,6 +324,13 @@ def _stored_fields(profile: Profile) -> dict[str, object]:
     """The table written for a profile; forwarding settings and the secrets file only when used, so other files
     stay as they were."""
     fields = profile.model_dump(mode="json", exclude={"name"})
+    for family, names in FAMILY_FIELDS.items():  # TOML has no null: an absent family is not written
+        if not profile.has(family):
+            for name in names:
+                del fields[name]
+            dialect = f"{family.value}_dialect"
+            if fields[dialect] == "spec":  # the default, for a family it does not have: left out too
+                del fields[dialect]
     if not profile.forward_to and not profile.forward_allow_remote:
         del fields["forward_to"], fields["forward_allow_remote"]
     if not profile.secrets_file:

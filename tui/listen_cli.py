@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from tui.api.dialects import Family
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
@@ -45,14 +46,21 @@ def run_cli(args: argparse.Namespace) -> int:
         except ForwardTargetRefused as error:
             print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
             return 2
-    from tui.config import ConfigError, chosen_profile, events_store_path
+    from tui.config import ConfigError, chosen_profile, events_store_path, load_profiles
     from tui.secrets import KeyringUnavailable, run_hmac_key
 
     try:
         # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
         path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
+        name = None if args.sandbox else chosen_profile(args.profile)
+        profile = next((profile for profile in load_profiles() if profile.name == name), None)
+        families = profile.families if profile is not None else tuple(Family)
         # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
-        key = run_hmac_key(None if args.sandbox else chosen_profile(args.profile), args.insecure_storage)
+        # Only the session family (WuzAPI) signs: a Z-API-only profile keeps no key, so none is read (no keyring
+        # needed to listen for Z-API's callbacks).
+        # A profile set up without a keyring remembers its 0600 file (Profile.secrets_file), as the app reads it.
+        in_file = profile is not None and profile.secrets_file or args.insecure_storage
+        key = run_hmac_key(name if Family.SESSION in families else None, in_file)
     except ConfigError as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
         return 2
@@ -74,17 +82,17 @@ def run_cli(args: argparse.Namespace) -> int:
         return 1
     store.watch_health(_print_health)
     try:
-        return asyncio.run(_serve(store, args, key))
+        return asyncio.run(_serve(store, args, key, families))
     except KeyboardInterrupt:
         return 0
     finally:
         store.close()
 
 
-async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -> int:
+async def _serve(store: EventStore, args: argparse.Namespace, key: str | None, families: tuple[Family, ...]) -> int:
     forward_to = getattr(args, "forward_to", None)
     if not forward_to:
-        return await _listen(store, args, key, None)
+        return await _listen(store, args, key, families, None)
     from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
 
     def print_attempt(attempt: Any) -> None:
@@ -94,7 +102,7 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None) -
         forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
         await forwarder.start()
         try:
-            return await _listen(store, args, key, forwarder)
+            return await _listen(store, args, key, families, forwarder)
         finally:
             abandoned = forwarder.waiting_ids()
             await forwarder.stop()
@@ -112,7 +120,9 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
     return f"{len(ids)} event{'' if len(ids) == 1 else 's'} not forwarded yet: {listed}{more}"
 
 
-async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, forwarder: Any) -> int:
+async def _listen(
+    store: EventStore, args: argparse.Namespace, key: str | None, families: tuple[Family, ...], forwarder: Any
+) -> int:
     printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
     listener = Listener(
@@ -130,7 +140,9 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
-    if key is None:
+    if key is None and Family.SESSION not in families:
+        signing = "no HMAC key (Z-API does not sign its callbacks)"
+    elif key is None:
         signing = f"no HMAC key (store one in the profile, or set {HMAC_KEY_ENV}, to verify signatures)"
     elif listener.strict and listener.require_signatures:
         signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
@@ -140,7 +152,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, key: str | None, 
         signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
     forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
     print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
-    _print_family_urls(listener)
+    _print_family_urls(listener, families)
     try:
         await stopped.wait()
     finally:
@@ -171,14 +183,16 @@ def _print_health(health: StoreHealth) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _print_family_urls(listener: Listener) -> None:
-    """The URLs to give each gateway: the same paths the app configures (runtime.configure_webhooks)."""
+def _print_family_urls(listener: Listener, families: tuple[Family, ...]) -> None:
+    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks)."""
     urls = family_urls(listener.url)
     keyed = listener.has_hmac_key and listener.strict
     instance_rule = "signature required" if keyed and listener.require_signatures else "unsigned accepted, as Z-API sends"
     session_rule = "signature required" if keyed else "signatures checked, not required"
-    print(f"  instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}", file=sys.stderr)
-    print(f"  session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
+    if Family.INSTANCE in families:
+        print(f"  instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}", file=sys.stderr)
+    if Family.SESSION in families:
+        print(f"  session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
     print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
 
 

@@ -8,11 +8,13 @@ import argparse
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from pydantic import ValidationError
 
 from tui import config
+from tui.api.dialects import Family
 from tui.api.models import HmacKey, field_errors
 from tui.secrets import (
     InsecureFileSecrets,
@@ -50,12 +52,17 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
+    interactive = sys.stdin.isatty()
+    families = {"base_url": args.base_url, "instance_id": args.instance_id, "session_url": args.session_url}
+    if not any(families.values()):
+        if not interactive:
+            raise _Refused(f"profile {args.name!r} not saved: {NO_GATEWAY}")
+        config.load_profiles()  # a broken file stops us before any question
+        families = _ask_gateway()
     try:
         profile = config.Profile(
             name=args.name,
-            base_url=args.base_url,
-            instance_id=args.instance_id,
-            session_url=args.session_url,
+            **families,
             listener_host=args.listener_host,
             listener_port=args.listener_port,
             public_url=args.public_url,
@@ -77,24 +84,80 @@ def _add(args: argparse.Namespace) -> int:
         if not secrets_in_environment():
             raise
         return _add_without_keyring(profile)
-    already = {name for name in SecretName if store.get(profile.name, name) is not None}
-    values = _read_secrets(profile.name, already, interactive=sys.stdin.isatty())
-    _store_then_save(profile, store, values)
+    wanted = SecretName.of(profile.families)
+    stored = {name for name in SecretName if store.get(profile.name, name) is not None}
+    already = stored & set(wanted)
+    values: dict[SecretName, str | None] = dict(_read_secrets(profile.name, wanted, already, interactive=interactive))
+    # A family the profile no longer has (updated to one gateway): its secrets go with it.
+    dropped = [name for name in SecretName if name in stored and name not in wanted]
+    _store_then_save(profile, store, values | dict.fromkeys(dropped))
     where = "a 0600 file (--insecure-storage)" if store.kind == "insecure-file" else "the OS keyring"
-    kept = [name.label for name in SecretName if name in already and name not in values]
-    unset = [name.label for name in SecretName if name not in already and name not in values]
+    kept = [name.label for name in wanted if name in already and name not in values]
+    unset = [name.label for name in wanted if name not in already and name not in values]
     notes = ([f"kept as stored: {', '.join(kept)}"] if kept else []) + ([f"not set: {', '.join(unset)}"] if unset else [])
-    parts = [f"Profile {profile.name!r} saved to {config.profiles_path()}", f"{len(values)} secret(s) stored in {where}"]
+    if dropped:
+        notes.append(f"removed: {', '.join(name.label for name in dropped)} (no {dropped[0].family.label} now)")
+    gateways = " and ".join(family.label for family in profile.families)
+    parts = [f"Profile {profile.name!r} ({gateways}) saved to {config.profiles_path()}",
+             f"{len(values) - len(dropped)} secret(s) stored in {where}"]
     print("; ".join(parts + notes) + ".")
     return 0
+
+
+NO_GATEWAY = (
+    "no gateway given: add --base-url and --instance-id for Z-API (the instance family), --session-url for WuzAPI "
+    "(the session family), or both."
+)
+GATEWAY_CHOICES = {"1": (Family.INSTANCE,), "2": (Family.SESSION,), "3": (Family.INSTANCE, Family.SESSION)}
+FAMILY_QUESTIONS = {
+    Family.INSTANCE: (("base_url", "Z-API base URL (instance family)", True), ("instance_id", "Z-API instance id", False)),
+    Family.SESSION: (("session_url", "WuzAPI URL (session family)", True),),
+}
+
+
+def _ask_gateway() -> dict[str, str | None]:
+    """On a terminal with no gateway flags: which gateway (Z-API, WuzAPI or both), then its address. Each answer is
+    asked again when it breaks its rule, a bounded number of times."""
+    print("Which gateway is this account on?\n  1  Z-API (the instance family)\n  2  WuzAPI (the session family)\n"
+          "  3  both")
+    choice = _ask("Gateway [1/2/3]: ", lambda answer: None if answer in GATEWAY_CHOICES else "answer 1, 2 or 3")
+    answers: dict[str, str | None] = {"base_url": None, "instance_id": None, "session_url": None}
+    for family in GATEWAY_CHOICES[choice]:
+        for field, label, is_url in FAMILY_QUESTIONS[family]:
+            answers[field] = _ask(f"{label}: ", _url_problem if is_url else _required_problem)
+    return answers
+
+
+def _ask(question: str, problem_of: Callable[[str], str | None]) -> str:
+    problem: str | None = None
+    for _ in range(PROMPT_ATTEMPTS):
+        answer = input(question).strip()
+        problem = problem_of(answer)
+        if problem is None:
+            return answer
+        print(f"  {problem}; try again.", file=sys.stderr)
+    raise _Refused(f"{question.rstrip(': ')}: {problem}; nothing was saved.")
+
+
+def _url_problem(url: str) -> str | None:
+    try:
+        config.check_http_url(url)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def _required_problem(answer: str) -> str | None:
+    return None if answer else "required"
 
 
 def _add_without_keyring(profile: config.Profile) -> int:
     """No keyring, secrets in the environment: save the profile (nothing secret in it) and store no secret, so
     runs take them from the same variables, as the no-keyring message says they can."""
-    _read_secrets(profile.name, set(), interactive=False)  # the variables must hold every required secret, valid
+    wanted = SecretName.of(profile.families)
+    _read_secrets(profile.name, wanted, set(), interactive=False)  # the variables must hold every required secret
     config.save_profile(profile)
-    variables = ", ".join(name.env_var for name in SecretName)
+    variables = ", ".join(name.env_var for name in wanted)
     print(
         f"Profile {profile.name!r} saved to {config.profiles_path()}; no secret was stored (no OS keyring). "
         f"Set {variables} for every run, or add --insecure-storage to keep them in a file readable only by you."
@@ -102,12 +165,16 @@ def _add_without_keyring(profile: config.Profile) -> int:
     return 0
 
 
-def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str]) -> None:
-    """Secrets first, then the profile; if either step fails, the secrets go back to what they were."""
+def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
+    """Secrets first (None: removed), then the profile; if either step fails, the secrets go back to what they
+    were."""
     previous = {name: store.get(profile.name, name) for name in values}
     try:
         for name, value in values.items():
-            store.set(profile.name, name, value)
+            if value is None:
+                store.delete(profile.name, name)
+            else:
+                store.set(profile.name, name, value)
         config.save_profile(profile)
     except BaseException:
         for name, old in previous.items():
@@ -121,11 +188,14 @@ def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[S
         raise
 
 
-def _read_secrets(profile: str, already: set[SecretName], *, interactive: bool) -> dict[SecretName, str]:
-    """The secrets to store, validated: prompted (Enter keeps a stored one) or from the environment."""
+def _read_secrets(
+    profile: str, wanted: list[SecretName], already: set[SecretName], *, interactive: bool
+) -> dict[SecretName, str]:
+    """The secrets to store (those of the profile's families), validated: prompted (Enter keeps a stored one) or
+    from the environment."""
     values: dict[SecretName, str] = {}
     missing: list[str] = []
-    for name in SecretName:
+    for name in wanted:
         value = _prompt(name, name in already) if interactive else os.environ.get(name.env_var, "").strip()
         if value:
             values[name] = value
@@ -165,8 +235,8 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     profiles = config.load_profiles()
     if not profiles:
-        print("No profiles yet. Add one with `gateway-tui profile add NAME --base-url … --instance-id … "
-              "--session-url …`, or try `gateway-tui --sandbox`.", file=out)
+        print("No profiles yet. Add one with `gateway-tui profile add NAME` and --base-url … --instance-id … (Z-API), "
+              "--session-url … (WuzAPI), or both; or try `gateway-tui --sandbox`.", file=out)
         return 0
     try:
         store: SecretStore | None = open_secret_store(args.insecure_storage)
@@ -179,12 +249,15 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     not_set_label = "not set" if store is not None else "unknown (no keyring)"
     for profile in profiles:
         print(f"{profile.name}", file=out)
-        print(f"  instance family  {profile.base_url}  (instance {profile.instance_id})", file=out)
-        print(f"  session family   {profile.session_url}", file=out)
+        instance, session = profile.instance, profile.session
+        print(f"  instance family  {instance.base_url}  (instance {instance.instance_id}; Z-API)" if instance
+              else "  instance family  none (no Z-API)", file=out)
+        print(f"  session family   {session.url}  (WuzAPI)" if session else "  session family   none (no WuzAPI)",
+              file=out)
         public = f", public URL {profile.public_url}" if profile.public_url else ""
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
         sources = secret_sources(profile.name, store)
-        for name in SecretName:
+        for name in SecretName.of(profile.families):
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
             print(f"  {name.label:<16} {shown}", file=out)
     return 0

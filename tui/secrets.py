@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from tui.api.dialects import Family
 from tui.paths import config_dir
 
 T = TypeVar("T")
@@ -40,6 +41,18 @@ class SecretName(StrEnum):
             SecretName.SESSION_TOKEN: "session token",
             SecretName.HMAC_KEY: "HMAC key",
         }[self]
+
+    @property
+    def family(self) -> Family:
+        """The family the secret belongs to: the tokens of Z-API's instance, WuzAPI's token and its webhook
+        signing key (the session family configures HMAC signing)."""
+        return Family.INSTANCE if self in (SecretName.CLIENT_TOKEN, SecretName.INSTANCE_TOKEN) else Family.SESSION
+
+    @classmethod
+    def of(cls, families: Iterable[Family]) -> list[SecretName]:
+        """The secrets of these families, in the usual order."""
+        wanted = set(families)
+        return [name for name in cls if name.family in wanted]
 
 
 class KeyringUnavailable(Exception):

@@ -16,10 +16,10 @@ from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config, locate_cli
 from tui.app import build_app
 from tui.sandbox.server import SandboxGateway
-from tui.screens.setup import PROFILE_FIELDS
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.screens.setup import form_order
+from tui.secrets import InsecureFileSecrets
 
-SETUP_FIELDS = [f"setup-{field}" for field, _, _ in PROFILE_FIELDS] + [f"setup-{name.value}" for name in SecretName]
+SETUP_FIELDS = [f"setup-{field}" for field in form_order()]
 
 
 async def test_enter_moves_to_the_next_field_and_from_the_last_to_save_without_saving():

@@ -119,3 +119,45 @@ def test_ctrl_c_at_a_prompt_saves_nothing():
     assert "cancelled; nothing was saved" in terminal.screen
     assert not config.profiles_path().exists()
     assert not InsecureFileSecrets().path.exists()
+
+
+def test_no_gateway_flags_on_a_terminal_asks_which_gateway_then_only_its_secrets():
+    terminal = Terminal([str(GATEWAY_TUI), "--insecure-storage", "profile", "add", "wuz"])
+    terminal.wait_for("Gateway [1/2/3]: ")
+    terminal.type("4")
+    terminal.wait_for("answer 1, 2 or 3; try again")
+    terminal.wait_for("Gateway [1/2/3]: ")
+    terminal.type("2")
+    terminal.wait_for("WuzAPI URL (session family): ")
+    terminal.type("wuzapi.example.com")  # no scheme: asked again
+    terminal.wait_for("try again")
+    terminal.wait_for("WuzAPI URL (session family): ")
+    terminal.type("https://wuzapi.example.com")
+    terminal.wait_for("session token (required): ")
+    terminal.type(TYPED["session token"])
+    terminal.wait_for("HMAC key (Enter to skip): ")
+    terminal.type("")
+    assert terminal.finish() == 0, terminal.screen
+    assert "Client-Token" not in terminal.screen and "instance token" not in terminal.screen  # never asked
+    assert "1 secret(s) stored" in terminal.screen and TYPED["session token"] not in terminal.screen
+    [profile] = config.load_profiles()
+    assert (profile.instance, profile.session_url) == (None, "https://wuzapi.example.com")
+    assert InsecureFileSecrets().get("wuz", SecretName.SESSION_TOKEN) == TYPED["session token"]
+    assert InsecureFileSecrets().get("wuz", SecretName.CLIENT_TOKEN) is None
+
+
+def test_choosing_z_api_on_a_terminal_asks_its_address_and_tokens_only():
+    terminal = Terminal([str(GATEWAY_TUI), "--insecure-storage", "profile", "add", "z"])
+    terminal.wait_for("Gateway [1/2/3]: ")
+    terminal.type("1")
+    terminal.wait_for("Z-API base URL (instance family): ")
+    terminal.type("https://api.z-api.io")
+    terminal.wait_for("Z-API instance id: ")
+    terminal.type("3C01")
+    for label in ("Client-Token", "instance token"):
+        terminal.wait_for(f"{label} (required): ")
+        terminal.type(TYPED[label])
+    assert terminal.finish() == 0, terminal.screen
+    assert "session token" not in terminal.screen and "HMAC key" not in terminal.screen
+    [profile] = config.load_profiles()
+    assert (profile.base_url, profile.instance_id, profile.session) == ("https://api.z-api.io", "3C01", None)

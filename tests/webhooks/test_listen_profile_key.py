@@ -136,7 +136,12 @@ async def test_a_profile_without_a_key_listens_without_one(monkeypatch):
 
 async def test_a_profile_whose_key_cannot_be_read_is_refused_not_run_without_a_key(monkeypatch):
     add_profile(monkeypatch, insecure=True, hmac_key=PROFILE_KEY)
-    # No keyring and no --insecure-storage: the key cannot be read, so `listen` must not run as if there were none.
+    # The profile says its secrets are in the keyring (not the 0600 file it would otherwise remember)...
+    from tui import config
+
+    config.save_profile(config.load_profiles()[0].model_copy(update={"secrets_file": False}))
+    # ...and there is no keyring and no --insecure-storage: the key cannot be read, so `listen` must not run as if
+    # there were none.
     env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tui", "listen", "--port", "0", "--profile", "work",

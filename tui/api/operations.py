@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from tui.api import connection as c
 from tui.api import models as m
-from tui.api.dialects import Dialect, InstanceDialect, SessionDialect
+from tui.api.dialects import Dialect, Family, InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError
 
 __all__ = [
@@ -46,11 +46,6 @@ __all__ = [
     "all_operations",
     "operation",
 ]
-
-
-class Family(enum.StrEnum):
-    INSTANCE = "instance"
-    SESSION = "session"
 
 
 class Section(enum.StrEnum):

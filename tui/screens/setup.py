@@ -1,5 +1,6 @@
-"""First run: no profile yet. One form for the profile and its secrets; the profile goes to the config file, the
-secrets to the OS keyring (or the opt-in 0600 file, which the profile then remembers: later runs and `locate` find
+"""First run: no profile yet. One form for the profile and its secrets, grouped by gateway: Z-API (the instance
+family), WuzAPI (the session family), or both; a gateway whose fields are left blank is not part of the profile, and
+none of its secrets is asked for. The profile goes to the config file, the secrets to the OS keyring (or the opt-in 0600 file, which the profile then remembers: later runs and `locate` find
 it without --insecure-storage). Nothing is saved unless everything is valid and the secret store is usable.
 Dismisses with the new profile's name, or False when cancelled. Enter moves to the next field, and from the last
 one to Save: only ctrl+s or the Save button saves.
@@ -20,19 +21,35 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
+from tui.api.dialects import Family
 from tui.api.models import HMAC_KEY_MIN_LENGTH, field_errors
 from tui.secrets import SecretName
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
 
-PROFILE_FIELDS = (
+COMMON_FIELDS = (
     ("name", "Profile name", "work"),
-    ("base_url", "Instance-family base URL", "https://api.example.com"),
-    ("instance_id", "Instance id", "3C01A1B2C3D4E5F6"),
-    ("session_url", "Session-family base URL", "https://wuzapi.example.com"),
     ("listener_port", "Webhook listener port (0: any free port)", "8787"),
     ("public_url", "Public webhook URL the gateway calls (optional, e.g. a tunnel)", "https://my-tunnel.example.com"),
 )
+# Each gateway's part of the form: its settings, then its secrets (tui.config.FAMILY_FIELDS names the same fields).
+FAMILY_FIELDS = {
+    Family.INSTANCE: (
+        ("base_url", "Instance-family base URL", "https://api.example.com"),
+        ("instance_id", "Instance id", "3C01A1B2C3D4E5F6"),
+    ),
+    Family.SESSION: (("session_url", "Session-family base URL", "https://wuzapi.example.com"),),
+}
+PROFILE_FIELDS = COMMON_FIELDS + FAMILY_FIELDS[Family.INSTANCE] + FAMILY_FIELDS[Family.SESSION]
+NO_GATEWAY = "fill in Z-API's fields (the instance family), WuzAPI's (the session family), or both"
+
+
+def form_order() -> list[str]:
+    """The form's fields as Tab and Enter go through them: the profile, then each gateway's settings and secrets."""
+    order = [field for field, _, _ in COMMON_FIELDS]
+    for family, fields in FAMILY_FIELDS.items():
+        order += [field for field, _, _ in fields] + [name.value for name in SecretName.of([family])]
+    return order
 
 
 class SetupScreen(Screen[str | bool]):
@@ -63,11 +80,12 @@ class SetupScreen(Screen[str | bool]):
     def compose(self) -> ComposeResult:
         insecure = bool(getattr(self.app, "insecure_storage", False))
         where = "a file readable only by you (insecure storage)" if insecure else "the OS keyring only"
-        intro = (f"No profile yet. Enter your gateway account below; secrets go to {where}. No account? Quit "
-                 "(ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in sandbox gateway."
+        gateways = "Fill in Z-API's part, WuzAPI's, or both; leave the other blank."
+        intro = (f"No profile yet. Enter your gateway account below. {gateways} Secrets go to {where}. No account? "
+                 "Quit (ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in sandbox gateway."
                  if self.first_run else
-                 f"Add another gateway account as a new profile; secrets go to {where}. Escape leaves without "
-                 "saving.")
+                 f"Add another gateway account as a new profile. {gateways} Secrets go to {where}. Escape leaves "
+                 "without saving.")
         with VerticalScroll():
             yield Static("Set up gateway-tui" if self.first_run else "Add a profile", classes="title")
             yield Static(Content(intro), classes="intro")
@@ -78,15 +96,21 @@ class SetupScreen(Screen[str | bool]):
                              variant="warning")
             with Form(id="setup-form"):
                 yield Static("Profile", classes="group")
-                for field, label, placeholder in PROFILE_FIELDS:
+                for field, label, placeholder in COMMON_FIELDS:
                     value = "8787" if field == "listener_port" else ""
                     yield FieldRow(label, TextInput(id=f"setup-{field}", placeholder=placeholder, value=value),
                                    field=field)
-                yield Static("Secrets", classes="group")
-                for name in SecretName:
-                    optional = " (optional)" if name is SecretName.HMAC_KEY else ""
-                    yield FieldRow(f"{name.label}{optional}", TextInput(id=f"setup-{name.value}", password=True),
-                                   field=name.value)
+                for family, fields in FAMILY_FIELDS.items():
+                    other = Family.SESSION if family is Family.INSTANCE else Family.INSTANCE
+                    yield Static(Content.assemble(
+                        f"{family.gateway}: the {family.value} family", (f"  blank for {other.gateway} only", "dim")
+                    ), classes="group")
+                    for field, label, placeholder in fields:
+                        yield FieldRow(label, TextInput(id=f"setup-{field}", placeholder=placeholder), field=field)
+                    for name in SecretName.of([family]):
+                        optional = " (optional)" if name is SecretName.HMAC_KEY else ""
+                        yield FieldRow(f"{name.label}{optional}", TextInput(id=f"setup-{name.value}", password=True),
+                                       field=name.value)
             with Horizontal(classes="actions"):
                 yield Button("Save (ctrl+s)", id="setup-save", variant="primary")
                 yield Button("Cancel (esc)", id="setup-cancel")
@@ -136,10 +160,23 @@ class SetupScreen(Screen[str | bool]):
 
         values = {field: value_of(self.query_one(f"#setup-{field}")) for field, _, _ in PROFILE_FIELDS}
         secrets = {name: self.query_one(f"#setup-{name.value}", Input).value for name in SecretName}
+        # A gateway is part of the profile when anything of it is filled in; then all of it is required.
+        given = [
+            family for family, fields in FAMILY_FIELDS.items()
+            if any(values[field] for field, _, _ in fields) or any(secrets[name] for name in SecretName.of([family]))
+        ]
+        if not given:
+            raise FieldProblems({"gateway": NO_GATEWAY})
         problems = {
             name.value: "required"
-            for name, value in secrets.items()
-            if not value and name is not SecretName.HMAC_KEY
+            for name in SecretName.of(given)
+            if not secrets[name] and name is not SecretName.HMAC_KEY
+        }
+        problems |= {
+            field: f"required for the {family.label}"
+            for family in given
+            for field, _, _ in FAMILY_FIELDS[family]
+            if not values[field]
         }
         hmac_key = secrets[SecretName.HMAC_KEY]
         if hmac_key and len(hmac_key) < HMAC_KEY_MIN_LENGTH:
@@ -154,7 +191,7 @@ class SetupScreen(Screen[str | bool]):
             raise FieldProblems(field_errors(error) | problems) from None
         if problems:
             raise FieldProblems(problems)
-        return profile, {name: value for name, value in secrets.items() if value}
+        return profile, {name: secrets[name] for name in SecretName.of(given) if secrets[name]}
 
     @work(group="setup", exclusive=True, exit_on_error=False)
     async def _save(self, profile: Any, secrets: dict[SecretName, str]) -> None:
