@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets as random_secrets
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -36,10 +37,10 @@ from tui.secrets import SecretName, mask_secret
 from tui.keymap import bindings_for
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
+from tui.widgets.gateway_app import gateway_app
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 
-if TYPE_CHECKING:  # for annotations only: the app imports this module
-    from tui.app import GatewayApp
+if TYPE_CHECKING:
     from tui.runtime import Runtime
 
 def password_span(url: str) -> tuple[int, int]:
@@ -89,7 +90,7 @@ MIB = 1024 * 1024
 
 class SettingsSection(OperationSection):
     # This section's own commands; its gateway operations reach the palette from tui.api.operations.
-    OPERATIONS: ClassVar[dict[str, str]] = {
+    OPERATIONS: ClassVar[Mapping[str, str]] = {
         "generate-hmac-key": "Generate HMAC key",
         "point-webhooks": "Point webhooks at listener",
         "replace-secret": "Replace a secret",
@@ -358,7 +359,7 @@ class SettingsSection(OperationSection):
 
     @property
     def runtime(self) -> Runtime:
-        return cast("GatewayApp", self.app).runtime
+        return gateway_app(self).runtime
 
     def open_operation(self, op_id: str) -> None:
         targets = {

@@ -24,6 +24,7 @@ from tui.api.models import HMAC_KEY_MIN_LENGTH, field_errors
 from tui.secrets import SecretName
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
+from tui.widgets.gateway_app import gateway_app
 
 PROFILE_FIELDS = (
     ("name", "Profile name", "work"),
@@ -61,7 +62,7 @@ class SetupScreen(Screen[str | bool]):
         self.first_run = first_run
 
     def compose(self) -> ComposeResult:
-        insecure = bool(getattr(self.app, "insecure_storage", False))
+        insecure = gateway_app(self).insecure_storage
         where = "a file readable only by you (insecure storage)" if insecure else "the OS keyring only"
         intro = (f"No profile yet. Enter your gateway account below; secrets go to {where}. No account? Quit "
                  "(ctrl+q) and run `gateway-tui --sandbox` to try everything on a built-in sandbox gateway."
@@ -117,7 +118,7 @@ class SetupScreen(Screen[str | bool]):
     @on(Button.Pressed, "#setup-insecure")
     def use_insecure_storage(self) -> None:
         """No keyring: switch this run to the 0600 file (as --insecure-storage would) and save again."""
-        app: Any = self.app
+        app = gateway_app(self)
         app.insecure_storage = True
         app.runtime.insecure_storage = True
         self.query_one("#setup-way-out").remove_class("-shown")
@@ -161,7 +162,7 @@ class SetupScreen(Screen[str | bool]):
         from tui import config
         from tui.secrets import KeyringUnavailable, open_secret_store
 
-        insecure = bool(getattr(self.app, "insecure_storage", False))
+        insecure = gateway_app(self).insecure_storage
         form = self.query_one("#setup-form", Form)
         form.loading = True
         try:

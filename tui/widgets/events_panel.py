@@ -31,9 +31,10 @@ from tui.api.wording import clip_words
 from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
+from tui.widgets.gateway_app import GatewayAppBase, gateway_app
 
 if TYPE_CHECKING:
-    from tui.runtime import Runtime
+    pass
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -99,11 +100,11 @@ def forward_mark(attempt: Any) -> Text:
     return Text(text, style=style)
 
 
-def sent_marker(app: Any, event: Any) -> str:
-    sent = app.sent_message_for(event) if hasattr(app, "sent_message_for") else None
+def sent_marker(app: GatewayAppBase, event: Any) -> str:
+    sent = app.sent_message_for(event)
     if sent is None:
         return ""
-    kind = getattr(sent, "kind", "") or "message"
+    kind = sent.kind or "message"
     return f"↳ your {kind} · "
 
 
@@ -115,13 +116,8 @@ def cut_marker(event: Any) -> str:
     return "body cut · " if getattr(event, "cut_from", None) is not None else ""
 
 
-def event_time(app: Any, event: Any) -> str:
-    runtime: Runtime | None = getattr(app, "runtime", None)
-    if runtime is not None:
-        return runtime.event_time_text(event)
-    from tui.runtime import event_time_text
-
-    return event_time_text(event)
+def event_time(app: GatewayAppBase, event: Any) -> str:
+    return app.runtime.event_time_text(event)
 
 
 def clip(text: str, width: int) -> str:
@@ -210,7 +206,7 @@ class EventsPanel(Vertical):
         yield table
 
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
         app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
         app.forward_attempted.subscribe(self, self._on_forward_attempt)
@@ -229,11 +225,11 @@ class EventsPanel(Vertical):
 
     @work(thread=True, group="events-panel-history", exclusive=True, exit_on_error=False)
     def _load_history(self) -> None:
-        store = self.app.runtime.store  # type: ignore[attr-defined]
+        store = gateway_app(self).runtime.store
         if store is None:
             return
         history = store.newest(PANEL_SIZE)
-        marks = self.app.runtime.latest_forward_attempts([event.id for event in history])  # type: ignore[attr-defined]
+        marks = gateway_app(self).runtime.latest_forward_attempts([event.id for event in history])
         self.app.call_from_thread(self._merge_history, history, marks)
 
     def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None) -> None:
@@ -261,7 +257,7 @@ class EventsPanel(Vertical):
         if self.only_message is not None:
             self.only_message = None
         else:
-            self.only_message = self._message_of_cursor() or getattr(self.app, "last_sent_id", None)
+            self.only_message = self._message_of_cursor() or gateway_app(self).last_sent_id
             if self.only_message is None:
                 self.app.notify("No message to follow yet: send one, or highlight an event that names one.")
         self._schedule_redraw()
@@ -310,10 +306,10 @@ class EventsPanel(Vertical):
         event = self.highlighted_event()
         if event is None or not event.message_ids:
             return None
-        app: Any = self.app
+        app = gateway_app(self)
         message_ids: list[str] = event.message_ids  # a StoredEvent's (the layers keep its type from this module)
         for message_id in message_ids:
-            if message_id in getattr(app, "sent_messages", {}):
+            if message_id in app.sent_messages:
                 return message_id
         return message_ids[0]
 
@@ -383,14 +379,14 @@ class EventsPanel(Vertical):
             self.new_above += sum(1 for event in visible if event.id > newest_before)
         widths = fit_columns(table, COLUMNS)
         summary_width, kind_width = widths["summary"], widths["kind"]
-        app: Any = self.app
-        runtime = getattr(app, "runtime", None)
+        app = gateway_app(self)
+        runtime = app.runtime
         table.clear()
         for event in visible:
             marker = sent_marker(app, event)
             forwarded = forward_mark(self.forward_marks.get(event.id))
             duplicate = duplicate_marker(event) + cut_marker(event)
-            summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary),
+            summary_text = clip(marker + runtime.scrub(event.summary),
                                 summary_width - len(forwarded) - len(duplicate))
             summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
             if duplicate:
