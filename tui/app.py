@@ -349,6 +349,11 @@ class GatewayApp(GatewayAppBase):
         else:
             self.push_screen(HelpScreen(title="gateway-tui", markdown="", bindings_of=self.focused))
 
+    def show_event_detail(self, event: Any) -> None:
+        from tui.screens.event_detail import EventDetailScreen
+
+        self.push_screen(EventDetailScreen(event))
+
     def show_section(self, section_id: str) -> None:
         from tui.screens.main import MainScreen
 

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 from tui.widgets.clipboard import copy_text
 from tui.keymap import bindings_for
 
-from tui.widgets.events_panel import (
+from tui.widgets.event_marks import (
     DUPLICATE_STYLE,
     event_time,
     sent_marker,

@@ -22,7 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from tui.widgets.columns import Column, fit_columns
-from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, duplicate_marker, sent_marker, verdict_badge
+from tui.runtime import duplicate_marker
+from tui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
 from tui.widgets.section_api import Section
 from tui.widgets.gateway_app import gateway_app

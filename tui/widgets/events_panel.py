@@ -17,7 +17,7 @@ webhooks costs one redraw, not one per event.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -27,18 +27,23 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from tui.api.wording import clip_words
 from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
-from tui.widgets.gateway_app import GatewayAppBase, gateway_app
-
-if TYPE_CHECKING:
-    pass
+from tui.widgets.event_marks import (
+    BADGE_WIDTH,
+    DUPLICATE_STYLE,
+    clip,
+    cut_marker,
+    event_time,
+    forward_mark,
+    sent_marker,
+    verdict_badge,
+)
+from tui.widgets.gateway_app import gateway_app
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
-BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
 COLUMNS = (
     Column("time", 8),
     Column("kind", 12, minimum=8, give_way=1),
@@ -46,83 +51,6 @@ COLUMNS = (
     Column("verdict", BADGE_WIDTH),
 )
 REDRAW_DELAY = 0.05
-
-# Rich styles (DataTable cells are Rich renderables; plain str cells would be parsed as markup).
-_BADGES = {
-    "valid": ("✓ valid", "bold green"),
-    "invalid": ("✗ invalid", "bold red"),
-    "unsigned": ("– unsigned", "yellow"),
-    "no-key": ("? no key", "dim"),
-}
-
-
-
-
-def verdict_badge(event: Any) -> Text:
-    """The verdict as a short coloured badge; a rejected event is never shown with ✓ and is flagged ⛔ in front
-    (at the end it would be cut off: "– unsigned ⛔" is 13 cells, and a rejected unsigned session event must not
-    look like an accepted unsigned Z-API callback)."""
-    verdict = str(event.verdict)
-    if event.rejected and verdict == "valid":
-        return Text("✗ rejected", style="bold red")
-    text, style = _BADGES.get(verdict, (verdict, ""))
-    if event.rejected:
-        return Text.assemble(("⛔ ", "red"), (text.split(" ", 1)[-1], style))
-    return Text(text, style=style)
-
-
-def verdict_words(event: Any) -> str:
-    """The verdict in words, for the detail screen."""
-    meaning = {
-        "valid": "signature valid: signed with the configured HMAC key",
-        "invalid": "signature INVALID: not signed with the configured key, do not trust it",
-        "unsigned": "unsigned: a key is configured but the request carried no signature",
-        "no-key": "not checked: no HMAC key is configured",
-    }.get(str(event.verdict), str(event.verdict))
-    if event.rejected:
-        meaning += " · REJECTED by the listener"
-    return meaning
-
-
-_FORWARD_MARKS = {
-    "delivered": ("→✓ ", "green"),
-    "retrying": ("→… ", "yellow"),
-    "failed": ("→✗ ", "bold red"),
-}
-
-
-def forward_mark(attempt: Any) -> Text:
-    """How forwarding to the user's app went for an event (its newest attempt): →✓ delivered, →… retrying,
-    →✗ failed; nothing when it was never forwarded."""
-    if attempt is None:
-        return Text("")
-    text, style = _FORWARD_MARKS.get(str(attempt.outcome), ("→? ", ""))
-    return Text(text, style=style)
-
-
-def sent_marker(app: GatewayAppBase, event: Any) -> str:
-    sent = app.sent_message_for(event)
-    if sent is None:
-        return ""
-    kind = sent.kind or "message"
-    return f"↳ your {kind} · "
-
-
-DUPLICATE_STYLE = "yellow"
-
-
-def cut_marker(event: Any) -> str:
-    """"body cut · " for a rejected event that kept only the first bytes of its body (the detail says how many)."""
-    return "body cut · " if getattr(event, "cut_from", None) is not None else ""
-
-
-def event_time(app: GatewayAppBase, event: Any) -> str:
-    return app.runtime.event_time_text(event)
-
-
-def clip(text: str, width: int) -> str:
-    return clip_words(text, width)  # at a word boundary, with "…"
-
 
 class EventsTable(DataTable):
     """The panel's table (a DataTable with row cursor). Its `f` says what it does now: "Only this message", or
@@ -412,6 +340,4 @@ class EventsPanel(Vertical):
             return
         event = self._by_id(int(message.row_key.value))
         if event is not None:
-            from tui.screens.event_detail import EventDetailScreen
-
-            self.app.push_screen(EventDetailScreen(event))
+            gateway_app(self).show_event_detail(event)

@@ -78,6 +78,10 @@ class GatewayAppBase(App[Any]):
     def action_setup(self) -> None:
         raise NotImplementedError
 
+    def show_event_detail(self, event: Any) -> None:
+        """One stored event in full (the events panel asks: widgets do not import screens)."""
+        raise NotImplementedError
+
 
 def gateway_app(node: DOMNode) -> GatewayAppBase:
     """The gateway app `node` runs in (a TypeError in any other app: a programming error, not a user's)."""
