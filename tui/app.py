@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.command import Provider
-from textual.reactive import reactive
 from textual.signal import Signal
 
 from tui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
 from tui.messages import MessageSent
+from tui.widgets.gateway_app import GatewayAppBase
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -42,8 +42,9 @@ SHUTDOWN_MOUNT_WAIT = 5.0
 """Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
 
 
-class GatewayApp(App):
-    """gateway-tui. Build it with `build_app()`."""
+class GatewayApp(GatewayAppBase):
+    """gateway-tui. Build it with `build_app()`. Screens and widgets reach it as `gateway_app(self)`
+    (tui.widgets.gateway_app), which also declares the reactive start-up flags."""
 
     TITLE = "gateway-tui"
     CSS_PATH = "app.tcss"
@@ -55,16 +56,6 @@ class GatewayApp(App):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = bindings_for("app")  # every key of the app is a row of tui.keymap.ACTIONS
-
-    runtime_ready: reactive[bool] = reactive(False)
-    """True once the Runtime has started (clients, listener, store usable)."""
-
-    clients_ready: reactive[bool] = reactive(False)
-    """True once the gateway clients can be used: in sandbox mode before the runtime has finished starting (the
-    header reads the connection while the store, the listener and the webhooks are set up), else with it."""
-
-    runtime_error: reactive[str] = reactive("")
-    """Plain text of a start-up failure, shown in the header; empty when none."""
 
     def __init__(
         self,
@@ -337,14 +328,6 @@ class GatewayApp(App):
         except Exception as error:
             self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
 
-    def sent_message_for(self, event: Any) -> MessageSent | None:
-        """The message we sent that this event refers to, if any."""
-        for message_id in getattr(event, "message_ids", ()) or ():
-            sent = self.sent_messages.get(message_id)
-            if sent is not None:
-                return sent
-        return None
-
     # -- actions (the main screen binds the keys; these also serve the palette) -----------------------------
 
     def action_request_log(self) -> None:
@@ -356,16 +339,20 @@ class GatewayApp(App):
             self.push_screen(RequestLogScreen())
 
     def action_help(self) -> None:
-        if _is_help(self.screen):
-            self.screen.dismiss()  # the same key closes it
-            return
-        show_help = getattr(self.screen, "action_help", None)
-        if show_help is not None:
-            show_help()
-        elif not _is_help(self.screen):
-            from tui.screens.help import HelpScreen
+        from tui.screens.help import HelpScreen
+        from tui.screens.main import MainScreen
 
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()  # the same key closes it
+        elif isinstance(self.screen, MainScreen):
+            self.screen.action_help()
+        else:
             self.push_screen(HelpScreen(title="gateway-tui", markdown="", bindings_of=self.focused))
+
+    def show_event_detail(self, event: Any) -> None:
+        from tui.screens.event_detail import EventDetailScreen
+
+        self.push_screen(EventDetailScreen(event))
 
     def show_section(self, section_id: str) -> None:
         from tui.screens.main import MainScreen
@@ -380,10 +367,6 @@ def _gateway_commands() -> type[Provider]:
     from tui.commands import GatewayCommands
 
     return GatewayCommands
-
-
-def _is_help(screen: Any) -> bool:
-    return type(screen).__name__ == "HelpScreen"
 
 
 def _startup_text(error: BaseException) -> str:

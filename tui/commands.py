@@ -1,8 +1,8 @@
 """The command palette (ctrl+p): every gateway operation by name, plus the sections' and the app's own commands.
 
 Gateway operations come from the one table, `tui.api.operations` (title, and the section that performs it);
-sections add their own shortcuts in `OPERATIONS: ClassVar[dict[str, str]]` (id -> title). Choosing either
-switches to the section and calls its `open_operation(id)`.
+sections add their own commands in `Section.OPERATIONS` (command id -> title; each section's ids are an enum).
+Choosing either switches to the section and calls its `open_operation(id)`.
 """
 
 from __future__ import annotations
@@ -10,16 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from tui.widgets.gateway_app import GatewayAppBase, gateway_app
+
+if TYPE_CHECKING:
+    from tui.screens.main import MainScreen
 
 
 @dataclass(frozen=True)
 class PaletteCommand:
     title: str
     help: str
-    run: Callable[[], Any]
+    run: Callable[[], object]
 
 
 class GatewayCommands(Provider):
@@ -32,7 +37,7 @@ class GatewayCommands(Provider):
         from tui.api.operations import all_operations
         from tui.screens.main import SECTIONS, SECTIONS_BY_ID, section_class
 
-        app: Any = self.app
+        app = gateway_app(self.screen)
         commands: list[PaletteCommand] = []
         for op in all_operations():
             info = SECTIONS_BY_ID[op.section.value]
@@ -42,7 +47,7 @@ class GatewayCommands(Provider):
             )
         for info in SECTIONS:
             cls = section_class(info.id)
-            for op_id, title in (getattr(cls, "OPERATIONS", None) or {}).items():
+            for op_id, title in (cls.OPERATIONS if cls is not None else {}).items():
                 commands.append(
                     PaletteCommand(title, f"{info.title} ({info.key})", partial(_open_operation, app, info.id, op_id))
                 )
@@ -52,8 +57,8 @@ class GatewayCommands(Provider):
             )
         commands += [
             PaletteCommand("Show request log", "every HTTP exchange; copy as curl (ctrl+r)", app.action_request_log),
-            PaletteCommand("Toggle events panel", "show or hide the live events panel (e)", partial(_main_action, app, "toggle_panel")),
-            PaletteCommand("Export events", "write the Events section's selection to JSON Lines", partial(_events_action, app, "export")),
+            PaletteCommand("Toggle events panel", "show or hide the live events panel (e)", partial(_toggle_panel, app)),
+            PaletteCommand("Export events", "write the Events section's selection to JSON Lines", partial(_export_events, app)),
             PaletteCommand("Show events of my last sent message", "filter the panel to it", partial(_follow_last_sent, app)),
             PaletteCommand("Help", "help for the current section (?)", app.action_help),
             PaletteCommand("Set up a profile", "the first-run form: a gateway account and its secrets",
@@ -73,7 +78,7 @@ class GatewayCommands(Provider):
                 yield Hit(score, matcher.highlight(command.title), command.run, text=command.title, help=command.help)
 
 
-def _main_screen(app: Any) -> Any:
+def _main_screen(app: GatewayAppBase) -> MainScreen | None:
     from tui.screens.main import MainScreen
 
     while len(app.screen_stack) > 1 and not isinstance(app.screen, MainScreen):
@@ -81,25 +86,25 @@ def _main_screen(app: Any) -> Any:
     return app.screen if isinstance(app.screen, MainScreen) else None
 
 
-def _open_operation(app: Any, section_id: str, op_id: str) -> None:
+def _open_operation(app: GatewayAppBase, section_id: str, op_id: str) -> None:
     screen = _main_screen(app)
     if screen is not None:
         screen.open_operation(section_id, op_id)
 
 
-def _main_action(app: Any, action: str) -> None:
+def _toggle_panel(app: GatewayAppBase) -> None:
     screen = _main_screen(app)
     if screen is not None:
-        getattr(screen, f"action_{action}")()
+        screen.action_toggle_panel()
 
 
-def _events_action(app: Any, action: str) -> None:
-    screen = _main_screen(app)
-    if screen is not None:
-        screen.open_operation("events", action)
+def _export_events(app: GatewayAppBase) -> None:
+    from tui.screens.events import EventsCommand
+
+    _open_operation(app, "events", EventsCommand.EXPORT)
 
 
-def _follow_last_sent(app: Any) -> None:
+def _follow_last_sent(app: GatewayAppBase) -> None:
     screen = _main_screen(app)
     if screen is None:
         return

@@ -734,6 +734,19 @@ class Runtime:
             self.instance = type(self.instance)(self.instance.http, self.instance.credentials, instance)
             self.session = type(self.session)(self.session.http, self.session.credentials, session)
 
+    async def save_profile_changes(self, **changes: object) -> bool:
+        """Save changed fields of a real profile (Settings: listener, forwarding, theme) and use them from now on.
+        False when there is nothing on disk to change (the sandbox, or no profile yet); ConfigError or OSError
+        when the file cannot be written."""
+        from tui import config
+
+        if self.sandbox_mode or self.profile is None:
+            return False
+        updated = self.profile.model_copy(update=changes)
+        await asyncio.to_thread(config.save_profile, updated)
+        self.profile = updated
+        return True
+
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
 
     def _clients(self) -> tuple[InstanceClient, SessionClient]:

@@ -42,7 +42,7 @@ async def test_generate_asks_first_and_the_new_key_can_be_copied(monkeypatch):
 
 
 def test_password_span():
-    from tui.screens.settings import password_span
+    from tui.widgets.settings.proxy import password_span
 
     url = "socks5://bob:hunter2@proxy.example:1080"
     start, end = password_span(url)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
 from urllib.parse import urlsplit
 
 from textual import on
@@ -53,8 +52,6 @@ def product_content(product: Product) -> Content:
 
 class CatalogSection(OperationSection):
     # Its one gateway operation (products) reaches the palette from tui.api.operations.
-    OPERATIONS: ClassVar[dict[str, str]] = {}
-
     HELP = """\
 ## Catalog
 

@@ -8,7 +8,7 @@ shows at a time, and the form's keys act only while it shows."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -56,6 +56,8 @@ from tui.widgets.forms import (
     value_of,
 )
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+from tui.widgets.section_api import SectionHost
+from tui.widgets.gateway_app import gateway_app
 
 if TYPE_CHECKING:
     from tui.screens.inbox import ReplyLine
@@ -217,7 +219,7 @@ class ChatForm(Vertical):
 
 class ChatsSection(OperationSection):
     # Shortcuts of this section beyond the gateway operations (which the palette takes from tui.api.operations).
-    OPERATIONS: ClassVar[dict[str, str]] = {
+    OPERATIONS: ClassVar[Mapping[str, str]] = {
         "inbox": "Conversations: the inbox",
         "compose": "New message to a number",
         **{f"chat-{action.value}": title for action, title in CHAT_ACTION_TITLES.items()},
@@ -319,7 +321,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 form = ChatForm(with_inbox=self.with_inbox, id="compose")
                 form.display = False  # the switcher shows the conversations
                 await self.query_one("#chat-views", ContentSwitcher).mount(form)
-                app: Any = self.app
+                app = gateway_app(self)
                 if app.runtime_ready:
                     from tui.widgets.samples import apply_samples
 
@@ -334,9 +336,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if self.form_ready:
             then()
             return
-        hold = getattr(self.screen, "hold_keys_while", None)
-        if hold is not None:
-            hold(self.build_deferred(), then)
+        screen = self.screen
+        if isinstance(screen, SectionHost):
+            screen.hold_keys_while(self.build_deferred(), then)
             return
         self.run_worker(self._build_then(then), group="chat-form", exit_on_error=False,
                         description="build the send form")
@@ -508,7 +510,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             self.action_inbox()
             return
         if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
-            self.app.runtime.refresh_names()  # type: ignore[attr-defined]
+            gateway_app(self).runtime.refresh_names()
             self.action_inbox()
             return
         if op_id == "compose":
@@ -742,7 +744,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     async def _forget_chat(self, recipient: str) -> None:
         """Deleted on the gateway: out of the inbox too (its events stay in Events)."""
         try:
-            await self.app.runtime.forget_chat(recipient)  # type: ignore[attr-defined]
+            await gateway_app(self).runtime.forget_chat(recipient)
         except Exception as error:  # a failing store: say so, the gateway's delete stands
             self.status.show_error(f"Deleted on the gateway, but the inbox still lists it: {error}")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -29,8 +28,6 @@ from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 
 class CommunitiesSection(OperationSection):
     # Both are gateway operations: the palette takes them from tui.api.operations.
-    OPERATIONS: ClassVar[dict[str, str]] = {}
-
     HELP = """\
 ## Communities
 

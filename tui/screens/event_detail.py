@@ -20,13 +20,14 @@ from textual.widgets import Footer, Static
 from tui.widgets.clipboard import copy_text
 from tui.keymap import bindings_for
 
-from tui.widgets.events_panel import (
+from tui.widgets.event_marks import (
     DUPLICATE_STYLE,
     event_time,
     sent_marker,
     verdict_badge,
     verdict_words,
 )
+from tui.widgets.gateway_app import gateway_app
 
 MAX_SHOWN_BODY = 200_000
 
@@ -65,9 +66,8 @@ class EventDetailScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         event = self.event
-        app: Any = self.app
-        runtime = getattr(app, "runtime", None)
-        scrub = runtime.scrub if runtime is not None else (lambda text: text)
+        app = gateway_app(self)
+        scrub = app.runtime.scrub
         title = Text.assemble(
             (f"Event #{event.id}", "bold"),
             f" · {event.kind} · {event_time(app, event)} · {event.path} · ",
@@ -120,9 +120,7 @@ class EventDetailScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._show_forwarding([])
         self._load_attempts()
-        app: Any = self.app
-        if hasattr(app, "forward_attempted"):
-            app.forward_attempted.subscribe(self, self._on_attempt)
+        gateway_app(self).forward_attempted.subscribe(self, self._on_attempt)
 
     def _on_attempt(self, attempt: Any) -> None:
         if attempt.event_id == self.event.id:
@@ -130,16 +128,11 @@ class EventDetailScreen(ModalScreen[None]):
 
     @work(thread=True, group="detail-attempts", exclusive=True, exit_on_error=False)
     def _load_attempts(self) -> None:
-        runtime = getattr(self.app, "runtime", None)
-        if runtime is None or not hasattr(runtime, "forward_attempts"):
-            return
-        attempts = runtime.forward_attempts(self.event.id)
+        attempts = gateway_app(self).runtime.forward_attempts(self.event.id)
         self.app.call_from_thread(self._show_forwarding, attempts)
 
     def _show_forwarding(self, attempts: list[Any]) -> None:
-        runtime = getattr(self.app, "runtime", None)
-        if runtime is None:
-            return
+        runtime = gateway_app(self).runtime
         target = runtime.forward_target
         lines = Text()
         for attempt in attempts:
@@ -158,8 +151,8 @@ class EventDetailScreen(ModalScreen[None]):
 
     @work(group="detail-replay", exclusive=True, exit_on_error=False)
     async def action_replay(self) -> None:
-        runtime = getattr(self.app, "runtime", None)
-        if runtime is None or getattr(runtime, "forward_target", None) is None:
+        runtime = gateway_app(self).runtime
+        if runtime.forward_target is None:
             self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
                         severity="warning", markup=False)
             return

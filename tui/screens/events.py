@@ -7,7 +7,9 @@ own worker, so a slow count never delays the page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,8 +22,11 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Select, Static
 
 from tui.widgets.columns import Column, fit_columns
-from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, duplicate_marker, sent_marker, verdict_badge
+from tui.runtime import duplicate_marker
+from tui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
+from tui.widgets.section_api import Section
+from tui.widgets.gateway_app import gateway_app
 
 PAGE_SIZE = 100
 # At 80 columns the Verdict stays; the date, the id's padding, the summary, then the kind give way.
@@ -61,14 +66,22 @@ Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is
 """
 
 
-class EventsSection(Vertical):
+class EventsCommand(StrEnum):
+    """The Events section's own palette commands."""
+
+    EXPORT = "export"
+    SEARCH = "search"
+    NEWEST = "newest"
+
+
+class EventsSection(Vertical, Section):
     """The stored history. Built by the main screen into the `#events` slot."""
 
     HELP = HELP
-    OPERATIONS: ClassVar[dict[str, str]] = {
-        "export": "Export events to JSON Lines",
-        "search": "Search events",
-        "newest": "Show newest events",
+    OPERATIONS: ClassVar[Mapping[str, str]] = {
+        EventsCommand.EXPORT: "Export events to JSON Lines",
+        EventsCommand.SEARCH: "Search events",
+        EventsCommand.NEWEST: "Show newest events",
     }
 
     BINDINGS = bindings_for("events")
@@ -117,7 +130,7 @@ class EventsSection(Vertical):
         from tui.widgets.forms import CURSOR_BLINK
 
         self.query_one("#events-search", Input).cursor_blink = CURSOR_BLINK
-        app: Any = self.app
+        app = gateway_app(self)
         app.event_received.subscribe(self, self._on_live_event)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
 
@@ -175,7 +188,7 @@ class EventsSection(Vertical):
 
     @work(thread=True, group="events-page", exclusive=True, exit_on_error=False, description="read events")
     def _load_page(self, before_id: int | None, filters: dict[str, Any], count: bool = False) -> None:
-        store = self.app.runtime.store  # type: ignore[attr-defined]
+        store = gateway_app(self).runtime.store
         if store is None:
             return
         if self.only_message is not None:
@@ -191,7 +204,7 @@ class EventsSection(Vertical):
 
     @work(thread=True, group="events-count", exclusive=True, exit_on_error=False, description="count events")
     def _count(self, filters: dict[str, Any]) -> None:
-        store = self.app.runtime.store  # type: ignore[attr-defined]
+        store = gateway_app(self).runtime.store
         if store is None:
             return
         if self.only_message is not None:
@@ -211,7 +224,7 @@ class EventsSection(Vertical):
         table = self.query_one("#events-table", DataTable)
         widths = fit_columns(table, TABLE_COLUMNS)
         table.clear()
-        app: Any = self.app
+        app = gateway_app(self)
         runtime = app.runtime
         for event in rows:
             marker = sent_marker(app, event)
@@ -324,18 +337,18 @@ class EventsSection(Vertical):
 
     def _live_refresh(self) -> None:
         self._live_pending = False
-        if len(self.page_starts) == 1 and self.only_message is None and self.app.runtime_ready:  # type: ignore[attr-defined]
+        if len(self.page_starts) == 1 and self.only_message is None and gateway_app(self).runtime_ready:
             self._load_page(None, self.filters(), count=True)
 
     # -- operations -----------------------------------------------------------------------------------------
 
     def open_operation(self, op_id: str) -> None:
         self.query_one("#events-table", DataTable).focus()  # the palette opened it: the focus comes here
-        if op_id == "export":
+        if op_id == EventsCommand.EXPORT:
             self.action_export()
-        elif op_id == "search":
+        elif op_id == EventsCommand.SEARCH:
             self.action_search()
-        elif op_id == "newest":
+        elif op_id == EventsCommand.NEWEST:
             self.action_newest()
 
     def action_export(self) -> None:
@@ -344,7 +357,7 @@ class EventsSection(Vertical):
         filters = {} if self.only_message is not None else self.filters()
         # The data dir, not the current directory: exports hold people's messages (and are written 0600).
         name = "events-export.jsonl"
-        if not self.app.runtime.deterministic:  # type: ignore[attr-defined]
+        if not gateway_app(self).runtime.deterministic:
             name = f"events-export-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
         default = str(data_dir() / name)
 
@@ -356,7 +369,7 @@ class EventsSection(Vertical):
 
     @work(thread=True, group="events-export", exclusive=True, exit_on_error=False, description="export events")
     def _export(self, path: Path, filters: dict[str, Any]) -> None:
-        store = self.app.runtime.store  # type: ignore[attr-defined]
+        store = gateway_app(self).runtime.store
         if store is None:
             self.app.call_from_thread(self.app.notify, "No event store: nothing to export.", severity="error")
             return

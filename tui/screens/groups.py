@@ -4,7 +4,7 @@ create (session family), add participants, rename (spec ops 8, 9, 10, 21, 22).""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -201,7 +201,7 @@ TABS: dict[str, str] = {
 
 class GroupsSection(OperationSection):
     # Beyond the gateway operations (the palette takes those from tui.api.operations): the combined lookup.
-    OPERATIONS: ClassVar[dict[str, str]] = {
+    OPERATIONS: ClassVar[Mapping[str, str]] = {
         "lookup-group": "Look up group (metadata and information)",
     }
 

@@ -38,6 +38,7 @@ from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
 from tui.widgets.thread_view import ThreadView
+from tui.widgets.gateway_app import gateway_app
 
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
 THREAD_PAGE = 200  # messages per page of a thread
@@ -153,7 +154,7 @@ class InboxView(Widget):
     # -- life cycle ------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
         runtime = app.runtime
         self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
@@ -228,7 +229,7 @@ class InboxView(Widget):
 
     @property
     def runtime(self) -> Runtime:
-        app: Any = self.app
+        app = gateway_app(self)
         runtime: Runtime = app.runtime  # the app's (screens cannot import the app: it imports them)
         return runtime
 

@@ -6,11 +6,8 @@ each into a slot whose id is the section id: chats, groups, communities, privacy
 Only the section shown at start is mounted before the app is interactive; the others follow one by one once the
 runtime has started (or at once when visited first): building all seven at start cost more than the rest of the
 start-up together (bench/start_interactive.py). Keys typed while the shown section is not mounted yet are kept
-and replayed into it. A section class may declare:
-
-    HELP: ClassVar[str]                      # markdown for `?` (the section's gateway operations are appended)
-    OPERATIONS: ClassVar[dict[str, str]]     # own shortcuts -> palette title; gateway ops come from the table
-    def open_operation(self, op_id: str) -> None   # its shortcuts and the tui.api.operations ids placed in it
+and replayed into it. Each section is a `tui.widgets.section_api.Section` (help, its own palette entries,
+`open_operation`, `build_deferred`, `action_cancel`), registered by class in `SECTIONS` and imported on demand.
 
 A section module that is missing or fails to import leaves a plain placeholder, never a crash.
 """
@@ -19,11 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
@@ -31,7 +27,6 @@ from textual.binding import BindingsMap
 from textual.containers import Container
 from textual.dom import DOMNode
 from textual.content import Content
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, TextArea
 
@@ -39,7 +34,12 @@ from tui.keymap import bindings_for, typed_character
 from tui.widgets.events_panel import EventsPanel
 from tui.widgets.focus import control_of, first_field, first_field_set_up, focus_first, in_form
 from tui.widgets.footer import GatewayFooter
+from tui.widgets.gateway_app import gateway_app
 from tui.widgets.header import GatewayHeader
+from tui.widgets.section_api import Section, SectionHost
+
+if TYPE_CHECKING:
+    from tui.api.dialects import InstanceDialect, SessionDialect
 
 log = logging.getLogger(__name__)
 
@@ -47,39 +47,82 @@ CONNECTION_READ_WAIT = 10.0
 """Seconds the sections not shown at start wait for the header's first status read before they are mounted."""
 
 
+# Each section's class, imported when it is first built (their modules pull in pydantic and the API models).
+
+
+def _chats() -> type[Section]:
+    from tui.screens.chats import ChatsSection
+
+    return ChatsSection
+
+
+def _groups() -> type[Section]:
+    from tui.screens.groups import GroupsSection
+
+    return GroupsSection
+
+
+def _communities() -> type[Section]:
+    from tui.screens.communities import CommunitiesSection
+
+    return CommunitiesSection
+
+
+def _privacy() -> type[Section]:
+    from tui.screens.privacy import PrivacySection
+
+    return PrivacySection
+
+
+def _catalog() -> type[Section]:
+    from tui.screens.catalog import CatalogSection
+
+    return CatalogSection
+
+
+def _settings() -> type[Section]:
+    from tui.screens.settings import SettingsSection
+
+    return SettingsSection
+
+
+def _events() -> type[Section]:
+    from tui.screens.events import EventsSection
+
+    return EventsSection
+
+
 @dataclass(frozen=True)
 class SectionInfo:
     id: str
     key: str
     title: str
-    module: str
-    class_name: str
+    load: Callable[[], type[Section]]
+    """Imports the section's module and returns its class."""
 
 
 SECTIONS: tuple[SectionInfo, ...] = (
-    SectionInfo("chats", "1", "Chats", "tui.screens.chats", "ChatsSection"),
-    SectionInfo("groups", "2", "Groups", "tui.screens.groups", "GroupsSection"),
-    SectionInfo("communities", "3", "Communities", "tui.screens.communities", "CommunitiesSection"),
-    SectionInfo("privacy", "4", "Privacy", "tui.screens.privacy", "PrivacySection"),
-    SectionInfo("catalog", "5", "Catalog", "tui.screens.catalog", "CatalogSection"),
-    SectionInfo("settings", "6", "Settings", "tui.screens.settings", "SettingsSection"),
-    SectionInfo("events", "7", "Events", "tui.screens.events", "EventsSection"),
+    SectionInfo("chats", "1", "Chats", _chats),
+    SectionInfo("groups", "2", "Groups", _groups),
+    SectionInfo("communities", "3", "Communities", _communities),
+    SectionInfo("privacy", "4", "Privacy", _privacy),
+    SectionInfo("catalog", "5", "Catalog", _catalog),
+    SectionInfo("settings", "6", "Settings", _settings),
+    SectionInfo("events", "7", "Events", _events),
 )
 SECTIONS_BY_ID = {section.id: section for section in SECTIONS}
 
 
-def section_class(section_id: str) -> type[Widget] | None:
+def section_class(section_id: str) -> type[Section] | None:
     """The section's widget class, imported on demand; None when its module is not available."""
-    info = SECTIONS_BY_ID[section_id]
     try:
-        module = importlib.import_module(info.module)
+        return SECTIONS_BY_ID[section_id].load()
     except ImportError as error:
         log.warning("section %s unavailable: %s", section_id, error)
         return None
-    return getattr(module, info.class_name, None)
 
 
-def operations_help(section_id: str, dialects: tuple[Any, Any]) -> str:
+def operations_help(section_id: str, dialects: tuple[InstanceDialect, SessionDialect]) -> str:
     """The section's gateway operations, from the one table (`tui.api.operations`), with the dialect each is
     written in and the `gateway-tui call` id that runs it from the command line."""
     from tui.api.operations import Family, Section, in_section
@@ -111,11 +154,14 @@ class SectionSlot(Container):
     """
 
     @property
-    def section(self) -> Widget | None:
-        for child in self.children:
-            if not child.has_class("section-placeholder"):
-                return child
-        return None
+    def content(self) -> Widget | None:
+        """What the slot holds once mounted: the section, or the placeholder left when it could not be built."""
+        return self.children[0] if self.children else None
+
+    @property
+    def section(self) -> Section | None:
+        content = self.content
+        return content if isinstance(content, Section) else None
 
 
 class SectionBar(Static):
@@ -148,7 +194,7 @@ REPLAY_TRIES = 50
 """Refreshes the replay of kept keys waits, at most, for the section's first field to be set up."""
 
 
-class MainScreen(Screen):
+class MainScreen(SectionHost):
     """Everything: sections (alt+1..7, or 1-7 outside forms), the docked events panel (F9 or `e`), help
     (F1 or `?`), palette (ctrl+p).
 
@@ -231,7 +277,7 @@ class MainScreen(Screen):
             self._offer_samples_in(self.query_one("#sections"))
 
     def _offer_samples_in(self, root: Widget) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         if app.runtime_ready:
             from tui.widgets.samples import apply_samples
 
@@ -253,10 +299,9 @@ class MainScreen(Screen):
     async def _mount_the_rest(self) -> None:
         """Once the runtime has started and the header has read the connection (before, they would compete for
         the same event loop, and the app would take longer to say it is connected), one section at a time."""
-        started = getattr(self.app, "runtime_settled", None)
-        if isinstance(started, asyncio.Event):
-            await started.wait()
-        if getattr(self.app, "runtime_ready", False):
+        app = gateway_app(self)
+        await app.runtime_settled.wait()
+        if app.runtime_ready:
             header = self.query_one(GatewayHeader)
             connection_read = asyncio.Event()
 
@@ -279,18 +324,15 @@ class MainScreen(Screen):
             await self._mount_section(info.id)
             await self._build_deferred(info.id)
         self.all_sections_mounted = True
-        from tui.app import GatewayApp
-
-        if isinstance(self.app, GatewayApp):
-            self.app.keep_start_up_out_of_collections()
+        app.keep_start_up_out_of_collections()
 
     async def _build_deferred(self, section_id: str) -> None:
-        """A section may build parts the first frame does not show later (`async def build_deferred()`)."""
-        build = getattr(self.section(section_id), "build_deferred", None)
-        if build is not None and not self._stop_mounting:
+        """A section may build parts the first frame does not show later (`Section.build_deferred`)."""
+        section = self.section(section_id)
+        if section is not None and not self._stop_mounting:
             pending = self._mounts[section_id] = asyncio.get_running_loop().create_future()
             try:
-                await build()
+                await section.build_deferred()
             finally:
                 pending.set_result(None)
 
@@ -362,7 +404,7 @@ class MainScreen(Screen):
         field). So is a key bound where the focus is (ctrl+n, Enter in a one-line field, ...), and the keys
         behind it wait for what it did to settle (a form opened, the focus moved). From the first other key on,
         the rest is posted as key events, in order."""
-        section = self.section(self.current_section)
+        section = self.slot(self.current_section).content
         if self._holding or section is None:
             return  # something asked for is still being built, or another section chosen meanwhile is still
             # being mounted: it replays when it is
@@ -378,11 +420,9 @@ class MainScreen(Screen):
         self._waiting_for_section = False
         if not self.sections_ready:
             self.sections_ready = True
-            from tui.app import GatewayApp
-
-            if isinstance(self.app, GatewayApp):
-                self.app.report_keymap_problems()
-                self.call_after_refresh(self.app.first_section_shown.set)
+            app = gateway_app(self)
+            app.report_keymap_problems()
+            self.call_after_refresh(app.first_section_shown.set)
         early, self._early_keys = self._early_keys, []
         for index, (key, character) in enumerate(early):
             if self._type_now(key, character):
@@ -441,8 +481,12 @@ class MainScreen(Screen):
     def slot(self, section_id: str) -> SectionSlot:
         return self.query_one(f"#{section_id}", SectionSlot)
 
-    def section(self, section_id: str) -> Widget | None:
+    def section(self, section_id: str) -> Section | None:
         return self.slot(section_id).section
+
+    def _mounted(self, section_id: str) -> Widget | None:
+        """The section or its placeholder; None while not mounted yet."""
+        return self.slot(section_id).content
 
     def action_show_section(self, section_id: str) -> None:
         self.show_section(section_id)
@@ -454,7 +498,7 @@ class MainScreen(Screen):
         self.current_section = section_id
         self.query_one("#sections", ContentSwitcher).current = section_id
         self.query_one(SectionBar).show(section_id)
-        section = self.section(section_id)
+        section = self._mounted(section_id)
         if section is None:
             # Not mounted yet: what is typed now is kept (not sent to the field of the section just left) and
             # replayed once it is, into its first field.
@@ -479,10 +523,10 @@ class MainScreen(Screen):
         """The current section's first field, unless the focus is already on a field inside the section."""
         slot = self.slot(self.current_section)
         focused = self.focused
-        if focused is not None and slot in focused.ancestors and focused is not slot.section:
+        if focused is not None and slot in focused.ancestors and focused is not slot.content:
             return
-        if slot.section is not None:
-            focus_first(slot.section)
+        if slot.content is not None:
+            focus_first(slot.content)
 
     def open_operation(self, section_id: str, op_id: str) -> None:
         """Switch to the section and open one of its operations (the palette calls this).
@@ -493,16 +537,15 @@ class MainScreen(Screen):
         if self.app.screen is not self:
             self._pending_operation = (section_id, op_id)
             return
-        if self.section(section_id) is None:  # not mounted yet: show it (which mounts it), then open
+        if self._mounted(section_id) is None:  # not mounted yet: show it (which mounts it), then open
             self.show_section(section_id)
             self.run_worker(self._operation_when_mounted(section_id, op_id), exit_on_error=False,
                             description=f"open {op_id}")
             return
         section = self.section(section_id)
-        opener = getattr(section, "open_operation", None)
-        self.show_section(section_id, focus=opener is None)  # the operation places the focus itself
-        if opener is not None:
-            self.call_after_refresh(opener, op_id)
+        self.show_section(section_id, focus=section is None)  # the operation places the focus itself
+        if section is not None:
+            self.call_after_refresh(section.open_operation, op_id)
 
     async def _operation_when_mounted(self, section_id: str, op_id: str) -> None:
         await self._mount_section(section_id)
@@ -538,28 +581,26 @@ class MainScreen(Screen):
         if focused is not None and panel in focused.ancestors_with_self:
             back = self._before_panel
             if back is None or not back.is_attached or not back.focusable or not back.region.area:
-                section = self.section(self.current_section)
-                back = first_field(section) if section is not None else None
+                mounted = self._mounted(self.current_section)
+                back = first_field(mounted) if mounted is not None else None
             panel.leave(back)
             return
         if focused is not None and in_form(focused):
-            section = self.section(self.current_section)
-            if section is not None and section.can_focus and section in focused.ancestors:
-                section.focus(scroll_visible=False)
+            mounted = self._mounted(self.current_section)
+            if mounted is not None and mounted.can_focus and mounted in focused.ancestors:
+                mounted.focus(scroll_visible=False)
             else:
                 self.set_focus(None)
             return
         section = self.section(self.current_section)
-        cancel = getattr(section, "action_cancel", None)
-        if cancel is not None:
-            cancel()
+        if section is not None:
+            section.action_cancel()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
         info = SECTIONS_BY_ID[self.current_section]
-        section: Any = self.section(self.current_section)
-        markdown: str = getattr(section, "HELP", "") or getattr(type(section), "HELP", "") or ""
-        app: Any = self.app
-        markdown += operations_help(info.id, app.runtime.dialects)
+        section = self.section(self.current_section)
+        markdown = (section.HELP if section is not None else "") or ""
+        markdown += operations_help(info.id, gateway_app(self).runtime.dialects)
         self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))

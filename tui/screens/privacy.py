@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -111,8 +110,6 @@ SETTINGS: dict[str, tuple[str, str, Operation[Request, OperationResult]]] = {
 
 class PrivacySection(OperationSection):
     # Both settings are gateway operations: the palette takes them from tui.api.operations.
-    OPERATIONS: ClassVar[dict[str, str]] = {}
-
     HELP = """\
 ## Privacy
 

@@ -23,6 +23,7 @@ from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for
 
 from tui.widgets.header import GatewayHeader
+from tui.widgets.gateway_app import gateway_app
 
 # Status never gives way; at 80 columns the URL shrinks (keeping its end, where the operation is).
 COLUMNS = (
@@ -81,7 +82,7 @@ class RequestLogScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         app.exchange_recorded.subscribe(self, self._on_exchange)
         self.exchanges = list(reversed(list(app.runtime.request_log)))
         self._redraw()
@@ -99,7 +100,7 @@ class RequestLogScreen(Screen):
         row = table.cursor_row
         url_width = fit_columns(table, COLUMNS)["url"]
         table.clear()
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         for index, exchange in enumerate(self.exchanges):
             if exchange.status is None:
                 status = Text("no answer", style="bold red")
@@ -133,7 +134,7 @@ class RequestLogScreen(Screen):
         return None
 
     def _show(self, exchange: Any) -> None:
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         parts: list[Any] = []
         head = Text.assemble((f"{exchange.method} ", "bold"), runtime.scrub(exchange.url))
         outcome = str(exchange.status) if exchange.status is not None else "no answer"
@@ -162,6 +163,6 @@ class RequestLogScreen(Screen):
         curl = exchange.as_curl()
         copy_text(self.app, curl, "The curl command", note="Set the GATEWAY_TUI_* variables before running it.")
         shown = self.query_one("#requests-curl", Static)
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         shown.update(Text.assemble(("as curl: ", "bold"), runtime.scrub(curl)))
         shown.add_class("-shown")

@@ -26,6 +26,7 @@ from tui.api.models import HMAC_KEY_MIN_LENGTH, field_errors
 from tui.secrets import SecretName
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
+from tui.widgets.gateway_app import gateway_app
 
 COMMON_FIELDS = (
     ("name", "Profile name", "work"),
@@ -78,7 +79,7 @@ class SetupScreen(Screen[str | bool]):
         self.first_run = first_run
 
     def compose(self) -> ComposeResult:
-        insecure = bool(getattr(self.app, "insecure_storage", False))
+        insecure = gateway_app(self).insecure_storage
         where = "a file readable only by you (insecure storage)" if insecure else "the OS keyring only"
         gateways = "Fill in Z-API's part, WuzAPI's, or both; leave the other blank."
         intro = (f"No profile yet. Enter your gateway account below. {gateways} Secrets go to {where}. No account? "
@@ -141,7 +142,7 @@ class SetupScreen(Screen[str | bool]):
     @on(Button.Pressed, "#setup-insecure")
     def use_insecure_storage(self) -> None:
         """No keyring: switch this run to the 0600 file (as --insecure-storage would) and save again."""
-        app: Any = self.app
+        app = gateway_app(self)
         app.insecure_storage = True
         app.runtime.insecure_storage = True
         self.query_one("#setup-way-out").remove_class("-shown")
@@ -198,7 +199,7 @@ class SetupScreen(Screen[str | bool]):
         from tui import config
         from tui.secrets import KeyringUnavailable, open_secret_store
 
-        insecure = bool(getattr(self.app, "insecure_storage", False))
+        insecure = gateway_app(self).insecure_storage
         form = self.query_one("#setup-form", Form)
         form.loading = True
         try:

@@ -17,7 +17,7 @@ webhooks costs one redraw, not one per event.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -27,17 +27,23 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from tui.api.wording import clip_words
 from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for, shown_key
-
-if TYPE_CHECKING:
-    from tui.runtime import Runtime
+from tui.widgets.event_marks import (
+    BADGE_WIDTH,
+    DUPLICATE_STYLE,
+    clip,
+    cut_marker,
+    event_time,
+    forward_mark,
+    sent_marker,
+    verdict_badge,
+)
+from tui.widgets.gateway_app import gateway_app
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
-BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
 COLUMNS = (
     Column("time", 8),
     Column("kind", 12, minimum=8, give_way=1),
@@ -45,88 +51,6 @@ COLUMNS = (
     Column("verdict", BADGE_WIDTH),
 )
 REDRAW_DELAY = 0.05
-
-# Rich styles (DataTable cells are Rich renderables; plain str cells would be parsed as markup).
-_BADGES = {
-    "valid": ("✓ valid", "bold green"),
-    "invalid": ("✗ invalid", "bold red"),
-    "unsigned": ("– unsigned", "yellow"),
-    "no-key": ("? no key", "dim"),
-}
-
-
-
-
-def verdict_badge(event: Any) -> Text:
-    """The verdict as a short coloured badge; a rejected event is never shown with ✓ and is flagged ⛔ in front
-    (at the end it would be cut off: "– unsigned ⛔" is 13 cells, and a rejected unsigned session event must not
-    look like an accepted unsigned Z-API callback)."""
-    verdict = str(event.verdict)
-    if event.rejected and verdict == "valid":
-        return Text("✗ rejected", style="bold red")
-    text, style = _BADGES.get(verdict, (verdict, ""))
-    if event.rejected:
-        return Text.assemble(("⛔ ", "red"), (text.split(" ", 1)[-1], style))
-    return Text(text, style=style)
-
-
-def verdict_words(event: Any) -> str:
-    """The verdict in words, for the detail screen."""
-    meaning = {
-        "valid": "signature valid: signed with the configured HMAC key",
-        "invalid": "signature INVALID: not signed with the configured key, do not trust it",
-        "unsigned": "unsigned: a key is configured but the request carried no signature",
-        "no-key": "not checked: no HMAC key is configured",
-    }.get(str(event.verdict), str(event.verdict))
-    if event.rejected:
-        meaning += " · REJECTED by the listener"
-    return meaning
-
-
-_FORWARD_MARKS = {
-    "delivered": ("→✓ ", "green"),
-    "retrying": ("→… ", "yellow"),
-    "failed": ("→✗ ", "bold red"),
-}
-
-
-def forward_mark(attempt: Any) -> Text:
-    """How forwarding to the user's app went for an event (its newest attempt): →✓ delivered, →… retrying,
-    →✗ failed; nothing when it was never forwarded."""
-    if attempt is None:
-        return Text("")
-    text, style = _FORWARD_MARKS.get(str(attempt.outcome), ("→? ", ""))
-    return Text(text, style=style)
-
-
-def sent_marker(app: Any, event: Any) -> str:
-    sent = app.sent_message_for(event) if hasattr(app, "sent_message_for") else None
-    if sent is None:
-        return ""
-    kind = getattr(sent, "kind", "") or "message"
-    return f"↳ your {kind} · "
-
-
-DUPLICATE_STYLE = "yellow"
-
-
-def cut_marker(event: Any) -> str:
-    """"body cut · " for a rejected event that kept only the first bytes of its body (the detail says how many)."""
-    return "body cut · " if getattr(event, "cut_from", None) is not None else ""
-
-
-def event_time(app: Any, event: Any) -> str:
-    runtime: Runtime | None = getattr(app, "runtime", None)
-    if runtime is not None:
-        return runtime.event_time_text(event)
-    from tui.runtime import event_time_text
-
-    return event_time_text(event)
-
-
-def clip(text: str, width: int) -> str:
-    return clip_words(text, width)  # at a word boundary, with "…"
-
 
 class EventsTable(DataTable):
     """The panel's table (a DataTable with row cursor). Its `f` says what it does now: "Only this message", or
@@ -210,7 +134,7 @@ class EventsPanel(Vertical):
         yield table
 
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
         app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
         app.forward_attempted.subscribe(self, self._on_forward_attempt)
@@ -229,11 +153,11 @@ class EventsPanel(Vertical):
 
     @work(thread=True, group="events-panel-history", exclusive=True, exit_on_error=False)
     def _load_history(self) -> None:
-        store = self.app.runtime.store  # type: ignore[attr-defined]
+        store = gateway_app(self).runtime.store
         if store is None:
             return
         history = store.newest(PANEL_SIZE)
-        marks = self.app.runtime.latest_forward_attempts([event.id for event in history])  # type: ignore[attr-defined]
+        marks = gateway_app(self).runtime.latest_forward_attempts([event.id for event in history])
         self.app.call_from_thread(self._merge_history, history, marks)
 
     def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None) -> None:
@@ -261,7 +185,7 @@ class EventsPanel(Vertical):
         if self.only_message is not None:
             self.only_message = None
         else:
-            self.only_message = self._message_of_cursor() or getattr(self.app, "last_sent_id", None)
+            self.only_message = self._message_of_cursor() or gateway_app(self).last_sent_id
             if self.only_message is None:
                 self.app.notify("No message to follow yet: send one, or highlight an event that names one.")
         self._schedule_redraw()
@@ -310,10 +234,10 @@ class EventsPanel(Vertical):
         event = self.highlighted_event()
         if event is None or not event.message_ids:
             return None
-        app: Any = self.app
+        app = gateway_app(self)
         message_ids: list[str] = event.message_ids  # a StoredEvent's (the layers keep its type from this module)
         for message_id in message_ids:
-            if message_id in getattr(app, "sent_messages", {}):
+            if message_id in app.sent_messages:
                 return message_id
         return message_ids[0]
 
@@ -383,14 +307,14 @@ class EventsPanel(Vertical):
             self.new_above += sum(1 for event in visible if event.id > newest_before)
         widths = fit_columns(table, COLUMNS)
         summary_width, kind_width = widths["summary"], widths["kind"]
-        app: Any = self.app
-        runtime = getattr(app, "runtime", None)
+        app = gateway_app(self)
+        runtime = app.runtime
         table.clear()
         for event in visible:
             marker = sent_marker(app, event)
             forwarded = forward_mark(self.forward_marks.get(event.id))
             duplicate = duplicate_marker(event) + cut_marker(event)
-            summary_text = clip(marker + (runtime.scrub(event.summary) if runtime else event.summary),
+            summary_text = clip(marker + runtime.scrub(event.summary),
                                 summary_width - len(forwarded) - len(duplicate))
             summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
             if duplicate:
@@ -416,6 +340,4 @@ class EventsPanel(Vertical):
             return
         event = self._by_id(int(message.row_key.value))
         if event is not None:
-            from tui.screens.event_detail import EventDetailScreen
-
-            self.app.push_screen(EventDetailScreen(event))
+            gateway_app(self).show_event_detail(event)

@@ -6,6 +6,8 @@ input, not the tab bar); otherwise the first focusable widget inside it that is 
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from textual.containers import ScrollableContainer
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -14,11 +16,17 @@ from textual.widget import Widget
 from textual.widgets import Input, RadioSet, Select, SelectionList, Tabs, TextArea
 
 
+@runtime_checkable
+class ChoosesFirstField(Protocol):
+    """A container that names its own first field (may raise NoMatches or KeyError while not set up yet)."""
+
+    def first_field(self) -> Widget | None: ...
+
+
 def first_field(container: Widget) -> Widget | None:
-    own = getattr(container, "first_field", None)
-    if callable(own):
+    if isinstance(container, ChoosesFirstField):
         try:
-            chosen = own()
+            chosen = container.first_field()
         except (NoMatches, KeyError):  # not composed yet, or its parts not set up yet (a TabbedContent with no
             chosen = None               # active tab in its first moments): the first focusable widget instead
         if isinstance(chosen, Widget):
@@ -32,11 +40,10 @@ def first_field(container: Widget) -> Widget | None:
 def first_field_set_up(container: Widget) -> bool:
     """The container's own choice of first field exists (False in a TabbedContent's first moments, when
     `first_field` would fall back to the first focusable widget: a tab or a button, not a field)."""
-    own = getattr(container, "first_field", None)
-    if not callable(own):
+    if not isinstance(container, ChoosesFirstField):
         return True
     try:
-        return isinstance(own(), Widget)
+        return isinstance(container.first_field(), Widget)
     except (NoMatches, KeyError):
         return False
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import work
+from tui.widgets.gateway_app import gateway_app
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -64,7 +65,7 @@ class GatewayHeader(Horizontal):
         yield load
         yield Static(id="header-listener")
         yield Static(id="header-spacer")
-        if getattr(self.app, "insecure_storage", False):
+        if gateway_app(self).insecure_storage:
             yield Static(Content("⚠ insecure storage"), id="header-insecure")
 
     def show_insecure(self) -> None:
@@ -88,7 +89,7 @@ class GatewayHeader(Horizontal):
         self._show_listener()
 
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
         self.watch(app, "clients_ready", self._on_clients, init=True)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
@@ -122,7 +123,7 @@ class GatewayHeader(Horizontal):
         self._show_listener()
 
     def _show_profile(self) -> None:
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         name = runtime.profile_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
         instance, session = runtime.dialects
@@ -157,7 +158,7 @@ class GatewayHeader(Horizontal):
         )
 
     def _show_listener(self) -> None:
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         stats = runtime.stats
         address = runtime.listener_address()
         if self.compact:  # the port is what tells listeners apart; the counts must stay
@@ -180,7 +181,7 @@ class GatewayHeader(Horizontal):
 
     def _show_store(self) -> None:
         """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         status = runtime.store_status()
         piece = self.query_one("#header-store", Static)
         piece.display = status is not None
@@ -191,7 +192,7 @@ class GatewayHeader(Horizontal):
 
     def _show_load(self) -> None:
         """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
-        status = self.app.runtime.listener_status()  # type: ignore[attr-defined]
+        status = gateway_app(self).runtime.listener_status()
         piece = self.query_one("#header-load", Static)
         piece.display = status is not None
         if status is not None:
@@ -202,7 +203,7 @@ class GatewayHeader(Horizontal):
 
     @work(group="header-status", exclusive=True, exit_on_error=False, description="read the instance status")
     async def poll_status(self) -> None:
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = gateway_app(self).runtime
         if runtime.instance is None:
             return
         from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
@@ -220,10 +221,8 @@ class GatewayHeader(Horizontal):
                 state = f"error {error.status}" if error.status else "error"
             else:
                 state = "connected" if status.connected else "not connected"
-            if self.app.runtime_error:  # type: ignore[attr-defined]
+            if gateway_app(self).runtime_error:
                 return  # the start failed meanwhile: the header says so ("not started"), not what this read found
             self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
         finally:
-            read = getattr(self.app, "first_status_read", None)
-            if read is not None:
-                read.set()
+            gateway_app(self).first_status_read.set()

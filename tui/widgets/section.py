@@ -1,9 +1,10 @@
 """What every operation section shares: reaching the clients, running a call in a worker with progress
 and cancellation, showing the outcome, confirming destructive actions, and copyable results.
 
-A section subclasses `OperationSection`, declares `HELP` (markdown), `BINDINGS` and `OPERATIONS` (its own
-shortcuts beyond the gateway operations, id → palette title), implements `open_operation(id)` for those and
-for the gateway operations `tui.api.operations` places in it, and sends each through the table:
+A section subclasses `OperationSection` (a `tui.widgets.section_api.Section`), declares `HELP` (markdown),
+`BINDINGS` and `OPERATIONS` (its own palette entries beyond the gateway operations, command id → title),
+implements `open_operation(id)` for those and for the gateway operations `tui.api.operations` places in it, and
+sends each through the table:
 
     self.run_operation(SEND_POLL, request, busy=form, status=self.status,
                        done=self._sent, group="send")
@@ -39,12 +40,12 @@ from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
 from tui.widgets.focus import restore_focus
 from tui.widgets.forms import Form
+from tui.widgets.gateway_app import GatewayAppBase, gateway_app
+from tui.widgets.section_api import Section
 
 if TYPE_CHECKING:
-    from textual.app import App
 
     from tui.api.client import InstanceClient, SessionClient
-    from tui.runtime import Runtime
 
 Family = Literal["instance", "session"]
 Both = tuple[Literal["instance"], Literal["session"]]  # calls that need both clients: ("instance", "session")
@@ -60,15 +61,13 @@ class GatewayNotReady(Exception):
 
 
 @overload
-def runtime_client(app: App[object], family: Literal["instance"]) -> InstanceClient: ...
+def runtime_client(app: GatewayAppBase, family: Literal["instance"]) -> InstanceClient: ...
 @overload
-def runtime_client(app: App[object], family: Literal["session"]) -> SessionClient: ...
-def runtime_client(app: App[object], family: Family) -> InstanceClient | SessionClient:
+def runtime_client(app: GatewayAppBase, family: Literal["session"]) -> SessionClient: ...
+def runtime_client(app: GatewayAppBase, family: Family) -> InstanceClient | SessionClient:
     """`app.runtime.instance` / `.session`, or raise GatewayNotReady with what to do."""
-    runtime: Runtime | None = getattr(app, "runtime", None)
-    client: InstanceClient | SessionClient | None = None
-    if runtime is not None:
-        client = runtime.instance if family == "instance" else runtime.session
+    runtime = app.runtime
+    client = runtime.instance if family == "instance" else runtime.session
     if client is None:
         raise GatewayNotReady(
             f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
@@ -104,10 +103,9 @@ REPEAT_WINDOW = 5.0
 """Seconds within which sending the same request again asks first."""
 
 
-class OperationSection(VerticalScroll):
+class OperationSection(VerticalScroll, Section):
     """Base of the Chats, Groups, Communities, Privacy, Catalog and Settings sections."""
 
-    OPERATIONS: ClassVar[dict[str, str]] = {}
     HELP: ClassVar[str | None] = ""  # Textual's own attribute (DOMNode.HELP): the section's help markdown
 
     BINDINGS = bindings_for("section")
@@ -127,9 +125,6 @@ class OperationSection(VerticalScroll):
         """Operation id -> (request as JSON, when it was sent): what a repeat send is compared with."""
         return {}
 
-    def open_operation(self, op_id: str) -> None:  # pragma: no cover - each section overrides
-        raise KeyError(op_id)
-
     # -- calls -------------------------------------------------------------------------------------
 
     @overload
@@ -141,10 +136,10 @@ class OperationSection(VerticalScroll):
     def client(self, family: Family | Both) -> InstanceClient | SessionClient | tuple[InstanceClient, SessionClient]:
         """One family's client, or both (instance, session) for calls that need the two."""
         if isinstance(family, tuple):
-            return runtime_client(self.app, "instance"), runtime_client(self.app, "session")
+            return runtime_client(gateway_app(self), "instance"), runtime_client(gateway_app(self), "session")
         if family == "instance":
-            return runtime_client(self.app, "instance")
-        return runtime_client(self.app, "session")
+            return runtime_client(gateway_app(self), "instance")
+        return runtime_client(gateway_app(self), "session")
 
     @overload
     def call(
@@ -218,9 +213,7 @@ class OperationSection(VerticalScroll):
             raise
         except Exception as error:  # every failure reaches the user, as plain text
             text = explain_error(error)
-            runtime = getattr(self.app, "runtime", None)
-            if runtime is not None:
-                text = runtime.scrub(text)  # deterministic runs hide random loopback ports
+            text = gateway_app(self).runtime.scrub(text)  # deterministic runs hide random loopback ports
             status.show_error(text, notified=True)  # the toast below says it too
             if isinstance(error, (Unauthorized, Conflict, TransportFault)):
                 self._recheck_connection()
@@ -300,10 +293,7 @@ class OperationSection(VerticalScroll):
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
-        runtime: Runtime | None = getattr(self.app, "runtime", None)
-        if runtime is None:
-            return InstanceDialect.SPEC, SessionDialect.SPEC
-        return runtime.dialects
+        return gateway_app(self).runtime.dialects
 
     def _recheck_connection(self) -> None:
         """The error says something about the connection: let the header read the status again now."""
