@@ -16,7 +16,7 @@ from tui.secrets import MemorySecrets, SecretName
 TOKENS = Tokens(instance_token="i-token", client_token="c-token", session_token="s-token")
 
 
-def profile(**changes: str) -> Profile:
+def profile(**changes: object) -> Profile:
     """A profile with both families; `changes` empties one (a one-family profile, as `profile add` will save)."""
     whole = Profile(name="work", base_url="https://api.z-api.example", instance_id="3C01",
                     session_url="https://wuzapi.example", instance_dialect=InstanceDialect.ZAPI)
@@ -103,3 +103,72 @@ def test_an_accounts_event_stream_reaches_its_subscribers_until_they_leave():
     unsubscribe()
     account.publish("second")  # type: ignore[arg-type]
     assert seen == ["first"]
+
+
+# -- the runtime holds the accounts ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
+    """Every account the runtime makes, through the one factory."""
+    import tui.runtime
+
+    accounts: list[Account] = []
+
+    def recording(*args, **kwargs) -> Account:
+        accounts.append(new_account(*args, **kwargs))
+        return accounts[-1]
+
+    monkeypatch.setattr(tui.runtime, "new_account", recording)
+    return accounts
+
+
+async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_alike(made: list[Account]):
+    from tui import config
+    from tui.runtime import Runtime
+
+    config.save_profile(profile(listener_port=0))
+    runtimes = [Runtime(sandbox=True, deterministic=True), Runtime(profile="work")]
+    for runtime in runtimes:
+        await runtime.start()
+    try:
+        assert made == [runtime.current for runtime in runtimes]
+        for runtime, name in zip(runtimes, ("sandbox", "work"), strict=True):
+            account = runtime.current
+            assert isinstance(account, Account) and runtime.accounts == [account]
+            assert isinstance(account.profile, Profile) and account.name == name == runtime.profile_name
+            assert account.families == {Family.INSTANCE, Family.SESSION}
+            assert (runtime.instance, runtime.session) == (account.instance, account.session) != (None, None)
+            assert runtime.secrets is account.secrets and runtime.dialects == account.dialects
+    finally:
+        for runtime in runtimes:
+            await runtime.stop()
+
+
+async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made: list[Account], monkeypatch):
+    """A WuzAPI-only account: the runtime starts, builds only the session client, configures only the session
+    webhook, and asking for the instance family says so in words."""
+    from tui import config
+    from tui.runtime import Runtime
+    from tui.sandbox.server import SandboxGateway
+    from tui.secrets import KeyringSecrets
+
+    sandbox = SandboxGateway(instance_id="sandbox", instance_token="i", client_token="c", session_token="s-token",
+                             host="127.0.0.1", port=0)
+    await sandbox.start()
+    session_only = profile(base_url="", instance_id="", session_url=sandbox.url).model_copy(
+        update={"listener_port": 0, "instance_dialect": InstanceDialect.SPEC})
+    monkeypatch.setattr(config, "load_profiles", lambda: [session_only])  # `profile add` cannot save one yet
+    KeyringSecrets().set("work", SecretName.SESSION_TOKEN, "s-token")
+    runtime = Runtime(profile="work")
+    await runtime.start()
+    try:
+        assert runtime.instance is None and runtime.session is not None
+        await runtime.configure_webhooks(runtime.listener_base())
+        assert sandbox.state.session_webhook.url.startswith(runtime.listener_base())
+        assert sandbox.state.delivery_url == ""  # the instance family was never called
+        with pytest.raises(FamilyMissing, match="has no instance family"):
+            runtime.current.client(Family.INSTANCE)
+    finally:
+        await runtime.stop()
+        await sandbox.stop()

@@ -332,6 +332,10 @@ class GatewayApp(App):
     @work(group="record-sent", exit_on_error=False, description="keep a sent message in the inbox")
     async def _record_sent(self, message: MessageSent) -> None:
         """The inbox keeps what was sent (and reports what it could not keep instead of losing it silently)."""
+        from tui.api.models import Request
+
+        if not isinstance(message.request, Request):
+            return  # nothing the inbox can show was sent
         try:
             await self.runtime.record_sent(message.kind, message.request, message.result)
         except Exception as error:
