@@ -21,8 +21,8 @@ listener `/delivery`, session webhook (op 24) → listener `/session` with Messa
 ChatPresence active, HMAC key (op 17).
 
 `deterministic=True` (tests and snapshots): fixed tokens and HMAC key, the sandbox's clock and id factory
-fixed, and `scrub()` / `event_time_text()` / `duration_text()` hide the random ports, wall-clock times and
-durations that would otherwise make screenshots differ from run to run.
+fixed, and `scrub()` hides the random ports that would otherwise make screenshots differ from run to run (the UI's
+`tui.widgets.timefmt` hides wall-clock times and durations the same way, given `runtime.deterministic`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
@@ -446,20 +446,6 @@ class Runtime:
                 except Exception:
                     log.exception("inbox subscriber failed")
 
-    def inbox_time_text(self, at_us: int) -> str:
-        """A message's time in the inbox (local); deterministic mode shows the seeded history's own UTC times
-        and a fixed time for everything that happened during the run; nothing for 0 (a chat the gateway lists
-        without saying when its last message was)."""
-        if at_us <= 0:
-            return ""
-        moment = datetime.fromtimestamp(at_us / 1_000_000, UTC)
-        if self.deterministic:
-            return moment.strftime("%H:%M") if moment < DETERMINISTIC_EPOCH else "12:00"
-        local = moment.astimezone()
-        if local.date() == datetime.now().astimezone().date():
-            return local.strftime("%H:%M")
-        return local.strftime("%d %b")
-
     def now_us(self) -> int:
         return _now_us()
 
@@ -860,12 +846,6 @@ class Runtime:
         """Every attempt for one event (blocking: call from a thread worker)."""
         return self.forward_log.attempts(event_id) if self.forward_log is not None else []
 
-    def describe_attempt(self, attempt: ForwardAttempt) -> str:
-        """One line about an attempt, for display (durations hidden in deterministic mode)."""
-        from tui.webhooks.forwarder import describe
-
-        return self.scrub(describe(attempt, duration=self.duration_text(attempt.duration_ms)))
-
     def latest_forward_attempts(self, event_ids: list[int]) -> dict[int, ForwardAttempt]:
         """The newest attempt per event (blocking: call from a thread worker)."""
         return self.forward_log.latest(event_ids) if self.forward_log is not None else {}
@@ -1002,25 +982,16 @@ class Runtime:
             return f"{self.listener.host}:port"
         return self.listener.url.removeprefix("http://")
 
-    def event_time_text(self, event: StoredEvent) -> str:
-        return event_time_text(event, deterministic=self.deterministic)
-
-    def duration_text(self, duration_ms: float) -> str:
-        return "n ms" if self.deterministic else f"{duration_ms:.0f} ms"
-
-    def moment_text(self, moment: datetime) -> str:
-        if self.deterministic:
-            return "12:00:00"
-        return moment.astimezone().strftime("%H:%M:%S")
-
-
-def event_time_text(event: StoredEvent, *, deterministic: bool = False, with_date: bool = False) -> str:
-    """The one place event times are formatted (local time); deterministic mode derives them from the id."""
-    moment = DETERMINISTIC_EPOCH + timedelta(seconds=event.id) if deterministic else event.received_at.astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
 # -- adapters to the other layers' APIs (kept here so the UI does not care) ---------------------------------
+
+
+def describe_forward_attempt(attempt: ForwardAttempt, *, duration: str) -> str:
+    """The forwarder's own line about an attempt, with `duration` as the UI shows it (tui.widgets.timefmt)."""
+    from tui.webhooks.forwarder import describe
+
+    return describe(attempt, duration=duration)
 
 
 def _new_request_log() -> RequestLog:

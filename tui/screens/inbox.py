@@ -39,6 +39,7 @@ from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
 from tui.widgets.thread_view import ThreadView
+from tui.widgets.timefmt import inbox_time_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient
@@ -241,7 +242,7 @@ class InboxView(Widget):
         return self.runtime.inbox
 
     def _time_text(self, at_us: int) -> str:
-        return self.runtime.inbox_time_text(at_us)
+        return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
 
     def reload(self, select: str | None = None) -> None:
         """Read the list (and the chosen thread, or what is new in the open one) and show it.
