@@ -172,3 +172,13 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
     finally:
         await runtime.stop()
         await sandbox.stop()
+
+
+async def test_call_for_the_family_a_profile_lacks_says_so_and_sends_nothing(monkeypatch):
+    import tui.calls
+    from tui.api.operations import OPERATIONS, OperationId
+
+    monkeypatch.setattr(tui.calls, "load_profile", lambda _name: profile(session_url=""))
+    monkeypatch.setenv("GATEWAY_TUI_SESSION_TOKEN", "s-token")  # the token is there: the family is what is missing
+    with pytest.raises(tui.calls.CallRefused, match=r"This profile \(work\) has no session family \(WuzAPI\)"):
+        await tui.calls.call_operation(OPERATIONS[OperationId.GROUP_LIST], {}, profile="work")

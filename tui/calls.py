@@ -122,6 +122,14 @@ def _keyring_usable() -> bool:
     return True
 
 
+def _require_family(op: ErasedOperation, chosen: config.Profile) -> None:
+    """CallRefused, in the account's words, when the profile has no family for `op` (nothing is sent)."""
+    from tui.account import missing_family_text, profile_families
+
+    if op.family not in profile_families(chosen):
+        raise CallRefused(f"{op.id}: {missing_family_text(op.family, chosen.name)}")
+
+
 async def call_operation(
     op: ErasedOperation, data: dict[str, object], *, profile: str | None = None, insecure_storage: bool = False
 ) -> CallOutcome:
@@ -133,6 +141,7 @@ async def call_operation(
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
         chosen = await asyncio.to_thread(load_profile, profile)
+        _require_family(op, chosen)
         secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
         key = secrets.get(SecretName.HMAC_KEY)
         if not key:
@@ -144,6 +153,7 @@ async def call_operation(
         data = {**data, "hmac_key": key}
     request = build_request(op, data)
     chosen = await asyncio.to_thread(load_profile, profile)
+    _require_family(op, chosen)
     secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
     needed = (
         (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if op.family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
