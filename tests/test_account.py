@@ -140,6 +140,18 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
             assert account.families == {Family.INSTANCE, Family.SESSION}
             assert (runtime.instance, runtime.session) == (account.instance, account.session) != (None, None)
             assert runtime.secrets is account.secrets and runtime.dialects == account.dialects
+        # The events the listener stores reach the current account's own stream.
+        import httpx
+
+        from tests.webhooks.conftest import until
+
+        sandbox = runtimes[0]
+        seen: list[object] = []
+        sandbox.current.subscribe_events(seen.append)
+        async with httpx.AsyncClient() as client:
+            await client.post(sandbox.listener.url + "/delivery", content=b'{"type":"DeliveryCallback","phone":"1"}',
+                              headers={"Content-Type": "application/json"})
+        await until(lambda: len(seen) == 1, "the event on the account's stream", timeout=10)
     finally:
         for runtime in runtimes:
             await runtime.stop()
