@@ -3,12 +3,16 @@ the marks for a message we sent, a cut body and forwarding, its time."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from tui.api.wording import clip_words
 from tui.widgets.gateway_app import GatewayAppBase
+from tui.widgets.timefmt import event_time_text
+
+if TYPE_CHECKING:
+    from tui.runtime import StoredEvent
 
 BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
 
@@ -81,8 +85,8 @@ def cut_marker(event: Any) -> str:
     return "body cut · " if getattr(event, "cut_from", None) is not None else ""
 
 
-def event_time(app: GatewayAppBase, event: Any) -> str:
-    return app.runtime.event_time_text(event)
+def event_time(app: GatewayAppBase, event: StoredEvent) -> str:
+    return event_time_text(event, deterministic=app.runtime.deterministic)
 
 
 def clip(text: str, width: int) -> str:

@@ -19,7 +19,7 @@ from textual.signal import Signal
 from tui.messages import MessageSent
 
 if TYPE_CHECKING:
-    from tui.runtime import Runtime
+    from tui.runtime import Runtime, StoredEvent
 
 
 class GatewayAppBase(App[Any]):
@@ -50,9 +50,9 @@ class GatewayAppBase(App[Any]):
     first_section_shown: asyncio.Event
     runtime_settled: asyncio.Event
 
-    def sent_message_for(self, event: Any) -> MessageSent | None:
+    def sent_message_for(self, event: StoredEvent) -> MessageSent | None:
         """The message we sent that this event refers to, if any."""
-        for message_id in getattr(event, "message_ids", ()) or ():
+        for message_id in event.message_ids:
             sent = self.sent_messages.get(message_id)
             if sent is not None:
                 return sent

@@ -204,6 +204,11 @@ class GatewayHeader(Horizontal):
     @work(group="header-status", exclusive=True, exit_on_error=False, description="read the instance status")
     async def poll_status(self) -> None:
         runtime = gateway_app(self).runtime
+        from tui.api.operations import Family
+
+        if runtime.current is not None and not runtime.current.has(Family.INSTANCE):
+            self.connection = "no instance family"  # the status read is the instance family's; nothing to poll
+            return
         if runtime.instance is None:
             return
         from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized

@@ -53,10 +53,12 @@ class SecretsBlock(Vertical):
                 Content("Profile: sandbox — throwaway secrets in memory, gone when the app exits.")
             )
         elif profile is not None:
-            self.query_one("#profile-line", Static).update(
-                Content(f"Profile: {profile.name} · instance {profile.instance_id} · {profile.base_url} · "
-                        f"session {profile.session_url}")
-            )
+            instance, session = profile.instance, profile.session
+            parts = [
+                f"instance {instance.instance_id} · {instance.base_url}" if instance else "no instance family (Z-API)",
+                f"session {session.url}" if session else "no session family (WuzAPI)",
+            ]
+            self.query_one("#profile-line", Static).update(Content(f"Profile: {profile.name} · " + " · ".join(parts)))
 
     async def show_secret_lines(self) -> None:
         lines = await asyncio.to_thread(self._secret_lines)
@@ -134,10 +136,11 @@ class SecretsBlock(Vertical):
     async def _write_secret(self, name: SecretName, value: str | None) -> None:
         status = block_status(self)
         runtime = runtime_of(self)
-        store, profile = runtime.secrets, runtime.profile_name
-        if store is None:
+        account = runtime.current
+        if account is None:
             status.show_error("The secret store is not open; nothing was changed.")
             return
+        store, profile = account.secrets, account.name
         try:
             if value is None:
                 await asyncio.to_thread(store.delete, profile, name)

@@ -1,0 +1,52 @@
+"""A real account is one gateway: a profile with only the session family (WuzAPI) or only the instance family
+(Z-API) runs the app, and what needs the family it lacks says so in plain words instead of failing. (`profile
+add` cannot save such a profile yet; the profile is handed to the app as the profiles file would.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness import SIZE, fill, screen_text, settle, show_section, wait_ready, wait_until
+from tui import config
+from tui.app import build_app
+from tui.widgets.forms import set_cursor_blink
+
+NOWHERE = "http://127.0.0.1:9"  # nothing listens: no test reaches a gateway
+
+
+def one_family(monkeypatch: pytest.MonkeyPatch, **missing: str) -> None:
+    whole = config.Profile(name="one", base_url=NOWHERE, instance_id="3C01", session_url=NOWHERE, listener_port=0)
+    monkeypatch.setattr(config, "load_profiles", lambda: [whole.model_copy(update=missing)])
+
+
+async def test_a_session_only_profile_says_that_a_product_lookup_needs_the_instance_family(monkeypatch):
+    one_family(monkeypatch, base_url="", instance_id="")
+    set_cursor_blink(False)
+    app = build_app(profile="one")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await wait_until(pilot, lambda: "no instance family" in screen_text(app), what="the header's words")
+        await show_section(pilot, "catalog")
+        fill(app.screen, {"product-id": "1111111111111111"})
+        await settle(pilot)
+        app.screen.query_one("#lookup-product").press()
+        await settle(pilot)
+        shown = " ".join(screen_text(app).split())
+        assert "This profile (one) has no instance family (Z-API)" in shown
+        assert app.runtime.session is not None and app.runtime.instance is None
+
+
+async def test_an_instance_only_profile_says_that_a_group_lookup_needs_the_session_family(monkeypatch):
+    one_family(monkeypatch, session_url="")
+    set_cursor_blink(False)
+    app = build_app(profile="one")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await show_section(pilot, "groups")
+        fill(app.screen, {"lookup-id": "120363019502650977-group"})
+        await settle(pilot)
+        app.screen.query_one("#lookup").press()
+        await settle(pilot)
+        shown = " ".join(screen_text(app).split())
+        assert "This profile (one) has no session family (WuzAPI)" in shown
+        assert app.runtime.instance is not None and app.runtime.session is None
