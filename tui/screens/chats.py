@@ -23,6 +23,7 @@ from tui.api.models import (
     DESTRUCTIVE_CHAT_ACTIONS,
     ChatAction,
     ContactCard,
+    ContactSent,
     ForwardMessage,
     ModifyChat,
     SendButtonActions,
@@ -53,7 +54,6 @@ from tui.api.operations import (
 from tui.api.vcard import build_vcard
 from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
-from tui.webhooks.sent import message_id_of
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
     FieldProblems,
@@ -718,7 +718,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         )
 
     def _sent(self, kind: Kind, request: Sendable, result: Any) -> None:
-        message_id = message_id_of(result) or ""
+        message_id = result.Id if isinstance(result, ContactSent) else result.message_id
         recipient = request.recipient
         self.query_one("#sent-id", CopyableValue).show(message_id, f"({kind.title.lower()} to {recipient})")
         self.post_message(MessageSent(message_id, kind.op_id, recipient, request, result))
