@@ -1,17 +1,38 @@
-"""Completeness of the operations table: an operation that lacks a client path, a sandbox handler in any dialect,
-a place in the UI (palette and its section opening it), a `call` entry or a literal wire case per dialect fails
-here, by name."""
+"""Completeness of the operations table. Adding an operation end to end takes at most these eight places, and
+missing any one of them fails a test here, by name (a scratch send-reaction touched 25 places in 14 files before):
+
+1. its request model in `tui/api/models.py`; a send's model is `Sendable` (its `recipient`, and how it
+   `reads_as` in the inbox)                                    -> test_a_send_reads_in_the_inbox
+2. an `OperationId` member                                     -> test_every_id_has_one_row (and import fails)
+3. a `SendKind` member, when it sends a new kind of message   -> test_every_send_kind_is_one_rows
+4. its row constant in `tui/api/operations.py` (a typed `Operation[Req, Res]`; the table is every row the
+   module writes)                                              -> the others find nothing without it
+5. a sandbox handler in each dialect where it is not derived: the Z-API sandbox (`sandbox/zapi_api.py`) for the
+   instance family, the WuzAPI and spec session sandboxes for the session family, the spec instance sandbox
+   (`sandbox/instance_api.py`) for an instance operation that sends nothing (its sends are taken as their model
+   says)                                                       -> test_sandbox_handler_in_every_dialect
+6. a literal wire case per dialect in `tests/api/dialect_cases.py` -> test_literal_wire_case_for_each_dialect
+7. a request aimed at the sandbox's demo data in `tests/sandbox/test_client_in_each_dialect.py` (REQUESTS, which
+   every per-operation test shares)                            -> test_a_request_to_drive_it
+8. its place in the UI: for a send in Chats nothing, unless a field of its model cannot be typed on one line
+   (then a form block in `chats.compose_form` and a builder in `chats.HAND_BUILT`); in another section, its
+   `open_operation`                                            -> test_every_operation_has_a_place_in_the_ui
+
+Derived from the row, and checked here too: the client (`request(op, model)`; named wrappers are optional),
+`gateway-tui call` (list, describe), the palette, the section's help, what is a send and its inbox kind. A dummy
+operation on a copy of the table shows them picking a new row up: tests/test_operation_added.py.
+"""
 
 from __future__ import annotations
 
-import inspect
-import re
+import collections
 
 import pytest
 
 from tests.api.dialect_cases import CASES as WIRE_CASES
-from tui.api.client import InstanceClient, SessionClient
-from tui.api.operations import OPERATIONS, Family, InstanceDialect, Operation, SessionDialect
+from tests.sandbox.test_client_in_each_dialect import REQUESTS
+from tui.api.models import Sendable
+from tui.api.operations import OPERATIONS, Family, InstanceDialect, Operation, OperationId, Section, SendKind, SessionDialect
 from tui.sandbox.server import SandboxGateway
 
 OPS = list(OPERATIONS.values())
@@ -21,15 +42,36 @@ def _id(op: Operation) -> str:
     return op.id.value
 
 
+def test_every_id_has_one_row() -> None:
+    assert set(OPERATIONS) == set(OperationId)
+    assert all(op.id is op_id for op_id, op in OPERATIONS.items())
+
+
+def test_every_send_kind_is_one_rows() -> None:
+    """Each kind of message is sent by exactly one row (the Chats form keys its kinds by it)."""
+    senders = collections.Counter(op.sends for op in OPS if op.sends is not None)
+    assert {kind: senders[kind] for kind in SendKind} == dict.fromkeys(SendKind, 1)
+
+
 @pytest.mark.parametrize("op", OPS, ids=_id)
-def test_client_path(op: Operation) -> None:
-    client = InstanceClient if op.family is Family.INSTANCE else SessionClient
-    wrappers = [
-        name for name, member in vars(client).items()
-        if not name.startswith("_") and name != "request" and callable(member)
-        and re.search(rf"(?:OperationId|ops)\.{op.id.name}\b", inspect.getsource(member))
-    ]
-    assert len(wrappers) == 1, f"{op.id}: expected one typed wrapper on {client.__name__}, found {wrappers}"
+def test_a_request_to_drive_it(op: Operation) -> None:
+    assert op.id in REQUESTS, f"{op.id}: no request in tests/sandbox/test_client_in_each_dialect.py REQUESTS"
+    assert isinstance(REQUESTS[op.id](), op.request)
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.sends is not None], ids=_id)
+def test_a_send_reads_in_the_inbox(op: Operation) -> None:
+    request = REQUESTS[op.id]()
+    assert isinstance(request, Sendable), f"{op.request.__name__} sends a message: give it recipient and reads_as"
+    assert request.recipient and request.reads_as()
+
+
+@pytest.mark.parametrize("op", OPS, ids=_id)
+def test_the_sections_help_names_it(op: Operation) -> None:
+    from tui.screens.main import operations_help
+
+    text = operations_help(op.section.value, (InstanceDialect.SPEC, SessionDialect.SPEC))
+    assert f"**{op.title}**" in text and f"`gateway-tui call {op.id.value}`" in text
 
 
 @pytest.mark.parametrize("op", OPS, ids=_id)
@@ -86,6 +128,9 @@ async def test_every_operation_has_a_place_in_the_ui() -> None:
             section = screen.section(op.section.value)
             section.open_operation(op.id.value)  # raises KeyError when the section has no place for it
             await pilot.pause()
+            if op.sends is not None and op.section is Section.CHATS:  # its kind, with a form to fill
+                assert str(section.query_one("#kind").value) == op.sends.value, op.id
+                assert section.query(f"#form-{op.sends.value}"), f"{op.id}: no form in Chats for {op.sends}"
         # the completeness check itself can fail: an id no section knows is refused
         with pytest.raises(KeyError):
             screen.section("chats").open_operation("send-everything")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -199,13 +199,41 @@ class Request(BaseModel):
 DelayMs = Annotated[int, Field(ge=0, description="milliseconds to wait before sending")]
 
 
+@runtime_checkable
+class Sendable(Protocol):
+    """The request of an operation that sends a message (its row's `sends`): to whom it goes, and how it reads in
+    the inbox once the gateway took it (`tui.webhooks.sent`). Written with the model, so a new kind of message
+    needs no list elsewhere; tests/test_operations_complete.py checks each send's model is one."""
+
+    @property
+    def recipient(self) -> str: ...
+
+    def reads_as(self) -> str: ...
+
+
+def _lines(*parts: str | None) -> str:
+    return "\n".join(part for part in parts if part)
+
+
+class ToPhone(Request):
+    """A send addressed by `phone` (a number or a group JID); the subclass says how it reads (`Sendable`)."""
+
+    phone: Recipient
+
+    @property
+    def recipient(self) -> str:
+        return self.phone
+
+
 class NoBody(Request):
     """Operations that take nothing (status reads, HMAC status and removal)."""
 
 
-class SendText(Request):
-    phone: Recipient
+class SendText(ToPhone):
     message: Text
+
+    def reads_as(self) -> str:
+        return self.message
 
 
 class Button(Request):
@@ -213,14 +241,17 @@ class Button(Request):
     text: Text
 
 
-class SendButtonActions(Request):
+class SendButtonActions(ToPhone):
     """Operation 1: at most 3 quick-reply buttons; a pressed button's text comes back as the reply."""
 
-    phone: Recipient
     message: Text
     title: str | None = None
     footer: str | None = None
     buttons: list[Button] = Field(min_length=1, max_length=3)
+
+    def reads_as(self) -> str:
+        labels = "  ".join(f"[ {button.text} ]" for button in self.buttons)
+        return _lines(self.title, self.message, self.footer, labels)
 
     @field_validator("buttons")
     @classmethod
@@ -238,32 +269,39 @@ class ButtonList(Request):
     buttons: list[ListButton] = Field(min_length=1)
 
 
-class SendButtonList(Request):
+class SendButtonList(ToPhone):
     """`/send-button-list`: the spec names it only; this is the shape the real gateway documents."""
 
-    phone: Recipient
     message: Text
     buttonList: ButtonList
 
+    def reads_as(self) -> str:
+        return _lines(self.message, *(f"  • {button.label}" for button in self.buttonList.buttons))
 
-class SendLink(Request):
-    phone: Recipient
+
+class SendLink(ToPhone):
     message: Text
     linkUrl: HttpUrl
     image: HttpUrl | None = None
     title: str | None = None
     linkDescription: str | None = None
 
+    def reads_as(self) -> str:
+        preview = " — ".join(part for part in (self.title, self.linkDescription) if part)
+        return _lines(self.message, f"  ⧉ {self.linkUrl}", preview and f"  {preview}")
+
 
 class PollOption(Request):
     name: Text
 
 
-class SendPoll(Request):
-    phone: Recipient
+class SendPoll(ToPhone):
     message: Text
     poll: list[PollOption] = Field(min_length=2)
     selectableCount: int = Field(default=1, ge=1)
+
+    def reads_as(self) -> str:
+        return _lines(f"[poll] {self.message}", *(f"  ○ {option.name}" for option in self.poll))
 
     @field_validator("poll")
     @classmethod
@@ -280,28 +318,34 @@ class SendPoll(Request):
         return count
 
 
-class SendLocation(Request):
-    phone: Recipient
+class SendLocation(ToPhone):
     title: Text
     address: Text
     lat: float = Field(ge=-90, le=90)
     lng: float = Field(ge=-180, le=180)
     delayMessage: DelayMs | None = None
 
+    def reads_as(self) -> str:
+        return _lines(f"[location] {self.title}", f"  {self.address} ({self.lat}, {self.lng})")
 
-class SendSticker(Request):
-    phone: Recipient
+
+class SendSticker(ToPhone):
     sticker: HttpUrl
     delayMessage: DelayMs | None = None
 
+    def reads_as(self) -> str:
+        return f"[sticker] {self.sticker.rsplit('/', 1)[-1]}"
 
-class ForwardMessage(Request):
+
+class ForwardMessage(ToPhone):
     """`/forward-message`: shape from the real gateway (the spec names it only)."""
 
-    phone: Recipient
     messageId: Text
     messagePhone: Recipient
     delayMessage: DelayMs | None = None
+
+    def reads_as(self) -> str:
+        return f"[forwarded] message {self.messageId}"
 
 
 class BlacklistEntry(Request):
@@ -475,6 +519,13 @@ class ContactCard(Request):
     Vcard: Annotated[str, AfterValidator(_vcard_text)]
     Id: str | None = None
     ContextInfo: dict[str, Any] | None = None
+
+    @property
+    def recipient(self) -> str:
+        return self.Phone
+
+    def reads_as(self) -> str:
+        return f"[contact] {self.Name}"
 
 
 def _known_event_kinds(kinds: list[str]) -> list[str]:

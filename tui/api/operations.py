@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
@@ -39,9 +39,11 @@ __all__ = [
     "InstanceDialect",
     "Operation",
     "OperationId",
+    "OperationTable",
     "Section",
     "SendKind",
     "SessionDialect",
+    "TABLE",
     "WireRequest",
     "all_operations",
     "operation",
@@ -649,20 +651,35 @@ def erased(op: Operation[Req, Res]) -> Operation[m.Request, Res]:
     return cast("Operation[m.Request, Res]", op)
 
 
-_TABLE: tuple[ErasedOperation, ...] = (
-    erased(SEND_TEXT), erased(SEND_BUTTON_ACTIONS), erased(SEND_BUTTON_LIST), erased(SEND_LINK), erased(SEND_POLL),
-    erased(SEND_LOCATION), erased(SEND_STICKER), erased(FORWARD_MESSAGE), erased(PRIVACY_GROUP_ADD),
-    erased(PRIVACY_LAST_SEEN), erased(ADD_PARTICIPANT), erased(UPDATE_GROUP_NAME), erased(GROUP_METADATA),
-    erased(ADD_ADMIN), erased(REDEFINE_INVITATION_LINK), erased(MODIFY_CHAT), erased(PROFILE_DESCRIPTION),
-    erased(PRODUCTS), erased(UPDATE_WEBHOOK_DELIVERY), erased(STATUS), erased(LIST_CHATS), erased(LIST_CONTACTS),
-    erased(LIST_GROUPS), erased(HMAC_SET), erased(HMAC_STATUS), erased(HMAC_DELETE), erased(PROXY),
-    erased(GROUP_INFO), erased(GROUP_CREATE), erased(SEND_CONTACT), erased(WEBHOOK), erased(USER_CONTACTS),
-    erased(GROUP_LIST), erased(QR_CODE), erased(QR_CODE_IMAGE), erased(PHONE_CODE), erased(RESTART),
-    erased(DISCONNECT), erased(SESSION_STATUS), erased(SESSION_CONNECT), erased(SESSION_QR),
-    erased(SESSION_PAIRPHONE), erased(SESSION_DISCONNECT), erased(SESSION_LOGOUT),
-)
+class OperationTable:
+    """Rows by id, in the order they were written. The app reads the one module-level `TABLE` (through
+    `all_operations`, `operation` and `in_section`, which look it up on every call); `with_row` makes a copy
+    with one more row, which a test puts in its place to show that every reader picks a new row up."""
 
-OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in _TABLE}
+    def __init__(self, rows: tuple[ErasedOperation, ...]) -> None:
+        self.rows = rows
+        # OperationId is a StrEnum: a key is found by its member or by its plain string id alike.
+        self.by_id: Mapping[str, ErasedOperation] = {op.id: op for op in rows}
+        if len(self.by_id) != len(rows):
+            raise ValueError("two rows share an id")
+
+    def with_row(self, op: Operation[Req, Res]) -> OperationTable:
+        return OperationTable((*self.rows, erased(op)))
+
+    def __iter__(self) -> Iterator[ErasedOperation]:
+        return iter(self.rows)
+
+
+def _rows_of_this_module() -> tuple[ErasedOperation, ...]:
+    """Every row constant written above, in the order written: a new row is in the table by being written."""
+    return tuple(erased(value) for value in globals().values() if isinstance(value, Operation))
+
+
+TABLE = OperationTable(_rows_of_this_module())
+OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in TABLE}
+assert set(OPERATIONS) == set(OperationId), (
+    f"every OperationId has exactly one row: no row for {set(OperationId) - set(OPERATIONS)}"
+)
 
 # Issue 23's pairing and connection calls of both gateways (the status reads included).
 PAIRING_CALLS: tuple[OperationId, ...] = (
@@ -670,7 +687,6 @@ PAIRING_CALLS: tuple[OperationId, ...] = (
     OperationId.DISCONNECT, OperationId.SESSION_STATUS, OperationId.SESSION_CONNECT, OperationId.SESSION_QR,
     OperationId.SESSION_PAIRPHONE, OperationId.SESSION_DISCONNECT, OperationId.SESSION_LOGOUT,
 )
-assert len(OPERATIONS) == len(_TABLE) == len(OperationId), "every OperationId has exactly one row"
 
 # WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads
 # the current configuration with this GET first and sends the merged whole (research/wuzapi.md §2.5).
@@ -696,15 +712,15 @@ def merged_wuzapi_webhook(request: m.WebhookUpdate, current: m.WebhookConfig) ->
 def operation(op_id: OperationId | str) -> ErasedOperation:
     """The row of `op_id`; KeyError naming the known ids when there is none."""
     try:
-        return OPERATIONS[OperationId(op_id)]
-    except ValueError:
-        known = ", ".join(sorted(OPERATIONS))
+        return TABLE.by_id[op_id]
+    except KeyError:
+        known = ", ".join(sorted(TABLE.by_id))
         raise KeyError(f"no operation {op_id!r}; known: {known}") from None
 
 
 def in_section(section: Section) -> tuple[ErasedOperation, ...]:
-    return tuple(op for op in _TABLE if op.section is section)
+    return tuple(op for op in TABLE if op.section is section)
 
 
 def all_operations() -> tuple[ErasedOperation, ...]:
-    return _TABLE
+    return TABLE.rows

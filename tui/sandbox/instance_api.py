@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import OPERATIONS, PAIRING_CALLS, Family, OperationId
+from tui.api.operations import OPERATIONS, PAIRING_CALLS, ErasedOperation, Family, OperationId, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
 from tui.sandbox.wire import (
@@ -77,6 +77,10 @@ class InstanceApi:
         table: dict[OperationId, Handler] = {
             op: self._guarded(self._send_handler(model, build)) for op, model, build in sends
         }
+        # Any other send of the table is taken as the spec says (its row's model), and remembered as it reads.
+        table.update({op.id: self._guarded(self._send_handler(op.request, self._plain_send(op)))
+                      for op in all_operations()
+                      if op.family is Family.INSTANCE and op.sends is not None and op.id not in table})
         table.update(
             {
                 OperationId.PRIVACY_GROUP_ADD: self._guarded(self.privacy_group_add),
@@ -107,13 +111,21 @@ class InstanceApi:
     def _send_handler(self, model: type[m.Request], build: Callable[[Any], SentMessage]) -> Handler:
         async def send(request: web.Request) -> web.Response:
             body = parse(model, await read_json_object(request))
-            self._require_known_recipient(body.phone)  # type: ignore[attr-defined]
+            if isinstance(body, m.Sendable):
+                self._require_known_recipient(body.recipient)
             sent = build(body)
             self.state.record_send(sent)
             self.context.on_sent(sent)
             return web.json_response({"messageId": sent.message_id, "id": sent.message_id}, status=202)
 
         return send
+
+    def _plain_send(self, op: ErasedOperation) -> Callable[[Any], SentMessage]:
+        def build(request: m.Sendable) -> SentMessage:
+            return SentMessage(self.context.new_id(), request.recipient, op.id.value, request.reads_as(),
+                               failure=send_failure(request.recipient))
+
+        return build
 
     def _require_known_recipient(self, recipient: str) -> None:
         if is_group_jid(recipient) and self.state.group(recipient) is None:

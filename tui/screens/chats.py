@@ -23,6 +23,7 @@ from tui.api.models import (
     DESTRUCTIVE_CHAT_ACTIONS,
     ChatAction,
     ContactCard,
+    ContactSent,
     ForwardMessage,
     ModifyChat,
     SendButtonActions,
@@ -32,12 +33,24 @@ from tui.api.models import (
     SendPoll,
     SendSticker,
     SendText,
+    Sendable,
     PHONE_RULE,
+    Request,
     field_errors,
     is_phone,
 )
 from tui.api.dialects import InstanceDialect
-from tui.api.operations import MODIFY_CHAT, NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, ErasedOperation, OperationId
+from tui.api.operations import (
+    MODIFY_CHAT,
+    NAME_LISTS,
+    ZAPI_LINK_PREVIEW_RULE,
+    ErasedOperation,
+    OperationId,
+    Section,
+    SendKind,
+    in_section,
+    operation,
+)
 from tui.api.vcard import build_vcard
 from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
@@ -51,6 +64,8 @@ from tui.widgets.forms import (
     TextBox,
     TextInput,
     lines_of,
+    model_from_rows,
+    model_rows,
     optional,
     validated,
     value_of,
@@ -71,21 +86,28 @@ class Kind:
 
     @property
     def operation(self) -> ErasedOperation:
-        return OPERATIONS[self.op_id]
+        return operation(self.op_id)
 
 
-KINDS: tuple[Kind, ...] = (
-    Kind("text", "Text", OperationId.SEND_TEXT),
-    Kind("buttons", "Quick-reply buttons", OperationId.SEND_BUTTON_ACTIONS),
-    Kind("list", "Button list", OperationId.SEND_BUTTON_LIST),
-    Kind("link", "Link with preview", OperationId.SEND_LINK),
-    Kind("poll", "Poll", OperationId.SEND_POLL),
-    Kind("location", "Location", OperationId.SEND_LOCATION),
-    Kind("sticker", "Sticker", OperationId.SEND_STICKER),
-    Kind("contact", "Contact card", OperationId.SEND_CONTACT),
-    Kind("forward", "Forward a message", OperationId.FORWARD_MESSAGE),
-)
-KIND_BY_KEY = {kind.key: kind for kind in KINDS}
+_KIND_ORDER = {kind: position for position, kind in enumerate(SendKind)}
+RECIPIENT_FIELDS = ("phone", "Phone")  # the request field the form's recipient fills (instance, session family)
+
+
+def kinds() -> tuple[Kind, ...]:
+    """The kinds of message the form sends: the Chats rows of the operations table that send (`sends`), in
+    SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends."""
+    rows = [op for op in in_section(Section.CHATS) if op.sends is not None]
+    rows.sort(key=lambda op: _KIND_ORDER.get(op.sends, len(_KIND_ORDER)) if op.sends is not None else 0)
+    return tuple(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None)
+
+
+def _kind_title(title: str) -> str:
+    shown = title.removeprefix("Send ")
+    return shown[:1].upper() + shown[1:]
+
+
+def kind_of(key: str) -> Kind:
+    return next(kind for kind in kinds() if kind.key == key)
 
 CHAT_ACTION_TITLES: dict[ChatAction, str] = {
     ChatAction.READ: "Mark chat as read",
@@ -117,7 +139,7 @@ def compose_form(with_inbox: bool) -> ComposeResult:
         yield Static("Chats — new message", classes="section-title")
         yield Static("kind", classes="kind-label")
         yield Select(
-            [(kind.title, kind.key) for kind in KINDS],
+            [(kind.title, kind.key) for kind in kinds()],
             value="text",
             allow_blank=False,
             compact=True,
@@ -190,6 +212,13 @@ def compose_form(with_inbox: bool) -> ComposeResult:
                 "forward-phone",
                 validators=[RecipientValidator()],
             )
+        # A kind with no form written for it (and no builder in HAND_BUILT) gets one read off its request model.
+        for kind in kinds():
+            rows = None if kind.op_id in HAND_BUILT else model_rows(
+                kind.operation.request, kind.key, skip=RECIPIENT_FIELDS)
+            if rows is not None:
+                with Form(id=f"form-{kind.key}"):
+                    yield from rows
     with Horizontal(classes="actions"):
         yield Button(label("Send", "chats.send"), id="send", variant="primary")
     yield CopyableValue("Sent, message id:", id="sent-id")
@@ -376,7 +405,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     @property
     def kind(self) -> Kind:
-        return KIND_BY_KEY[str(self.query_one("#kind", Select).value)]
+        return kind_of(str(self.query_one("#kind", Select).value))
 
     def active_form(self) -> Form:
         return self.query_one(f"#form-{self.kind.key}", Form)
@@ -520,7 +549,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             self._with_form(lambda: self.open_operation(op_id))
             return
         self._show_view("compose")
-        for kind in KINDS:
+        for kind in kinds():
             if kind.op_id == op_id:
                 self.query_one("#kind", Select).value = kind.key
                 self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
@@ -565,8 +594,14 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def build_request(self) -> Any:
         """The request for the active kind, or None with errors shown inline."""
         kind = self.kind
-        builder = getattr(self, f"_build_{kind.key}")
-        return validated(self.rows(), lambda: builder(self.text("recipient")), status=self.status)
+        recipient = self.text("recipient")
+        builder = HAND_BUILT.get(kind.op_id)
+        if builder is not None:
+            return validated(self.rows(), lambda: builder(self, recipient), status=self.status)
+        model = kind.operation.request
+        to = next(name for name in RECIPIENT_FIELDS if name in model.model_fields)
+        return validated(self.rows(), lambda: model_from_rows(model, self.active_form().rows(), {to: recipient}),
+                         status=self.status)
 
     # The builders below hand the form's text to model_validate: the models turn "12" into 12 and "-23.5" into a
     # float by their own rules, and name the field when they cannot.
@@ -684,9 +719,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             confirm_repeat=f"Send the same {kind.title.lower()} to {self.text('recipient')} again?",
         )
 
-    def _sent(self, kind: Kind, request: Any, result: Any) -> None:
-        message_id = result.Id if kind.key == "contact" else result.message_id
-        recipient = request.Phone if kind.key == "contact" else request.phone
+    def _sent(self, kind: Kind, request: Sendable, result: Any) -> None:
+        message_id = result.Id if isinstance(result, ContactSent) else result.message_id
+        recipient = request.recipient
         self.query_one("#sent-id", CopyableValue).show(message_id, f"({kind.title.lower()} to {recipient})")
         self.post_message(MessageSent(message_id, kind.op_id, recipient, request, result))
 
@@ -753,3 +788,18 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
         self.screen.focus_next()
+
+
+# The kinds with a form written for them in `compose_form` and their builders; any other kind of the table gets a
+# form and a builder read off its request model (`tui.widgets.forms.model_rows`).
+HAND_BUILT: dict[OperationId, Callable[[ChatsSection, str], Request]] = {
+    OperationId.SEND_TEXT: ChatsSection._build_text,
+    OperationId.SEND_BUTTON_ACTIONS: ChatsSection._build_buttons,
+    OperationId.SEND_BUTTON_LIST: ChatsSection._build_list,
+    OperationId.SEND_LINK: ChatsSection._build_link,
+    OperationId.SEND_POLL: ChatsSection._build_poll,
+    OperationId.SEND_LOCATION: ChatsSection._build_location,
+    OperationId.SEND_STICKER: ChatsSection._build_sticker,
+    OperationId.SEND_CONTACT: ChatsSection._build_contact,
+    OperationId.FORWARD_MESSAGE: ChatsSection._build_forward,
+}

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from types import UnionType
+from typing import Annotated, TypeVar, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -347,6 +349,7 @@ def clear_field_errors(rows: Iterable[FieldRow]) -> None:
 
 
 Model = TypeVar("Model")
+Model_ = TypeVar("Model_", bound=BaseModel)
 
 
 class FieldProblems(ValueError):
@@ -417,3 +420,49 @@ def value_of(widget: Widget) -> str:
     if isinstance(widget, TextArea):
         return widget.text.strip()
     raise TypeError(f"no text value for {type(widget).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A form read off a request model
+
+
+_ONE_LINE_TYPES = (str, int, float)
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _one_line(annotation: object) -> bool:
+    """A value typed on one line: str, int or float, optionally None."""
+    args = get_args(annotation) if isinstance(annotation, UnionType) or get_origin(annotation) is Union else (annotation,)
+    kinds = [get_args(arg)[0] if get_origin(arg) is Annotated else arg for arg in args if arg is not type(None)]
+    return bool(kinds) and all(kind in _ONE_LINE_TYPES for kind in kinds)
+
+
+def field_label(name: str, field: FieldInfo) -> str:
+    """`messageId` → "Message id"; "(optional)" when the model has a default for it."""
+    words = [word.lower() for word in _WORD.findall(name)] or [name]
+    label = field.title or " ".join(words).capitalize()
+    return label if field.is_required() else f"{label} (optional)"
+
+
+def model_rows(model: type[BaseModel], prefix: str, *, skip: Iterable[str] = ()) -> list[FieldRow] | None:
+    """One row per field of `model` but those in `skip`, in the model's order, each a one-line input with id
+    `{prefix}-{field}`; None when a field cannot be typed on one line (a list, a nested model, a choice): such a
+    request needs a form written for it."""
+    fields = [(name, field) for name, field in model.model_fields.items() if name not in set(skip)]
+    if not all(_one_line(field.annotation) for _name, field in fields):
+        return None
+    return [
+        FieldRow(field_label(name, field), TextInput(id=f"{prefix}-{name}"), field=name) for name, field in fields
+    ]
+
+
+def model_from_rows(model: type[Model_], rows: Iterable[FieldRow], given: dict[str, str]) -> Model_:
+    """The request `model` of `given` (e.g. the recipient) and each row's text: an empty optional field is left
+    out, an empty required one is passed on for the model to name. Raises ValidationError as the model does."""
+    values: dict[str, str] = dict(given)
+    for row in rows:
+        name = row.fields[0]
+        text = value_of(row.control)
+        if text or model.model_fields[name].is_required():
+            values[name] = text
+    return model.model_validate(values)
