@@ -22,13 +22,25 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui.api.connection import ConnectionState, number_of_jid
 from tui.api.operations import Family
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.account import Account
+    from tui.api.client import InstanceClient, SessionClient
+    from tui.api.dialects import InstanceDialect, SessionDialect
+
+
+class Account(Protocol):
+    """What a watch reads through: an account's clients and dialects (tui.account.Account, which holds the watch)."""
+
+    @property
+    def dialects(self) -> tuple[InstanceDialect, SessionDialect]: ...
+
+    def instance_client(self) -> InstanceClient: ...
+
+    def session_client(self) -> SessionClient: ...
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +50,12 @@ FLAP_WINDOW = timedelta(minutes=1)
 FLAP_CHANGES = 3
 """This many changes of connected/not connected within FLAP_WINDOW: the connection is flapping."""
 
-SESSION_KINDS = frozenset({"Connected", "Disconnected", "LoggedOut", "PairSuccess", "PairError", "QR", "QRTimeout",
-                           "ConnectFailure", "TemporaryBan"})
+SESSION_CONNECTION_KINDS = ("Connected", "Disconnected", "LoggedOut", "PairSuccess", "PairError", "QR", "QRTimeout",
+                            "ConnectFailure", "TemporaryBan")
+SESSION_KINDS = frozenset(SESSION_CONNECTION_KINDS)
+SESSION_SUBSCRIPTION = ("Message", "ReadReceipt", "ChatPresence", *SESSION_CONNECTION_KINDS)
+"""What the app subscribes a WuzAPI account to: the messages, receipts and presence it shows, and the connection
+events it watches. Every `POST /session/connect` sends it again (WuzAPI stores what each connect sends)."""
 INSTANCE_KINDS = frozenset({"ConnectedCallback", "DisconnectedCallback"})
 CONNECTION_KINDS = SESSION_KINDS | INSTANCE_KINDS
 
@@ -58,6 +74,7 @@ class Change:
     old: ConnectionState | None
     new: ConnectionState
     problem: str | None = None
+    contradiction: str | None = None
 
     @property
     def dropped(self) -> bool:
@@ -74,6 +91,8 @@ class FamilyWatch:
         self.clock = clock
         self.state: ConnectionState | None = None
         self.problem: str | None = None
+        self.contradiction: str | None = None
+        """The gateway's answers contradict each other (a wedged session): what they said, in plain words."""
         self.changes: deque[datetime] = deque(maxlen=32)
 
     def flapping(self) -> bool:
@@ -120,7 +139,12 @@ class ConnectionWatch:
 
     # -- feeding -------------------------------------------------------------------------------------------
 
-    def set_state(self, family: Family, state: ConnectionState, *, problem: str | None = None) -> None:
+    def contradiction(self, family: Family) -> str | None:
+        watched = self.families.get(family)
+        return watched.contradiction if watched is not None else None
+
+    def set_state(self, family: Family, state: ConnectionState, *, problem: str | None = None,
+                  contradiction: str | None = None) -> None:
         """A new reading of `family` (a status answer, an event, or the pairing flow's own check)."""
         watched = self.families.get(family)
         if watched is None:
@@ -130,15 +154,15 @@ class ConnectionWatch:
         flipped = old is None or old.connected != state.connected or old.logged_in != state.logged_in
         if old is not None and state.number is None and state.logged_in and old.number:
             state = state.model_copy(update={"number": old.number})  # a status answer that does not say it
-        if state.since is None:
-            since = now if flipped or old is None else old.since
-            state = state.model_copy(update={"since": since})
+        if state.since is None and old is not None:
+            # A status answer never says since when: only a change this watch saw does (the first reading: unknown).
+            state = state.model_copy(update={"since": now if flipped else old.since})
         if old is not None and old.connected != state.connected:
             watched.changes.append(now)
-        same = old == state and watched.problem == problem
-        watched.state, watched.problem = state, problem
+        same = old == state and watched.problem == problem and watched.contradiction == contradiction
+        watched.state, watched.problem, watched.contradiction = state, problem, contradiction
         if not same:
-            self._tell(Change(family, old, state, problem))
+            self._tell(Change(family, old, state, problem, contradiction))
 
     def set_problem(self, family: Family, problem: str) -> None:
         """The status could not be read: the state stays what it was, the problem is said beside it."""
@@ -170,6 +194,8 @@ class ConnectionWatch:
             return False
         old = watched.state or ConnectionState(connected=False, logged_in=False)
         new = _after_event(kind, payload, old)
+        if new is not None and watched.state is None:  # the event is the change: it happened now
+            new = new.model_copy(update={"since": self.clock()})
         if new is not None:
             self.set_state(family, new)
         return new is not None
@@ -214,8 +240,42 @@ class ConnectionWatch:
         except Exception as error:  # ClientsNotReady, FamilyMissing: not a reading
             log.debug("status of %s not read: %s", family, error)
             return None
-        self.set_state(family, state)
+        contradiction = await _contradiction(account, family, state)
+        if contradiction is not None:
+            state = state.model_copy(update={"connected": False, "logged_in": True,
+                                             "reason": "stuck: the gateway contradicts itself"})
+        self.set_state(family, state, contradiction=contradiction)
         return self.state(family)
+
+
+async def _contradiction(account: Account, family: Family, state: ConnectionState) -> str | None:
+    """When the gateway's answers disagree (research: wuzapi#133, #90; Z-API's wedged sessions), what they said:
+    a status that says connected while the QR call says not connected, or Z-API's connected=false beside its
+    own "You are already connected". Reads only (a QR read while connected gives no code)."""
+    from tui.api.connection import ZAPI_ALREADY_CONNECTED
+    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.api.errors import GatewayError
+
+    instance_dialect, session_dialect = account.dialects
+    try:
+        if family is Family.INSTANCE and instance_dialect is InstanceDialect.ZAPI:
+            if not state.connected and (state.reason or "").rstrip(".") == ZAPI_ALREADY_CONNECTED:
+                return ("its status says connected=false, and in the same answer \"You are already connected.\"")
+            if state.connected:
+                qr = await account.instance_client().qr_code()
+                if qr.connected is False and "not connected" in (qr.error or "").lower():
+                    return ("its status says connected, but asked for a QR code it says "
+                            f"\"{(qr.error or '').strip()}\"")
+        elif family is Family.SESSION and session_dialect is SessionDialect.WUZAPI and state.connected:
+            try:
+                await account.session_client().session_qr()
+            except GatewayError as error:
+                if "not connected" in error.message.lower():
+                    return ("its status says connected and logged in, but asked for a QR code it says "
+                            "\"not connected\"")
+    except GatewayError:
+        return None
+    return None
 
 
 def _after_event(kind: str, payload: object, old: ConnectionState) -> ConnectionState | None:
