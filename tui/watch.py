@@ -82,6 +82,36 @@ class Change:
         return self.old is not None and self.old.connected and not self.new.connected
 
 
+NO_STATUS_READ = "no status read in the spec dialect"
+
+
+def header_words(watch: ConnectionWatch) -> str:
+    """The connection in a few words for the app's header: "connected" when every family that can be read is;
+    else what is wrong, family by family ("session logged out", "instance stuck", "session flapping")."""
+    pieces: list[str] = []
+    known = 0
+    for family in sorted(watch.families, key=lambda family: family.value):
+        watched = watch.families[family]
+        if watched.problem == NO_STATUS_READ and watched.state is None:
+            continue
+        known += 1
+        state = watched.state
+        if watched.flapping():
+            pieces.append(f"{family.value} flapping")
+        elif watched.contradiction is not None:
+            pieces.append(f"{family.value} stuck")
+        elif watched.problem is not None and (state is None or not state.connected):
+            pieces.append(watched.problem if len(watch.families) == 1 else f"{family.value} {watched.problem}")
+        elif state is None:
+            pieces.append(f"{family.value} unknown")
+        elif not state.connected:
+            words = "not connected" if state.logged_in else "logged out"
+            pieces.append(words if len(watch.families) == 1 else f"{family.value} {words}")
+    if not known:
+        return "starting"
+    return " · ".join(pieces) if pieces else "connected"
+
+
 class FamilyWatch:
     """What is known of one family's connection. `problem`: why its status could not be read (bad credentials,
     unreachable, a dialect without a status read), None when the last read answered."""
@@ -217,7 +247,7 @@ class ConnectionWatch:
 
     async def read(self, account: Account, family: Family) -> ConnectionState | None:
         """One family's status, read now and recorded; None when it could not be read (the problem says why)."""
-        from tui.api.errors import GatewayError, TransportFault, Unauthorized
+        from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
         from tui.api.operations import DialectRefusal
 
         try:
@@ -226,13 +256,16 @@ class ConnectionWatch:
             else:
                 state = (await account.session_client().session_status()).state
         except DialectRefusal:
-            self.set_problem(family, "no status read in the spec dialect")
+            self.set_problem(family, NO_STATUS_READ)
             return None
         except Unauthorized:
             self.set_problem(family, "bad credentials")
             return None
         except TransportFault:
             self.set_problem(family, "unreachable")
+            return None
+        except Conflict:
+            self.set_problem(family, "not connected")
             return None
         except GatewayError as error:
             self.set_problem(family, f"error {error.status}" if error.status else "error")
