@@ -88,7 +88,7 @@ NO_STATUS_READ = "no status read in the spec dialect"
 def header_words(watch: ConnectionWatch) -> str:
     """The connection in a few words for the app's header: "connected" when every family that can be read is;
     else what is wrong, family by family ("session logged out", "instance stuck", "session flapping")."""
-    pieces: list[str] = []
+    pieces: list[tuple[Family, str]] = []
     known = 0
     for family in sorted(watch.families, key=lambda family: family.value):
         watched = watch.families[family]
@@ -97,19 +97,25 @@ def header_words(watch: ConnectionWatch) -> str:
         known += 1
         state = watched.state
         if watched.flapping():
-            pieces.append(f"{family.value} flapping")
+            pieces.append((family, "flapping"))
         elif watched.contradiction is not None:
-            pieces.append(f"{family.value} stuck")
-        elif watched.problem is not None and (state is None or not state.connected):
-            pieces.append(watched.problem if len(watch.families) == 1 else f"{family.value} {watched.problem}")
+            pieces.append((family, "stuck"))
+        elif watched.problem is not None:  # the last read failed: what it met, not the state before it
+            pieces.append((family, watched.problem))
         elif state is None:
-            pieces.append(f"{family.value} unknown")
+            pieces.append((family, "unknown"))
         elif not state.connected:
-            words = "not connected" if state.logged_in else "logged out"
-            pieces.append(words if len(watch.families) == 1 else f"{family.value} {words}")
+            pieces.append((family, "not connected"))
     if not known:
         return "starting"
-    return " · ".join(pieces) if pieces else "connected"
+    if not pieces:
+        return "connected"
+    if known == 1:
+        return pieces[0][1]
+    words = {said for _family, said in pieces}
+    if len(pieces) == known and len(words) == 1:
+        return f"both {words.pop()}"  # "both not connected": short enough for 80 columns
+    return " · ".join(f"{family.value} {said}" for family, said in pieces)
 
 
 class FamilyWatch:

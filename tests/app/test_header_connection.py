@@ -45,7 +45,8 @@ async def test_a_drop_shows_in_the_header_within_2_s_and_recovers(family: Family
                          what="the header to change")
         assert family.value in header.connection
         await wait_until(pilot, lambda: bells == [1], timeout=2.0, what="one bell")
-        assert any("lost its connection" in str(note.message) for note in app._notifications)
+        await wait_until(pilot, lambda: any("lost its connection" in str(note.message) for note in app._notifications),
+                         timeout=2.0, what="the toast")
         actions = PairingActions(account, family)
         if reason == "logged_out":
             code = await actions.qr_text()

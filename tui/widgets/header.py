@@ -177,8 +177,8 @@ class GatewayHeader(Horizontal):
             "unreachable": "$text-error",
             "not started": "$text-error",
         }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-warning")
-        if self.compact:  # the profile's name already says "sandbox"
-            state = state.removeprefix("sandbox · ")
+        if self.compact:  # the profile's name already says "sandbox"; the families' short names
+            state = state.removeprefix("sandbox · ").replace("instance ", "inst ").replace("session ", "sess ")
         self.query_one("#header-connection", Static).update(
             Content.from_markup(f"[{style}]● $state", state=state)
         )
