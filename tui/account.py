@@ -146,6 +146,11 @@ class Account:
         """Per family the account has: what is known of its connection (filled by later work)."""
         self._store = store
         self._event_subscribers: list[EventCallback] = []
+        from tui.watch import ConnectionWatch
+
+        self.watch = ConnectionWatch(self.families)
+        """Each family's connection, live (tui.watch): fed by status reads and by this account's connection events."""
+        self.subscribe_events(self._watch_event)
 
     def __repr__(self) -> str:
         families = "+".join(sorted(family.value for family in self.families)) or "no family"
@@ -244,6 +249,11 @@ class Account:
         """Call `callback(event)` for every webhook event stored for this account; returns an unsubscribe function."""
         self._event_subscribers.append(callback)
         return lambda: self._event_subscribers.remove(callback) if callback in self._event_subscribers else None
+
+    def _watch_event(self, event: StoredEvent) -> None:
+        """A connection event the listener stored (and accepted) moves the family's live state."""
+        if not event.rejected:
+            self.watch.apply_event(event.kind, event.payload)
 
     def publish(self, event: StoredEvent) -> None:
         """Hand one stored event to this account's subscribers (a failing one is logged, never raised)."""

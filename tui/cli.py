@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, locate_cli
+from tui import call_cli, connection_cli, locate_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -259,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
+    connection_cli.add_parsers(commands, _global_flags_after_subcommand)
     return parser
 
 
@@ -297,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.call_cli import run_cli
     elif args.command == "locate":
         from tui.locate_cli import run_cli
+    elif args.command in ("connect", "status"):
+        from tui.connection_cli import run_cli
     elif args.command in ("events", "trigger"):
         from tui.events_cli import run_cli
     else:

@@ -882,8 +882,10 @@ class Runtime:
         if account.has(Family.INSTANCE):
             await account.instance_client().set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
         if account.has(Family.SESSION):
+            from tui.watch import SESSION_SUBSCRIPTION  # the connection events too: the account's live state
+
             await account.session_client().update_webhook(
-                WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
+                WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_SUBSCRIPTION), active=True)
             )
         self.webhooks_base = base
 

@@ -1,13 +1,15 @@
 """The app header: profile (and its dialects when not the spec's), connection state, listener (address,
 events, rate, last verdict), warnings (the store failing, the listener shedding load).
 
-The connection state comes from the instance `status` read, polled in a worker at start and every 30 s:
-connected / not connected / bad credentials (401) / sandbox. Nothing here blocks the UI.
+The connection state is the current account's live watch (tui.watch): each family's status, read at start and
+every 10 s (only while the app runs), and the connection events the listener receives. "connected" when every
+family is, else what is wrong per family ("session logged out", "instance stuck", "session flapping"). A drop
+raises a toast and rings the terminal bell once. Nothing here blocks the UI.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from tui.widgets.gateway_app import gateway_app
@@ -17,7 +19,10 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-STATUS_INTERVAL = 30.0
+if TYPE_CHECKING:  # the watch's module loads pydantic: not before the first frame
+    from tui.watch import Change
+
+STATUS_INTERVAL = 10.0  # tui.watch.POLL_INTERVAL: never faster
 RATE_INTERVAL = 5.0
 COMPACT_BELOW = 110
 """Narrower than this, the header uses its short forms (no title, `:port · 3 ev · 0/min · last ✓`) so the
@@ -108,12 +113,33 @@ class GatewayHeader(Horizontal):
         self._show_listener()
         self._show_store()
         if ready:
-            self.set_interval(STATUS_INTERVAL, self.poll_status)
+            self.set_interval(STATUS_INTERVAL, self._poll_due)
 
     def _on_clients(self, ready: bool) -> None:
         """The first status read, as soon as the clients exist (the runtime may still be starting)."""
         if ready:
+            account = gateway_app(self).runtime.current
+            if account is not None and self._watching is not account:
+                self._watching = account
+                account.watch.subscribe(self._on_connection_change)
             self.poll_status()
+
+    _watching: object = None
+
+    def _on_connection_change(self, change: Change) -> None:
+        """A family's state changed (a status read or an event): the header says it; a drop rings once."""
+        runtime = gateway_app(self).runtime
+        if runtime.current is None or gateway_app(self).runtime_error:
+            return
+        from tui.watch import header_words
+
+        state = header_words(runtime.current.watch)
+        self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
+        if change.dropped:
+            reason = change.new.reason or "not connected"
+            self.app.notify(f"The {change.family.value} family lost its connection: {reason}. The Account section "
+                            "shows it and how to get it back.", title="Disconnected", severity="warning")
+            self.app.bell()
 
     def _on_error(self, text: str) -> None:
         if text:
@@ -145,14 +171,15 @@ class GatewayHeader(Horizontal):
         state = self.connection
         style = {
             "connected": "$text-success",
+            "starting": "$text-muted",
             "sandbox": "$text-success",
             "not connected": "$text-warning",
             "bad credentials": "$text-error",
             "unreachable": "$text-error",
             "not started": "$text-error",
-        }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-muted")
-        if self.compact:  # the profile's name already says "sandbox"
-            state = state.removeprefix("sandbox · ")
+        }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-warning")
+        if self.compact:  # the profile's name already says "sandbox"; the families' short names
+            state = state.removeprefix("sandbox · ").replace("instance ", "inst ").replace("session ", "sess ")
         self.query_one("#header-connection", Static).update(
             Content.from_markup(f"[{style}]● $state", state=state)
         )
@@ -201,33 +228,25 @@ class GatewayHeader(Horizontal):
 
     # -- polling --------------------------------------------------------------------------------------------
 
-    @work(group="header-status", exclusive=True, exit_on_error=False, description="read the instance status")
+    @work(group="header-status", exclusive=True, exit_on_error=False, description="read the connection")
     async def poll_status(self) -> None:
         runtime = gateway_app(self).runtime
-        from tui.api.operations import Family
-
-        if runtime.current is not None and not runtime.current.has(Family.INSTANCE):
-            self.connection = "no instance family"  # the status read is the instance family's; nothing to poll
-            return
-        if runtime.instance is None:
-            return
-        from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
-
+        account = runtime.current
         try:
-            try:
-                status = await runtime.instance.status()
-            except Unauthorized:
-                state = "bad credentials"
-            except Conflict:
-                state = "not connected"
-            except TransportFault:
-                state = "unreachable"
-            except GatewayError as error:
-                state = f"error {error.status}" if error.status else "error"
-            else:
-                state = "connected" if status.connected else "not connected"
+            if account is None or (runtime.instance is None and runtime.session is None):
+                return
+            from tui.watch import header_words
+
+            await account.watch.poll(account, force=True)
             if gateway_app(self).runtime_error:
                 return  # the start failed meanwhile: the header says so ("not started"), not what this read found
+            state = header_words(account.watch)
             self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
         finally:
             gateway_app(self).first_status_read.set()
+
+    def _poll_due(self) -> None:
+        """The timer's read: skipped when one ran less than 10 s ago (an explicit refresh, a pairing check)."""
+        account = gateway_app(self).runtime.current
+        if account is not None and account.watch.poll_due():
+            self.poll_status()

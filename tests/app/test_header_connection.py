@@ -1,0 +1,60 @@
+"""The header follows the live connection (issue 23): against the in-process sandbox in the Z-API and WuzAPI
+dialects, each disconnect reason from `/sandbox/disconnect` changes the header within 2 s (events for the phone
+and the network; the QR read beside the status for a wedged session), a drop raises a toast and rings the bell
+once, and the recovery brings "connected" back."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from tests.harness import SIZE, wait_ready, wait_until
+from tui.api.operations import Family
+from tui.app import build_app
+from tui.pairing import PairingActions
+from tui.widgets.forms import set_cursor_blink
+from tui.widgets.header import GatewayHeader
+
+
+async def drop(url: str, family: Family, reason: str) -> None:
+    async with httpx.AsyncClient(trust_env=False) as client:
+        answer = await client.post(f"{url}/sandbox/disconnect", content=json.dumps({"family": family.value,
+                                                                                     "reason": reason}))
+    assert answer.status_code == 200, answer.text
+
+
+@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
+@pytest.mark.parametrize("reason", ["logged_out", "network", "stuck"])
+async def test_a_drop_shows_in_the_header_within_2_s_and_recovers(family: Family, reason: str) -> None:
+    set_cursor_blink(False)
+    app = build_app(sandbox=True, deterministic=True, sandbox_dialects=("zapi", "wuzapi"))
+    bells: list[int] = []
+    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_ready(pilot)
+        header = app.screen.query_one(GatewayHeader)
+        await wait_until(pilot, lambda: header.connection == "sandbox · connected", what="connected first")
+        account = app.runtime.current
+        assert account is not None and app.runtime.sandbox is not None
+        await drop(app.runtime.sandbox.url.rstrip("/"), family, reason)
+        if reason == "stuck":  # no event tells a wedged session: the next status read does (the 10 s timer)
+            header.poll_status()
+        await wait_until(pilot, lambda: header.connection != "sandbox · connected", timeout=2.0,
+                         what="the header to change")
+        assert family.value in header.connection
+        await wait_until(pilot, lambda: bells == [1], timeout=2.0, what="one bell")
+        await wait_until(pilot, lambda: any("lost its connection" in str(note.message) for note in app._notifications),
+                         timeout=2.0, what="the toast")
+        actions = PairingActions(account, family)
+        if reason == "logged_out":
+            code = await actions.qr_text()
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(f"{app.runtime.sandbox.url.rstrip('/')}/sandbox/scan",
+                                  content=json.dumps({"code": code}))
+        else:
+            await actions.reconnect()
+        await wait_until(pilot, lambda: header.connection == "sandbox · connected", timeout=2.0,
+                         what="connected again")
+        assert bells == [1]

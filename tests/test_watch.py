@@ -1,0 +1,105 @@
+"""The live connection state (tui.watch): events of both gateways (literal shapes from wuzapi's wmiau.go and
+Z-API's webhook docs) move each family's state; several changes in a minute are flapping; the clock is injected."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from tui.api.connection import ConnectionState
+from tui.api.operations import Family
+from tui.watch import Change, ConnectionWatch
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def watch_of(*families: Family) -> tuple[ConnectionWatch, Clock, list[Change]]:
+    clock = Clock()
+    watch = ConnectionWatch(frozenset(families), clock=clock)
+    changes: list[Change] = []
+    watch.subscribe(changes.append)
+    return watch, clock, changes
+
+
+def test_session_events_move_the_state() -> None:
+    watch, clock, changes = watch_of(Family.SESSION)
+    assert watch.apply_event("QR", {"type": "QR", "event": {"Codes": ["2@abc"]}})
+    state = watch.state(Family.SESSION)
+    assert state is not None and not state.connected and not state.logged_in
+    clock.advance(5)
+    watch.apply_event("PairSuccess", {"type": "PairSuccess", "event": {
+        "ID": "5491155553934:12@s.whatsapp.net", "LID": "1234:12@lid", "BusinessName": "", "Platform": "android"}})
+    watch.apply_event("Connected", {"type": "Connected", "event": {}})
+    state = watch.state(Family.SESSION)
+    assert state is not None
+    assert (state.connected, state.logged_in, state.number, state.since) == (True, True, "5491155553934", clock.now)
+    clock.advance(30)
+    watch.apply_event("Disconnected", {"type": "Disconnected", "event": {}})
+    state = watch.state(Family.SESSION)
+    assert state is not None and not state.connected and state.logged_in and state.since == clock.now
+    assert state.reason and "network" in state.reason
+    assert changes[-1].dropped
+    watch.apply_event("LoggedOut", {"type": "LoggedOut", "event": {"OnConnect": False, "Reason": 401}})
+    state = watch.state(Family.SESSION)
+    assert state is not None and not state.logged_in and state.number is None
+    assert state.reason and "logged out" in state.reason
+    watch.apply_event("TemporaryBan", {"type": "TemporaryBan", "event": {"Code": 101, "Expire": 3600}})
+    state = watch.state(Family.SESSION)
+    assert state is not None and "banned" in (state.reason or "")
+    watch.apply_event("ConnectFailure", {"type": "ConnectFailure", "event": {"Reason": 403}})
+    assert "403" in (watch.state(Family.SESSION) or state).reason  # type: ignore[operator]
+    watch.apply_event("QRTimeout", {"type": "QRTimeout", "event": {}})
+    assert "expired" in (watch.state(Family.SESSION) or state).reason  # type: ignore[operator]
+    watch.apply_event("PairError", {"type": "PairError", "event": {"Error": "bad signature"}})
+    assert "bad signature" in (watch.state(Family.SESSION) or state).reason  # type: ignore[operator]
+
+
+def test_zapi_callbacks_move_the_instance_state() -> None:
+    watch, _clock, changes = watch_of(Family.INSTANCE)
+    watch.apply_event("ConnectedCallback", {"type": "ConnectedCallback", "connected": True,
+                                            "momment": 26151515154, "instanceId": "instance.id",
+                                            "phone": "5544999999999"})
+    assert watch.state(Family.INSTANCE) == ConnectionState(
+        connected=True, logged_in=True, number="5544999999999", since=changes[-1].new.since)
+    watch.apply_event("DisconnectedCallback", {"type": "DisconnectedCallback", "momment": 1580163342,
+                                               "error": "Device has been disconnected", "disconnected": True})
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and not state.connected and "Device has been disconnected" in (state.reason or "")
+    assert changes[-1].dropped
+
+
+def test_other_kinds_and_missing_families_change_nothing() -> None:
+    watch, _clock, changes = watch_of(Family.INSTANCE)
+    assert not watch.apply_event("Message", {"type": "Message"})
+    assert not watch.apply_event("LoggedOut", {"type": "LoggedOut", "event": {}})  # no session family here
+    assert changes == [] and watch.state(Family.SESSION) is None
+
+
+def test_several_changes_in_a_minute_are_flapping() -> None:
+    watch, clock, _changes = watch_of(Family.SESSION)
+    watch.apply_event("Connected", {"type": "Connected", "event": {}})
+    assert not watch.flapping(Family.SESSION)
+    for kind in ("Disconnected", "Connected", "Disconnected"):
+        clock.advance(10)
+        watch.apply_event(kind, {"type": kind, "event": {}})
+    assert watch.flapping(Family.SESSION)
+    clock.advance(61)
+    assert not watch.flapping(Family.SESSION)
+
+
+def test_polling_is_never_faster_than_ten_seconds() -> None:
+    watch, clock, _changes = watch_of(Family.SESSION)
+    assert watch.poll_due()
+    watch._last_poll = clock.now
+    clock.advance(5)
+    assert not watch.poll_due()
+    clock.advance(5)
+    assert watch.poll_due()

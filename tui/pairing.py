@@ -1,0 +1,232 @@
+"""Pairing an account's family and getting it back (issue 23): the actions of the table, in each gateway's way,
+and the run of codes that ends paired, unanswered or timed out. Shared by the Account section and
+`gateway-tui connect`; no Textual, no printing.
+
+    | action      | Z-API                               | WuzAPI                                           |
+    | state       | GET /status                         | GET /session/status                              |
+    | show a QR   | GET /qr-code (payload or PNG)       | POST /session/connect, then GET /session/qr      |
+    | phone code  | GET /phone-code/{phone}             | POST /session/pairphone                          |
+    | reconnect   | GET /restart                        | POST /session/disconnect, then /session/connect  |
+    | log out     | GET /disconnect (it unpairs)        | POST /session/logout                             |
+
+Every WuzAPI connect sends `tui.watch.SESSION_SUBSCRIPTION` (WuzAPI stores what each connect sends; an empty
+list would wipe the subscriptions).
+
+    actions = PairingActions(account, Family.SESSION)
+    outcome = await run_codes(actions, on_code=show, phone=None, timeout=120)   # PAIRED / UNANSWERED / TIMED_OUT
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from tui.api.operations import Family
+from tui.watch import SESSION_SUBSCRIPTION, Clock, utc_now
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.account import Account
+    from tui.api.connection import ConnectionState
+
+CODE_LIFETIME = timedelta(seconds=20)
+"""How long a code lasts: WhatsApp gives a new QR code every 20 s (Z-API's and WuzAPI's docs)."""
+UNANSWERED_LIMIT = 3
+"""Codes shown without a scan before the run stops (and says so)."""
+CHECK_EVERY = 1.0
+"""Seconds between two checks while a code is shown (the status read, and the next code when it is due)."""
+REFRESH_AHEAD = timedelta(seconds=1)
+"""Ask for the next code this long before the shown one expires, so the new one is on screen in time."""
+
+GATEWAY_NAMES = {Family.INSTANCE: "Z-API", Family.SESSION: "WuzAPI"}
+RECOVERY_WORDS = {Family.INSTANCE: "restart the instance (GET /restart)",
+                  Family.SESSION: "disconnect, then connect again (POST /session/disconnect, /session/connect)"}
+
+
+class CodeKind(enum.Enum):
+    QR = "QR code"
+    PHONE = "phone code"
+
+
+@dataclass
+class Code:
+    """One code on show: its text (the QR payload, or the phone code `XXXX-XXXX`), when it expires, its number."""
+
+    kind: CodeKind
+    text: str
+    shown_at: datetime
+    expires_at: datetime
+    number: int
+
+    def seconds_left(self, now: datetime) -> int:
+        return max(0, int((self.expires_at - now).total_seconds() + 0.999))
+
+
+class Outcome(enum.Enum):
+    PAIRED = "paired"
+    UNANSWERED = "unanswered"
+    TIMED_OUT = "timed out"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    outcome: Outcome
+    number: str | None = None
+    codes: int = 0
+
+    def words(self) -> str:
+        if self.outcome is Outcome.PAIRED:
+            return f"connected as {self.number or 'an unknown number'}"
+        if self.outcome is Outcome.UNANSWERED:
+            return (f"Stopped after {self.codes} codes went unanswered (each lasts 20 s). Nothing is paired; "
+                    "ask for a code again when the phone is at hand.")
+        return "Stopped: the time given ran out before a phone paired. Nothing is paired."
+
+
+class PairingRefused(Exception):
+    """The gateway would not give a code or do the action; the message is in the product's words."""
+
+
+class PairingActions:
+    """One family of one account: each action of the table in its gateway's way."""
+
+    def __init__(self, account: Account, family: Family, *, clock: Clock = utc_now) -> None:
+        self.account = account
+        self.family = family
+        self.clock = clock
+
+    @property
+    def gateway(self) -> str:
+        return GATEWAY_NAMES[self.family]
+
+    def _refuse(self, action: str, error: Exception) -> PairingRefused:
+        from tui.api.errors import GatewayError
+
+        said = error.message if isinstance(error, GatewayError) else str(error)
+        return PairingRefused(f"{self.gateway} would not {action}: {said}")
+
+    async def check(self) -> ConnectionState | None:
+        """The status, read now and recorded on the account's watch (a contradiction included)."""
+        return await self.account.watch.read(self.account, self.family)
+
+    async def _session_client_up(self) -> None:
+        """WuzAPI gives codes only once it has a client for the account: connect when its status shows none."""
+        from tui.api.errors import GatewayError
+
+        client = self.account.session_client()
+        status = await client.session_status()
+        if status.connected or status.loggedIn:
+            return
+        try:
+            await client.connect(subscribe=SESSION_SUBSCRIPTION)
+        except GatewayError as error:
+            if "already connected" not in error.message.lower():
+                raise self._refuse("start a session to pair", error) from None
+
+    async def qr_text(self) -> str:
+        """The current QR code's text (read from the PNG where the gateway sends one)."""
+        from tui.api import qr
+        from tui.api.errors import GatewayError
+
+        try:
+            if self.family is Family.INSTANCE:
+                answer = await self.account.instance_client().qr_code()
+                if answer.connected and not answer.value:
+                    raise PairingRefused(f"{self.gateway} gives no code: it says \"{answer.error or 'connected'}\" "
+                                         "(a paired instance: log out first to pair another phone)")
+                return answer.payload()
+            await self._session_client_up()
+            return (await self.account.session_client().session_qr()).payload()
+        except GatewayError as error:
+            raise self._refuse("give a QR code", error) from None
+        except qr.QRError as error:
+            raise PairingRefused(f"{self.gateway}'s QR code could not be read: {error}") from None
+
+    async def phone_code(self, phone: str) -> str:
+        """A code to type on the phone (WhatsApp › Linked devices › Link with phone number instead)."""
+        from pydantic import ValidationError
+
+        from tui.api.errors import GatewayError
+
+        try:
+            if self.family is Family.INSTANCE:
+                return (await self.account.instance_client().phone_code(phone)).code
+            await self._session_client_up()
+            return (await self.account.session_client().pair_phone(phone)).code
+        except ValidationError:
+            raise PairingRefused("The phone number is the country code and number, digits only "
+                                 "(e.g. 5511999999999); nothing was sent.") from None
+        except GatewayError as error:
+            raise self._refuse("give a phone code", error) from None
+
+    async def reconnect(self) -> ConnectionState | None:
+        """The recovery that works: Z-API restart; WuzAPI disconnect, then connect (with the subscriptions).
+        Then the status is read again, and returned."""
+        from tui.api.errors import GatewayError
+
+        try:
+            if self.family is Family.INSTANCE:
+                await self.account.instance_client().restart()
+            else:
+                client = self.account.session_client()
+                try:
+                    await client.disconnect()
+                except GatewayError:
+                    pass  # no session to drop ("no session", "not logged in"): connect is what matters
+                await client.connect(subscribe=SESSION_SUBSCRIPTION)
+        except GatewayError as error:
+            raise self._refuse("reconnect", error) from None
+        return await self.check()
+
+    async def logout(self) -> ConnectionState | None:
+        """Unpair the phone (Z-API GET /disconnect; WuzAPI POST /session/logout): pairing again needs a code."""
+        from tui.api.errors import GatewayError
+
+        try:
+            if self.family is Family.INSTANCE:
+                await self.account.instance_client().disconnect()
+            else:
+                await self.account.session_client().logout()
+        except GatewayError as error:
+            raise self._refuse("log out", error) from None
+        return await self.check()
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+async def run_codes(
+    actions: PairingActions,
+    *,
+    on_code: Callable[[Code], None],
+    phone: str | None = None,
+    timeout: float | None = None,
+    sleep: Sleep = asyncio.sleep,
+    limit: int = UNANSWERED_LIMIT,
+) -> RunResult:
+    """Show codes until the family is paired, `limit` codes went unanswered, or `timeout` seconds passed. Each
+    code is asked for again shortly before it expires; a new text is a new code (`on_code` is told)."""
+    clock = actions.clock
+    started = clock()
+    deadline = started + timedelta(seconds=timeout) if timeout is not None else None
+    kind = CodeKind.PHONE if phone else CodeKind.QR
+    shown: Code | None = None
+    while True:
+        state = await actions.check()
+        if state is not None and state.connected and state.logged_in:
+            return RunResult(Outcome.PAIRED, state.number, shown.number if shown else 0)
+        now = clock()
+        if deadline is not None and now >= deadline:
+            return RunResult(Outcome.TIMED_OUT, codes=shown.number if shown else 0)
+        if shown is not None and now >= shown.expires_at and shown.number >= limit:
+            return RunResult(Outcome.UNANSWERED, codes=shown.number)
+        if shown is None or (shown.number < limit and now >= shown.expires_at - REFRESH_AHEAD):
+            text = await (actions.phone_code(phone) if phone else actions.qr_text())
+            if shown is None or text != shown.text:
+                now = clock()
+                shown = Code(kind, text, now, now + CODE_LIFETIME, (shown.number if shown else 0) + 1)
+                on_code(shown)
+        await sleep(CHECK_EVERY)
