@@ -33,10 +33,10 @@ async def db(tmp_path) -> str:
     path = tmp_path / "events.sqlite3"
     with EventStore(path) as store:
         Inbox(store).record(NewMessage(ANA, True, "text", "Is the blue case\nback in stock?", "3EB0C4A1"), T0)
-        await store.append(stored(zapi_delivery("3EB0C4A1", ms(T0 + 2 * SECOND))))
-        await store.append(stored(zapi_status("READ", "3EB0C4A1", ms(T0 + MINUTE))))
+        await store.append(stored(zapi_delivery("3EB0C4A1", ms(T0 + 2 * SECOND)), at_us=T0 + 2 * SECOND))
+        await store.append(stored(zapi_status("READ", "3EB0C4A1", ms(T0 + MINUTE)), at_us=T0 + MINUTE))
         Inbox(store).record(NewMessage(ANA, True, "text", "still waiting", "3EB0WAIT"), T0)
-        await store.append(stored(zapi_delivery("3EB0WAIT", ms(T0 + SECOND))))
+        await store.append(stored(zapi_delivery("3EB0WAIT", ms(T0 + SECOND)), at_us=T0 + SECOND))
     return str(path)
 
 

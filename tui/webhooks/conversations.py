@@ -8,8 +8,8 @@ app or `gateway-tui call` sends is recorded beside them (`tui.webhooks.sent`):
   rendered (kind, text, sender name, time). A thread is one indexed range query on (chat_id, at_us, id).
 * `message_status`: the best status known per gateway message id (sent < handed < delivered < read < played;
   failed). Kept apart from the message, so a receipt that arrives before the send is recorded still counts.
-* `message_steps`: each step a message reached, with its first time and, for a failure, the gateway's words: the
-  message's timeline (`timeline_of`). Only what an event said is there: a read with no delivered before it has
+* `message_steps`: each step a message reached, with when it was first learned here (the send's 2xx, the status
+  event's arrival) and, for a failure, the gateway's words: the message's timeline (`timeline_of`). Only what an event said is there: a read with no delivered before it has
   no delivered row, and a late or repeated event never moves a time later.
 * `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
   is one indexed query on last_us.
@@ -39,7 +39,6 @@ from tui.webhooks.receipts import (  # noqa: F401 (the UI reads the marks and wo
     Status,
     failure_of,
     receipt_of,
-    step_time_us,
     stuck,
 )
 from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
@@ -66,7 +65,7 @@ CREATE TABLE IF NOT EXISTS message_status (
 CREATE TABLE IF NOT EXISTS message_steps (
     message_id TEXT NOT NULL,
     status INTEGER NOT NULL,            -- a step reached (receipts.Status)
-    at_us INTEGER,                      -- when first (the event's own time when it says, else when it came); NULL: not known
+    at_us INTEGER,                      -- when this app first learned it (the 2xx, the event's arrival); NULL: not known
     error TEXT,                         -- failed: the gateway's words
     PRIMARY KEY (message_id, status)
 ) WITHOUT ROWID;
@@ -116,7 +115,6 @@ class NewMessage:
 class StatusChange:
     message_ids: tuple[str, ...]
     status: Status
-    at_us: int | None = None  # when the event says it happened (None: when it was stored)
     error: str | None = None  # failed: the gateway's words
 
 
@@ -248,7 +246,7 @@ def _receipt(kind: str) -> Callable[[dict], list[Change]]:
         status = receipt.status if receipt is not None else None
         if status is None or not ids:
             return []
-        return [StatusChange(ids, status, step_time_us(kind, payload), failure_of(kind, payload))]
+        return [StatusChange(ids, status, failure_of(kind, payload))]
     return read
 
 
@@ -333,8 +331,7 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
                    ON CONFLICT(message_id) DO UPDATE SET status = max(status, excluded.status)""",
                 [(message_id, int(change.status)) for message_id in change.message_ids],
             )
-            when = change.at_us if change.at_us is not None else at_us
-            add_steps(connection, change.message_ids, change.status, when if when > 0 else None, change.error)
+            add_steps(connection, change.message_ids, change.status, at_us if at_us > 0 else None, change.error)
         elif isinstance(change, Seen):
             seen(connection, change.chat_id, change.message_ids)
         else:

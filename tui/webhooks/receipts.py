@@ -9,8 +9,9 @@ receipt `Type` ("" delivered, "read", "read-self"; "played" from whatsmeow) and 
 (Delivered, Read, ReadSelf).
 
 `receipt_of(kind, payload)` names what one event says (`Receipt`); `Receipt.status` is the step an outgoing
-message reaches by it, `step_time_us` when (the event's own time when it carries one) and `failure_of` the
-gateway's words for a failure. The inbox keeps every step reached with its first time (the message's timeline) and
+message reaches by it and `failure_of` the gateway's words for a failure. The inbox keeps every step reached with
+the time this app first learned it (the message's timeline: the 2xx's time, each event's arrival, on this machine's
+clock: a gateway's own `momment` or `Timestamp` may be skewed or junk, and a stuck step is measured on one clock) and
 the best status per message (`Status`: higher wins, failed always wins), so ticks never claim more than an event
 said (a read with no delivered before it shows read, and no time for delivered) and never go back when events
 arrive out of order. `stuck` says whether a message waits too long at a step before it reaches the phone.
@@ -19,8 +20,6 @@ arrive out of order. `stuck` says whether a message waits too long at a step bef
 from __future__ import annotations
 
 import enum
-import re
-from datetime import datetime
 from typing import Any
 
 from tui.webhooks.fields import dict_of, text_of
@@ -145,34 +144,6 @@ def receipt_of(kind: str, payload: Any) -> Receipt | None:
     else:
         return None
     return RECEIPTS.get((kind, _fold(word)))
-
-
-def step_time_us(kind: str, payload: Any) -> int | None:
-    """When a status event says its step happened (microseconds since the epoch), or None when it does not say:
-    Z-API's `momment` (epoch milliseconds; seconds in some examples), WuzAPI's `event.Timestamp` (Go's RFC 3339,
-    nanoseconds and an offset: "2026-05-19T10:40:13.123456789-03:00"; Go's zero time means none)."""
-    payload = dict_of(payload)
-    if kind in ("Delivery", "MessageStatusCallback"):
-        moment = payload.get("momment")
-        if isinstance(moment, bool) or not isinstance(moment, (int, float)) or moment <= 0:
-            return None
-        return int(moment * 1000) if moment >= 100_000_000_000 else int(moment * 1_000_000)
-    if kind == "ReadReceipt":
-        stamp = text_of(dict_of(payload.get("event")).get("Timestamp"))
-        match = _RFC3339.fullmatch(stamp)
-        if match is None:
-            return None
-        fraction = (match["fraction"] or "")[:6].ljust(6, "0")  # Python reads microseconds, Go writes nanoseconds
-        zone = "+00:00" if match["zone"] in ("Z", "z") else match["zone"]
-        try:
-            moment_at = datetime.fromisoformat(f"{match['seconds']}.{fraction}{zone}")
-        except ValueError:
-            return None
-        return int(moment_at.timestamp() * 1_000_000) if moment_at.year >= 2000 else None
-    return None
-
-
-_RFC3339 = re.compile(r"(?P<seconds>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<fraction>\d+))?(?P<zone>[Zz]|[+-]\d{2}:\d{2})")
 
 
 def failure_of(kind: str, payload: Any) -> str | None:
