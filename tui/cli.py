@@ -1,4 +1,5 @@
-"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile` and `call`.
+"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile`, `call`,
+`locate` and `message`.
 
 Each subcommand's module is imported only when that subcommand runs, so starting the app
 does not pay for aiohttp or the keyring before its first frame.
@@ -10,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, connection_cli, locate_cli
+from tui import call_cli, connection_cli, locate_cli, message_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -260,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     connection_cli.add_parsers(commands, _global_flags_after_subcommand)
+    message_cli.add_parser(commands, _global_flags_after_subcommand)
     return parser
 
 
@@ -300,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.locate_cli import run_cli
     elif args.command in ("connect", "status"):
         from tui.connection_cli import run_cli
+    elif args.command == "message":
+        from tui.message_cli import run_cli
     elif args.command in ("events", "trigger"):
         from tui.events_cli import run_cli
     else:

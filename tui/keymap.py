@@ -59,6 +59,8 @@ SCOPES: dict[str, str] = {
     "chats": "Chats (the new-message form)",
     "inbox": "Chats (the conversations)",
     "inbox_list": "the conversation list",
+    "thread": "the open thread",
+    "timeline": "a message's timeline",
     "groups": "Groups",
     "communities": "Communities",
     "privacy": "Privacy",
@@ -79,6 +81,8 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     # are switched off while the conversations show (ChatsSection.check_action), so the two are never active together.
     "inbox": ("app", "main", "section", "inbox", "inbox_list"),
     "inbox_list": ("app", "main", "section", "inbox", "inbox_list"),
+    "thread": ("app", "main", "section", "inbox", "thread"),
+    "timeline": ("app", "timeline"),
     "events": ("app", "main", "events"),
     "panel": ("app", "main", "panel"),
     "confirm": ("app", "confirm"),
@@ -150,6 +154,10 @@ ACTIONS: tuple[KeyAction, ...] = (
               help="the full form for the chosen chat, when the list has the focus"),
     KeyAction("inbox.compose.letter", "n", "compose", "New chat", "inbox_list", show=False,
               help="write to a new number, when the list has the focus"),
+    # Enter, not a letter: a letter typed on the thread writes the reply.
+    KeyAction("thread.timeline", "enter", "timeline", "Timeline", "thread",
+              help="the timeline of the newest sent message in view: sent, handed to the network, delivered, read, "
+                   "played or failed, each with its time"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
     # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…7 Sections").
@@ -196,6 +204,11 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("detail.close", "escape,q", "dismiss", "Close", "detail"),
     KeyAction("detail.copy", "c", "copy", "Copy JSON", "detail"),
     KeyAction("detail.replay", "r", "replay", "Replay to app", "detail"),
+    KeyAction("timeline.older", "up,left_square_bracket", "move(-1)", "Older", "timeline", key_display="↑",
+              help="the timeline of the sent message before this one"),
+    KeyAction("timeline.newer", "down,right_square_bracket", "move(1)", "Newer", "timeline", key_display="↓",
+              help="the timeline of the sent message after this one"),
+    KeyAction("timeline.close", "escape,q", "dismiss", "Close", "timeline"),
     KeyAction("requests.back", "escape,q", "app.pop_screen", "Back", "requests"),  # F2 too: app.request_log
     KeyAction("requests.curl", "c", "copy_curl", "Copy as curl", "requests"),
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),

@@ -1,5 +1,6 @@
-"""The user's app-wide choices, kept between runs: `preferences.toml` in the config dir (for now the theme, however it
-was chosen: Settings or the palette). Profiles (tui.config) hold what belongs to one account.
+"""The user's app-wide choices, kept between runs: `preferences.toml` in the config dir (the theme, however it was
+chosen: Settings or the palette; `stuck_after_minutes`, how long a sent message may wait at "sent" or "handed to the
+network" before the thread marks it, default 10). Profiles (tui.config) hold what belongs to one account.
 
 Read before the app's first frame, so this module imports only the standard library and tui.paths. A file that
 cannot be read as TOML is reported and never written over.
@@ -15,6 +16,7 @@ from pathlib import Path
 from tui.paths import config_dir
 
 PREFERENCES_FILE = "preferences.toml"
+STUCK_MINUTES_DEFAULT = 10.0
 
 
 class PreferencesError(Exception):
@@ -42,6 +44,16 @@ def load_theme() -> str | None:
     """The theme chosen last, or None when none was saved. Raises PreferencesError for an unusable file."""
     theme = _read(preferences_path()).get("theme")
     return theme if isinstance(theme, str) and theme else None
+
+
+def load_stuck_minutes() -> float:
+    """How long a sent message may wait at a step before it is marked stuck: `stuck_after_minutes` (a positive
+    number; 0 turns the mark off), else 10. Raises PreferencesError for an unusable file or value."""
+    value = _read(preferences_path()).get("stuck_after_minutes", STUCK_MINUTES_DEFAULT)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise PreferencesError(
+            f"{preferences_path()}: stuck_after_minutes must be a number of minutes (0 turns the mark off), not {value!r}")
+    return float(value)
 
 
 def save_theme(theme: str) -> None:

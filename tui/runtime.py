@@ -47,7 +47,7 @@ from tui.webhooks.families import INSTANCE_PATH as DELIVERY_PATH
 from tui.webhooks.families import SESSION_PATH
 
 # The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime).
-from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status  # noqa: F401
+from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status, Step, Timeline, stuck  # noqa: F401
 from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
 
 # The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.

@@ -58,7 +58,7 @@ async def test_a_send_then_delivery_and_read_receipt_mark_it(store, inbox):
     assert inbox.thread(ANA, 10)[0].status is Status.SENT
     await store.append(event({"type": "DeliveryCallback", "instanceId": "i", "phone": ANA, "zaapId": "Z",
                               "messageId": "SBX1", "momment": 1777494009341}, path="/delivery"))
-    assert inbox.thread(ANA, 10)[0].status is Status.SENT  # handed to WhatsApp: the phone has not said it got it
+    assert inbox.thread(ANA, 10)[0].status is Status.HANDED  # handed to WhatsApp: the phone has not said it got it
     await store.append(event({"type": "ReadReceipt", "state": "Delivered", "event": {
         "Chat": f"{ANA}@s.whatsapp.net", "Sender": f"{ANA}@s.whatsapp.net", "IsFromMe": False, "IsGroup": False,
         "MessageIDs": ["SBX1"], "Timestamp": "2025-01-01T12:00:00Z", "Type": "", "MessageSender": ""}}))

@@ -65,19 +65,19 @@ def status(inbox: Inbox, message_id: str) -> Status | None:
 async def test_zapi_delivery_is_one_tick_and_received_two(store, inbox):
     sent(inbox, "3EB0S1")
     await store.append(stored(delivery("3EB0S1")))
-    assert status(inbox, "3EB0S1") is Status.SENT  # handed to WhatsApp, not on the phone: ✓, never ✓✓
+    assert status(inbox, "3EB0S1") is Status.HANDED  # handed to WhatsApp, not on the phone: ✓, never ✓✓
     await store.append(stored(zapi_status("RECEIVED", "3EB0S1")))
     assert status(inbox, "3EB0S1") is Status.DELIVERED
     await store.append(stored(zapi_status("READ", "3EB0S1")))
     assert status(inbox, "3EB0S1") is Status.READ
 
 
-async def test_zapi_played_reads_and_a_failed_delivery_fails(store, inbox):
+async def test_zapi_played_and_a_failed_delivery_fails(store, inbox):
     sent(inbox, "3EB0V1")
     sent(inbox, "3EB0F1")
     await store.append(stored(zapi_status("PLAYED", "3EB0V1")))
     await store.append(stored(delivery("3EB0F1", "Phone number does not exist")))
-    assert (status(inbox, "3EB0V1"), status(inbox, "3EB0F1")) == (Status.READ, Status.FAILED)
+    assert (status(inbox, "3EB0V1"), status(inbox, "3EB0F1")) == (Status.PLAYED, Status.FAILED)
 
 
 async def test_ticks_never_go_back_when_events_arrive_out_of_order(store, inbox):
@@ -131,9 +131,9 @@ async def test_wuzapi_read_self_clears_unread_and_never_marks_a_sent_message(sto
 
 
 @pytest.mark.parametrize(("kind", "body", "receipt"), [
-    ("Delivery", delivery("M"), Receipt.SENT),
+    ("Delivery", delivery("M"), Receipt.HANDED),
     ("Delivery", delivery("M", "Timeout on send message"), Receipt.FAILED),
-    ("MessageStatusCallback", zapi_status("SENT", "M"), Receipt.SENT),
+    ("MessageStatusCallback", zapi_status("SENT", "M"), Receipt.HANDED),
     ("MessageStatusCallback", zapi_status("RECEIVED", "M"), Receipt.DELIVERED),
     ("MessageStatusCallback", zapi_status("READ", "M"), Receipt.READ),
     ("MessageStatusCallback", zapi_status("PLAYED", "M"), Receipt.PLAYED),
@@ -151,6 +151,6 @@ def test_one_table_for_both_gateways(kind, body, receipt):
 
 
 def test_ticks_claim_no_more_than_the_receipt():
-    assert [r.status for r in Receipt] == [Status.SENT, Status.DELIVERED, Status.READ, Status.READ, Status.FAILED, None]
+    assert [r.status for r in Receipt] == [Status.HANDED, Status.DELIVERED, Status.READ, Status.PLAYED, Status.FAILED, None]
     assert receipt_of("MessageStatusCallback", json.loads(zapi_status("PENDING", "M"))) is None
     assert receipt_of("ReadReceipt", {"type": "ReadReceipt", "event": {"MessageIDs": ["M"]}}) is None  # says nothing

@@ -12,12 +12,14 @@ Keys (`tui.keymap`, scopes "inbox" and "inbox_list"): on the list, enter opens a
 searches, `m` marks the chat read on the gateway (modify-chat `read`), `k` opens the full send form (any kind,
 the recipient filled in, with the chat actions), `n` composes to a new number; ctrl+n composes and ctrl+t opens
 the full form from any field of the inbox; in the reply field enter sends the text; in the search field ↓ or enter
-goes to the list, or, when no chat matches a phone number typed there, enter opens the form with that number.
+goes to the list, or, when no chat matches a phone number typed there, enter opens the form with that number; on
+the thread enter shows the timeline of the newest sent message in view (`tui.screens.timeline`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -34,10 +36,12 @@ from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
 from tui.account import ClientsNotReady, FamilyMissing
+from tui.preferences import STUCK_MINUTES_DEFAULT, PreferencesError, load_stuck_minutes
 from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
+from tui.screens.timeline import TimelineScreen
 from tui.widgets.thread_view import ThreadView
 from tui.widgets.gateway_app import gateway_app
 from tui.widgets.timefmt import inbox_time_text
@@ -152,7 +156,7 @@ class InboxView(Widget):
                 yield InboxList(time_text=self._time_text, id="conversations")
             with Vertical(id="inbox-right"):
                 yield Static("", id="thread-title")
-                yield ThreadView(time_text=self._time_text, id="thread")
+                yield ThreadView(time_text=self._time_text, clock=self._now_us, id="thread")
                 yield ReplyLine(placeholder="Reply: enter sends · ctrl+t other kinds", id="reply")
                 yield ErrorLine(id="inbox-status")
 
@@ -163,7 +167,11 @@ class InboxView(Widget):
         app.event_received.subscribe(self, self._on_event)
         runtime = app.runtime
         self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
-        self.set_interval(5, self._tick)  # "typing…" expires without an event
+        self.set_interval(5, self._tick)  # "typing…" expires without an event, a sent message becomes stuck
+        try:
+            self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
+        except PreferencesError:  # the theme's reading says so at start; the default holds here
+            self.query_one(ThreadView).stuck_after_minutes = STUCK_MINUTES_DEFAULT
         self.watch(app, "runtime_ready", self._runtime_ready, init=False)
         for node in self.ancestors:  # the section switch and Chats' form/inbox switch
             if isinstance(node, ContentSwitcher):
@@ -244,6 +252,17 @@ class InboxView(Widget):
 
     def _time_text(self, at_us: int) -> str:
         return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
+
+    def _now_us(self) -> int:
+        return self.runtime.now_us()
+
+    def _step_time_text(self, at_us: int) -> str:
+        """A timeline step's time, to the second (deterministic mode: the thread's fixed times)."""
+        if self.runtime.deterministic:
+            return inbox_time_text(at_us, deterministic=True)
+        moment = datetime.fromtimestamp(at_us / 1_000_000).astimezone()
+        today = moment.date() == datetime.now().astimezone().date()
+        return moment.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S")
 
     def reload(self, select: str | None = None) -> None:
         """Read the list (and the chosen thread, or what is new in the open one) and show it.
@@ -355,6 +374,16 @@ class InboxView(Widget):
     @on(ThreadView.NeedOlder)
     def _older(self) -> None:
         self._load_older()
+
+    @on(ThreadView.ShowTimeline)
+    def _show_timeline(self, event: ThreadView.ShowTimeline) -> None:
+        inbox = self.inbox
+        if inbox is None:
+            return
+        view = self.query_one(ThreadView)
+        self.app.push_screen(TimelineScreen(
+            event.message_ids, event.index, read=inbox.timeline, time_text=self._step_time_text,
+            clock=self._now_us, stuck_after_minutes=view.stuck_after_minutes))
 
     @on(ThreadView.Typed)
     def _typed_on_thread(self, event: ThreadView.Typed) -> None:

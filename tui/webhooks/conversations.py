@@ -6,8 +6,11 @@ app or `gateway-tui call` sends is recorded beside them (`tui.webhooks.sent`):
 
 * `chat_messages`: one row per message, incoming or outgoing, with the fields the thread shows already
   rendered (kind, text, sender name, time). A thread is one indexed range query on (chat_id, at_us, id).
-* `message_status`: the best status known per gateway message id (sent < delivered < read; failed). Kept apart
-  from the message, so a receipt that arrives before the send is recorded still counts.
+* `message_status`: the best status known per gateway message id (sent < handed < delivered < read < played;
+  failed). Kept apart from the message, so a receipt that arrives before the send is recorded still counts.
+* `message_steps`: each step a message reached, with when it was first learned here (the send's 2xx, the status
+  event's arrival) and, for a failure, the gateway's words: the message's timeline (`timeline_of`). Only what an event said is there: a read with no delivered before it has
+  no delivered row, and a late or repeated event never moves a time later.
 * `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
   is one indexed query on last_us.
 
@@ -25,10 +28,19 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from tui.webhooks.fields import dict_of, list_of, text_of
-from tui.webhooks.receipts import STATUS_MARKS, Receipt, Status, receipt_of  # noqa: F401 (the UI reads the marks here)
+from tui.webhooks.receipts import (  # noqa: F401 (the UI reads the marks and words here)
+    LEGACY_STATUS,
+    STATUS_MARKS,
+    Receipt,
+    Status,
+    failure_of,
+    receipt_of,
+    stuck,
+)
 from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.signing import Verdict
 
@@ -49,6 +61,13 @@ CREATE INDEX IF NOT EXISTS chat_messages_by_message_id ON chat_messages(message_
 CREATE TABLE IF NOT EXISTS message_status (
     message_id TEXT PRIMARY KEY,
     status INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS message_steps (
+    message_id TEXT NOT NULL,
+    status INTEGER NOT NULL,            -- a step reached (receipts.Status)
+    at_us INTEGER,                      -- when this app first learned it (the 2xx, the event's arrival); NULL: not known
+    error TEXT,                         -- failed: the gateway's words
+    PRIMARY KEY (message_id, status)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conversations (
     chat_id TEXT PRIMARY KEY,
@@ -96,6 +115,7 @@ class NewMessage:
 class StatusChange:
     message_ids: tuple[str, ...]
     status: Status
+    error: str | None = None  # failed: the gateway's words
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +244,9 @@ def _receipt(kind: str) -> Callable[[dict], list[Change]]:
             chat = _receipt_chat(kind, payload)
             return [Seen(chat, ids)] if chat else []
         status = receipt.status if receipt is not None else None
-        return [StatusChange(ids, status)] if status is not None and ids else []
+        if status is None or not ids:
+            return []
+        return [StatusChange(ids, status, failure_of(kind, payload))]
     return read
 
 
@@ -268,20 +290,34 @@ def preview_of(body: str) -> str:
 # -- writing (inside the store's transactions) -------------------------------------------------------------------
 
 
-def create_schema(connection: sqlite3.Connection) -> None:
+def create_schema(connection: sqlite3.Connection) -> bool:
+    """Create the inbox's tables where missing; True when the timeline's table is new in a store that already kept
+    statuses (their old values are renumbered here; the caller derives the steps from the stored events)."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    upgraded = "message_status" in tables and "message_steps" not in tables
     pending = ""
     for line in SCHEMA.splitlines(keepends=True):
         pending += line
         if sqlite3.complete_statement(pending):
             connection.execute(pending)
             pending = ""
-    if not schema_is_current(connection):  # a store from before the gateway's chat lists were kept
+    if "listed" not in {row[1] for row in connection.execute("PRAGMA table_info(conversations)")}:
+        # a store from before the gateway's chat lists were kept
         connection.execute("ALTER TABLE conversations ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
+    if upgraded:
+        connection.execute(
+            "UPDATE message_status SET status = CASE status "
+            + " ".join(f"WHEN {old} THEN {int(new)}" for old, new in LEGACY_STATUS.items())
+            + " ELSE status END"
+        )
+    return upgraded
 
 
 def schema_is_current(connection: sqlite3.Connection) -> bool:
     """The inbox's tables exist with every column this version writes."""
-    return "listed" in {row[1] for row in connection.execute("PRAGMA table_info(conversations)")}
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return "message_steps" in tables and "listed" in {
+        row[1] for row in connection.execute("PRAGMA table_info(conversations)")}
 
 
 def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int, event_id: int | None) -> None:
@@ -295,6 +331,7 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
                    ON CONFLICT(message_id) DO UPDATE SET status = max(status, excluded.status)""",
                 [(message_id, int(change.status)) for message_id in change.message_ids],
             )
+            add_steps(connection, change.message_ids, change.status, at_us if at_us > 0 else None, change.error)
         elif isinstance(change, Seen):
             seen(connection, change.chat_id, change.message_ids)
         else:
@@ -324,6 +361,7 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
         connection.execute(
             "INSERT OR IGNORE INTO message_status(message_id, status) VALUES (?, ?)", (message.message_id, int(Status.SENT))
         )
+        add_steps(connection, (message.message_id,), Status.SENT, at_us if at_us > 0 else None, None)
     name = message.chat_name or message.push_name
     source = NameSource.LIST if message.chat_name else NameSource.PUSH_NAME if name else NameSource.NONE
     connection.execute(
@@ -342,6 +380,20 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
          0 if message.outgoing else 1),
     )
     return True
+
+
+def add_steps(connection: sqlite3.Connection, message_ids: Iterable[str], status: Status, at_us: int | None,
+              error: str | None) -> None:
+    """Record that these messages reached `status` at `at_us` (None: not known). A step seen again keeps its
+    earliest known time and its first error: a repeated or late event never moves the timeline."""
+    connection.executemany(
+        """INSERT INTO message_steps(message_id, status, at_us, error) VALUES (?, ?, ?, ?)
+           ON CONFLICT(message_id, status) DO UPDATE SET
+               at_us = CASE WHEN at_us IS NULL THEN excluded.at_us WHEN excluded.at_us IS NULL THEN at_us
+                            ELSE min(at_us, excluded.at_us) END,
+               error = coalesce(error, excluded.error)""",
+        [(message_id, int(status), at_us, error) for message_id in message_ids],
+    )
 
 
 def _replace_placeholder(connection: sqlite3.Connection, message: NewMessage) -> None:
@@ -533,11 +585,100 @@ class MessageRow:
     message_id: str | None
     sender: str | None
     status: Status | None
+    status_us: int | None = None  # outgoing: when it reached `status` (None: not known)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a message's timeline: reached at `at_us` (None: an event said so without a time we know)."""
+
+    status: Status
+    at_us: int | None
+    error: str | None = None  # failed: the gateway's words
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """What is known of one message the account sent: the steps events said it reached, oldest step first, and
+    the message itself when the inbox has it (a receipt can name a message sent elsewhere)."""
+
+    message_id: str
+    status: Status | None  # the best step (failed wins)
+    steps: tuple[Step, ...]
+    message: MessageRow | None
+
+    def step(self, status: Status) -> Step | None:
+        return next((step for step in self.steps if step.status is status), None)
+
+    def stuck(self, now_us: int, after_minutes: float) -> Step | None:
+        """The step it has waited at too long (`receipts.stuck`), or None."""
+        current = self.step(self.status) if self.status is not None else None
+        if current is None or not stuck(current.status, current.at_us, now_us, after_minutes):
+            return None
+        return current
+
+    def rows(self) -> list[tuple[Status, Step | None]]:
+        """The steps to show, in order: sent, handed, delivered and read always (None: no event said it), played
+        and failed when reached."""
+        shown = [Status.SENT, Status.HANDED, Status.DELIVERED, Status.READ]
+        shown += [status for status in (Status.PLAYED, Status.FAILED) if self.step(status) is not None]
+        return [(status, self.step(status)) for status in shown]
+
+    def lines(self, time_text: Callable[[int], str], now_us: int, after_minutes: float) -> list[str]:
+        """The timeline for reading: one line per step (`rows`), its time or why there is none, the gateway's error
+        for a failure, and the stuck note. Never more than the events said: a step no event named shows "—"."""
+        if self.message is not None and not self.message.outgoing:
+            return ["a received message: its sender's phone keeps its ticks, not this account"]
+        reached = max((step.status for step in self.steps if step.status is not Status.FAILED), default=None)
+        width = max(len(status.word) for status, _ in self.rows())
+        lines = []
+        for status, step in self.rows():
+            if step is None:
+                when = "— no event said so" if reached is not None and reached > status else "— not yet"
+            else:
+                when = time_text(step.at_us) if step.at_us is not None else "(time not known)"
+                if step.error:
+                    when += f"  {step.error}"
+            lines.append(f"{status.word:<{width}}  {when}")
+        waiting = self.stuck(now_us, after_minutes)
+        if waiting is not None and waiting.at_us is not None:
+            minutes = (now_us - waiting.at_us) // 60_000_000
+            lines.append(f"⚠ stuck at {waiting.status.word} for {minutes} min (the mark comes after "
+                         f"{after_minutes:g} min)")
+        return lines
+
+    def as_json(self, now_us: int, after_minutes: float) -> dict[str, Any]:
+        """The timeline for scripts: `gateway-tui message ID --json`. Only the steps reached are listed."""
+        waiting = self.stuck(now_us, after_minutes)
+        message = self.message
+        return {
+            "message_id": self.message_id,
+            "chat_id": message.chat_id if message is not None else None,
+            "outgoing": message.outgoing if message is not None else None,
+            "kind": message.kind if message is not None else None,
+            "text": message.body if message is not None else None,
+            "status": self.status.word if self.status is not None else None,
+            "steps": [{"step": step.status.word, "at": _iso(step.at_us), "at_us": step.at_us, "error": step.error}
+                      for step in self.steps],
+            "stuck": None if waiting is None else {
+                "step": waiting.status.word, "since": _iso(waiting.at_us),
+                "minutes": (now_us - waiting.at_us) // 60_000_000 if waiting.at_us is not None else None,
+                "after_minutes": after_minutes},
+        }
+
+
+def _iso(at_us: int | None) -> str | None:
+    """A time as RFC 3339 in UTC with microseconds, or None."""
+    if at_us is None:
+        return None
+    return datetime.fromtimestamp(at_us / 1_000_000, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 _CONVERSATION_COLUMNS = "chat_id, name, last_us, last_body, last_outgoing, unread, typing_us, messages"
 _MESSAGE_COLUMNS = """m.id, m.chat_id, m.at_us, m.outgoing, m.kind, m.body, m.message_id, m.sender,
-    CASE WHEN m.outgoing THEN s.status END"""
+    CASE WHEN m.outgoing THEN s.status END,
+    CASE WHEN m.outgoing THEN (SELECT t.at_us FROM message_steps t WHERE t.message_id = s.message_id
+                                                                    AND t.status = s.status) END"""
 
 
 def _conversation(row: tuple) -> ConversationRow:
@@ -546,7 +687,7 @@ def _conversation(row: tuple) -> ConversationRow:
 
 def _message(row: tuple) -> MessageRow:
     return MessageRow(row[0], row[1], row[2], bool(row[3]), row[4], row[5], row[6], row[7],
-                      Status(row[8]) if row[8] is not None else None)
+                      Status(row[8]) if row[8] is not None else None, row[9])
 
 
 def list_conversations(connection: sqlite3.Connection, limit: int, *, search: str | None = None) -> list[ConversationRow]:
@@ -600,12 +741,40 @@ def thread_after(connection: sqlite3.Connection, chat_id: str, after_id: int) ->
     return [_message(row) for row in rows]
 
 
-def statuses(connection: sqlite3.Connection, message_ids: list[str]) -> dict[str, Status]:
+def statuses(connection: sqlite3.Connection, message_ids: list[str]) -> dict[str, Step]:
+    """The best step of each message (with when it was reached), for the marks of a thread's sent messages."""
     if not message_ids:
         return {}
     marks = ",".join("?" * len(message_ids))
-    rows = connection.execute(f"SELECT message_id, status FROM message_status WHERE message_id IN ({marks})", message_ids)
-    return {row[0]: Status(row[1]) for row in rows}
+    rows = connection.execute(
+        f"""SELECT s.message_id, s.status, t.at_us, t.error FROM message_status s
+            LEFT JOIN message_steps t ON t.message_id = s.message_id AND t.status = s.status
+            WHERE s.message_id IN ({marks})""",
+        message_ids,
+    )
+    return {row[0]: Step(Status(row[1]), row[2], row[3]) for row in rows}
+
+
+def timeline_of(connection: sqlite3.Connection, message_id: str) -> Timeline | None:
+    """One message's timeline by its gateway id; None when nothing here names it. The account's own message is
+    preferred when an id is also a received one's."""
+    row = connection.execute(
+        f"""SELECT {_MESSAGE_COLUMNS} FROM chat_messages m LEFT JOIN message_status s ON s.message_id = m.message_id
+            WHERE m.message_id = ? ORDER BY m.outgoing DESC, m.id LIMIT 1""",
+        (message_id,),
+    ).fetchone()
+    status = connection.execute("SELECT status FROM message_status WHERE message_id = ?", (message_id,)).fetchone()
+    steps = tuple(
+        Step(Status(step[0]), step[1], step[2])
+        for step in connection.execute(
+            "SELECT status, at_us, error FROM message_steps WHERE message_id = ? ORDER BY status", (message_id,))
+    )
+    if row is None and status is None and not steps:
+        return None
+    message = _message(row) if row is not None else None
+    if message is not None and not message.outgoing:
+        return Timeline(message_id, None, (), message)  # received, not sent: no ticks to tell
+    return Timeline(message_id, Status(status[0]) if status is not None else None, steps, message)
 
 
 # -- small helpers --------------------------------------------------------------------------------------------------
@@ -655,8 +824,12 @@ class Inbox:
     def thread_after(self, chat_id: str, after_id: int) -> list[MessageRow]:
         return self.store.read(lambda c: thread_after(c, chat_id, after_id))
 
-    def statuses(self, message_ids: list[str]) -> dict[str, Status]:
+    def statuses(self, message_ids: list[str]) -> dict[str, Step]:
         return self.store.read(lambda c: statuses(c, message_ids))
+
+    def timeline(self, message_id: str) -> Timeline | None:
+        """One message's steps (`timeline_of`)."""
+        return self.store.read(lambda c: timeline_of(c, message_id))
 
     def record(self, message: NewMessage, at_us: int) -> bool:
         """Store one of the account's own messages (or seeded history)."""
@@ -674,8 +847,9 @@ class Inbox:
 
         return self.store.write(write) if names or chats else 0
 
-    def set_status(self, message_ids: list[str], status: Status) -> None:
-        self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], 0, None))
+    def set_status(self, message_ids: list[str], status: Status, at_us: int = 0) -> None:
+        """Messages reached `status` at `at_us` (0: when is not known)."""
+        self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], at_us, None))
 
     def mark_seen(self, chat_id: str) -> None:
         self.store.write(lambda c: mark_seen(c, chat_id))

@@ -1224,9 +1224,11 @@ class EventStore:
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
-        conversations.create_schema(connection)
+        steps_are_new = conversations.create_schema(connection)
         if version in (1, 2):  # the inbox tables are new in 3: derive them from the events already stored
             _backfill_inbox(connection)
+        elif steps_are_new:  # the timeline is new: its steps from the status events already stored
+            _backfill_steps(connection)
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
 
@@ -1383,6 +1385,27 @@ def _backfill_inbox(connection: sqlite3.Connection) -> None:
             changes = conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
             if changes:
                 conversations.apply(connection, changes, received_us, event_id)
+
+
+def _backfill_steps(connection: sqlite3.Connection) -> None:
+    """The timeline's table is new: the steps of the messages already stored, from their sends and the trusted
+    status events, oldest first (only what those said: a send's time, each receipt's)."""
+    connection.execute(
+        """INSERT OR IGNORE INTO message_steps(message_id, status, at_us)
+           SELECT message_id, ?, min(at_us) FROM chat_messages WHERE outgoing AND message_id IS NOT NULL
+           GROUP BY message_id""",
+        (int(conversations.Status.SENT),),
+    )
+    cursor = connection.execute(
+        "SELECT id, received_us, kind, body, payload FROM events WHERE has_payload AND NOT rejected "
+        "AND verdict IN (?, ?) AND kind IN ('Delivery', 'MessageStatusCallback', 'ReadReceipt') ORDER BY id",
+        (str(Verdict.VALID), str(Verdict.NO_KEY)),
+    )
+    while rows := cursor.fetchmany(1000):
+        for event_id, received_us, kind, body, payload in rows:
+            changes = [change for change in conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
+                       if isinstance(change, conversations.StatusChange)]
+            conversations.apply(connection, changes, received_us, event_id)
 
 
 def _row(record: EventRecord) -> tuple[Any, ...]:

@@ -4,7 +4,9 @@ thread of any length opens at the cost of one page.
 
 The view is given rows (`tui.webhooks.conversations.MessageRow`) and a function that formats times; it knows
 nothing of the store. Outgoing messages sit on the right with their delivery mark, incoming on the left with
-the sender's name in groups.
+the sender's name in groups. A sent message waiting at "sent" or "handed to the network" longer than the user's
+threshold (`stuck_after_minutes`, `tui.preferences`) is marked "⚠ N min at sent", measured on `clock` (injectable).
+Enter (keymap `thread.timeline`) asks for the timeline of the newest sent message in view (`ShowTimeline`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.runtime import STATUS_MARKS, MessageRow, Status
+from tui.keymap import bindings_for
+from tui.runtime import STATUS_MARKS, MessageRow, Status, Step, stuck
 
 _HEADER_IN = Style(bold=True, color="cyan")
 _HEADER_OUT = Style(bold=True, color="green")
@@ -30,6 +33,8 @@ _MARK_READ = Style(color="bright_blue", bold=True)
 _MARK = Style(dim=True)
 _FAILED = Style(color="red", bold=True)
 _NOTE = Style(dim=True, italic=True)
+_STUCK = Style(color="yellow", bold=True)
+_FINAL = frozenset({Status.READ, Status.PLAYED, Status.FAILED})  # marks that no later event changes
 
 
 class ThreadView(ScrollView, can_focus=True):
@@ -43,6 +48,7 @@ class ThreadView(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page", show=False),
         Binding("home", "scroll_home", "Oldest", show=False),
         Binding("end", "scroll_end", "Newest", show=False),
+        *bindings_for("thread"),
     ]
 
     DEFAULT_CSS = """
@@ -52,6 +58,14 @@ class ThreadView(ScrollView, can_focus=True):
 
     class NeedOlder(Message):
         """Scrolled to the top of the window while older messages exist."""
+
+    class ShowTimeline(Message):
+        """Show the timeline of `message_ids[index]`, the account's sent messages in the window oldest first."""
+
+        def __init__(self, message_ids: list[str], index: int) -> None:
+            super().__init__()
+            self.message_ids = message_ids
+            self.index = index
 
     class Typed(Message):
         """A character typed while the thread has the focus: meant for the reply, not lost on a scroll view."""
@@ -66,9 +80,13 @@ class ThreadView(ScrollView, can_focus=True):
             event.prevent_default()
             self.post_message(self.Typed(event.character))
 
-    def __init__(self, *, time_text: Callable[[int], str] = str, id: str | None = None) -> None:
+    def __init__(self, *, time_text: Callable[[int], str] = str, clock: Callable[[], int] | None = None,
+                 stuck_after_minutes: float = 0.0, id: str | None = None) -> None:
         super().__init__(id=id)
         self.time_text = time_text
+        self.clock = clock  # now, in microseconds since the epoch; None: no stuck marks
+        self.stuck_after_minutes = stuck_after_minutes  # 0: no stuck marks
+        self._stuck: dict[int, int] = {}  # row id -> whole minutes it has waited, as last drawn
         self.rows: list[MessageRow] = []
         self.has_older = False
         self.placeholder = "Choose a conversation."
@@ -117,6 +135,7 @@ class ThreadView(ScrollView, can_focus=True):
         at_bottom = self._follow or self.scroll_y >= self.max_scroll_y - 1
         had_rows = bool(self.rows)
         self.rows.extend(new)
+        self._stuck = self._stuck_now()
         if had_rows and self._line_width == self._wrap_width():  # only the new messages are laid out
             width, bubble = self._line_width, _bubble(self._line_width)
             self._lines.extend(strip for row in new for strip in self._block(row, width, bubble))
@@ -141,13 +160,17 @@ class ThreadView(ScrollView, can_focus=True):
         self._set_lines([*self._head_lines(width), *older, *kept])
         self.scroll_to(y=self.scroll_y + len(self._lines) - before, animate=False, immediate=True, force=True)
 
-    def set_statuses(self, statuses: dict[str, Status]) -> None:
+    def set_statuses(self, statuses: dict[str, Step]) -> None:
+        """New best steps of sent messages (and when they were reached); redraws when a mark or a stuck note
+        changes (call it on a timer too: a message becomes stuck with no event)."""
         changed = False
         for index, row in enumerate(self.rows):
-            status = statuses.get(row.message_id or "")
-            if row.outgoing and status is not None and status != row.status:
-                self.rows[index] = _with_status(row, status)
+            step = statuses.get(row.message_id or "")
+            if row.outgoing and step is not None and (step.status, step.at_us) != (row.status, row.status_us):
+                self.rows[index] = dataclasses.replace(row, status=step.status, status_us=step.at_us)
                 changed = True
+        if self._stuck_now() != self._stuck:
+            changed = True
         if changed:
             self._layout_lines()
             if self._follow:
@@ -156,7 +179,45 @@ class ThreadView(ScrollView, can_focus=True):
     def pending_ids(self) -> list[str]:
         """Outgoing messages in the window whose mark may still change."""
         return [row.message_id for row in self.rows
-                if row.outgoing and row.message_id and row.status not in (Status.READ, Status.FAILED)]
+                if row.outgoing and row.message_id and row.status not in _FINAL]
+
+    def _stuck_minutes(self, row: MessageRow) -> int | None:
+        """Whole minutes a sent message has waited at its step, when that is too long; else None."""
+        if self.clock is None or not row.outgoing or row.status_us is None:
+            return None
+        now = self.clock()
+        if not stuck(row.status, row.status_us, now, self.stuck_after_minutes):
+            return None
+        return (now - row.status_us) // 60_000_000
+
+    def _stuck_now(self) -> dict[int, int]:
+        found = {}
+        for row in self.rows:
+            minutes = self._stuck_minutes(row)
+            if minutes is not None:
+                found[row.id] = minutes
+        return found
+
+    def action_timeline(self) -> None:
+        """Ask for the timeline of the newest sent message that starts above the view's bottom (in view, else the
+        nearest above it; the oldest sent one when all are below)."""
+        sent = [row for row in self.rows if row.outgoing and row.message_id]
+        if not sent:
+            self.app.bell()
+            return
+        self._finish_layout()
+        bottom = self.scroll_y + max(1, self.scrollable_content_region.height)
+        width = self._line_width or self._wrap_width()
+        bubble = _bubble(width)
+        line = len(self._head_lines(width))
+        chosen = sent[0]
+        for row in self.rows:
+            if line >= bottom:
+                break
+            if row.outgoing and row.message_id:
+                chosen = row
+            line += len(self._block(row, width, bubble))
+        self.post_message(self.ShowTimeline([row.message_id or "" for row in sent], sent.index(chosen)))
 
     @property
     def oldest_key(self) -> tuple[int, int] | None:
@@ -189,6 +250,7 @@ class ThreadView(ScrollView, can_focus=True):
         width = self._wrap_width()
         self._width = self.size.width
         self._line_width = width
+        self._stuck = self._stuck_now()
         bubble = _bubble(width)
         enough = max(self.size.height, 20) * 2 if self._follow else None
         blocks: list[list[Strip]] = []
@@ -247,8 +309,12 @@ class ThreadView(ScrollView, can_focus=True):
             body.extend(textwrap.wrap(paragraph, bubble, replace_whitespace=False, drop_whitespace=True) or [""])
         if row.outgoing:
             mark = STATUS_MARKS.get(row.status, "")
-            style = _MARK_READ if row.status is Status.READ else _FAILED if row.status is Status.FAILED else _MARK
+            style = (_MARK_READ if row.status in (Status.READ, Status.PLAYED)
+                     else _FAILED if row.status is Status.FAILED else _MARK)
             header = [Segment(f"You · {time}", _HEADER_OUT)] + ([Segment(" " + mark, style)] if mark else [])
+            minutes = self._stuck_minutes(row)
+            if minutes is not None and row.status is not None:
+                header.append(Segment(f" ⚠ {minutes} min at {row.status.word}", _STUCK))
             block = [Strip(header), *(Strip([Segment(line, _BODY)]) for line in body)]
             pad = max(0, width - 1 - max(strip.cell_length for strip in block))
             return [Strip([Segment(" " * pad), *strip]) for strip in block]
@@ -299,6 +365,3 @@ _BOUND_KEYS = frozenset(binding.key for binding in ThreadView.BINDINGS if isinst
 def _bubble(width: int) -> int:
     return max(16, width * 3 // 4)
 
-
-def _with_status(row: MessageRow, status: Status) -> MessageRow:
-    return dataclasses.replace(row, status=status)
