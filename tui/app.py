@@ -32,7 +32,10 @@ from tui.messages import MessageSent
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from tui.runtime import Runtime, SandboxProcess  # the sandbox's type, by way of the runtime (layers)
+    from textual.theme import Theme
+
+    from tui.api.exchange import Exchange
+    from tui.runtime import ForwardAttempt, Runtime, SandboxProcess, StoredEvent  # by way of the runtime (layers)
 
 SENT_REMEMBERED = 1000
 FIRST_STATUS_WAIT = 3.0
@@ -79,10 +82,10 @@ class GatewayApp(App):
         self.sandbox = sandbox
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
-        self.event_received: Signal[Any] = Signal(self, "event-received")
-        self.exchange_recorded: Signal[Any] = Signal(self, "exchange-recorded")
+        self.event_received: Signal[StoredEvent] = Signal(self, "event-received")
+        self.exchange_recorded: Signal[Exchange] = Signal(self, "exchange-recorded")
         self.sent_changed: Signal[str] = Signal(self, "sent-changed")
-        self.forward_attempted: Signal[Any] = Signal(self, "forward-attempted")
+        self.forward_attempted: Signal[ForwardAttempt] = Signal(self, "forward-attempted")
         self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
         self.last_sent_id: str | None = None
         self.first_status_read = asyncio.Event()
@@ -139,8 +142,9 @@ class GatewayApp(App):
         if self.saved_theme in self.available_themes:
             self.theme = self.saved_theme
 
-    def _theme_changed(self, theme: Any) -> None:
-        profile_theme = getattr(self.runtime.profile, "theme", None)
+    def _theme_changed(self, theme: Theme) -> None:
+        profile = self.runtime.profile
+        profile_theme = profile.theme if profile is not None else None
         if self.saved_theme is None and theme.name == profile_theme:
             return  # the profile's own theme, applied at start: not a choice to keep
         if theme.name != self.saved_theme:
@@ -190,7 +194,8 @@ class GatewayApp(App):
             self.runtime_settled.set()
         if self.runtime.store_problem:
             self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
-        theme = getattr(self.runtime.profile, "theme", None)  # a profile's own theme, unless one was chosen since
+        profile = self.runtime.profile
+        theme = profile.theme if profile is not None else None  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
         if self.runtime.insecure_storage and not self.insecure_storage:  # the profile keeps its secrets in the file
@@ -304,15 +309,15 @@ class GatewayApp(App):
 
     # -- fan-out to widgets ---------------------------------------------------------------------------------
 
-    def _publish_event(self, event: Any) -> None:
+    def _publish_event(self, event: StoredEvent) -> None:
         if self._running:
             self.event_received.publish(event)
 
-    def _publish_attempt(self, attempt: Any) -> None:
+    def _publish_attempt(self, attempt: ForwardAttempt) -> None:
         if self._running:
             self.forward_attempted.publish(attempt)
 
-    def _publish_exchange(self, exchange: Any) -> None:
+    def _publish_exchange(self, exchange: Exchange) -> None:
         if self._running:
             self.exchange_recorded.publish(exchange)
 
@@ -332,14 +337,18 @@ class GatewayApp(App):
     @work(group="record-sent", exit_on_error=False, description="keep a sent message in the inbox")
     async def _record_sent(self, message: MessageSent) -> None:
         """The inbox keeps what was sent (and reports what it could not keep instead of losing it silently)."""
+        from tui.api.models import Request
+
+        if not isinstance(message.request, Request):
+            return  # nothing the inbox can show was sent
         try:
             await self.runtime.record_sent(message.kind, message.request, message.result)
         except Exception as error:
             self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
 
-    def sent_message_for(self, event: Any) -> MessageSent | None:
+    def sent_message_for(self, event: StoredEvent) -> MessageSent | None:
         """The message we sent that this event refers to, if any."""
-        for message_id in getattr(event, "message_ids", ()) or ():
+        for message_id in event.message_ids:
             sent = self.sent_messages.get(message_id)
             if sent is not None:
                 return sent

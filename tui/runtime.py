@@ -21,8 +21,8 @@ listener `/delivery`, session webhook (op 24) → listener `/session` with Messa
 ChatPresence active, HMAC key (op 17).
 
 `deterministic=True` (tests and snapshots): fixed tokens and HMAC key, the sandbox's clock and id factory
-fixed, and `scrub()` / `event_time_text()` / `duration_text()` hide the random ports, wall-clock times and
-durations that would otherwise make screenshots differ from run to run.
+fixed, and `scrub()` hides the random ports that would otherwise make screenshots differ from run to run (the UI's
+`tui.widgets.timefmt` hides wall-clock times and durations the same way, given `runtime.deterministic`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
 from tui.webhooks.families import INSTANCE_PATH as DELIVERY_PATH
@@ -50,12 +50,21 @@ from tui.webhooks.families import SESSION_PATH
 from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status  # noqa: F401
 from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
 
+# The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.
+from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Tokens, new_account, sandbox_profile
+
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
     from tui.api.gateway_http import GatewayHttp
+    from tui.api.models import Request
+    from tui.api.operations import OperationId
+    from tui.config import Profile
     from tui.sandbox.process import SandboxProcess
+    from tui.sandbox.server import SandboxGateway
+    from tui.sandbox.state import SandboxState
+    from tui.secrets import SecretName, SecretStore
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
     from tui.webhooks.conversations import Inbox
@@ -64,7 +73,6 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 
 log = logging.getLogger(__name__)
 
-SANDBOX_PROFILE = "sandbox"
 NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
 NAME_LIST_PAGES = 40  # at most 20,000 entries per list
 
@@ -111,22 +119,12 @@ class SetupRequired(StartupError):
     """No profile exists yet (and not --sandbox): the app should open the set-up screen."""
 
 
-@dataclass
-class SandboxProfile:
-    """Stands in for `tui.config.Profile` in sandbox mode (same field names the UI reads)."""
+@dataclass(frozen=True)
+class ListenerOptions:
+    """The listener's body limit and signature policy: the profile's (the sandbox's are the defaults)."""
 
-    name: str = SANDBOX_PROFILE
-    base_url: str = ""
-    instance_id: str = "sandbox"
-    session_url: str = ""
-    listener_host: str = "127.0.0.1"
-    listener_port: int = 0
-    public_url: str = ""
-    theme: str = "textual-dark"
-    instance_dialect: str = "spec"  # what the embedded sandbox speaks, so the clients speak it too
-    session_dialect: str = "spec"
-    forward_to: str = ""
-    forward_allow_remote: bool = False
+    max_body: int
+    require_signatures: bool
 
 
 @dataclass
@@ -164,12 +162,11 @@ class ListenerStats:
         return len(self._recent)
 
 
-class ClientsNotReady(Exception):
-    """A gateway call was asked for before the clients were built (start-up, or a failed start)."""
-
-
 class Runtime:
-    """Everything behind the UI. Fields are None until `start()` has finished (see `started`)."""
+    """Everything behind the UI. What is process-wide lives here (the listener, the event store, the sandbox
+    host, the request log, forwarding); each profile's clients, secrets and dialects live in its `Account`.
+    `accounts` holds them (one today) and `current` is the one the UI works on. Fields are None until `start()`
+    has finished (see `started`)."""
 
     def __init__(
         self,
@@ -190,11 +187,10 @@ class Runtime:
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
         self.http_timeout = http_timeout
-        self.profile: Any = None
-        self.secrets: Any = None
+        self.accounts: list[Account] = []
+        self.current: Account | None = None
+        """The account the UI works on (None until start has loaded its profile)."""
         self.http: GatewayHttp | None = None
-        self.instance: InstanceClient | None = None
-        self.session: SessionClient | None = None
         self.store: EventStore | None = None
         self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
         self._health_subscribers: list[Callable[[], None]] = []
@@ -202,7 +198,7 @@ class Runtime:
         self.listener: Listener | None = None
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
-        self.sandbox: Any = None
+        self.sandbox: SandboxGateway | SandboxProcess | None = None
         self.request_log: RequestLog = _new_request_log()
         self.stats = ListenerStats()
         self.started = False
@@ -220,6 +216,48 @@ class Runtime:
     def __repr__(self) -> str:
         mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
         return f"<Runtime {mode} started={self.started} hmac={'set' if self._hmac_key else 'none'}>"
+
+    # -- the current account ---------------------------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile | None:
+        """The current account's profile (None before start has loaded it)."""
+        return self.current.profile if self.current is not None else None
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        """A changed profile for the current account (Settings saved it); its clients speak its dialects."""
+        if self.current is None:
+            raise ClientsNotReady("There is no profile loaded yet; nothing was changed.")
+        self.current.change_profile(profile)
+
+    @property
+    def secrets(self) -> SecretStore | None:
+        """The current account's secret store."""
+        return self.current.secrets if self.current is not None else None
+
+    @property
+    def instance(self) -> InstanceClient | None:
+        """The current account's instance-family client (None before the clients are built, or without the family)."""
+        return self.current.instance if self.current is not None else None
+
+    @instance.setter
+    def instance(self, client: InstanceClient | None) -> None:
+        if self.current is None:
+            raise ClientsNotReady("There is no profile loaded yet.")
+        self.current.instance = client
+
+    @property
+    def session(self) -> SessionClient | None:
+        """The current account's session-family client (None before the clients are built, or without the family)."""
+        return self.current.session if self.current is not None else None
+
+    def _open_account(self, profile: Profile, secrets: SecretStore) -> Account:
+        """The current account, for a profile of the user's or the sandbox's (one factory for both)."""
+        account = new_account(profile, secrets, store=lambda: self.store)
+        self.accounts = [account]
+        self.current = account
+        return account
 
     # -- subscriptions --------------------------------------------------------------------------------------
 
@@ -282,14 +320,16 @@ class Runtime:
 
     @property
     def inbox(self) -> Inbox | None:
-        """Conversations over the event store; None before start. Its reads are indexed and take about a
-        millisecond (the UI makes them on the event loop), except a search of the messages' text (a scan: call
-        it from a thread worker); its writes wait for the store's writer (call them from a thread)."""
+        """The current account's conversations over the event store; None before start. Its reads are indexed and
+        take about a millisecond (the UI makes them on the event loop), except a search of the messages' text (a
+        scan: call it from a thread worker); its writes wait for the store's writer (call them from a thread)."""
         from tui.webhooks.conversations import Inbox
 
+        if self.current is not None:
+            return self.current.inbox
         return Inbox(self.store) if self.store is not None else None
 
-    async def record_sent(self, op_id: str, request: Any, result: Any) -> str | None:
+    async def record_sent(self, op_id: OperationId | str, request: Request, result: object) -> str | None:
         """Keep a message the gateway accepted in the inbox (same store as the events); returns its chat id."""
         from tui.webhooks.sent import message_id_of, sent_message
 
@@ -333,7 +373,7 @@ class Runtime:
         self._names_asked = True
         if self._names_task is not None and not self._names_task.done():
             return
-        if self.instance is None or self.session is None or self.store is None:
+        if (self.instance is None and self.session is None) or self.store is None:
             return  # not started yet: start() reads them once it has
         self._names_task = asyncio.get_running_loop().create_task(self._read_names(), name="read gateway lists")
 
@@ -342,6 +382,8 @@ class Runtime:
         from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
         from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
         from tui.webhooks.conversations import (
+            ChatName,
+            ListedChat,
             chats_from_chat_list,
             chats_from_group_list,
             names_from_chats,
@@ -349,26 +391,25 @@ class Runtime:
             names_from_groups,
         )
 
-        names: list[Any] = []
-        chats: list[Any] = []
+        names: list[ChatName] = []
+        chats: list[ListedChat] = []
         read: list[str] = []
         problems: list[str] = []
         for op_id in NAME_LISTS:
             op = OPERATIONS[op_id]
-            client: Any = self.instance if op.family is Family.INSTANCE else self.session
+            client: InstanceClient | SessionClient | None = self.instance if op.family is Family.INSTANCE else self.session
             if client is None:
-                continue
-            items: list[Any] = []
+                continue  # a family the profile lacks (or not connected): its lists are not read
+            items: list[object] = []
             try:
                 if op.request is ListPage:
                     for page in range(1, NAME_LIST_PAGES + 1):  # bounded: a gateway that never ends its list
-                        answer = await client.request(op, ListPage(page=page, pageSize=NAME_LIST_PAGE_SIZE))
-                        items.extend(answer.items)
-                        if len(answer.items) < NAME_LIST_PAGE_SIZE:
+                        page_items = _list_items(await client.request(op, ListPage(page=page, pageSize=NAME_LIST_PAGE_SIZE)))
+                        items.extend(page_items)
+                        if len(page_items) < NAME_LIST_PAGE_SIZE:
                             break
                 else:
-                    answer = await client.request(op, NoBody())
-                    items.extend(answer.items)
+                    items.extend(_list_items(await client.request(op, NoBody())))
             except DialectRefusal:
                 continue  # this dialect has no such list: the history alone names the chats
             except (GatewayError, ClientsNotReady) as error:
@@ -405,20 +446,6 @@ class Runtime:
                 except Exception:
                     log.exception("inbox subscriber failed")
 
-    def inbox_time_text(self, at_us: int) -> str:
-        """A message's time in the inbox (local); deterministic mode shows the seeded history's own UTC times
-        and a fixed time for everything that happened during the run; nothing for 0 (a chat the gateway lists
-        without saying when its last message was)."""
-        if at_us <= 0:
-            return ""
-        moment = datetime.fromtimestamp(at_us / 1_000_000, UTC)
-        if self.deterministic:
-            return moment.strftime("%H:%M") if moment < DETERMINISTIC_EPOCH else "12:00"
-        local = moment.astimezone()
-        if local.date() == datetime.now().astimezone().date():
-            return local.strftime("%H:%M")
-        return local.strftime("%d %b")
-
     def now_us(self) -> int:
         return _now_us()
 
@@ -443,6 +470,8 @@ class Runtime:
         if event.payload is not None and len(event.body) > LIST_BODY_LIMIT:
             # Views keep hundreds of events; like the store's lists they get the payload, not inline media.
             event = dataclasses.replace(event, body=b"")
+        if self.current is not None:  # one account today: every event the listener stores is the current one's
+            self.current.publish(event)
         for callback in list(self._event_subscribers):
             try:
                 callback(event)
@@ -506,11 +535,13 @@ class Runtime:
                 await asyncio.to_thread(store.close)
 
     async def _start_sandbox(self) -> None:
+        from tui.secrets import MemorySecrets
+
         hmac_key = DETERMINISTIC_HMAC_KEY if self.deterministic else "sbx-" + _random.token_urlsafe(36)
-        self.secrets = _memory_secrets()
+        secrets = MemorySecrets()  # the sandbox's throwaway secrets: its account keeps them
         if self._sandbox_process is not None:
-            tokens = dict(self._sandbox_process.tokens)
-            await self._remember_secrets(tokens, hmac_key=None)
+            tokens = Tokens.from_names(self._sandbox_process.tokens)
+            await asyncio.to_thread(_write_tokens, secrets, SANDBOX_PROFILE, tokens)
             self.sandbox = self._sandbox_process
             from tui.sandbox.process import SandboxProcessError
 
@@ -523,47 +554,53 @@ class Runtime:
             except SandboxProcessError as error:
                 raise StartupError(str(error)) from None
         else:
-            tokens = dict(DETERMINISTIC_TOKENS) if self.deterministic else {
+            tokens = Tokens.from_names(DETERMINISTIC_TOKENS) if self.deterministic else Tokens.from_names({
                 name: _random.token_urlsafe(24) for name in DETERMINISTIC_TOKENS
-            }
-            await self._remember_secrets(tokens, hmac_key=None)
+            })
+            await asyncio.to_thread(_write_tokens, secrets, SANDBOX_PROFILE, tokens)
             await self._start_sandbox_here(tokens)
-        await self._sandbox_started(tokens, hmac_key)
+        await self._sandbox_started(secrets, tokens, hmac_key)
 
-    async def _start_sandbox_here(self, tokens: dict[str, str]) -> None:
+    async def _start_sandbox_here(self, tokens: Tokens) -> None:
         """The sandbox gateway on this process's event loop (the tests: its state is read directly)."""
         from tui.sandbox.server import SandboxGateway
 
-        options: dict[str, Any] = {}
-        if self.deterministic:
-            options.update(_deterministic_sandbox_options())
         from tui.api.dialects import InstanceDialect as InstanceDialectValue
         from tui.api.dialects import SessionDialect as SessionDialectValue
 
-        self.sandbox = SandboxGateway(
+        counter = itertools.count(1)
+
+        def fixed_clock() -> datetime:
+            return DETERMINISTIC_EPOCH
+
+        def numbered_id() -> str:
+            return f"SBX{next(counter):08d}"
+
+        sandbox = SandboxGateway(
             instance_id="sandbox",
-            instance_token=tokens["instance_token"],
-            client_token=tokens["client_token"],
-            session_token=tokens["session_token"],
+            instance_token=tokens.instance_token,
+            client_token=tokens.client_token,
+            session_token=tokens.session_token,
             host="127.0.0.1",
             port=0,
             instance_dialect=InstanceDialectValue(self.sandbox_dialects[0]),
             session_dialect=SessionDialectValue(self.sandbox_dialects[1]),
-            **options,
+            # Deterministic mode: the sandbox's clock and message ids fixed, so screenshots do not differ.
+            clock=fixed_clock if self.deterministic else None,
+            id_factory=numbered_id if self.deterministic else None,
         )
-        await self.sandbox.start()
+        self.sandbox = sandbox
+        await sandbox.start()
 
-    async def _sandbox_started(self, tokens: dict[str, str], hmac_key: str) -> None:
+    async def _sandbox_started(self, secrets: SecretStore, tokens: Tokens, hmac_key: str) -> None:
+        assert self.sandbox is not None
         base = self.sandbox.url.rstrip("/")
-        self.profile = SandboxProfile(
-            base_url=base,
-            session_url=base,
-            instance_dialect=self.sandbox_dialects[0],
-            session_dialect=self.sandbox_dialects[1],
-        )
+        account = self._open_account(sandbox_profile(base, self.sandbox_dialects), secrets)
         # The clients first: the gateway answers from here on, and the app reads its status while the store, the
         # listener and the webhooks are set up (bench/start_interactive.py: ~150 ms sooner "connected").
-        self._build_clients(base, "sandbox", tokens, session_url=base)
+        self._build_http()
+        assert self.http is not None
+        account.connect(self.http, tokens)
         await self._clients_built()
 
         await self._open_store()
@@ -584,7 +621,7 @@ class Runtime:
     async def _start_profile(self) -> None:
         from tui import config
 
-        profiles = _profiles_by_name(await asyncio.to_thread(config.load_profiles))
+        profiles = {profile.name: profile for profile in await asyncio.to_thread(config.load_profiles)}
         if not profiles:
             raise SetupRequired("no profile yet")
         name = self.profile_name
@@ -594,34 +631,22 @@ class Runtime:
             known = ", ".join(sorted(profiles))
             raise StartupError(f"no profile named {name!r} (known: {known}); see `gateway-tui profile list`")
         self.profile_name = name
-        self.profile = profiles[name]
+        profile = profiles[name]
 
         from tui import secrets as secret_module
 
-        if self.profile.secrets_file:  # set up without a keyring: its secrets are in the 0600 file, no flag needed
+        if profile.secrets_file:  # set up without a keyring: its secrets are in the 0600 file, no flag needed
             self.insecure_storage = True
-        self.secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
-        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, self.secrets)
-        tokens = {
-            "instance_token": _secret_value(resolved, "instance_token") or "",
-            "client_token": _secret_value(resolved, "client_token") or "",
-            "session_token": _secret_value(resolved, "session_token") or "",
-        }
-        hmac_key = _secret_value(resolved, "hmac_key")
-        self._hmac_key = hmac_key or None
+        secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
+        account = self._open_account(profile, secrets)
+        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets)
+        self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
 
         await self._open_store()
-        await self._start_listener(
-            getattr(self.profile, "listener_host", "127.0.0.1") or "127.0.0.1",
-            int(getattr(self.profile, "listener_port", 0) or 0),
-            hmac_key=self._hmac_key,
-        )
-        self._build_clients(
-            self.profile.base_url,
-            self.profile.instance_id,
-            tokens,
-            session_url=getattr(self.profile, "session_url", "") or self.profile.base_url,
-        )
+        await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)
+        self._build_http()
+        assert self.http is not None
+        account.connect(self.http, Tokens.from_secrets(resolved))
 
     _on_clients: Callable[[], Awaitable[None]] | None = None
 
@@ -656,9 +681,9 @@ class Runtime:
         from tui.webhooks.forwarder import ForwardLog
 
         self.forward_log = await asyncio.to_thread(ForwardLog(store.path).open)
-        target = getattr(self.profile, "forward_to", "") or ""
-        if target:
-            await self.set_forward_target(target, allow_remote=bool(getattr(self.profile, "forward_allow_remote", False)))
+        profile = self.profile
+        if profile is not None and profile.forward_to:
+            await self.set_forward_target(profile.forward_to, allow_remote=profile.forward_allow_remote)
 
     async def _start_listener(self, host: str, port: int, *, hmac_key: str | None) -> None:
         # Imported in a thread: the listener's modules (the store, the HTTP layer) would otherwise hold the event
@@ -669,6 +694,7 @@ class Runtime:
 
         if self.store is None:
             return  # no store, no listener: an event answered 200 must be stored
+        options = self._listener_options()
         self.listener = Listener(
             self.store,
             host=host,
@@ -676,18 +702,19 @@ class Runtime:
             hmac_key=hmac_key,
             on_event=self._on_event,
             on_shedding=self._on_listener_load,
-            **self._listener_options(),
+            max_body=options.max_body,
+            require_signatures=options.require_signatures,
         )
         await self.listener.start()
 
-    def _listener_options(self) -> dict[str, Any]:
-        """The profile's body limit and signature policy (the sandbox takes the defaults)."""
+    def _listener_options(self) -> ListenerOptions:
+        """The profile's body limit and signature policy (the sandbox's profile has the defaults)."""
         from tui.webhooks.budget import DEFAULT_MAX_BODY
 
-        return {
-            "max_body": getattr(self.profile, "max_body", None) or DEFAULT_MAX_BODY,
-            "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
-        }
+        profile = self.profile
+        if profile is None:
+            return ListenerOptions(DEFAULT_MAX_BODY, False)
+        return ListenerOptions(profile.max_body or DEFAULT_MAX_BODY, profile.require_signatures)
 
     def _build_http(self) -> None:
         """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
@@ -697,29 +724,15 @@ class Runtime:
         if self.http is None:
             self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
 
-    def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
-        from tui.api.client import InstanceClient, SessionClient
-        from tui.api.credentials import InstanceCredentials, SessionCredentials
-
-        self._build_http()
-        assert self.http is not None
-        instance_dialect, session_dialect = self.dialects
-        self.instance = InstanceClient(
-            self.http,
-            InstanceCredentials(base_url, instance_id, tokens["instance_token"], tokens["client_token"]),
-            instance_dialect,
-        )
-        self.session = SessionClient(self.http, SessionCredentials(session_url, tokens["session_token"]), session_dialect)
-
     @property
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
-        """What the profile speaks on the wire (instance, session); the spec's shapes until a profile is loaded."""
+        """What the current profile speaks on the wire (instance, session); the spec's shapes until a profile is
+        loaded."""
         from tui.api.dialects import InstanceDialect, SessionDialect
 
-        profile = self.profile
-        if profile is None:
+        if self.current is None:
             return InstanceDialect.SPEC, SessionDialect.SPEC
-        return InstanceDialect(profile.instance_dialect), SessionDialect(profile.session_dialect)
+        return self.current.dialects
 
     async def set_dialects(self, instance: InstanceDialect, session: SessionDialect) -> None:
         """Switch the dialects of a real profile (Settings): saved to the profile, clients rebuilt to speak them."""
@@ -727,38 +740,33 @@ class Runtime:
 
         if self.sandbox_mode:
             raise StartupError("the sandbox's dialects are chosen when it starts (--instance-dialect, --session-dialect)")
-        updated = self.profile.model_copy(update={"instance_dialect": instance, "session_dialect": session})
+        account = self._account()
+        updated = account.profile.model_copy(update={"instance_dialect": instance, "session_dialect": session})
         await asyncio.to_thread(config.save_profile, updated)
-        self.profile = updated
-        if self.instance is not None and self.session is not None:
-            self.instance = type(self.instance)(self.instance.http, self.instance.credentials, instance)
-            self.session = type(self.session)(self.session.http, self.session.credentials, session)
+        account.change_profile(updated)
 
     # -- operations the UI (Settings) calls ----------------------------------------------------------------
 
-    def _clients(self) -> tuple[InstanceClient, SessionClient]:
-        if self.instance is None or self.session is None:
+    def _account(self) -> Account:
+        if self.current is None:
             raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")
-        return self.instance, self.session
+        return self.current
 
     async def reload_credentials(self) -> None:
-        """Rebuild both clients from the secret store, after Settings replaced or removed a token. For a real
+        """Rebuild the clients from the secret store, after Settings replaced or removed a token. For a real
         profile the GATEWAY_TUI_* variables still win, as at start; the sandbox's throwaway secrets have no
         environment override."""
         from tui import secrets as secret_module
 
-        store, profile = self.secrets, self.profile_name or SANDBOX_PROFILE
+        account = self._account()
+        store, profile = account.secrets, account.name
         if self.sandbox_mode:
             resolved = {name: await asyncio.to_thread(store.get, profile, name) for name in secret_module.SecretName}
         else:
             resolved = await asyncio.to_thread(secret_module.resolve_secrets, profile, store)
-        tokens = {name: _secret_value(resolved, name) or "" for name in DETERMINISTIC_TOKENS}
-        self._build_clients(
-            self.profile.base_url,
-            self.profile.instance_id,
-            tokens,
-            session_url=getattr(self.profile, "session_url", "") or self.profile.base_url,
-        )
+        self._build_http()
+        assert self.http is not None
+        account.connect(self.http, Tokens.from_secrets(resolved))
 
     async def restart_listener(
         self, host: str, port: int, *, max_body: int | None = None, require_signatures: bool | None = None
@@ -770,15 +778,15 @@ class Runtime:
 
         if self.store is None:
             raise StartupError(self.store_problem or "there is no event store")
-        options = self._listener_options()
-        if max_body is not None:
-            options["max_body"] = max_body
-        if require_signatures is not None:
-            options["require_signatures"] = require_signatures
+        profiled = self._listener_options()
+        options = ListenerOptions(
+            profiled.max_body if max_body is None else max_body,
+            profiled.require_signatures if require_signatures is None else require_signatures,
+        )
         current = self.listener
         if (
             current is not None and current.host == host and port != 0 and current.port == port
-            and (current.max_body, current.require_signatures) == (options["max_body"], options["require_signatures"])
+            and ListenerOptions(current.max_body, current.require_signatures) == options
         ):
             return  # already there
         if current is not None and current.host == host and port != 0 and current.port == port:
@@ -790,7 +798,8 @@ class Runtime:
             hmac_key=self._hmac_key,
             on_event=self._on_event,
             on_shedding=self._on_listener_load,
-            **options,
+            max_body=options.max_body,
+            require_signatures=options.require_signatures,
         )
         await replacement.start()
         previous, self.listener = self.listener, replacement
@@ -837,12 +846,6 @@ class Runtime:
         """Every attempt for one event (blocking: call from a thread worker)."""
         return self.forward_log.attempts(event_id) if self.forward_log is not None else []
 
-    def describe_attempt(self, attempt: ForwardAttempt) -> str:
-        """One line about an attempt, for display (durations hidden in deterministic mode)."""
-        from tui.webhooks.forwarder import describe
-
-        return self.scrub(describe(attempt, duration=self.duration_text(attempt.duration_ms)))
-
     def latest_forward_attempts(self, event_ids: list[int]) -> dict[int, ForwardAttempt]:
         """The newest attempt per event (blocking: call from a thread worker)."""
         return self.forward_log.latest(event_ids) if self.forward_log is not None else {}
@@ -852,24 +855,28 @@ class Runtime:
         return self._hmac_key is not None
 
     async def configure_webhooks(self, public_url: str) -> None:
-        """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events).
+        """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events), for
+        the families the profile has.
 
         `public_url` is the listener's address as the gateway sees it (the listener URL in sandbox mode, a
-        tunnel for a real gateway). Raises the client's typed errors.
+        tunnel for a real gateway). Raises the client's typed errors, ClientsNotReady before the clients exist.
         """
         from tui.api.models import DeliveryWebhook, WebhookUpdate
+        from tui.api.operations import Family
 
         base = public_url.rstrip("/")
-        instance, session = self._clients()
-        await instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
-        await session.update_webhook(
-            WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
-        )
+        account = self._account()
+        if account.has(Family.INSTANCE):
+            await account.instance_client().set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
+        if account.has(Family.SESSION):
+            await account.session_client().update_webhook(
+                WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_EVENTS), active=True)
+            )
         self.webhooks_base = base
 
     def listener_base(self) -> str:
         """Where the gateway should send events: the profile's public URL (a tunnel), else the listener's own."""
-        public = getattr(self.profile, "public_url", "") if self.profile is not None else ""
+        public = self.profile.public_url if self.profile is not None else ""
         if public:
             return public.rstrip("/")
         return self.listener.url.rstrip("/") if self.listener is not None else ""
@@ -904,33 +911,27 @@ class Runtime:
         from tui.api.models import HmacKey
 
         request = HmacKey(hmac_key=key)  # validates: at least 32 characters
-        await self._clients()[1].set_hmac_key(request)
+        await self._account().session_client().set_hmac_key(request)
         self._hmac_key = key
         if self.listener is not None:
             self.listener.set_hmac_key(key)
-        await self._store_secret("hmac_key", key)
+        await self._store_secret(_hmac_secret(), key)
 
     async def delete_hmac_key(self) -> None:
         """Remove the signing key: gateway op 19, then the listener (verdicts become "no key"), then the store."""
-        await self._clients()[1].delete_hmac_key()
+        await self._account().session_client().delete_hmac_key()
         self._hmac_key = None
         if self.listener is not None:
             self.listener.set_hmac_key(None)
-        await self._store_secret("hmac_key", None)
+        await self._store_secret(_hmac_secret(), None)
 
     # -- secrets --------------------------------------------------------------------------------------------
 
-    async def _remember_secrets(self, tokens: dict[str, str], *, hmac_key: str | None) -> None:
-        for name, value in tokens.items():
-            await self._store_secret(name, value)
-        if hmac_key is not None:
-            await self._store_secret("hmac_key", hmac_key)
-
-    async def _store_secret(self, name: str, value: str | None) -> None:
-        if self.secrets is None:
+    async def _store_secret(self, name: SecretName, value: str | None) -> None:
+        if self.current is None:
             return
         try:
-            await asyncio.to_thread(_write_secret, self.secrets, self.profile_name, name, value)
+            await asyncio.to_thread(_write_secret, self.current.secrets, self.current.name, name, value)
         except Exception as error:  # the gateway already changed; say so rather than crash the caller
             log.warning("could not save the %s in the secret store: %s", name, type(error).__name__)
             raise
@@ -947,7 +948,7 @@ class Runtime:
 
     def _random_urls(self) -> list[tuple[str, str]]:
         urls: list[tuple[str, str]] = []
-        if self.sandbox is not None and getattr(self.sandbox, "url", None):
+        if self.sandbox is not None and self.sandbox.url:
             urls.append((self.sandbox.url.rstrip("/"), "http://sandbox.test"))
             urls.append((self.sandbox.url.rstrip("/").removeprefix("http://"), "sandbox.test"))
         if self.listener is not None and self.listener.port:
@@ -962,9 +963,9 @@ class Runtime:
     def sandbox_samples(self) -> SandboxSamples | None:
         """Ids that exist in the running sandbox (read from its state, not copied), for placeholders and
         completion; None outside sandbox mode."""
-        state = getattr(self.sandbox, "state", None) if self.sandbox_mode else None
-        if state is None:
+        if not self.sandbox_mode or self.sandbox is None:
             return None
+        state = self.sandbox.state
         groups = [(group.digits, group.name) for group in state.groups.values()]
         admin_groups = [(g.digits, g.name) for g in state.groups.values() if g.is_admin(state.own_phone)]
         return SandboxSamples(
@@ -981,25 +982,16 @@ class Runtime:
             return f"{self.listener.host}:port"
         return self.listener.url.removeprefix("http://")
 
-    def event_time_text(self, event: StoredEvent) -> str:
-        return event_time_text(event, deterministic=self.deterministic)
-
-    def duration_text(self, duration_ms: float) -> str:
-        return "n ms" if self.deterministic else f"{duration_ms:.0f} ms"
-
-    def moment_text(self, moment: datetime) -> str:
-        if self.deterministic:
-            return "12:00:00"
-        return moment.astimezone().strftime("%H:%M:%S")
-
-
-def event_time_text(event: StoredEvent, *, deterministic: bool = False, with_date: bool = False) -> str:
-    """The one place event times are formatted (local time); deterministic mode derives them from the id."""
-    moment = DETERMINISTIC_EPOCH + timedelta(seconds=event.id) if deterministic else event.received_at.astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
 # -- adapters to the other layers' APIs (kept here so the UI does not care) ---------------------------------
+
+
+def describe_forward_attempt(attempt: ForwardAttempt, *, duration: str) -> str:
+    """The forwarder's own line about an attempt, with `duration` as the UI shows it (tui.widgets.timefmt)."""
+    from tui.webhooks.forwarder import describe
+
+    return describe(attempt, duration=duration)
 
 
 def _new_request_log() -> RequestLog:
@@ -1009,45 +1001,29 @@ def _new_request_log() -> RequestLog:
     return RequestLog(REQUEST_LOG_SIZE)
 
 
-def _memory_secrets() -> Any:
-    from tui.secrets import MemorySecrets
+def _list_items(answer: object) -> list[object]:
+    """The entries of one of the gateway's lists (contacts, chats, groups); [] for any other answer."""
+    from tui.api.models import ChatList, ContactList, GroupList
 
-    return MemorySecrets()
+    return list(answer.items) if isinstance(answer, (ContactList, ChatList, GroupList)) else []
 
 
-def _secret_name(name: str) -> Any:
+def _hmac_secret() -> SecretName:
     from tui.secrets import SecretName
 
-    for member in SecretName:
-        if member.name.lower() == name or str(member.value).lower().replace("-", "_") == name:
-            return member
-    raise KeyError(name)
+    return SecretName.HMAC_KEY
 
 
-def _write_secret(store: Any, profile: str | None, name: str, value: str | None) -> None:
-    member = _secret_name(name)
+def _write_secret(store: SecretStore, profile: str, name: SecretName, value: str | None) -> None:
     if value is None:
-        store.delete(profile, member)
+        store.delete(profile, name)
     else:
-        store.set(profile, member, value)
+        store.set(profile, name, value)
 
 
-def _secret_value(resolved: Any, name: str) -> str | None:
-    if resolved is None:
-        return None
-    if isinstance(resolved, dict):
-        for key, value in resolved.items():
-            key_text = (getattr(key, "name", None) or str(getattr(key, "value", key))).lower().replace("-", "_")
-            if key_text == name:
-                return value if isinstance(value, str) else None
-        return None
-    return getattr(resolved, name, None)
-
-
-def _profiles_by_name(profiles: Any) -> dict[str, Any]:
-    if isinstance(profiles, dict):
-        return dict(profiles)
-    return {profile.name: profile for profile in profiles or ()}
+def _write_tokens(store: SecretStore, profile: str, tokens: Tokens) -> None:
+    for name, value in tokens.by_secret().items():
+        store.set(profile, name, value)
 
 
 def _now_us() -> int:
@@ -1057,7 +1033,7 @@ def _now_us() -> int:
 SEEDED_HISTORY_ENDS_BEFORE_US = 5 * 60 * 1_000_000
 
 
-def seed_sandbox_inbox(store: EventStore, state: Any, *, ends_before_us: int | None = None) -> None:
+def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us: int | None = None) -> None:
     """The sandbox's demo chats in the inbox: names from its contact and group lists, and the seeded history
     (once per store: a chat that already has messages keeps them). With `ends_before_us` (a live sandbox) the
     history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
@@ -1090,14 +1066,3 @@ def seed_sandbox_inbox(store: EventStore, state: Any, *, ends_before_us: int | N
         if item.sender is None:
             inbox.set_status([item.message_id], Status.READ)  # the history's own messages were read long ago
 
-
-def _deterministic_sandbox_options() -> dict[str, Any]:
-    counter = itertools.count(1)
-
-    def clock() -> datetime:
-        return DETERMINISTIC_EPOCH
-
-    def id_factory() -> str:
-        return f"SBX{next(counter):08d}"
-
-    return {"clock": clock, "id_factory": id_factory}

@@ -29,7 +29,10 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - the state's module is imported when first read
+    from tui.sandbox.state import SandboxState
 
 TOKEN_NAMES = ("instance_token", "client_token", "session_token")
 READY_WAIT = 20.0
@@ -51,7 +54,7 @@ class SandboxProcess:
     tokens: dict[str, str]
     host: str = "127.0.0.1"
     port: int = 0
-    _state: Any = field(default=None, repr=False)
+    _state: SandboxState | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:  # the tokens are secrets
         return f"SandboxProcess(pid={self.process.pid}, url={self.url!r})"
@@ -77,7 +80,7 @@ class SandboxProcess:
         return f"http://{self.host}:{self.port}" if self.port else ""
 
     @property
-    def state(self) -> Any:
+    def state(self) -> SandboxState:
         if self._state is None:
             from tui.sandbox.state import seed_demo_state
 

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.widgets.clipboard import copy_text
+from tui.widgets.timefmt import attempt_text, moment_text
 from tui.keymap import bindings_for
 
 from tui.widgets.events_panel import (
@@ -143,10 +144,10 @@ class EventDetailScreen(ModalScreen[None]):
         target = runtime.forward_target
         lines = Text()
         for attempt in attempts:
-            when = runtime.moment_text(attempt.at)
+            when = moment_text(attempt.at, deterministic=runtime.deterministic)
             style = {"delivered": "green", "retrying": "yellow", "failed": "red"}.get(str(attempt.outcome), "")
             lines.append(("\n" if lines else "") + f"{when} ", style="dim")
-            lines.append(runtime.describe_attempt(attempt), style=style)
+            lines.append(attempt_text(runtime, attempt), style=style)
         if not attempts and target:
             lines.append("not forwarded (rejected events are kept back; events stored before forwarding began too)")
         if target:
@@ -167,7 +168,7 @@ class EventDetailScreen(ModalScreen[None]):
             self.notify(f"Not replayed: {self.event.cut_note()}", severity="warning", markup=False)
             return
         attempt = await runtime.replay(self.event)
-        self.notify(runtime.describe_attempt(attempt), severity="information" if attempt.delivered else "error", markup=False)
+        self.notify(attempt_text(runtime, attempt), severity="information" if attempt.delivered else "error", markup=False)
 
     def action_copy(self) -> None:
         text, _lexer = body_text(self.event)

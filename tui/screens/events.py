@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Label, Select, Static
 from tui.widgets.columns import Column, fit_columns
 from tui.widgets.events_panel import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, duplicate_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
+from tui.widgets.timefmt import event_time_text
 
 PAGE_SIZE = 100
 # At 80 columns the Verdict stays; the date, the id's padding, the summary, then the kind give way.
@@ -223,8 +224,8 @@ class EventsSection(Vertical):
                 summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
             table.add_row(
                 Text(str(event.id), justify="right"),
-                Text(runtime.event_time_text(event) if runtime.deterministic or widths["time"] < 19
-                     else _full_time(runtime, event)),
+                Text(event_time_text(event, deterministic=runtime.deterministic,
+                                     with_date=not runtime.deterministic and widths["time"] >= 19)),
                 Text(clip(event.kind, widths["kind"]), style="red" if event.rejected else ""),
                 summary,
                 verdict_badge(event),
@@ -371,12 +372,6 @@ class EventsSection(Vertical):
             self.app.call_from_thread(self.app.notify, f"Export failed: {error}.", severity="error", markup=False)
             return
         self.app.call_from_thread(self.app.notify, f"Exported {written:,} events to {path}.", markup=False)
-
-
-def _full_time(runtime: Any, event: Any) -> str:
-    from tui.runtime import event_time_text
-
-    return event_time_text(event, with_date=True)
 
 
 class ExportScreen(ModalScreen[str | None]):

@@ -18,7 +18,7 @@ goes to the list, or, when no chat matches a phone number typed there, enter ope
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -33,11 +33,16 @@ from tui.api.models import ChatAction, ModifyChat, SendText, is_phone, normalize
 from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
+from tui.account import ClientsNotReady, FamilyMissing
 from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.feedback import ErrorLine, explain_error
 from tui.widgets.forms import TextInput
 from tui.widgets.thread_view import ThreadView
+from tui.widgets.timefmt import inbox_time_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.api.client import InstanceClient
 
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
 THREAD_PAGE = 200  # messages per page of a thread
@@ -237,7 +242,7 @@ class InboxView(Widget):
         return self.runtime.inbox
 
     def _time_text(self, at_us: int) -> str:
-        return self.runtime.inbox_time_text(at_us)
+        return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
 
     def reload(self, select: str | None = None) -> None:
         """Read the list (and the chosen thread, or what is new in the open one) and show it.
@@ -433,11 +438,16 @@ class InboxView(Widget):
     @work(group="inbox-call", exclusive=True, exit_on_error=False, description="mark the chat read")
     async def _mark_read(self, chat: str) -> None:
         runtime = self.runtime
-        if runtime.instance is None:
+        try:
+            client = self._instance_client()
+        except FamilyMissing as error:
+            self._answer(chat, str(error), ok=False)
+            return
+        except ClientsNotReady:
             self._answer(chat, "The gateway is not ready yet; nothing was sent.", ok=False)
             return
         try:
-            result = await runtime.instance.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
+            result = await client.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
             self._answer(chat, runtime.scrub(explain_error(error)), ok=False)
             return
@@ -447,6 +457,14 @@ class InboxView(Widget):
         await self._in_thread(lambda: self.inbox.mark_seen(chat))
         self._answer(chat, f"Marked read on the gateway: {chat}.", ok=True)
         self.reload()
+
+    def _instance_client(self) -> InstanceClient:
+        """The current account's instance client (the inbox reads and sends through the instance family); raises
+        FamilyMissing for a profile without it, ClientsNotReady before the clients exist."""
+        account = self.runtime.current
+        if account is None:
+            raise ClientsNotReady("no account yet")
+        return account.instance_client()
 
     def _answer(self, chat: str, text: str, *, ok: bool) -> None:
         """The line under the thread answers for the chat open there; an answer about a chat left meanwhile is a
@@ -487,12 +505,17 @@ class InboxView(Widget):
         except Exception as error:
             status.show_error(explain_error(error))
             return
-        if runtime.instance is None:
+        try:
+            client = self._instance_client()
+        except FamilyMissing as error:
+            status.show_error(str(error))
+            return
+        except ClientsNotReady:
             status.show_error("The gateway is not ready yet; nothing was sent.")
             return
         reply.loading = True
         try:
-            result = await runtime.instance.request(SEND_TEXT, request)
+            result = await client.request(SEND_TEXT, request)
         except Exception as error:
             status.show_error(runtime.scrub(explain_error(error)))
             return

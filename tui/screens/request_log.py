@@ -23,6 +23,7 @@ from tui.widgets.columns import Column, fit_columns
 from tui.keymap import bindings_for
 
 from tui.widgets.header import GatewayHeader
+from tui.widgets.timefmt import duration_text, moment_text
 
 # Status never gives way; at 80 columns the URL shrinks (keeping its end, where the operation is).
 COLUMNS = (
@@ -107,11 +108,11 @@ class RequestLogScreen(Screen):
                 status = Text(str(exchange.status), style="green" if exchange.ok else "bold red")
             url = runtime.scrub(exchange.url)
             table.add_row(
-                Text(runtime.moment_text(exchange.started_at)),
+                Text(moment_text(exchange.started_at, deterministic=runtime.deterministic)),
                 Text(exchange.method),
                 Text(url if len(url) <= url_width else "…" + url[-(url_width - 1) :]),
                 status,
-                Text(runtime.duration_text(exchange.duration_ms), justify="right"),
+                Text(duration_text(exchange.duration_ms, deterministic=runtime.deterministic), justify="right"),
                 key=str(index),
             )
         if self.exchanges:
@@ -137,7 +138,7 @@ class RequestLogScreen(Screen):
         parts: list[Any] = []
         head = Text.assemble((f"{exchange.method} ", "bold"), runtime.scrub(exchange.url))
         outcome = str(exchange.status) if exchange.status is not None else "no answer"
-        head.append(f"\n→ {outcome} in {runtime.duration_text(exchange.duration_ms)}")
+        head.append(f"\n→ {outcome} in {duration_text(exchange.duration_ms, deterministic=runtime.deterministic)}")
         if exchange.error:
             head.append(f"\nerror: {runtime.scrub(exchange.error)}", style="red")
         parts.append(head)

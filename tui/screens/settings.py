@@ -573,10 +573,11 @@ class SettingsSection(OperationSection):
     @work(group="settings-secret", exclusive=True, exit_on_error=False)
     async def _write_secret(self, name: SecretName, value: str | None) -> None:
         status = self.block_status(self.query_one("#secrets-block"))
-        store, profile = self.runtime.secrets, self.runtime.profile_name
-        if store is None:
+        account = self.runtime.current
+        if account is None:
             status.show_error("The secret store is not open; nothing was changed.")
             return
+        store, profile = account.secrets, account.name
         try:
             if value is None:
                 await asyncio.to_thread(store.delete, profile, name)

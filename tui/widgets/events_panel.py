@@ -30,6 +30,7 @@ from textual.widgets import DataTable, Static
 from tui.api.wording import clip_words
 from tui.runtime import duplicate_marker
 from tui.widgets.columns import Column, fit_columns
+from tui.widgets.timefmt import event_time_text
 from tui.keymap import bindings_for, shown_key
 
 if TYPE_CHECKING:
@@ -117,11 +118,7 @@ def cut_marker(event: Any) -> str:
 
 def event_time(app: Any, event: Any) -> str:
     runtime: Runtime | None = getattr(app, "runtime", None)
-    if runtime is not None:
-        return runtime.event_time_text(event)
-    from tui.runtime import event_time_text
-
-    return event_time_text(event)
+    return event_time_text(event, deterministic=runtime is not None and runtime.deterministic)
 
 
 def clip(text: str, width: int) -> str:

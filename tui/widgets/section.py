@@ -64,17 +64,23 @@ def runtime_client(app: App[object], family: Literal["instance"]) -> InstanceCli
 @overload
 def runtime_client(app: App[object], family: Literal["session"]) -> SessionClient: ...
 def runtime_client(app: App[object], family: Family) -> InstanceClient | SessionClient:
-    """`app.runtime.instance` / `.session`, or raise GatewayNotReady with what to do."""
+    """The current account's client of `family`, or raise GatewayNotReady with what to do: the profile has no such
+    family (in plain words), or the clients are not built yet."""
+    from tui.account import ClientsNotReady, FamilyMissing
+
     runtime: Runtime | None = getattr(app, "runtime", None)
-    client: InstanceClient | SessionClient | None = None
-    if runtime is not None:
-        client = runtime.instance if family == "instance" else runtime.session
-    if client is None:
-        raise GatewayNotReady(
-            f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
-            "(ctrl+p → Set up a profile); nothing was sent."
-        )
-    return client
+    account = runtime.current if runtime is not None else None
+    if account is not None:
+        try:
+            return account.client(OperationFamily(family))
+        except FamilyMissing as error:
+            raise GatewayNotReady(str(error)) from None
+        except ClientsNotReady:
+            pass
+    raise GatewayNotReady(
+        f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
+        "(ctrl+p → Set up a profile); nothing was sent."
+    )
 
 
 def field_named_by(error: BaseException) -> str | None:

@@ -1,0 +1,268 @@
+"""One account: a profile (a real gateway account, or the embedded sandbox's), its secrets, its gateway clients
+for the families it has (the instance family, Z-API; the session family, WuzAPI; or both), its dialects, its
+connection state and its events. No Textual here; the runtime holds the accounts, one of them current.
+
+    account = new_account(profile, secrets, store=lambda: runtime.store)   # the one factory, sandbox included
+    account.connect(http, tokens)                  # clients for the families the profile has
+    account.client(Family.INSTANCE)                # or FamilyMissing ("This profile has no instance family ...")
+    account.subscribe_events(on_event)             # this account's stored webhook events
+
+Heavy modules (httpx, pydantic) are imported inside the methods that build clients, never at import time.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, overload
+
+if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.api.client import InstanceClient, SessionClient
+    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.api.gateway_http import GatewayHttp
+    from tui.api.operations import Family
+    from tui.config import Profile
+    from tui.secrets import SecretName, SecretStore
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.events import StoredEvent
+    from tui.webhooks.store import EventStore
+
+log = logging.getLogger(__name__)
+
+SANDBOX_PROFILE = "sandbox"
+
+EventCallback = Callable[["StoredEvent"], None]
+
+
+class ClientsNotReady(Exception):
+    """A gateway call was asked for before the clients were built (start-up, or a failed start)."""
+
+
+# The words for a family the profile lacks: (which gateway speaks it, the `profile add` options that give it).
+_FAMILY_WORDS: dict[str, tuple[str, str]] = {
+    "instance": ("Z-API", "--base-url URL --instance-id ID"),
+    "session": ("WuzAPI", "--session-url URL"),
+}
+
+
+def missing_family_text(family: Family, profile: str) -> str:
+    """The plain words for an operation that needs a family this profile does not have."""
+    gateway, options = _FAMILY_WORDS[family.value]
+    return (
+        f"This profile ({profile}) has no {family.value} family ({gateway}), so this is not available; nothing was "
+        f"sent. Add one with `gateway-tui profile add {profile} {options} ...`, or use the other family's screens."
+    )
+
+
+class FamilyMissing(Exception):
+    """Asked for a family (its client, its operations) that the account's profile does not have."""
+
+    def __init__(self, family: Family, profile: str) -> None:
+        super().__init__(missing_family_text(family, profile))
+        self.family = family
+        self.profile = profile
+
+
+class ConnectionState(enum.Enum):
+    """What is known of one family's connection to its gateway. A slot for the connection work that follows
+    (pairing, status polling): nothing fills it yet."""
+
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The credentials the clients are built with (secrets: never printed)."""
+
+    instance_token: str = ""
+    client_token: str = ""
+    session_token: str = ""
+
+    def __repr__(self) -> str:
+        return "<Tokens>"
+
+    @classmethod
+    def from_names(cls, tokens: Mapping[str, str]) -> Tokens:
+        """From `{"instance_token": …, "client_token": …, "session_token": …}` (the sandbox's and its process's)."""
+        return cls(tokens.get("instance_token", ""), tokens.get("client_token", ""), tokens.get("session_token", ""))
+
+    @classmethod
+    def from_secrets(cls, resolved: Mapping[SecretName, str | None]) -> Tokens:
+        """From a profile's resolved secrets (`tui.secrets.resolve_secrets`); a secret not set reads as ""."""
+        from tui.secrets import SecretName
+
+        return cls(
+            resolved.get(SecretName.INSTANCE_TOKEN) or "",
+            resolved.get(SecretName.CLIENT_TOKEN) or "",
+            resolved.get(SecretName.SESSION_TOKEN) or "",
+        )
+
+    def by_secret(self) -> dict[SecretName, str]:
+        """Each token under its secret-store name, for saving."""
+        from tui.secrets import SecretName
+
+        return {
+            SecretName.INSTANCE_TOKEN: self.instance_token,
+            SecretName.CLIENT_TOKEN: self.client_token,
+            SecretName.SESSION_TOKEN: self.session_token,
+        }
+
+
+def profile_families(profile: Profile) -> frozenset[Family]:
+    """The families a profile has: the instance family with a base URL and an instance id, the session family with
+    a session URL (an empty field means the profile has no such family)."""
+    from tui.api.operations import Family
+
+    families: set[Family] = set()
+    if profile.base_url and profile.instance_id:
+        families.add(Family.INSTANCE)
+    if profile.session_url:
+        families.add(Family.SESSION)
+    return frozenset(families)
+
+
+def sandbox_profile(base_url: str, dialects: tuple[str, str]) -> Profile:
+    """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with, the
+    listener on a random loopback port. A `Profile` like any other (built without the checks that keep the name
+    `sandbox` for the sandbox)."""
+    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.config import Profile
+
+    return Profile.model_construct(  # the defaults of the fields not given, as for any profile
+        name=SANDBOX_PROFILE,
+        base_url=base_url,
+        instance_id="sandbox",
+        session_url=base_url,
+        listener_host="127.0.0.1",
+        listener_port=0,
+        instance_dialect=InstanceDialect(dialects[0]),
+        session_dialect=SessionDialect(dialects[1]),
+    )
+
+
+class Account:
+    """One profile's account. Built by `new_account` only; its clients are None until `connect()`."""
+
+    def __init__(self, profile: Profile, secrets: SecretStore, *, store: Callable[[], EventStore | None]) -> None:
+        self.profile = profile
+        self.secrets = secrets
+        self.instance: InstanceClient | None = None
+        self.session: SessionClient | None = None
+        self.connection: dict[Family, ConnectionState] = dict.fromkeys(self.families, ConnectionState.UNKNOWN)
+        """Per family the account has: what is known of its connection (filled by later work)."""
+        self._store = store
+        self._event_subscribers: list[EventCallback] = []
+
+    def __repr__(self) -> str:
+        families = "+".join(sorted(family.value for family in self.families)) or "no family"
+        return f"<Account {self.name!r} {families} connected={self.instance is not None or self.session is not None}>"
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    @property
+    def families(self) -> frozenset[Family]:
+        return profile_families(self.profile)
+
+    def has(self, family: Family) -> bool:
+        return family in self.families
+
+    @property
+    def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
+        """What the profile speaks on the wire (instance, session)."""
+        from tui.api.dialects import InstanceDialect, SessionDialect
+
+        return InstanceDialect(self.profile.instance_dialect), SessionDialect(self.profile.session_dialect)
+
+    # -- clients ---------------------------------------------------------------------------------------------
+
+    @overload
+    def client(self, family: Literal[Family.INSTANCE]) -> InstanceClient: ...
+    @overload
+    def client(self, family: Literal[Family.SESSION]) -> SessionClient: ...
+    @overload
+    def client(self, family: Family) -> InstanceClient | SessionClient: ...
+    def client(self, family: Family) -> InstanceClient | SessionClient:
+        """One family's client. Raises FamilyMissing when the profile has no such family, ClientsNotReady when the
+        clients are not built yet."""
+        from tui.api.operations import Family
+
+        if not self.has(family):
+            raise FamilyMissing(family, self.name)
+        client = self.instance if family is Family.INSTANCE else self.session
+        if client is None:
+            raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")
+        return client
+
+    def instance_client(self) -> InstanceClient:
+        from tui.api.operations import Family
+
+        return self.client(Family.INSTANCE)
+
+    def session_client(self) -> SessionClient:
+        from tui.api.operations import Family
+
+        return self.client(Family.SESSION)
+
+    def connect(self, http: GatewayHttp, tokens: Tokens) -> None:
+        """Build the clients of the families the profile has (no I/O); a family it lacks keeps no client."""
+        from tui.api.client import InstanceClient, SessionClient
+        from tui.api.credentials import InstanceCredentials, SessionCredentials
+        from tui.api.operations import Family
+
+        instance_dialect, session_dialect = self.dialects
+        profile = self.profile
+        self.instance = InstanceClient(
+            http,
+            InstanceCredentials(profile.base_url, profile.instance_id, tokens.instance_token, tokens.client_token),
+            instance_dialect,
+        ) if self.has(Family.INSTANCE) else None
+        self.session = SessionClient(
+            http, SessionCredentials(profile.session_url, tokens.session_token), session_dialect
+        ) if self.has(Family.SESSION) else None
+
+    def change_profile(self, profile: Profile) -> None:
+        """Take a changed profile (same name); the clients, when built, are rebuilt to speak its dialects with
+        the same credentials and connection pool."""
+        self.profile = profile
+        instance_dialect, session_dialect = self.dialects
+        if self.instance is not None:
+            self.instance = type(self.instance)(self.instance.http, self.instance.credentials, instance_dialect)
+        if self.session is not None:
+            self.session = type(self.session)(self.session.http, self.session.credentials, session_dialect)
+
+    # -- events and the store ------------------------------------------------------------------------------
+
+    @property
+    def store(self) -> EventStore | None:
+        """The event store this account's events are kept in; None before start or when it is unusable."""
+        return self._store()
+
+    @property
+    def inbox(self) -> Inbox | None:
+        """This account's conversations over its event store; None without a store."""
+        from tui.webhooks.conversations import Inbox
+
+        store = self._store()
+        return Inbox(store) if store is not None else None
+
+    def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
+        """Call `callback(event)` for every webhook event stored for this account; returns an unsubscribe function."""
+        self._event_subscribers.append(callback)
+        return lambda: self._event_subscribers.remove(callback) if callback in self._event_subscribers else None
+
+    def publish(self, event: StoredEvent) -> None:
+        """Hand one stored event to this account's subscribers (a failing one is logged, never raised)."""
+        for callback in list(self._event_subscribers):
+            try:
+                callback(event)
+            except Exception:  # a broken view must not break the listener's answer
+                log.exception("event subscriber failed")
+
+
+def new_account(profile: Profile, secrets: SecretStore, *, store: Callable[[], EventStore | None]) -> Account:
+    """The one way an account is made, for a profile of the user's and for the sandbox's alike."""
+    return Account(profile, secrets, store=store)
