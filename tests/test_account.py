@@ -20,7 +20,7 @@ def profile(**changes: object) -> Profile:
     """A profile with both families; `changes` empties one (a one-family profile, as `profile add` will save)."""
     whole = Profile(name="work", base_url="https://api.z-api.example", instance_id="3C01",
                     session_url="https://wuzapi.example", instance_dialect=InstanceDialect.ZAPI)
-    return whole.model_copy(update=changes)
+    return Profile.model_validate({**whole.model_dump(), **changes})  # validated: a blank family field is absent
 
 
 def account_of(chosen: Profile) -> Account:

@@ -111,16 +111,8 @@ class Tokens:
 
 
 def profile_families(profile: Profile) -> frozenset[Family]:
-    """The families a profile has: the instance family with a base URL and an instance id, the session family with
-    a session URL (an empty field means the profile has no such family)."""
-    from tui.api.operations import Family
-
-    families: set[Family] = set()
-    if profile.base_url and profile.instance_id:
-        families.add(Family.INSTANCE)
-    if profile.session_url:
-        families.add(Family.SESSION)
-    return frozenset(families)
+    """The families a profile has (the profile decides: a family with its fields complete)."""
+    return frozenset(profile.families)
 
 
 def sandbox_profile(base_url: str, dialects: tuple[str, str]) -> Profile:
@@ -211,18 +203,17 @@ class Account:
         """Build the clients of the families the profile has (no I/O); a family it lacks keeps no client."""
         from tui.api.client import InstanceClient, SessionClient
         from tui.api.credentials import InstanceCredentials, SessionCredentials
-        from tui.api.operations import Family
 
         instance_dialect, session_dialect = self.dialects
-        profile = self.profile
+        instance, session = self.profile.instance, self.profile.session
         self.instance = InstanceClient(
             http,
-            InstanceCredentials(profile.base_url, profile.instance_id, tokens.instance_token, tokens.client_token),
+            InstanceCredentials(instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token),
             instance_dialect,
-        ) if self.has(Family.INSTANCE) else None
+        ) if instance is not None else None
         self.session = SessionClient(
-            http, SessionCredentials(profile.session_url, tokens.session_token), session_dialect
-        ) if self.has(Family.SESSION) else None
+            http, SessionCredentials(session.url, tokens.session_token), session_dialect
+        ) if session is not None else None
 
     def change_profile(self, profile: Profile) -> None:
         """Take a changed profile (same name); the clients, when built, are rebuilt to speak its dialects with
