@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, locate_cli
+from tui import call_cli, doctor_cli, locate_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -258,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
+    doctor_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     return parser
 
@@ -295,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.profile_cli import run_cli
     elif args.command == "call":
         from tui.call_cli import run_cli
+    elif args.command == "doctor":
+        from tui.doctor_cli import run_cli
     elif args.command == "locate":
         from tui.locate_cli import run_cli
     elif args.command in ("events", "trigger"):
