@@ -186,11 +186,18 @@ async def test_no_events_after_probe(real_dialects):
     code, report, _ = await doctor()
     assert code == 1 and "no-events-after-probe" in ids(report)
     await fault(real_dialects, {"kind": "none"})
+    assert (await doctor())[0] == 0
+
+
+async def test_no_events_after_probe_from_a_stale_session_setting_is_fixed(real_dialects):
     # WuzAPI's stale copy of the settings: delivery off while GET /webhook still looks right; --fix sends it again.
+    profile_for(real_dialects, instance=False)
+    await healthy_after_fix(real_dialects)
     await fault(real_dialects, {"kind": "deactivate"})
     code, report, _ = await doctor()
     assert code == 1 and "no-events-after-probe" in ids(report)
     assert (await doctor("--fix"))[0] == 0
+    assert real_dialects.state.session_webhook.active is True
     assert (await doctor())[0] == 0
 
 
@@ -215,39 +222,64 @@ async def test_listener_unreachable_at_its_public_url(real_dialects):
     assert (await doctor())[0] == 0
 
 
-async def test_event_kind_quiet(real_dialects):
+async def test_event_kind_quiet(real_dialects, tmp_path):
+    from tui.doctor import quiet_kinds
     from tui.webhooks.store import EventStore
 
-    profile_for(real_dialects)
-    await healthy_after_fix(real_dialects)
     now = datetime.now(UTC)
-    store = EventStore(config.events_store_path("doc")).open()
-    try:
-        for minutes, kind in [(120, "Message"), (119, "Message"), (118, "Message"), (60, "Message"), (2, "ReadReceipt"),
-                              (1, "ReadReceipt"), (0, "ReadReceipt")]:
+    history = [(120, "Message"), (119, "Message"), (118, "Message"), (60, "Message"), (2, "ReadReceipt"),
+               (1, "ReadReceipt"), (0, "ReadReceipt")]
+
+    async def seed(store: EventStore) -> None:
+        for minutes, kind in history:
             await store.append(EventRecord(now - timedelta(minutes=minutes), "/session", {}, b"{}", {}, kind, kind,
                                            Verdict.VALID))
+
+    store = EventStore(tmp_path / "quiet.sqlite3").open()
+    try:
+        await seed(store)
+        # The clock is injected: at `now` Message has been quiet an hour, sixty times its usual minute.
+        assert quiet_kinds(store, now) == ["Message quiet for 60 min while ReadReceipt still arrives"]
+        assert quiet_kinds(store, now - timedelta(minutes=50)) == []  # ten minutes of silence is not yet quiet
     finally:
         store.close()
-    code, report, _ = await doctor("--fix")  # the probe's reply is a Message again
-    assert code == 0, report
-    from tui.doctor import quiet_kinds
 
+    profile_for(real_dialects)
     store = EventStore(config.events_store_path("doc")).open()
     try:
-        quiet = quiet_kinds(store, now + timedelta(minutes=40))  # the clock, injected: 40 minutes on
+        await seed(store)
     finally:
         store.close()
-    assert any(line.startswith("Message quiet for ") and "while ReadReceipt still arrives" in line for line in quiet) or quiet
+    await fault(real_dialects, {"kind": "drop-events", "events": ["Message", "ReceivedCallback"]})
+    code, report, _ = await doctor("--fix")
+    assert code == 1 and ids(report) == {"event-kind-quiet"}, report
+    assert "Message quiet for 6" in report["findings"][-1]["words"]
+    await fault(real_dialects, {"kind": "none"})
+    code, report, _ = await doctor()  # the probe's answer is a Message again
+    assert code == 0, report
 
 
-async def test_probe_skipped_against_a_real_gateway_without_a_terminal(real_dialects, monkeypatch):
-    profile_for(real_dialects)
-    await healthy_after_fix(real_dialects)
-    # The gateway no longer says it is the sandbox: a real one is probed only after asking, at a terminal.
-    monkeypatch.setattr(real_dialects, "_info", lambda: {"own_phone": "x"})
-    real_dialects.state.faults.drop_all = False
-    code, report, _ = await doctor()
-    assert code == 0
-    assert "probe-skipped" not in ids(report)  # info: it does not change the exit code
-    assert "probe-skipped" in {f["id"] for f in report["findings"]} or report["probe"]["latency_ms"] is not None
+async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypatch):
+    from aiohttp import web
+
+    from tui.sandbox.faults import FaultRoutes
+
+    async def not_the_sandbox(self: FaultRoutes, request: web.Request) -> web.Response:
+        return web.json_response({"error": "not found"}, status=404)
+
+    monkeypatch.setattr(FaultRoutes, "read_info", not_the_sandbox)  # a gateway that does not say it is the sandbox
+    gateway = await make_sandbox(InstanceDialect.ZAPI, SessionDialect.WUZAPI)
+    try:
+        profile_for(gateway)
+        # Z-API takes only https: against a real Z-API an http public URL needs a tunnel, and --fix cannot give one.
+        code, report, _ = await doctor("--fix")
+        assert code == 1 and ids(report) == {"webhook-url-mismatch"}, report
+        assert "tunnel" in report["findings"][0]["fix"] and report["findings"][0]["fixable"] is False
+        profile_for(gateway, instance=False)
+        code, report, _ = await doctor("--fix")
+        assert code == 0, report  # info: it does not change the exit code
+        assert "probe-skipped" in {f["id"] for f in report["findings"]}
+        assert report["probe"]["latency_ms"] is None
+        assert list(gateway.state.sent) == []  # nothing was sent without asking
+    finally:
+        await gateway.stop()

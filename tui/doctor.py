@@ -145,6 +145,7 @@ class DoctorInputs:
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     probe_wait: float = PROBE_WAIT
     reachable: Callable[[str], Awaitable[bool]] | None = None  # does the URL answer from here
+    settle: float = 1.5  # seconds after a fix before the second look
 
 
 class Doctor:
@@ -370,6 +371,10 @@ class Doctor:
             if not (await session.hmac_status()).configured:  # only when the gateway has none
                 await session.set_hmac_key(HmacKey(hmac_key=self.inputs.hmac_key))
                 lines.append("session HMAC key: (none) -> the profile's key")
+        if lines:
+            # The gateway still retries what the listener refused before the fix (a probe's unsigned events): let
+            # those retries end, so the second look judges only what is sent after the fix.
+            await asyncio.sleep(self.inputs.settle)
         return lines
 
     async def _point(self, report: Report) -> list[str]:
