@@ -172,8 +172,11 @@ class Doctor:
         if self.inputs.session is not None:
             connected[Family.SESSION], found = await self._session()
             findings += found
-        if probe and any(connected.values()) and not any(f.id is FindingId.LISTENER_UNREACHABLE for f in findings):
-            findings += await self._probe(report, [family for family, up in connected.items() if up])
+        # A family whose webhook is known to point elsewhere or be off is not probed: its silence says nothing new.
+        known = {f.family for f in findings if f.id in (FindingId.WEBHOOK_URL_MISMATCH, FindingId.WEBHOOK_INACTIVE)}
+        probed = [family for family, up in connected.items() if up and family not in known]
+        if probe and probed and not any(f.id is FindingId.LISTENER_UNREACHABLE for f in findings):
+            findings += await self._probe(report, probed)
         findings += self._quiet_kinds()
         return report
 
