@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, connection_cli, locate_cli, message_cli
+from tui import call_cli, connection_cli, doctor_cli, locate_cli, message_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -259,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
+    doctor_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     connection_cli.add_parsers(commands, _global_flags_after_subcommand)
     message_cli.add_parser(commands, _global_flags_after_subcommand)
@@ -298,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.profile_cli import run_cli
     elif args.command == "call":
         from tui.call_cli import run_cli
+    elif args.command == "doctor":
+        from tui.doctor_cli import run_cli
     elif args.command == "locate":
         from tui.locate_cli import run_cli
     elif args.command in ("connect", "status"):

@@ -71,6 +71,7 @@ def run_cli(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    args.record_as = name or ("sandbox" if args.sandbox else None)  # the listener record the doctor reads
     store = EventStore(path)
     try:
         store.open()
@@ -140,6 +141,11 @@ async def _listen(
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
+    record_as = getattr(args, "record_as", None)
+    if record_as and listener.port is not None:
+        from tui.listener_record import write_record
+
+        write_record(record_as, args.host, listener.port)
     if key is None and Family.SESSION not in families:
         signing = "no HMAC key (Z-API does not sign its callbacks)"
     elif key is None:
@@ -157,6 +163,10 @@ async def _listen(
         await stopped.wait()
     finally:
         undo_sigterm()
+        if record_as:
+            from tui.listener_record import remove_record
+
+            remove_record(record_as)
         # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
         # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
         forwards_by = loop.time() + FORWARD_STOP_GRACE

@@ -511,6 +511,9 @@ class Runtime:
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()
+            from tui.listener_record import remove_record
+
+            remove_record(self._record_name())
         if self.forwarder is not None:
             forwarder, self.forwarder = self.forwarder, None
             with contextlib.suppress(Exception):
@@ -706,6 +709,18 @@ class Runtime:
             require_signatures=options.require_signatures,
         )
         await self.listener.start()
+        self._record_listener(host)
+
+    def _record_listener(self, host: str) -> None:
+        """Tell the doctor (`gateway-tui doctor`) where this profile's listener is; removed in `stop`."""
+        from tui.listener_record import write_record
+
+        if self.listener is not None and self.listener.port is not None:
+            with contextlib.suppress(OSError):
+                write_record(self._record_name(), host, self.listener.port)
+
+    def _record_name(self) -> str:
+        return self.profile.name if self.profile is not None else "sandbox"
 
     def _listener_options(self) -> ListenerOptions:
         """The profile's body limit and signature policy (the sandbox's profile has the defaults)."""

@@ -453,4 +453,38 @@ CASES: list[WireCase] = [
     WireCase(OperationId.SESSION_LOGOUT, WUZAPI, m.NoBody, "POST", "/session/logout", None,
              (200, {"code": 200, "data": {"Details": "Logged out"}, "success": True}),
              lambda r: r.Details == "Logged out"),
+    # -- the webhook settings the doctor reads and sets (issue 24) -------------------------------------------------
+    # Z-API GET /me: developer.z-api.io/en/instance/me, its fields in its order (the token shown as the docs do).
+    _refused(OperationId.INSTANCE_DATA, SPEC, m.NoBody, "GET", "/me", "me"),
+    WireCase(OperationId.INSTANCE_DATA, ZAPI, m.NoBody, "GET", "/me", None,
+             (200, {"id": "3C01A2B3", "token": "F1E2D3C4", "name": "Shop", "due": 1735689599000, "connected": True,
+                    "paymentStatus": "PAID", "created": "2024-01-10T12:00:00.000Z",
+                    "connectedCallbackUrl": "https://hooks.example.com/c",
+                    "deliveryCallbackUrl": "https://hooks.example.com/d",
+                    "disconnectedCallbackUrl": "", "messageStatusCallbackUrl": "https://hooks.example.com/s",
+                    "presenceChatCallbackUrl": "", "receivedCallbackUrl": "https://other.example.com/in",
+                    "receiveCallbackSentByMe": False, "callRejectAuto": False, "callRejectMessage": "",
+                    "autoReadMessage": False, "initialDataCallbackUrl": ""}),
+             lambda r: r.connected is True and r.callback_urls() == {
+                 "delivery": "https://hooks.example.com/d", "received": "https://other.example.com/in",
+                 "message status": "https://hooks.example.com/s", "chat presence": "",
+                 "connected": "https://hooks.example.com/c", "disconnected": ""}),
+    # Z-API PUT /update-every-webhooks: research/zapi.md §4 (body {value, notifySentByMe?}); answers {value: true}.
+    _refused(OperationId.UPDATE_EVERY_WEBHOOKS, SPEC, lambda: c.EveryCallback(value="https://hooks.example.com/z"),
+             "PUT", "/update-every-webhooks", "update-every-webhooks"),
+    WireCase(OperationId.UPDATE_EVERY_WEBHOOKS, ZAPI, lambda: c.EveryCallback(value="https://hooks.example.com/z"),
+             "PUT", "/update-every-webhooks", {"value": "https://hooks.example.com/z"}, VALUE_TRUE, lambda r: r.ok),
+    # GET /webhook: WuzAPI's GetWebhook (research/wuzapi.md §2.5) answers {webhook, subscribe}; no events is [""].
+    WireCase(OperationId.WEBHOOK_READ, WUZAPI, m.NoBody, "GET", "/webhook", None,
+             (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "subscribe": ["Message", "ReadReceipt"]},
+                    "success": True}),
+             lambda r: r.webhook == "https://hooks.example.com/s" and r.events == ["Message", "ReadReceipt"]),
+    WireCase(OperationId.WEBHOOK_READ, WUZAPI, m.NoBody, "GET", "/webhook", None,
+             (200, {"code": 200, "data": {"webhook": "", "subscribe": [""]}, "success": True}),
+             lambda r: r.webhook == "" and r.events == [""], name="none"),
+    # The spec lists only PUT /webhook; its sandbox answers GET in the PUT's shape, `active` included.
+    WireCase(OperationId.WEBHOOK_READ, SSPEC, m.NoBody, "GET", "/webhook", None,
+             (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "events": ["Message"],
+                                          "active": False}, "success": True}),
+             lambda r: r.active is False and r.events == ["Message"]),
 ]

@@ -306,6 +306,13 @@ INSTANCE_CASES = [
          (200, {"value": "A1B2C3D4E5"}), lambda r: r.code == "A1B2C3D4E5"),
     Case("restart", lambda c: zapi(c).restart(), "GET", f"{P}/restart", None, VALUE_TRUE, lambda r: r.ok),
     Case("disconnect", lambda c: zapi(c).disconnect(), "GET", f"{P}/disconnect", None, VALUE_TRUE, lambda r: r.ok),
+    # issue 24: Z-API's callback URLs read (developer.z-api.io/en/instance/me) and set at once (update-every-webhooks)
+    Case("instance_data", lambda c: zapi(c).instance_data(), "GET", f"{P}/me", None,
+         (200, {"id": "3C01A2B3", "name": "Shop", "connected": True, "deliveryCallbackUrl": "https://h.example.com/d",
+                "receivedCallbackUrl": "", "messageStatusCallbackUrl": "https://h.example.com/s"}),
+         lambda r: r.callback_urls()["delivery"] == "https://h.example.com/d" and r.callback_urls()["received"] == ""),
+    Case("point_every_callback", lambda c: zapi(c).point_every_callback("https://h.example.com/z"), "PUT",
+         f"{P}/update-every-webhooks", {"value": "https://h.example.com/z"}, VALUE_TRUE, lambda r: r.ok),
 ]
 
 VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL;WAID=5511988887777:+5511988887777\nEND:VCARD\n"
@@ -434,4 +441,8 @@ SESSION_CASES = [
          (200, {"code": 200, "data": {"Details": "Disconnected"}, "success": True}), lambda r: r.Details == "Disconnected"),
     Case("logout", lambda c: wuzapi(c).logout(), "POST", "/session/logout", None,
          (200, {"code": 200, "data": {"Details": "Logged out"}, "success": True}), lambda r: r.Details == "Logged out"),
+    # issue 24: GET /webhook (research/wuzapi.md §2.5): no events reads [""]
+    Case("read_webhook", lambda c: wuzapi(c).read_webhook(), "GET", "/webhook", None,
+         (200, {"code": 200, "data": {"webhook": "https://h.example.com/s", "subscribe": [""]}, "success": True}),
+         lambda r: r.webhook == "https://h.example.com/s" and r.events == [""]),
 ]

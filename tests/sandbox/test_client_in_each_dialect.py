@@ -38,6 +38,13 @@ PAIRING_REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.SESSION_DISCONNECT: m.NoBody,
     OperationId.SESSION_LOGOUT: m.NoBody,
 }
+# issue 24's webhook reads and settings (Z-API's GET /me and PUT /update-every-webhooks, GET /webhook)
+DOCTOR_REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
+    OperationId.INSTANCE_DATA: m.NoBody,
+    OperationId.UPDATE_EVERY_WEBHOOKS: lambda: c.EveryCallback(value="http://127.0.0.1:9/hooks"),
+    OperationId.WEBHOOK_READ: m.NoBody,
+}
+ZAPI_ONLY = {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS}
 
 REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.SEND_TEXT: lambda: m.SendText(phone=f"{LAUNCH_ID}@g.us", message="hello"),
@@ -80,10 +87,11 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.USER_CONTACTS: lambda: m.NoBody(),
     OperationId.GROUP_LIST: lambda: m.NoBody(),
     **PAIRING_REQUESTS,
+    **DOCTOR_REQUESTS,
 }
 # The gateways' lists are not in the spec: its dialect refuses them before sending (and that is the success).
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.GROUP_LIST, *PAIRING_CALLS}
+               OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY}
 # The pairing calls change the account's connection as they go (disconnect, logout): they are driven in the
 # order a person uses them in tests/sandbox/test_pairing.py, and in the spec dialect only for their refusal here.
 DRIVEN_ELSEWHERE = set(PAIRING_CALLS)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.sandbox.test_client_in_each_dialect import ZAPI_ONLY
 from tui.api import models as m
 from tui.api.client import GatewayHttp, InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
@@ -28,7 +29,7 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
 }
 # The gateways' lists: the spec has none, so its dialect refuses them before sending.
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.GROUP_LIST, *PAIRING_CALLS}
+               OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY}
 # The calls that give a code need an unpaired account (WuzAPI's also a connect first); the others a paired one.
 LOGGED_OUT_FIRST = {OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.SESSION_CONNECT,
                     OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}

@@ -19,7 +19,9 @@ from urllib.parse import quote, urlencode
 from pydantic import BaseModel
 
 from tui.api.connection import (
+    EveryCallback,
     InstanceStatus,
+    ZapiInstanceData,
     PairPhone,
     PhoneCodeQuery,
     SessionConnect,
@@ -247,6 +249,16 @@ class InstanceClient:
         """Unpairs the phone (Z-API's GET /disconnect): pairing again needs a new code."""
         return await self.request(ops.DISCONNECT, NoBody())
 
+    # -- the webhook settings (Z-API only: the spec can set the delivery URL and read none) ---------------------
+
+    async def instance_data(self) -> ZapiInstanceData:
+        """Z-API's `GET /me`: among the instance's settings, the URL of each callback."""
+        return await self.request(ops.INSTANCE_DATA, NoBody())
+
+    async def point_every_callback(self, url: str) -> OperationResult:
+        """Z-API's `PUT /update-every-webhooks`: every callback to `url` (https only, at Z-API)."""
+        return await self.request(ops.UPDATE_EVERY_WEBHOOKS, EveryCallback(value=url))
+
     # -- lists (Z-API only: the spec dialect refuses them before sending) --------------------------------
 
     async def list_chats(self, page: ListPage) -> ChatList:
@@ -358,6 +370,11 @@ class SessionClient:
         return await self.request(ops.GROUP_LIST, NoBody())
 
     # -- pairing and the connection (WuzAPI only: the spec dialect refuses them before sending) --------------
+
+    async def read_webhook(self) -> WebhookConfig:
+        """`GET /webhook`: the URL and the subscribed kinds (WuzAPI: `[""]` for none; the spec's sandbox also
+        says `active`)."""
+        return await self.request(ops.WEBHOOK_READ, NoBody())
 
     async def session_status(self) -> SessionStatus:
         """`.state` is the typed ConnectionState, from either shape WuzAPI answers."""

@@ -242,3 +242,35 @@ class SessionLinkingCode(Response):
     @property
     def code(self) -> str:
         return self.LinkingCode
+
+
+# -- the webhook settings the doctor reads and sets (issue 24) ----------------------------------------------------
+
+
+class ZapiInstanceData(Response):
+    """Z-API's `GET /me` (developer.z-api.io/en/instance/me): the instance's data and settings, among them the
+    URL of each callback. The tokens it also answers are never kept (not fields here)."""
+
+    connected: LenientBool | None = None
+    deliveryCallbackUrl: str | None = None
+    receivedCallbackUrl: str | None = None
+    messageStatusCallbackUrl: str | None = None
+    presenceChatCallbackUrl: str | None = None
+    connectedCallbackUrl: str | None = None
+    disconnectedCallbackUrl: str | None = None
+
+    def callback_urls(self) -> dict[str, str]:
+        """Each callback the app needs by the words it is named with, its URL ("" when none is set)."""
+        return {
+            "delivery": self.deliveryCallbackUrl or "", "received": self.receivedCallbackUrl or "",
+            "message status": self.messageStatusCallbackUrl or "", "chat presence": self.presenceChatCallbackUrl or "",
+            "connected": self.connectedCallbackUrl or "", "disconnected": self.disconnectedCallbackUrl or "",
+        }
+
+
+class EveryCallback(Request):
+    """Z-API's `PUT /update-every-webhooks`: every callback (delivery, received, status, presence, connected,
+    disconnected) to one URL; `notifySentByMe` also sends what the account itself sends."""
+
+    value: m.HttpUrl
+    notifySentByMe: bool | None = None

@@ -91,6 +91,8 @@ class OperationId(enum.StrEnum):
     PHONE_CODE = "phone-code"
     RESTART = "restart"
     DISCONNECT = "disconnect"
+    INSTANCE_DATA = "me"
+    UPDATE_EVERY_WEBHOOKS = "update-every-webhooks"
     # session family
     HMAC_SET = "hmac-set"
     HMAC_STATUS = "hmac-status"
@@ -108,6 +110,7 @@ class OperationId(enum.StrEnum):
     SESSION_PAIRPHONE = "session-pairphone"
     SESSION_DISCONNECT = "session-disconnect"
     SESSION_LOGOUT = "session-logout"
+    WEBHOOK_READ = "webhook-read"
 
 
 class DialectRefusal(GatewayError):
@@ -537,6 +540,25 @@ DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
     notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
 )
 
+# -- instance family: the webhook settings the doctor reads and sets (issue 24; developer.z-api.io en/instance/me,
+# en/webhooks/update-every-webhooks). The spec can set only the delivery URL (16) and read none.
+
+INSTANCE_DATA: Operation[m.NoBody, c.ZapiInstanceData] = Operation(
+    id=OperationId.INSTANCE_DATA, number=None, family=INST, method="GET", path="me",
+    request=m.NoBody, result=c.ZapiInstanceData, title="Instance data and callback URLs (Z-API)",
+    section=Section.SETTINGS, spec_body=_no_such_call("me", "Z-API's GET /me"), bodies={Z: _no_body},
+    notes={Z: "answers the instance's settings, among them deliveryCallbackUrl, receivedCallbackUrl, "
+              "messageStatusCallbackUrl, presenceChatCallbackUrl, connectedCallbackUrl, disconnectedCallbackUrl"},
+)
+UPDATE_EVERY_WEBHOOKS: Operation[c.EveryCallback, m.OperationResult] = Operation(
+    id=OperationId.UPDATE_EVERY_WEBHOOKS, number=None, family=INST, method="PUT", path="update-every-webhooks",
+    request=c.EveryCallback, result=m.OperationResult, title="Point every callback at one URL (Z-API)",
+    section=Section.SETTINGS,
+    spec_body=_no_such_call("update-every-webhooks", "Z-API's PUT /update-every-webhooks"), bodies={Z: _spec_body},
+    notes={Z: "{value, notifySentByMe?}: delivery, received, status, presence, connected and disconnected at once; "
+              "Z-API takes only https URLs"},
+)
+
 # -- session family
 
 HMAC_SET: Operation[m.HmacKey, m.Details] = Operation(
@@ -582,6 +604,12 @@ USER_CONTACTS: Operation[m.NoBody, m.ContactList] = Operation(
     request=m.NoBody, result=m.ContactList, title="List contacts (WuzAPI)", section=Section.CHATS,
     spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"), bodies={W: _no_body},
     notes={W: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"},
+)
+WEBHOOK_READ: Operation[m.NoBody, m.WebhookConfig] = Operation(
+    id=OperationId.WEBHOOK_READ, number=None, family=SESS, method="GET", path="webhook",
+    request=m.NoBody, result=m.WebhookConfig, title="Read session webhook", section=Section.SETTINGS,
+    spec_body=_no_body, bodies={W: _no_body},
+    notes={W: "answers {webhook, subscribe}: no events reads [\"\"], and nothing says whether delivery is on"},
 )
 GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
     id=OperationId.GROUP_LIST, number=None, family=SESS, method="GET", path="group/list",

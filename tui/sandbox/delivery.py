@@ -52,6 +52,12 @@ from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
+WRONG_KEY = "not-the-key-you-configured-not-the-key-you-configured"
+# Z-API's callback routes' kinds (tui.sandbox.zapi_api) by the `type` their bodies carry; /sandbox/fault names these.
+ZAPI_CALLBACK_TYPES = {
+    "delivery": "DeliveryCallback", "received": "ReceivedCallback", "message-status": "MessageStatusCallback",
+    "chat-presence": "PresenceChatCallback", "connected": "ConnectedCallback", "disconnected": "DisconnectedCallback",
+}
 
 
 def answers_text(sent: SentMessage) -> bool:
@@ -162,14 +168,14 @@ class Deliverer:
     async def _zapi_callback(self, callback: str, payload: dict[str, Any]) -> None:
         await asyncio.sleep(self.delay)
         url = self.state.zapi_callback_urls.get(callback) or self.state.delivery_url
-        if url:
+        if url and not self.state.faults.drops(ZAPI_CALLBACK_TYPES[callback]):
             await self._post(url, zapi_json(payload), JSON_CONTENT_TYPE, signed=False)
 
     async def _connection_events(self, payloads: tuple[dict[str, Any], ...]) -> None:
         for payload in payloads:
             await asyncio.sleep(self.delay)
             webhook = self.state.session_webhook
-            if webhook.wants(str(payload["type"])):
+            if webhook.wants(str(payload["type"])) and not self.state.faults.drops(str(payload["type"])):
                 await self._post(webhook.url, *self._encode_session(payload))
 
     def _encode_session(self, payload: dict[str, Any]) -> tuple[bytes, str]:
@@ -193,14 +199,14 @@ class Deliverer:
 
     async def _spec_delivery(self, sent: SentMessage) -> bool:
         """The spec's one delivery notification, signed like every spec webhook; False when the send failed."""
-        if self.state.delivery_url:
+        if self.state.delivery_url and not self.state.faults.drops("DeliveryCallback"):
             body = delivery_callback(self.instance_id, sent, self.clock())
             await self._post(self.state.delivery_url, body, JSON_CONTENT_TYPE)
         return sent.failure is None
 
     async def _zapi_callbacks(self, sent: SentMessage) -> bool:
         """Z-API's callbacks of one send, unsigned; False when the send failed (nothing else follows)."""
-        if self.state.delivery_url:
+        if self.state.delivery_url and not self.state.faults.drops("DeliveryCallback"):
             await self._post(self.state.delivery_url, zapi_json(zapi_delivery(self.instance_id, sent, self.clock())),
                              JSON_CONTENT_TYPE, signed=False)
         if sent.failure:
@@ -221,7 +227,7 @@ class Deliverer:
         for kind, build in callbacks:
             await asyncio.sleep(self.delay)
             url = self.state.zapi_callback_urls.get(kind) or self.state.delivery_url
-            if url and self.state.instance_link.connected:
+            if url and self.state.instance_link.connected and not self.state.faults.drops(ZAPI_CALLBACK_TYPES[kind]):
                 await self._post(url, zapi_json(build()), JSON_CONTENT_TYPE, signed=False)
         return True
 
@@ -239,13 +245,18 @@ class Deliverer:
         for kind, build in events:
             await asyncio.sleep(self.delay)
             webhook = self.state.session_webhook
-            if not self.state.session_link.connected or not webhook.wants(kind):
+            if not self.state.session_link.connected or not webhook.wants(kind) or self.state.faults.drops(kind):
                 continue
             await self._post(webhook.url, *self._encode_session(build()))
 
     async def _post(self, url: str, body: bytes, content_type: str, *, signed: bool = True) -> bool:
         headers = {"Content-Type": content_type}
+        faults = self.state.faults
+        if faults.slow_seconds:
+            await asyncio.sleep(faults.slow_seconds)
         key = self.state.hmac_key
+        if faults.wrong_key and signed:
+            key = WRONG_KEY  # `wrong-key`: signed, but not with the key the receiver was given
         if key and signed:
             headers[SIGNATURE_HEADER] = sign(key, body)
         client = self._http()

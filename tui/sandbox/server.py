@@ -27,6 +27,7 @@ from tui.sandbox.events import (
     zapi_connected,
     zapi_disconnected,
 )
+from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
 from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
@@ -181,7 +182,13 @@ class SandboxGateway:
             app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
             app.add_routes(spec_session.extra_routes())
         app.add_routes(self.phone.routes())
+        app.add_routes(FaultRoutes(lambda: self.state, self._info).routes())
         return app
+
+    def _info(self) -> dict[str, object]:
+        """What `GET /sandbox/info` says of this sandbox (no secret): the doctor probes it without asking."""
+        return {"instance_dialect": self.instance_dialect.value, "session_dialect": self.session_dialect.value,
+                "own_phone": self.state.own_phone}
 
     async def start(self) -> None:
         if self._runner is not None:

@@ -62,13 +62,14 @@ class SessionApi:
             OperationId.GROUP_CREATE: self._guarded(self.create_group, needs_connection=True),
             OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
             OperationId.WEBHOOK: self._guarded(self.update_webhook),
+            OperationId.WEBHOOK_READ: self._guarded(self.read_webhook),
             **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
             **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call")) for op in self.REFUSED_CALLS},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:
-        """Not an operation of the app: GET /webhook, read before a partial update in WuzAPI's dialect."""
-        return [web.get("/webhook", self._guarded(self.read_webhook))]
+        """None now: GET /webhook became an operation (webhook-read, issue 24)."""
+        return []
 
     def _guarded(self, handler: Handler, *, needs_connection: bool = False) -> Handler:
         return guarded(handler, lambda request: self.context.check_session(request, needs_connection=needs_connection),

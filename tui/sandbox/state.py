@@ -166,6 +166,24 @@ class SessionWebhook:
         return bool(self.url) and self.active and (kind in self.events or "All" in self.events)
 
 
+@dataclass
+class Faults:
+    """What the sandbox was told to get wrong (`POST /sandbox/fault`, tui.sandbox.faults); `none` clears it all.
+    The subscriptions and the delivery switch are changed in `SessionWebhook` itself (as a real gateway's would
+    be); what they were is kept here so `none` can put them back."""
+
+    drop_all: bool = False  # drop-events without kinds: nothing is sent
+    dropped: frozenset[str] = frozenset()  # drop-events with kinds: these are not sent
+    wrong_key: bool = False  # signed with another key than the one configured
+    slow_seconds: float = 0.0  # every delivery this much later
+    unsubscribed: tuple[str, ...] = ()  # kinds `unsubscribe` took out of the subscriptions
+    events_before: tuple[str, ...] | None = None  # the subscriptions before the first `unsubscribe`
+    deactivated: bool = False  # `deactivate` switched delivery off
+
+    def drops(self, kind: str) -> bool:
+        return self.drop_all or kind in self.dropped
+
+
 @dataclass(frozen=True)
 class SentMessage:
     message_id: str
@@ -200,6 +218,7 @@ class SandboxState:
     proxy_url: str = ""  # stored only: the sandbox makes no outbound connection through it
     sent: deque[SentMessage] = field(default_factory=lambda: deque(maxlen=SENT_HISTORY_LIMIT))
     next_group_serial: int = 1
+    faults: Faults = field(default_factory=Faults)  # POST /sandbox/fault
 
     @property
     def connected(self) -> bool:

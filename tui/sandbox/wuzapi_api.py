@@ -95,6 +95,7 @@ class WuzapiSessionApi:
             OperationId.GROUP_CREATE: self.guarded(self.create_group, needs_session=True),
             OperationId.SEND_CONTACT: self.guarded(self.send_contact, needs_session=True),
             OperationId.WEBHOOK: self.guarded(self.update_webhook),
+            OperationId.WEBHOOK_READ: self.guarded(self.read_webhook),
             OperationId.USER_CONTACTS: self.guarded(self.user_contacts, needs_session=True),
             OperationId.GROUP_LIST: self.guarded(self.group_list, needs_session=True),
             OperationId.SESSION_STATUS: self.guarded(self.session_status),
@@ -108,7 +109,6 @@ class WuzapiSessionApi:
     def extra_routes(self) -> list[web.RouteDef]:
         """WuzAPI's other webhook calls: the app reads with GET before a partial update."""
         return [
-            web.get("/webhook", self.guarded(self.read_webhook)),
             web.post("/webhook", self.guarded(self.set_webhook)),
             web.delete("/webhook", self.guarded(self.delete_webhook)),
         ]

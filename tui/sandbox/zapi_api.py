@@ -116,6 +116,8 @@ class ZapiInstanceApi:
                 OperationId.PHONE_CODE: self.guarded(self.phone_code, needs_connection=False),
                 OperationId.RESTART: self.guarded(self.restart, needs_connection=False),
                 OperationId.DISCONNECT: self.guarded(self.disconnect, needs_connection=False),
+                OperationId.INSTANCE_DATA: self.guarded(self.instance_data, needs_connection=False),
+                OperationId.UPDATE_EVERY_WEBHOOKS: self.guarded(self.update_every_webhooks, needs_connection=False),
             }
         )
         return table
@@ -126,8 +128,6 @@ class ZapiInstanceApi:
             web.put(f"{prefix}/{path}", self.guarded(self._callback_url_setter(kinds), needs_connection=False))
             for path, kinds in CALLBACK_ROUTES.items()
         ]
-        routes.append(web.put(f"{prefix}/update-every-webhooks",
-                              self.guarded(self.update_every_webhooks, needs_connection=False)))
         return routes
 
     def guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
@@ -498,6 +498,21 @@ class ZapiInstanceApi:
     @property
     def link(self) -> Link:
         return self.state.instance_link
+
+    async def instance_data(self, request: web.Request) -> web.Response:
+        """`GET /me` (developer.z-api.io/en/instance/me), in its field order; the token is not echoed (the
+        sandbox never returns a secret) and the dates are the sandbox's own."""
+        urls = self.state.zapi_callback_urls
+        return web.json_response({
+            "id": self.context.instance_id, "name": self.context.instance_id, "due": 4102444800000,
+            "connected": self.link.connected, "paymentStatus": "PAID", "created": "2025-01-01T00:00:00.000Z",
+            "connectedCallbackUrl": urls.get("connected", ""), "deliveryCallbackUrl": self.state.delivery_url,
+            "disconnectedCallbackUrl": urls.get("disconnected", ""),
+            "messageStatusCallbackUrl": urls.get("message-status", ""),
+            "presenceChatCallbackUrl": urls.get("chat-presence", ""), "receivedCallbackUrl": urls.get("received", ""),
+            "receiveCallbackSentByMe": False, "callRejectAuto": False, "callRejectMessage": "",
+            "autoReadMessage": False, "initialDataCallbackUrl": "",
+        })
 
     async def status(self, request: web.Request) -> web.Response:
         link = self.link

@@ -194,6 +194,9 @@ class SettingsSection(OperationSection):
             OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
             # issue 23's pairing calls, until the Account section takes them: the connection block
             **{op: "#connection-check" for op in PAIRING_CALLS},
+            # issue 24's webhook reads and settings: the button that points the webhooks
+            OperationId.INSTANCE_DATA: "#point-webhooks", OperationId.UPDATE_EVERY_WEBHOOKS: "#point-webhooks",
+            OperationId.WEBHOOK_READ: "#point-webhooks",
         }
         hmac = self.query_one(HmacBlock)
         # Palette entries that need nothing typed act at once (the focus still goes to their block).

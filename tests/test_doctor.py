@@ -1,0 +1,285 @@
+"""The webhook doctor (issue 24): each finding produced through the sandbox (`/sandbox/fault`, its state), the
+settings or a stopped listener; `gateway-tui doctor --json` (a real process) reports it by its id; `doctor --fix`
+cures what needs no secret; `doctor` then exits 0."""
+
+from __future__ import annotations
+
+import json
+import socket
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from tests.harness import run_gateway_tui
+from tui import config
+from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.sandbox.server import SandboxGateway
+from tui.webhooks.events import EventRecord
+from tui.webhooks.signing import Verdict
+
+TOKENS = {
+    "GATEWAY_TUI_INSTANCE_TOKEN": "doc-instance-token-SECRET",
+    "GATEWAY_TUI_CLIENT_TOKEN": "doc-client-token-SECRET",
+    "GATEWAY_TUI_SESSION_TOKEN": "doc-session-token-SECRET",
+}
+KEY = "doctor-test-hmac-key-" + "k" * 20
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def make_sandbox(instance: InstanceDialect, session: SessionDialect) -> SandboxGateway:
+    gateway = SandboxGateway(
+        instance_id="doc", instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
+        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"], session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
+        delivery_delay=0.0, webhook_format="json", instance_dialect=instance, session_dialect=session,
+    )
+    await gateway.start()
+    return gateway
+
+
+@pytest.fixture
+async def real_dialects():
+    gateway = await make_sandbox(InstanceDialect.ZAPI, SessionDialect.WUZAPI)
+    yield gateway
+    await gateway.stop()
+
+
+@pytest.fixture
+async def spec_dialects():
+    gateway = await make_sandbox(InstanceDialect.SPEC, SessionDialect.SPEC)
+    yield gateway
+    await gateway.stop()
+
+
+def profile_for(gateway: SandboxGateway, *, instance: bool = True, session: bool = True, **extra: object) -> None:
+    fields: dict[str, object] = {"name": "doc", "listener_port": free_port()}
+    if instance:
+        fields |= {"base_url": gateway.url, "instance_id": "doc", "instance_dialect": gateway.instance_dialect}
+    if session:
+        fields |= {"session_url": gateway.url, "session_dialect": gateway.session_dialect}
+    config.save_profile(config.Profile.model_validate(fields | extra))
+
+
+async def doctor(*args: str, key: str | None = KEY) -> tuple[int, dict, str]:
+    env = {**TOKENS, **({"GATEWAY_TUI_HMAC_KEY": key} if key else {})}
+    code, out, err = await run_gateway_tui("doctor", "--profile", "doc", "--json", *args, env=env)
+    return code, json.loads(out) if out.strip() else {}, err
+
+
+def ids(report: dict) -> set[str]:
+    return {finding["id"] for finding in report["findings"] if finding["severity"] != "info"}
+
+
+async def fault(gateway: SandboxGateway, body: dict) -> None:
+    async with httpx.AsyncClient(trust_env=False) as client:
+        answer = await client.post(gateway.url + "/sandbox/fault", json=body)
+    assert answer.status_code == 200, answer.text
+
+
+async def healthy_after_fix(gateway: SandboxGateway) -> dict:
+    """A first `doctor --fix` points everything at the listener: the starting point of each case."""
+    code, report, err = await doctor("--fix")
+    assert code == 0, (report, err)
+    assert gateway.state.hmac_key == KEY
+    return report
+
+
+# -- the sandbox misbehaves on request ----------------------------------------------------------------------------
+
+
+async def test_sandbox_faults_change_and_restore(real_dialects):
+    state = real_dialects.state
+    state.session_webhook.events = ["All"]
+    await fault(real_dialects, {"kind": "unsubscribe"})
+    assert "Message" not in state.session_webhook.events and "ReadReceipt" in state.session_webhook.events
+    await fault(real_dialects, {"kind": "deactivate"})
+    await fault(real_dialects, {"kind": "drop-events", "events": ["ReadReceipt"]})
+    await fault(real_dialects, {"kind": "wrong-key"})
+    await fault(real_dialects, {"kind": "slow", "seconds": 2})
+    faults = state.faults
+    assert (state.session_webhook.active, faults.dropped, faults.wrong_key, faults.slow_seconds) == (
+        False, frozenset({"ReadReceipt"}), True, 2.0)
+    await fault(real_dialects, {"kind": "none"})
+    assert state.session_webhook.events == ["All"] and state.session_webhook.active is True
+    assert not state.faults.wrong_key and not state.faults.drops("ReadReceipt")
+    async with httpx.AsyncClient(trust_env=False) as client:
+        bad = await client.post(real_dialects.url + "/sandbox/fault", json={"kind": "explode"})
+        info = await client.get(real_dialects.url + "/sandbox/info")
+    assert bad.status_code == 400 and "unsubscribe" in bad.json()["error"]
+    assert info.json()["sandbox"] is True and info.json()["own_phone"] == state.own_phone
+
+
+# -- each finding: produced, reported by id, fixed (where a fix exists), then exit 0 ----------------------------
+
+
+async def test_webhook_url_mismatch_is_fixed_and_names_the_other_app(real_dialects):
+    profile_for(real_dialects)
+    real_dialects.state.session_webhook.url = "http://127.0.0.1:9/their-app"
+    code, report, _ = await doctor()
+    assert code == 1 and "webhook-url-mismatch" in ids(report)
+    code, out, _ = await run_gateway_tui("doctor", "--profile", "doc", "--fix", env={**TOKENS, "GATEWAY_TUI_HMAC_KEY": KEY})
+    assert code == 0, out
+    assert "session webhook: http://127.0.0.1:9/their-app -> http://127.0.0.1:" in out
+    assert "--forward-to http://127.0.0.1:9/their-app" in out
+    assert "probe: first event after" in out
+    code, report, _ = await doctor()
+    assert code == 0 and report["probe"]["latency_ms"] is not None
+
+
+async def test_event_not_subscribed(real_dialects):
+    profile_for(real_dialects)
+    await healthy_after_fix(real_dialects)
+    await fault(real_dialects, {"kind": "unsubscribe", "events": ["Message", "ChatPresence"]})
+    code, report, _ = await doctor()
+    assert code == 1 and "event-not-subscribed" in ids(report)
+    words = next(f["words"] for f in report["findings"] if f["id"] == "event-not-subscribed")
+    assert "Message, ChatPresence" in words
+    assert (await doctor("--fix"))[0] == 0
+    assert (await doctor())[0] == 0
+
+
+async def test_webhook_inactive(spec_dialects):
+    profile_for(spec_dialects)
+    await healthy_after_fix(spec_dialects)
+    await fault(spec_dialects, {"kind": "deactivate"})
+    code, report, _ = await doctor()
+    assert code == 1 and "webhook-inactive" in ids(report)
+    assert (await doctor("--fix"))[0] == 0
+    assert (await doctor())[0] == 0
+
+
+async def test_hmac_mismatch_sets_the_key_only_when_the_gateway_has_none(real_dialects):
+    profile_for(real_dialects)
+    await healthy_after_fix(real_dialects)
+    real_dialects.state.hmac_key = None
+    code, report, _ = await doctor()
+    assert code == 1 and "hmac-mismatch" in ids(report)
+    assert (await doctor("--fix"))[0] == 0
+    assert real_dialects.state.hmac_key == KEY
+    # The reverse: the gateway signs, the profile has no key; no fix needs no secret, so one remains.
+    code, report, _ = await doctor("--fix", key=None)
+    assert code == 1 and "hmac-mismatch" in ids(report)
+    assert real_dialects.state.hmac_key == KEY  # never replaced
+
+
+async def test_events_rejected_with_the_reason(real_dialects):
+    profile_for(real_dialects)
+    await healthy_after_fix(real_dialects)
+    await fault(real_dialects, {"kind": "wrong-key"})
+    code, report, _ = await doctor("--fix")
+    assert code == 1 and "events-rejected" in ids(report)
+    words = next(f["words"] for f in report["findings"] if f["id"] == "events-rejected")
+    assert "refused by the listener" in words
+    await fault(real_dialects, {"kind": "none"})
+    assert (await doctor())[0] == 0
+
+
+async def test_no_events_after_probe(real_dialects):
+    profile_for(real_dialects)
+    await healthy_after_fix(real_dialects)
+    await fault(real_dialects, {"kind": "drop-events"})
+    code, report, _ = await doctor()
+    assert code == 1 and "no-events-after-probe" in ids(report)
+    await fault(real_dialects, {"kind": "none"})
+    assert (await doctor())[0] == 0
+
+
+async def test_no_events_after_probe_from_a_stale_session_setting_is_fixed(real_dialects):
+    # WuzAPI's stale copy of the settings: delivery off while GET /webhook still looks right; --fix sends it again.
+    profile_for(real_dialects, instance=False)
+    await healthy_after_fix(real_dialects)
+    await fault(real_dialects, {"kind": "deactivate"})
+    code, report, _ = await doctor()
+    assert code == 1 and "no-events-after-probe" in ids(report)
+    assert (await doctor("--fix"))[0] == 0
+    assert real_dialects.state.session_webhook.active is True
+    assert (await doctor())[0] == 0
+
+
+async def test_not_connected_points_to_the_account_section(real_dialects):
+    profile_for(real_dialects)
+    await healthy_after_fix(real_dialects)
+    async with httpx.AsyncClient(trust_env=False) as client:
+        await client.post(real_dialects.url + "/sandbox/disconnect", json={"family": "session", "reason": "network"})
+    code, report, _ = await doctor()
+    assert code == 1 and "not-connected" in ids(report)
+    assert "Account section" in next(f["fix"] for f in report["findings"] if f["id"] == "not-connected")
+    real_dialects.state.connected = True
+    assert (await doctor())[0] == 0
+
+
+async def test_listener_unreachable_at_its_public_url(real_dialects):
+    profile_for(real_dialects, public_url=f"http://127.0.0.1:{free_port()}")
+    code, report, _ = await doctor()
+    assert code == 1 and "listener-unreachable" in ids(report)
+    profile_for(real_dialects)  # the tunnel is gone from the profile: the listener's own address
+    assert (await doctor("--fix"))[0] == 0
+    assert (await doctor())[0] == 0
+
+
+async def test_event_kind_quiet(real_dialects, tmp_path):
+    from tui.doctor import quiet_kinds
+    from tui.webhooks.store import EventStore
+
+    now = datetime.now(UTC)
+    history = [(120, "Message"), (119, "Message"), (118, "Message"), (60, "Message"), (2, "ReadReceipt"),
+               (1, "ReadReceipt"), (0, "ReadReceipt")]
+
+    async def seed(store: EventStore) -> None:
+        for minutes, kind in history:
+            await store.append(EventRecord(now - timedelta(minutes=minutes), "/session", {}, b"{}", {}, kind, kind,
+                                           Verdict.VALID))
+
+    store = EventStore(tmp_path / "quiet.sqlite3").open()
+    try:
+        await seed(store)
+        # The clock is injected: at `now` Message has been quiet an hour, sixty times its usual minute.
+        assert quiet_kinds(store, now) == ["Message quiet for 60 min while ReadReceipt still arrives"]
+        assert quiet_kinds(store, now - timedelta(minutes=50)) == []  # ten minutes of silence is not yet quiet
+    finally:
+        store.close()
+
+    profile_for(real_dialects)
+    store = EventStore(config.events_store_path("doc")).open()
+    try:
+        await seed(store)
+    finally:
+        store.close()
+    await fault(real_dialects, {"kind": "drop-events", "events": ["Message", "ReceivedCallback"]})
+    code, report, _ = await doctor("--fix")
+    assert code == 1 and ids(report) == {"event-kind-quiet"}, report
+    assert "Message quiet for 6" in report["findings"][-1]["words"]
+    await fault(real_dialects, {"kind": "none"})
+    code, report, _ = await doctor()  # the probe's answer is a Message again
+    assert code == 0, report
+
+
+async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypatch):
+    from aiohttp import web
+
+    from tui.sandbox.faults import FaultRoutes
+
+    async def not_the_sandbox(self: FaultRoutes, request: web.Request) -> web.Response:
+        return web.json_response({"error": "not found"}, status=404)
+
+    monkeypatch.setattr(FaultRoutes, "read_info", not_the_sandbox)  # a gateway that does not say it is the sandbox
+    gateway = await make_sandbox(InstanceDialect.ZAPI, SessionDialect.WUZAPI)
+    try:
+        profile_for(gateway)
+        # Z-API takes only https: against a real Z-API an http public URL needs a tunnel, and --fix cannot give one.
+        code, report, _ = await doctor("--fix")
+        assert code == 1 and ids(report) == {"webhook-url-mismatch"}, report
+        assert "tunnel" in report["findings"][0]["fix"] and report["findings"][0]["fixable"] is False
+        profile_for(gateway, instance=False)
+        code, report, _ = await doctor("--fix")
+        assert code == 0, report  # info: it does not change the exit code
+        assert "probe-skipped" in {f["id"] for f in report["findings"]}
+        assert report["probe"]["latency_ms"] is None
+        assert list(gateway.state.sent) == []  # nothing was sent without asking
+    finally:
+        await gateway.stop()

@@ -1,0 +1,158 @@
+"""`gateway-tui doctor [--profile NAME] [--json] [--fix]`: why the gateway's webhooks do not reach the listener,
+and (with --fix) the fixes that need no secret, then a second look. The work is tui.doctor's.
+
+Exit codes: 0 healthy; 1 a finding remains; 2 nothing was examined (no profile, no secrets, a bad store).
+The doctor uses the profile's running listener (the app's or `listen`'s, from its record in the data dir) or starts
+one on the profile's port for the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from tui.doctor import Report
+
+EXIT_HEALTHY = 0
+EXIT_FINDINGS = 1
+EXIT_NOT_EXAMINED = 2
+
+
+def add_parser(commands: Any, global_flags: Any) -> None:
+    doctor = commands.add_parser(
+        "doctor", help="find why webhooks do not arrive (and fix what needs no secret, with --fix)",
+    )
+    doctor.add_argument("--json", action="store_true", help="the findings as one JSON object")
+    doctor.add_argument("--fix", action="store_true", help="apply the fixes that need no secret, then check again")
+    global_flags(doctor)
+
+
+def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    import asyncio
+
+    return asyncio.run(_run(args, out or sys.stdout, err or sys.stderr))
+
+
+async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tui import config
+    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    from tui.api.credentials import InstanceCredentials, SessionCredentials
+    from tui.calls import CallRefused, load_profile, profile_secrets
+    from tui.doctor import Doctor, DoctorInputs
+    from tui.listener_record import running
+    from tui.secrets import SecretName
+    from tui.webhooks.listener import Listener
+    from tui.webhooks.store import EventStore
+
+    try:
+        profile = load_profile(getattr(args, "profile", None))
+    except (CallRefused, config.ConfigError) as refused:
+        print(f"gateway-tui doctor: {refused}", file=err)
+        return EXIT_NOT_EXAMINED
+    secrets = profile_secrets(profile.name, insecure_storage=bool(getattr(args, "insecure_storage", False)))
+    store = EventStore(config.events_store_path(profile.name))
+    try:
+        store.open()
+    except Exception as error:
+        print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
+        return EXIT_NOT_EXAMINED
+    key = secrets.get(SecretName.HMAC_KEY)
+    record = running(profile.name)
+    own_listener: Listener | None = None
+    try:
+        if record is None:
+            own_listener = Listener(store, host=profile.listener_host, port=profile.listener_port, hmac_key=key,
+                                    max_body=profile.max_body, require_signatures=profile.require_signatures)
+            try:
+                await own_listener.start()
+            except OSError as error:
+                own_listener = None
+                print(f"gateway-tui doctor: could not start a listener on port {profile.listener_port}: {error}", file=err)
+        listener_url = record.url if record is not None else (own_listener.url if own_listener is not None else "")
+        base = profile.public_url.rstrip("/") or listener_url
+        async with GatewayHttp(timeout=10.0) as http:
+            instance = session = None
+            if profile.instance is not None:
+                instance = InstanceClient(http, InstanceCredentials(
+                    profile.instance.base_url, profile.instance.instance_id,
+                    secrets.get(SecretName.INSTANCE_TOKEN) or "", secrets.get(SecretName.CLIENT_TOKEN) or ""),
+                    profile.instance.dialect)
+            if profile.session is not None:
+                session = SessionClient(http, SessionCredentials(
+                    profile.session.url, secrets.get(SecretName.SESSION_TOKEN) or ""), profile.session.dialect)
+            sandbox_info = await _sandbox_info(http, profile)
+            inputs = DoctorInputs(
+                name=profile.name, instance=instance, session=session, hmac_key=key, listener_base=base, store=store,
+                listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
+                own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
+            )
+            doctor = Doctor(inputs)
+            from tui.api.errors import GatewayError
+
+            try:
+                report = await doctor.examine()
+                changes: list[str] = []
+                if args.fix and any(f.fix is not None for f in report.findings):
+                    changes = await doctor.fix(report)
+                    report = await Doctor(inputs).examine()
+            except GatewayError as error:
+                print(f"gateway-tui doctor: the gateway said: {error.message}", file=err)
+                return EXIT_FINDINGS
+    finally:
+        if own_listener is not None:
+            await own_listener.stop()
+        store.close()
+    _show(report, changes, bool(args.json), out)
+    return EXIT_HEALTHY if report.healthy else EXIT_FINDINGS
+
+
+async def _sandbox_info(http: Any, profile: Any) -> dict[str, str] | None:
+    """`GET /sandbox/info` at the profile's gateway: the sandbox says who it is (and its own number); a real gateway
+    answers something else."""
+    import httpx
+
+    urls = [family.url for family in (profile.session,) if family is not None]
+    if profile.instance is not None:
+        urls.append(profile.instance.base_url)
+    for url in urls:
+        try:
+            async with httpx.AsyncClient(timeout=3.0, trust_env=False) as client:
+                answer = await client.get(url.rstrip("/") + "/sandbox/info")
+            data = answer.json() if answer.status_code == 200 else None
+        except (httpx.HTTPError, OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("sandbox") is True:
+            return {"own_phone": str(data.get("own_phone", ""))}
+    return None
+
+
+def _ask_at_terminal(err: TextIO) -> Any:
+    async def ask() -> bool:
+        if not sys.stdin.isatty():
+            return False
+        print("Send a probe message to the account's own number to time its events? [y/N] ", end="", file=err, flush=True)
+        import asyncio
+
+        answer = await asyncio.to_thread(sys.stdin.readline)
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
+
+
+def _show(report: Report, changes: list[str], as_json: bool, out: TextIO) -> None:
+    if as_json:
+        print(json.dumps({**report.as_json(), "changes": changes}, indent=2), file=out)
+        return
+    for line in changes:
+        print(f"fixed: {line}", file=out)
+    for finding in report.findings:
+        where = f" [{finding.family.value}]" if finding.family else ""
+        fix = " (doctor --fix does this)" if finding.fix is not None else ""
+        print(f"{finding.severity.value}: {finding.id.value}{where}: {finding.words}\n  fix: {finding.fix_words}{fix}",
+              file=out)
+    if report.probe_latency is not None:
+        print(f"probe: first event after {report.probe_latency * 1000:.0f} ms ({report.probe_events} events)", file=out)
+    print("healthy" if report.healthy else "not healthy", file=out)
