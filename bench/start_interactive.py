@@ -81,8 +81,6 @@ def floor_child(variant: str) -> None:
 
 def interactive_child(source: str | None = None) -> None:
     sys.path.insert(0, source or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from textual.widgets import Input, TextArea
-
     try:  # as `gateway-tui --sandbox` starts: the command line's imports, the sandbox's own process first
         from tui.cli import build_parser, prepare_app
     except ImportError:  # --compare with sources from before prepare_app: the app with its sandbox in-process
@@ -91,6 +89,7 @@ def interactive_child(source: str | None = None) -> None:
         app, process = build_app(sandbox=True), None
     else:
         app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
+    from textual.widgets import Input, TextArea  # after the sandbox is spawned, as `gateway-tui --sandbox` does
 
     def interactive() -> bool:
         from tui.screens.main import MainScreen
