@@ -208,6 +208,12 @@ class GatewayApp(App):
         for step in (self.first_status_read, self.first_section_shown):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(step.wait(), FIRST_STATUS_WAIT)
+        # And the frame that shows the connection drawn: the header's update is only scheduled when its read sets
+        # first_status_read, and the rest of the start held the event loop before that frame (~30-160 ms later).
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drawn.wait(), FIRST_STATUS_WAIT)
 
     def _open_setup(self) -> None:
         try:

@@ -631,6 +631,9 @@ class Runtime:
             await callback()
 
     async def _open_store(self) -> None:
+        # Imported in a thread, as the listener is: the forwarder pulls in aiohttp (~100 ms), which on the event
+        # loop held the sandbox's first "connected" frame back (bench/start_interactive.py).
+        await asyncio.to_thread(importlib.import_module, "tui.webhooks.forwarder")
         from tui.paths import profile_events_path
         from tui.webhooks.store import EventStore
 
