@@ -10,6 +10,7 @@ from textual import events
 from textual.widgets import Input
 
 from tests.harness import sandbox_app, screen_text, wait_until
+from tui.app import build_app
 from tui.screens.main import SECTIONS, MainScreen
 
 
@@ -400,3 +401,60 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: bool(at_store), what="the store opened")
         assert at_store[0] and at_store[0][-1] == "sandbox · connected", at_store[0][-3:]
+
+
+async def test_the_collector_paused_for_the_start_runs_again_once_every_section_is_built():
+    """`gateway-tui` turns the garbage collector off for its start (tui.cli.prepare_app): its passes over the start's
+    objects cost ~50-80 ms before the app took keys. The app turns it back on, with the start's objects frozen, once
+    every section is built; and leaves nothing frozen or off when it stops."""
+    import gc
+
+    gc.disable()
+    try:
+        app = build_app(sandbox=True, deterministic=True, resume_collector=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await first_section_ready(pilot)
+            assert not app.screen.all_sections_mounted and not gc.isenabled()
+            await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+
+
+async def test_the_collector_paused_for_the_start_runs_again_after_a_time_even_if_the_sections_are_not_all_built(
+    monkeypatch,
+):
+    import gc
+
+    import tui.app
+
+    mount_only_what_is_asked_for(monkeypatch)  # the start never finishes building the sections
+    monkeypatch.setattr(tui.app, "COLLECTOR_OFF_AT_MOST", 0.2)
+    gc.disable()
+    try:
+        app = build_app(sandbox=True, deterministic=True, resume_collector=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, gc.isenabled, what="the collector on again")
+            assert gc.get_freeze_count() == 0 and not app.screen.all_sections_mounted
+    finally:
+        gc.enable()
+
+
+def test_the_command_line_turns_the_collector_off_and_the_app_it_prepares_imports_no_section_or_heavy_library():
+    """What `gateway-tui` has loaded when its app is about to run (a fresh interpreter, no profile, so no sandbox):
+    Textual and the main screen's frame, not the sections (imported after the first frame, the one shown first
+    alone), pydantic and the API models, httpx, aiohttp, the store or the listener; and the collector is off."""
+    import json
+    import subprocess
+    import sys
+
+    deferred = ["tui.screens.chats", "tui.screens.groups", "tui.screens.settings", "tui.screens.events",
+                "tui.api.models", "tui.api.operations", "pydantic", "httpx", "aiohttp", "tui.webhooks.store",
+                "tui.webhooks.listener", "tui.webhooks.forwarder", "tui.sandbox.server"]
+    probe = ("import gc, json, sys; from tui.cli import build_parser, prepare_app; "
+             "app, process = prepare_app(build_parser().parse_args([])); "
+             "print(json.dumps({'collector': gc.isenabled(), 'textual': 'textual.app' in sys.modules, "
+             f"'loaded': [m for m in {deferred!r} if m in sys.modules]}}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == {"collector": False, "textual": True, "loaded": []}
