@@ -123,7 +123,12 @@ class GatewayApp(App):
     def get_default_screen(self) -> Screen:
         from tui.screens.main import MainScreen
 
-        return MainScreen()
+        screen = MainScreen()
+        # The breakpoint classes its first resize will give it, given now: added at that resize, they restyled the
+        # whole screen once more during the start (the resize then finds nothing to change).
+        width, height = self.size
+        screen.add_class(*_breakpoints(width, self.HORIZONTAL_BREAKPOINTS), *_breakpoints(height, self.VERTICAL_BREAKPOINTS))
+        return screen
 
     def on_mount(self) -> None:
         self._use_saved_theme()
@@ -398,6 +403,13 @@ class GatewayApp(App):
             self.pop_screen()
         if isinstance(self.screen, MainScreen):
             self.screen.show_section(section_id)
+
+
+def _breakpoints(dimension: int, breakpoints: list[tuple[int, str]]) -> list[str]:
+    """The class of the widest breakpoint `dimension` reaches (none if it reaches none), as Textual's Screen picks it
+    on a resize."""
+    reached = [name for threshold, name in sorted(breakpoints) if dimension >= threshold]
+    return reached[-1:]
 
 
 def _gateway_commands() -> type[Provider]:

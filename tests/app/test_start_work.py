@@ -30,3 +30,11 @@ async def test_building_the_footer_restyles_none_of_its_keys(monkeypatch):
         assert len(keys) > 3 and restyled == []
         assert [key.has_class("-compact") for key in keys] == [key.compact for key in keys]
         assert not footer.compact and [key.compact for key in keys] == [False] * (len(keys) - 1) + [True]  # palette
+
+
+async def test_the_main_screen_is_built_with_the_breakpoint_classes_its_first_resize_gives_it():
+    """Given at that resize, -narrow/-wide and -short/-tall restyled the whole screen once more during the start."""
+    for size, classes in (((80, 24), {"-narrow", "-short"}), ((120, 40), {"-wide", "-tall"})):
+        async with running_sandbox_app(size=size) as pilot:
+            assert classes <= set(pilot.app.get_default_screen().classes)
+            assert classes <= set(pilot.app.screen.classes)
