@@ -51,6 +51,8 @@ from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow
 from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    import ssl
+
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
@@ -515,8 +517,10 @@ class Runtime:
             from tui.sandbox.process import SandboxProcessError
 
             # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
-            # may still be starting, not after it.
-            self._build_http()
+            # may still be starting, not after it; the bundle is read in a thread, beside the section being mounted.
+            from tui.api.gateway_http import tls_context
+
+            self._build_http(await asyncio.to_thread(tls_context))
 
             try:
                 await self._sandbox_process.wait_ready()
@@ -692,13 +696,14 @@ class Runtime:
             "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
         }
 
-    def _build_http(self) -> None:
+    def _build_http(self, tls_context: ssl.SSLContext | None = None) -> None:
         """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
         import tui.api.credentials  # noqa: F401
         from tui.api.client import GatewayHttp
 
         if self.http is None:
-            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append,
+                                    tls_context=tls_context)
 
     def _build_clients(self, base_url: str, instance_id: str, tokens: dict[str, str], *, session_url: str) -> None:
         from tui.api.client import InstanceClient, SessionClient
