@@ -43,6 +43,9 @@ FIRST_STATUS_WAIT = 3.0
 for the first section to take keys."""
 SHUTDOWN_MOUNT_WAIT = 5.0
 """Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
+COLLECTOR_OFF_AT_MOST = 30.0
+"""Seconds after the first frame at which a collector paused for the start (`resume_collector`) runs again even if
+the sections are not all built yet."""
 
 
 class GatewayApp(GatewayAppBase):
@@ -67,9 +70,13 @@ class GatewayApp(GatewayAppBase):
         sandbox: bool = False,
         insecure_storage: bool = False,
         deterministic: bool = False,
+        resume_collector: bool = False,
     ) -> None:
         super().__init__()
         self.runtime = runtime
+        self._resume_collector = resume_collector
+        """The command line turned the garbage collector off for the start (`tui.cli.prepare_app`): it runs again once
+        every section is built (`keep_start_up_out_of_collections`), after COLLECTOR_OFF_AT_MOST, or at exit."""
         self.sandbox = sandbox
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
@@ -110,12 +117,19 @@ class GatewayApp(GatewayAppBase):
     def get_default_screen(self) -> Screen:
         from tui.screens.main import MainScreen
 
-        return MainScreen()
+        screen = MainScreen()
+        # The breakpoint classes its first resize will give it, given now: added at that resize, they restyled the
+        # whole screen once more during the start (the resize then finds nothing to change).
+        width, height = self.size
+        screen.add_class(*_breakpoints(width, self.HORIZONTAL_BREAKPOINTS), *_breakpoints(height, self.VERTICAL_BREAKPOINTS))
+        return screen
 
     def on_mount(self) -> None:
         self._use_saved_theme()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self.start_runtime)
+        if self._resume_collector:
+            self.set_timer(COLLECTOR_OFF_AT_MOST, self._collector_back_on, name="collector back on")
 
     # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
 
@@ -204,6 +218,12 @@ class GatewayApp(GatewayAppBase):
         for step in (self.first_status_read, self.first_section_shown):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(step.wait(), FIRST_STATUS_WAIT)
+        # And the frame that shows the connection drawn: the header's update is only scheduled when its read sets
+        # first_status_read, and the rest of the start held the event loop before that frame (~30-160 ms later).
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drawn.wait(), FIRST_STATUS_WAIT)
 
     def _open_setup(self) -> None:
         try:
@@ -290,8 +310,17 @@ class GatewayApp(GatewayAppBase):
         one app after another (the tests) can free each."""
         gc.freeze()
         self._start_up_frozen = True
+        self._collector_back_on()
+
+    def _collector_back_on(self) -> None:
+        """The collector paused for the start runs again (it was off from the command line's first import: its passes
+        over the start's objects took ~50-80 ms before the app took keys, bench/start_interactive.py)."""
+        if self._resume_collector:
+            self._resume_collector = False
+            gc.enable()
 
     async def on_unmount(self) -> None:
+        self._collector_back_on()
         if self._start_up_frozen:
             gc.unfreeze()
         for unsubscribe in self._unsubscribers:
@@ -372,6 +401,13 @@ class GatewayApp(GatewayAppBase):
             self.screen.show_section(section_id)
 
 
+def _breakpoints(dimension: int, breakpoints: list[tuple[int, str]]) -> list[str]:
+    """The class of the widest breakpoint `dimension` reaches (none if it reaches none), as Textual's Screen picks it
+    on a resize."""
+    reached = [name for threshold, name in sorted(breakpoints) if dimension >= threshold]
+    return reached[-1:]
+
+
 def _gateway_commands() -> type[Provider]:
     from tui.commands import GatewayCommands
 
@@ -405,10 +441,12 @@ def build_app(
     deterministic: bool = False,
     sandbox_dialects: tuple[str, str] = ("spec", "spec"),
     sandbox_process: SandboxProcess | None = None,
+    resume_collector: bool = False,
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
     `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
-    in this process (the tests)."""
+    in this process (the tests). `resume_collector`: the caller turned the garbage collector off for the start; the
+    app turns it back on when the start is done."""
     from tui.runtime import Runtime
 
     runtime = Runtime(
@@ -419,4 +457,5 @@ def build_app(
         sandbox_dialects=sandbox_dialects,
         sandbox_process=sandbox_process,
     )
-    return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic)
+    return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic,
+                      resume_collector=resume_collector)

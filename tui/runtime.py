@@ -54,6 +54,8 @@ from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events pane
 from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Tokens, new_account, sandbox_profile
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    import ssl
+
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
@@ -549,8 +551,10 @@ class Runtime:
             from tui.sandbox.process import SandboxProcessError
 
             # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
-            # may still be starting, not after it.
-            self._build_http()
+            # may still be starting, not after it; the bundle is read in a thread, beside the section being mounted.
+            from tui.api.gateway_http import tls_context
+
+            self._build_http(await asyncio.to_thread(tls_context))
 
             try:
                 await self._sandbox_process.wait_ready()
@@ -659,6 +663,9 @@ class Runtime:
             await callback()
 
     async def _open_store(self) -> None:
+        # Imported in a thread, as the listener is: the forwarder pulls in aiohttp (~100 ms), which on the event
+        # loop held the sandbox's first "connected" frame back (bench/start_interactive.py).
+        await asyncio.to_thread(importlib.import_module, "tui.webhooks.forwarder")
         from tui.paths import profile_events_path
         from tui.webhooks.store import EventStore
 
@@ -731,13 +738,14 @@ class Runtime:
             return ListenerOptions(DEFAULT_MAX_BODY, False)
         return ListenerOptions(profile.max_body or DEFAULT_MAX_BODY, profile.require_signatures)
 
-    def _build_http(self) -> None:
+    def _build_http(self, tls_context: ssl.SSLContext | None = None) -> None:
         """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
         import tui.api.credentials  # noqa: F401
         from tui.api.client import GatewayHttp
 
         if self.http is None:
-            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append,
+                                    tls_context=tls_context)
 
     @property
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:

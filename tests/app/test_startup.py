@@ -4,11 +4,13 @@ is mounted gets what was typed meanwhile, and quitting while sections are still 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from textual import events
 from textual.widgets import Input
 
 from tests.harness import sandbox_app, screen_text, wait_until
+from tui.app import build_app
 from tui.screens.main import SECTIONS, MainScreen
 
 
@@ -359,3 +361,100 @@ async def test_a_key_forwarded_to_the_screen_before_the_replay_and_handled_after
         await wait_until(pilot, lambda: search.value == "559", what="the late key in the search")
         await pilot.press("1")
         await wait_until(pilot, lambda: search.value == "5591", what="the next key after it")
+
+
+async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_start_takes_the_event_loop(monkeypatch):
+    """The header's status read ended, the section took keys, and the rest of the start (the store, the forwarder's
+    aiohttp, the listener) then held the event loop before the frame showing "connected" was drawn: 30-160 ms of the
+    start's time to interactive (bench/start_interactive.py). The store is opened only after that frame."""
+    import textual.screen
+    from textual.screen import Screen
+
+    from tui.api.client import InstanceClient
+    from tui.runtime import Runtime
+    from tui.widgets.header import GatewayHeader
+
+    drawn: list[str] = []  # the header's connection in each frame drawn
+    at_store: list[list[str]] = []
+    draw, open_store, status = Screen._compositor_refresh, Runtime._open_store, InstanceClient.status
+
+    def drawing(self: Screen) -> None:
+        draw(self)
+        headers = list(self.query(GatewayHeader)) if isinstance(self, MainScreen) else []
+        if headers:
+            drawn.append(headers[0].connection)
+
+    async def opening(self: Runtime) -> None:
+        at_store.append(list(drawn))
+        await open_store(self)
+
+    async def status_after_the_section(self: InstanceClient) -> Any:  # the order the bench sees: the read ends last
+        answer = await status(self)
+        await app.first_section_shown.wait()
+        return answer
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", drawing)
+    monkeypatch.setattr(Runtime, "_open_store", opening)
+    monkeypatch.setattr(InstanceClient, "status", status_after_the_section)
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)  # frames far apart: no frame drawn by chance between
+    app = sandbox_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: bool(at_store), what="the store opened")
+        assert at_store[0] and at_store[0][-1] == "sandbox · connected", at_store[0][-3:]
+
+
+async def test_the_collector_paused_for_the_start_runs_again_once_every_section_is_built():
+    """`gateway-tui` turns the garbage collector off for its start (tui.cli.prepare_app): its passes over the start's
+    objects cost ~50-80 ms before the app took keys. The app turns it back on, with the start's objects frozen, once
+    every section is built; and leaves nothing frozen or off when it stops."""
+    import gc
+
+    gc.disable()
+    try:
+        app = build_app(sandbox=True, deterministic=True, resume_collector=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await first_section_ready(pilot)
+            assert not app.screen.all_sections_mounted and not gc.isenabled()
+            await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+
+
+async def test_the_collector_paused_for_the_start_runs_again_after_a_time_even_if_the_sections_are_not_all_built(
+    monkeypatch,
+):
+    import gc
+
+    import tui.app
+
+    mount_only_what_is_asked_for(monkeypatch)  # the start never finishes building the sections
+    monkeypatch.setattr(tui.app, "COLLECTOR_OFF_AT_MOST", 0.2)
+    gc.disable()
+    try:
+        app = build_app(sandbox=True, deterministic=True, resume_collector=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, gc.isenabled, what="the collector on again")
+            assert gc.get_freeze_count() == 0 and not app.screen.all_sections_mounted
+    finally:
+        gc.enable()
+
+
+def test_the_command_line_turns_the_collector_off_and_the_app_it_prepares_imports_no_section_or_heavy_library():
+    """What `gateway-tui` has loaded when its app is about to run (a fresh interpreter, no profile, so no sandbox):
+    Textual and the main screen's frame, not the sections (imported after the first frame, the one shown first
+    alone), pydantic and the API models, httpx, aiohttp, the store or the listener; and the collector is off."""
+    import json
+    import subprocess
+    import sys
+
+    deferred = ["tui.screens.chats", "tui.screens.groups", "tui.screens.settings", "tui.screens.events",
+                "tui.api.models", "tui.api.operations", "pydantic", "httpx", "aiohttp", "tui.webhooks.store",
+                "tui.webhooks.listener", "tui.webhooks.forwarder", "tui.sandbox.server"]
+    probe = ("import gc, json, sys; from tui.cli import build_parser, prepare_app; "
+             "app, process = prepare_app(build_parser().parse_args([])); "
+             "print(json.dumps({'collector': gc.isenabled(), 'textual': 'textual.app' in sys.modules, "
+             f"'loaded': [m for m in {deferred!r} if m in sys.modules]}}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == {"collector": False, "textual": True, "loaded": []}

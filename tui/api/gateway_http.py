@@ -38,6 +38,8 @@ from tui.api.redaction import (
 )
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,14 @@ class Call(Generic[Result]):
     is_read: bool = False
 
 
+def tls_context() -> ssl.SSLContext:
+    """What httpx builds for `verify=True` (certifi's CA bundle, or SSL_CERT_FILE / SSL_CERT_DIR), to build in a
+    thread: reading the bundle takes ~15-20 ms, during which OpenSSL lets other threads run."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 class GatewayHttp:
     """Owns one httpx.AsyncClient (connection reuse) shared by the instance and session clients.
 
@@ -83,7 +93,9 @@ class GatewayHttp:
         max_read_retries: int = MAX_READ_RETRIES,
         max_retry_wait: float = MAX_RETRY_WAIT,
         sleep: Sleep | None = None,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
+        """`tls_context`: the one `tls_context()` built beforehand (None: httpx builds the same one here)."""
         import httpx
 
         install_library_log_redaction()
@@ -92,7 +104,8 @@ class GatewayHttp:
         self.max_read_retries = max_read_retries
         self.max_retry_wait = max_retry_wait
         self._sleep = sleep or asyncio.sleep
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), transport=transport, follow_redirects=False)
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), transport=transport, follow_redirects=False,
+                                         verify=tls_context if tls_context is not None else True)
 
     async def __aenter__(self) -> Self:
         return self

@@ -64,14 +64,19 @@ class GatewayFooter(Footer):
         displays = [self.app.get_key_display(binding) for binding, _, _ in shown]
         keep = fitting([(key_width(display, binding.description), footer_drop(binding))
                         for display, (binding, _, _) in zip(displays, shown, strict=True)], room)
+        # Each key starts with the classes its `compact` gives it, so that its watcher changes none when it is mounted:
+        # a FooterKey starts compact, and the binding made it not compact at once, restyling every key twice (~20
+        # restyles per footer built, and the footer is rebuilt whenever the keys in force change).
         for index in keep:
             binding, enabled, tooltip = shown[index]
-            yield FooterKey(binding.key, displays[index], binding.description, binding.action, disabled=not enabled,
-                            tooltip=tooltip).data_bind(compact=Footer.compact)
+            key = FooterKey(binding.key, displays[index], binding.description, binding.action, disabled=not enabled,
+                            tooltip=tooltip, classes="-compact" if self.compact else "")
+            key.set_reactive(FooterKey.compact, self.compact)
+            yield key.data_bind(compact=Footer.compact)
         if palette is not None:
             _node, binding, enabled, tooltip = palette
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            classes="-command-palette", disabled=not enabled,
+                            classes="-command-palette -compact", disabled=not enabled,
                             tooltip=binding.tooltip or binding.description)
 
     def on_resize(self) -> None:
