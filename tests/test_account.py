@@ -1,11 +1,12 @@
 """The Account: one profile's clients, secrets, dialects and events. A profile may have one family or both; what
-needs the family it lacks says so in plain words (FamilyMissing), and only the families it has get a client."""
+needs the family it lacks says so in plain words (MissingFamily), and only the families it has get a client."""
 
 from __future__ import annotations
 
 import pytest
 
-from tui.account import Account, ClientsNotReady, FamilyMissing, Tokens, new_account, sandbox_profile
+from tui.config import MissingFamily
+from tui.account import Account, ClientsNotReady, Tokens, new_account, sandbox_profile
 from tui.api.client import InstanceClient, SessionClient
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.gateway_http import GatewayHttp
@@ -35,7 +36,7 @@ async def test_an_instance_only_account_says_in_words_that_it_has_no_session_fam
         account.connect(http, TOKENS)
         assert isinstance(account.instance, InstanceClient) and account.session is None
         assert account.client(Family.INSTANCE) is account.instance
-        with pytest.raises(FamilyMissing) as missing:
+        with pytest.raises(MissingFamily) as missing:
             account.session_client()
     finally:
         await http.aclose()
@@ -53,7 +54,7 @@ async def test_a_session_only_account_says_in_words_that_it_has_no_instance_fami
     try:
         account.connect(http, TOKENS)
         assert isinstance(account.session, SessionClient) and account.instance is None
-        with pytest.raises(FamilyMissing, match=r"has no instance family \(Z-API\).*--base-url URL --instance-id ID"):
+        with pytest.raises(MissingFamily, match=r"has no instance family \(Z-API\).*--base-url URL --instance-id ID"):
             account.client(Family.INSTANCE)
     finally:
         await http.aclose()
@@ -179,7 +180,7 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
         await runtime.configure_webhooks(runtime.listener_base())
         assert sandbox.state.session_webhook.url.startswith(runtime.listener_base())
         assert sandbox.state.delivery_url == ""  # the instance family was never called
-        with pytest.raises(FamilyMissing, match="has no instance family"):
+        with pytest.raises(MissingFamily, match="has no instance family"):
             runtime.current.client(Family.INSTANCE)
     finally:
         await runtime.stop()

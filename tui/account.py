@@ -4,7 +4,7 @@ connection state and its events. No Textual here; the runtime holds the accounts
 
     account = new_account(profile, secrets, store=lambda: runtime.store)   # the one factory, sandbox included
     account.connect(http, tokens)                  # clients for the families the profile has
-    account.client(Family.INSTANCE)                # or FamilyMissing ("This profile has no instance family ...")
+    account.client(Family.INSTANCE)                # or MissingFamily ("This profile has no instance family ...")
     account.subscribe_events(on_event)             # this account's stored webhook events
 
 Heavy modules (httpx, pydantic) are imported inside the methods that build clients, never at import time.
@@ -38,31 +38,6 @@ EventCallback = Callable[["StoredEvent"], None]
 
 class ClientsNotReady(Exception):
     """A gateway call was asked for before the clients were built (start-up, or a failed start)."""
-
-
-# The words for a family the profile lacks: (which gateway speaks it, the `profile add` options that give it).
-_FAMILY_WORDS: dict[str, tuple[str, str]] = {
-    "instance": ("Z-API", "--base-url URL --instance-id ID"),
-    "session": ("WuzAPI", "--session-url URL"),
-}
-
-
-def missing_family_text(family: Family, profile: str) -> str:
-    """The plain words for an operation that needs a family this profile does not have."""
-    gateway, options = _FAMILY_WORDS[family.value]
-    return (
-        f"This profile ({profile}) has no {family.value} family ({gateway}), so this is not available; nothing was "
-        f"sent. Add one with `gateway-tui profile add {profile} {options} ...`, or use the other family's screens."
-    )
-
-
-class FamilyMissing(Exception):
-    """Asked for a family (its client, its operations) that the account's profile does not have."""
-
-    def __init__(self, family: Family, profile: str) -> None:
-        super().__init__(missing_family_text(family, profile))
-        self.family = family
-        self.profile = profile
 
 
 class ConnectionState(enum.Enum):
@@ -183,12 +158,13 @@ class Account:
     @overload
     def client(self, family: Family) -> InstanceClient | SessionClient: ...
     def client(self, family: Family) -> InstanceClient | SessionClient:
-        """One family's client. Raises FamilyMissing when the profile has no such family, ClientsNotReady when the
+        """One family's client. Raises MissingFamily when the profile has no such family, ClientsNotReady when the
         clients are not built yet."""
         from tui.api.operations import Family
+        from tui.config import MissingFamily
 
         if not self.has(family):
-            raise FamilyMissing(family, self.name)
+            raise MissingFamily(self.name, family)
         client = self.instance if family is Family.INSTANCE else self.session
         if client is None:
             raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")

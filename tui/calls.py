@@ -109,7 +109,7 @@ def profile_for(op: ErasedOperation, name: str | None) -> config.Profile:
     try:
         chosen.require(op.family)
     except config.MissingFamily as missing:
-        raise CallRefused(f"{op.id}: {missing}. Nothing was sent.") from None
+        raise CallRefused(f"{op.id}: {missing}") from None
     return chosen
 
 

@@ -55,11 +55,22 @@ class SessionFamily:
     dialect: SessionDialect
 
 
+# The `profile add` options that give a profile each family (named in MissingFamily's words).
+_ADD_FAMILY_OPTIONS: dict[Family, str] = {
+    Family.INSTANCE: "--base-url URL --instance-id ID",
+    Family.SESSION: "--session-url URL",
+}
+
+
 class MissingFamily(Exception):
-    """The profile has no such family: nothing was sent. The message names the family and its gateway."""
+    """Something (a screen, a palette entry, `call`, a client) needs a family the profile does not have: nothing
+    was sent. The one text for it everywhere, naming the family, its gateway and how to add it."""
 
     def __init__(self, profile: str, family: Family) -> None:
-        super().__init__(f"profile {profile!r} has no {family.label}; this operation needs it")
+        super().__init__(
+            f"This profile ({profile}) has no {family.label}; nothing was sent. Add it with "
+            f"`gateway-tui profile add {profile} {_ADD_FAMILY_OPTIONS[family]} ...`."
+        )
         self.profile = profile
         self.family = family
 

@@ -81,22 +81,22 @@ async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | 
 
 
 def _family(account: Account, chosen: str | None) -> Family:
-    from tui.account import FamilyMissing
+    from tui.config import MissingFamily
     from tui.api.operations import Family
 
     if chosen is not None:
         family = Family(chosen)
         if not account.has(family):
-            raise FamilyMissing(family, account.name)
+            raise MissingFamily(account.name, family)
         return family
     families = sorted(account.families, key=lambda family: family is not Family.INSTANCE)
     if not families:
-        raise FamilyMissing(Family.INSTANCE, account.name)
+        raise MissingFamily(account.name, Family.INSTANCE)
     return families[0]
 
 
 async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from tui.account import FamilyMissing
+    from tui.config import MissingFamily
     from tui.pairing import Outcome, PairingActions, PairingRefused, run_codes
 
     opened = await _open(args, err)
@@ -106,7 +106,7 @@ async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         try:
             family = _family(account, args.family)
-        except FamilyMissing as missing:
+        except MissingFamily as missing:
             print(f"gateway-tui connect: {missing}", file=err)
             return EXIT_NOT_ASKED
         actions = PairingActions(account, family)

@@ -276,7 +276,7 @@ class ConnectionWatch:
         except GatewayError as error:
             self.set_problem(family, f"error {error.status}" if error.status else "error")
             return None
-        except Exception as error:  # ClientsNotReady, FamilyMissing: not a reading
+        except Exception as error:  # ClientsNotReady, MissingFamily: not a reading
             log.debug("status of %s not read: %s", family, error)
             return None
         contradiction = await _contradiction(account, family, state)

@@ -38,8 +38,8 @@ async def test_a_session_only_profile_calls_the_session_family_and_refuses_the_i
         "call", "send-text", "--profile", "wuz", "--data", '{"phone": "5511999999999", "message": "hi"}', env=TOKENS
     )
     assert code == 2 and out == ""
-    assert err == ("gateway-tui call: send-text: profile 'wuz' has no instance family (Z-API); this operation needs "
-                   "it. Nothing was sent.\n")
+    assert err == ("gateway-tui call: send-text: This profile (wuz) has no instance family (Z-API); nothing was sent. "
+                   "Add it with `gateway-tui profile add wuz --base-url URL --instance-id ID ...`.\n")
     assert list(sandbox.state.sent) == []
 
 
@@ -57,5 +57,5 @@ async def test_an_instance_only_profile_calls_the_instance_family_and_refuses_th
     for args in (["hmac-set", "--data", f"@{key_file}"], ["hmac-set"], ["hmac-status"]):
         code, out, err = await run_gateway_tui("call", *args, "--profile", "z", env={**TOKENS, "GATEWAY_TUI_HMAC_KEY": HMAC_KEY})
         assert code == 2 and out == "", (args, err)
-        assert f"gateway-tui call: {args[0]}: profile 'z' has no session family (WuzAPI); this operation needs it" in err
+        assert f"gateway-tui call: {args[0]}: This profile (z) has no session family (WuzAPI); nothing was sent." in err
     assert sandbox.state.hmac_key is None

@@ -131,7 +131,8 @@ def test_requiring_a_missing_family_names_it_and_its_gateway():
     profile.require(Family.INSTANCE)
     with pytest.raises(MissingFamily) as caught:
         profile.require(Family.SESSION)
-    assert str(caught.value) == "profile 'z' has no session family (WuzAPI); this operation needs it"
+    assert str(caught.value) == ("This profile (z) has no session family (WuzAPI); nothing was sent. "
+                                 "Add it with `gateway-tui profile add z --session-url URL ...`.")
 
 
 # --- `gateway-tui profile add|list` without a terminal: the secrets of the profile's families only -----------------

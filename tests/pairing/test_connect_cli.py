@@ -198,9 +198,7 @@ async def test_status_json_has_both_families() -> None:
 async def test_status_names_a_family_the_profile_lacks_null() -> None:
     sandbox = await start_sandbox(logged_out=False)
     base = sandbox.url.rstrip("/")
-    # a one-family profile (built directly: saving one is the onefamily branch's)
-    profile = config.Profile.model_construct(name="solo", base_url="", instance_id="", session_url=base,
-                                             session_dialect=SessionDialect.WUZAPI, instance_dialect="spec")
+    profile = config.Profile(name="solo", session_url=base, session_dialect=SessionDialect.WUZAPI)
     account = new_account(profile, MemorySecrets(), store=lambda: None)
     http = GatewayHttp()
     account.connect(http, Tokens(session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"]))

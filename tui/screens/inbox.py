@@ -35,7 +35,8 @@ from tui.api.models import ChatAction, ModifyChat, SendText, is_phone, normalize
 from tui.api.operations import MODIFY_CHAT, SEND_TEXT, OperationId
 from tui.keymap import bindings_for
 from tui.messages import MessageSent
-from tui.account import ClientsNotReady, FamilyMissing
+from tui.account import ClientsNotReady
+from tui.config import MissingFamily
 from tui.preferences import STUCK_MINUTES_DEFAULT, PreferencesError, load_stuck_minutes
 from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
@@ -470,7 +471,7 @@ class InboxView(Widget):
         runtime = self.runtime
         try:
             client = self._instance_client()
-        except FamilyMissing as error:
+        except MissingFamily as error:
             self._answer(chat, str(error), ok=False)
             return
         except ClientsNotReady:
@@ -490,7 +491,7 @@ class InboxView(Widget):
 
     def _instance_client(self) -> InstanceClient:
         """The current account's instance client (the inbox reads and sends through the instance family); raises
-        FamilyMissing for a profile without it, ClientsNotReady before the clients exist."""
+        MissingFamily for a profile without it, ClientsNotReady before the clients exist."""
         account = self.runtime.current
         if account is None:
             raise ClientsNotReady("no account yet")
@@ -537,7 +538,7 @@ class InboxView(Widget):
             return
         try:
             client = self._instance_client()
-        except FamilyMissing as error:
+        except MissingFamily as error:
             status.show_error(str(error))
             return
         except ClientsNotReady:

@@ -67,13 +67,14 @@ def runtime_client(app: GatewayAppBase, family: Literal["session"]) -> SessionCl
 def runtime_client(app: GatewayAppBase, family: Family) -> InstanceClient | SessionClient:
     """The current account's client of `family`, or raise GatewayNotReady with what to do: the profile has no such
     family (in plain words), or the clients are not built yet."""
-    from tui.account import ClientsNotReady, FamilyMissing
+    from tui.account import ClientsNotReady
+    from tui.config import MissingFamily
 
     account = app.runtime.current
     if account is not None:
         try:
             return account.client(OperationFamily(family))
-        except FamilyMissing as error:
+        except MissingFamily as error:
             raise GatewayNotReady(str(error)) from None
         except ClientsNotReady:
             pass
