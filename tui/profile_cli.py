@@ -238,15 +238,15 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print("No profiles yet. Add one with `gateway-tui profile add NAME` and --base-url … --instance-id … (Z-API), "
               "--session-url … (WuzAPI), or both; or try `gateway-tui --sandbox`.", file=out)
         return 0
-    try:
-        store: SecretStore | None = open_secret_store(args.insecure_storage)
-    except KeyringUnavailable:
-        store = None
-        in_file = InsecureFileSecrets().path.exists()
-        print("No OS keyring here, so stored secrets cannot be checked"
-              + ("; some are in the 0600 file: add --insecure-storage." if in_file else "."), file=out)
-    stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
-    not_set_label = "not set" if store is not None else "unknown (no keyring)"
+    keyring: SecretStore | None = None
+    if args.insecure_storage or not all(profile.secrets_file for profile in profiles):
+        try:
+            keyring = open_secret_store(args.insecure_storage)
+        except KeyringUnavailable:
+            in_file = InsecureFileSecrets().path.exists()
+            print("No OS keyring here, so stored secrets cannot be checked"
+                  + ("; some are in the 0600 file: add --insecure-storage." if in_file else "."), file=out)
+    private_file = InsecureFileSecrets()
     for profile in profiles:
         print(f"{profile.name}", file=out)
         instance, session = profile.instance, profile.session
@@ -256,6 +256,10 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
               file=out)
         public = f", public URL {profile.public_url}" if profile.public_url else ""
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
+        # a profile saved with --insecure-storage (or set up without a keyring) keeps its secrets in the 0600 file
+        store = private_file if profile.secrets_file else keyring
+        stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
+        not_set_label = "not set" if store is not None else "unknown (no keyring)"
         sources = secret_sources(profile.name, store)
         for name in SecretName.of(profile.families):
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]

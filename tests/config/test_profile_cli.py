@@ -184,3 +184,19 @@ def test_a_hand_edited_remote_forward_target_is_reported_with_its_line():
                     'session_url = "https://s.example"\nforward_to = "http://example.com/hook"\n')
     with pytest.raises(config.ConfigError, match=r"line 1 \(\[profiles.work\]\).*example.com is not this machine"):
         config.load_profiles()
+
+
+def test_list_reads_a_profile_saved_in_the_private_file_without_the_flag(monkeypatch, capsys):
+    """A profile saved with --insecure-storage remembers its 0600 file (secrets_file = true); with no keyring at all,
+    `profile list` still shows its secrets as set there (it said "unknown (no keyring)" before)."""
+    keyring.set_keyring(fail.Keyring())
+    set_secrets(monkeypatch, {"GATEWAY_TUI_SESSION_TOKEN": SECRETS["GATEWAY_TUI_SESSION_TOKEN"]})
+    assert main(["profile", "add", "wuz", "--session-url", "https://wuz.example.com", "--insecure-storage"]) == 0
+    monkeypatch.delenv("GATEWAY_TUI_SESSION_TOKEN")
+    capsys.readouterr()
+    assert main(["profile", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "session token    set (0600 file)" in listing
+    assert "HMAC key         not set" in listing
+    assert "unknown (no keyring)" not in listing and "No OS keyring here" not in listing
+    assert SECRETS["GATEWAY_TUI_SESSION_TOKEN"] not in listing
