@@ -34,6 +34,7 @@ async def test_a_session_only_profile_says_that_a_product_lookup_needs_the_insta
         await settle(pilot)
         shown = " ".join(screen_text(app).split())
         assert "This profile (one) has no instance family (Z-API)" in shown
+        assert "speaks –/spec" in shown  # the header names no dialect for the family the profile lacks
         assert app.runtime.session is not None and app.runtime.instance is None
 
 
@@ -50,4 +51,5 @@ async def test_an_instance_only_profile_says_that_a_group_lookup_needs_the_sessi
         await settle(pilot)
         shown = " ".join(screen_text(app).split())
         assert "This profile (one) has no session family (WuzAPI)" in shown
+        assert "speaks spec/–" in shown
         assert app.runtime.instance is not None and app.runtime.session is None

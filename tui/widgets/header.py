@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from tui.widgets.gateway_app import gateway_app
+from tui.api.dialects import Family
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -153,10 +154,14 @@ class GatewayHeader(Horizontal):
         name = runtime.profile_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
         instance, session = runtime.dialects
-        if (instance.value, session.value) != ("spec", "spec"):
+        account = runtime.current
+        # A family the profile lacks shows as "–", not as the spec dialect it would default to.
+        i = instance.value if account is None or account.has(Family.INSTANCE) else "–"
+        s = session.value if account is None or account.has(Family.SESSION) else "–"
+        if (i, s) != ("spec", "spec"):
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
-            content = Content.assemble(content, Content.from_markup(speaks, i=instance.value, s=session.value))
+            content = Content.assemble(content, Content.from_markup(speaks, i=i, s=s))
         self.query_one("#header-profile", Static).update(content)
 
     def refresh_dialects(self) -> None:
