@@ -58,9 +58,9 @@ def test_every_client_method_has_a_wire_case() -> None:
     covered |= {name.rsplit("_", 1)[0] for name in covered}  # e.g. set_proxy_disable covers set_proxy
     assert public_methods(InstanceClient) <= covered
     assert public_methods(SessionClient) <= covered
-    # operations 1–16 + send-text, send-button-list, forward, status + Z-API's three lists
-    assert len(public_methods(InstanceClient)) == 23
-    assert len(public_methods(SessionClient)) == 10  # operations 17–24 + WuzAPI's two lists
+    # operations 1–16 + send-text, send-button-list, forward, status + Z-API's three lists + four media sends
+    assert len(public_methods(InstanceClient)) == 27
+    assert len(public_methods(SessionClient)) == 14  # operations 17–24 + WuzAPI's two lists + four media sends
 
 
 async def test_the_body_is_utf8_json_not_ascii_escaped(instance, gateway) -> None:

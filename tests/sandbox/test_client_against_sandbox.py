@@ -223,6 +223,7 @@ def test_every_client_method_is_driven_here():
         "set_profile_description", "product", "set_delivery_webhook", "set_hmac_key", "hmac_status",
         "delete_hmac_key", "set_proxy", "create_group", "group_info", "send_contact", "update_webhook",
         "list_chats", "list_contacts", "list_groups", "user_contacts", "group_list",
+        "send_image", "send_video", "send_audio", "send_document",  # tests/sandbox/test_media_sends.py
     }
     public = {
         name

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.api.spec_cases import media_requests
 from tui.api import models as m
 from tui.api.client import GatewayHttp, InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
@@ -62,10 +63,12 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.LIST_GROUPS: m.ListPage,
     OperationId.USER_CONTACTS: m.NoBody,
     OperationId.GROUP_LIST: m.NoBody,
+    **media_requests(PHONE),
 }
 # The gateways' lists: the spec has none, so its dialect refuses them before sending.
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.GROUP_LIST}
+               OperationId.GROUP_LIST, OperationId.CHAT_SEND_IMAGE, OperationId.CHAT_SEND_VIDEO,
+               OperationId.CHAT_SEND_AUDIO, OperationId.CHAT_SEND_DOCUMENT}
 
 CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects]
 

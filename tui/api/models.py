@@ -834,3 +834,128 @@ class GroupList(ListAnswer):
         if isinstance(value, dict) and "Groups" in value:
             return value["Groups"]
         return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Media sends (issue 25). The spec names no media call: the instance family takes Z-API's shapes (developer.z-api.io
+# send-image, send-video, send-audio, send-document/{extension}); the session family WuzAPI's (spec.yml
+# MessageImage, MessageVideo, MessageAudio, MessageDocument). Build them from a file with `tui.api.media`, which
+# checks the file's real type and the gateway's limits first.
+
+_DATA_URL_HEAD = re.compile(r"data:([\w.+-]+/[\w.+-]+)((?:;[\w.+-]+=[^;,]*)*);base64,")
+DATA_URL_RULE = "a base64 data URL, data:<type>;base64,<data>"
+_DOCUMENT_EXTENSION = re.compile(r"[A-Za-z0-9]{1,10}")
+
+
+def data_url_type(value: str) -> str | None:
+    """The media type a base64 data URL names (`data:image/png;base64,…` → `image/png`); None when it is not one."""
+    match = _DATA_URL_HEAD.match(value)
+    return match.group(1).lower() if match else None
+
+
+def data_url_payload(value: str) -> str:
+    """The base64 text after a data URL's comma ("" when it is not a data URL)."""
+    match = _DATA_URL_HEAD.match(value)
+    return value[match.end():] if match else ""
+
+
+def _media_source(value: str) -> str:
+    if data_url_type(value) is not None:
+        return value
+    if value.startswith("data:"):
+        raise ValueError(f"must be {DATA_URL_RULE}")
+    try:
+        return _http_url(value)
+    except ValueError:
+        raise ValueError(f"must be an http:// or https:// URL, or {DATA_URL_RULE}") from None
+
+
+def _data_url(value: str) -> str:
+    if data_url_type(value) is None:
+        raise ValueError(f"must be {DATA_URL_RULE}: WuzAPI takes the file's bytes, not a link")
+    return value
+
+
+def _document_extension(value: str) -> str:
+    if not _DOCUMENT_EXTENSION.fullmatch(value):
+        raise ValueError("must be the file's extension without the dot, letters and digits only, e.g. pdf")
+    return value.lower()
+
+
+MediaSource = Annotated[str, AfterValidator(_media_source)]
+DataUrl = Annotated[str, AfterValidator(_data_url)]
+
+
+class SendImage(Request):
+    """`/send-image`: PNG or JPEG, by URL or as `data:image/png;base64,…`."""
+
+    phone: Recipient
+    image: MediaSource
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+
+class SendVideo(Request):
+    """`/send-video`: MP4 (H.264), by URL or as `data:video/mp4;base64,…`."""
+
+    phone: Recipient
+    video: MediaSource
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+
+class SendAudio(Request):
+    """`/send-audio`: no caption (Z-API documents none)."""
+
+    phone: Recipient
+    audio: MediaSource
+    delayMessage: DelayMs | None = None
+
+
+class SendDocument(Request):
+    """`/send-document/{extension}`: the extension goes in the path, the rest in the body."""
+
+    phone: Recipient
+    extension: Annotated[str, AfterValidator(_document_extension)]
+    document: MediaSource
+    fileName: str | None = None
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+
+class ChatSendImage(Request):
+    """WuzAPI's `/chat/send/image` (spec.yml MessageImage): PNG or JPEG as a data URL."""
+
+    Phone: Recipient
+    Image: DataUrl
+    Caption: str | None = None
+    Id: str | None = None
+
+
+class ChatSendVideo(Request):
+    """WuzAPI's `/chat/send/video` (spec.yml MessageVideo): MP4 or 3GPP as a data URL."""
+
+    Phone: Recipient
+    Video: DataUrl
+    Caption: str | None = None
+    Id: str | None = None
+
+
+class ChatSendAudio(Request):
+    """WuzAPI's `/chat/send/audio` (spec.yml MessageAudio): Opus in Ogg, `data:audio/ogg;base64,…`; no caption."""
+
+    Phone: Recipient
+    Audio: DataUrl
+    Id: str | None = None
+
+
+class ChatSendDocument(Request):
+    """WuzAPI's `/chat/send/document` (spec.yml MessageDocument): FileName required, no caption."""
+
+    Phone: Recipient
+    Document: DataUrl
+    FileName: Text
+    Id: str | None = None
+
+
+MediaRequest = SendImage | SendVideo | SendAudio | SendDocument | ChatSendImage | ChatSendVideo | ChatSendAudio | ChatSendDocument

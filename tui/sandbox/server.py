@@ -33,6 +33,10 @@ SESSION_TOKEN_ENV = "GATEWAY_TUI_SESSION_TOKEN"
 
 _log = logging.getLogger(__name__)
 
+# Media sends carry the file as base64 in the JSON body: room for the largest the gateways take (a 100 MB
+# document is about 134 MB of base64), where aiohttp's default would refuse anything over 1 MiB.
+MAX_BODY = 150 * 1024 * 1024
+
 
 def new_message_id() -> str:
     """An id shaped like the network's: `3EB0` and 16 upper-case hex digits."""
@@ -143,7 +147,7 @@ class SandboxGateway:
         return f"{self.url}/instances/{self.context.instance_id}/token/{self.context.instance_token}"
 
     def build_app(self) -> web.Application:
-        app = web.Application(middlewares=[_json_errors])
+        app = web.Application(middlewares=[_json_errors], client_max_size=MAX_BODY)
         if self.instance_dialect is InstanceDialect.ZAPI:
             zapi = ZapiInstanceApi(self.context)
             app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))

@@ -22,6 +22,7 @@ from aiohttp import web
 from tui.api import models as m
 from tui.api.operations import OPERATIONS, OperationId
 from tui.sandbox.context import Context
+from tui.sandbox.media import no_media_in_spec
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
 from tui.sandbox.wire import (
     Handler,
@@ -40,7 +41,12 @@ from tui.sandbox.wire import (
 
 class SessionApi:
     # WuzAPI's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
-    REFUSED: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
+    # and WuzAPI's media sends: the spec's session family has none (404; the app refuses before sending anyway)
+    NO_MEDIA: ClassVar[frozenset[OperationId]] = frozenset({
+        OperationId.CHAT_SEND_IMAGE, OperationId.CHAT_SEND_VIDEO, OperationId.CHAT_SEND_AUDIO,
+        OperationId.CHAT_SEND_DOCUMENT,
+    })
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST}) | NO_MEDIA
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -57,7 +63,8 @@ class SessionApi:
             OperationId.GROUP_CREATE: self._guarded(self.create_group, needs_connection=True),
             OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
             OperationId.WEBHOOK: self._guarded(self.update_webhook),
-            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED},
+            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED - self.NO_MEDIA},
+            **{op: self._guarded(no_media_in_spec(OPERATIONS[op].path)) for op in self.NO_MEDIA},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

@@ -37,7 +37,9 @@ from tui.api.models import (
     is_phone,
 )
 from tui.api.dialects import InstanceDialect
-from tui.api.operations import MODIFY_CHAT, NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, ErasedOperation, OperationId
+from tui.api.operations import (
+    MEDIA_OPERATIONS, MODIFY_CHAT, NAME_LISTS, OPERATIONS, ZAPI_LINK_PREVIEW_RULE, ErasedOperation, OperationId,
+)
 from tui.api.vcard import build_vcard
 from tui.keymap import bindings_for, label, shown_key
 from tui.messages import MessageSent
@@ -524,6 +526,10 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
                 self.call_after_refresh(self._focus_first)
                 return
+        if op_id in MEDIA_OPERATIONS:  # the form's Media kind is issue 25's UI half; until then, the command line
+            self.notify("Media is sent from the command line for now: gateway-tui send --to PHONE FILE", timeout=8)
+            self.call_after_refresh(self._focus_first)
+            return
         if op_id == OperationId.MODIFY_CHAT:
             self.call_after_refresh(self.query_one("#chat-action", Select).focus)
             return

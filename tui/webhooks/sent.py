@@ -12,17 +12,26 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from tui.api.models import (
+    ChatSendAudio,
+    ChatSendDocument,
+    ChatSendImage,
+    ChatSendVideo,
     ContactCard,
     ContactSent,
     ForwardMessage,
     Request,
+    SendAudio,
     SendButtonActions,
     SendButtonList,
+    SendDocument,
+    SendImage,
     SendLink,
     SendLocation,
     SendPoll,
     SendSticker,
     SendText,
+    SendVideo,
+    data_url_payload,
 )
 from tui.api.operations import OPERATIONS, OperationId
 from tui.webhooks.conversations import NewMessage, chat_id_of
@@ -84,7 +93,42 @@ def _render(request: Request) -> tuple[str, str] | None:
         return request.Phone, f"[contact] {request.Name}"
     if isinstance(request, ForwardMessage):
         return request.phone, f"[forwarded] message {request.messageId}"
-    return None
+    return _render_media(request)
+
+
+_MEDIA_LABELS: dict[type[Request], str] = {
+    SendImage: "image", ChatSendImage: "image", SendVideo: "video", ChatSendVideo: "video",
+    SendAudio: "audio", ChatSendAudio: "audio", SendDocument: "document", ChatSendDocument: "document",
+}
+
+
+def _render_media(request: Request) -> tuple[str, str] | None:
+    """`[image] 12 KB  caption`, `[document] invoice.pdf, 80 KB  caption`: never the file's bytes."""
+    if isinstance(request, SendImage | SendVideo | SendAudio | SendDocument):
+        phone, source = request.phone, _media_source(request)
+        name = request.fileName if isinstance(request, SendDocument) else None
+        caption = None if isinstance(request, SendAudio) else request.caption
+    elif isinstance(request, ChatSendImage | ChatSendVideo):
+        phone, source, name, caption = request.Phone, _media_source(request), None, request.Caption
+    elif isinstance(request, ChatSendAudio | ChatSendDocument):
+        phone, source, caption = request.Phone, _media_source(request), None
+        name = request.FileName if isinstance(request, ChatSendDocument) else None
+    else:
+        return None
+    kind = _MEDIA_LABELS[type(request)]
+    what = ", ".join(part for part in (name, source) if part)
+    return phone, f"[{kind}] {what}" + (f"  {caption}" if caption else "")
+
+
+def _media_source(request: Request) -> str:
+    """A media send's link, or the size of the file it carried inline."""
+    from tui.api.media import size_text
+
+    value = next(str(v) for k, v in request.wire().items() if k.lower() in ("image", "video", "audio", "document"))
+    payload = data_url_payload(value)
+    if not payload:
+        return value
+    return size_text(len(payload) * 3 // 4 - payload[-2:].count("="))
 
 
 def _lines(*parts: str | None) -> str:
