@@ -126,7 +126,8 @@ def sniff(data: bytes) -> Sniffed:
         return Sniffed(OCTET_STREAM, "", "unknown binary or text data")
     best = typed[0]
     mime = best.mime_type.lower()
-    return Sniffed(mime, _USUAL_EXTENSIONS.get(mime, best.extension.lstrip(".").lower()), best.name)
+    extension = _USUAL_EXTENSIONS.get(mime) or best.extension.lstrip(".").lower()
+    return Sniffed(mime, extension, best.name)
 
 
 def kind_of(sniffed: Sniffed) -> SendKind:
