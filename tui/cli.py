@@ -192,6 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="largest body accepted, in bytes or with K/M/G (default 150M: a 100 MB document inlined as base64)",
     )
+    listen.add_argument(
+        "--media-limit",
+        type=_byte_size,
+        default=None,
+        metavar="SIZE",
+        help="received media kept beside the store, in bytes or with K/M/G; past it the oldest files go (default 512M)",
+    )
     listen.add_argument("--db", metavar="PATH", help="event store file (default: in the user data dir)")
     listen.add_argument(
         "--forward-to",

@@ -682,11 +682,13 @@ class Runtime:
 
     def _listener_options(self) -> dict[str, Any]:
         """The profile's body limit and signature policy (the sandbox takes the defaults)."""
+        from tui.api.media import DEFAULT_MEDIA_LIMIT
         from tui.webhooks.budget import DEFAULT_MAX_BODY
 
         return {
             "max_body": getattr(self.profile, "max_body", None) or DEFAULT_MAX_BODY,
             "require_signatures": bool(getattr(self.profile, "require_signatures", False)),
+            "media_limit": getattr(self.profile, "media_limit", None) or DEFAULT_MEDIA_LIMIT,
         }
 
     def _build_http(self) -> None:

@@ -34,6 +34,8 @@ from tui.api.operations import ErasedOperation, Family, OperationId, SendKind, o
 from tui.api import operations as ops
 
 MB = 1000 * 1000
+# Received media kept beside an event store before the oldest files go (the listener's and the profile's default).
+DEFAULT_MEDIA_LIMIT = 512 * 1024 * 1024
 WHATSAPP_MEDIA = "WhatsApp's supported media types (developers.facebook.com/docs/whatsapp/api/media)"
 ZAPI_VIDEO_PAGE = "Z-API's send-video page (developer.z-api.io/en/message/send-message-video)"
 WUZAPI_SPEC = "WuzAPI's spec.yml"
