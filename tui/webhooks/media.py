@@ -157,3 +157,145 @@ def event_media(event: StoredEvent, folder: MediaFolder) -> list[KeptMedia]:
         return []
     kept = folder.where(data)
     return [kept] if kept.path.is_file() else []
+
+
+# -- on demand: the media an event links to (Z-API's storage URLs, WuzAPI's S3 objects) ---------------------------
+
+FETCH_LIMIT = 100 * 1000 * 1000  # the largest file the gateways send (a document), as tui.api.media's limits
+FETCH_TIMEOUT = 60.0
+MAX_REDIRECTS = 5
+# Z-API's received-message payload keys and their URL fields (zapi.md §5.3); WuzAPI's `s3.url` (wuzapi.md §4.3).
+_ZAPI_MEDIA_URLS = {"image": "imageUrl", "audio": "audioUrl", "video": "videoUrl", "document": "documentUrl",
+                    "sticker": "stickerUrl"}
+
+
+class FetchRefused(Exception):
+    """The media was not fetched: the URL's scheme or address, a redirect, its size or the time it took."""
+
+
+def media_urls(event: StoredEvent) -> list[str]:
+    """The media URLs an accepted, verified event links to; none for a rejected or unverified one (never fetched)."""
+    if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
+        return []
+    try:
+        payload, _from_form = parse_body(event.headers.get("content-type", ""), event.body)
+    except UnparseableBody:
+        return []
+    if not isinstance(payload, dict):
+        return []
+    urls = []
+    for key, field in _ZAPI_MEDIA_URLS.items():
+        part = payload.get(key)
+        if isinstance(part, dict) and isinstance(part.get(field), str):
+            urls.append(part[field])
+    s3 = payload.get("s3")
+    if isinstance(s3, dict) and isinstance(s3.get("url"), str):
+        urls.append(s3["url"])
+    return urls
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether a base URL names this machine (the sandbox): then media it links to may be fetched from loopback."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _forbidden(address: str, *, allow_loopback: bool) -> str | None:
+    """Why an address may not be fetched from (None: it may)."""
+    import ipaddress
+
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return None if allow_loopback else "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_private or ip.is_reserved or ip.is_multicast or ip.is_unspecified or not ip.is_global:
+        return "a private address"
+    return None
+
+
+async def _check_host(host: str, port: int, *, allow_loopback: bool) -> None:
+    import asyncio
+    import socket
+
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise FetchRefused(f"{host} cannot be resolved ({error.strerror or error})") from None
+    for info in infos:
+        why = _forbidden(str(info[4][0]), allow_loopback=allow_loopback)
+        if why is not None:
+            raise FetchRefused(f"{host} is {why} ({info[4][0]}): media is never fetched from there")
+
+
+async def fetch_media(
+    url: str, *, allow_loopback: bool = False, limit: int = FETCH_LIMIT, timeout: float = FETCH_TIMEOUT,
+) -> bytes:
+    """The bytes at `url`: http or https only, at most `limit` bytes, within `timeout` seconds, redirects followed
+    only within the same scheme, and never from a private, loopback or link-local address (loopback only when
+    `allow_loopback`: the profile's base URL is itself on loopback). Every address is checked when the name is
+    resolved and again on the connection made. FetchRefused says why not."""
+    import asyncio
+    from urllib.parse import urljoin, urlsplit
+
+    import httpx
+
+    async def attempt() -> bytes:
+        current = url
+        scheme = urlsplit(url).scheme.lower()
+        async with httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=timeout) as client:
+            for _hop in range(MAX_REDIRECTS + 1):
+                parts = urlsplit(current)
+                if current != url and parts.scheme.lower() != scheme:
+                    raise FetchRefused(f"a redirect from {scheme} to {parts.scheme}: not followed")
+                if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                    raise FetchRefused(f"{parts.scheme or 'a URL without a scheme'}: only http and https are fetched")
+                await _check_host(parts.hostname, parts.port or (443 if scheme == "https" else 80),
+                                  allow_loopback=allow_loopback)
+                async with client.stream("GET", current) as response:
+                    peer = response.extensions.get("network_stream")
+                    address = peer.get_extra_info("server_addr") if peer is not None else None
+                    if address:
+                        why = _forbidden(str(address[0]), allow_loopback=allow_loopback)
+                        if why is not None:
+                            raise FetchRefused(f"the connection went to {why}: media is never fetched from there")
+                    if response.is_redirect:
+                        current = urljoin(current, response.headers.get("location", ""))
+                        continue
+                    if not response.is_success:
+                        raise FetchRefused(f"the server answered {response.status_code}")
+                    declared = response.headers.get("content-length")
+                    if declared is not None and declared.isdigit() and int(declared) > limit:
+                        raise FetchRefused(f"{declared} bytes is over the {limit} bytes fetched at most")
+                    data = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        data += chunk
+                        if len(data) > limit:
+                            raise FetchRefused(f"over the {limit} bytes fetched at most")
+                    return bytes(data)
+        raise FetchRefused(f"more than {MAX_REDIRECTS} redirects")
+
+    try:
+        return await asyncio.wait_for(attempt(), timeout)
+    except TimeoutError:
+        raise FetchRefused(f"no whole answer within {timeout:g} s") from None
+    except httpx.HTTPError as error:
+        raise FetchRefused(f"the download failed ({type(error).__name__})") from None
+
+
+async def fetch_and_keep(url: str, folder: MediaFolder, *, allow_loopback: bool = False) -> KeptMedia:
+    """Fetch an event's linked media on demand and keep it in the folder like inline media."""
+    import asyncio
+
+    data = await fetch_media(url, allow_loopback=allow_loopback)
+    return await asyncio.to_thread(folder.keep, data)
