@@ -18,7 +18,7 @@ from tui.api.operations import Family, OperationId, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
 from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
-from tui.sandbox.events import WEBHOOK_FORMATS
+from tui.sandbox.events import MEDIA_PATH, REPLY_FILES, WEBHOOK_FORMATS
 from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.session_api import SessionApi
@@ -162,6 +162,7 @@ class SandboxGateway:
             spec_session = SessionApi(self.context)
             app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
             app.add_routes(spec_session.extra_routes())
+        app.router.add_get(f"{MEDIA_PATH}/{{name}}", _reply_file)
         return app
 
     async def start(self) -> None:
@@ -179,6 +180,7 @@ class SandboxGateway:
             raise
         self._runner = runner
         self.port = runner.addresses[0][1]
+        self.deliveries.base_url = self.url
 
     async def stop(self) -> None:
         """Stop serving, cancel deliveries still pending, close the delivery client. Safe to call twice."""
@@ -200,6 +202,14 @@ class SandboxGateway:
 
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)
+
+
+async def _reply_file(request: web.Request) -> web.Response:
+    """The files seeded contacts answer with, public as Z-API's storage URLs are (no credentials in the URL)."""
+    reply = next((file for file in REPLY_FILES.values() if file.name == request.match_info["name"]), None)
+    if reply is None:
+        raise web.HTTPNotFound()
+    return web.Response(body=reply.data(), content_type=reply.mime_type)
 
 
 def _operation_routes(handlers: Mapping[OperationId, Handler], family: Family, prefix: str) -> list[web.RouteDef]:
