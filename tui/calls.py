@@ -217,7 +217,7 @@ async def send_media(
         media = await asyncio.to_thread(read_media, path, family, kind)
         op, request = media_request(media, family, phone, caption)
     except MediaRefused as refused:
-        raise CallRefused(f"{refused} Nothing was sent.") from None
+        raise CallRefused(f"{str(refused).rstrip('.')}. Nothing was sent.") from None
     except ValidationError as error:
         problems = field_errors(error)
         raise CallRefused(f"--to: {next(iter(problems.values()))}. Nothing was sent.", problems) from None

@@ -196,7 +196,8 @@ def read_media(path: Path, family: Family, kind: SendKind | None = None) -> Medi
         takes = ", ".join(rule.types)
         raise MediaRefused(
             f"{shown}: its content is {sniffed.name} ({sniffed.mime_type}), whatever its name says; "
-            f"{_GATEWAY[family]} sends {chosen.value} only as {takes} ({rule.types_source})"
+            f"{_GATEWAY[family]} takes {'an' if chosen in (SendKind.IMAGE, SendKind.AUDIO) else 'a'} {chosen.value} "
+            f"only as {takes} ({rule.types_source})"
             + ("" if kind is None else "; send it as a document instead (--as document)")
         )
     if sniffed.mime_type == "audio/ogg" and not sniffed.opus and chosen is SendKind.AUDIO:
