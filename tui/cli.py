@@ -1,4 +1,5 @@
-"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile` and `call`.
+"""Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile`, `call`
+and `send`.
 
 Each subcommand's module is imported only when that subcommand runs, so starting the app
 does not pay for aiohttp or the keyring before its first frame.
@@ -10,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, locate_cli
+from tui import call_cli, locate_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -197,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="largest body accepted, in bytes or with K/M/G (default 150M: a 100 MB document inlined as base64)",
     )
+    listen.add_argument(
+        "--media-limit",
+        type=_byte_size,
+        default=None,
+        metavar="SIZE",
+        help="received media kept beside the store, in bytes or with K/M/G; past it the oldest files go (default 512M)",
+    )
     listen.add_argument("--db", metavar="PATH", help="event store file (default: in the user data dir)")
     listen.add_argument(
         "--forward-to",
@@ -258,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
+    send_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     return parser
 
@@ -295,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.profile_cli import run_cli
     elif args.command == "call":
         from tui.call_cli import run_cli
+    elif args.command == "send":
+        from tui.send_cli import run_cli
     elif args.command == "locate":
         from tui.locate_cli import run_cli
     elif args.command in ("events", "trigger"):

@@ -59,9 +59,10 @@ def test_every_client_method_has_a_wire_case() -> None:
     assert public_methods(InstanceClient) <= covered
     assert public_methods(SessionClient) <= covered
     # operations 1–16 + send-text, send-button-list, forward, status + Z-API's three lists + its five pairing calls
-    assert len(public_methods(InstanceClient)) == 28
-    # operations 17–24 + WuzAPI's two lists + its six pairing calls
-    assert len(public_methods(SessionClient)) == 16
+    # + four media sends
+    assert len(public_methods(InstanceClient)) == 32
+    # operations 17–24 + WuzAPI's two lists + its six pairing calls + four media sends
+    assert len(public_methods(SessionClient)) == 20
 
 
 async def test_the_body_is_utf8_json_not_ascii_escaped(instance, gateway) -> None:
