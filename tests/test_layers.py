@@ -39,7 +39,7 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 
 
 def layer_of(module: str) -> str:
-    if module in ("tui.cli", "tui.__main__", "tui.doctor_cli", "tui.call_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli",
+    if module in ("tui.cli", "tui.__main__", "tui.doctor_cli", "tui.call_cli", "tui.send_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli",
                   "tui.serve_cli", "tui.connection_cli", "tui.message_cli"):
         return CLI
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):

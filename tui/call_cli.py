@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 if TYPE_CHECKING:  # the module itself is imported for the parser, before the operations table is needed
+    from collections.abc import Awaitable, Callable
+
     from tui.api.operations import ErasedOperation
+    from tui.calls import CallOutcome
 
 EXIT_OK = 0
 EXIT_GATEWAY_SAID_NO = 1
@@ -68,37 +71,50 @@ def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from tui.api.errors import GatewayError
-    from tui.api.operations import DialectRefusal
-    from tui.calls import CallRefused, call_operation, parse_data, refuse_secrets_in_arguments
-    from tui.config import ConfigError
+    from tui.calls import call_operation, parse_data, refuse_secrets_in_arguments
 
-    try:
+    async def outcome() -> CallOutcome:
         data = parse_data(args.data)
         if not args.data.startswith("@"):
             refuse_secrets_in_arguments(op, data)
-        outcome = await call_operation(
+        return await call_operation(
             op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
         )
+
+    return await report("gateway-tui call", op.id.value, outcome, out, err)
+
+
+async def report(
+    command: str, what: str, outcome: Callable[[], Awaitable[CallOutcome]], out: TextIO, err: TextIO
+) -> int:
+    """Run one call and print it as `call` does: the answer on stdout (0), the gateway's no on stderr (1), or why
+    nothing was sent (2). `send` prints through here too."""
+    from tui.api.errors import GatewayError
+    from tui.api.operations import DialectRefusal
+    from tui.calls import CallRefused
+    from tui.config import ConfigError
+
+    try:
+        result = await outcome()
     except (CallRefused, ConfigError) as refused:
-        print(f"gateway-tui call: {refused}", file=err)
+        print(f"{command}: {refused}", file=err)
         return EXIT_NOT_SENT
     except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
-        print(f"gateway-tui call: {op.id}: {refused.message}", file=err)
+        print(f"{command}: {what}: {refused.message}", file=err)
         return EXIT_NOT_SENT
     except GatewayError as error:
-        print(f"gateway-tui call: {op.id}: {error.message}", file=err)
+        print(f"{command}: {what}: {error.message}", file=err)
         return EXIT_GATEWAY_SAID_NO
-    if outcome.failure is not None:
-        print(f"gateway-tui call: {outcome.failure}", file=err)
+    if result.failure is not None:
+        print(f"{command}: {result.failure}", file=err)
         return EXIT_GATEWAY_SAID_NO
     try:
-        print(outcome.answer, file=out)
+        print(result.answer, file=out)
         out.flush()
     except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
         _silence_stdout(out)
-    if outcome.note:
-        print(f"gateway-tui call: {outcome.note}", file=err)
+    if result.note:
+        print(f"{command}: {result.note}", file=err)
     return EXIT_OK
 
 

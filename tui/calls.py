@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
@@ -19,7 +20,8 @@ from pydantic import BaseModel, ValidationError
 from tui import config
 from tui.api.exchange import Exchange
 from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, Request, field_errors
-from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId
+from tui.api.dialects import SessionDialect
+from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId, SendKind
 from tui.api.redaction import SECRET_BODY_KEYS
 from tui.api.wording import labelled
 from tui.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
@@ -138,9 +140,6 @@ async def call_operation(
 ) -> CallOutcome:
     """Validate, write in the profile's dialect, send. Raises CallRefused (nothing sent) or the client's
     GatewayError (the gateway said no, or could not be reached)."""
-    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
-    from tui.api.credentials import InstanceCredentials, SessionCredentials
-
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
         chosen = await asyncio.to_thread(profile_for, op, profile)
@@ -156,10 +155,23 @@ async def call_operation(
     request = build_request(op, data)
     chosen = await asyncio.to_thread(profile_for, op, profile)
     secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
-    needed = (
-        (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if op.family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
-    )
-    missing = [name for name in needed if not secrets.get(name)]
+    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage)
+
+
+def _needed_secrets(family: Family) -> tuple[SecretName, ...]:
+    return (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
+
+
+async def send_request(
+    op: ErasedOperation, request: Request, chosen: config.Profile, secrets: dict[SecretName, str | None], *,
+    insecure_storage: bool = False,
+) -> CallOutcome:
+    """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
+    CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
+    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    from tui.api.credentials import InstanceCredentials, SessionCredentials
+
+    missing = [name for name in _needed_secrets(op.family) if not secrets.get(name)]
     if missing:
         names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
         hint = ""
@@ -200,6 +212,44 @@ async def call_operation(
         except Exception as error:  # the message was sent: say the inbox missed it rather than fail the call
             note = f"sent, but the inbox could not keep it: {error}"
     return CallOutcome(result=result, answer=answer, failure=failure, note=note)
+
+
+async def send_media(
+    path: Path, phone: str, *, caption: str | None = None, kind: SendKind | None = None, family: Family | None = None,
+    profile: str | None = None, insecure_storage: bool = False,
+) -> CallOutcome:
+    """`gateway-tui send`: the file checked (`tui.api.media`), the operation picked from its type or `kind`, sent on
+    the profile's only media family or `family`. CallRefused (nothing sent) or the client's GatewayError."""
+    from tui.api.media import MediaRefused, media_request, read_media
+
+    chosen = await asyncio.to_thread(load_profile, profile)
+    secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+    family = family or _media_family(chosen, secrets)
+    try:
+        media = await asyncio.to_thread(read_media, path, family, kind)
+        op, request = media_request(media, family, phone, caption)
+    except MediaRefused as refused:
+        raise CallRefused(f"{str(refused).rstrip('.')}. Nothing was sent.") from None
+    except ValidationError as error:
+        problems = field_errors(error)
+        raise CallRefused(f"--to: {next(iter(problems.values()))}. Nothing was sent.", problems) from None
+    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage)
+
+
+def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
+    """The family a media send goes on when `--family` does not say: the one the profile can send media on (its
+    secrets are there; the session family only in WuzAPI's dialect, as the spec's has no media call)."""
+    usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))
+              and not (family is Family.SESSION and chosen.session_dialect is SessionDialect.SPEC)]
+    if len(usable) == 1:
+        return usable[0]
+    if not usable:
+        raise CallRefused(
+            f"profile {chosen.name!r} has no family that can send media: the instance family needs its tokens, the "
+            "session family its token and the wuzapi dialect. Nothing was sent."
+        )
+    raise CallRefused(f"profile {chosen.name!r} can send media on both families: say which with --family instance "
+                      "or --family session. Nothing was sent.")
 
 
 def record_sent(profile: str, op_id: OperationId, request: Request, result: BaseModel) -> bool:

@@ -1,5 +1,5 @@
 """Command line of gateway-tui: the app by default, plus `sandbox`, `listen`, `events`, `trigger`, `profile`, `call`,
-`locate` and `message`.
+`send`, `locate`, `connect`, `status`, `doctor` and `message`.
 
 Each subcommand's module is imported only when that subcommand runs, so starting the app
 does not pay for aiohttp or the keyring before its first frame.
@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, connection_cli, doctor_cli, locate_cli, message_cli
+from tui import call_cli, connection_cli, doctor_cli, locate_cli, message_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -198,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="largest body accepted, in bytes or with K/M/G (default 150M: a 100 MB document inlined as base64)",
     )
+    listen.add_argument(
+        "--media-limit",
+        type=_byte_size,
+        default=None,
+        metavar="SIZE",
+        help="received media kept beside the store, in bytes or with K/M/G; past it the oldest files go (default 512M)",
+    )
     listen.add_argument("--db", metavar="PATH", help="event store file (default: in the user data dir)")
     listen.add_argument(
         "--forward-to",
@@ -260,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     doctor_cli.add_parser(commands, _global_flags_after_subcommand)
+    send_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     connection_cli.add_parsers(commands, _global_flags_after_subcommand)
     message_cli.add_parser(commands, _global_flags_after_subcommand)
@@ -301,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.call_cli import run_cli
     elif args.command == "doctor":
         from tui.doctor_cli import run_cli
+    elif args.command == "send":
+        from tui.send_cli import run_cli
     elif args.command == "locate":
         from tui.locate_cli import run_cli
     elif args.command in ("connect", "status"):

@@ -27,6 +27,7 @@ from tui.forward_targets import ForwardTargetRefused, check_target
 # file is 139.8 MB of base64, and percent-encoding its `+` and `/` (1 character in 32) makes the body ~148.6 MB.
 # 150 MiB takes that with room for the event around it; a 16 MB video arrives as ~22.7 MB.
 DEFAULT_MAX_BODY = 150 * 1024 * 1024
+DEFAULT_MEDIA_LIMIT = 512 * 1024 * 1024  # tui.api.media's (not imported here: the app's start would pay for it)
 
 PROFILES_FILE_NAME = "profiles.toml"
 RESERVED_NAMES = {"sandbox"}
@@ -104,6 +105,8 @@ class Profile(BaseModel):
     # (/delivery included; see tui/webhooks/families.py).
     max_body: int = Field(default=DEFAULT_MAX_BODY, ge=1024)
     require_signatures: bool = False
+    # Received media (WuzAPI's inline files) kept beside the event store: past this many bytes the oldest go.
+    media_limit: int = Field(default=DEFAULT_MEDIA_LIMIT, ge=0)
     # How each family is written on the wire: the spec (default), or the real gateway's dialect.
     instance_dialect: InstanceDialect = InstanceDialect.SPEC
     session_dialect: SessionDialect = SessionDialect.SPEC

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
+from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
     ForwardLog,
@@ -108,10 +109,12 @@ def _show(args: argparse.Namespace) -> int:
         pending = event is not None and forward_log.is_queued(args.id)
     if event is None:
         raise _Refused(f"no event #{args.id} in {store.path}")
+    media = event_media(event, MediaFolder.beside(store.path))
     if args.json:
         document = event.to_json()
         document["forward_attempts"] = [attempt.to_json() for attempt in attempts]
         document["forward_pending"] = pending
+        document["media"] = [kept.to_json() for kept in media]
         print(strict_json(document, indent=2))
         return 0
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
@@ -121,6 +124,8 @@ def _show(args: argparse.Namespace) -> int:
         print(cut)
     for name, value in sorted(event.headers.items()):
         print(f"{name}: {value}")
+    for kept in media:
+        print(f"media: {kept.path} ({kept.mime_type}, {kept.size} bytes)")
     for attempt in attempts:
         print(f"{_local(attempt.at)} {describe(attempt)}")
     if pending:

@@ -134,6 +134,7 @@ async def _listen(
         strict=not args.accept_unsigned,
         require_signatures=args.require_signatures,
         max_body=args.max_body,
+        **({"media_limit": args.media_limit} if getattr(args, "media_limit", None) else {}),
         on_event=_each(consumers) if consumers else None,
     )
     if not await start_or_explain(listener.start, "listen", args.host, args.port):

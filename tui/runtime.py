@@ -127,6 +127,7 @@ class ListenerOptions:
 
     max_body: int
     require_signatures: bool
+    media_limit: int
 
 
 @dataclass
@@ -714,6 +715,7 @@ class Runtime:
             on_shedding=self._on_listener_load,
             max_body=options.max_body,
             require_signatures=options.require_signatures,
+            media_limit=options.media_limit,
         )
         await self.listener.start()
         self._record_listener(host)
@@ -730,13 +732,17 @@ class Runtime:
         return self.profile.name if self.profile is not None else "sandbox"
 
     def _listener_options(self) -> ListenerOptions:
-        """The profile's body limit and signature policy (the sandbox's profile has the defaults)."""
+        """The profile's body limit, signature policy and media folder limit (the sandbox's profile has the
+        defaults)."""
+        from tui.api.media import DEFAULT_MEDIA_LIMIT
         from tui.webhooks.budget import DEFAULT_MAX_BODY
 
         profile = self.profile
         if profile is None:
-            return ListenerOptions(DEFAULT_MAX_BODY, False)
-        return ListenerOptions(profile.max_body or DEFAULT_MAX_BODY, profile.require_signatures)
+            return ListenerOptions(DEFAULT_MAX_BODY, False, DEFAULT_MEDIA_LIMIT)
+        return ListenerOptions(
+            profile.max_body or DEFAULT_MAX_BODY, profile.require_signatures, profile.media_limit or DEFAULT_MEDIA_LIMIT
+        )
 
     def _build_http(self, tls_context: ssl.SSLContext | None = None) -> None:
         """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
@@ -818,11 +824,12 @@ class Runtime:
         options = ListenerOptions(
             profiled.max_body if max_body is None else max_body,
             profiled.require_signatures if require_signatures is None else require_signatures,
+            profiled.media_limit,
         )
         current = self.listener
         if (
             current is not None and current.host == host and port != 0 and current.port == port
-            and ListenerOptions(current.max_body, current.require_signatures) == options
+            and ListenerOptions(current.max_body, current.require_signatures, current.media.limit) == options
         ):
             return  # already there
         if current is not None and current.host == host and port != 0 and current.port == port:
@@ -836,6 +843,7 @@ class Runtime:
             on_shedding=self._on_listener_load,
             max_body=options.max_body,
             require_signatures=options.require_signatures,
+            media_limit=options.media_limit,
         )
         await replacement.start()
         previous, self.listener = self.listener, replacement

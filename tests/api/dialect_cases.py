@@ -17,6 +17,7 @@ import io
 import segno
 
 from tests.api.conftest import HMAC_SECRET
+from tests.api.spec_cases import MP4_URL, OGG_URL, PDF_URL, PNG_URL, WUZAPI_SENT
 from tui.api import connection as c
 from tui.api import models as m
 from tui.api.operations import Dialect, InstanceDialect, OperationId, SessionDialect
@@ -107,6 +108,10 @@ def _sticker() -> m.SendSticker:
 
 def _forward() -> m.ForwardMessage:
     return m.ForwardMessage(phone="5511999999999", messageId="3EB0ORIG", messagePhone="120363019502650977@g.us")
+
+
+def _wuzapi_sent(result: Any) -> bool:
+    return result.Id == "90B2F8B13FAC8A9CF6B06E99C7834DC5" and result.Timestamp is not None
 
 
 CASES: list[WireCase] = [
@@ -367,6 +372,72 @@ CASES: list[WireCase] = [
                      "lastMessageTime": "1730918668000", "isMuted": "0", "isMarkedSpam": "false",
                      "archived": "false", "pinned": "false", "muteEndTime": None, "messagesUnread": "0"}]),
              lambda r: r.items[0].name == "Team" and r.items[0].isGroup, query={"page": "1", "pageSize": "10"}),
+    # -- media (issue 25) -----------------------------------------------------------------------------------------
+    # Z-API: Z-API/docs en/message/send-message-image.mdx, -video.mdx, -audio.mdx, -document.mdx (fields `image`,
+    # `video`, `audio`, `document`, `caption`, `fileName`, `delayMessage` "range of 1 to 15 sec", the extension in
+    # the path `send-document/{extension}`, "data:image/png;base64," before the base64). The spec names no media
+    # call, so its instance family writes the same bodies; only a group stays `@g.us`, as in every spec send.
+    WireCase(OperationId.SEND_IMAGE, SPEC, lambda: m.SendImage(phone="120363019502650977-group", image=PNG_URL,
+                                                               caption="Logo", delayMessage=2000),
+             "POST", "/send-image",
+             {"phone": "120363019502650977@g.us", "image": PNG_URL, "caption": "Logo", "delayMessage": 2}, SENT_ZAPI,
+             _sent),
+    WireCase(OperationId.SEND_IMAGE, ZAPI, lambda: m.SendImage(phone="120363019502650977@g.us", image=PNG_URL,
+                                                               caption="Logo", delayMessage=2000),
+             "POST", "/send-image",
+             {"phone": "120363019502650977-group", "image": PNG_URL, "caption": "Logo", "delayMessage": 2}, SENT_ZAPI,
+             _sent),
+    WireCase(OperationId.SEND_IMAGE, ZAPI,
+             lambda: m.SendImage(phone="5511999999999", image="https://www.z-api.io/logo.svg"),
+             "POST", "/send-image", {"phone": "5511999999999", "image": "https://www.z-api.io/logo.svg"}, SENT_ZAPI,
+             _sent, name="by-link"),
+    WireCase(OperationId.SEND_VIDEO, SPEC, lambda: m.SendVideo(phone="5511999999999", video=MP4_URL, caption="Demo"),
+             "POST", "/send-video", {"phone": "5511999999999", "video": MP4_URL, "caption": "Demo"}, SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_VIDEO, ZAPI,
+             lambda: m.SendVideo(phone="5511999999999", video=MP4_URL, caption="Demo", delayMessage=15000),
+             "POST", "/send-video", {"phone": "5511999999999", "video": MP4_URL, "caption": "Demo", "delayMessage": 15},
+             SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_AUDIO, SPEC, lambda: m.SendAudio(phone="5511999999999", audio=OGG_URL),
+             "POST", "/send-audio", {"phone": "5511999999999", "audio": OGG_URL}, SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_AUDIO, ZAPI, lambda: m.SendAudio(phone="5511999999999", audio=OGG_URL, delayMessage=1000),
+             "POST", "/send-audio", {"phone": "5511999999999", "audio": OGG_URL, "delayMessage": 1}, SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_DOCUMENT, SPEC,
+             lambda: m.SendDocument(phone="5511999999999", extension="pdf", document=PDF_URL, fileName="invoice.pdf"),
+             "POST", "/send-document/pdf", {"phone": "5511999999999", "document": PDF_URL, "fileName": "invoice.pdf"},
+             SENT_ZAPI, _sent),
+    WireCase(OperationId.SEND_DOCUMENT, ZAPI,
+             lambda: m.SendDocument(phone="120363019502650977@g.us", extension="PDF", document=PDF_URL,
+                                    fileName="My PDF", caption="As promised", delayMessage=5000),
+             "POST", "/send-document/pdf",
+             {"phone": "120363019502650977-group", "document": PDF_URL, "fileName": "My PDF", "caption": "As promised",
+              "delayMessage": 5}, SENT_ZAPI, _sent),
+    # WuzAPI: spec.yml MessageImage/MessageVideo/MessageAudio/MessageDocument and handlers.go SendImage ("data:image"),
+    # SendVideo ("data"), SendAudio ("data:audio/ogg"), SendDocument ("data:application/octet-stream", FileName
+    # required); each answers {"Details": "Sent", "Timestamp", "Id"} in the envelope. The spec dialect has no media.
+    _refused(OperationId.CHAT_SEND_IMAGE, SSPEC, lambda: m.ChatSendImage(Phone="5511999999999", Image=PNG_URL),
+             "POST", "/chat/send/image", "chat/send/image"),
+    _refused(OperationId.CHAT_SEND_VIDEO, SSPEC, lambda: m.ChatSendVideo(Phone="5511999999999", Video=MP4_URL),
+             "POST", "/chat/send/video", "chat/send/video"),
+    _refused(OperationId.CHAT_SEND_AUDIO, SSPEC, lambda: m.ChatSendAudio(Phone="5511999999999", Audio=OGG_URL),
+             "POST", "/chat/send/audio", "chat/send/audio"),
+    _refused(OperationId.CHAT_SEND_DOCUMENT, SSPEC,
+             lambda: m.ChatSendDocument(Phone="5511999999999", Document=PDF_URL, FileName="invoice.pdf"),
+             "POST", "/chat/send/document", "chat/send/document"),
+    WireCase(OperationId.CHAT_SEND_IMAGE, WUZAPI,
+             lambda: m.ChatSendImage(Phone="5511999999999", Image=PNG_URL, Caption="Image Description"),
+             "POST", "/chat/send/image", {"Phone": "5511999999999", "Image": PNG_URL, "Caption": "Image Description"},
+             WUZAPI_SENT, _wuzapi_sent),
+    WireCase(OperationId.CHAT_SEND_VIDEO, WUZAPI,
+             lambda: m.ChatSendVideo(Phone="120363019502650977-group", Video=MP4_URL, Caption="my video"),
+             "POST", "/chat/send/video",
+             {"Phone": "120363019502650977@g.us", "Video": MP4_URL, "Caption": "my video"}, WUZAPI_SENT, _wuzapi_sent),
+    WireCase(OperationId.CHAT_SEND_AUDIO, WUZAPI, lambda: m.ChatSendAudio(Phone="5511999999999", Audio=OGG_URL),
+             "POST", "/chat/send/audio", {"Phone": "5511999999999", "Audio": OGG_URL}, WUZAPI_SENT, _wuzapi_sent),
+    WireCase(OperationId.CHAT_SEND_DOCUMENT, WUZAPI,
+             lambda: m.ChatSendDocument(Phone="5511999999999", Document=PDF_URL, FileName="invoice.pdf"),
+             "POST", "/chat/send/document",
+             {"Phone": "5511999999999", "Document": "data:application/octet-stream;base64,JVBERi0xLjQK",
+              "FileName": "invoice.pdf"}, WUZAPI_SENT, _wuzapi_sent),
     _refused(OperationId.USER_CONTACTS, SSPEC, m.NoBody, "GET", "/user/contacts", "user/contacts"),
     WireCase(OperationId.USER_CONTACTS, WUZAPI, m.NoBody, "GET", "/user/contacts", None,
              (200, {"code": 200, "data": {

@@ -13,8 +13,13 @@ from typing import Any
 
 from tests.api.conftest import HMAC_SECRET, INSTANCE_TOKEN
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.api.operations import OperationId
 from tui.api.models import (
     AddAdmin,
+    ChatSendAudio,
+    ChatSendDocument,
+    ChatSendImage,
+    ChatSendVideo,
     AddParticipant,
     BlacklistEntry,
     Button,
@@ -34,13 +39,18 @@ from tui.api.models import (
     ProfileDescription,
     ProxyConfig,
     RedefineInvitationLink,
+    Request,
+    SendAudio,
     SendButtonActions,
     SendButtonList,
+    SendDocument,
+    SendImage,
     SendLink,
     SendLocation,
     SendPoll,
     SendSticker,
     SendText,
+    SendVideo,
     UpdateGroupName,
     WebhookUpdate,
 )
@@ -50,6 +60,28 @@ SENT_202 = (202, {"messageId": "3EB0MSG", "id": "3EB0MSG"})
 SENT_200_ZAPI = (200, {"zaapId": "ZAAP1", "messageId": "3EB0MSG", "id": "3EB0MSG"})
 SUCCESS = (200, {"success": True})
 VALUE_TRUE = (200, {"value": True})
+# Tiny data URLs written by hand: a PNG signature, "OggS", an MP4 `ftyp` head, "%PDF-1.4\n".
+PNG_URL = "data:image/png;base64,iVBORw0KGgo="
+OGG_URL = "data:audio/ogg;base64,T2dnUw=="
+MP4_URL = "data:video/mp4;base64,AAAAGGZ0eXBpc29t"
+PDF_URL = "data:application/pdf;base64,JVBERi0xLjQK"
+# spec.yml's example answer to /chat/send/image, /audio, /document and /video.
+WUZAPI_SENT = (200, {"code": 200, "data": {"Details": "Sent", "Id": "90B2F8B13FAC8A9CF6B06E99C7834DC5",
+                                           "Timestamp": "2022-04-20T12:49:08-03:00"}, "success": True})
+
+
+def media_requests(phone: str) -> dict[OperationId, Callable[[], Request]]:
+    """One request per media operation (issue 25), to `phone`, for the tables of one request per operation."""
+    return {
+        OperationId.SEND_IMAGE: lambda: SendImage(phone=phone, image=PNG_URL, caption="Logo"),
+        OperationId.SEND_VIDEO: lambda: SendVideo(phone=phone, video=MP4_URL, caption="Demo", delayMessage=2000),
+        OperationId.SEND_AUDIO: lambda: SendAudio(phone=phone, audio=OGG_URL),
+        OperationId.SEND_DOCUMENT: lambda: SendDocument(phone=phone, extension="pdf", document=PDF_URL, fileName="a.pdf"),
+        OperationId.CHAT_SEND_IMAGE: lambda: ChatSendImage(Phone=phone, Image=PNG_URL, Caption="Logo"),
+        OperationId.CHAT_SEND_VIDEO: lambda: ChatSendVideo(Phone=phone, Video=MP4_URL),
+        OperationId.CHAT_SEND_AUDIO: lambda: ChatSendAudio(Phone=phone, Audio=OGG_URL),
+        OperationId.CHAT_SEND_DOCUMENT: lambda: ChatSendDocument(Phone=phone, Document=PDF_URL, FileName="a.pdf"),
+    }
 
 
 @dataclass(frozen=True)
@@ -313,6 +345,21 @@ INSTANCE_CASES = [
          lambda r: r.callback_urls()["delivery"] == "https://h.example.com/d" and r.callback_urls()["received"] == ""),
     Case("point_every_callback", lambda c: zapi(c).point_every_callback("https://h.example.com/z"), "PUT",
          f"{P}/update-every-webhooks", {"value": "https://h.example.com/z"}, VALUE_TRUE, lambda r: r.ok),
+    # -- media (issue 25): Z-API's shapes, which the spec's instance family takes (Z-API/docs send-message-*.mdx) ----
+    Case("send_image", lambda c: c.send_image(SendImage(phone="5511999999999", image=PNG_URL, caption="Logo")),
+         "POST", f"{P}/send-image", {"phone": "5511999999999", "image": PNG_URL, "caption": "Logo"}, SENT_202,
+         lambda r: r.message_id == "3EB0MSG"),
+    Case("send_video", lambda c: c.send_video(SendVideo(phone="5511999999999", video="https://example.com/v.mp4")),
+         "POST", f"{P}/send-video", {"phone": "5511999999999", "video": "https://example.com/v.mp4"}, SENT_202,
+         lambda r: r.message_id == "3EB0MSG"),
+    Case("send_audio", lambda c: c.send_audio(SendAudio(phone="5511999999999", audio=OGG_URL, delayMessage=3000)),
+         "POST", f"{P}/send-audio", {"phone": "5511999999999", "audio": OGG_URL, "delayMessage": 3}, SENT_202,
+         lambda r: r.message_id == "3EB0MSG"),
+    Case("send_document",
+         lambda c: c.send_document(SendDocument(phone="5511999999999", extension="pdf", document=PDF_URL,
+                                                fileName="invoice.pdf")),
+         "POST", f"{P}/send-document/pdf", {"phone": "5511999999999", "document": PDF_URL, "fileName": "invoice.pdf"},
+         SENT_202, lambda r: r.message_id == "3EB0MSG"),
 ]
 
 VCARD = "BEGIN:VCARD\nVERSION:3.0\nN:Silva;Ana;;;\nFN:Ana Silva\nTEL;TYPE=CELL;WAID=5511988887777:+5511988887777\nEND:VCARD\n"
@@ -445,4 +492,21 @@ SESSION_CASES = [
     Case("read_webhook", lambda c: wuzapi(c).read_webhook(), "GET", "/webhook", None,
          (200, {"code": 200, "data": {"webhook": "https://h.example.com/s", "subscribe": [""]}, "success": True}),
          lambda r: r.webhook == "https://h.example.com/s" and r.events == [""]),
+    # -- media (issue 25), in WuzAPI's dialect: the spec's session family has none (spec.yml Message* schemas) -----
+    Case("send_image", lambda c: wuzapi(c).send_image(ChatSendImage(Phone="5491155553935", Image=PNG_URL,
+                                                                  Caption="Image Description")),
+         "POST", "/chat/send/image", {"Phone": "5491155553935", "Image": PNG_URL, "Caption": "Image Description"},
+         WUZAPI_SENT, lambda r: r.Id == "90B2F8B13FAC8A9CF6B06E99C7834DC5"),
+    Case("send_video", lambda c: wuzapi(c).send_video(ChatSendVideo(Phone="5491155553935", Video=MP4_URL)),
+         "POST", "/chat/send/video", {"Phone": "5491155553935", "Video": MP4_URL},
+         WUZAPI_SENT, lambda r: r.Id == "90B2F8B13FAC8A9CF6B06E99C7834DC5"),
+    Case("send_audio", lambda c: wuzapi(c).send_audio(ChatSendAudio(Phone="5491155553935", Audio=OGG_URL)),
+         "POST", "/chat/send/audio", {"Phone": "5491155553935", "Audio": OGG_URL},
+         WUZAPI_SENT, lambda r: r.Id == "90B2F8B13FAC8A9CF6B06E99C7834DC5"),
+    Case("send_document",
+         lambda c: wuzapi(c).send_document(ChatSendDocument(Phone="5491155553935", Document=PDF_URL, FileName="file.pdf")),
+         "POST", "/chat/send/document",
+         {"Phone": "5491155553935", "Document": "data:application/octet-stream;base64,JVBERi0xLjQK",
+          "FileName": "file.pdf"},
+         WUZAPI_SENT, lambda r: r.Id == "90B2F8B13FAC8A9CF6B06E99C7834DC5"),
 ]

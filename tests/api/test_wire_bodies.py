@@ -59,10 +59,10 @@ def test_every_client_method_has_a_wire_case() -> None:
     assert public_methods(InstanceClient) <= covered
     assert public_methods(SessionClient) <= covered
     # operations 1–16 + send-text, send-button-list, forward, status + Z-API's three lists + its five pairing calls
-    # + issue 24's reads and setting of the callback URLs (GET /me, PUT /update-every-webhooks)
-    assert len(public_methods(InstanceClient)) == 30
-    # operations 17–24 + WuzAPI's two lists + its six pairing calls
-    assert len(public_methods(SessionClient)) == 17  # + issue 24's GET /webhook
+    # + issue 24's reads and setting of the callback URLs (GET /me, PUT /update-every-webhooks) + four media sends
+    assert len(public_methods(InstanceClient)) == 34
+    # operations 17–24 + WuzAPI's two lists + its six pairing calls + issue 24's GET /webhook + four media sends
+    assert len(public_methods(SessionClient)) == 21
 
 
 async def test_the_body_is_utf8_json_not_ascii_escaped(instance, gateway) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import SIZE, fill, screen_text, settle, show_section, wait_ready, wait_until
+from tests.harness import SIZE, fill, screen_text, settle, show_section, wait_ready
 from tui import config
 from tui.app import build_app
 from tui.widgets.forms import set_cursor_blink

@@ -231,6 +231,7 @@ def test_every_client_method_is_driven_here():
         "pair_phone", "logout",
         # issue 24's webhook reads and settings: driven by the doctor's tests (tests/doctor)
         "instance_data", "point_every_callback", "read_webhook",
+        "send_image", "send_video", "send_audio", "send_document",  # tests/sandbox/test_media_sends.py
     }
     public = {
         name

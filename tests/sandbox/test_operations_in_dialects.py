@@ -27,9 +27,11 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     # a fresh sandbox has no session webhook yet: WuzAPI's partial update would have nothing to merge with
     OperationId.WEBHOOK: lambda: m.WebhookUpdate(webhook="https://hooks.example.com/session"),
 }
-# The gateways' lists: the spec has none, so its dialect refuses them before sending.
+# The gateways' lists and pairing calls: the spec has none, so its dialect refuses them before sending; nor has its
+# session family WuzAPI's media sends.
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY}
+               OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY, OperationId.CHAT_SEND_IMAGE, OperationId.CHAT_SEND_VIDEO,
+               OperationId.CHAT_SEND_AUDIO, OperationId.CHAT_SEND_DOCUMENT}
 # The calls that give a code need an unpaired account (WuzAPI's also a connect first); the others a paired one.
 LOGGED_OUT_FIRST = {OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.PHONE_CODE, OperationId.SESSION_CONNECT,
                     OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}

@@ -15,6 +15,10 @@ KINDS = {
     "send-text": "text", "send-button-actions": "buttons", "send-button-list": "list", "send-link": "link",
     "send-poll": "poll", "send-location": "location", "send-sticker": "sticker", "forward-message": "forward",
     "send-contact": "contact",
+    # media (issue 25): the kinds the inbox already gives received media (render.py's _MEDIA)
+    "send-image": "image", "send-video": "video", "send-audio": "audio", "send-document": "document",
+    "chat-send-image": "image", "chat-send-video": "video", "chat-send-audio": "audio",
+    "chat-send-document": "document",
 }
 
 

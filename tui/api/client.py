@@ -39,6 +39,10 @@ from tui.api.models import (
     AddAdmin,
     AddParticipant,
     AddParticipantResult,
+    ChatSendAudio,
+    ChatSendDocument,
+    ChatSendImage,
+    ChatSendVideo,
     ChatList,
     ContactCard,
     ContactList,
@@ -67,14 +71,18 @@ from tui.api.models import (
     ProxyConfig,
     RedefineInvitationLink,
     Request,
+    SendAudio,
     SendButtonActions,
     SendButtonList,
+    SendDocument,
+    SendImage,
     SendLink,
     SendLocation,
     SendPoll,
     SendResult,
     SendSticker,
     SendText,
+    SendVideo,
     UpdateGroupName,
     WebhookConfig,
     WebhookUpdate,
@@ -188,6 +196,20 @@ class InstanceClient:
 
     async def forward_message(self, request: ForwardMessage) -> SendResult:
         return await self.request(ops.FORWARD_MESSAGE, request)
+
+    # -- media (build the request from a file with tui.api.media, which checks it first) ---------------------
+
+    async def send_image(self, request: SendImage) -> SendResult:
+        return await self.request(ops.SEND_IMAGE, request)
+
+    async def send_video(self, request: SendVideo) -> SendResult:
+        return await self.request(ops.SEND_VIDEO, request)
+
+    async def send_audio(self, request: SendAudio) -> SendResult:
+        return await self.request(ops.SEND_AUDIO, request)
+
+    async def send_document(self, request: SendDocument) -> SendResult:
+        return await self.request(ops.SEND_DOCUMENT, request)
 
     # -- privacy, groups, communities, chats, profile, catalog, webhook ----------------------------
 
@@ -357,6 +379,20 @@ class SessionClient:
 
     async def send_contact(self, request: ContactCard) -> ContactSent:
         return await self.request(ops.SEND_CONTACT, request)
+
+    # -- media (WuzAPI only: the spec dialect refuses them before sending) ---------------------------------------
+
+    async def send_image(self, request: ChatSendImage) -> ContactSent:
+        return await self.request(ops.CHAT_SEND_IMAGE, request)
+
+    async def send_video(self, request: ChatSendVideo) -> ContactSent:
+        return await self.request(ops.CHAT_SEND_VIDEO, request)
+
+    async def send_audio(self, request: ChatSendAudio) -> ContactSent:
+        return await self.request(ops.CHAT_SEND_AUDIO, request)
+
+    async def send_document(self, request: ChatSendDocument) -> ContactSent:
+        return await self.request(ops.CHAT_SEND_DOCUMENT, request)
 
     async def update_webhook(self, request: WebhookUpdate) -> WebhookConfig:
         return await self.request(ops.WEBHOOK, request)

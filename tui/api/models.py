@@ -885,3 +885,172 @@ class GroupList(ListAnswer):
         if isinstance(value, dict) and "Groups" in value:
             return value["Groups"]
         return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Media sends (issue 25). The spec names no media call: the instance family takes Z-API's shapes (developer.z-api.io
+# send-image, send-video, send-audio, send-document/{extension}); the session family WuzAPI's (spec.yml
+# MessageImage, MessageVideo, MessageAudio, MessageDocument). Build them from a file with `tui.api.media`, which
+# checks the file's real type and the gateway's limits first.
+
+_DATA_URL_HEAD = re.compile(r"data:([\w.+-]+/[\w.+-]+)((?:;[\w.+-]+=[^;,]*)*);base64,")
+DATA_URL_RULE = "a base64 data URL, data:<type>;base64,<data>"
+_DOCUMENT_EXTENSION = re.compile(r"[A-Za-z0-9]{1,10}")
+
+
+def data_url_type(value: str) -> str | None:
+    """The media type a base64 data URL names (`data:image/png;base64,…` → `image/png`); None when it is not one."""
+    match = _DATA_URL_HEAD.match(value)
+    return match.group(1).lower() if match else None
+
+
+def data_url_payload(value: str) -> str:
+    """The base64 text after a data URL's comma ("" when it is not a data URL)."""
+    match = _DATA_URL_HEAD.match(value)
+    return value[match.end():] if match else ""
+
+
+def _media_source(value: str) -> str:
+    if data_url_type(value) is not None:
+        return value
+    if value.startswith("data:"):
+        raise ValueError(f"must be {DATA_URL_RULE}")
+    try:
+        return _http_url(value)
+    except ValueError:
+        raise ValueError(f"must be an http:// or https:// URL, or {DATA_URL_RULE}") from None
+
+
+def _data_url(value: str) -> str:
+    if data_url_type(value) is None:
+        raise ValueError(f"must be {DATA_URL_RULE}: WuzAPI takes the file's bytes, not a link")
+    return value
+
+
+def _document_extension(value: str) -> str:
+    if not _DOCUMENT_EXTENSION.fullmatch(value):
+        raise ValueError("must be the file's extension without the dot, letters and digits only, e.g. pdf")
+    return value.lower()
+
+
+MediaSource = Annotated[str, AfterValidator(_media_source)]
+DataUrl = Annotated[str, AfterValidator(_data_url)]
+
+
+def size_text(size: int) -> str:
+    """`1.2 MB`, `340 KB`, `12 bytes`: decimal units, as the gateways' limits are written."""
+    if size >= 1000 * 1000:
+        return f"{size / (1000 * 1000):.1f} MB"
+    if size >= 1000:
+        return f"{size / 1000:.0f} KB"
+    return f"{size} bytes"
+
+
+def _media_reading(kind: str, source: str, name: str | None, caption: str | None) -> str:
+    """`[image] 12 KB  caption`, `[document] invoice.pdf, 80 KB  caption`: a link, or the size of the file carried
+    inline, never its bytes."""
+    payload = data_url_payload(source)
+    shown = size_text(len(payload) * 3 // 4 - payload[-2:].count("=")) if payload else source
+    what = ", ".join(part for part in (name, shown) if part)
+    return f"[{kind}] {what}" + (f"  {caption}" if caption else "")
+
+
+class SendImage(ToPhone):
+    """`/send-image`: PNG or JPEG, by URL or as `data:image/png;base64,…`."""
+
+    image: MediaSource
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("image", self.image, None, self.caption)
+
+
+class SendVideo(ToPhone):
+    """`/send-video`: MP4 (H.264), by URL or as `data:video/mp4;base64,…`."""
+
+    video: MediaSource
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("video", self.video, None, self.caption)
+
+
+class SendAudio(ToPhone):
+    """`/send-audio`: no caption (Z-API documents none)."""
+
+    audio: MediaSource
+    delayMessage: DelayMs | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("audio", self.audio, None, None)
+
+
+class SendDocument(ToPhone):
+    """`/send-document/{extension}`: the extension goes in the path, the rest in the body."""
+
+    extension: Annotated[str, AfterValidator(_document_extension)]
+    document: MediaSource
+    fileName: str | None = None
+    caption: str | None = None
+    delayMessage: DelayMs | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("document", self.document, self.fileName, self.caption)
+
+
+class _ToSessionPhone(Request):
+    """A WuzAPI media send, addressed by `Phone`."""
+
+    Phone: Recipient
+
+    @property
+    def recipient(self) -> str:
+        return self.Phone
+
+
+class ChatSendImage(_ToSessionPhone):
+    """WuzAPI's `/chat/send/image` (spec.yml MessageImage): PNG or JPEG as a data URL."""
+
+    Image: DataUrl
+    Caption: str | None = None
+    Id: str | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("image", self.Image, None, self.Caption)
+
+
+class ChatSendVideo(_ToSessionPhone):
+    """WuzAPI's `/chat/send/video` (spec.yml MessageVideo): MP4 or 3GPP as a data URL."""
+
+    Video: DataUrl
+    Caption: str | None = None
+    Id: str | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("video", self.Video, None, self.Caption)
+
+
+class ChatSendAudio(_ToSessionPhone):
+    """WuzAPI's `/chat/send/audio` (spec.yml MessageAudio): Opus in Ogg, `data:audio/ogg;base64,…`; no caption."""
+
+    Audio: DataUrl
+    Id: str | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("audio", self.Audio, None, None)
+
+
+class ChatSendDocument(_ToSessionPhone):
+    """WuzAPI's `/chat/send/document` (spec.yml MessageDocument): FileName required, no caption."""
+
+    Document: DataUrl
+    FileName: Text
+    Id: str | None = None
+
+    def reads_as(self) -> str:
+        return _media_reading("document", self.Document, self.FileName, None)
+
+
+MediaRequest = SendImage | SendVideo | SendAudio | SendDocument | ChatSendImage | ChatSendVideo | ChatSendAudio | ChatSendDocument

@@ -71,6 +71,10 @@ class OperationId(enum.StrEnum):
     SEND_LOCATION = "send-location"
     SEND_STICKER = "send-sticker"
     FORWARD_MESSAGE = "forward-message"
+    SEND_IMAGE = "send-image"
+    SEND_VIDEO = "send-video"
+    SEND_AUDIO = "send-audio"
+    SEND_DOCUMENT = "send-document"
     PRIVACY_GROUP_ADD = "privacy/group-add"
     PRIVACY_LAST_SEEN = "privacy/last-seen"
     ADD_PARTICIPANT = "add-participant"
@@ -101,6 +105,10 @@ class OperationId(enum.StrEnum):
     GROUP_INFO = "group-info"
     GROUP_CREATE = "group-create"
     SEND_CONTACT = "send-contact"
+    CHAT_SEND_IMAGE = "chat-send-image"
+    CHAT_SEND_VIDEO = "chat-send-video"
+    CHAT_SEND_AUDIO = "chat-send-audio"
+    CHAT_SEND_DOCUMENT = "chat-send-document"
     WEBHOOK = "webhook"
     USER_CONTACTS = "user-contacts"
     GROUP_LIST = "group-list"
@@ -160,6 +168,13 @@ class SendKind(enum.StrEnum):
     STICKER = "sticker"
     CONTACT = "contact"
     FORWARD = "forward"
+    IMAGE = "image"
+    VIDEO = "video"
+    AUDIO = "audio"
+    DOCUMENT = "document"
+
+
+MEDIA_KINDS: tuple[SendKind, ...] = (SendKind.IMAGE, SendKind.VIDEO, SendKind.AUDIO, SendKind.DOCUMENT)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -328,6 +343,66 @@ def _zapi_redefine_link(request: m.RedefineInvitationLink) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Media (issue 25). Instance family: Z-API's send-image, send-video, send-audio, send-document/{extension}
+# (developer.z-api.io, Z-API/docs en/message/send-message-*.mdx): the file as a URL or a base64 data URL, `caption`,
+# `fileName`, `delayMessage` in whole seconds. The spec names no media call, so its instance family writes these same
+# shapes (delay in seconds too); only a group keeps the spec's `@g.us` form there, as in every spec send.
+# Session family: WuzAPI's /chat/send/image|video|audio|document (spec.yml; handlers.go SendImage, SendVideo,
+# SendAudio, SendDocument), data URLs only; the spec dialect has no media call at all and refuses before sending.
+
+MEDIA_DELAY_NOTE = "delayMessage in whole seconds 1-15 (give 1000-15000 ms)"
+
+
+def _media_body(convert: Callable[[str], str]) -> Callable[[m.Request], Body]:
+    def encode(request: m.Request) -> Body:
+        body = _with_phones(request.wire(), convert, "phone")
+        body.pop("extension", None)  # send-document's extension is in the path
+        if "delayMessage" in body:
+            body["delayMessage"] = zapi_delay_seconds(body["delayMessage"])
+        return body
+
+    return encode
+
+
+_spec_media, _zapi_media = _media_body(spec_phone), _media_body(zapi_phone)
+
+
+def _no_media_in_spec(path: str) -> Callable[[m.Request], None]:
+    def refuse(_request: m.Request) -> None:
+        raise DialectRefusal(
+            path,
+            "cannot be sent in the spec dialect: the service's session family has no media call (WuzAPI's "
+            f"POST /{path} has one: set the profile's session_dialect to wuzapi, or send on the instance family)",
+        )
+
+    return refuse
+
+
+# What WuzAPI's handlers accept (handlers.go): the data URL's head, and spec.yml's words for it.
+WUZAPI_IMAGE_TYPES = ("image/png", "image/jpeg")  # spec.yml: "must be base64 encoded in image/png or image/jpeg"
+WUZAPI_VIDEO_TYPES = ("video/mp4", "video/3gpp")  # spec.yml: "video/mp4 or video/3gpp ... H.264 ... AAC"
+WUZAPI_AUDIO_TYPE = "audio/ogg"  # spec.yml: "opus format, mime type audio/ogg"; the handler checks data:audio/ogg
+WUZAPI_DOCUMENT_HEAD = "data:application/octet-stream;base64,"  # handlers.go SendDocument refuses any other head
+
+
+def _wuzapi_data(field_name: str, allowed: tuple[str, ...], rule: str) -> Callable[[m.Request], Body]:
+    def encode(request: m.Request) -> Body:
+        body = _with_phones(request.wire(), spec_phone, "Phone")
+        if m.data_url_type(body[field_name]) not in allowed:
+            raise DialectRefusal(field_name, f"is {m.data_url_type(body[field_name])}: {rule}")
+        return body
+
+    return encode
+
+
+def _wuzapi_document(request: m.ChatSendDocument) -> Body:
+    """WuzAPI reads a document only from `data:application/octet-stream;base64,` (it sniffs the type itself)."""
+    body = _with_phones(request.wire(), spec_phone, "Phone")
+    body["Document"] = WUZAPI_DOCUMENT_HEAD + m.data_url_payload(request.Document)
+    return body
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Lists (research/zapi.md §3.6, research/wuzapi.md §2.8): the gateways offer them, the spec does not.
 
 
@@ -419,6 +494,38 @@ FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
     sends=SendKind.FORWARD, spec_body=_spec_send("phone", "messagePhone"),
     bodies={Z: _zapi_send("phone", "messagePhone")},
     notes={Z: "phone and messagePhone groups are sent as <digits>-group"},
+)
+
+# -- instance family: media (Z-API's shapes in both dialects; see "Media" above)
+
+SEND_IMAGE: Operation[m.SendImage, m.SendResult] = Operation(
+    id=OperationId.SEND_IMAGE, number=None, family=INST, method="POST", path="send-image",
+    request=m.SendImage, result=m.SendResult, title="Send image", section=Section.CHATS, sends=SendKind.IMAGE,
+    spec_body=_spec_media, bodies={Z: _zapi_media},
+    notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
+           Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+)
+SEND_VIDEO: Operation[m.SendVideo, m.SendResult] = Operation(
+    id=OperationId.SEND_VIDEO, number=None, family=INST, method="POST", path="send-video",
+    request=m.SendVideo, result=m.SendResult, title="Send video", section=Section.CHATS, sends=SendKind.VIDEO,
+    spec_body=_spec_media, bodies={Z: _zapi_media},
+    notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
+           Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+)
+SEND_AUDIO: Operation[m.SendAudio, m.SendResult] = Operation(
+    id=OperationId.SEND_AUDIO, number=None, family=INST, method="POST", path="send-audio",
+    request=m.SendAudio, result=m.SendResult, title="Send audio", section=Section.CHATS, sends=SendKind.AUDIO,
+    spec_body=_spec_media, bodies={Z: _zapi_media},
+    notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
+           Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+)
+SEND_DOCUMENT: Operation[m.SendDocument, m.SendResult] = Operation(
+    id=OperationId.SEND_DOCUMENT, number=None, family=INST, method="POST", path="send-document/{extension}",
+    request=m.SendDocument, result=m.SendResult, title="Send document", section=Section.CHATS,
+    sends=SendKind.DOCUMENT, spec_body=_spec_media, bodies={Z: _zapi_media}, path_params=("extension",),
+    notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); the extension goes in the path; "
+                                 f"{MEDIA_DELAY_NOTE}",
+           Z: f"the extension goes in the path; {MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
 )
 
 # -- instance family: privacy, groups, communities, chats, profile, catalog, webhook, status
@@ -593,6 +700,34 @@ SEND_CONTACT: Operation[m.ContactCard, m.ContactSent] = Operation(
     request=m.ContactCard, result=m.ContactSent, title="Send contact card", section=Section.CHATS,
     sends=SendKind.CONTACT,
 )
+CHAT_SEND_IMAGE: Operation[m.ChatSendImage, m.ContactSent] = Operation(
+    id=OperationId.CHAT_SEND_IMAGE, number=None, family=SESS, method="POST", path="chat/send/image",
+    request=m.ChatSendImage, result=m.ContactSent, title="Send image (WuzAPI)", section=Section.CHATS,
+    sends=SendKind.IMAGE, spec_body=_no_media_in_spec("chat/send/image"),
+    bodies={W: _wuzapi_data("Image", WUZAPI_IMAGE_TYPES, "WuzAPI takes PNG or JPEG only")},
+    notes={W: "Image is a PNG or JPEG data URL; answers {Details, Id, Timestamp}"},
+)
+CHAT_SEND_VIDEO: Operation[m.ChatSendVideo, m.ContactSent] = Operation(
+    id=OperationId.CHAT_SEND_VIDEO, number=None, family=SESS, method="POST", path="chat/send/video",
+    request=m.ChatSendVideo, result=m.ContactSent, title="Send video (WuzAPI)", section=Section.CHATS,
+    sends=SendKind.VIDEO, spec_body=_no_media_in_spec("chat/send/video"),
+    bodies={W: _wuzapi_data("Video", WUZAPI_VIDEO_TYPES, "WuzAPI takes MP4 or 3GPP only (H.264 video, AAC audio)")},
+    notes={W: "Video is an MP4 or 3GPP data URL"},
+)
+CHAT_SEND_AUDIO: Operation[m.ChatSendAudio, m.ContactSent] = Operation(
+    id=OperationId.CHAT_SEND_AUDIO, number=None, family=SESS, method="POST", path="chat/send/audio",
+    request=m.ChatSendAudio, result=m.ContactSent, title="Send voice note (WuzAPI)", section=Section.CHATS,
+    sends=SendKind.AUDIO, spec_body=_no_media_in_spec("chat/send/audio"),
+    bodies={W: _wuzapi_data("Audio", (WUZAPI_AUDIO_TYPE,), "WuzAPI takes Opus in Ogg only (data:audio/ogg;base64,)")},
+    notes={W: "Audio is Opus in Ogg, data:audio/ogg;base64,…; sent as a voice note"},
+)
+CHAT_SEND_DOCUMENT: Operation[m.ChatSendDocument, m.ContactSent] = Operation(
+    id=OperationId.CHAT_SEND_DOCUMENT, number=None, family=SESS, method="POST", path="chat/send/document",
+    request=m.ChatSendDocument, result=m.ContactSent, title="Send document (WuzAPI)", section=Section.CHATS,
+    sends=SendKind.DOCUMENT, spec_body=_no_media_in_spec("chat/send/document"), bodies={W: _wuzapi_document},
+    notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required, "
+              "no caption"},
+)
 WEBHOOK: Operation[m.WebhookUpdate, m.WebhookConfig] = Operation(
     id=OperationId.WEBHOOK, number=24, family=SESS, method="PUT", path="webhook",
     request=m.WebhookUpdate, result=m.WebhookConfig, title="Set session webhook", section=Section.SETTINGS,
@@ -708,6 +843,7 @@ OPERATIONS: Mapping[OperationId, ErasedOperation] = {op.id: op for op in TABLE}
 assert set(OPERATIONS) == set(OperationId), (
     f"every OperationId has exactly one row: no row for {set(OperationId) - set(OPERATIONS)}"
 )
+MEDIA_OPERATIONS = frozenset(op.id for op in TABLE if op.sends in MEDIA_KINDS)
 
 # Issue 23's pairing and connection calls of both gateways (the status reads included).
 PAIRING_CALLS: tuple[OperationId, ...] = (

@@ -74,7 +74,8 @@ def body_secrets(body: Any) -> list[str]:
 
 
 def redact_body(body: Any) -> Any:
-    """A copy of a JSON body with `hmac_key` masked and proxy passwords masked inside their URLs."""
+    """A copy of a JSON body with `hmac_key` masked, proxy passwords masked inside their URLs, and media data URLs
+    cut to their head (`shortened_data_url`)."""
     if isinstance(body, Mapping):
         redacted: dict[str, Any] = {}
         for key, value in body.items():
@@ -87,7 +88,28 @@ def redact_body(body: Any) -> Any:
         return redacted
     if isinstance(body, list):
         return [redact_body(item) for item in body]
+    if isinstance(body, str):
+        return shortened_data_url(body)
     return body
+
+
+DATA_URL_SHOWN = 64  # characters of a media data URL's base64 kept in logs
+
+
+def shortened_data_url(value: str) -> str:
+    """A media file sent inline (`data:image/png;base64,…`, megabytes of base64) as its head and its size: the
+    request log, errors and copies never hold the file itself. Any other text passes unchanged."""
+    if not value.startswith("data:"):
+        return value
+    comma = value.find(";base64,", 0, 256)
+    if comma < 0:
+        return value
+    start = comma + len(";base64,")
+    payload = len(value) - start
+    if payload <= DATA_URL_SHOWN:
+        return value
+    size = payload * 3 // 4 - value[-2:].count("=")
+    return f"{value[:start + DATA_URL_SHOWN]}… ({size} bytes of base64 data left out)"
 
 
 def mask_url_password(url: str) -> str:

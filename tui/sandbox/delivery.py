@@ -39,11 +39,14 @@ from tui.sandbox.events import (
     delivery_callback,
     encode_session_event,
     encode_wuzapi_event,
+    media_reply,
+    media_reply_for,
     read_receipt,
     text_reply,
     zapi_button_reply,
     zapi_delivery,
     zapi_json,
+    zapi_media_reply,
     zapi_message_status,
     zapi_presence,
     zapi_text_reply,
@@ -93,6 +96,7 @@ class Deliverer:
         self.retry_delay = retry_delay
         self.timeout = timeout
         # WuzAPI sends a 32-hex user id; derived from the instance id (never from a token) so it is stable.
+        self.base_url = ""  # the sandbox's own URL, once it listens: Z-API's media replies link to it
         self.user_id = hashlib.sha256(f"sandbox-user:{instance_id}".encode()).hexdigest()[:32]
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -220,6 +224,9 @@ class Deliverer:
             callbacks.append(
                 ("received", lambda: zapi_button_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
             )
+        elif answers_text(sent) and (reply := media_reply_for(sent.text)) is not None:
+            callbacks.append(("received", lambda: zapi_media_reply(
+                self.instance_id, self.state, sent, reply, self.base_url, self.new_id(), self.clock())))
         elif answers_text(sent):
             callbacks.append(
                 ("received", lambda: zapi_text_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
@@ -240,6 +247,8 @@ class Deliverer:
             events.append(
                 ("Message", lambda: button_reply(peer, self.state.own_phone, sent, self.new_id(), self.clock()))
             )
+        elif answers_text(sent) and (file := media_reply_for(sent.text)) is not None:
+            events.append(("Message", lambda: media_reply(peer, file, self.new_id(), self.clock())))
         elif answers_text(sent):
             events.append(("Message", lambda: text_reply(peer, sent, self.new_id(), self.clock())))
         for kind, build in events:

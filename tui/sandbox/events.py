@@ -151,6 +151,101 @@ def zapi_text_reply(
     return payload
 
 
+# Seeded contacts sometimes answer with a file: a text that asks for a photo or a PDF gets one back, delivered the way
+# each gateway delivers it (WuzAPI: inline base64 in the `Message` event, wmiau.go; Z-API: a URL on its storage,
+# served here by the sandbox at MEDIA_PATH, zapi.md §5.3).
+MEDIA_PATH = "/sandbox-media"
+MEDIA_REPLY_WORDS = {"document": ("pdf", "document", "catalog"), "image": ("photo", "picture", "image", "pic")}
+
+
+@dataclass(frozen=True)
+class ReplyFile:
+    kind: str  # image or document
+    name: str
+    mime_type: str
+    caption: str
+
+    def data(self) -> bytes:
+        return _reply_bytes(self.name)
+
+
+REPLY_FILES = {
+    "image": ReplyFile("image", "photo.png", "image/png", "Here it is!"),
+    "document": ReplyFile("document", "catalog.pdf", "application/pdf", "Our catalog, as promised"),
+}
+
+
+def media_reply_for(text: str) -> ReplyFile | None:
+    """The file a seeded contact answers `text` with, or None (a text answer)."""
+    words = set(text.lower().replace("?", " ").replace(",", " ").replace(".", " ").split())
+    for kind, asking in MEDIA_REPLY_WORDS.items():
+        if words & set(asking):
+            return REPLY_FILES[kind]
+    return None
+
+
+_REPLY_BYTES: dict[str, bytes] = {}
+
+
+def _reply_bytes(name: str) -> bytes:
+    """The sandbox's two reply files, made once: a small PNG (Pillow) and a one-page PDF."""
+    if name not in _REPLY_BYTES:
+        if name.endswith(".png"):
+            import io
+
+            from PIL import Image
+
+            out = io.BytesIO()
+            Image.new("RGB", (96, 64), (46, 139, 87)).save(out, "PNG")
+            _REPLY_BYTES[name] = out.getvalue()
+        else:
+            _REPLY_BYTES[name] = _MINIMAL_PDF
+    return _REPLY_BYTES[name]
+
+
+_MINIMAL_PDF = (
+    b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\n"
+    b"endobj\n3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>\nendobj\n"
+    b"trailer\n<< /Size 4 /Root 1 0 R >>\n%%EOF\n"
+)
+
+
+def media_reply(peer: Peer, reply: ReplyFile, reply_id: str, now: datetime) -> dict[str, Any]:
+    """WuzAPI's `Message` with a file: the protobuf media message, and the file inline as top-level `base64`,
+    `mimeType`, `fileName` (its media delivery `base64`, the default)."""
+    import base64
+
+    data = reply.data()
+    if reply.kind == "image":
+        content = {"imageMessage": {"caption": reply.caption, "mimetype": reply.mime_type, "fileLength": len(data)}}
+    else:
+        content = {"documentMessage": {"caption": reply.caption, "mimetype": reply.mime_type, "title": reply.name,
+                                       "fileName": reply.name, "fileLength": len(data)}}
+    payload = incoming_message(peer, reply_id, content, now)
+    payload["event"]["Info"]["Type"] = "media"
+    payload["event"]["Info"]["MediaType"] = reply.kind
+    payload.update({"base64": base64.b64encode(data).decode("ascii"), "mimeType": reply.mime_type,
+                    "fileName": reply.name})
+    return payload
+
+
+def zapi_media_reply(
+    instance_id: str, state: SandboxState, sent: SentMessage, reply: ReplyFile, base_url: str, reply_id: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """`ReceivedCallback` with `image` or `document`: a URL on the sandbox standing in for Z-API's storage."""
+    payload = zapi_text_reply(instance_id, state, sent, reply_id, now)
+    del payload["text"]
+    url = f"{base_url}{MEDIA_PATH}/{reply.name}"
+    if reply.kind == "image":
+        payload["image"] = {"mimeType": reply.mime_type, "imageUrl": url, "thumbnailUrl": url, "caption": reply.caption,
+                            "width": 96, "height": 64, "viewOnce": False}
+    else:
+        payload["document"] = {"documentUrl": url, "mimeType": reply.mime_type, "title": reply.name, "pageCount": 1,
+                               "fileName": reply.name}
+    return payload
+
+
 def incoming_message(peer: Peer, message_id: str, content: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A whatsmeow `events.Message` from `peer` (wuzapi.md §4.3), `content` being its protobuf Message."""
     info = {

@@ -22,7 +22,9 @@ from aiohttp import web
 
 from tui.api import models as m
 from tui.api.operations import OPERATIONS, PAIRING_CALLS, ErasedOperation, Family, OperationId, all_operations
+from tui.sandbox.checks import ZapiBody
 from tui.sandbox.context import Context
+from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
 from tui.sandbox.wire import (
     Handler,
@@ -98,6 +100,7 @@ class InstanceApi:
                 **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
                 **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call"), needs_connection=False)
                    for op in self.REFUSED_CALLS},
+                **{OperationId(path): self._guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()},
             }
         )
         return table
@@ -126,6 +129,25 @@ class InstanceApi:
                                failure=send_failure(request.recipient))
 
         return build
+
+    def _media_handler(self, kind: str) -> Handler:
+        """The spec names no media call; its instance family takes Z-API's bodies, groups as `@g.us` (or `-group`)."""
+
+        async def send(request: web.Request) -> web.Response:
+            body = ZapiBody(await read_json_object(request))
+            phone = body.required_text("phone")
+            if not m.is_recipient(phone):
+                raise bad_field("phone", f"must be {m.RECIPIENT_RULE}")
+            self._require_known_recipient(phone)
+            media = instance_media(body, kind, request.match_info.get("extension"))
+            sent = SentMessage(self.context.new_id(), phone, ZAPI_MEDIA_FIELDS[kind], media.text, failure=send_failure(phone),
+                               media=media.data, media_type=media.media_type, media_url=media.url,
+                               file_name=media.file_name)
+            self.state.record_send(sent)
+            self.context.on_sent(sent)
+            return web.json_response({"messageId": sent.message_id, "id": sent.message_id}, status=202)
+
+        return send
 
     def _require_known_recipient(self, recipient: str) -> None:
         if is_group_jid(recipient) and self.state.group(recipient) is None:

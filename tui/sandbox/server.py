@@ -19,6 +19,8 @@ from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
 from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
 from tui.sandbox.events import (
+    MEDIA_PATH,
+    REPLY_FILES,
     WEBHOOK_FORMATS,
     session_connected,
     session_disconnected,
@@ -42,6 +44,10 @@ CLIENT_TOKEN_ENV = "GATEWAY_TUI_CLIENT_TOKEN"
 SESSION_TOKEN_ENV = "GATEWAY_TUI_SESSION_TOKEN"
 
 _log = logging.getLogger(__name__)
+
+# Media sends carry the file as base64 in the JSON body: room for the largest the gateways take (a 100 MB
+# document is about 134 MB of base64), where aiohttp's default would refuse anything over 1 MiB.
+MAX_BODY = 150 * 1024 * 1024
 
 
 def new_message_id() -> str:
@@ -166,7 +172,7 @@ class SandboxGateway:
         return f"{self.url}/instances/{self.context.instance_id}/token/{self.context.instance_token}"
 
     def build_app(self) -> web.Application:
-        app = web.Application(middlewares=[_json_errors])
+        app = web.Application(middlewares=[_json_errors], client_max_size=MAX_BODY)
         if self.instance_dialect is InstanceDialect.ZAPI:
             zapi = ZapiInstanceApi(self.context)
             app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))
@@ -183,6 +189,7 @@ class SandboxGateway:
             app.add_routes(spec_session.extra_routes())
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info).routes())
+        app.router.add_get(f"{MEDIA_PATH}/{{name}}", _reply_file)
         return app
 
     def _info(self) -> dict[str, object]:
@@ -205,6 +212,7 @@ class SandboxGateway:
             raise
         self._runner = runner
         self.port = runner.addresses[0][1]
+        self.deliveries.base_url = self.url
 
     async def stop(self) -> None:
         """Stop serving, cancel deliveries still pending, close the delivery client. Safe to call twice."""
@@ -245,6 +253,14 @@ class SandboxGateway:
             LinkEvent.NETWORK_LOST: [session_disconnected()],
         }[event]
         self.deliveries.announce_session(*payloads)
+
+
+async def _reply_file(request: web.Request) -> web.Response:
+    """The files seeded contacts answer with, public as Z-API's storage URLs are (no credentials in the URL)."""
+    reply = next((file for file in REPLY_FILES.values() if file.name == request.match_info["name"]), None)
+    if reply is None:
+        raise web.HTTPNotFound()
+    return web.Response(body=reply.data(), content_type=reply.mime_type)
 
 
 def _operation_routes(handlers: Mapping[OperationId, Handler], family: Family, prefix: str) -> list[web.RouteDef]:

@@ -20,8 +20,9 @@ from typing import ClassVar
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import OPERATIONS, PAIRING_CALLS, Family, OperationId
+from tui.api.operations import MEDIA_OPERATIONS, OPERATIONS, PAIRING_CALLS, Family, OperationId
 from tui.sandbox.context import Context
+from tui.sandbox.media import no_media_in_spec
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
 from tui.sandbox.wire import (
     Handler,
@@ -45,7 +46,11 @@ class SessionApi:
     REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
         op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.SESSION
     )
-    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS
+    # and WuzAPI's media sends: the spec's session family has none (404; the app refuses before sending anyway)
+    NO_MEDIA: ClassVar[frozenset[OperationId]] = frozenset(
+        op for op in MEDIA_OPERATIONS if OPERATIONS[op].family is Family.SESSION
+    )
+    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS | NO_MEDIA
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -65,6 +70,7 @@ class SessionApi:
             OperationId.WEBHOOK_READ: self._guarded(self.read_webhook),
             **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
             **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call")) for op in self.REFUSED_CALLS},
+            **{op: self._guarded(no_media_in_spec(OPERATIONS[op].path)) for op in self.NO_MEDIA},
         }
 
     def extra_routes(self) -> list[web.RouteDef]:

@@ -193,6 +193,10 @@ class SentMessage:
     first_button_text: str | None = None  # send-button-actions: what the simulated recipient presses
     first_button_id: str | None = None  # and that button's id (Z-API's buttonsResponseMessage.buttonId)
     failure: str | None = None  # set when the network would refuse it; reported by the delivery notification
+    media: bytes | None = None  # a media send's bytes, decoded from its data URL (None: sent by link, or no media)
+    media_type: str | None = None  # the data URL's type as received (WuzAPI's document: application/octet-stream)
+    media_url: str | None = None  # a media send by link (the sandbox does not fetch it)
+    file_name: str | None = None
 
 
 @dataclass

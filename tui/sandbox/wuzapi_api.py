@@ -29,6 +29,7 @@ from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.context import Context
 from tui.sandbox.pairing import DEVICE, Link, LinkEvent, png_data_url
+from tui.sandbox.media import wuzapi_media
 from tui.sandbox.state import (
     Group,
     Participant,
@@ -104,6 +105,10 @@ class WuzapiSessionApi:
             OperationId.SESSION_PAIRPHONE: self.guarded(self.pair_phone),
             OperationId.SESSION_DISCONNECT: self.guarded(self.disconnect),
             OperationId.SESSION_LOGOUT: self.guarded(self.logout),
+            OperationId.CHAT_SEND_IMAGE: self.guarded(self._media_handler("image"), needs_session=True),
+            OperationId.CHAT_SEND_VIDEO: self.guarded(self._media_handler("video"), needs_session=True),
+            OperationId.CHAT_SEND_AUDIO: self.guarded(self._media_handler("audio"), needs_session=True),
+            OperationId.CHAT_SEND_DOCUMENT: self.guarded(self._media_handler("document"), needs_session=True),
         }
 
     def extra_routes(self) -> list[web.RouteDef]:
@@ -278,9 +283,7 @@ class WuzapiSessionApi:
         for field, value in (("Phone", phone), ("Name", name), ("Vcard", vcard)):
             if not value:
                 raise ApiError(400, f"missing {field} in Payload", field=field)
-        jid = wuz_jid(phone)
-        if jid is None:
-            raise ApiError(400, "could not parse Phone", field="Phone")
+        recipient = self._recipient(phone)
         context = body.get("ContextInfo")
         if context is not None:
             info = GoBody(context if isinstance(context, dict) else {})
@@ -288,15 +291,37 @@ class WuzapiSessionApi:
                 raise ApiError(400, "missing Participant in ContextInfo", field="ContextInfo.Participant")
             if info.string("Participant") and not info.string("StanzaID"):
                 raise ApiError(400, "missing StanzaID in ContextInfo", field="ContextInfo.StanzaID")
-        if jid.endswith("@g.us") and self.state.group(jid) is None:
-            raise ApiError(500, "error sending message: server returned error 404", field="Phone")
-        recipient = jid if jid.endswith("@g.us") else jid.removesuffix("@s.whatsapp.net")
         message_id = body.string("Id") or self.context.new_id()
         sent = SentMessage(message_id, recipient, "chat/send/contact", f"[contact] {name}", failure=send_failure(recipient))
         self.state.record_send(sent)
         self.context.on_sent(sent)
         # Unix seconds, not the spec's ISO text (research §2.7).
         return envelope({"Details": "Sent", "Id": message_id, "Timestamp": int(self.context.clock().timestamp())})
+
+    def _recipient(self, phone: str) -> str:
+        """The chat a send's `Phone` names (digits, or a group JID the sandbox knows), as WuzAPI parses it."""
+        jid = wuz_jid(phone)
+        if jid is None:
+            raise ApiError(400, "could not parse Phone", field="Phone")
+        if jid.endswith("@g.us") and self.state.group(jid) is None:
+            raise ApiError(500, "error sending message: server returned error 404", field="Phone")
+        return jid if jid.endswith("@g.us") else jid.removesuffix("@s.whatsapp.net")
+
+    # -- media -----------------------------------------------------------------------------------------------
+
+    def _media_handler(self, kind: str) -> Handler:
+        async def send(request: web.Request) -> web.Response:
+            body = await read_go_body(request)
+            phone, media = wuzapi_media(body, kind)
+            recipient = self._recipient(phone)
+            message_id = body.string("Id") or self.context.new_id()
+            sent = SentMessage(message_id, recipient, f"chat/send/{kind}", media.text, failure=send_failure(recipient),
+                               media=media.data, media_type=media.media_type, file_name=media.file_name)
+            self.state.record_send(sent)
+            self.context.on_sent(sent)
+            return envelope({"Details": "Sent", "Id": message_id, "Timestamp": int(self.context.clock().timestamp())})
+
+        return send
 
     # -- webhook ---------------------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
 from tui.sandbox.context import Context
 from tui.sandbox.events import zaap_id
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
+from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
 from tui.sandbox.state import (
     Participant,
     SentMessage,
@@ -118,6 +119,7 @@ class ZapiInstanceApi:
                 OperationId.DISCONNECT: self.guarded(self.disconnect, needs_connection=False),
                 OperationId.INSTANCE_DATA: self.guarded(self.instance_data, needs_connection=False),
                 OperationId.UPDATE_EVERY_WEBHOOKS: self.guarded(self.update_every_webhooks, needs_connection=False),
+                **{OperationId(path): self.guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()},
             }
         )
         return table
@@ -158,6 +160,17 @@ class ZapiInstanceApi:
         self.state.record_send(sent)
         self.context.on_sent(sent)
         return sent
+
+    def _media_handler(self, kind: str) -> Handler:
+        async def send(request: web.Request) -> web.Response:
+            body = await self._body(request)
+            phone = body.phone_or_group()
+            media = instance_media(body, kind, request.match_info.get("extension"))
+            sent = self._record(ZAPI_MEDIA_FIELDS[kind], phone, media.text, media=media.data, media_type=media.media_type,
+                                media_url=media.url, file_name=media.file_name)
+            return web.json_response({"zaapId": zaap_id(sent.message_id), "messageId": sent.message_id, "id": sent.message_id})
+
+        return send
 
     @staticmethod
     def _common(body: ZapiBody) -> str:

@@ -41,6 +41,8 @@ from tui.api.models import (
 )
 from tui.api.dialects import InstanceDialect
 from tui.api.operations import (
+    MEDIA_KINDS,
+    MEDIA_OPERATIONS,
     MODIFY_CHAT,
     NAME_LISTS,
     ZAPI_LINK_PREVIEW_RULE,
@@ -95,8 +97,9 @@ RECIPIENT_FIELDS = ("phone", "Phone")  # the request field the form's recipient 
 
 def kinds() -> tuple[Kind, ...]:
     """The kinds of message the form sends: the Chats rows of the operations table that send (`sends`), in
-    SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends."""
-    rows = [op for op in in_section(Section.CHATS) if op.sends is not None]
+    SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends. The media rows
+    (one per family and kind, issue 25) are not kinds of their own."""
+    rows = [op for op in in_section(Section.CHATS) if op.sends is not None and op.sends not in MEDIA_KINDS]
     rows.sort(key=lambda op: _KIND_ORDER.get(op.sends, len(_KIND_ORDER)) if op.sends is not None else 0)
     return tuple(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None)
 
@@ -555,6 +558,10 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
                 self.call_after_refresh(self._focus_first)
                 return
+        if op_id in MEDIA_OPERATIONS:  # the form's Media kind is issue 25's UI half; until then, the command line
+            self.notify("Media is sent from the command line for now: gateway-tui send --to PHONE FILE", timeout=8)
+            self.call_after_refresh(self._focus_first)
+            return
         if op_id == OperationId.MODIFY_CHAT:
             self.call_after_refresh(self.query_one("#chat-action", Select).focus)
             return

@@ -47,6 +47,8 @@ from typing import NamedTuple
 from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_media
 from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
+from tui.api.media import DEFAULT_MEDIA_LIMIT
+from tui.webhooks.media import InlineMedia, MediaFolder, inline_media
 from tui.webhooks.connections import (
     HEADER_TIMEOUT,
     Answer,
@@ -104,6 +106,7 @@ class Listener:
         max_connections: int | None = None,
         header_timeout: float = HEADER_TIMEOUT,
         on_shedding: Callable[[bool], None] | None = None,
+        media_limit: int = DEFAULT_MEDIA_LIMIT,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
@@ -123,6 +126,8 @@ class Listener:
         self._requested_port = port
         self._hmac_key = hmac_key or None
         self.on_shedding = on_shedding
+        # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
+        self.media = MediaFolder.beside(store.path, media_limit)
         self._server: Server | None = None
         self.port: int | None = None
 
@@ -272,12 +277,27 @@ class Listener:
             payload_is_body=judged.payload_is_body and cut_from is None,
             cut_from=cut_from,
         )
+        if judged.inline is not None and status == 200 and verdict in (Verdict.VALID, Verdict.NO_KEY):
+            # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
+            await self._keep_media(judged.inline)
         event = await self._store(record)
         if event is None:
             return _json(500, {"error": "the event could not be stored"})
         if status == 200:
             return Answer(200, b'{"id":%d}' % event.id)
         return _json(status, {"error": reason, "id": event.id})
+
+    async def _keep_media(self, inline: InlineMedia) -> None:
+        """Write an accepted event's inline file before answering; a failure is logged, never the sender's problem
+        (the raw body holds the bytes, and `events show` finds them again)."""
+        try:
+            data = await asyncio.to_thread(inline.decode)
+            if data is None:
+                log.warning("an event's inline media is not valid base64: not kept as a file")
+                return
+            await asyncio.to_thread(self.media.keep, data)
+        except OSError as error:
+            log.error("keeping an event's media in %s failed: %s", self.media.path, error)
 
     async def _compressed(self, received_at: datetime, path: str, headers: dict[str, str], encoding: str) -> Answer:
         """415 for a compressed body: it is never inflated (a small body can inflate to gigabytes), and the
@@ -377,7 +397,8 @@ def _judge(key: str | None, body: bytes, signature: str | None, content_type: st
         return _Judgement(verdict, None, False, str(error), UNKNOWN, f"unparseable body: {error}", ())
     payload = without_inline_media(parsed)
     kind, summary, message_ids = classify(payload)
-    return _Judgement(verdict, payload, not from_form and payload is parsed, None, kind, summary, message_ids)
+    return _Judgement(verdict, payload, not from_form and payload is parsed, None, kind, summary, message_ids,
+                      inline_media(parsed))
 
 
 class _Judgement(NamedTuple):
@@ -388,6 +409,7 @@ class _Judgement(NamedTuple):
     kind: str
     summary: str
     message_ids: tuple[str, ...]
+    inline: InlineMedia | None = None  # WuzAPI's base64 media, not decoded yet
 
 
 _INTEREST = frozenset(HEADERS_OF_INTEREST)

@@ -1376,7 +1376,9 @@ def _derive_inbox(
 def _backfill_inbox(connection: sqlite3.Connection) -> None:
     """Schema 2 → 3: derive the inbox from every trusted event already stored, oldest first."""
     cursor = connection.execute(
-        "SELECT id, received_us, kind, body, payload FROM events WHERE has_payload AND NOT rejected "
+        # A payload kept apart makes the body unneeded (and it may be megabytes of inline media).
+        "SELECT id, received_us, kind, CASE WHEN payload IS NULL THEN body ELSE X'' END, payload FROM events "
+        "WHERE has_payload AND NOT rejected "
         "AND verdict IN (?, ?) ORDER BY id",
         (str(Verdict.VALID), str(Verdict.NO_KEY)),
     )

@@ -1,0 +1,301 @@
+"""Incoming media kept as files (issue 25): WuzAPI's inline base64, written before the listener answers 200.
+
+WuzAPI puts a received image, audio, document or video, base64-encoded, in a `Message` event's top-level `base64`
+field, with `mimeType` and `fileName` (wmiau.go: `postmap["base64"]`, `postmap["mimeType"]`, `postmap["fileName"]`,
+when its media delivery is `base64` or `both`; wuzapi.md §4.3). The listener writes those bytes to the media folder
+beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file), and only for an event it accepts:
+a rejected one's media is never decoded or written. The raw body stays in the store as received.
+
+A retention limit bounds the folder: past it the oldest files (by last write) go first, never the one just kept.
+
+    folder = MediaFolder(store.path.parent / "media", limit=500 * 1024 * 1024)
+    media = inline_media(payload)             # InlineMedia or None
+    kept = folder.keep(media.decode())        # KeptMedia(path, mime_type, size, sha256)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.api.media import DEFAULT_MEDIA_LIMIT, sniff
+from tui.webhooks.bodies import UnparseableBody, parse_body
+from tui.webhooks.events import StoredEvent
+from tui.webhooks.signing import Verdict
+
+log = logging.getLogger(__name__)
+
+MEDIA_FOLDER_NAME = "media"
+
+
+@dataclass(frozen=True)
+class InlineMedia:
+    """A `Message` event's inline file, still base64 (decoding waits until the event is accepted)."""
+
+    text: str
+    mime_type: str
+    file_name: str | None
+
+    def decode(self) -> bytes | None:
+        """The file's bytes; None when the base64 does not decode (the event is kept, the file is not)."""
+        try:
+            return base64.b64decode(self.text, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+
+
+def inline_media(payload: Any) -> InlineMedia | None:
+    """The inline media of a WuzAPI `Message` payload (JSON mode or form mode alike, see bodies.py), or None."""
+    if not isinstance(payload, dict) or payload.get("type") != "Message":
+        return None
+    text = payload.get("base64")
+    if not isinstance(text, str) or not text:
+        return None
+    mime_type = payload.get("mimeType")
+    file_name = payload.get("fileName")
+    return InlineMedia(text, mime_type if isinstance(mime_type, str) else "",
+                       file_name if isinstance(file_name, str) and file_name else None)
+
+
+@dataclass(frozen=True)
+class KeptMedia:
+    path: Path  # absolute
+    mime_type: str
+    size: int
+    sha256: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": str(self.path), "mime_type": self.mime_type, "size": self.size, "sha256": self.sha256}
+
+
+def media_name(data: bytes) -> tuple[str, str, str]:
+    """(file name, sha256, media type by content) of a media file's bytes."""
+    digest = hashlib.sha256(data).hexdigest()
+    sniffed = sniff(data)
+    extension = sniffed.extension if sniffed.known and sniffed.extension.isalnum() else "bin"
+    return f"{digest}.{extension}", digest, sniffed.mime_type
+
+
+class MediaFolder:
+    """The media files kept beside one event store. Thread-safe: the listener writes from worker threads."""
+
+    def __init__(self, path: Path, limit: int = DEFAULT_MEDIA_LIMIT) -> None:
+        self.path = path.absolute()
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._total: int | None = None  # bytes in the folder, counted once, then kept up to date
+
+    @classmethod
+    def beside(cls, store_path: Path, limit: int = DEFAULT_MEDIA_LIMIT) -> MediaFolder:
+        return cls(store_path.parent / MEDIA_FOLDER_NAME, limit)
+
+    def where(self, data: bytes) -> KeptMedia:
+        """Where these bytes are (or would be) kept, without writing."""
+        name, digest, mime_type = media_name(data)
+        return KeptMedia(self.path / name, mime_type, len(data), digest)
+
+    def keep(self, data: bytes) -> KeptMedia:
+        """Write `data` unless the same bytes are there already; then hold the folder to its limit."""
+        kept = self.where(data)
+        with self._lock:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if kept.path.exists():
+                os.utime(kept.path)  # seen again: it is the newest now
+            else:
+                temporary = kept.path.with_name(f".{kept.path.name}.{os.getpid()}.{threading.get_ident()}.part")
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                os.replace(temporary, kept.path)
+                if self._total is not None:
+                    self._total += len(data)
+            self._hold_to_limit(keep=kept.path)
+        return kept
+
+    def _hold_to_limit(self, keep: Path) -> None:
+        if self._total is not None and self._total <= self.limit:
+            return
+        files = []
+        for entry in os.scandir(self.path):
+            if entry.is_file() and not entry.name.startswith("."):
+                info = entry.stat()
+                files.append((info.st_mtime_ns, info.st_size, Path(entry.path)))
+        total = sum(size for _, size, _ in files)
+        for _, size, path in sorted(files):
+            if total <= self.limit:
+                break
+            if path == keep:
+                continue
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass  # another process pruned it first
+            total -= size
+        self._total = total
+
+
+def event_media(event: StoredEvent, folder: MediaFolder) -> list[KeptMedia]:
+    """The media files kept for a stored event: its inline file, found again from the raw body (the store keeps no
+    other trace of it), listed while the file is in the folder. None for a rejected or unverified event: its media
+    was never written."""
+    if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
+        return []
+    try:
+        parsed, _from_form = parse_body(event.headers.get("content-type", ""), event.body)
+    except UnparseableBody:
+        return []
+    inline = inline_media(parsed)
+    data = inline.decode() if inline is not None else None
+    if data is None:
+        return []
+    kept = folder.where(data)
+    return [kept] if kept.path.is_file() else []
+
+
+# -- on demand: the media an event links to (Z-API's storage URLs, WuzAPI's S3 objects) ---------------------------
+
+FETCH_LIMIT = 100 * 1000 * 1000  # the largest file the gateways send (a document), as tui.api.media's limits
+FETCH_TIMEOUT = 60.0
+MAX_REDIRECTS = 5
+# Z-API's received-message payload keys and their URL fields (zapi.md §5.3); WuzAPI's `s3.url` (wuzapi.md §4.3).
+_ZAPI_MEDIA_URLS = {"image": "imageUrl", "audio": "audioUrl", "video": "videoUrl", "document": "documentUrl",
+                    "sticker": "stickerUrl"}
+
+
+class FetchRefused(Exception):
+    """The media was not fetched: the URL's scheme or address, a redirect, its size or the time it took."""
+
+
+def media_urls(event: StoredEvent) -> list[str]:
+    """The media URLs an accepted, verified event links to; none for a rejected or unverified one (never fetched)."""
+    if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
+        return []
+    try:
+        payload, _from_form = parse_body(event.headers.get("content-type", ""), event.body)
+    except UnparseableBody:
+        return []
+    if not isinstance(payload, dict):
+        return []
+    urls = []
+    for key, field in _ZAPI_MEDIA_URLS.items():
+        part = payload.get(key)
+        if isinstance(part, dict) and isinstance(part.get(field), str):
+            urls.append(part[field])
+    s3 = payload.get("s3")
+    if isinstance(s3, dict) and isinstance(s3.get("url"), str):
+        urls.append(s3["url"])
+    return urls
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether a base URL names this machine (the sandbox): then media it links to may be fetched from loopback."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _forbidden(address: str, *, allow_loopback: bool) -> str | None:
+    """Why an address may not be fetched from (None: it may)."""
+    import ipaddress
+
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return None if allow_loopback else "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_private or ip.is_reserved or ip.is_multicast or ip.is_unspecified or not ip.is_global:
+        return "a private address"
+    return None
+
+
+async def _check_host(host: str, port: int, *, allow_loopback: bool) -> None:
+    import asyncio
+    import socket
+
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise FetchRefused(f"{host} cannot be resolved ({error.strerror or error})") from None
+    for info in infos:
+        why = _forbidden(str(info[4][0]), allow_loopback=allow_loopback)
+        if why is not None:
+            raise FetchRefused(f"{host} is {why} ({info[4][0]}): media is never fetched from there")
+
+
+async def fetch_media(
+    url: str, *, allow_loopback: bool = False, limit: int = FETCH_LIMIT, timeout: float = FETCH_TIMEOUT,
+) -> bytes:
+    """The bytes at `url`: http or https only, at most `limit` bytes, within `timeout` seconds, redirects followed
+    only within the same scheme, and never from a private, loopback or link-local address (loopback only when
+    `allow_loopback`: the profile's base URL is itself on loopback). Every address is checked when the name is
+    resolved and again on the connection made. FetchRefused says why not."""
+    import asyncio
+    from urllib.parse import urljoin, urlsplit
+
+    import httpx
+
+    async def attempt() -> bytes:
+        current = url
+        scheme = urlsplit(url).scheme.lower()
+        async with httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=timeout) as client:
+            for _hop in range(MAX_REDIRECTS + 1):
+                parts = urlsplit(current)
+                if current != url and parts.scheme.lower() != scheme:
+                    raise FetchRefused(f"a redirect from {scheme} to {parts.scheme}: not followed")
+                if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                    raise FetchRefused(f"{parts.scheme or 'a URL without a scheme'}: only http and https are fetched")
+                await _check_host(parts.hostname, parts.port or (443 if scheme == "https" else 80),
+                                  allow_loopback=allow_loopback)
+                async with client.stream("GET", current) as response:
+                    peer = response.extensions.get("network_stream")
+                    address = peer.get_extra_info("server_addr") if peer is not None else None
+                    if address:
+                        why = _forbidden(str(address[0]), allow_loopback=allow_loopback)
+                        if why is not None:
+                            raise FetchRefused(f"the connection went to {why}: media is never fetched from there")
+                    if response.is_redirect:
+                        current = urljoin(current, response.headers.get("location", ""))
+                        continue
+                    if not response.is_success:
+                        raise FetchRefused(f"the server answered {response.status_code}")
+                    declared = response.headers.get("content-length")
+                    if declared is not None and declared.isdigit() and int(declared) > limit:
+                        raise FetchRefused(f"{declared} bytes is over the {limit} bytes fetched at most")
+                    data = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        data += chunk
+                        if len(data) > limit:
+                            raise FetchRefused(f"over the {limit} bytes fetched at most")
+                    return bytes(data)
+        raise FetchRefused(f"more than {MAX_REDIRECTS} redirects")
+
+    try:
+        return await asyncio.wait_for(attempt(), timeout)
+    except TimeoutError:
+        raise FetchRefused(f"no whole answer within {timeout:g} s") from None
+    except httpx.HTTPError as error:
+        raise FetchRefused(f"the download failed ({type(error).__name__})") from None
+
+
+async def fetch_and_keep(url: str, folder: MediaFolder, *, allow_loopback: bool = False) -> KeptMedia:
+    """Fetch an event's linked media on demand and keep it in the folder like inline media."""
+    import asyncio
+
+    data = await fetch_media(url, allow_loopback=allow_loopback)
+    return await asyncio.to_thread(folder.keep, data)
