@@ -45,6 +45,10 @@ NOT_RUN: dict[str, str] = {
     r"^uv run gateway-tui --sandbox\b": "the app: a full-screen interactive program (tests/app drive it with Pilot "
                                         "and in tmux)",
     r"^uv run gateway-tui --profile \S+$": "the app on a profile: interactive, as above",
+    r"^uv run gateway-tui connect\b": "waits for a phone to scan the code (tests/pairing/test_connect_cli.py pairs "
+                                       "through the sandbox's /sandbox/scan)",
+    r"^uv run gateway-tui doctor\b": "probes the account and waits for its events (tests/test_doctor.py runs it "
+                                      "against the sandbox for every finding)",
     r"^uv run pytest\b": "the whole test suite, this test included",
     r"^uv run ruff check tui && uv run mypy$": "the lint and type checks, which .ci/run runs itself",
     r"^uv run python docs/make_keys\.py$": "writes the key tables into the repository; tests/app/test_keys.py "
