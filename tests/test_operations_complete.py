@@ -132,7 +132,9 @@ async def test_every_operation_has_a_place_in_the_ui() -> None:
             section = screen.section(op.section.value)
             section.open_operation(op.id.value)  # raises KeyError when the section has no place for it
             await pilot.pause()
-            if op.sends in MEDIA_KINDS:  # the command line's until the form's Media kind (issue 25's UI half)
+            if op.sends in MEDIA_KINDS:  # every media row opens the one Media kind (the file's type picks the row)
+                assert str(section.query_one("#kind").value) == "media", op.id
+                assert section.query("#form-media"), f"{op.id}: no Media form in Chats"
                 continue
             if op.sends is not None and op.section is Section.CHATS:  # its kind, with a form to fill
                 assert str(section.query_one("#kind").value) == op.sends.value, op.id

@@ -138,6 +138,8 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("chats.chat_action", "ctrl+g", "chat_action", "Chat action", "chats",
               help="apply the chosen chat action to the recipient's chat"),
     KeyAction("chats.copy_id", "ctrl+o", "copy_id", "Copy id", "chats", help="copy the sent message's id"),
+    KeyAction("chats.browse", "ctrl+b", "browse_media", "Browse", "chats",
+              help="choose the media file to send in a folder tree (the Media kind)"),
     KeyAction("chats.inbox", "ctrl+l", "inbox", "Conversations", "chats",
               help="back to the conversations (the list, the open thread and its reply line)"),
     # -- Chats: the conversations (the view Chats opens on) ------------------------------------------------------

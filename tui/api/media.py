@@ -254,3 +254,19 @@ def media_request(
         else:
             request = m.ChatSendDocument(Phone=phone, Document=url, FileName=name)
     return op, request
+
+
+def media_family(families: frozenset[Family], session_dialect: ops.SessionDialect) -> Family | None:
+    """The family the app sends media on: the instance family when the account has it, else the session family in
+    WuzAPI's dialect (the spec's session family has no media call); None when neither can."""
+    if Family.INSTANCE in families:
+        return Family.INSTANCE
+    if Family.SESSION in families and session_dialect is not ops.SessionDialect.SPEC:
+        return Family.SESSION
+    return None
+
+
+def described(media: MediaFile) -> str:
+    """`PDF document (application/pdf), 82 KB, sent as a document`: what the file is, by its content."""
+    article = "an" if media.kind in (SendKind.IMAGE, SendKind.AUDIO) else "a"
+    return f"{media.sniffed.name} ({media.sniffed.mime_type}), {size_text(media.size)}: sent as {article} {media.kind.value}"

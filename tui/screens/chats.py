@@ -8,8 +8,10 @@ shows at a time, and the form's keys act only while it shows."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
@@ -17,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual import events
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, ContentSwitcher, Input, Select, Static
+from textual.widgets import Button, ContentSwitcher, Input, ProgressBar, Select, Static
 
 from tui.api.models import (
     DESTRUCTIVE_CHAT_ACTIONS,
@@ -35,9 +37,11 @@ from tui.api.models import (
     SendText,
     Sendable,
     PHONE_RULE,
+    RECIPIENT_RULE,
     Request,
     field_errors,
     is_phone,
+    is_recipient,
 )
 from tui.api.dialects import InstanceDialect
 from tui.api.operations import (
@@ -47,6 +51,7 @@ from tui.api.operations import (
     NAME_LISTS,
     ZAPI_LINK_PREVIEW_RULE,
     ErasedOperation,
+    Family,
     OperationId,
     Section,
     SendKind,
@@ -65,6 +70,7 @@ from tui.widgets.forms import (
     RecipientValidator,
     TextBox,
     TextInput,
+    apply_field_errors,
     lines_of,
     model_from_rows,
     model_rows,
@@ -72,6 +78,7 @@ from tui.widgets.forms import (
     validated,
     value_of,
 )
+from tui.widgets.media_form import LARGE_FILE, MediaPicker, PathSuggester, start_folder
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 from tui.widgets.section_api import SectionHost
 from tui.widgets.gateway_app import gateway_app
@@ -92,16 +99,20 @@ class Kind:
 
 
 _KIND_ORDER = {kind: position for position, kind in enumerate(SendKind)}
+MEDIA_KEY = "media"  # the form's one kind for the media rows
 RECIPIENT_FIELDS = ("phone", "Phone")  # the request field the form's recipient fills (instance, session family)
 
 
 def kinds() -> tuple[Kind, ...]:
     """The kinds of message the form sends: the Chats rows of the operations table that send (`sends`), in
     SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends. The media rows
-    (one per family and kind, issue 25) are not kinds of their own."""
+    (one per family and kind, issue 25) are one Media kind, last: the file's type picks the row, the account its
+    family (`tui.api.media`)."""
     rows = [op for op in in_section(Section.CHATS) if op.sends is not None and op.sends not in MEDIA_KINDS]
     rows.sort(key=lambda op: _KIND_ORDER.get(op.sends, len(_KIND_ORDER)) if op.sends is not None else 0)
-    return tuple(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None)
+    media = [op.id for op in in_section(Section.CHATS) if op.sends in MEDIA_KINDS]
+    return (*(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None),
+            *((Kind(MEDIA_KEY, "Media", media[0]),) if media else ()))
 
 
 def _kind_title(title: str) -> str:
@@ -215,8 +226,25 @@ def compose_form(with_inbox: bool) -> ComposeResult:
                 "forward-phone",
                 validators=[RecipientValidator()],
             )
+        with Form(id="form-media"):
+            with Horizontal(classes="form-cols media-file"):
+                yield FieldRow(
+                    "File (→ completes the path)",
+                    TextInput(id="media-path", placeholder="~/Documents/invoice.pdf", suggester=PathSuggester()),
+                    field="file",
+                )
+                browse = Button(label("Browse…", "chats.browse"), id="media-browse", compact=True)
+                browse.can_focus = False  # a mouse shortcut: the key is ctrl+b
+                yield browse
+            yield _row("Caption (optional; audio takes none)", "caption", "media-caption")
+            yield Static("", id="media-info", markup=False)
+            progress = ProgressBar(id="media-progress", total=None, show_eta=False, show_percentage=False)
+            progress.display = False
+            yield progress
         # A kind with no form written for it (and no builder in HAND_BUILT) gets one read off its request model.
         for kind in kinds():
+            if kind.key == MEDIA_KEY:
+                continue  # written above
             rows = None if kind.op_id in HAND_BUILT else model_rows(
                 kind.operation.request, kind.key, skip=RECIPIENT_FIELDS)
             if rows is not None:
@@ -275,8 +303,13 @@ Send a message to a **recipient**: a phone number with country code (digits only
 Pick the **kind** — text, quick-reply buttons (up to 3, one label per line), button list, link with a
 custom preview, poll (one option per line, how many a voter may pick), location, sticker (a WebP
 URL), contact card (built into a vCard from name / phone / e-mail / organisation / title, sent by the
-session family) or forward — fill its form and press **ctrl+s**. Nothing is sent while a field is
-invalid; the problem is shown under the field.
+session family), forward or **media** — fill its form and press **ctrl+s**. Nothing is sent while a
+field is invalid; the problem is shown under the field.
+
+**Media** sends a file: type its path (→ completes it from the disk) or choose it with **ctrl+b**. Leaving
+the path field shows what the file is by its content and its size; the gateway's formats and size limits
+are checked before anything is sent, and a refusal says why. Its type picks the call (image, video, audio
+or document); the instance family sends it, or the session family in WuzAPI's dialect.
 
 A sent message shows its **id** (Copy button, or **ctrl+o**); its delivery events appear in the events
 panel linked to that id.
@@ -305,6 +338,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     ChatsSection .form-cols > FieldRow { width: 1fr; }
     ChatsSection #chat-actions { height: auto; margin-top: 1; }
     ChatsSection #chat-actions > Select { width: 30; }
+    ChatsSection .media-file > Button { margin: 1 0 0 1; }
+    ChatsSection #media-info { height: auto; padding: 0 1; color: $text-muted; }
+    ChatsSection #media-progress { height: 1; padding: 0 1; }
     """
 
     def __init__(self, *, with_inbox: bool = True, id: str | None = None) -> None:
@@ -427,6 +463,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self.query_one("#sent-id", CopyableValue).clear()
         self.status.clear()
         self.show_dialect_rules()
+        self.refresh_bindings()  # ctrl+b (browse) is the Media kind's
 
     def on_show(self) -> None:
         self.show_dialect_rules()
@@ -460,8 +497,10 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     # -- the two views -------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("send", "chat_action", "copy_id") and self.view != "compose":
+        if action in ("send", "chat_action", "copy_id", "browse_media") and self.view != "compose":
             return False  # the form's keys act only while the form shows
+        if action == "browse_media" and (not self.form_ready or self.kind.key != MEDIA_KEY):
+            return False  # the file picker belongs to the Media kind
         if action == "inbox" and self.view != "compose":
             return False
         return super().check_action(action, parameters)
@@ -558,8 +597,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 self.query_one("#kinds", ContentSwitcher).current = f"form-{kind.key}"
                 self.call_after_refresh(self._focus_first)
                 return
-        if op_id in MEDIA_OPERATIONS:  # the form's Media kind is issue 25's UI half; until then, the command line
-            self.notify("Media is sent from the command line for now: gateway-tui send --to PHONE FILE", timeout=8)
+        if op_id in MEDIA_OPERATIONS:  # one Media kind for every media row: the file's type picks the row
+            self.query_one("#kind", Select).value = MEDIA_KEY
+            self.query_one("#kinds", ContentSwitcher).current = f"form-{MEDIA_KEY}"
             self.call_after_refresh(self._focus_first)
             return
         if op_id == OperationId.MODIFY_CHAT:
@@ -711,6 +751,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     @on(Button.Pressed, "#send")
     def action_send(self) -> None:
         self.query_one("#sent-id", CopyableValue).clear()  # a new attempt: the last one's id no longer answers
+        if self.kind.key == MEDIA_KEY:
+            self._send_media()
+            return
         request = self.build_request()
         if request is None:
             return  # errors are shown inline; nothing is sent
@@ -721,16 +764,134 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             title=f"Send {kind.title.lower()}",
             busy=self.active_form(),
             status=self.status,
-            done=lambda result: self._sent(kind, request, result),
+            done=lambda result: self._sent(kind.title, kind.op_id, request, result),
             group="send",
             confirm_repeat=f"Send the same {kind.title.lower()} to {self.text('recipient')} again?",
         )
 
-    def _sent(self, kind: Kind, request: Sendable, result: Any) -> None:
+    def _sent(self, title: str, op_id: OperationId, request: Sendable, result: Any) -> None:
         message_id = result.Id if isinstance(result, ContactSent) else result.message_id
         recipient = request.recipient
-        self.query_one("#sent-id", CopyableValue).show(message_id, f"({kind.title.lower()} to {recipient})")
-        self.post_message(MessageSent(message_id, kind.op_id, recipient, request, result))
+        self.query_one("#sent-id", CopyableValue).show(message_id, f"({title.lower()} to {recipient})")
+        self.post_message(MessageSent(message_id, op_id, recipient, request, result))
+
+    # -- media (issue 25): the file is checked by tui.api.media before anything is sent ---------------------
+
+    def _media_family(self) -> Family | None:
+        from tui.api.media import media_family
+
+        account = gateway_app(self).runtime.current
+        if account is None:
+            return None
+        return media_family(account.families, account.dialects[1])
+
+    def _media_problem(self) -> str | None:
+        """Why no media can be sent from this account, in words; None when it can."""
+        if gateway_app(self).runtime.current is None:
+            return "The gateway is not ready yet; nothing was sent."
+        if self._media_family() is None:
+            return ("This profile cannot send media: the instance family (Z-API) or the session family in WuzAPI's "
+                    "dialect can, the spec's session family has no media call. Nothing was sent.")
+        return None
+
+    @on(Input.Blurred, "#media-path")
+    def _media_path_left(self) -> None:
+        """Leaving the path field says what the file is and how big, or why it cannot be sent, before any send."""
+        if self.text("media-path"):
+            self._check_media(send=False)
+
+    _media_checked: str | None = None  # the path the info line speaks of
+
+    @on(Input.Changed, "#media-path")
+    def _media_path_changed(self, event: Input.Changed) -> None:
+        if event.value != self._media_checked:  # another file: the line spoke of the one before
+            self._media_checked = None
+            self.query_one("#media-info", Static).update("")
+            self._row_of("media-path").set_error(None)
+
+    def action_browse_media(self) -> None:
+        self.app.push_screen(MediaPicker(start_folder(self.text("media-path"))), self._media_chosen)
+
+    @on(Button.Pressed, "#media-browse")
+    def _browse_pressed(self) -> None:
+        self.action_browse_media()
+
+    def _media_chosen(self, path: Path | None) -> None:
+        field = self.query_one("#media-path", Input)
+        if path is not None:
+            field.value = str(path)
+            self._check_media(send=False)
+        self.screen.set_focus(field)
+
+    def _send_media(self) -> None:
+        recipient = self.text("recipient")
+        problems: dict[str, str] = {}
+        if not is_recipient(recipient):
+            problems[RECIPIENT_FIELDS[0]] = f"must be {RECIPIENT_RULE}"
+        if not self.text("media-path"):
+            problems["file"] = "type the file's path (→ completes it) or choose it with ctrl+b"
+        if problems:
+            apply_field_errors(self.rows(), problems)
+            self.status.show_error("Nothing was sent: see the fields marked above.")
+            return
+        self._check_media(send=True)
+
+    @work(group="media-check", exclusive=True, exit_on_error=False, description="read and check the media file")
+    async def _check_media(self, *, send: bool) -> None:
+        """Read the file and check it for the account's media family; show what it is, then send when asked."""
+        from tui.api.media import MediaRefused, described, media_request, read_media
+
+        info = self.query_one("#media-info", Static)
+        path_row = self._row_of("media-path")
+        problem = self._media_problem()
+        if problem is not None:
+            info.update("")
+            self.status.show_error(problem)
+            return
+        family = self._media_family()
+        assert family is not None
+        self._media_checked = self.text("media-path")
+        path = Path(os.path.expanduser(self._media_checked))
+        caption = self.text("media-caption")
+        progress = self.query_one("#media-progress", ProgressBar)
+        large = _size_of(path) >= LARGE_FILE
+        if send and large:
+            info.update(f"Reading {path.name}…")
+            progress.display = True
+        try:
+            media = await asyncio.to_thread(read_media, path, family)
+            op, request = media_request(media, family, self.text("recipient") or "0", caption or None) if send \
+                else (None, None)
+        except MediaRefused as refused:
+            progress.display = False
+            info.update("")
+            path_row.set_error(f"{str(refused).rstrip('.')}. Nothing was sent.")
+            if send:
+                self.status.show_error("Nothing was sent: see the file's line above.")
+            return
+        except ValidationError as error:
+            progress.display = False
+            apply_field_errors(self.rows(), {RECIPIENT_FIELDS[0]: next(iter(field_errors(error).values()))})
+            return
+        path_row.set_error(None)
+        info.update(described(media))
+        if not send or op is None or not isinstance(request, Sendable):
+            return
+        title = f"Send {media.kind.value}"
+        if large:
+            info.update(f"{described(media)} — sending…")
+        worker = self.run_operation(
+            op, request, title=title, busy=self.active_form(), status=self.status, group="send",
+            done=lambda result: self._sent(title.removeprefix("Send "), op.id, request, result),
+            confirm_repeat=f"Send the same file to {self.text('recipient')} again?",
+        )
+        if worker is not None:
+            try:
+                await worker.wait()
+            except Exception:  # noqa: BLE001 - the call's own status line says what failed
+                pass
+        progress.display = False
+        info.update(described(media))
 
     def action_copy_id(self) -> None:
         value = self.query_one("#sent-id", CopyableValue).value
@@ -795,6 +956,13 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
         self.screen.focus_next()
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 # The kinds with a form written for them in `compose_form` and their builders; any other kind of the table gets a
