@@ -169,7 +169,8 @@ The keys act on the family marked ◂ (**f** chooses the other):
             watch = account.watch
             panel.show(watch.state(panel.family), problem=watch.problem(panel.family),
                        contradiction=watch.contradiction(panel.family), flapping=watch.flapping(panel.family),
-                       chosen=panel.family is self.family and len(account.families) > 1)
+                       chosen=panel.family is self.family and len(account.families) > 1,
+                       deterministic=gateway_app(self).deterministic)
         title.update(f"Account · {account.name}" if account is not None else "Account · starting")
 
     def say(self, words: str, *, code: bool = False) -> None:

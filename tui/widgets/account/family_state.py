@@ -11,23 +11,24 @@ from textual.widgets import Static
 from tui.api.connection import ConnectionState
 from tui.api.operations import Family
 from tui.pairing import GATEWAY_NAMES, RECOVERY_WORDS
+from tui.widgets.timefmt import moment_text
 
 FAMILY_TITLES = {Family.INSTANCE: "Instance", Family.SESSION: "Session"}
 
 
-def since_words(since: datetime | None) -> str:
-    return since.astimezone().strftime("%H:%M:%S") if since is not None else "unknown"
+def since_words(since: datetime | None, *, deterministic: bool = False) -> str:
+    return moment_text(since, deterministic=deterministic) if since is not None else "unknown"
 
 
 def state_lines(family: Family, state: ConnectionState | None, *, problem: str | None, contradiction: str | None,
-                flapping: bool) -> list[str]:
+                flapping: bool, deterministic: bool = False) -> list[str]:
     """The lines under a family's title (plain text: the gateway's words may hold anything)."""
     if state is None:
         return [f"not read yet ({problem})" if problem else "not read yet: the first status read is on its way"]
     lines = [
         ("connected" if state.connected else "not connected")
         + " · " + ("logged in" if state.logged_in else "not logged in")
-        + f" · number {state.number or 'unknown'} · since {since_words(state.since)}",
+        + f" · number {state.number or 'unknown'} · since {since_words(state.since, deterministic=deterministic)}",
     ]
     if problem:
         lines.append(f"The last status read failed: {problem}.")
@@ -58,10 +59,11 @@ class FamilyState(Static):
         self.family = family
 
     def show(self, state: ConnectionState | None, *, problem: str | None, contradiction: str | None,
-             flapping: bool, chosen: bool) -> None:
+             flapping: bool, chosen: bool, deterministic: bool = False) -> None:
         title = f"{FAMILY_TITLES[self.family]} ({GATEWAY_NAMES[self.family]})" + (" ◂ the keys act here" if chosen
                                                                                    else "")
-        lines = state_lines(self.family, state, problem=problem, contradiction=contradiction, flapping=flapping)
+        lines = state_lines(self.family, state, problem=problem, contradiction=contradiction, flapping=flapping,
+                            deterministic=deterministic)
         self.set_class(chosen, "-chosen")
         self.set_class(contradiction is not None, "-stuck")
         self.update(Content.assemble((title, "bold"), "\n", "\n".join(lines)))
