@@ -170,6 +170,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             panel.show(watch.state(panel.family), problem=watch.problem(panel.family),
                        contradiction=watch.contradiction(panel.family), flapping=watch.flapping(panel.family),
                        chosen=panel.family is self.family and len(account.families) > 1,
+                       speaks=account.dialects[0 if panel.family is Family.INSTANCE else 1].value,
                        deterministic=gateway_app(self).deterministic)
         title.update(f"Account · {account.name}" if account is not None else "Account · starting")
 

@@ -59,9 +59,10 @@ class FamilyState(Static):
         self.family = family
 
     def show(self, state: ConnectionState | None, *, problem: str | None, contradiction: str | None,
-             flapping: bool, chosen: bool, deterministic: bool = False) -> None:
-        title = f"{FAMILY_TITLES[self.family]} ({GATEWAY_NAMES[self.family]})" + (" ◂ the keys act here" if chosen
-                                                                                   else "")
+             flapping: bool, chosen: bool, speaks: str, deterministic: bool = False) -> None:
+        """`speaks`: the family's dialect (`zapi`, `wuzapi`, `spec`): the gateway's name, or the spec's."""
+        gateway = "spec" if speaks == "spec" else GATEWAY_NAMES[self.family]
+        title = f"{FAMILY_TITLES[self.family]} ({gateway})" + (" ◂ the keys act here" if chosen else "")
         lines = state_lines(self.family, state, problem=problem, contradiction=contradiction, flapping=flapping,
                             deterministic=deterministic)
         self.set_class(chosen, "-chosen")
