@@ -442,6 +442,7 @@ def build_app(
     sandbox_dialects: tuple[str, str] = ("spec", "spec"),
     sandbox_process: SandboxProcess | None = None,
     resume_collector: bool = False,
+    sandbox_logged_out: bool = False,
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
     `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
@@ -456,6 +457,7 @@ def build_app(
         deterministic=deterministic,
         sandbox_dialects=sandbox_dialects,
         sandbox_process=sandbox_process,
+        sandbox_logged_out=sandbox_logged_out,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic,
                       resume_collector=resume_collector)

@@ -48,8 +48,8 @@ class KeyAction:
     # this message / all events): the node's check_action enables one of the two, never both
 
 
-SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events")
-_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events")
+SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events", "account")
+_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events", "Account")
 
 # Scopes, and the scopes that are active at the same time (for the one-meaning check).
 SCOPES: dict[str, str] = {
@@ -67,6 +67,7 @@ SCOPES: dict[str, str] = {
     "catalog": "Catalog",
     "settings": "Settings",
     "events": "Events",
+    "account": "Account",
     "panel": "events panel",
     "confirm": "confirmation dialog",
     "help": "help",
@@ -84,6 +85,7 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "thread": ("app", "main", "section", "inbox", "thread"),
     "timeline": ("app", "timeline"),
     "events": ("app", "main", "events"),
+    "account": ("app", "main", "account"),
     "panel": ("app", "main", "panel"),
     "confirm": ("app", "confirm"),
     "help": ("app", "help"),
@@ -104,8 +106,8 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("app.palette", "ctrl+p", "app.command_palette", "Palette", "app", show=False, priority=True,
               help="command palette: every operation by name"),
     # -- main screen -------------------------------------------------------------------------------------------
-    # The footer shows the section keys as one entry, on the first section's binding: "1…7 Sections" where the
-    # digits work, "alt+1…7 Sections" inside a form (the digits first: the footer keeps the first binding of an
+    # The footer shows the section keys as one entry, on the first section's binding: "1…8 Sections" where the
+    # digits work, "alt+1…8 Sections" inside a form (the digits first: the footer keeps the first binding of an
     # action that is active). Kept in a narrow footer before the section's own keys (footer_drop -1).
     *(
         KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')",
@@ -162,7 +164,7 @@ ACTIONS: tuple[KeyAction, ...] = (
                    "played or failed, each with its time"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
-    # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…7 Sections").
+    # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…8 Sections").
     KeyAction("groups.tab_lookup", "ctrl+l", "open('lookup-group')", "Look up", "groups", help="the Look-up tab"),
     KeyAction("groups.tab_create", "ctrl+n", "open('create-group')", "Create", "groups", help="the Create tab"),
     KeyAction("groups.tab_add", "ctrl+g", "open('add-participants')", "Add", "groups",
@@ -183,6 +185,17 @@ ACTIONS: tuple[KeyAction, ...] = (
     # -- Settings -------------------------------------------------------------------------------------------------
     KeyAction("settings.apply", "ctrl+s", "apply_block", "Apply", "settings",
               help="the first button of the block you are in (Set, Replace, Save, ...)"),
+    # -- Account (issue 23): one key per action, on the family chosen (the focused family's panel) ---------------
+    KeyAction("account.qr", "q", "show_qr", "Show QR", "account",
+              help="show the QR code to pair the chosen family (refreshed before it expires; stops after three)"),
+    KeyAction("account.phone", "p", "phone_code", "Phone code", "account",
+              help="pair with a code typed on the phone: asks the number in a field, Enter asks for the code"),
+    KeyAction("account.reconnect", "r", "reconnect", "Reconnect", "account",
+              help="the recovery that works: Z-API restart; WuzAPI disconnect, then connect; then the state is read"),
+    KeyAction("account.logout", "l", "logout", "Log out", "account",
+              help="unpair the phone from the chosen family (asks first)"),
+    KeyAction("account.family", "f", "next_family", "Family", "account",
+              help="choose the other family (instance, session) for the keys above"),
     # -- Events section and panel --------------------------------------------------------------------------------
     KeyAction("events.older", "right_square_bracket,n", "older", "Older", "events", key_display="]"),
     KeyAction("events.newer", "left_square_bracket,p", "newer", "Newer", "events", key_display="["),
@@ -255,7 +268,7 @@ def shown_key(binding_id: str) -> str:
 
 
 def _first_key(binding_id: str) -> str:
-    """The first key of a binding, readable, whatever its footer shows (`alt+1`, not "alt+1…7")."""
+    """The first key of a binding, readable, whatever its footer shows (`alt+1`, not "alt+1…8")."""
     first = keys_of(binding_id).split(",")[0].strip()
     return _READABLE.get(first, first)
 
@@ -304,7 +317,7 @@ def reference_table(ids: tuple[str, ...] | None = None) -> str:
 
 def let_alt_digits_through() -> None:
     """Make ESC+digit (what xterm, GNOME Terminal, iTerm2 with "Esc+", and tmux at its default settings send for
-    alt+1..7) arrive as `alt+1`..`alt+7`.
+    alt+1..8) arrive as `alt+1`..`alt+8`.
 
     Textual's parser table maps ESC+digit to the characters macOS's Option key types (`\x1b2` -> "™", for WezTerm
     on macOS), so in every other terminal alt+2 would type "™" into the focused field instead of switching
@@ -315,7 +328,7 @@ def let_alt_digits_through() -> None:
 
     table = _ansi_sequences.ANSI_SEQUENCES_KEYS
     if isinstance(table, dict):
-        for digit in "1234567":
+        for digit in "12345678":
             table.pop(f"\x1b{digit}", None)
 
 

@@ -181,8 +181,11 @@ class Runtime:
         http_timeout: float = 10.0,
         sandbox_dialects: tuple[str, str] = ("spec", "spec"),
         sandbox_process: SandboxProcess | None = None,
+        sandbox_logged_out: bool = False,
     ) -> None:
         self.sandbox_mode = sandbox
+        self.sandbox_logged_out = sandbox_logged_out
+        """The sandbox in this process starts with no phone paired (`--sandbox --logged-out`'s in-process twin)."""
         self._sandbox_process = sandbox_process
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
@@ -596,6 +599,7 @@ class Runtime:
             # Deterministic mode: the sandbox's clock and message ids fixed, so screenshots do not differ.
             clock=fixed_clock if self.deterministic else None,
             id_factory=numbered_id if self.deterministic else None,
+            logged_out=self.sandbox_logged_out,
         )
         self.sandbox = sandbox
         await sandbox.start()

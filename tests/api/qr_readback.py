@@ -84,3 +84,20 @@ def glyphs_are_dark_in(line: str) -> bool:
 
 def strip_ansi(text: str) -> str:
     return ANSI_ESCAPE.sub("", text)
+
+
+QR_GLYPHS = frozenset("▀▄█")
+
+
+def codes_on_screen(screen: str) -> list[str]:
+    """The QR codes drawn on a screen (an app's text, tmux's `capture-pane -p`): the rows holding block glyphs, cut
+    to the columns they span, read back with the glyphs dark (the app paints them black on white) and decoded."""
+    lines = screen.splitlines()
+    rows = [index for index, line in enumerate(lines) if sum(char in QR_GLYPHS for char in line) >= 8]
+    if not rows:
+        return []
+    columns = [column for index in rows for column, char in enumerate(lines[index]) if char in QR_GLYPHS]
+    left, right = min(columns), max(columns) + 1
+    cut = [lines[index][left:right].ljust(right - left) for index in range(rows[0], rows[-1] + 1)]
+    modules = modules_from_text(cut, glyphs_are_dark=True)
+    return decode(image_of(modules, background_dark=False))

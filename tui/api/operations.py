@@ -59,6 +59,7 @@ class Section(enum.StrEnum):
     PRIVACY = "privacy"
     CATALOG = "catalog"
     SETTINGS = "settings"
+    ACCOUNT = "account"
 
 
 class OperationId(enum.StrEnum):
@@ -618,31 +619,31 @@ LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
 
 QR_CODE: Operation[m.NoBody, c.ZapiQr] = Operation(
     id=OperationId.QR_CODE, number=None, family=INST, method="GET", path="qr-code",
-    request=m.NoBody, result=c.ZapiQr, title="QR code to pair (Z-API)", section=Section.SETTINGS,
+    request=m.NoBody, result=c.ZapiQr, title="QR code to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("qr-code", "Z-API's GET /qr-code"), bodies={Z: _no_body},
     notes={Z: "answers {value}: the QR text (or a PNG data URL); a new code every 20 s"},
 )
 QR_CODE_IMAGE: Operation[m.NoBody, c.ZapiQr] = Operation(
     id=OperationId.QR_CODE_IMAGE, number=None, family=INST, method="GET", path="qr-code/image",
-    request=m.NoBody, result=c.ZapiQr, title="QR code image to pair (Z-API)", section=Section.SETTINGS,
+    request=m.NoBody, result=c.ZapiQr, title="QR code image to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("qr-code/image", "Z-API's GET /qr-code/image"), bodies={Z: _no_body},
     notes={Z: "answers {value: data:image/png;base64,...}"},
 )
 PHONE_CODE: Operation[c.PhoneCodeQuery, c.ZapiPhoneCode] = Operation(
     id=OperationId.PHONE_CODE, number=None, family=INST, method="GET", path="phone-code/{phone}",
-    request=c.PhoneCodeQuery, result=c.ZapiPhoneCode, title="Phone code to pair (Z-API)", section=Section.SETTINGS,
+    request=c.PhoneCodeQuery, result=c.ZapiPhoneCode, title="Phone code to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("phone-code", "Z-API's GET /phone-code/{phone}"), bodies={Z: _no_body},
     path_params=("phone",), notes={Z: "the number goes in the path; answers {value: <code to type on the phone>}"},
 )
 RESTART: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.RESTART, number=None, family=INST, method="GET", path="restart",
-    request=m.NoBody, result=m.OperationResult, title="Restart the instance (Z-API)", section=Section.SETTINGS,
+    request=m.NoBody, result=m.OperationResult, title="Restart the instance (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("restart", "Z-API's GET /restart"), bodies={Z: _no_body},
     notes={Z: "GET, no body; reconnects the paired phone without a new QR code"},
 )
 DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.DISCONNECT, number=None, family=INST, method="GET", path="disconnect",
-    request=m.NoBody, result=m.OperationResult, title="Log out the phone (Z-API)", section=Section.SETTINGS,
+    request=m.NoBody, result=m.OperationResult, title="Log out the phone (Z-API)", section=Section.ACCOUNT,
     destructive=True, spec_body=_no_such_call("disconnect", "Z-API's GET /disconnect"), bodies={Z: _no_body},
     notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
 )
@@ -759,39 +760,39 @@ GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
 
 SESSION_STATUS: Operation[m.NoBody, c.SessionStatus] = Operation(
     id=OperationId.SESSION_STATUS, number=None, family=SESS, method="GET", path="session/status",
-    request=m.NoBody, result=c.SessionStatus, title="Session status (WuzAPI)", section=Section.SETTINGS,
+    request=m.NoBody, result=c.SessionStatus, title="Session status (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/status", "WuzAPI's GET /session/status"), bodies={W: _no_body},
     notes={W: "answers {Connected, LoggedIn} (older) or {connected, loggedIn, jid, ...} (newer)"},
 )
 SESSION_CONNECT: Operation[c.SessionConnect, c.SessionConnected] = Operation(
     id=OperationId.SESSION_CONNECT, number=None, family=SESS, method="POST", path="session/connect",
     request=c.SessionConnect, result=c.SessionConnected, title="Connect the session (WuzAPI)",
-    section=Section.SETTINGS, spec_body=_no_such_call("session/connect", "WuzAPI's POST /session/connect"),
+    section=Section.ACCOUNT, spec_body=_no_such_call("session/connect", "WuzAPI's POST /session/connect"),
     bodies={W: _spec_body},
     notes={W: "always sends Subscribe (the profile's event kinds: WuzAPI stores what it is sent, and an empty list "
               "stores none) and Immediate: true"},
 )
 SESSION_QR: Operation[m.NoBody, c.SessionQr] = Operation(
     id=OperationId.SESSION_QR, number=None, family=SESS, method="GET", path="session/qr",
-    request=m.NoBody, result=c.SessionQr, title="QR code to pair (WuzAPI)", section=Section.SETTINGS,
+    request=m.NoBody, result=c.SessionQr, title="QR code to pair (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/qr", "WuzAPI's GET /session/qr"), bodies={W: _no_body},
     notes={W: "after connect; answers {QRCode: data:image/png;base64,...}, a new code every 20 s"},
 )
 SESSION_PAIRPHONE: Operation[c.PairPhone, c.SessionLinkingCode] = Operation(
     id=OperationId.SESSION_PAIRPHONE, number=None, family=SESS, method="POST", path="session/pairphone",
-    request=c.PairPhone, result=c.SessionLinkingCode, title="Phone code to pair (WuzAPI)", section=Section.SETTINGS,
+    request=c.PairPhone, result=c.SessionLinkingCode, title="Phone code to pair (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/pairphone", "WuzAPI's POST /session/pairphone"), bodies={W: _spec_body},
     notes={W: "after connect; answers {LinkingCode: XXXX-XXXX}"},
 )
 SESSION_DISCONNECT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_DISCONNECT, number=None, family=SESS, method="POST", path="session/disconnect",
-    request=m.NoBody, result=m.Details, title="Disconnect the session (WuzAPI)", section=Section.SETTINGS,
+    request=m.NoBody, result=m.Details, title="Disconnect the session (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/disconnect", "WuzAPI's POST /session/disconnect"), bodies={W: _no_body},
     notes={W: "keeps the pairing (connect again reconnects); WuzAPI also clears the stored event kinds"},
 )
 SESSION_LOGOUT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_LOGOUT, number=None, family=SESS, method="POST", path="session/logout",
-    request=m.NoBody, result=m.Details, title="Log out the session (WuzAPI)", section=Section.SETTINGS,
+    request=m.NoBody, result=m.Details, title="Log out the session (WuzAPI)", section=Section.ACCOUNT,
     destructive=True, spec_body=_no_such_call("session/logout", "WuzAPI's POST /session/logout"),
     bodies={W: _no_body}, notes={W: "unpairs the phone: pairing again needs a new QR or phone code"},
 )

@@ -1,8 +1,9 @@
-"""The main screen: header, section bar, the seven sections in a ContentSwitcher, the docked events panel
+"""The main screen: header, section bar, the eight sections in a ContentSwitcher, the docked events panel
 and the footer.
 
 Sections are imported and mounted after the first frame (their modules pull in pydantic and the API models),
-each into a slot whose id is the section id: chats, groups, communities, privacy, catalog, settings, events.
+each into a slot whose id is the section id: chats, groups, communities, privacy, catalog, settings, events,
+account.
 Only the section shown at start is mounted before the app is interactive; the others follow one by one once the
 runtime has started (or at once when visited first): building all seven at start cost more than the rest of the
 start-up together (bench/start_interactive.py). Keys typed while the shown section is not mounted yet are kept
@@ -86,6 +87,12 @@ def _settings() -> type[Section]:
     return SettingsSection
 
 
+def _account() -> type[Section]:
+    from tui.screens.account import AccountSection
+
+    return AccountSection
+
+
 def _events() -> type[Section]:
     from tui.screens.events import EventsSection
 
@@ -109,6 +116,7 @@ SECTIONS: tuple[SectionInfo, ...] = (
     SectionInfo("catalog", "5", "Catalog", _catalog),
     SectionInfo("settings", "6", "Settings", _settings),
     SectionInfo("events", "7", "Events", _events),
+    SectionInfo("account", "8", "Account", _account),
 )
 SECTIONS_BY_ID = {section.id: section for section in SECTIONS}
 
@@ -168,7 +176,7 @@ class SectionBar(Static):
     """`1 Chats  2 Groups ...` with the current section highlighted; each name is clickable."""
 
     DEFAULT_CSS = """
-    SectionBar { height: 1; background: $boost; padding: 0 1; }
+    SectionBar { height: 1; background: $boost; padding: 0; }
     """
 
     current = "chats"
@@ -178,15 +186,24 @@ class SectionBar(Static):
 
     def show(self, current: str) -> None:
         self.current = current
-        # At 80 columns the names fit only without the gaps between them.
-        gap = " " if (self.size.width or self.app.size.width) >= 90 else ""
-        parts: list[Content | str] = []
-        for section in SECTIONS:
+        width = self.size.width or self.app.size.width
+        # The widest form that fits: each name padded and spaced; padded only; at 80 columns neither (the eight
+        # names take 80 columns exactly as `1 Chats 2 Groups ...`).
+        padded = sum(len(section.key) + len(section.title) + 3 for section in SECTIONS)
+        if 1 + padded + len(SECTIONS) - 1 <= width:
+            lead, pad, gap = " ", " ", " "
+        elif 1 + padded <= width:
+            lead, pad, gap = " ", " ", ""
+        else:
+            lead, pad, gap = "", "", " "
+        parts: list[Content | str] = [lead]
+        for index, section in enumerate(SECTIONS):
             style = "reverse bold" if section.id == current else ""
             label = Content.from_markup(
-                f"[{style} @click=screen.show_section('{section.id}')] $key $title ", key=section.key, title=section.title
+                f"[{style} @click=screen.show_section('{section.id}')]$pad$key $title$pad", key=section.key,
+                title=section.title, pad=pad,
             )
-            parts.extend([label, gap])
+            parts.extend([label, gap] if index < len(SECTIONS) - 1 else [label])
         self.update(Content.assemble(*parts))
 
 
@@ -195,13 +212,13 @@ REPLAY_TRIES = 50
 
 
 class MainScreen(SectionHost):
-    """Everything: sections (alt+1..7, or 1-7 outside forms), the docked events panel (F9 or `e`), help
+    """Everything: sections (alt+1..8, or 1-8 outside forms), the docked events panel (F9 or `e`), help
     (F1 or `?`), palette (ctrl+p).
 
     Keys typed before the sections are mounted are kept and replayed into the first field once it has the
     focus, so nothing typed during start-up is lost or taken as a command."""
 
-    BINDINGS = bindings_for("main")  # rows of tui.keymap.ACTIONS: alt+1..7 / 1-7, F9 / e, ?, escape
+    BINDINGS = bindings_for("main")  # rows of tui.keymap.ACTIONS: alt+1..8 / 1-8, F9 / e, ?, escape
     AUTO_FOCUS = ""  # never the app's "first focusable widget": the sections place the focus themselves
 
     DEFAULT_CSS = """

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
-from tui.api.operations import PAIRING_CALLS, OperationId
+from tui.api.operations import OperationId
 from tui.keymap import bindings_for
 from tui.runtime import HmacDisagreement
 from tui.widgets.feedback import ErrorLine
@@ -192,8 +192,6 @@ class SettingsSection(OperationSection):
             OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
             OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
             OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
-            # issue 23's pairing calls, until the Account section takes them: the connection block
-            **{op: "#connection-check" for op in PAIRING_CALLS},
             # issue 24's webhook reads and settings: the button that points the webhooks
             OperationId.INSTANCE_DATA: "#point-webhooks", OperationId.UPDATE_EVERY_WEBHOOKS: "#point-webhooks",
             OperationId.WEBHOOK_READ: "#point-webhooks",

@@ -1,0 +1,135 @@
+"""The Account section (issue 23) against the sandbox in the Z-API and WuzAPI dialects, started logged out: the QR
+code is read back from the screen's characters and decoded (zxing-cpp) as a phone's camera would, then scanned
+through `/sandbox/scan`; the phone code is typed in its field and "typed on the phone" the same way; a wedged
+session (`/sandbox/disconnect` stuck) shows the contradiction in words, and its recovery key brings it back."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from textual.widgets import Input
+
+from tests.api.qr_readback import codes_on_screen
+from tests.harness import screen_text, wait_ready, wait_until
+from tui.api.operations import Family
+from tui.app import GatewayApp, build_app
+from tui.screens.account import AccountSection
+from tui.widgets.forms import set_cursor_blink
+from tui.widgets.header import GatewayHeader
+from tui.widgets.section import ConfirmScreen
+
+DIALECTS = ("zapi", "wuzapi")
+
+
+def account_app(*, logged_out: bool = True) -> GatewayApp:
+    set_cursor_blink(False)
+    return build_app(sandbox=True, deterministic=True, sandbox_dialects=DIALECTS, sandbox_logged_out=logged_out)
+
+
+async def sandbox_post(app: GatewayApp, path: str, body: dict[str, str]) -> httpx.Response:
+    assert app.runtime.sandbox is not None
+    async with httpx.AsyncClient(trust_env=False) as client:
+        return await client.post(f"{app.runtime.sandbox.url.rstrip('/')}{path}", content=json.dumps(body))
+
+
+async def open_account(pilot, family: Family) -> AccountSection:
+    app = pilot.app
+    await pilot.press("f9")  # the events panel hidden: the section has the room for the code
+    await pilot.press("alt+8")
+    section = app.screen.query_one(AccountSection)
+    await wait_until(pilot, lambda: section.family is not None, what="the account in the section")
+    if section.family is not family:
+        await pilot.press("f")
+    assert section.family is family
+    return section
+
+
+def connected(app: GatewayApp, family: Family) -> bool:
+    account = app.runtime.current
+    state = account.watch.state(family) if account is not None else None
+    return state is not None and state.connected
+
+
+@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
+async def test_pair_by_the_qr_code_read_from_the_screen(family: Family) -> None:
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await open_account(pilot, family)
+        assert "not logged in" in screen_text(app)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(app))), what="a QR code that decodes")
+        shown = screen_text(app)
+        assert "code 1 of 3" in shown and "s left" in shown
+        [payload] = codes_on_screen(shown)
+        assert payload.count(",") == 3 and len(payload) > 200  # whatsmeow's ref,noise,identity,adv
+        answer = await sandbox_post(app, "/sandbox/scan", {"code": payload})
+        assert answer.status_code == 200, answer.text
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+        assert connected(app, family)
+        assert not codes_on_screen(screen_text(app))  # the code is gone once paired
+
+
+@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
+async def test_pair_by_a_phone_code_typed_in_its_field(family: Family) -> None:
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        section = await open_account(pilot, family)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "account-phone", what="the phone field")
+        await pilot.press(*"5511999999999", "q", "r", "l")  # letters in the field are text, never commands
+        assert section._run is None  # nothing asked yet: typing is not a command
+        assert not isinstance(app.screen, ConfirmScreen)  # l did not ask to log out
+        assert app.screen.query_one("#account-phone", Input).value == "5511999999999"  # the field takes digits
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Type this code on the phone:" in screen_text(app), what="the phone code")
+        line = next(line for line in screen_text(app).splitlines() if "Type this code on the phone:" in line)
+        code = line.split("Type this code on the phone:")[1].split()[0]
+        assert len(code) == 9 and code[4] == "-"  # XXXX-XXXX
+        answer = await sandbox_post(app, "/sandbox/scan", {"code": code})
+        assert answer.status_code == 200, answer.text
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+        assert connected(app, family)
+
+
+@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
+async def test_a_stuck_session_is_said_and_its_recovery_key_brings_it_back(family: Family) -> None:
+    app = account_app(logged_out=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await open_account(pilot, family)
+        await wait_until(pilot, lambda: connected(app, family), what="connected first")
+        answer = await sandbox_post(app, "/sandbox/disconnect", {"family": family.value, "reason": "stuck"})
+        assert answer.status_code == 200, answer.text
+        app.screen.query_one(GatewayHeader).poll_status()  # the 10 s read, now
+        await wait_until(pilot, lambda: "The gateway contradicts itself" in screen_text(app), timeout=2.0,
+                         what="the contradiction in words")
+        shown = " ".join(screen_text(app).split())
+        recovery = "restart the instance" if family is Family.INSTANCE else "disconnect, then connect again"
+        assert f"press r to {recovery}" in shown
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "Recovered: the " in screen_text(app), timeout=6.0, what="recovered")
+        assert connected(app, family)
+        assert app.runtime.current is not None and app.runtime.current.watch.contradiction(family) is None
+        assert "contradicts" not in screen_text(app)
+
+
+async def test_log_out_asks_first() -> None:
+    app = account_app(logged_out=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await open_account(pilot, Family.SESSION)
+        await wait_until(pilot, lambda: connected(app, Family.SESSION), what="connected first")
+        await pilot.press("l")
+        await wait_until(pilot, lambda: "Log the phone out of the session" in screen_text(app), what="the question")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: "Nothing was logged out." in screen_text(app), what="no")
+        assert connected(app, Family.SESSION)
+        await pilot.press("l")
+        await wait_until(pilot, lambda: "Log the phone out of the session" in screen_text(app), what="the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Logged out: the session" in screen_text(app), timeout=5.0, what="logged out")
+        await wait_until(pilot, lambda: not connected(app, Family.SESSION), timeout=2.0, what="not connected")

@@ -1,0 +1,129 @@
+"""Pairing in a real terminal (issue 23): tmux runs `gateway-tui --sandbox --logged-out` in the Z-API and WuzAPI
+dialects; at 120×40 (the events panel hidden with F9) the Account section draws the QR code, the test reads it
+back from `capture-pane` and decodes it as a phone's camera would, scans it through the sandbox's `/sandbox/scan`,
+for each family in turn, and the header turns connected. At 80×24 the section says the size the code needs and
+offers the phone code."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.api.qr_readback import codes_on_screen
+from tests.app.test_tmux import Terminal, descendants
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"),
+]
+
+
+def start(size: tuple[int, int], data: Path) -> Terminal:
+    term = Terminal(f"gateway-tui-test-{uuid.uuid4().hex[:12]}")
+    app = Path(sys.executable).with_name("gateway-tui")
+    dirs = " ".join(f"XDG_{name}_HOME={data / name.lower()}" for name in ("DATA", "CONFIG", "STATE"))
+    command = (f"env -u COLUMNS -u LINES {dirs} {app} --sandbox --logged-out --instance-dialect zapi "
+               "--session-dialect wuzapi")
+    term.tmux("-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
+              command, ";", "set-option", "-t", "app", "remain-on-exit", "on")
+    return term
+
+
+def sandbox_url(term: Terminal) -> str:
+    """The address of the sandbox process the app started (its one listening socket, from /proc: Linux, like tmux
+    here), for the test's phone to scan codes at."""
+    pane = int(term.tmux("display", "-p", "-t", "app", "#{pane_pid}"))
+    [pid] = [pid for pid in descendants(pane) if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                return f"http://127.0.0.1:{int(fields[1].rsplit(':', 1)[1], 16)}"
+    raise AssertionError("the sandbox process listens nowhere")
+
+
+@pytest.fixture
+def big(tmp_path):
+    term = start((120, 40), tmp_path)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+@pytest.fixture
+def small(tmp_path):
+    term = start((80, 24), tmp_path)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def scan(url: str, code: str) -> int:
+    request = urllib.request.Request(f"{url}/sandbox/scan", data=json.dumps({"code": code}).encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback
+        return answer.status
+
+
+def decoded(term: Terminal, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = codes_on_screen(term.screen())
+        if found:
+            return found[0]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no QR code decoded from the screen:\n{term.screen()}")
+        time.sleep(0.3)
+
+
+def test_pair_both_families_by_the_qr_codes_on_screen(big):
+    big.wait_for("● sandbox · both not connected")
+    big.keys("F9")  # the events panel hidden: room for the code
+    big.keys("M-8")  # the Account section (alt+8 as tmux sends it)
+    big.wait_for("Account · sandbox", "Press q for a QR code")
+    url = sandbox_url(big)
+    for family in ("instance", "session"):
+        if family == "session":
+            big.keys("f")  # the other family
+            big.wait_for("Session (WuzAPI) ◂")
+        big.keys("q")
+        payload = decoded(big)
+        assert payload.count(",") == 3 and len(payload) > 200
+        assert scan(url, payload) == 200
+        big.wait_for("connected as")
+    big.wait_for("● sandbox · connected")
+
+
+def test_at_80x24_the_phone_code_is_offered(small):
+    small.wait_for("both not connected")
+    small.keys("M-8")
+    small.wait_for("Account · sandbox")
+    small.keys("q")
+    shown = " ".join(small.wait_for("press p for a").split())
+    assert "The QR code needs" in shown and "this section is" in shown
+    assert not codes_on_screen(small.screen())  # no code cut short
+    small.keys("p")
+    small.wait_for("Phone (country code")
+    small.type("5511999999999")
+    small.keys("Enter")
+    shown = small.wait_for("Type this code on the phone:")
+    line = next(line for line in shown.splitlines() if "Type this code on the phone:" in line)
+    code = line.split("Type this code on the phone:")[1].split()[0]
+    assert scan(sandbox_url(small), code) == 200
+    small.wait_for("connected as")
