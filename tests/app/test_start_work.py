@@ -38,3 +38,34 @@ async def test_the_main_screen_is_built_with_the_breakpoint_classes_its_first_re
         async with running_sandbox_app(size=size) as pilot:
             assert classes <= set(pilot.app.get_default_screen().classes)
             assert classes <= set(pilot.app.screen.classes)
+
+
+async def test_the_footer_is_rebuilt_once_for_changes_before_a_frame_and_not_for_the_same_keys(monkeypatch):
+    """Textual's footer recomposed after every change of the bindings in force, three times in a row during the start
+    for the same keys (~30 ms before the app took keys). Now the changes before a frame make one rebuild, and none
+    when the keys it would show are the ones it shows."""
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        screen = pilot.app.screen
+        footer = screen.query_one(GatewayFooter)
+        await settle(pilot)
+        rebuilds: list[GatewayFooter] = []
+        recompose = GatewayFooter.recompose
+
+        async def counting(self: GatewayFooter) -> None:
+            rebuilds.append(self)
+            await recompose(self)
+
+        monkeypatch.setattr(GatewayFooter, "recompose", counting)
+        keys = list(footer.query(FooterKey))
+        for _ in range(3):
+            screen.refresh_bindings()  # the keys in force are the same
+        await settle(pilot)
+        assert rebuilds == [] and list(footer.query(FooterKey)) == keys
+
+        shown = [key.description for key in keys]
+        pilot.app.set_focus(None)  # the keys in force change (the field's own go), three times before a frame
+        screen.refresh_bindings()
+        screen.refresh_bindings()
+        await settle(pilot)
+        assert rebuilds == [footer]
+        assert [key.description for key in footer.query(FooterKey)] != shown

@@ -6,11 +6,10 @@ keys from the last one; F1's help still lists every key. Cut entries never show 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -40,44 +39,75 @@ def fitting(entries: Sequence[tuple[int, int]], width: int) -> list[int]:
 
 
 class GatewayFooter(Footer):
-    """Footer that leaves out the lowest-ranked keys instead of cutting the last ones in the middle."""
+    """Footer that leaves out the lowest-ranked keys instead of cutting the last ones in the middle.
+
+    It is rebuilt only when what it would show changes: Textual's footer recomposes after every change of the
+    bindings in force (each focus change, each mount), three times in a row during the start for the same keys
+    (~30 ms before the app took keys, bench/start_interactive.py)."""
 
     _composed_width = 0
+    _composed: tuple[object, ...] | None = None
+    """What the footer shows now (`_keys()` when it was composed); None before its first compose."""
+    _recompose_pending = False
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
+    def _keys(self) -> tuple[int, tuple[tuple[Binding, str, bool, str], ...], tuple[Binding, bool, str] | None]:
+        """What compose would show: the width, each kept key (binding, its key display, enabled, tooltip) and the
+        palette's key."""
         active = self.screen.active_bindings
         first_of_action: dict[str, tuple[Binding, bool, str]] = {}
         for _node, binding, enabled, tooltip in active.values():
             if binding.show and binding.action not in first_of_action:
                 first_of_action[binding.action] = (binding, enabled, tooltip)
         shown = list(first_of_action.values())
-        palette: Any = None
+        palette: tuple[Binding, bool, str] | None = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+            found = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if found is not None:
+                palette = (found.binding, found.enabled, found.tooltip)
         width = self.size.width or self.app.size.width
-        self._composed_width = width
         room = width
         if palette is not None:
-            room -= key_width(self.app.get_key_display(palette[1]), palette[1].description) + PALETTE_WIDTH_EXTRA
+            room -= key_width(self.app.get_key_display(palette[0]), palette[0].description) + PALETTE_WIDTH_EXTRA
         displays = [self.app.get_key_display(binding) for binding, _, _ in shown]
         keep = fitting([(key_width(display, binding.description), footer_drop(binding))
                         for display, (binding, _, _) in zip(displays, shown, strict=True)], room)
+        kept = tuple((shown[index][0], displays[index], shown[index][1], shown[index][2]) for index in keep)
+        return width, kept, palette
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        keys = self._keys()
+        self._composed = keys
+        width, kept, palette = keys
+        self._composed_width = width
         # Each key starts with the classes its `compact` gives it, so that its watcher changes none when it is mounted:
         # a FooterKey starts compact, and the binding made it not compact at once, restyling every key twice (~20
         # restyles per footer built, and the footer is rebuilt whenever the keys in force change).
-        for index in keep:
-            binding, enabled, tooltip = shown[index]
-            key = FooterKey(binding.key, displays[index], binding.description, binding.action, disabled=not enabled,
+        for binding, display, enabled, tooltip in kept:
+            key = FooterKey(binding.key, display, binding.description, binding.action, disabled=not enabled,
                             tooltip=tooltip, classes="-compact" if self.compact else "")
             key.set_reactive(FooterKey.compact, self.compact)
             yield key.data_bind(compact=Footer.compact)
         if palette is not None:
-            _node, binding, enabled, tooltip = palette
+            binding, enabled, _tooltip = palette
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
                             classes="-command-palette -compact", disabled=not enabled,
                             tooltip=binding.tooltip or binding.description)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """Textual's, with the rebuilds asked for before the next frame made one, and none when the keys are the same."""
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._recompose_pending:
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._recompose_pending = False
+        if self.is_attached and self._keys() != self._composed:
+            await self.recompose()
 
     def on_resize(self) -> None:
         if self._bindings_ready and self.size.width != self._composed_width:
