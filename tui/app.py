@@ -401,10 +401,10 @@ class GatewayApp(GatewayAppBase):
             self.screen.show_section(section_id)
 
 
-def _breakpoints(dimension: int, breakpoints: list[tuple[int, str]]) -> list[str]:
+def _breakpoints(dimension: int, breakpoints: list[tuple[int, str]] | None) -> list[str]:
     """The class of the widest breakpoint `dimension` reaches (none if it reaches none), as Textual's Screen picks it
-    on a resize."""
-    reached = [name for threshold, name in sorted(breakpoints) if dimension >= threshold]
+    on a resize (App declares the breakpoints as optional; None is none, as there)."""
+    reached = [name for threshold, name in sorted(breakpoints or []) if dimension >= threshold]
     return reached[-1:]
 
 
