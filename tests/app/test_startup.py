@@ -9,7 +9,8 @@ from typing import Any
 from textual import events
 from textual.widgets import Input
 
-from tests.harness import sandbox_app, screen_text, wait_until
+from tests.harness import SETTLE_TIMEOUT, sandbox_app, screen_text, wait_until
+import tui.app
 from tui.app import build_app
 from tui.screens.main import SECTIONS, MainScreen
 
@@ -397,6 +398,10 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
     monkeypatch.setattr(Runtime, "_open_store", opening)
     monkeypatch.setattr(InstanceClient, "status", status_after_the_section)
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)  # frames far apart: no frame drawn by chance between
+    # The order is what is tested, not the start's fallback: past FIRST_STATUS_WAIT (3 s) the store opens anyway,
+    # which a loaded machine (the suite under -n 2) reached before the status read; here each step is waited for,
+    # bounded by wait_until's own limit.
+    monkeypatch.setattr(tui.app, "FIRST_STATUS_WAIT", SETTLE_TIMEOUT)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: bool(at_store), what="the store opened")

@@ -1375,18 +1375,26 @@ def _derive_inbox(
 
 def _backfill_inbox(connection: sqlite3.Connection) -> None:
     """Schema 2 → 3: derive the inbox from every trusted event already stored, oldest first."""
+    for event_id, received_us, changes in _trusted_changes(connection):
+        if changes:
+            conversations.apply(connection, changes, received_us, event_id)
+
+
+def _trusted_changes(
+    connection: sqlite3.Connection, kinds: tuple[str, ...] = ()
+) -> Iterator[tuple[int, int, list[conversations.Change]]]:
+    """(event id, received µs, the inbox changes it says) for every trusted event stored (of `kinds`, if given),
+    oldest first: what the backfills derive from."""
+    only = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
     cursor = connection.execute(
         # A payload kept apart makes the body unneeded (and it may be megabytes of inline media).
         "SELECT id, received_us, kind, CASE WHEN payload IS NULL THEN body ELSE X'' END, payload FROM events "
-        "WHERE has_payload AND NOT rejected "
-        "AND verdict IN (?, ?) ORDER BY id",
-        (str(Verdict.VALID), str(Verdict.NO_KEY)),
+        f"WHERE has_payload AND NOT rejected AND verdict IN (?, ?){only} ORDER BY id",
+        (str(Verdict.VALID), str(Verdict.NO_KEY), *kinds),
     )
     while rows := cursor.fetchmany(1000):
         for event_id, received_us, kind, body, payload in rows:
-            changes = conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
-            if changes:
-                conversations.apply(connection, changes, received_us, event_id)
+            yield event_id, received_us, conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
 
 
 def _backfill_steps(connection: sqlite3.Connection) -> None:
@@ -1398,16 +1406,10 @@ def _backfill_steps(connection: sqlite3.Connection) -> None:
            GROUP BY message_id""",
         (int(conversations.Status.SENT),),
     )
-    cursor = connection.execute(
-        "SELECT id, received_us, kind, body, payload FROM events WHERE has_payload AND NOT rejected "
-        "AND verdict IN (?, ?) AND kind IN ('Delivery', 'MessageStatusCallback', 'ReadReceipt') ORDER BY id",
-        (str(Verdict.VALID), str(Verdict.NO_KEY)),
-    )
-    while rows := cursor.fetchmany(1000):
-        for event_id, received_us, kind, body, payload in rows:
-            changes = [change for change in conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
-                       if isinstance(change, conversations.StatusChange)]
-            conversations.apply(connection, changes, received_us, event_id)
+    for event_id, received_us, changes in _trusted_changes(
+            connection, ("Delivery", "MessageStatusCallback", "ReadReceipt")):
+        statuses = [change for change in changes if isinstance(change, conversations.StatusChange)]
+        conversations.apply(connection, statuses, received_us, event_id)
 
 
 def _row(record: EventRecord) -> tuple[Any, ...]:
