@@ -181,6 +181,19 @@ ACTIONS: tuple[KeyAction, ...] = (
     # -- Settings -------------------------------------------------------------------------------------------------
     KeyAction("settings.apply", "ctrl+s", "apply_block", "Apply", "settings",
               help="the first button of the block you are in (Set, Replace, Save, ...)"),
+    # The webhook doctor's panel (issue 24): a key to check again and one per fix; a fix's key shows in the footer
+    # only while a finding it cures is listed (SettingsSection.check_action), and is kept there at 80 columns.
+    KeyAction("settings.doctor_check", "ctrl+r", "doctor_check", "Check webhooks", "settings",
+              help="run the webhook doctor for this account (the doctor panel lists what it finds, each with its fix)"),
+    KeyAction("settings.fix_point", "ctrl+t", "doctor_fix('point-webhooks')", "Point webhooks", "settings", footer_drop=-1,
+              help="the doctor's fix: point the webhooks at the listener, then check again"),
+    KeyAction("settings.fix_subscribe", "ctrl+n", "doctor_fix('subscribe')", "Subscribe", "settings", footer_drop=-1,
+              help="the doctor's fix: subscribe the event kinds the app needs, then check again"),
+    KeyAction("settings.fix_activate", "ctrl+g", "doctor_fix('activate')", "Activate", "settings", footer_drop=-1,
+              help="the doctor's fix: switch the session webhook's delivery on (sent whole again), then check again"),
+    KeyAction("settings.fix_key", "ctrl+l", "doctor_fix('set-key')", "Set key", "settings", footer_drop=-1,
+              help="the doctor's fix: set the profile's HMAC key on the gateway (only when it has none), then check "
+                   "again"),
     # -- Events section and panel --------------------------------------------------------------------------------
     KeyAction("events.older", "right_square_bracket,n", "older", "Older", "events", key_display="]"),
     KeyAction("events.newer", "left_square_bracket,p", "newer", "Newer", "events", key_display="["),
