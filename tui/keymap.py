@@ -183,7 +183,7 @@ ACTIONS: tuple[KeyAction, ...] = (
               help="the first button of the block you are in (Set, Replace, Save, ...)"),
     # The webhook doctor's panel (issue 24): a key to check again and one per fix; a fix's key shows in the footer
     # only while a finding it cures is listed (SettingsSection.check_action), and is kept there at 80 columns.
-    KeyAction("settings.doctor_check", "ctrl+r", "doctor_check", "Check webhooks", "settings",
+    KeyAction("settings.doctor_check", "f5", "doctor_check", "Check webhooks", "settings",
               help="run the webhook doctor for this account (the doctor panel lists what it finds, each with its fix)"),
     KeyAction("settings.fix_point", "ctrl+t", "doctor_fix('point-webhooks')", "Point webhooks", "settings", footer_drop=-1,
               help="the doctor's fix: point the webhooks at the listener, then check again"),

@@ -61,7 +61,7 @@ class SettingsSection(OperationSection):
 ## Settings
 
 - **Webhook doctor** — why the gateway's events would not reach the listener: each finding with its severity,
-  plain words and fix. `ctrl+r` checks (with a probe message to the account's own number: asked first against
+  plain words and fix. `F5` checks (with a probe message to the account's own number: asked first against
   a real gateway); each fix has its key, shown beside it and in the footer while it applies, and checks again.
   The header's webhook health follows the newest check.
 - **Warnings** (at the top, only when something is wrong) — the webhooks still point where the listener was
