@@ -17,7 +17,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widget import Widget
+from textual.widgets import Button, Input, Static, TextArea
 
 from tui.keymap import label, shown_key
 from tui.widgets.feedback import ErrorLine
@@ -40,6 +41,7 @@ class DoctorBlock(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.report: Report | None = None
         self._unsubscribe: object = None
+        self._reveal = False  # the user asked: the next report is brought into view
 
     def compose(self) -> ComposeResult:
         yield Static("Webhook doctor", classes="block-title")
@@ -73,6 +75,7 @@ class DoctorBlock(Vertical):
         return self.report is not None and any(f.fix is not None and f.fix.value == fix for f in self.report.findings)
 
     def check(self) -> None:
+        self._reveal = True
         run_on_section(self, self._check, group="doctor")
 
     def apply_fix(self, fix: str) -> None:
@@ -80,6 +83,7 @@ class DoctorBlock(Vertical):
 
         if self.offers(fix):
             chosen = Fix(fix)
+            self._reveal = True
             run_on_section(self, partial(self._fix, chosen), group="doctor")
 
     # -- the work --------------------------------------------------------------------------------------------
@@ -90,6 +94,7 @@ class DoctorBlock(Vertical):
         report = await self._examine()
         if report is not None:
             status.show_ok(_summary(report))
+        self._bring_into_view()
 
     async def _examine(self) -> Report | None:
         from tui.account import ClientsNotReady
@@ -124,11 +129,13 @@ class DoctorBlock(Vertical):
             from tui.widgets.feedback import explain_error
 
             status.show_error(f"Not fixed: {explain_error(error)}")
+            self._bring_into_view()
             return
         report = await self._examine()
         if report is not None:
             done = "; ".join(runtime.scrub(line.strip()) for line in lines) or "nothing needed changing"
             status.show_ok(f"Fixed: {done}. {_summary(report)}")
+        self._bring_into_view()
 
     async def _may_probe(self) -> bool:
         """Against a real gateway: ask before the probe message is sent."""
@@ -150,8 +157,26 @@ class DoctorBlock(Vertical):
         self.report = report
         self.query_one("#doctor-findings", Static).update(findings_content(report))
         self.screen.refresh_bindings()  # the fix keys follow the findings
-        if self.has_focus_within:  # the user is reading it: its top stays in view as it grows
+        if self.has_focus_within:  # the user is reading it: its top in view as it grows
             self.call_after_refresh(section_of(self).scroll_to_widget, self, animate=False, top=True)
+
+    def _bring_into_view(self) -> None:
+        """After a check the user asked for (a key works from anywhere in Settings): the focus comes to the panel,
+        unless it is in a field with text typed in it, and the panel's top is in view with its answer."""
+        if not self._reveal:
+            return
+        self._reveal = False
+
+        def show() -> None:
+            if not self.has_focus_within and not _typing_in(self.screen.focused):
+                self.query_one("#doctor-check", Button).focus(scroll_visible=False)
+            section_of(self).scroll_to_widget(self, animate=False, top=True)
+
+        self.call_after_refresh(show)
+
+
+def _typing_in(widget: Widget | None) -> bool:
+    return isinstance(widget, (Input, TextArea)) and bool(widget.text if isinstance(widget, TextArea) else widget.value)
 
 
 def findings_content(report: Report) -> Content:
