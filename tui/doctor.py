@@ -127,6 +127,69 @@ def health_of(report: Report) -> Health:
     return Health.FAILING
 
 
+CHECK_INTERVAL = 60.0
+"""Seconds between the app's background checks while it runs: the cheap ones (no probe), which read each family's
+status, webhook settings and key status, and the listener's address; events ask for one sooner, never closer than
+CHECK_MIN_GAP to the last."""
+CHECK_MIN_GAP = 10.0  # tui.watch.POLL_INTERVAL: the status is never read faster than that
+PROBE_ONLY = frozenset({FindingId.NO_EVENTS_AFTER_PROBE, FindingId.EVENTS_REJECTED, FindingId.PROBE_SKIPPED})
+"""Findings only the probe makes: a check without the probe cannot say they are gone."""
+
+FindingKey = tuple[FindingId, Family | None]
+
+
+def key_of(finding: Finding) -> FindingKey:
+    """One finding across checks (its words change: "quiet for 42 min", then 43)."""
+    return finding.id, finding.family
+
+
+ReportCallback = Callable[[Report, list[Finding]], None]
+
+
+class DoctorRecord:
+    """The newest report while the app runs, from the background checks and the Settings panel alike; each update
+    tells its subscribers the report and the findings that are new (not in the report before), so that a finding
+    is announced once however long it persists."""
+
+    def __init__(self) -> None:
+        self.report: Report | None = None
+        self._subscribers: list[ReportCallback] = []
+
+    def subscribe(self, callback: ReportCallback) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def update(self, report: Report, *, probed: bool) -> list[Finding]:
+        """`report` from a check (with the probe when `probed`); the findings that are new."""
+        before = self.report.findings if self.report is not None else []
+        if not probed:  # the probe's findings stand until a probe says otherwise
+            kept = [finding for finding in before if finding.id in PROBE_ONLY]
+            report = Report([*report.findings, *kept], report.probe_latency, report.probe_events)
+        seen = {key_of(finding) for finding in before}
+        new = [finding for finding in report.findings if finding.counts and key_of(finding) not in seen]
+        self.report = report
+        for callback in list(self._subscribers):
+            callback(report, new)
+        return new
+
+
+async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
+    """`GET /sandbox/info` at the profile's gateway URLs: the sandbox says who it is (and its own number); a real
+    gateway answers something else. {"own_phone": ...} or None."""
+    import httpx
+
+    for url in urls:
+        try:
+            async with httpx.AsyncClient(timeout=3.0, trust_env=False) as client:
+                answer = await client.get(url.rstrip("/") + "/sandbox/info")
+            data = answer.json() if answer.status_code == 200 else None
+        except (httpx.HTTPError, OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("sandbox") is True:
+            return {"own_phone": str(data.get("own_phone", ""))}
+    return None
+
+
 @dataclass
 class DoctorInputs:
     """What the doctor examines: the profile's clients (None for a family it lacks), its key, where the listener

@@ -83,7 +83,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if profile.session is not None:
                 session = SessionClient(http, SessionCredentials(
                     profile.session.url, secrets.get(SecretName.SESSION_TOKEN) or ""), profile.session.dialect)
-            sandbox_info = await _sandbox_info(http, profile)
+            sandbox_info = await _sandbox_info(profile)
             inputs = DoctorInputs(
                 name=profile.name, instance=instance, session=session, hmac_key=key, listener_base=base, store=store,
                 listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
@@ -109,24 +109,13 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_HEALTHY if report.healthy else EXIT_FINDINGS
 
 
-async def _sandbox_info(http: Any, profile: Any) -> dict[str, str] | None:
-    """`GET /sandbox/info` at the profile's gateway: the sandbox says who it is (and its own number); a real gateway
-    answers something else."""
-    import httpx
+async def _sandbox_info(profile: Any) -> dict[str, str] | None:
+    from tui.doctor import sandbox_info
 
     urls = [family.url for family in (profile.session,) if family is not None]
     if profile.instance is not None:
         urls.append(profile.instance.base_url)
-    for url in urls:
-        try:
-            async with httpx.AsyncClient(timeout=3.0, trust_env=False) as client:
-                answer = await client.get(url.rstrip("/") + "/sandbox/info")
-            data = answer.json() if answer.status_code == 200 else None
-        except (httpx.HTTPError, OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("sandbox") is True:
-            return {"own_phone": str(data.get("own_phone", ""))}
-    return None
+    return await sandbox_info(urls)
 
 
 def _ask_at_terminal(err: TextIO) -> Any:

@@ -185,6 +185,19 @@ ACTIONS: tuple[KeyAction, ...] = (
     # -- Settings -------------------------------------------------------------------------------------------------
     KeyAction("settings.apply", "ctrl+s", "apply_block", "Apply", "settings",
               help="the first button of the block you are in (Set, Replace, Save, ...)"),
+    # The webhook doctor's panel (issue 24): a key to check again and one per fix; a fix's key shows in the footer
+    # only while a finding it cures is listed (SettingsSection.check_action), and is kept there at 80 columns.
+    KeyAction("settings.doctor_check", "f5", "doctor_check", "Check webhooks", "settings",
+              help="run the webhook doctor for this account (the doctor panel lists what it finds, each with its fix)"),
+    KeyAction("settings.fix_point", "ctrl+t", "doctor_fix('point-webhooks')", "Point webhooks", "settings", footer_drop=-1,
+              help="the doctor's fix: point the webhooks at the listener, then check again"),
+    KeyAction("settings.fix_subscribe", "ctrl+n", "doctor_fix('subscribe')", "Subscribe", "settings", footer_drop=-1,
+              help="the doctor's fix: subscribe the event kinds the app needs, then check again"),
+    KeyAction("settings.fix_activate", "ctrl+g", "doctor_fix('activate')", "Activate", "settings", footer_drop=-1,
+              help="the doctor's fix: switch the session webhook's delivery on (sent whole again), then check again"),
+    KeyAction("settings.fix_key", "ctrl+l", "doctor_fix('set-key')", "Set key", "settings", footer_drop=-1,
+              help="the doctor's fix: set the profile's HMAC key on the gateway (only when it has none), then check "
+                   "again"),
     # -- Account (issue 23): one key per action, on the family chosen (the focused family's panel) ---------------
     KeyAction("account.qr", "q", "show_qr", "Show QR", "account",
               help="show the QR code to pair the chosen family (refreshed before it expires; stops after three)"),

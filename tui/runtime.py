@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.models import Request
     from tui.api.operations import OperationId
     from tui.config import Profile
+    from tui.doctor import DoctorInputs, DoctorRecord
     from tui.sandbox.process import SandboxProcess
     from tui.sandbox.server import SandboxGateway
     from tui.sandbox.state import SandboxState
@@ -218,6 +219,8 @@ class Runtime:
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
+        self._doctor_record: DoctorRecord | None = None
+        self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
 
     def __repr__(self) -> str:
         mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
@@ -930,6 +933,39 @@ class Runtime:
         if public:
             return public.rstrip("/")
         return self.listener.url.rstrip("/") if self.listener is not None else ""
+
+    # -- the webhook doctor (issue 24) ------------------------------------------------------------------------
+
+    @property
+    def doctor_record(self) -> DoctorRecord:
+        """The newest doctor report of this run (the header's checks and the Settings panel write it)."""
+        if self._doctor_record is None:
+            from tui.doctor import DoctorRecord
+
+            self._doctor_record = DoctorRecord()
+        return self._doctor_record
+
+    async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None) -> DoctorInputs:
+        """What the doctor examines for the current account: its clients, its key, the listener as the gateway
+        must reach it, the store, and whether its gateway is the sandbox (which says so at /sandbox/info, with its
+        own number; asked once per run and URL). `may_probe` is asked before probing a real gateway."""
+        from tui.doctor import DoctorInputs, sandbox_info
+
+        account = self._account()
+        profile = account.profile
+        urls: tuple[str, ...] = ()
+        if profile.session is not None:
+            urls += (profile.session.url,)
+        if profile.instance is not None:
+            urls += (profile.instance.base_url,)
+        if urls not in self._sandbox_info:
+            self._sandbox_info[urls] = await sandbox_info(urls)
+        info = self._sandbox_info[urls]
+        return DoctorInputs(
+            name=account.name, instance=account.instance, session=account.session, hmac_key=self._hmac_key,
+            listener_base=self.listener_base(), store=self.store, listener_running=self.listener is not None,
+            is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
+        )
 
     def webhook_drift(self) -> tuple[str, str] | None:
         """(where the webhooks point, where the listener is) when this app pointed them elsewhere than the

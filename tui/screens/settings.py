@@ -26,6 +26,7 @@ from tui.widgets.settings.block import block_status
 from tui.widgets.settings.delivery import DeliveryWebhookBlock
 from tui.widgets.settings.description import DescriptionBlock
 from tui.widgets.settings.dialects import DialectsBlock
+from tui.widgets.settings.doctor import DoctorBlock
 from tui.widgets.settings.forward import ForwardBlock
 from tui.widgets.settings.health import HealthBlock
 from tui.widgets.settings.hmac_key import HmacBlock
@@ -59,6 +60,10 @@ class SettingsSection(OperationSection):
     HELP = """\
 ## Settings
 
+- **Webhook doctor** — why the gateway's events would not reach the listener: each finding with its severity,
+  plain words and fix. `F5` checks (with a probe message to the account's own number: asked first against
+  a real gateway); each fix has its key, shown beside it and in the footer while it applies, and checks again.
+  The header's webhook health follows the newest check.
 - **Warnings** (at the top, only when something is wrong) — the webhooks still point where the listener was
   (**Point the webhooks here**), or the gateway's key status disagrees with the profile's key (**Set this key
   on the gateway**, or generate one for both). The key status is read at start and with **Status**.
@@ -102,6 +107,7 @@ class SettingsSection(OperationSection):
         yield Static("Settings", classes="section-title")
         # Shown only when something is wrong, above everything, each with the one action that fixes it.
         yield HealthBlock(classes="block", id="health-block")
+        yield DoctorBlock(classes="block", id="doctor-block")
         yield SecretsBlock(classes="block", id="secrets-block")
         yield DialectsBlock(classes="block", id="dialect-form")
         yield DescriptionBlock(classes="block", id="description-form")
@@ -120,6 +126,7 @@ class SettingsSection(OperationSection):
 
     def _runtime_ready(self, ready: bool) -> None:
         if ready:
+            self.query_one(DoctorBlock).follow_record()
             self.refresh_profile()
             self.check_health(read_gateway=not gateway_app(self).runtime.sandbox_mode)
 
@@ -179,6 +186,26 @@ class SettingsSection(OperationSection):
     def block_status(block: Widget) -> ErrorLine:
         """Each block answers under its own buttons, where the user is looking."""
         return block_status(block)
+
+    # -- the webhook doctor's keys (issue 24) ---------------------------------------------------------------
+
+    def action_doctor_check(self) -> None:
+        self._reveal(self.query_one(DoctorBlock))
+        self.query_one(DoctorBlock).check()
+
+    def action_doctor_fix(self, fix: str) -> None:
+        self._reveal(self.query_one(DoctorBlock))
+        self.query_one(DoctorBlock).apply_fix(fix)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "doctor_fix" and not (parameters and self.query_one(DoctorBlock).offers(str(parameters[0]))):
+            return False  # no listed finding is cured by it: not in the footer
+        return super().check_action(action, parameters)
+
+    def _reveal(self, block: DoctorBlock) -> None:
+        """The panel in view, the focus on its button: its findings are what the key is about."""
+        self.query_one("#doctor-check", Button).focus(scroll_visible=False)
+        self.call_after_refresh(self.scroll_to_widget, block, animate=False, top=True)
 
     # -- the palette, ctrl+s and Enter ----------------------------------------------------------------------
 

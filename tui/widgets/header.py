@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from tui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
+from tui.widgets.webhook_health import WebhookHealth
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -63,6 +64,7 @@ class GatewayHeader(Horizontal):
         yield Static("gateway-tui", id="header-title")
         yield Static(id="header-profile")
         yield Static(id="header-connection")
+        yield WebhookHealth(id="header-health")  # issue 24: hidden until the doctor's first report
         store = Static(id="header-store")  # before the listener: when it shows, it matters more than the counts
         store.display = False
         yield store
@@ -93,6 +95,9 @@ class GatewayHeader(Horizontal):
         self._show_profile()
         self._show_connection()
         self._show_listener()
+        health = self.query_one(WebhookHealth)
+        health.compact = compact
+        health.show_health()
 
     def on_mount(self) -> None:
         app = gateway_app(self)
