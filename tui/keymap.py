@@ -160,6 +160,13 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("thread.timeline", "enter", "timeline", "Timeline", "thread",
               help="the timeline of the newest sent message in view: sent, handed to the network, delivered, read, "
                    "played or failed, each with its time"),
+    # Ctrl keys, not letters (a letter typed on the thread writes the reply); shown while the thread holds media.
+    KeyAction("thread.open_media", "ctrl+o", "open_media", "Open file", "thread", footer_drop=3,
+              help="open the newest media message in view (image, video, audio, document) with the system viewer"),
+    KeyAction("thread.save_media", "ctrl+s", "save_media", "Save file", "thread", footer_drop=3,
+              help="save the newest media message in view to a path (asked; an existing file only with confirmation)"),
+    KeyAction("thread.preview_media", "ctrl+r", "preview_media", "Preview", "thread", footer_drop=4,
+              help="preview the newest image in view in the terminal (Kitty or Sixel graphics, else block characters)"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
     # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…7 Sections").
