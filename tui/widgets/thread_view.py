@@ -128,6 +128,7 @@ class ThreadView(ScrollView, can_focus=True):
             self.placeholder = placeholder
         self._asked_older = False
         self._follow = True
+        self.refresh_bindings()  # the media keys are in force while the thread holds media
         self._layout_lines()
         if self.container_size.height:  # at the newest message in the frame that first shows it
             self.scroll_end(animate=False, immediate=True, force=True)
@@ -156,6 +157,8 @@ class ThreadView(ScrollView, can_focus=True):
         at_bottom = self._follow or self.scroll_y >= self.max_scroll_y - 1
         had_rows = bool(self.rows)
         self.rows.extend(new)
+        if any(row.media is not None for row in new):
+            self.refresh_bindings()
         self._stuck = self._stuck_now()
         if had_rows and self._line_width == self._wrap_width():  # only the new messages are laid out
             width, bubble = self._line_width, _bubble(self._line_width)
