@@ -89,14 +89,14 @@ async def test_ctrl_o_opens_an_inline_image_with_the_system_viewer(tmp_path, mon
     async with running_sandbox_app(SIZE) as pilot:
         view = await thread_with(pilot, wuzapi_image(data), "/session")
         text = " ".join(view.text().split())
-        assert "[image] the receipt" in text and f"▤ image · 3EB0MEDIA1.png · {len(data)} B · image/png" in text, text
+        assert "[image] the receipt" in text and f"▤ image · 3EB0MEDIA1.png · {len(data)} bytes · image/png" in text, text
         footer = screen_text(pilot.app).splitlines()[-1]
         assert "^o Open" in footer and "^s Save" in footer, footer
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: record.exists(), what="the viewer to be started")
         opened = Path(record.read_text())
         assert opened.name == hashlib.sha256(data).hexdigest() + ".png" and opened.read_bytes() == data
-        await wait_until(pilot, lambda: "Opened" in status_text(pilot), what="the words")
+        await wait_until(pilot, lambda: "Opened 3EB0MEDIA1.png with xdg-open" in status_text(pilot), what="the words")
 
 
 async def test_ctrl_o_fetches_a_zapi_link_then_opens_it(tmp_path, monkeypatch):
@@ -134,7 +134,7 @@ async def test_ctrl_s_saves_to_the_path_typed_and_replaces_a_file_only_after_a_y
         assert field.value == str(target) and isinstance(pilot.app.screen, SaveMediaScreen)
         await pilot.press("enter")
         await wait_until(pilot, lambda: target.exists(), what="the file saved")
-        assert target.read_bytes() == data
+        assert target.read_bytes() == data and target.stat().st_mode & 0o777 == 0o600
         await wait_until(pilot, lambda: "Saved the image as" in status_text(pilot), what="the words")
         target.write_bytes(b"mine")
         await pilot.press("ctrl+s")

@@ -110,7 +110,7 @@ async def test_a_media_message_shows_its_kind_file_name_size_and_caption():
         ], has_older=False)
         await pilot.pause()
         text = " ".join(view.text().split())  # wrapped at the bubble's width
-        assert "▤ document · invoice.pdf · 2.9 KB · application/pdf" in text
+        assert "▤ document · invoice.pdf · 3 KB · application/pdf" in text
         assert "▤ image · size not known until fetched · image/jpeg" in text
         assert view.check_action("open_media", ()) is True
         chosen = view.media_row()

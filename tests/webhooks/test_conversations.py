@@ -369,7 +369,7 @@ async def test_a_media_message_carries_its_file_kind_name_size_and_link(store, i
     assert document.media is not None
     assert (document.media.file_name, document.media.size, document.media.mime_type, document.media.inline,
             document.media.url) == ("invoice.pdf", 3009, "application/pdf", True, None)
-    assert document.media.describe() == "document · invoice.pdf · 2.9 KB · application/pdf"
+    assert document.media.describe() == "document · invoice.pdf · 3 KB · application/pdf"
     assert image.media is not None
     assert (image.media.kind, image.media.caption, image.media.url, image.media.size, image.media.inline) == (
         "image", "the shelf", "https://storage.z-api.io/a.jpeg", None, False)

@@ -31,8 +31,9 @@ def viewer() -> str | None:
     return next((found for name in VIEWERS if (found := shutil.which(name)) is not None), None)
 
 
-def open_with_viewer(path: Path) -> tuple[bool, str]:
-    """Hand `path` to the system viewer, detached (its window outlives nothing of ours); (opened, words)."""
+def open_with_viewer(path: Path, name: str | None = None) -> tuple[bool, str]:
+    """Hand `path` to the system viewer, detached (its window outlives nothing of ours); (opened, words). `name`:
+    the file's own name, for the words (the kept file is named by its SHA-256)."""
     command = viewer()
     if command is None:
         return False, f"No system viewer here (neither xdg-open nor open is on PATH). The file is {path}"
@@ -41,7 +42,7 @@ def open_with_viewer(path: Path) -> tuple[bool, str]:
                          stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError as error:
         return False, f"{Path(command).name} could not be started ({error.strerror or error}). The file is {path}"
-    return True, f"Opened {path.name} with {Path(command).name}."
+    return True, f"Opened {name or path.name} with {Path(command).name} (kept as {path})."
 
 
 def default_save_path(row: MessageRow, kept: Path) -> Path:
@@ -76,7 +77,7 @@ async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action:
         say(f"The {what} cannot be opened: {why}.", False)
         return
     if action is MediaAction.OPEN:
-        opened, words = open_with_viewer(kept)
+        opened, words = open_with_viewer(kept, row.media.file_name if row.media is not None else None)
         say(words, opened)
         return
     if action is MediaAction.PREVIEW:
@@ -107,10 +108,13 @@ async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action:
 
 
 def _copy(source: Path, target: Path) -> None:
-    """Copy through a temporary file beside the target, so a failed copy leaves no half file under its name."""
+    """Copy through a temporary file beside the target, so a failed copy leaves no half file under its name; the
+    copy readable by its owner only (0600), as the kept files and the events export: it is someone's message."""
     temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
-        shutil.copyfile(source, temporary)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out, source.open("rb") as data:
+            shutil.copyfileobj(data, out)
         os.replace(temporary, target)
     finally:
         temporary.unlink(missing_ok=True)

@@ -609,7 +609,10 @@ class MediaInfo:
     inline: bool = False
 
     def describe(self) -> str:
-        """One line for the thread: `image · photo.jpg · 12.3 KB · image/jpeg` (what is known)."""
+        """One line for the thread: `image · photo.jpg · 12 KB · image/jpeg` (what is known; sizes as the sends
+        and the gateways' limits write them, `tui.api.models.size_text`)."""
+        from tui.api.models import size_text  # pydantic: not imported before the app's first frame
+
         parts = [self.kind]
         if self.file_name:
             parts.append(self.file_name)
@@ -617,18 +620,6 @@ class MediaInfo:
         if self.mime_type:
             parts.append(self.mime_type)
         return " · ".join(parts)
-
-
-def size_text(size: int) -> str:
-    """A file size for reading: 980 B, 12.3 KB, 1.0 MB (powers of 1024, as file managers show them)."""
-    if size < 1024:
-        return f"{size} B"
-    value = float(size)
-    for unit in ("KB", "MB", "GB"):
-        value /= 1024
-        if value < 1024 or unit == "GB":
-            return f"{value:.1f} {unit}"
-    return f"{size} B"
 
 
 _INLINE_NOTE = re.compile(r"^\((\d+) characters of base64 media")
