@@ -74,6 +74,8 @@ SCOPES: dict[str, str] = {
     "detail": "event detail",
     "requests": "request log",
     "export": "export dialog",
+    "media_save": "the save-a-file dialog",
+    "media_preview": "an image preview",
 }
 ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     **{name: ("app", "main", "section", name) for name in ("chats", "groups", "communities", "privacy", "catalog",
@@ -92,6 +94,8 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "detail": ("app", "detail"),
     "requests": ("app", "requests"),
     "export": ("app", "export"),
+    "media_save": ("app", "media_save"),
+    "media_preview": ("app", "media_preview"),
 }
 
 ACTIONS: tuple[KeyAction, ...] = (
@@ -162,6 +166,13 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("thread.timeline", "enter", "timeline", "Timeline", "thread",
               help="the timeline of the newest sent message in view: sent, handed to the network, delivered, read, "
                    "played or failed, each with its time"),
+    # Ctrl keys, not letters (a letter typed on the thread writes the reply); shown while the thread holds media.
+    KeyAction("thread.open_media", "ctrl+o", "open_media", "Open", "thread",
+              help="open the newest media message in view (image, video, audio, document) with the system viewer"),
+    KeyAction("thread.save_media", "ctrl+s", "save_media", "Save", "thread",
+              help="save the newest media message in view to a path (asked; an existing file only with confirmation)"),
+    KeyAction("thread.preview_media", "ctrl+e", "preview_media", "Preview", "thread", footer_drop=2,
+              help="preview the newest image in view in the terminal (Kitty or Sixel graphics, else block characters)"),
     # -- Groups ---------------------------------------------------------------------------------------------------
     KeyAction("groups.run", "ctrl+s", "submit", "Run", "groups", help="run the form of the open tab"),
     # The footer names the tabs as the tab bar does (short: at 80 columns they fit beside "alt+1…8 Sections").
@@ -240,6 +251,8 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("requests.back", "escape,q", "app.pop_screen", "Back", "requests"),  # F2 too: app.request_log
     KeyAction("requests.curl", "c", "copy_curl", "Copy as curl", "requests"),
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
+    KeyAction("media_save.cancel", "escape", "cancel", "Cancel", "media_save"),
+    KeyAction("media_preview.close", "escape,q", "dismiss", "Close", "media_preview"),
 )
 ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
 

@@ -40,6 +40,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
@@ -112,6 +113,10 @@ DETERMINISTIC_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 EventCallback = Callable[["StoredEvent"], None]
 AttemptCallback = Callable[["ForwardAttempt"], None]
+
+
+class MediaUnavailable(Exception):
+    """A media message's file cannot be had (its words say why)."""
 
 
 class StartupError(Exception):
@@ -337,6 +342,41 @@ class Runtime:
         if self.current is not None:
             return self.current.inbox
         return Inbox(self.store) if self.store is not None else None
+
+    async def media_file(self, row: MessageRow) -> Path:
+        """The kept file of a received media message (issue 25): WuzAPI's inline file, kept by the listener as
+        media/<sha256>.<ext>; else the URL its event links to (Z-API's storage, WuzAPI's S3), fetched now with
+        `tui.webhooks.media.fetch_media`'s rules (loopback only when the profile's gateway is itself on loopback)
+        and kept the same way. Only a trusted event's media: a rejected or unverified one is never a message, and
+        `event_media`/`media_urls` refuse it again. Raises MediaUnavailable with the reason in words."""
+        from tui.webhooks.media import FetchRefused, MediaFolder, event_media, fetch_and_keep, is_loopback_url, media_urls
+
+        store = self.store
+        if store is None:
+            raise MediaUnavailable("the event store is not open yet")
+        if row.event_id is None or row.media is None:
+            raise MediaUnavailable("this message carries no file")
+        event = await asyncio.to_thread(store.get, row.event_id)
+        if event is None:
+            raise MediaUnavailable("its event is no longer stored (the store's retention removed it)")
+        folder = self.listener.media if self.listener is not None else MediaFolder.beside(store.path)
+        kept = await asyncio.to_thread(event_media, event, folder)
+        if kept:
+            return kept[0].path
+        urls = media_urls(event)
+        if not urls:
+            if row.media.inline:
+                raise MediaUnavailable("its file is no longer in the media folder (the retention limit removed it)")
+            raise MediaUnavailable("its event neither carries the file nor links to it")
+        profile = self.current.profile if self.current is not None else self.profile
+        bases = [url for url in (profile.base_url, profile.session_url) if url] if profile is not None else []
+        loopback = self.sandbox_mode or any(is_loopback_url(url) for url in bases)
+        try:
+            return (await fetch_and_keep(urls[0], folder, allow_loopback=loopback)).path
+        except FetchRefused as refused:
+            raise MediaUnavailable(f"it was not fetched: {refused}") from None
+        except OSError as error:
+            raise MediaUnavailable(f"it could not be kept in {folder.path}: {error.strerror or error}") from None
 
     async def record_sent(self, op_id: OperationId | str, request: Request, result: object) -> str | None:
         """Keep a message the gateway accepted in the inbox (same store as the events); returns its chat id."""

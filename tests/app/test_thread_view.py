@@ -88,3 +88,30 @@ async def test_a_new_message_is_added_below_and_the_view_follows_it():
         await pilot.pause()
         assert view.settled and view.at_newest and bottom_text(view).startswith("message 52:")
         assert view.text().count("message 52:") == 1
+
+
+async def test_a_media_message_shows_its_kind_file_name_size_and_caption():
+    """Issue 25: a received document shows its file line; the keys to open, save and preview it are in force only
+    while the thread holds media."""
+    from tui.webhooks.conversations import MediaInfo
+
+    document = MediaInfo("document", "application/pdf", "invoice.pdf", None, 3009, None, True)
+    image = MediaInfo("image", "image/jpeg", None, "the shelf", None, "https://storage.z-api.io/a.jpeg")
+    async with thread_view() as (pilot, view):
+        view.show(rows(1), has_older=False)
+        await pilot.pause()
+        assert view.check_action("open_media", ()) is False and view.media_row() is None
+        view.show([
+            MessageRow(id=1, chat_id="5511987654321", at_us=1_000_000, outgoing=False, kind="document",
+                       body="[document] invoice.pdf", message_id="M1", sender=None, status=None, event_id=7,
+                       media=document),
+            MessageRow(id=2, chat_id="5511987654321", at_us=2_000_000, outgoing=False, kind="image",
+                       body="[image] the shelf", message_id="M2", sender=None, status=None, event_id=8, media=image),
+        ], has_older=False)
+        await pilot.pause()
+        text = " ".join(view.text().split())  # wrapped at the bubble's width
+        assert "▤ document · invoice.pdf · 3 KB · application/pdf" in text
+        assert "▤ image · size not known until fetched · image/jpeg" in text
+        assert view.check_action("open_media", ()) is True
+        chosen = view.media_row()
+        assert chosen is not None and chosen.id == 2  # the newest media message in view

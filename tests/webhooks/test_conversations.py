@@ -3,6 +3,7 @@ research/wuzapi.md §4.3 (whatsmeow events) and research/zapi.md §5 (Z-API call
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 
@@ -341,3 +342,50 @@ async def test_an_undecryptable_message_waits_in_its_chat_until_its_content_arri
     assert (message.kind, message.body, message.message_id) == ("text", "here it is", "3EB0LATE")
     [chat] = inbox.conversations()
     assert (chat.unread, chat.last_body, chat.title) == (1, "here it is", "Ana Souza")  # counted once
+
+
+async def test_a_media_message_carries_its_file_kind_name_size_and_link(store, inbox):
+    """Issue 25: the thread's media messages say what their event says of the file. WuzAPI's inline base64 (the
+    payload the store indexes holds only a note of its length, as the listener trims it) with whatsmeow's
+    documentMessage; Z-API's image with its storage URL (zapi.md §5.3: no size); a text has no media."""
+    from tui.webhooks.bodies import without_inline_media
+
+    pdf = b"%PDF-1.4\n" + b"x" * 3000
+    wuz = wuzapi_message("3EB0D1", {"documentMessage": {"fileName": "invoice.pdf", "mimetype": "application/pdf",
+                                                        "fileLength": "3009"}})
+    wuz.update({"base64": base64.b64encode(pdf).decode(), "mimeType": "application/pdf", "fileName": "invoice.pdf"})
+    body = json.dumps(wuz, separators=(",", ":")).encode()
+    kind, summary, ids = classify(wuz)
+    await store.append(record(without_inline_media(wuz), body=body, kind=kind, summary=summary, message_ids=ids,
+                              path="/session"))
+    zapi = {"type": "ReceivedCallback", "instanceId": "I", "messageId": "Z1", "phone": ANA, "fromMe": False,
+            "momment": 1777494009341, "status": "RECEIVED", "senderName": "Ana Souza", "isGroup": False,
+            "image": {"mimeType": "image/jpeg", "imageUrl": "https://storage.z-api.io/a.jpeg",
+                      "thumbnailUrl": "https://storage.z-api.io/a.jpeg", "caption": "the shelf"}}
+    await store.append(event(zapi, path="/delivery"))
+    await store.append(event(wuzapi_message("3EB0A2", {"conversation": "thanks"})))
+    document, image, text = inbox.thread(ANA, 10)
+    assert document.kind == "document" and document.event_id is not None
+    assert document.media is not None
+    assert (document.media.file_name, document.media.size, document.media.mime_type, document.media.inline,
+            document.media.url) == ("invoice.pdf", 3009, "application/pdf", True, None)
+    assert document.media.describe() == "document · invoice.pdf · 3 KB · application/pdf"
+    assert image.media is not None
+    assert (image.media.kind, image.media.caption, image.media.url, image.media.size, image.media.inline) == (
+        "image", "the shelf", "https://storage.z-api.io/a.jpeg", None, False)
+    assert image.media.describe() == "image · size not known until fetched · image/jpeg"
+    assert text.media is None
+
+
+async def test_inline_media_without_whatsmeows_length_is_sized_from_its_base64(store, inbox):
+    from tui.webhooks.bodies import without_inline_media
+
+    png = b"\x89PNG\r\n\x1a\n" + b"y" * 5000
+    wuz = wuzapi_message("3EB0E1", {"imageMessage": {"caption": "look", "mimetype": "image/png"}})
+    wuz.update({"base64": base64.b64encode(png).decode(), "mimeType": "image/png", "fileName": "3EB0E1.png"})
+    kind, summary, ids = classify(wuz)
+    await store.append(record(without_inline_media(wuz), body=json.dumps(wuz).encode(), kind=kind, summary=summary,
+                              message_ids=ids, path="/session"))
+    [image] = inbox.thread(ANA, 10)
+    assert image.media is not None and abs((image.media.size or 0) - len(png)) <= 2
+    assert image.media.file_name == "3EB0E1.png" and image.media.caption == "look"

@@ -18,13 +18,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from tui.widgets.columns import Column, fit_columns
 from tui.runtime import duplicate_marker
 from tui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
+from tui.widgets.path_dialog import PathDialog
 from tui.widgets.section_api import Section
 from tui.widgets.gateway_app import gateway_app
 from tui.widgets.timefmt import event_time_text
@@ -362,9 +362,9 @@ class EventsSection(Vertical, Section):
             name = f"events-export-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
         default = str(data_dir() / name)
 
-        def chosen(path: str | None) -> None:
-            if path:
-                self._export(Path(path).expanduser(), filters)
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self._export(path, filters)
 
         self.app.push_screen(ExportScreen(default, filters), chosen)
 
@@ -387,46 +387,18 @@ class EventsSection(Vertical, Section):
         self.app.call_from_thread(self.app.notify, f"Exported {written:,} events to {path}.", markup=False)
 
 
-class ExportScreen(ModalScreen[str | None]):
+class ExportScreen(PathDialog):
     """Asks where to write the export; Enter confirms, Escape cancels. Refuses to overwrite a file."""
 
     BINDINGS = bindings_for("export")
 
-    DEFAULT_CSS = """
-    ExportScreen { align: center middle; }
-    ExportScreen > Vertical { width: 90; max-width: 100%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    ExportScreen #export-error { color: $text-error; height: auto; }
-    """
-
     def __init__(self, default: str, filters: dict[str, Any]) -> None:
-        super().__init__()
-        self.default = default
+        described = ", ".join(f"{k}={v}" for k, v in filters.items()) or "all events"
+        super().__init__(f"Export {described} to JSON Lines (oldest first). File:", default, field_id="export-path",
+                         hint="enter: export · escape: cancel")
         self.filters = filters
 
-    def compose(self) -> ComposeResult:
-        from tui.widgets.forms import CURSOR_BLINK
-
-        described = ", ".join(f"{k}={v}" for k, v in self.filters.items()) or "all events"
-        with Vertical():
-            yield Label(Content(f"Export {described} to JSON Lines (oldest first). File:"))
-            field = Input(self.default, id="export-path")
-            field.cursor_blink = CURSOR_BLINK
-            yield field
-            yield Static(id="export-error")
-            yield Label("enter: export · escape: cancel", classes="dim")
-
-    @on(Input.Submitted, "#export-path")
-    def _submit(self, message: Input.Submitted) -> None:
-        path = Path(message.value.strip()).expanduser()
-        error = self.query_one("#export-error", Static)
-        if not message.value.strip():
-            error.update("Give a file name.")
-        elif path.exists():
-            error.update(Content(f"{path} already exists: choose another name (nothing is overwritten)."))
-        elif not path.parent.is_dir():
-            error.update(Content(f"The folder {path.parent} does not exist."))
-        else:
-            self.dismiss(str(path))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def refusal(self, path: Path) -> str | None:
+        if path.exists():
+            return f"{path} already exists: choose another name (nothing is overwritten)."
+        return super().refusal(path)

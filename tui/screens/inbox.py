@@ -386,6 +386,19 @@ class InboxView(Widget):
             event.message_ids, event.index, read=inbox.timeline, time_text=self._step_time_text,
             clock=self._now_us, stuck_after_minutes=view.stuck_after_minutes))
 
+    @on(ThreadView.MediaAsked)
+    def _media_asked(self, event: ThreadView.MediaAsked) -> None:
+        """Open, save or preview a media message's file (tui.screens.media)."""
+        from tui.screens.media import act_on_media
+
+        line = self.query_one(ErrorLine)
+
+        def say(words: str, ok: bool) -> None:
+            line.show_ok(words) if ok else line.show_error(words)
+
+        self.run_worker(act_on_media(self, self.runtime, event.row, event.action, say), group="inbox-media",
+                        exclusive=True, exit_on_error=False, description="the media message's file")
+
     @on(ThreadView.Typed)
     def _typed_on_thread(self, event: ThreadView.Typed) -> None:
         """Typing while the thread has the focus writes the reply (or, with no chat open, the search)."""

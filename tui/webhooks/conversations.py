@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -586,6 +587,84 @@ class MessageRow:
     sender: str | None
     status: Status | None
     status_us: int | None = None  # outgoing: when it reached `status` (None: not known)
+    event_id: int | None = None  # the event it came from (None: the app's own send)
+    media: MediaInfo | None = None  # a media message's file, as its event describes it
+
+
+MEDIA_KINDS = ("image", "video", "audio", "document", "sticker")  # the kinds whose event carries or links a file
+
+
+@dataclass(frozen=True, slots=True)
+class MediaInfo:
+    """What a media message's event says of its file: read from the stored payload (never from the inline base64,
+    which the payload holds only as a note of its length). `inline`: WuzAPI sent the bytes in the event (kept by
+    the listener as media/<sha256>.<ext>); `url`: Z-API's storage or WuzAPI's S3 link, fetched only on demand."""
+
+    kind: str
+    mime_type: str = ""
+    file_name: str | None = None
+    caption: str | None = None
+    size: int | None = None  # bytes, when the event says (whatsmeow's fileLength, the inline base64's length)
+    url: str | None = None
+    inline: bool = False
+
+    def describe(self) -> str:
+        """One line for the thread: `image · photo.jpg · 12 KB · image/jpeg` (what is known; sizes as the sends
+        and the gateways' limits write them, `tui.api.models.size_text`)."""
+        from tui.api.models import size_text  # pydantic: not imported before the app's first frame
+
+        parts = [self.kind]
+        if self.file_name:
+            parts.append(self.file_name)
+        parts.append(size_text(self.size) if self.size is not None else "size not known until fetched")
+        if self.mime_type:
+            parts.append(self.mime_type)
+        return " · ".join(parts)
+
+
+_INLINE_NOTE = re.compile(r"^\((\d+) characters of base64 media")
+
+
+def media_info(event_kind: str, payload: Any, kind: str) -> MediaInfo | None:
+    """The media a message of `kind` (`MEDIA_KINDS`) describes in its event's payload; None for other kinds or
+    payloads. Never raises on odd payloads."""
+    if kind not in MEDIA_KINDS or not isinstance(payload, dict):
+        return None
+    if event_kind == "ReceivedCallback":  # Z-API: image {imageUrl, caption, mimeType}, document {documentUrl, fileName, ...}
+        part = dict_of(payload.get(kind))
+        url_field = {"image": "imageUrl", "video": "videoUrl", "audio": "audioUrl", "document": "documentUrl",
+                     "sticker": "stickerUrl"}[kind]
+        size = part.get("fileLength") if isinstance(part.get("fileLength"), int) else None
+        return MediaInfo(kind, text_of(part.get("mimeType")), text_of(part.get("fileName")) or None,
+                         text_of(part.get("caption")) or None, size, text_of(part.get(url_field)) or None)
+    if event_kind != "Message":
+        return None
+    message = dict_of(dict_of(payload.get("event")).get("Message"))
+    message = dict_of(dict_of(message.get("documentWithCaptionMessage")).get("message")) or message
+    part = dict_of(message.get(f"{kind}Message")) or (dict_of(message.get("ptvMessage")) if kind == "video" else {})
+    size = _int(part.get("fileLength"))
+    value = payload.get("base64")
+    inline = value if isinstance(value, str) else ""
+    has_inline = bool(inline)
+    if size is None and has_inline:
+        note = _INLINE_NOTE.match(inline)
+        characters = int(note.group(1)) if note else len(inline)
+        size = characters * 3 // 4 - (inline.count("=", -2) if not note else 0)
+    s3 = dict_of(payload.get("s3"))
+    return MediaInfo(kind, text_of(payload.get("mimeType")) or text_of(part.get("mimetype")),
+                     text_of(payload.get("fileName")) or text_of(part.get("fileName")) or None,
+                     text_of(part.get("caption")) or None, size, text_of(s3.get("url")) or None, has_inline)
+
+
+def _int(value: Any) -> int | None:
+    """whatsmeow's uint64 as JSON: a number, or protojson's decimal string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,10 +754,17 @@ def _iso(at_us: int | None) -> str | None:
 
 
 _CONVERSATION_COLUMNS = "chat_id, name, last_us, last_body, last_outgoing, unread, typing_us, messages"
-_MESSAGE_COLUMNS = """m.id, m.chat_id, m.at_us, m.outgoing, m.kind, m.body, m.message_id, m.sender,
+_MEDIA_KIND_LIST = ", ".join(f"'{kind}'" for kind in MEDIA_KINDS)
+# A media message's event (kind and payload) is read with it: the payload, never the raw body, when the store kept
+# the payload apart (inline media stays in the body); the body is the payload's JSON text otherwise (small then).
+_MESSAGE_COLUMNS = f"""m.id, m.chat_id, m.at_us, m.outgoing, m.kind, m.body, m.message_id, m.sender,
     CASE WHEN m.outgoing THEN s.status END,
     CASE WHEN m.outgoing THEN (SELECT t.at_us FROM message_steps t WHERE t.message_id = s.message_id
-                                                                    AND t.status = s.status) END"""
+                                                                    AND t.status = s.status) END,
+    m.event_id,
+    CASE WHEN m.kind IN ({_MEDIA_KIND_LIST}) THEN (SELECT e.kind FROM events e WHERE e.id = m.event_id) END,
+    CASE WHEN m.kind IN ({_MEDIA_KIND_LIST}) THEN (SELECT coalesce(e.payload, CAST(e.body AS TEXT)) FROM events e
+                                                   WHERE e.id = m.event_id AND e.has_payload) END"""
 
 
 def _conversation(row: tuple) -> ConversationRow:
@@ -686,8 +772,11 @@ def _conversation(row: tuple) -> ConversationRow:
 
 
 def _message(row: tuple) -> MessageRow:
+    media = None
+    if row[11] is not None and row[12] is not None:
+        media = media_info(row[11], payload_of(b"", row[12]), row[4])
     return MessageRow(row[0], row[1], row[2], bool(row[3]), row[4], row[5], row[6], row[7],
-                      Status(row[8]) if row[8] is not None else None, row[9])
+                      Status(row[8]) if row[8] is not None else None, row[9], row[10], media)
 
 
 def list_conversations(connection: sqlite3.Connection, limit: int, *, search: str | None = None) -> list[ConversationRow]:

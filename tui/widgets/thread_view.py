@@ -12,6 +12,7 @@ Enter (keymap `thread.timeline`) asks for the timeline of the newest sent messag
 from __future__ import annotations
 
 import dataclasses
+import enum
 import textwrap
 from collections.abc import Callable, Sequence
 from rich.segment import Segment
@@ -34,7 +35,19 @@ _MARK = Style(dim=True)
 _FAILED = Style(color="red", bold=True)
 _NOTE = Style(dim=True, italic=True)
 _STUCK = Style(color="yellow", bold=True)
+_MEDIA = Style(color="magenta")
 _FINAL = frozenset({Status.READ, Status.PLAYED, Status.FAILED})  # marks that no later event changes
+
+
+class MediaAction(enum.StrEnum):
+    """What the thread's media keys ask for."""
+
+    OPEN = "open"
+    SAVE = "save"
+    PREVIEW = "preview"
+
+
+_MEDIA_ACTIONS = frozenset(f"{action}_media" for action in MediaAction)
 
 
 class ThreadView(ScrollView, can_focus=True):
@@ -66,6 +79,14 @@ class ThreadView(ScrollView, can_focus=True):
             super().__init__()
             self.message_ids = message_ids
             self.index = index
+
+    class MediaAsked(Message):
+        """Open, save or preview the file of a media message (`row.media`)."""
+
+        def __init__(self, row: MessageRow, action: MediaAction) -> None:
+            super().__init__()
+            self.row = row
+            self.action = action
 
     class Typed(Message):
         """A character typed while the thread has the focus: meant for the reply, not lost on a scroll view."""
@@ -107,6 +128,7 @@ class ThreadView(ScrollView, can_focus=True):
             self.placeholder = placeholder
         self._asked_older = False
         self._follow = True
+        self.refresh_bindings()  # the media keys are in force while the thread holds media
         self._layout_lines()
         if self.container_size.height:  # at the newest message in the frame that first shows it
             self.scroll_end(animate=False, immediate=True, force=True)
@@ -135,6 +157,8 @@ class ThreadView(ScrollView, can_focus=True):
         at_bottom = self._follow or self.scroll_y >= self.max_scroll_y - 1
         had_rows = bool(self.rows)
         self.rows.extend(new)
+        if any(row.media is not None for row in new):
+            self.refresh_bindings()
         self._stuck = self._stuck_now()
         if had_rows and self._line_width == self._wrap_width():  # only the new messages are laid out
             width, bubble = self._line_width, _bubble(self._line_width)
@@ -202,22 +226,58 @@ class ThreadView(ScrollView, can_focus=True):
         """Ask for the timeline of the newest sent message that starts above the view's bottom (in view, else the
         nearest above it; the oldest sent one when all are below)."""
         sent = [row for row in self.rows if row.outgoing and row.message_id]
-        if not sent:
+        chosen = self._newest_in_view(lambda row: row.outgoing and bool(row.message_id))
+        if chosen is None:
             self.app.bell()
             return
+        self.post_message(self.ShowTimeline([row.message_id or "" for row in sent], sent.index(chosen)))
+
+    def _newest_in_view(self, wanted: Callable[[MessageRow], bool]) -> MessageRow | None:
+        """The newest `wanted` row that starts above the view's bottom (in view, else the nearest above it; the
+        oldest wanted one when all are below); None when the window has none."""
+        candidates = [row for row in self.rows if wanted(row)]
+        if not candidates:
+            return None
         self._finish_layout()
         bottom = self.scroll_y + max(1, self.scrollable_content_region.height)
         width = self._line_width or self._wrap_width()
         bubble = _bubble(width)
         line = len(self._head_lines(width))
-        chosen = sent[0]
+        chosen = candidates[0]
         for row in self.rows:
             if line >= bottom:
                 break
-            if row.outgoing and row.message_id:
+            if wanted(row):
                 chosen = row
             line += len(self._block(row, width, bubble))
-        self.post_message(self.ShowTimeline([row.message_id or "" for row in sent], sent.index(chosen)))
+        return chosen
+
+    # -- media (issue 25): the newest media message in view is the one the keys act on ----------------------------
+
+    def media_row(self) -> MessageRow | None:
+        """The media message the keys act on: the newest one that starts above the view's bottom."""
+        return self._newest_in_view(lambda row: row.media is not None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _MEDIA_ACTIONS:
+            return any(row.media is not None for row in self.rows)  # shown in the footer only then
+        return True
+
+    def _ask_media(self, action: MediaAction) -> None:
+        row = self.media_row()
+        if row is None:
+            self.app.bell()
+            return
+        self.post_message(self.MediaAsked(row, action))
+
+    def action_open_media(self) -> None:
+        self._ask_media(MediaAction.OPEN)
+
+    def action_save_media(self) -> None:
+        self._ask_media(MediaAction.SAVE)
+
+    def action_preview_media(self) -> None:
+        self._ask_media(MediaAction.PREVIEW)
 
     @property
     def oldest_key(self) -> tuple[int, int] | None:
@@ -307,6 +367,7 @@ class ThreadView(ScrollView, can_focus=True):
         body: list[str] = []
         for paragraph in row.body.splitlines() or [""]:
             body.extend(textwrap.wrap(paragraph, bubble, replace_whitespace=False, drop_whitespace=True) or [""])
+        media = [Strip([Segment(line, _MEDIA)]) for line in _media_lines(row, bubble)]
         if row.outgoing:
             mark = STATUS_MARKS.get(row.status, "")
             style = (_MARK_READ if row.status in (Status.READ, Status.PLAYED)
@@ -315,12 +376,13 @@ class ThreadView(ScrollView, can_focus=True):
             minutes = self._stuck_minutes(row)
             if minutes is not None and row.status is not None:
                 header.append(Segment(f" ⚠ {minutes} min at {row.status.word}", _STUCK))
-            block = [Strip(header), *(Strip([Segment(line, _BODY)]) for line in body)]
+            block = [Strip(header), *(Strip([Segment(line, _BODY)]) for line in body), *media]
             pad = max(0, width - 1 - max(strip.cell_length for strip in block))
             return [Strip([Segment(" " * pad), *strip]) for strip in block]
         who = f"{row.sender} · {time}" if row.sender else time
         strips = [Strip([Segment(who, _HEADER_IN)])]
         strips.extend(Strip([Segment(line, _BODY)]) for line in body)
+        strips.extend(media)
         return strips
 
     def render_line(self, y: int) -> Strip:
@@ -365,3 +427,14 @@ _BOUND_KEYS = frozenset(binding.key for binding in ThreadView.BINDINGS if isinst
 def _bubble(width: int) -> int:
     return max(16, width * 3 // 4)
 
+
+def _media_lines(row: MessageRow, bubble: int) -> list[str]:
+    """A media message's file under its text: `▤ document · report.pdf · 3.1 KB · application/pdf`, and its
+    caption when the text above shows the file name instead."""
+    media = row.media
+    if media is None:
+        return []
+    lines = textwrap.wrap("▤ " + media.describe(), bubble) or []
+    if media.caption and media.caption not in row.body:
+        lines.extend(textwrap.wrap(f"“{media.caption}”", bubble))
+    return lines
