@@ -952,13 +952,20 @@ class Runtime:
         `public_url` is the listener's address as the gateway sees it (the listener URL in sandbox mode, a
         tunnel for a real gateway). Raises the client's typed errors, ClientsNotReady before the clients exist.
         """
+        from tui.api.dialects import InstanceDialect
         from tui.api.models import DeliveryWebhook, WebhookUpdate
         from tui.api.operations import Family
 
         base = public_url.rstrip("/")
         account = self._account()
         if account.has(Family.INSTANCE):
-            await account.instance_client().set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
+            instance = account.instance_client()
+            if instance.dialect is InstanceDialect.ZAPI:
+                # Z-API has a callback URL per kind (received, delivery, status, connected, ...): the doctor's
+                # webhook-url-mismatch reads them all, so all of them point at the listener, in one call.
+                await instance.point_every_callback(base + DELIVERY_PATH)
+            else:
+                await instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
         if account.has(Family.SESSION):
             from tui.watch import SESSION_SUBSCRIPTION  # the connection events too: the account's live state
 
