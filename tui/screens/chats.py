@@ -9,64 +9,37 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual import events
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, ContentSwitcher, Input, Select, Static
+from textual.widgets import Button, ContentSwitcher, Input, Select
 
 from tui.api.models import (
     DESTRUCTIVE_CHAT_ACTIONS,
     ChatAction,
-    ContactCard,
     ContactSent,
-    ForwardMessage,
     ModifyChat,
-    SendButtonActions,
-    SendButtonList,
-    SendLink,
-    SendLocation,
-    SendPoll,
-    SendSticker,
-    SendText,
-    Sendable,
-    PHONE_RULE,
     Request,
-    field_errors,
+    Sendable,
     is_phone,
 )
-from tui.api.dialects import InstanceDialect
 from tui.api.operations import (
     MODIFY_CHAT,
     NAME_LISTS,
-    ZAPI_LINK_PREVIEW_RULE,
-    ErasedOperation,
     OperationId,
-    Section,
-    SendKind,
-    in_section,
-    operation,
 )
-from tui.api.vcard import build_vcard
-from tui.keymap import bindings_for, label, shown_key
+from tui.keymap import bindings_for, shown_key
 from tui.messages import MessageSent
+from tui.widgets.chats.actions import CHAT_ACTION_TITLES, ChatActions
+from tui.widgets.chats.form import ChatForm
+from tui.widgets.chats.kind_form import KindForm
+from tui.widgets.chats.kinds import Kind, kind_of, kinds
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
-    FieldProblems,
     FieldRow,
-    Form,
-    PhoneValidator,
-    RecipientValidator,
     TextBox,
-    TextInput,
-    lines_of,
-    model_from_rows,
-    model_rows,
-    optional,
     validated,
     value_of,
 )
@@ -76,174 +49,6 @@ from tui.widgets.gateway_app import gateway_app
 
 if TYPE_CHECKING:
     from tui.screens.inbox import ReplyLine
-
-
-@dataclass(frozen=True)
-class Kind:
-    key: str
-    title: str
-    op_id: OperationId
-
-    @property
-    def operation(self) -> ErasedOperation:
-        return operation(self.op_id)
-
-
-_KIND_ORDER = {kind: position for position, kind in enumerate(SendKind)}
-RECIPIENT_FIELDS = ("phone", "Phone")  # the request field the form's recipient fills (instance, session family)
-
-
-def kinds() -> tuple[Kind, ...]:
-    """The kinds of message the form sends: the Chats rows of the operations table that send (`sends`), in
-    SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends."""
-    rows = [op for op in in_section(Section.CHATS) if op.sends is not None]
-    rows.sort(key=lambda op: _KIND_ORDER.get(op.sends, len(_KIND_ORDER)) if op.sends is not None else 0)
-    return tuple(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None)
-
-
-def _kind_title(title: str) -> str:
-    shown = title.removeprefix("Send ")
-    return shown[:1].upper() + shown[1:]
-
-
-def kind_of(key: str) -> Kind:
-    return next(kind for kind in kinds() if kind.key == key)
-
-CHAT_ACTION_TITLES: dict[ChatAction, str] = {
-    ChatAction.READ: "Mark chat as read",
-    ChatAction.ARCHIVE: "Archive chat",
-    ChatAction.UNARCHIVE: "Unarchive chat",
-    ChatAction.PIN: "Pin chat",
-    ChatAction.UNPIN: "Unpin chat",
-    ChatAction.MUTE: "Mute chat",
-    ChatAction.UNMUTE: "Unmute chat",
-    ChatAction.CLEAR: "Clear chat history",
-    ChatAction.DELETE: "Delete chat",
-}
-
-
-def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholder: str = "", hint: str | None = None, validators=None) -> FieldRow:
-    return FieldRow(
-        label,
-        TextInput(id=widget_id, placeholder=placeholder, validators=validators or []),
-        field=field,
-        hint=hint,
-    )
-
-
-def compose_form(with_inbox: bool) -> ComposeResult:
-    """The send form's fields (ChatForm composes them)."""
-    # The kind picker sits on the title line, before the recipient: Tab goes from the recipient straight to the
-    # message, then the optional parts, in reading order (shift+tab from the recipient reaches the picker).
-    with Horizontal(id="chat-head"):
-        yield Static("Chats — new message", classes="section-title")
-        yield Static("kind", classes="kind-label")
-        yield Select(
-            [(kind.title, kind.key) for kind in kinds()],
-            value="text",
-            allow_blank=False,
-            compact=True,
-            id="kind",
-        )
-        yield Static(classes="head-gap")
-        if with_inbox:
-            inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
-            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
-            yield inbox
-    with Horizontal(id="chat-top"):
-        yield _row(
-            "Recipient (phone or group JID)",
-            ("phone", "Phone"),
-            "recipient",
-            placeholder="5511999999999 or 120363019502650977@g.us",
-            validators=[RecipientValidator()],
-        )
-    with ContentSwitcher(initial="form-text", id="kinds"):
-        with Form(id="form-text"):
-            yield FieldRow("Message", TextBox(id="text-message", soft_wrap=True), field="message")  # long text wraps
-        with Form(id="form-buttons"):
-            yield _row("Message", "message", "buttons-message")
-            with Horizontal(classes="form-cols"):
-                yield _row("Title (optional)", "title", "buttons-title")
-                yield _row("Footer (optional)", "footer", "buttons-footer")
-            yield FieldRow(
-                "Buttons (one label per line, up to 3)", TextBox(id="buttons-labels"), field="buttons"
-            )
-        with Form(id="form-list"):
-            yield _row("Message", "message", "list-message")
-            yield FieldRow("Options (one label per line)", TextBox(id="list-labels"), field="buttonList")
-        with Form(id="form-link"):
-            yield _row("Message", "message", "link-message")
-            yield _row("Link URL", "linkUrl", "link-url", placeholder="https://…")
-            with Horizontal(classes="form-cols"):
-                yield _row("Preview title (optional)", "title", "link-title")
-                yield _row("Preview image URL (optional)", "image", "link-image", placeholder="https://…")
-            yield _row("Preview description (optional)", "linkDescription", "link-description")
-        with Form(id="form-poll"):
-            yield _row("Question", "message", "poll-question")
-            yield FieldRow("Options (one per line, at least 2)", TextBox(id="poll-options"), field="poll")
-            yield _row("Voters may select up to", "selectableCount", "poll-count", placeholder="1")
-        with Form(id="form-location"):
-            with Horizontal(classes="form-cols"):
-                yield _row("Place name", "title", "location-title")
-                yield _row("Address", "address", "location-address")
-            with Horizontal(classes="form-cols"):
-                yield _row("Latitude", "lat", "location-lat", placeholder="-23.5505")
-                yield _row("Longitude", "lng", "location-lng", placeholder="-46.6333")
-                yield _row("Delay ms (optional)", "delayMessage", "location-delay")
-        with Form(id="form-sticker"):
-            yield _row("Sticker URL (WebP)", "sticker", "sticker-url", placeholder="https://…/sticker.webp")
-            yield _row("Delay ms (optional)", "delayMessage", "sticker-delay")
-        with Form(id="form-contact"):
-            with Horizontal(classes="form-cols"):
-                yield _row("Contact name", "Name", "contact-name")
-                yield _row(
-                    "Contact phone", "contact_phone", "contact-phone", validators=[PhoneValidator()]
-                )
-            with Horizontal(classes="form-cols"):
-                yield _row("E-mail (optional)", "contact_email", "contact-email")
-                yield _row("Organisation (optional)", "contact_organization", "contact-organization")
-                yield _row("Title (optional)", "contact_title", "contact-title")
-        with Form(id="form-forward"):
-            yield _row("Message id to forward", "messageId", "forward-id")
-            yield _row(
-                "Chat it is in (phone or group JID)",
-                "messagePhone",
-                "forward-phone",
-                validators=[RecipientValidator()],
-            )
-        # A kind with no form written for it (and no builder in HAND_BUILT) gets one read off its request model.
-        for kind in kinds():
-            rows = None if kind.op_id in HAND_BUILT else model_rows(
-                kind.operation.request, kind.key, skip=RECIPIENT_FIELDS)
-            if rows is not None:
-                with Form(id=f"form-{kind.key}"):
-                    yield from rows
-    with Horizontal(classes="actions"):
-        yield Button(label("Send", "chats.send"), id="send", variant="primary")
-    yield CopyableValue("Sent, message id:", id="sent-id")
-    yield ErrorLine(id="chat-status")
-    yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
-    with Horizontal(id="chat-actions", classes="actions"):
-        yield Select(
-            [(title, action.value) for action, title in CHAT_ACTION_TITLES.items()],
-            value=ChatAction.READ.value,
-            allow_blank=False,
-            id="chat-action",
-        )
-        yield Button(label("Apply", "chats.chat_action"), id="apply-action")
-    yield ErrorLine(id="chat-action-status")  # the chat action's answer, under it
-
-
-class ChatForm(Vertical):
-    """The send form and the chat actions (`#compose` of ChatsSection)."""
-
-    def __init__(self, *, with_inbox: bool, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.with_inbox = with_inbox
-
-    def compose(self) -> ComposeResult:
-        yield from compose_form(self.with_inbox)
 
 
 class ChatsSection(OperationSection):
@@ -407,8 +212,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def kind(self) -> Kind:
         return kind_of(str(self.query_one("#kind", Select).value))
 
-    def active_form(self) -> Form:
-        return self.query_one(f"#form-{self.kind.key}", Form)
+    def active_form(self) -> KindForm:
+        return self.query_one(f"#form-{self.kind.key}", KindForm)
 
     def recipient_row(self) -> FieldRow:
         return self.query_one("#recipient").parent  # type: ignore[return-value]
@@ -433,26 +238,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
         if not self.form_ready:
             return  # built later, it shows them then (build_deferred)
-        zapi = self.dialects()[0] is InstanceDialect.ZAPI
-        preview = " (required by Z-API)" if zapi else " (optional)"
-        for widget_id, title in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
-                                 ("link-description", "Preview description")):
-            self._row_of(widget_id).set_label(title + preview)
-        delay = "Delay s, 1-15 (optional, Z-API)" if zapi else "Delay ms (optional)"
-        for widget_id in ("location-delay", "sticker-delay"):
-            self._row_of(widget_id).set_label(delay)
-
-    def _row_of(self, widget_id: str) -> FieldRow:
-        return self.query_one(f"#{widget_id}").parent  # type: ignore[return-value]
-
-    def _delay_ms(self, widget_id: str) -> int | str | None:
-        """The delay field as the spec's milliseconds; in the Z-API dialect the field holds whole seconds."""
-        text = optional(self.text(widget_id))
-        if text is None or self.dialects()[0] is not InstanceDialect.ZAPI:
-            return text
-        if not text.isdigit() or not 1 <= int(text) <= 15:
-            raise FieldProblems({"delayMessage": "Z-API waits whole seconds: a number from 1 to 15"})
-        return int(text) * 1000
+        dialect = self.dialects()[0]
+        for form in self.query_one("#kinds", ContentSwitcher).query_children(KindForm):
+            form.show_dialect_rules(dialect)
 
     # -- the two views -------------------------------------------------------------------------------
 
@@ -561,7 +349,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if op_id.startswith("chat-"):
             # The palette's "Clear chat history", "Archive chat", ...: act on the recipient's chat at once (clear
             # and delete ask first); without a valid recipient, say so under it and wait there.
-            self.query_one("#chat-action", Select).value = ChatAction(op_id.removeprefix("chat-")).value
+            self.query_one(ChatActions).action = ChatAction(op_id.removeprefix("chat-"))
             recipient = self.query_one("#recipient", Input)
             if recipient.value.strip():
                 self.call_after_refresh(self.action_chat_action)
@@ -591,115 +379,12 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     # -- sending -----------------------------------------------------------------------------------
 
-    def build_request(self) -> Any:
-        """The request for the active kind, or None with errors shown inline."""
-        kind = self.kind
+    def build_request(self) -> Request | None:
+        """The request for the active kind (its form builds it), or None with errors shown inline."""
         recipient = self.text("recipient")
-        builder = HAND_BUILT.get(kind.op_id)
-        if builder is not None:
-            return validated(self.rows(), lambda: builder(self, recipient), status=self.status)
-        model = kind.operation.request
-        to = next(name for name in RECIPIENT_FIELDS if name in model.model_fields)
-        return validated(self.rows(), lambda: model_from_rows(model, self.active_form().rows(), {to: recipient}),
-                         status=self.status)
-
-    # The builders below hand the form's text to model_validate: the models turn "12" into 12 and "-23.5" into a
-    # float by their own rules, and name the field when they cannot.
-
-    def _build_text(self, phone: str) -> SendText:
-        return SendText(phone=phone, message=self.text("text-message"))
-
-    def _build_buttons(self, phone: str) -> SendButtonActions:
-        labels = lines_of(self.query_one("#buttons-labels", TextBox).text)
-        return SendButtonActions.model_validate({
-            "phone": phone,
-            "message": self.text("buttons-message"),
-            "title": optional(self.text("buttons-title")),
-            "footer": optional(self.text("buttons-footer")),
-            "buttons": [{"id": str(index), "text": label} for index, label in enumerate(labels, 1)],
-        })
-
-    def _build_list(self, phone: str) -> SendButtonList:
-        labels = lines_of(self.query_one("#list-labels", TextBox).text)
-        return SendButtonList.model_validate({
-            "phone": phone,
-            "message": self.text("list-message"),
-            "buttonList": {"buttons": [{"id": str(index), "label": label} for index, label in enumerate(labels, 1)]},
-        })
-
-    def _build_link(self, phone: str) -> SendLink:
-        if self.dialects()[0] is InstanceDialect.ZAPI:
-            missing = {
-                field: f"is required: {ZAPI_LINK_PREVIEW_RULE}"
-                for field, widget_id in (("title", "link-title"), ("image", "link-image"),
-                                         ("linkDescription", "link-description"))
-                if not self.text(widget_id)
-            }
-            if missing:
-                raise FieldProblems(missing)
-        return SendLink(
-            phone=phone,
-            message=self.text("link-message"),
-            linkUrl=self.text("link-url"),
-            image=optional(self.text("link-image")),
-            title=optional(self.text("link-title")),
-            linkDescription=optional(self.text("link-description")),
-        )
-
-    def _build_poll(self, phone: str) -> SendPoll:
-        options = lines_of(self.query_one("#poll-options", TextBox).text)
-        count = optional(self.text("poll-count"))
-        return SendPoll.model_validate({
-            "phone": phone,
-            "message": self.text("poll-question"),
-            "poll": [{"name": option} for option in options],
-            **({"selectableCount": count} if count is not None else {}),
-        })
-
-    def _build_location(self, phone: str) -> SendLocation:
-        return SendLocation.model_validate({
-            "phone": phone,
-            "title": self.text("location-title"),
-            "address": self.text("location-address"),
-            "lat": self.text("location-lat"),
-            "lng": self.text("location-lng"),
-            "delayMessage": self._delay_ms("location-delay"),
-        })
-
-    def _build_sticker(self, phone: str) -> SendSticker:
-        return SendSticker.model_validate(
-            {"phone": phone, "sticker": self.text("sticker-url"), "delayMessage": self._delay_ms("sticker-delay")}
-        )
-
-    def _build_contact(self, phone: str) -> ContactCard:
-        name = self.text("contact-name")
-        contact_phone = self.text("contact-phone")
-        problems: dict[str, str] = {}
-        if not name:
-            problems["Name"] = "must not be empty"
-        if not is_phone(contact_phone):
-            problems["contact_phone"] = f"must be {PHONE_RULE}"
-        email = optional(self.text("contact-email"))
-        if email is not None and ("@" not in email or email.startswith("@") or email.endswith("@")):
-            problems["contact_email"] = "must be an e-mail address like name@example.com"
-        if problems:
-            # Check the rest of the card too, so every problem shows at once.
-            try:
-                ContactCard(Phone=phone, Name=name or "-", Vcard="BEGIN:VCARD\nEND:VCARD")
-            except ValidationError as error:
-                problems = {**field_errors(error), **problems}
-            raise FieldProblems(problems)
-        vcard = build_vcard(
-            name,
-            contact_phone,
-            email=email,
-            organization=optional(self.text("contact-organization")),
-            title=optional(self.text("contact-title")),
-        )
-        return ContactCard(Phone=phone, Name=name, Vcard=vcard)
-
-    def _build_forward(self, phone: str) -> ForwardMessage:
-        return ForwardMessage(phone=phone, messageId=self.text("forward-id"), messagePhone=self.text("forward-phone"))
+        form = self.active_form()
+        dialect = self.dialects()[0]
+        return validated(self.rows(), lambda: form.build(recipient, dialect), status=self.status)
 
     @on(Button.Pressed, "#send")
     def action_send(self) -> None:
@@ -707,6 +392,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         request = self.build_request()
         if request is None:
             return  # errors are shown inline; nothing is sent
+        if not isinstance(request, Sendable):  # every send's model is one (tests/test_operations_complete.py)
+            raise TypeError(f"{type(request).__name__} is not a Sendable request")
         kind = self.kind
         self.run_operation(
             kind.operation,
@@ -734,7 +421,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     @on(Button.Pressed, "#apply-action")
     def action_chat_action(self) -> None:
-        action = ChatAction(str(self.query_one("#chat-action", Select).value))
+        action = self.query_one(ChatActions).action
         recipient_row = self.recipient_row()
         request = validated(
             [recipient_row],
@@ -788,18 +475,3 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
         self.screen.focus_next()
-
-
-# The kinds with a form written for them in `compose_form` and their builders; any other kind of the table gets a
-# form and a builder read off its request model (`tui.widgets.forms.model_rows`).
-HAND_BUILT: dict[OperationId, Callable[[ChatsSection, str], Request]] = {
-    OperationId.SEND_TEXT: ChatsSection._build_text,
-    OperationId.SEND_BUTTON_ACTIONS: ChatsSection._build_buttons,
-    OperationId.SEND_BUTTON_LIST: ChatsSection._build_list,
-    OperationId.SEND_LINK: ChatsSection._build_link,
-    OperationId.SEND_POLL: ChatsSection._build_poll,
-    OperationId.SEND_LOCATION: ChatsSection._build_location,
-    OperationId.SEND_STICKER: ChatsSection._build_sticker,
-    OperationId.SEND_CONTACT: ChatsSection._build_contact,
-    OperationId.FORWARD_MESSAGE: ChatsSection._build_forward,
-}
