@@ -200,9 +200,20 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self.query_one("#sent-id", CopyableValue).clear()
         self.status.clear()
         self.action_status.clear()
+        self._answered_recipient = None
+
+    _answered_recipient: str | None = None  # the recipient the answers under the form speak of
+
+    def _answering(self) -> None:
+        """A send or chat action starts: its answer speaks of the recipient as it is now."""
+        self._answered_recipient = self.text("recipient")
 
     @on(Input.Changed, "#recipient")
     def _recipient_changed(self) -> None:
+        # A Changed still on its way up when Send or a chat action answered (typed, then sent at once) is not a
+        # change of recipient: the field holds what was answered, and the answer stays.
+        if self._answered_recipient is not None and self.text("recipient") == self._answered_recipient:
+            return
         self.clear_results()
 
     def text(self, widget_id: str) -> str:
@@ -389,6 +400,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     @on(Button.Pressed, "#send")
     def action_send(self) -> None:
         self.query_one("#sent-id", CopyableValue).clear()  # a new attempt: the last one's id no longer answers
+        self._answering()
         request = self.build_request()
         if request is None:
             return  # errors are shown inline; nothing is sent
@@ -422,6 +434,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     @on(Button.Pressed, "#apply-action")
     def action_chat_action(self) -> None:
         action = self.query_one(ChatActions).action
+        self._answering()
         recipient_row = self.recipient_row()
         request = validated(
             [recipient_row],
