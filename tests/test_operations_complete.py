@@ -15,8 +15,8 @@ missing any one of them fails a test here, by name (a scratch send-reaction touc
 7. a request aimed at the sandbox's demo data in `tests/sandbox/test_client_in_each_dialect.py` (REQUESTS, which
    every per-operation test shares)                            -> test_a_request_to_drive_it
 8. its place in the UI: for a send in Chats nothing, unless a field of its model cannot be typed on one line
-   (then a form block in `chats.compose_form` and a builder in `chats.HAND_BUILT`); in another section, its
-   `open_operation`                                            -> test_every_operation_has_a_place_in_the_ui
+   (then a form widget in `tui/widgets/chats/`, which builds its request, named in `kinds.HAND_BUILT`); in
+   another section, its `open_operation`                       -> test_every_operation_has_a_place_in_the_ui
 
 Derived from the row, and checked here too: the client (`request(op, model)`; named wrappers are optional),
 `gateway-tui call` (list, describe), the palette, the section's help, what is a send and its inbox kind. A dummy

@@ -85,7 +85,7 @@ JPY, …). The product link and images are links: click them (or copy the text).
         return self.query_one("#catalog-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        if op_id not in (OperationId.PRODUCTS, "lookup-product"):
+        if op_id != OperationId.PRODUCTS:
             raise KeyError(op_id)
         self.call_after_refresh(self.query_one("#product-id", Input).focus)
 

@@ -8,273 +8,56 @@ shows at a time, and the form's keys act only while it shows."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual import events
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, ContentSwitcher, Input, ProgressBar, Select, Static
+from textual.widgets import Button, ContentSwitcher, Input, Select
 
 from tui.api.models import (
     DESTRUCTIVE_CHAT_ACTIONS,
     ChatAction,
-    ContactCard,
     ContactSent,
-    ForwardMessage,
     ModifyChat,
-    SendButtonActions,
-    SendButtonList,
-    SendLink,
-    SendLocation,
-    SendPoll,
-    SendSticker,
-    SendText,
-    Sendable,
-    PHONE_RULE,
     RECIPIENT_RULE,
     Request,
+    Sendable,
     field_errors,
     is_phone,
     is_recipient,
 )
-from tui.api.dialects import InstanceDialect
 from tui.api.operations import (
-    MEDIA_KINDS,
     MEDIA_OPERATIONS,
     MODIFY_CHAT,
     NAME_LISTS,
-    ZAPI_LINK_PREVIEW_RULE,
-    ErasedOperation,
     Family,
     OperationId,
-    Section,
-    SendKind,
-    in_section,
-    operation,
 )
-from tui.api.vcard import build_vcard
-from tui.keymap import bindings_for, label, shown_key
+from tui.keymap import bindings_for, shown_key
 from tui.messages import MessageSent
+from tui.widgets.chats.actions import CHAT_ACTION_TITLES, ChatActions
+from tui.widgets.chats.form import ChatForm
+from tui.widgets.chats.kind_form import KindForm
+from tui.widgets.chats.kinds import Kind, kind_of, kinds
+from tui.widgets.chats.media import MEDIA_KEY, MediaForm
+from tui.widgets.chats.model_form import RECIPIENT_FIELDS
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
-    FieldProblems,
     FieldRow,
-    Form,
-    PhoneValidator,
-    RecipientValidator,
     TextBox,
-    TextInput,
     apply_field_errors,
-    lines_of,
-    model_from_rows,
-    model_rows,
-    optional,
     validated,
     value_of,
 )
-from tui.widgets.media_form import LARGE_FILE, MediaPicker, PathSuggester, start_folder
 from tui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 from tui.widgets.section_api import SectionHost
 from tui.widgets.gateway_app import gateway_app
 
 if TYPE_CHECKING:
     from tui.screens.inbox import ReplyLine
-
-
-@dataclass(frozen=True)
-class Kind:
-    key: str
-    title: str
-    op_id: OperationId
-
-    @property
-    def operation(self) -> ErasedOperation:
-        return operation(self.op_id)
-
-
-_KIND_ORDER = {kind: position for position, kind in enumerate(SendKind)}
-MEDIA_KEY = "media"  # the form's one kind for the media rows
-RECIPIENT_FIELDS = ("phone", "Phone")  # the request field the form's recipient fills (instance, session family)
-
-
-def kinds() -> tuple[Kind, ...]:
-    """The kinds of message the form sends: the Chats rows of the operations table that send (`sends`), in
-    SendKind's order, each titled by its row ("Send poll" -> "Poll") and keyed by what it sends. The media rows
-    (one per family and kind, issue 25) are one Media kind, last: the file's type picks the row, the account its
-    family (`tui.api.media`)."""
-    rows = [op for op in in_section(Section.CHATS) if op.sends is not None and op.sends not in MEDIA_KINDS]
-    rows.sort(key=lambda op: _KIND_ORDER.get(op.sends, len(_KIND_ORDER)) if op.sends is not None else 0)
-    media = [op.id for op in in_section(Section.CHATS) if op.sends in MEDIA_KINDS]
-    return (*(Kind(str(op.sends), _kind_title(op.title), op.id) for op in rows if op.sends is not None),
-            *((Kind(MEDIA_KEY, "Media", media[0]),) if media else ()))
-
-
-def _kind_title(title: str) -> str:
-    shown = title.removeprefix("Send ")
-    return shown[:1].upper() + shown[1:]
-
-
-def kind_of(key: str) -> Kind:
-    return next(kind for kind in kinds() if kind.key == key)
-
-CHAT_ACTION_TITLES: dict[ChatAction, str] = {
-    ChatAction.READ: "Mark chat as read",
-    ChatAction.ARCHIVE: "Archive chat",
-    ChatAction.UNARCHIVE: "Unarchive chat",
-    ChatAction.PIN: "Pin chat",
-    ChatAction.UNPIN: "Unpin chat",
-    ChatAction.MUTE: "Mute chat",
-    ChatAction.UNMUTE: "Unmute chat",
-    ChatAction.CLEAR: "Clear chat history",
-    ChatAction.DELETE: "Delete chat",
-}
-
-
-def _row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholder: str = "", hint: str | None = None, validators=None) -> FieldRow:
-    return FieldRow(
-        label,
-        TextInput(id=widget_id, placeholder=placeholder, validators=validators or []),
-        field=field,
-        hint=hint,
-    )
-
-
-def compose_form(with_inbox: bool) -> ComposeResult:
-    """The send form's fields (ChatForm composes them)."""
-    # The kind picker sits on the title line, before the recipient: Tab goes from the recipient straight to the
-    # message, then the optional parts, in reading order (shift+tab from the recipient reaches the picker).
-    with Horizontal(id="chat-head"):
-        yield Static("Chats — new message", classes="section-title")
-        yield Static("kind", classes="kind-label")
-        yield Select(
-            [(kind.title, kind.key) for kind in kinds()],
-            value="text",
-            allow_blank=False,
-            compact=True,
-            id="kind",
-        )
-        yield Static(classes="head-gap")
-        if with_inbox:
-            inbox = Button(label("Conversations", "chats.inbox"), id="open-inbox", compact=True)
-            inbox.can_focus = False  # a mouse shortcut: tab goes from the section straight to the recipient
-            yield inbox
-    with Horizontal(id="chat-top"):
-        yield _row(
-            "Recipient (phone or group JID)",
-            ("phone", "Phone"),
-            "recipient",
-            placeholder="5511999999999 or 120363019502650977@g.us",
-            validators=[RecipientValidator()],
-        )
-    with ContentSwitcher(initial="form-text", id="kinds"):
-        with Form(id="form-text"):
-            yield FieldRow("Message", TextBox(id="text-message", soft_wrap=True), field="message")  # long text wraps
-        with Form(id="form-buttons"):
-            yield _row("Message", "message", "buttons-message")
-            with Horizontal(classes="form-cols"):
-                yield _row("Title (optional)", "title", "buttons-title")
-                yield _row("Footer (optional)", "footer", "buttons-footer")
-            yield FieldRow(
-                "Buttons (one label per line, up to 3)", TextBox(id="buttons-labels"), field="buttons"
-            )
-        with Form(id="form-list"):
-            yield _row("Message", "message", "list-message")
-            yield FieldRow("Options (one label per line)", TextBox(id="list-labels"), field="buttonList")
-        with Form(id="form-link"):
-            yield _row("Message", "message", "link-message")
-            yield _row("Link URL", "linkUrl", "link-url", placeholder="https://…")
-            with Horizontal(classes="form-cols"):
-                yield _row("Preview title (optional)", "title", "link-title")
-                yield _row("Preview image URL (optional)", "image", "link-image", placeholder="https://…")
-            yield _row("Preview description (optional)", "linkDescription", "link-description")
-        with Form(id="form-poll"):
-            yield _row("Question", "message", "poll-question")
-            yield FieldRow("Options (one per line, at least 2)", TextBox(id="poll-options"), field="poll")
-            yield _row("Voters may select up to", "selectableCount", "poll-count", placeholder="1")
-        with Form(id="form-location"):
-            with Horizontal(classes="form-cols"):
-                yield _row("Place name", "title", "location-title")
-                yield _row("Address", "address", "location-address")
-            with Horizontal(classes="form-cols"):
-                yield _row("Latitude", "lat", "location-lat", placeholder="-23.5505")
-                yield _row("Longitude", "lng", "location-lng", placeholder="-46.6333")
-                yield _row("Delay ms (optional)", "delayMessage", "location-delay")
-        with Form(id="form-sticker"):
-            yield _row("Sticker URL (WebP)", "sticker", "sticker-url", placeholder="https://…/sticker.webp")
-            yield _row("Delay ms (optional)", "delayMessage", "sticker-delay")
-        with Form(id="form-contact"):
-            with Horizontal(classes="form-cols"):
-                yield _row("Contact name", "Name", "contact-name")
-                yield _row(
-                    "Contact phone", "contact_phone", "contact-phone", validators=[PhoneValidator()]
-                )
-            with Horizontal(classes="form-cols"):
-                yield _row("E-mail (optional)", "contact_email", "contact-email")
-                yield _row("Organisation (optional)", "contact_organization", "contact-organization")
-                yield _row("Title (optional)", "contact_title", "contact-title")
-        with Form(id="form-forward"):
-            yield _row("Message id to forward", "messageId", "forward-id")
-            yield _row(
-                "Chat it is in (phone or group JID)",
-                "messagePhone",
-                "forward-phone",
-                validators=[RecipientValidator()],
-            )
-        with Form(id="form-media"):
-            with Horizontal(classes="form-cols media-file"):
-                yield FieldRow(
-                    "File (→ completes the path)",
-                    TextInput(id="media-path", placeholder="~/Documents/invoice.pdf", suggester=PathSuggester()),
-                    field="file",
-                )
-                browse = Button(label("Browse…", "chats.browse"), id="media-browse", compact=True)
-                browse.can_focus = False  # a mouse shortcut: the key is ctrl+b
-                yield browse
-            yield _row("Caption (optional; audio takes none)", "caption", "media-caption")
-            yield Static("", id="media-info", markup=False)
-            progress = ProgressBar(id="media-progress", total=None, show_eta=False, show_percentage=False)
-            progress.display = False
-            yield progress
-        # A kind with no form written for it (and no builder in HAND_BUILT) gets one read off its request model.
-        for kind in kinds():
-            if kind.key == MEDIA_KEY:
-                continue  # written above
-            rows = None if kind.op_id in HAND_BUILT else model_rows(
-                kind.operation.request, kind.key, skip=RECIPIENT_FIELDS)
-            if rows is not None:
-                with Form(id=f"form-{kind.key}"):
-                    yield from rows
-    with Horizontal(classes="actions"):
-        yield Button(label("Send", "chats.send"), id="send", variant="primary")
-    yield CopyableValue("Sent, message id:", id="sent-id")
-    yield ErrorLine(id="chat-status")
-    yield Static("Chat actions (on the recipient's chat)", classes="subtitle")
-    with Horizontal(id="chat-actions", classes="actions"):
-        yield Select(
-            [(title, action.value) for action, title in CHAT_ACTION_TITLES.items()],
-            value=ChatAction.READ.value,
-            allow_blank=False,
-            id="chat-action",
-        )
-        yield Button(label("Apply", "chats.chat_action"), id="apply-action")
-    yield ErrorLine(id="chat-action-status")  # the chat action's answer, under it
-
-
-class ChatForm(Vertical):
-    """The send form and the chat actions (`#compose` of ChatsSection)."""
-
-    def __init__(self, *, with_inbox: bool, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.with_inbox = with_inbox
-
-    def compose(self) -> ComposeResult:
-        yield from compose_form(self.with_inbox)
 
 
 class ChatsSection(OperationSection):
@@ -338,9 +121,6 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     ChatsSection .form-cols > FieldRow { width: 1fr; }
     ChatsSection #chat-actions { height: auto; margin-top: 1; }
     ChatsSection #chat-actions > Select { width: 30; }
-    ChatsSection .media-file > Button { margin: 1 0 0 1; }
-    ChatsSection #media-info { height: auto; padding: 0 1; color: $text-muted; }
-    ChatsSection #media-progress { height: 1; padding: 0 1; }
     """
 
     def __init__(self, *, with_inbox: bool = True, id: str | None = None) -> None:
@@ -434,9 +214,20 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self.query_one("#sent-id", CopyableValue).clear()
         self.status.clear()
         self.action_status.clear()
+        self._answered_recipient = None
+
+    _answered_recipient: str | None = None  # the recipient the answers under the form speak of
+
+    def _answering(self) -> None:
+        """A send or chat action starts: its answer speaks of the recipient as it is now."""
+        self._answered_recipient = self.text("recipient")
 
     @on(Input.Changed, "#recipient")
     def _recipient_changed(self) -> None:
+        # A Changed still on its way up when Send or a chat action answered (typed, then sent at once) is not a
+        # change of recipient: the field holds what was answered, and the answer stays.
+        if self._answered_recipient is not None and self.text("recipient") == self._answered_recipient:
+            return
         self.clear_results()
 
     def text(self, widget_id: str) -> str:
@@ -446,8 +237,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def kind(self) -> Kind:
         return kind_of(str(self.query_one("#kind", Select).value))
 
-    def active_form(self) -> Form:
-        return self.query_one(f"#form-{self.kind.key}", Form)
+    def active_form(self) -> KindForm:
+        return self.query_one(f"#form-{self.kind.key}", KindForm)
 
     def recipient_row(self) -> FieldRow:
         return self.query_one("#recipient").parent  # type: ignore[return-value]
@@ -473,26 +264,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
         if not self.form_ready:
             return  # built later, it shows them then (build_deferred)
-        zapi = self.dialects()[0] is InstanceDialect.ZAPI
-        preview = " (required by Z-API)" if zapi else " (optional)"
-        for widget_id, title in (("link-title", "Preview title"), ("link-image", "Preview image URL"),
-                                 ("link-description", "Preview description")):
-            self._row_of(widget_id).set_label(title + preview)
-        delay = "Delay s, 1-15 (optional, Z-API)" if zapi else "Delay ms (optional)"
-        for widget_id in ("location-delay", "sticker-delay"):
-            self._row_of(widget_id).set_label(delay)
-
-    def _row_of(self, widget_id: str) -> FieldRow:
-        return self.query_one(f"#{widget_id}").parent  # type: ignore[return-value]
-
-    def _delay_ms(self, widget_id: str) -> int | str | None:
-        """The delay field as the spec's milliseconds; in the Z-API dialect the field holds whole seconds."""
-        text = optional(self.text(widget_id))
-        if text is None or self.dialects()[0] is not InstanceDialect.ZAPI:
-            return text
-        if not text.isdigit() or not 1 <= int(text) <= 15:
-            raise FieldProblems({"delayMessage": "Z-API waits whole seconds: a number from 1 to 15"})
-        return int(text) * 1000
+        dialect = self.dialects()[0]
+        for form in self.query_one("#kinds", ContentSwitcher).query_children(KindForm):
+            form.show_dialect_rules(dialect)
 
     # -- the two views -------------------------------------------------------------------------------
 
@@ -608,7 +382,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if op_id.startswith("chat-"):
             # The palette's "Clear chat history", "Archive chat", ...: act on the recipient's chat at once (clear
             # and delete ask first); without a valid recipient, say so under it and wait there.
-            self.query_one("#chat-action", Select).value = ChatAction(op_id.removeprefix("chat-")).value
+            self.query_one(ChatActions).action = ChatAction(op_id.removeprefix("chat-"))
             recipient = self.query_one("#recipient", Input)
             if recipient.value.strip():
                 self.call_after_refresh(self.action_chat_action)
@@ -638,125 +412,25 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     # -- sending -----------------------------------------------------------------------------------
 
-    def build_request(self) -> Any:
-        """The request for the active kind, or None with errors shown inline."""
-        kind = self.kind
+    def build_request(self) -> Request | None:
+        """The request for the active kind (its form builds it), or None with errors shown inline."""
         recipient = self.text("recipient")
-        builder = HAND_BUILT.get(kind.op_id)
-        if builder is not None:
-            return validated(self.rows(), lambda: builder(self, recipient), status=self.status)
-        model = kind.operation.request
-        to = next(name for name in RECIPIENT_FIELDS if name in model.model_fields)
-        return validated(self.rows(), lambda: model_from_rows(model, self.active_form().rows(), {to: recipient}),
-                         status=self.status)
-
-    # The builders below hand the form's text to model_validate: the models turn "12" into 12 and "-23.5" into a
-    # float by their own rules, and name the field when they cannot.
-
-    def _build_text(self, phone: str) -> SendText:
-        return SendText(phone=phone, message=self.text("text-message"))
-
-    def _build_buttons(self, phone: str) -> SendButtonActions:
-        labels = lines_of(self.query_one("#buttons-labels", TextBox).text)
-        return SendButtonActions.model_validate({
-            "phone": phone,
-            "message": self.text("buttons-message"),
-            "title": optional(self.text("buttons-title")),
-            "footer": optional(self.text("buttons-footer")),
-            "buttons": [{"id": str(index), "text": label} for index, label in enumerate(labels, 1)],
-        })
-
-    def _build_list(self, phone: str) -> SendButtonList:
-        labels = lines_of(self.query_one("#list-labels", TextBox).text)
-        return SendButtonList.model_validate({
-            "phone": phone,
-            "message": self.text("list-message"),
-            "buttonList": {"buttons": [{"id": str(index), "label": label} for index, label in enumerate(labels, 1)]},
-        })
-
-    def _build_link(self, phone: str) -> SendLink:
-        if self.dialects()[0] is InstanceDialect.ZAPI:
-            missing = {
-                field: f"is required: {ZAPI_LINK_PREVIEW_RULE}"
-                for field, widget_id in (("title", "link-title"), ("image", "link-image"),
-                                         ("linkDescription", "link-description"))
-                if not self.text(widget_id)
-            }
-            if missing:
-                raise FieldProblems(missing)
-        return SendLink(
-            phone=phone,
-            message=self.text("link-message"),
-            linkUrl=self.text("link-url"),
-            image=optional(self.text("link-image")),
-            title=optional(self.text("link-title")),
-            linkDescription=optional(self.text("link-description")),
-        )
-
-    def _build_poll(self, phone: str) -> SendPoll:
-        options = lines_of(self.query_one("#poll-options", TextBox).text)
-        count = optional(self.text("poll-count"))
-        return SendPoll.model_validate({
-            "phone": phone,
-            "message": self.text("poll-question"),
-            "poll": [{"name": option} for option in options],
-            **({"selectableCount": count} if count is not None else {}),
-        })
-
-    def _build_location(self, phone: str) -> SendLocation:
-        return SendLocation.model_validate({
-            "phone": phone,
-            "title": self.text("location-title"),
-            "address": self.text("location-address"),
-            "lat": self.text("location-lat"),
-            "lng": self.text("location-lng"),
-            "delayMessage": self._delay_ms("location-delay"),
-        })
-
-    def _build_sticker(self, phone: str) -> SendSticker:
-        return SendSticker.model_validate(
-            {"phone": phone, "sticker": self.text("sticker-url"), "delayMessage": self._delay_ms("sticker-delay")}
-        )
-
-    def _build_contact(self, phone: str) -> ContactCard:
-        name = self.text("contact-name")
-        contact_phone = self.text("contact-phone")
-        problems: dict[str, str] = {}
-        if not name:
-            problems["Name"] = "must not be empty"
-        if not is_phone(contact_phone):
-            problems["contact_phone"] = f"must be {PHONE_RULE}"
-        email = optional(self.text("contact-email"))
-        if email is not None and ("@" not in email or email.startswith("@") or email.endswith("@")):
-            problems["contact_email"] = "must be an e-mail address like name@example.com"
-        if problems:
-            # Check the rest of the card too, so every problem shows at once.
-            try:
-                ContactCard(Phone=phone, Name=name or "-", Vcard="BEGIN:VCARD\nEND:VCARD")
-            except ValidationError as error:
-                problems = {**field_errors(error), **problems}
-            raise FieldProblems(problems)
-        vcard = build_vcard(
-            name,
-            contact_phone,
-            email=email,
-            organization=optional(self.text("contact-organization")),
-            title=optional(self.text("contact-title")),
-        )
-        return ContactCard(Phone=phone, Name=name, Vcard=vcard)
-
-    def _build_forward(self, phone: str) -> ForwardMessage:
-        return ForwardMessage(phone=phone, messageId=self.text("forward-id"), messagePhone=self.text("forward-phone"))
+        form = self.active_form()
+        dialect = self.dialects()[0]
+        return validated(self.rows(), lambda: form.build(recipient, dialect), status=self.status)
 
     @on(Button.Pressed, "#send")
     def action_send(self) -> None:
         self.query_one("#sent-id", CopyableValue).clear()  # a new attempt: the last one's id no longer answers
+        self._answering()
         if self.kind.key == MEDIA_KEY:
             self._send_media()
             return
         request = self.build_request()
         if request is None:
             return  # errors are shown inline; nothing is sent
+        if not isinstance(request, Sendable):  # every send's model is one (tests/test_operations_complete.py)
+            raise TypeError(f"{type(request).__name__} is not a Sendable request")
         kind = self.kind
         self.run_operation(
             kind.operation,
@@ -775,7 +449,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self.query_one("#sent-id", CopyableValue).show(message_id, f"({title.lower()} to {recipient})")
         self.post_message(MessageSent(message_id, op_id, recipient, request, result))
 
-    # -- media (issue 25): the file is checked by tui.api.media before anything is sent ---------------------
+    # -- media (issue 25): the form reads and checks the file (tui.api.media) before anything is sent; the account's
+    # family, the recipient, the send and its answer are the section's -----------------------------------------
 
     def _media_family(self) -> Family | None:
         from tui.api.media import media_family
@@ -794,41 +469,19 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                     "dialect can, the spec's session family has no media call. Nothing was sent.")
         return None
 
-    @on(Input.Blurred, "#media-path")
-    def _media_path_left(self) -> None:
-        """Leaving the path field says what the file is and how big, or why it cannot be sent, before any send."""
-        if self.text("media-path"):
-            self._check_media(send=False)
-
-    _media_checked: str | None = None  # the path the info line speaks of
-
-    @on(Input.Changed, "#media-path")
-    def _media_path_changed(self, event: Input.Changed) -> None:
-        if event.value != self._media_checked:  # another file: the line spoke of the one before
-            self._media_checked = None
-            self.query_one("#media-info", Static).update("")
-            self._row_of("media-path").set_error(None)
-
     def action_browse_media(self) -> None:
-        self.app.push_screen(MediaPicker(start_folder(self.text("media-path"))), self._media_chosen)
+        self.query_one(MediaForm).browse()
 
-    @on(Button.Pressed, "#media-browse")
-    def _browse_pressed(self) -> None:
-        self.action_browse_media()
-
-    def _media_chosen(self, path: Path | None) -> None:
-        field = self.query_one("#media-path", Input)
-        if path is not None:
-            field.value = str(path)
-            self._check_media(send=False)
-        self.screen.set_focus(field)
+    def on_media_form_check_asked(self, event: MediaForm.CheckAsked) -> None:
+        event.stop()
+        self._check_media(send=False)
 
     def _send_media(self) -> None:
-        recipient = self.text("recipient")
+        form = self.query_one(MediaForm)
         problems: dict[str, str] = {}
-        if not is_recipient(recipient):
+        if not is_recipient(self.text("recipient")):
             problems[RECIPIENT_FIELDS[0]] = f"must be {RECIPIENT_RULE}"
-        if not self.text("media-path"):
+        if not form.path:
             problems["file"] = "type the file's path (→ completes it) or choose it with ctrl+b"
         if problems:
             apply_field_errors(self.rows(), problems)
@@ -838,50 +491,36 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     @work(group="media-check", exclusive=True, exit_on_error=False, description="read and check the media file")
     async def _check_media(self, *, send: bool) -> None:
-        """Read the file and check it for the account's media family; show what it is, then send when asked."""
-        from tui.api.media import MediaRefused, described, media_request, read_media
+        """Have the form read the file and check it for the account's media family; then send when asked."""
+        from tui.api.media import media_request
 
-        info = self.query_one("#media-info", Static)
-        path_row = self._row_of("media-path")
+        form = self.query_one(MediaForm)
         problem = self._media_problem()
-        if problem is not None:
-            info.update("")
-            self.status.show_error(problem)
-            return
         family = self._media_family()
-        assert family is not None
-        self._media_checked = self.text("media-path")
-        path = Path(os.path.expanduser(self._media_checked))
-        caption = self.text("media-caption")
-        progress = self.query_one("#media-progress", ProgressBar)
-        large = _size_of(path) >= LARGE_FILE
-        if send and large:
-            info.update(f"Reading {path.name}…")
-            progress.display = True
-        try:
-            media = await asyncio.to_thread(read_media, path, family)
-            op, request = media_request(media, family, self.text("recipient") or "0", caption or None) if send \
-                else (None, None)
-        except MediaRefused as refused:
-            progress.display = False
-            info.update("")
-            path_row.set_error(f"{str(refused).rstrip('.')}. Nothing was sent.")
+        if problem is not None or family is None:
+            form.forget()
+            self.status.show_error(problem or "")
+            return
+        media = await form.read(family, sending=send)
+        if media is None:
             if send:
                 self.status.show_error("Nothing was sent: see the file's line above.")
             return
+        if not send:
+            return
+        try:
+            op, request = media_request(media, family, self.text("recipient") or "0", form.caption)
         except ValidationError as error:
-            progress.display = False
+            form.finished(None)
             apply_field_errors(self.rows(), {RECIPIENT_FIELDS[0]: next(iter(field_errors(error).values()))})
             return
-        path_row.set_error(None)
-        info.update(described(media))
-        if not send or op is None or not isinstance(request, Sendable):
+        if not isinstance(request, Sendable):
+            form.finished(media)
             return
         title = f"Send {media.kind.value}"
-        if large:
-            info.update(f"{described(media)} — sending…")
+        form.sending(media)
         worker = self.run_operation(
-            op, request, title=title, busy=self.active_form(), status=self.status, group="send",
+            op, request, title=title, busy=form, status=self.status, group="send",
             done=lambda result: self._sent(title.removeprefix("Send "), op.id, request, result),
             confirm_repeat=f"Send the same file to {self.text('recipient')} again?",
         )
@@ -890,8 +529,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 await worker.wait()
             except Exception:  # noqa: BLE001 - the call's own status line says what failed
                 pass
-        progress.display = False
-        info.update(described(media))
+        form.finished(media)
 
     def action_copy_id(self) -> None:
         value = self.query_one("#sent-id", CopyableValue).value
@@ -902,7 +540,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     @on(Button.Pressed, "#apply-action")
     def action_chat_action(self) -> None:
-        action = ChatAction(str(self.query_one("#chat-action", Select).value))
+        action = self.query_one(ChatActions).action
+        self._answering()
         recipient_row = self.recipient_row()
         request = validated(
             [recipient_row],
@@ -956,25 +595,3 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
         self.screen.focus_next()
-
-
-def _size_of(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-# The kinds with a form written for them in `compose_form` and their builders; any other kind of the table gets a
-# form and a builder read off its request model (`tui.widgets.forms.model_rows`).
-HAND_BUILT: dict[OperationId, Callable[[ChatsSection, str], Request]] = {
-    OperationId.SEND_TEXT: ChatsSection._build_text,
-    OperationId.SEND_BUTTON_ACTIONS: ChatsSection._build_buttons,
-    OperationId.SEND_BUTTON_LIST: ChatsSection._build_list,
-    OperationId.SEND_LINK: ChatsSection._build_link,
-    OperationId.SEND_POLL: ChatsSection._build_poll,
-    OperationId.SEND_LOCATION: ChatsSection._build_location,
-    OperationId.SEND_STICKER: ChatsSection._build_sticker,
-    OperationId.SEND_CONTACT: ChatsSection._build_contact,
-    OperationId.FORWARD_MESSAGE: ChatsSection._build_forward,
-}

@@ -90,8 +90,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         return value_of(self.query_one(f"#{widget_id}"))
 
     def open_operation(self, op_id: str) -> None:
-        targets = {OperationId.ADD_ADMIN: "promote-phones", OperationId.REDEFINE_INVITATION_LINK: "reset-groups",
-                   "promote-community-admins": "promote-phones", "reset-community-link": "reset-groups"}
+        targets: dict[str, str] = {OperationId.ADD_ADMIN: "promote-phones", OperationId.REDEFINE_INVITATION_LINK: "reset-groups"}
         if op_id not in targets:
             raise KeyError(op_id)
         target = targets[op_id]

@@ -1,9 +1,5 @@
-"""The Media kind of the send form (issue 25): a path field that completes paths from the filesystem, a picker (a
-small directory-tree dialog), and a line that says what the file is and how big before anything is sent.
-
-The checks are `tui.api.media`'s (its real type by content, the gateway's formats and limits); this module only
-shows their answer in words, in the form, as the user leaves the path field.
-"""
+"""The Media kind's help in choosing the file (issue 25): the path field's completion from the filesystem and the
+picker (a small directory-tree dialog). The form that uses them is `tui.widgets.chats.media.MediaForm`."""
 
 from __future__ import annotations
 
@@ -18,11 +14,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import DirectoryTree, Static
-
-# A file at least this big shows a progress bar while it is read and sent (one request: the bar runs until the
-# gateway answers).
-LARGE_FILE = 1000 * 1000
-
 
 def _completions(value: str) -> list[str]:
     """The entries of the typed path's folder whose names start with its last part (hidden ones only when the last
