@@ -349,6 +349,8 @@ def _stored_fields(profile: Profile) -> dict[str, object]:
         del fields["forward_to"], fields["forward_allow_remote"]
     if not profile.secrets_file:
         del fields["secrets_file"]
+    if profile.media_limit == DEFAULT_MEDIA_LIMIT:  # a default is not written: files stay as the user wrote them
+        del fields["media_limit"]
     return fields
 
 

@@ -25,9 +25,13 @@ SECTION_KEYS = {"chats": "1", "groups": "2", "communities": "3", "privacy": "4",
                 "events": "7"}
 
 
-def footer_words(section: str) -> list[str]:
-    """What the footer must show in this section: its own keys shown in the footer (from the keys table)."""
-    return [action.description for action in ACTIONS if action.scope == section and action.show]
+def footer_words(section: str, app) -> list[str]:
+    """What the footer must show in this section: its own keys shown in the footer (from the keys table), except
+    those the section offers only when they apply (Browse on the Media kind, a doctor fix while its finding is
+    listed): the section's check_action says False for them now."""
+    active = {shown.binding.action for shown in app.screen.active_bindings.values()}
+    return [action.description for action in ACTIONS
+            if action.scope == section and action.show and action.action in active]
 
 
 async def call_and_check(pilot, section: str, focus_id: str, key: str, done, *, answer: str | None = None,
@@ -49,7 +53,7 @@ async def call_and_check(pilot, section: str, focus_id: str, key: str, done, *, 
     await settle(pilot)
     assert app.focused is widget, f"after {key} in {section} the focus is on {app.focused!r}, not #{focus_id}"
     footer = screen_text(app).splitlines()[-1]
-    for word in footer_words(section):
+    for word in footer_words(section, app):
         assert word in footer, f"footer after {key} in {section} lacks {word!r}: {footer!r}"
     switcher = screen.query_one("#sections", ContentSwitcher)
     if isinstance(widget, (Input, TextArea)):
