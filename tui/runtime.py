@@ -748,13 +748,20 @@ class Runtime:
         # loop while the app already takes keys (the sandbox's start sets the listener up after the first section
         # is shown).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.listener")
-        from tui.webhooks.listener import Listener
 
         if self.store is None:
             return  # no store, no listener: an event answered 200 must be stored
         options = self._listener_options()
-        self.listener = Listener(
-            self.store,
+        self.listener = self._listener_at(self.store, host, port, hmac_key, options)
+        await self.listener.start()
+        self._record_listener(host)
+
+    def _listener_at(self, store: EventStore, host: str, port: int, hmac_key: str | None, options: ListenerOptions) -> Listener:
+        """The one way the runtime builds its listener (at start and when Settings moves it)."""
+        from tui.webhooks.listener import Listener
+
+        return Listener(
+            store,
             host=host,
             port=port,
             hmac_key=hmac_key,
@@ -764,8 +771,6 @@ class Runtime:
             require_signatures=options.require_signatures,
             media_limit=options.media_limit,
         )
-        await self.listener.start()
-        self._record_listener(host)
 
     def _record_listener(self, host: str) -> None:
         """Tell the doctor (`gateway-tui doctor`) where this profile's listener is; removed in `stop`."""
@@ -863,7 +868,6 @@ class Runtime:
         """Move the listener to host:port (with a new body limit or signature policy when given). The new one starts
         before the old one stops, so no event is refused meanwhile; if the new address cannot be bound, the old
         listener keeps running and the error is raised."""
-        from tui.webhooks.listener import Listener
 
         if self.store is None:
             raise StartupError(self.store_problem or "there is no event store")
@@ -881,17 +885,7 @@ class Runtime:
             return  # already there
         if current is not None and current.host == host and port != 0 and current.port == port:
             await current.stop()  # same address, new options: the old one must let go of the port first
-        replacement = Listener(
-            self.store,
-            host=host,
-            port=port,
-            hmac_key=self._hmac_key,
-            on_event=self._on_event,
-            on_shedding=self._on_listener_load,
-            max_body=options.max_body,
-            require_signatures=options.require_signatures,
-            media_limit=options.media_limit,
-        )
+        replacement = self._listener_at(self.store, host, port, self._hmac_key, options)
         await replacement.start()
         previous, self.listener = self.listener, replacement
         if previous is not None:
