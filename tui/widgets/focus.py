@@ -99,9 +99,28 @@ def focus_first(container: Widget) -> None:
     # field; Widget.focus() would only schedule it, and they would land in the section just left.
     widget = first_field(container)
     if widget is not None:
-        container.screen.set_focus(widget)
+        # Not scrolled here: a section just switched in has not been laid out at its size yet, and a scroll worked
+        # out from that layout (a long text wrapped at no width) can leave the view far below the field, its
+        # title and first blocks out of sight. The view is placed once laid out.
+        container.screen.set_focus(widget, scroll_visible=False)
+        container.call_after_refresh(_show_from_the_top, widget)
     elif container.focusable:
         container.screen.set_focus(container)
+
+
+def _show_from_the_top(field: Widget, tries: int = 5) -> None:
+    """The first field in view, with its section's top (title, first block) when both fit; left alone once the
+    user has moved the focus elsewhere."""
+    if not field.is_attached or field.screen.focused is not field:
+        return
+    scroller = next((node for node in field.ancestors if isinstance(node, ScrollableContainer)), None)
+    if scroller is None:
+        return
+    if not scroller.size.height and tries:  # not laid out yet (the switcher shows it in this refresh)
+        field.call_after_refresh(_show_from_the_top, field, tries - 1)
+        return
+    scroller.scroll_home(animate=False, immediate=True)
+    scroller.scroll_to_widget(field, animate=False, immediate=True)
 
 
 def restore_focus(widget: Widget | None, covered: Widget | None = None) -> None:

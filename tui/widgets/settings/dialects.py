@@ -7,6 +7,7 @@ from functools import partial
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import Button, Select, Static
 
 from tui.api.dialects import InstanceDialect, SessionDialect
@@ -38,6 +39,9 @@ class DialectsBlock(Form):
         with Horizontal(classes="actions"):
             yield Button("Save dialects", id="dialect-apply", compact=True)
             yield Button("Check connection", id="connection-check", compact=True)
+        # A note, not the block's answer line: an answer comes into view (tui.widgets.feedback.in_view), and this
+        # one is written when the section opens, no answer to anything (it pulled the view off the section's top).
+        yield Static("", id="dialect-note", classes="muted")
         yield ErrorLine(classes="block-status")
 
     def show_dialects(self) -> None:
@@ -48,11 +52,11 @@ class DialectsBlock(Form):
         sandbox = runtime.sandbox_mode
         for selector in ("#instance-dialect", "#session-dialect", "#dialect-apply"):
             self.query_one(selector).disabled = sandbox
+        note = self.query_one("#dialect-note", Static)
+        note.display = sandbox
         if sandbox:
-            block_status(self).show_ok(
-                "The sandbox speaks what it was started with: gateway-tui --sandbox --instance-dialect zapi "
-                "--session-dialect wuzapi."
-            )
+            note.update(Content("The sandbox speaks what it was started with: gateway-tui --sandbox "
+                                "--instance-dialect zapi --session-dialect wuzapi."))
 
     @on(Button.Pressed, "#dialect-apply")
     def save_dialects(self) -> None:

@@ -157,8 +157,13 @@ class DoctorBlock(Vertical):
         self.report = report
         self.query_one("#doctor-findings", Static).update(findings_content(report))
         self.screen.refresh_bindings()  # the fix keys follow the findings
-        if self.has_focus_within:  # the user is reading it: its top in view as it grows
-            self.call_after_refresh(section_of(self).scroll_to_widget, self, animate=False, top=True)
+        if self.has_focus_within:  # the user is reading it: its top kept in view as it grows
+            self.call_after_refresh(self._keep_top_in_view)
+
+    def _keep_top_in_view(self) -> None:
+        section = section_of(self)
+        if self.region.y < section.content_region.y:  # scrolled above the view (only then: the section's title
+            section.scroll_to_widget(self, animate=False, top=True)  # above it stays in view when it can)
 
     def _bring_into_view(self) -> None:
         """After a check the user asked for (a key works from anywhere in Settings): the focus comes to the panel,
