@@ -90,6 +90,8 @@ def _add_event_parsers(commands: Any) -> None:
         _global_flags_after_subcommand(parser)
         parser.add_argument("--sandbox", action="store_true", default=argparse.SUPPRESS,
                             help="the sandbox's event store")
+        parser.add_argument("--all", action="store_true",
+                            help="the one store of `listen --all` (every profile's events; --profile keeps one's)")
 
     def filter_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--kind", metavar="K", help="only events of this kind (Message, ReadReceipt, ...)")
@@ -204,6 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SIZE",
         help="received media kept beside the store, in bytes or with K/M/G; past it the oldest files go (default 512M)",
+    )
+    listen.add_argument(
+        "--all",
+        action="store_true",
+        help="serve every profile on this port, each on /a/<profile>/session and /a/<profile>/delivery with its own key",
     )
     listen.add_argument("--db", metavar="PATH", help="event store file (default: in the user data dir)")
     listen.add_argument(

@@ -1,6 +1,7 @@
 """`gateway-tui events list|show|export|replay` and `gateway-tui trigger`: the webhook loop from a shell.
 
-Reads the profile's event store (the app's and `listen`'s) or `--db PATH`. `--json` output is for scripts:
+Reads the profile's event store (the app's and `listen`'s), `--all` (the one store of `listen --all`, every
+profile's events, each with its account) or `--db PATH`; in those two, `--profile NAME` keeps that account's. `--json` output is for scripts:
 `list` prints a JSON array (newest first), `show` one object with its forward attempts, `export` JSON lines
 (oldest first). Everything that goes out (replay, trigger) goes only to loopback unless `--allow-remote`.
 """
@@ -65,7 +66,14 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def _store_path(args: argparse.Namespace) -> Path:
-    path = Path(args.db) if args.db else config.events_store_path(args.profile, sandbox=args.sandbox)
+    if args.db:
+        path = Path(args.db)
+    elif getattr(args, "all", False):
+        from tui.paths import fleet_events_path
+
+        path = fleet_events_path()
+    else:
+        path = config.events_store_path(args.profile, sandbox=args.sandbox)
     if not path.exists():
         raise _Refused(f"no event store at {path} (nothing received yet, or pass --db PATH)")
     return path
@@ -80,7 +88,15 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
         "verdict": verdict,
         "search": args.search,
         "rejected": True if args.verdict == REJECTED else None,
+        "account": _account_filter(args),
     }
+
+
+def _account_filter(args: argparse.Namespace) -> str | None:
+    """`--profile NAME` in a shared store (`--all`, `--db`): only NAME's events. A profile's own store holds only
+    its events (and those stored before events carried an account): `--profile` chose it, nothing is left out."""
+    shared = bool(args.db) or getattr(args, "all", False)
+    return args.profile if shared and args.profile else None
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -119,6 +135,7 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
+    print(f"account: {event.account if event.account is not None else 'not known (no profile named)'}")
     print(f"summary: {event.summary}")
     if (cut := event.cut_note()) is not None:
         print(cut)

@@ -12,16 +12,32 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
 from tui.api.dialects import Family
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
-from tui.webhooks.families import PathFamily, family_urls
+from tui.webhooks.families import ACCOUNT_PREFIX, PathFamily, family_urls
 from tui.webhooks.store import EventStore, StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 
 log = logging.getLogger(__name__)
+
+
+class _Served(NamedTuple):
+    """What one `listen` serves: its store, the old paths' key, account and families, and each account on its
+    `/a/<profile>/` paths (`listen --all`) with its key and families."""
+
+    path: Path
+    key: str | None
+    families: tuple[Family, ...]
+    account: str | None = None
+    accounts: dict[str, str | None] = {}
+    account_families: dict[str, tuple[Family, ...]] = {}
+    old_paths: bool = True
+    records: tuple[str, ...] = ()  # the listener records the doctor reads
+
 
 def run_cli(args: argparse.Namespace) -> int:
     """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, a line per event on stdout (or, with
@@ -46,33 +62,19 @@ def run_cli(args: argparse.Namespace) -> int:
         except ForwardTargetRefused as error:
             print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
             return 2
-    from tui.config import ConfigError, chosen_profile, events_store_path, load_profiles
-    from tui.secrets import KeyringUnavailable, run_hmac_key
+    from tui.config import ConfigError
+    from tui.secrets import KeyringUnavailable
 
     try:
-        # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
-        path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
-        name = None if args.sandbox else chosen_profile(args.profile)
-        profile = next((profile for profile in load_profiles() if profile.name == name), None)
-        families = profile.families if profile is not None else tuple(Family)
-        # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
-        # Only the session family (WuzAPI) signs: a Z-API-only profile keeps no key, so none is read (no keyring
-        # needed to listen for Z-API's callbacks).
-        # A profile set up without a keyring remembers its 0600 file (Profile.secrets_file), as the app reads it.
-        in_file = profile is not None and profile.secrets_file or args.insecure_storage
-        key = run_hmac_key(name if Family.SESSION in families else None, in_file)
+        served = _every_profile(args) if getattr(args, "all", False) else _one_profile(args)
     except ConfigError as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
         return 2
     except KeyringUnavailable as error:
         # Listening without the profile's key would take forged events: refuse, and say how to give the key.
-        print(
-            f"gateway-tui listen: cannot read the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)",
-            file=sys.stderr,
-        )
+        print(f"gateway-tui listen: cannot read {error.args[0] if error.args else error}", file=sys.stderr)
         return 2
-    args.record_as = name or ("sandbox" if args.sandbox else None)  # the listener record the doctor reads
-    store = EventStore(path)
+    store = EventStore(served.path)
     try:
         store.open()
     except StoreUnusable as error:
@@ -83,17 +85,72 @@ def run_cli(args: argparse.Namespace) -> int:
         return 1
     store.watch_health(_print_health)
     try:
-        return asyncio.run(_serve(store, args, key, families))
+        return asyncio.run(_serve(store, args, served))
     except KeyboardInterrupt:
         return 0
     finally:
         store.close()
 
 
-async def _serve(store: EventStore, args: argparse.Namespace, key: str | None, families: tuple[Family, ...]) -> int:
+def _one_profile(args: argparse.Namespace) -> _Served:
+    """`listen [--profile P]`: one profile's store and key on the old paths, as the app listens."""
+    from tui.config import chosen_profile, events_store_path, load_profiles
+    from tui.secrets import KeyringUnavailable, run_hmac_key
+
+    # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
+    path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
+    name = None if args.sandbox else chosen_profile(args.profile)
+    profile = next((profile for profile in load_profiles() if profile.name == name), None)
+    families = profile.families if profile is not None else tuple(Family)
+    # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
+    # Only the session family (WuzAPI) signs: a Z-API-only profile keeps no key, so none is read (no keyring
+    # needed to listen for Z-API's callbacks).
+    # A profile set up without a keyring remembers its 0600 file (Profile.secrets_file), as the app reads it.
+    in_file = profile is not None and profile.secrets_file or args.insecure_storage
+    try:
+        key = run_hmac_key(name if Family.SESSION in families else None, in_file)
+    except KeyringUnavailable as error:
+        raise KeyringUnavailable(f"the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)") from None
+    record = name or ("sandbox" if args.sandbox else None)
+    return _Served(path, key, families, account=name, records=(record,) if record else ())
+
+
+def _every_profile(args: argparse.Namespace) -> _Served:
+    """`listen --all`: every profile on its `/a/<profile>/` paths with its own key, one store (each event carries
+    its account). With one profile, its old paths are served too, as `listen --profile P` serves them."""
+    from tui.config import ConfigError, load_profiles
+    from tui.paths import fleet_events_path
+    from tui.secrets import KeyringUnavailable, run_environment, run_hmac_key
+
+    if args.sandbox:
+        raise ConfigError("--all serves your profiles, not the sandbox: leave out --sandbox")
+    if args.profile:
+        raise ConfigError("--all serves every profile: leave out --profile")
+    profiles = load_profiles()
+    if not profiles:
+        raise ConfigError("there is no profile yet: add one with `gateway-tui profile add NAME`")
+    environ = run_environment(len(profiles), lambda line: print(line, file=sys.stderr, flush=True))
+    keys: dict[str, str | None] = {}
+    for profile in profiles:
+        in_file = profile.secrets_file or args.insecure_storage
+        try:
+            keys[profile.name] = run_hmac_key(
+                profile.name if Family.SESSION in profile.families else None, in_file, environ)
+        except KeyringUnavailable as error:
+            raise KeyringUnavailable(f"profile {profile.name!r}'s HMAC key: {error}") from None
+    path = Path(args.db) if args.db else fleet_events_path()
+    families = {profile.name: tuple(profile.families) for profile in profiles}
+    names = tuple(keys)
+    if len(profiles) == 1:
+        (name,) = names
+        return _Served(path, keys[name], families[name], name, keys, families, records=names)
+    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names)
+
+
+async def _serve(store: EventStore, args: argparse.Namespace, served: _Served) -> int:
     forward_to = getattr(args, "forward_to", None)
     if not forward_to:
-        return await _listen(store, args, key, families, None)
+        return await _listen(store, args, served, None)
     from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
 
     def print_attempt(attempt: Any) -> None:
@@ -103,7 +160,7 @@ async def _serve(store: EventStore, args: argparse.Namespace, key: str | None, f
         forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
         await forwarder.start()
         try:
-            return await _listen(store, args, key, families, forwarder)
+            return await _listen(store, args, served, forwarder)
         finally:
             abandoned = forwarder.waiting_ids()
             await forwarder.stop()
@@ -121,9 +178,8 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
     return f"{len(ids)} event{'' if len(ids) == 1 else 's'} not forwarded yet: {listed}{more}"
 
 
-async def _listen(
-    store: EventStore, args: argparse.Namespace, key: str | None, families: tuple[Family, ...], forwarder: Any
-) -> int:
+async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any) -> int:
+    key, families = served.key, served.families
     printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
     listener = Listener(
@@ -136,18 +192,25 @@ async def _listen(
         max_body=args.max_body,
         **({"media_limit": args.media_limit} if getattr(args, "media_limit", None) else {}),
         on_event=_each(consumers) if consumers else None,
+        account=served.account,
+        accounts=served.accounts,
+        old_paths=served.old_paths,
     )
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
         return 1
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
-    record_as = getattr(args, "record_as", None)
-    if record_as and listener.port is not None:
+    if listener.port is not None:
         from tui.listener_record import write_record
 
-        write_record(record_as, args.host, listener.port)
-    if key is None and Family.SESSION not in families:
+        for record in served.records:
+            write_record(record, args.host, listener.port)
+    if not served.old_paths:
+        keyless = [name for name, keyed in listener.accounts.items() if not keyed]
+        signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"
+                   + (f" ({', '.join(keyless)}: no key)" if keyless else ""))
+    elif key is None and Family.SESSION not in families:
         signing = "no HMAC key (Z-API does not sign its callbacks)"
     elif key is None:
         signing = f"no HMAC key (store one in the profile, or set {HMAC_KEY_ENV}, to verify signatures)"
@@ -159,15 +222,19 @@ async def _listen(
         signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
     forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
     print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
-    _print_family_urls(listener, families)
+    if served.old_paths:
+        _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key)
+    for name, keyed in listener.accounts.items():
+        _print_family_urls(listener, served.account_families[name], family_urls(listener.url, name), keyed, name)
+    print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
     try:
         await stopped.wait()
     finally:
         undo_sigterm()
-        if record_as:
-            from tui.listener_record import remove_record
+        from tui.listener_record import remove_record
 
-            remove_record(record_as)
+        for record in served.records:
+            remove_record(record)
         # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
         # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
         forwards_by = loop.time() + FORWARD_STOP_GRACE
@@ -194,17 +261,20 @@ def _print_health(health: StoreHealth) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _print_family_urls(listener: Listener, families: tuple[Family, ...]) -> None:
-    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks)."""
-    urls = family_urls(listener.url)
-    keyed = listener.has_hmac_key and listener.strict
+def _print_family_urls(
+    listener: Listener, families: tuple[Family, ...], urls: dict[PathFamily, str], has_key: bool, account: str = ""
+) -> None:
+    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks);
+    for `account`, its own paths, named with it and whether it has a key (never the key)."""
+    keyed = has_key and listener.strict
     instance_rule = "signature required" if keyed and listener.require_signatures else "unsigned accepted, as Z-API sends"
     session_rule = "signature required" if keyed else "signatures checked, not required"
+    whose = f"{account} ({'HMAC key set' if has_key else 'no HMAC key'}): " if account else ""
     if Family.INSTANCE in families:
-        print(f"  instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}", file=sys.stderr)
+        print(f"  {whose}instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}",
+              file=sys.stderr)
     if Family.SESSION in families:
-        print(f"  session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
-    print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
+        print(f"  {whose}session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
 
 
 def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEvent], None]:

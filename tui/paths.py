@@ -32,3 +32,9 @@ def profile_events_path(profile: str) -> Path:
     """The event store of one profile (the app's, and `gateway-tui events` without --db)."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in (profile or "default"))
     return data_dir() / f"events-{safe}.sqlite3"
+
+
+def fleet_events_path() -> Path:
+    """The one event store of a run that listens for several profiles (`listen --all`): each event carries its
+    account. Profile stores are named `events-<name>`, so no profile's name can collide with it."""
+    return data_dir() / "fleet-events.sqlite3"

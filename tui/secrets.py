@@ -243,13 +243,13 @@ def open_secret_store(insecure: bool = False) -> SecretStore:
     return KeyringSecrets()
 
 
-def open_secret_store_for_run(insecure: bool = False) -> SecretStore:
+def open_secret_store_for_run(insecure: bool = False, environ: Mapping[str, str] | None = None) -> SecretStore:
     """The store for one run of a real profile: as `open_secret_store`, but with no keyring and GATEWAY_TUI_*
     variables set, the run goes on with them (as the no-keyring message promises) instead of refusing."""
     try:
         return open_secret_store(insecure)
     except KeyringUnavailable as error:
-        if not secrets_in_environment():
+        if not secrets_in_environment(environ):
             raise
         return EnvironmentOnlySecrets(str(error))
 
@@ -293,15 +293,33 @@ def resolve_secret(
     return from_env if from_env else (store.get(profile, name) if store is not None else None)
 
 
-def run_hmac_key(profile: str | None, insecure: bool = False) -> str | None:
+def run_hmac_key(profile: str | None, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
     """The HMAC key a run verifies and signs webhooks with, found as the app finds it: GATEWAY_TUI_HMAC_KEY, else
     the profile's stored key (keyring, or the 0600 file with `insecure`); None without either, or without a profile.
     Raises KeyringUnavailable when the profile's secrets cannot be read: a caller must not go on as if it had no key
-    (a listener would then take forged events)."""
-    from_env = os.environ.get(SecretName.HMAC_KEY.env_var)
+    (a listener would then take forged events). `environ`: see `run_environment`."""
+    environ = os.environ if environ is None else environ
+    from_env = environ.get(SecretName.HMAC_KEY.env_var)
     if from_env or profile is None:
         return from_env or None
-    return resolve_secret(profile, open_secret_store_for_run(insecure), SecretName.HMAC_KEY) or None
+    store = open_secret_store_for_run(insecure, environ)
+    return resolve_secret(profile, store, SecretName.HMAC_KEY, environ) or None
+
+
+def run_environment(open_profiles: int, warn: Callable[[str], None]) -> Mapping[str, str]:
+    """The environment a run's secrets are resolved with (`environ` of the functions above). The GATEWAY_TUI_*
+    secret variables stand for one profile's secrets: with one profile open they apply (os.environ); with several
+    (`listen --all`) nobody could tell whose they are, so they are left out, each profile using its own stored
+    secrets, and `warn` is called once, in one line, when any of them is set."""
+    if open_profiles <= 1:
+        return os.environ
+    ignored = secrets_in_environment()
+    if ignored:
+        names = ", ".join(name.env_var for name in ignored)
+        verb = "is" if len(ignored) == 1 else "are"
+        warn(f"warning: {names} {verb} ignored: {open_profiles} profiles are open, each with its own stored secrets")
+    left_out = {name.env_var for name in SecretName}
+    return {variable: value for variable, value in os.environ.items() if variable not in left_out}
 
 
 def secret_sources(profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None) -> dict[SecretName, str]:

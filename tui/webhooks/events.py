@@ -50,6 +50,8 @@ class EventRecord:
     payload_is_body: bool = False
     # The body's size as received when `body` holds only its first bytes (a big rejected event); None: whole.
     cut_from: int | None = None
+    # The profile the event came for: `/a/<profile>/...`, or the old paths' single account; None when none is known.
+    account: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -72,6 +74,9 @@ class StoredEvent:
     # The body's size as received when `body` holds only its first bytes: a rejected event keeps no more than
     # that (listener.REJECTED_BODY_KEPT), so a flood of big forged posts cannot fill the disk. None: the body is whole.
     cut_from: int | None = None
+    # The profile the event came for (one listener serves several accounts); None when none is known (an event
+    # stored before events carried their account, an unknown `/a/<name>/`, or the old paths with several open).
+    account: str | None = None
 
     @property
     def body_cut(self) -> bool:
@@ -104,6 +109,7 @@ class StoredEvent:
         body_text = self.body_text()
         document: dict[str, Any] = {
             "id": self.id,
+            "account": self.account,
             "received_at": self.received_at.isoformat(),
             "path": self.path,
             "kind": self.kind,
@@ -199,5 +205,5 @@ def stored(record: EventRecord, event_id: int, duplicate_of: int | None = None) 
     return StoredEvent(
         event_id, record.received_at, record.path, record.headers, record.body, record.payload, record.kind,
         record.summary, record.verdict, record.rejected, record.reason, record.message_ids, duplicate_of,
-        record.cut_from,
+        record.cut_from, record.account,
     )

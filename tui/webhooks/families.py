@@ -13,6 +13,8 @@ import enum
 
 INSTANCE_PATH = "/delivery"
 SESSION_PATH = "/session"
+# One listener for several accounts (issue 26): each account's paths are the paths above under `/a/<profile>`.
+ACCOUNT_PREFIX = "/a/"
 
 
 class PathFamily(enum.StrEnum):
@@ -39,7 +41,18 @@ def unsigned_allowed(path: str, *, require_signatures: bool) -> bool:
     return not require_signatures and family_of(path) is PathFamily.INSTANCE
 
 
-def family_urls(base_url: str) -> dict[PathFamily, str]:
-    """Each family's webhook URL under the listener's (or the public) base URL."""
-    base = base_url.rstrip("/")
+def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, str]:
+    """Each family's webhook URL under the listener's (or the public) base URL: the account's own paths
+    (`/a/<account>/delivery`, `/a/<account>/session`) when one is named, else the single account's old ones."""
+    base = base_url.rstrip("/") + (ACCOUNT_PREFIX + account if account is not None else "")
     return {PathFamily.INSTANCE: base + INSTANCE_PATH, PathFamily.SESSION: base + SESSION_PATH}
+
+
+def split_account(path: str) -> tuple[str | None, str]:
+    """(account, the path below it) for `/a/<account>/...`; (None, path) for any other path. The rest keeps its
+    query string, so `family_of` and `unsigned_allowed` judge it as they judge an old path."""
+    if not path.startswith(ACCOUNT_PREFIX):
+        return None, path
+    name, slash, rest = path[len(ACCOUNT_PREFIX):].partition("/")
+    name, mark, query = name.partition("?")
+    return name, slash + rest + mark + query if slash else "/" + mark + query

@@ -16,6 +16,13 @@ size it had (StoredEvent.cut_from).
 
 The signature covers the body exactly as it came off the wire: chunked framing removed, nothing decoded.
 
+Accounts (issue 26). One listener serves several profiles: `/a/<profile>/session` and `/a/<profile>/delivery` (and
+below them, as the old paths) are verified with that account's key (`set_account_key`), and every event is stored
+with its account. The old paths (anything not under `/a/`) keep the listener's own key (`hmac_key`) and are stored
+under `account` (the single open account; None: unknown); with `old_paths=False` (several accounts and no single
+one) they are answered 404, saying where to post. An unknown `<profile>` is stored (rejected, without its body,
+account NULL) and answered 404 naming it. A connection proves itself with a valid signature for any account.
+
 Hostile senders (issue 20). A connection is *unproven* until one of its requests verifies against the key
 (Verdict.VALID); the source address proves nothing (behind a tunnel every sender is 127.0.0.1). Without a key, or
 for unsigned calls where they are accepted, nothing can be proven: every connection stays unproven, and the
@@ -40,7 +47,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -61,7 +68,7 @@ from tui.webhooks.connections import (
     connection_cap,
 )
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
-from tui.webhooks.families import unsigned_allowed
+from tui.webhooks.families import ACCOUNT_PREFIX, INSTANCE_PATH, SESSION_PATH, split_account, unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 
@@ -107,6 +114,9 @@ class Listener:
         header_timeout: float = HEADER_TIMEOUT,
         on_shedding: Callable[[bool], None] | None = None,
         media_limit: int = DEFAULT_MEDIA_LIMIT,
+        account: str | None = None,
+        accounts: Mapping[str, str | None] | None = None,
+        old_paths: bool = True,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
@@ -125,6 +135,11 @@ class Listener:
         self.dropped_slow = 0  # bodies that did not arrive in time (408, not stored)
         self._requested_port = port
         self._hmac_key = hmac_key or None
+        self.account = account
+        """The account whose events arrive on the old paths (the single open one); None: not known."""
+        self.old_paths = old_paths
+        self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
+        self.in_flight.set_keyed(self._keyed())
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
         self.media = MediaFolder.beside(store.path, media_limit)
@@ -133,7 +148,8 @@ class Listener:
 
     def __repr__(self) -> str:
         # Spelled out so no default repr can ever grow to include the key.
-        return f"<Listener {self.url if self.port else 'stopped'} strict={self.strict} key={'set' if self._hmac_key else 'none'}>"
+        return (f"<Listener {self.url if self.port else 'stopped'} strict={self.strict} "
+                f"key={'set' if self._hmac_key else 'none'} accounts={len(self._account_keys)}>")
 
     @property
     def url(self) -> str:
@@ -142,9 +158,13 @@ class Listener:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
-    def refuses(self, verdict: Verdict, path: str) -> bool:
-        """Whether a call with this verdict on this path is answered 401 (it is stored either way)."""
-        if not self.strict or self._hmac_key is None:
+    def refuses(self, verdict: Verdict, path: str, keyed: bool | None = None) -> bool:
+        """Whether a call with this verdict on this path is answered 401 (it is stored either way). `path` is the
+        path below the account's `/a/<profile>` (or an old path); `keyed`: whether that account has a key (default:
+        the listener's own key)."""
+        if keyed is None:
+            keyed = self._hmac_key is not None
+        if not self.strict or not keyed:
             return False
         if verdict is Verdict.INVALID:
             return True
@@ -155,11 +175,35 @@ class Listener:
         return self._hmac_key is not None
 
     def set_hmac_key(self, key: str | None) -> None:
-        """Use this key (None or "" for none) from the next request on."""
+        """Use this key (None or "" for none) on the old paths from the next request on."""
         self._hmac_key = key or None
-        self.in_flight.set_keyed(self._hmac_key is not None)
+        self._keys_changed()
+
+    @property
+    def accounts(self) -> Mapping[str, bool]:
+        """Each account served on its `/a/<profile>/` paths, and whether it has a key (never the key itself)."""
+        return {name: key is not None for name, key in self._account_keys.items()}
+
+    def set_account_key(self, name: str, key: str | None) -> None:
+        """Serve account `name` on `/a/<name>/session` and `/a/<name>/delivery`, verified with `key` (None or "":
+        the account keeps no key, so nothing can be verified for it) from the next request on."""
+        self._account_keys[name] = key or None
+        self._keys_changed()
+
+    def remove_account(self, name: str) -> None:
+        """Stop serving `name`'s paths: its events are answered 404 from the next request on."""
+        self._account_keys.pop(name, None)
+        self._keys_changed()
+
+    def _keyed(self) -> bool:
+        """Whether any request can be proven: some key is known (the shares of unproven senders apply)."""
+        return self._hmac_key is not None or any(key is not None for key in self._account_keys.values())
+
+    def _keys_changed(self) -> None:
+        keyed = self._keyed()
+        self.in_flight.set_keyed(keyed)
         if self._server is not None:
-            self._server.set_keyed(self._hmac_key is not None)
+            self._server.set_keyed(keyed)
 
     @property
     def shedding(self) -> bool:
@@ -173,7 +217,7 @@ class Listener:
             self._handle,
             cap=self.max_connections,
             budget=self.in_flight,
-            keyed=self._hmac_key is not None,
+            keyed=self._keyed(),
             header_timeout=self.header_timeout,
             on_shedding=self.on_shedding,
             kept_headers=(*HEADERS_OF_INTEREST, "content-encoding"),
@@ -203,20 +247,23 @@ class Listener:
         path = redact_query(request.target)
         request_headers = request.headers
         headers = _headers_of_interest(request_headers)
+        route = self._route(path)
+        if route.unknown is not None:
+            return await self._not_found(received_at, path, headers, route)
         encoding = request_headers.get("content-encoding")
         if encoding is not None and encoding.strip().lower() not in ("", "identity"):
-            return await self._compressed(received_at, path, headers, encoding)
+            return await self._compressed(received_at, path, headers, encoding, route)
         declared = request.content_length
         if declared is not None and declared > self.max_body:
-            return await self._too_large(received_at, path, headers, declared)
+            return await self._too_large(received_at, path, headers, declared, route)
         # Until its body is read, nothing of the request is stored: stop and a lost connection drop it.
         request.expendable = True
         try:
             if request.metered:  # unproven: its bytes are counted as they arrive, within their share (budget.py)
-                return await self._receive(request, received_at, path, headers)
+                return await self._receive(request, received_at, path, headers, route)
             # A chunked body declares no size: it may grow to the limit, so that much is reserved.
             async with self.in_flight.reserve(self.max_body if declared is None else declared, timeout=IN_FLIGHT_WAIT):
-                return await self._receive(request, received_at, path, headers)
+                return await self._receive(request, received_at, path, headers, route)
         except BudgetExhausted:
             if self._server is not None:
                 self._server.shed("a signed event found no room in the in-flight budget (503)")
@@ -224,12 +271,38 @@ class Listener:
         finally:
             request.expendable = False
 
-    async def _receive(self, request: Request, received_at: datetime, path: str, headers: dict[str, str]) -> Answer | None:
+    def _route(self, path: str) -> _Route:
+        """Whose path this is, the key that verifies it, and the path below the account (see the docstring)."""
+        name, below = split_account(path)
+        if name is None:
+            if not self.old_paths:
+                return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
+                              f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
+            return _Route(self.account, self._hmac_key, path)
+        if name not in self._account_keys:
+            shown = name[:64].encode("ascii", "replace").decode("ascii")
+            return _Route(None, None, below, f"no account named {shown!r} on this listener")
+        return _Route(name, self._account_keys[name], below)
+
+    async def _not_found(self, received_at: datetime, path: str, headers: dict[str, str], route: _Route) -> Answer:
+        """404 for a path of no account this listener serves: kept as a rejected event without its body, so the
+        panel shows why a gateway's events do not arrive (a profile renamed, a typo in the webhook URL)."""
+        reason = f"{route.unknown}; body not kept"
+        event = await self._store(self._unread_record(received_at, path, headers, reason, route))
+        response: dict[str, object] = {"error": route.unknown}
+        if event is not None:
+            response["id"] = event.id
+        # Close: the body is still on the wire and is not read.
+        return _json(404, response, close=True)
+
+    async def _receive(
+        self, request: Request, received_at: datetime, path: str, headers: dict[str, str], route: _Route
+    ) -> Answer | None:
         try:
             # Deadline: BODY_GRACE seconds, plus one second for every MIN_BODY_RATE bytes that arrive.
             body = await request.read(self.max_body, BODY_GRACE, MIN_BODY_RATE)
         except BodyTooLarge:
-            return await self._too_large(received_at, path, headers, None)
+            return await self._too_large(received_at, path, headers, None, route)
         except TimeoutError:
             self.dropped_slow += 1
             # Not stored: nothing arrived worth keeping, and a sender that is merely slow will try again.
@@ -246,15 +319,15 @@ class Listener:
         except PeerGone:
             return None  # the sender went away mid-body: nobody to answer and nothing worth keeping
         except BrokenFraming as error:
-            return await self._unreadable(received_at, path, headers, error)
+            return await self._unreadable(received_at, path, headers, error, route)
         request.expendable = False  # from here on, `stop` lets the request finish
-        judge = (self._hmac_key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
+        judge = (route.key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
         verdict = judged.verdict
         if verdict is Verdict.VALID and request.metered:
             request.prove()
         status, reason = 200, None
-        if self.refuses(verdict, path):
+        if self.refuses(verdict, route.below, route.key is not None):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
         elif judged.parse_error is not None:
             status, reason = 400, judged.parse_error
@@ -276,6 +349,7 @@ class Listener:
             message_ids=judged.message_ids,
             payload_is_body=judged.payload_is_body and cut_from is None,
             cut_from=cut_from,
+            account=route.account,
         )
         if judged.inline is not None and status == 200 and verdict in (Verdict.VALID, Verdict.NO_KEY):
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
@@ -299,29 +373,35 @@ class Listener:
         except OSError as error:
             log.error("keeping an event's media in %s failed: %s", self.media.path, error)
 
-    async def _compressed(self, received_at: datetime, path: str, headers: dict[str, str], encoding: str) -> Answer:
+    async def _compressed(
+        self, received_at: datetime, path: str, headers: dict[str, str], encoding: str, route: _Route
+    ) -> Answer:
         """415 for a compressed body: it is never inflated (a small body can inflate to gigabytes), and the
         signature covers the bytes on the wire. Kept as a rejected event without its body, so the panel shows why
         a sender's events do not arrive."""
         shown = encoding.strip()[:40].encode("ascii", "replace").decode("ascii")
         reason = f"Content-Encoding {shown} is not accepted (send the body uncompressed); body not kept"
-        event = await self._store(self._unread_record(received_at, path, headers, reason))
+        event = await self._store(self._unread_record(received_at, path, headers, reason, route))
         response: dict[str, object] = {"error": f"Content-Encoding {shown} is not accepted; send the body uncompressed"}
         if event is not None:
             response["id"] = event.id
         # Close: the compressed body is still on the wire; it is read and thrown away, never inflated.
         return _json(415, response, ("Accept-Encoding", "identity"), close=True)
 
-    async def _unreadable(self, received_at: datetime, path: str, headers: dict[str, str], error: Exception) -> Answer:
+    async def _unreadable(
+        self, received_at: datetime, path: str, headers: dict[str, str], error: Exception, route: _Route
+    ) -> Answer:
         """400 for a body whose HTTP framing is broken (a bad chunk size...)."""
         reason = f"body framing is broken ({type(error).__name__}); body not kept"
-        event = await self._store(self._unread_record(received_at, path, headers, reason))
+        event = await self._store(self._unread_record(received_at, path, headers, reason, route))
         response: dict[str, object] = {"error": "the body's HTTP framing is broken"}
         if event is not None:
             response["id"] = event.id
         return _json(400, response, close=True)
 
-    def _unread_record(self, received_at: datetime, path: str, headers: dict[str, str], reason: str) -> EventRecord:
+    def _unread_record(
+        self, received_at: datetime, path: str, headers: dict[str, str], reason: str, route: _Route
+    ) -> EventRecord:
         return EventRecord(
             received_at=received_at,
             path=path,
@@ -330,26 +410,23 @@ class Listener:
             payload=None,
             kind=UNKNOWN,
             summary=f"rejected: {reason}",
-            verdict=self._unread_verdict(headers),
+            verdict=_unread_verdict(headers, route.key),
             rejected=True,
             reason=reason,
+            account=route.account,
         )
 
-    async def _too_large(self, received_at: datetime, path: str, headers: dict[str, str], declared: int | None) -> Answer:
+    async def _too_large(
+        self, received_at: datetime, path: str, headers: dict[str, str], declared: int | None, route: _Route
+    ) -> Answer:
         size = f"{declared} bytes" if declared is not None else "over the limit"
         reason = f"body too large ({size}; limit {self.max_body} bytes); body not kept"
-        event = await self._store(self._unread_record(received_at, path, headers, reason))
+        event = await self._store(self._unread_record(received_at, path, headers, reason, route))
         response: dict[str, object] = {"error": f"body larger than {self.max_body} bytes"}
         if event is not None:
             response["id"] = event.id
         # Close: the rest of the oversized body is still on the wire and is not worth reading.
         return _json(413, response, close=True)
-
-    def _unread_verdict(self, headers: dict[str, str]) -> Verdict:
-        """Verdict for a body that was never read: a signature that could not be checked counts as invalid."""
-        if self._hmac_key is None:
-            return Verdict.NO_KEY
-        return Verdict.INVALID if headers.get(SIGNATURE_HEADER, "").strip() else Verdict.UNSIGNED
 
     async def _store(self, record: EventRecord) -> StoredEvent | None:
         try:
@@ -372,6 +449,23 @@ class Listener:
                 # A broken consumer must not turn a stored event into an error answer (the sender would resend).
                 log.exception("on_event callback failed")
         return event
+
+
+class _Route(NamedTuple):
+    """Where a request goes: its account (None: not known), the key that verifies it (None: none), the path below
+    `/a/<profile>` (the old path itself otherwise), and why no account takes it (None: one does, or the old paths)."""
+
+    account: str | None
+    key: str | None
+    below: str
+    unknown: str | None = None
+
+
+def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:
+    """Verdict for a body that was never read: a signature that could not be checked counts as invalid."""
+    if key is None:
+        return Verdict.NO_KEY
+    return Verdict.INVALID if headers.get(SIGNATURE_HEADER, "").strip() else Verdict.UNSIGNED
 
 
 def _json(status: int, content: dict[str, object], *headers: tuple[str, str], close: bool = False) -> Answer:

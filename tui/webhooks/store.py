@@ -139,7 +139,7 @@ END;
 
 _COLUMNS = (
     "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
-    " message_ids, duplicate_of, cut_from"
+    " message_ids, duplicate_of, cut_from, account"
 )
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
@@ -150,8 +150,8 @@ _LIST_COLUMNS = _COLUMNS.replace(
 )
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
-     cut_from, fingerprint, duplicate_of)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+     cut_from, account, fingerprint, duplicate_of)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
 # so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
@@ -178,6 +178,10 @@ _DUPLICATE_SCHEMA = (
 # A rejected event keeps only the first bytes of a big body (listener.REJECTED_BODY_KEPT); this column holds the size
 # it arrived with (NULL: the body is whole). Added in place, like the duplicates' columns.
 _CUT_COLUMN = "ALTER TABLE events ADD COLUMN cut_from INTEGER"
+# The profile each event came for (one listener, one store, many accounts: issue 26); NULL when none is known (rows
+# stored before, an unknown `/a/<name>/`). Added in place, like the columns above; the index serves `--profile`.
+_ACCOUNT_COLUMN = "ALTER TABLE events ADD COLUMN account TEXT"
+_ACCOUNT_INDEX = "CREATE INDEX IF NOT EXISTS events_by_account ON events(account, id)"
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
@@ -192,7 +196,7 @@ _INDEX_SQL = """INSERT INTO events_fts(rowid, text)
     SELECT id, coalesce(payload, CAST(body AS TEXT)) FROM events
     WHERE id > ? AND id <= ? ORDER BY id"""
 
-# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 15 values a row stays far below
+# Rows per INSERT statement: a batch of 16 (the bench's connections) in one; 16 values a row stays far below
 # SQLite's bound on variables.
 INSERT_ROWS = 32
 
@@ -1022,9 +1026,10 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
+        account: str | None = None,
     ) -> list[StoredEvent]:
-        """The newest `limit` events matching the filters, newest first."""
-        return self._select(None, limit, kind, verdict, search, rejected)
+        """The newest `limit` events matching the filters, newest first (`account`: only that profile's)."""
+        return self._select(None, limit, kind, verdict, search, rejected, account)
 
     def page_before(
         self,
@@ -1035,9 +1040,10 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
+        account: str | None = None,
     ) -> list[StoredEvent]:
         """The next page of older events: ids below `before_id`, newest first (keyset pagination)."""
-        return self._select(before_id, limit, kind, verdict, search, rejected)
+        return self._select(before_id, limit, kind, verdict, search, rejected, account)
 
     def count(
         self,
@@ -1046,10 +1052,11 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
+        account: str | None = None,
     ) -> int:
         """How many events match, each delivery once: duplicates are left out (counted through their own small
         index, so the total stays an index count even over millions of events)."""
-        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected, account)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         # The duplicates' own partial index drives (few rows), whatever index the other filters would pick.
         duplicates = " AND ".join(
@@ -1097,12 +1104,14 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
+        account: str | None = None,
     ) -> int:
         """Write the matching events, oldest first, one JSON object per line; returns how many were written."""
         if isinstance(dest, (str, Path)):
             with open_private(Path(dest)) as stream:
-                return self.export_jsonl(stream, kind=kind, verdict=verdict, search=search, rejected=rejected)
-        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
+                return self.export_jsonl(stream, kind=kind, verdict=verdict, search=search, rejected=rejected,
+                                         account=account)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected, account)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         written = 0
         with self._reader() as connection:
@@ -1122,8 +1131,9 @@ class EventStore:
         verdict: Verdict | str | None,
         search: str | None,
         rejected: bool | None,
+        account: str | None = None,
     ) -> list[StoredEvent]:
-        source, conditions, parameters = self._filter(kind, verdict, search, rejected)
+        source, conditions, parameters = self._filter(kind, verdict, search, rejected, account)
         if before_id is not None:
             conditions.append("events.id < ?")
             parameters.append(before_id)
@@ -1134,11 +1144,12 @@ class EventStore:
         return [_event(row) for row in rows]
 
     def _filter(
-        self, kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None
+        self, kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None,
+        account: str | None = None,
     ) -> tuple[str, list[str], list[Any]]:
         if _fts_query(search) is not None:
             self._catch_up_search_index()
-        return _filtered(kind, verdict, search, rejected)
+        return _filtered(kind, verdict, search, rejected, account)
 
     @contextlib.contextmanager
     def _reader(self) -> Iterator[sqlite3.Connection]:
@@ -1220,6 +1231,9 @@ class EventStore:
                 connection.execute(statement)
         if "cut_from" not in columns:
             connection.execute(_CUT_COLUMN)
+        if "account" not in columns:
+            connection.execute(_ACCOUNT_COLUMN)
+        connection.execute(_ACCOUNT_INDEX)
         for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
@@ -1238,11 +1252,11 @@ class EventStore:
         expected = {
             "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
             "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
-            "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint",
+            "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint", "events_by_account",
         }
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
-                and "cut_from" in columns
+                and {"cut_from", "account"} <= columns
                 and "conversations" in names and conversations.schema_is_current(connection))
 
 
@@ -1300,7 +1314,8 @@ def _statements(script: str) -> list[str]:
 
 
 def _filtered(
-    kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None
+    kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None,
+    account: str | None = None,
 ) -> tuple[str, list[str], list[Any]]:
     """(FROM clause, WHERE conditions, parameters) for the panel's filters."""
     conditions: list[str] = []
@@ -1322,6 +1337,9 @@ def _filtered(
     if rejected is not None:
         conditions.append("events.rejected = ?")
         parameters.append(int(rejected))
+    if account is not None:
+        conditions.append("events.account = ?")
+        parameters.append(account)
     return source, conditions, parameters
 
 
@@ -1427,6 +1445,7 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         _storable(record.reason) if record.reason is not None else None,
         _json_strings(record.message_ids),
         record.cut_from,
+        record.account,
         _fingerprint(record),
     )
 
@@ -1465,7 +1484,7 @@ def _insert_rows(
 
 @functools.cache
 def _insert_statement(rows: int) -> str:
-    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
+    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
 
 
 def _json_object(strings: dict[str, str]) -> str:
@@ -1479,13 +1498,15 @@ def _json_strings(strings: tuple[str, ...]) -> str:
 def _fingerprint(record: EventRecord) -> bytes | None:
     """What makes two deliveries the same: the message ids with the kind and summary (a receipt's state is in its
     summary, so "delivered" then "read" are two events), else the body bytes. Rejected events and bodies not kept
-    have none: they are never duplicates, nor originals."""
+    have none: they are never duplicates, nor originals. Each account's deliveries are its own: a group message
+    two of the accounts receive is two events (an event of no known account keeps the fingerprint it always had)."""
     if record.rejected or not record.body:
         return None
+    whose = b"" if record.account is None else b"account\x00" + record.account.encode("utf-8", "replace") + b"\x00"
     if record.message_ids:
         identity = "\x00".join((record.kind, record.summary, *record.message_ids)).encode("utf-8", "replace")
-        return hashlib.blake2b(b"ids\x00" + identity, digest_size=16).digest()
-    return hashlib.blake2b(b"body\x00" + record.body, digest_size=16).digest()
+        return hashlib.blake2b(whose + b"ids\x00" + identity, digest_size=16).digest()
+    return hashlib.blake2b(whose + b"body\x00" + record.body, digest_size=16).digest()
 
 
 def _payload_text(record: EventRecord) -> str | None:
@@ -1538,7 +1559,7 @@ def _microseconds(moment: datetime) -> int:
 
 def _event(row: tuple[Any, ...]) -> StoredEvent:
     (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
-     duplicate_of, cut_from) = row
+     duplicate_of, cut_from, account) = row
     if not has_payload:
         parsed = None
     else:
@@ -1558,6 +1579,7 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         message_ids=tuple(json.loads(ids)),
         duplicate_of=duplicate_of,
         cut_from=cut_from,
+        account=account,
     )
 
 
