@@ -44,8 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
-from tui.webhooks.families import INSTANCE_PATH as DELIVERY_PATH
-from tui.webhooks.families import SESSION_PATH
+from tui.webhooks.families import PathFamily, family_urls
 
 # The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime).
 from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status, Step, Timeline, stuck  # noqa: F401
@@ -58,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     import ssl
 
     from tui.api.client import InstanceClient, SessionClient
-    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.api.dialects import Family, InstanceDialect, SessionDialect
     from tui.api.exchange import RequestLog
     from tui.api.gateway_http import GatewayHttp
     from tui.api.models import Request
@@ -226,6 +225,9 @@ class Runtime:
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
         self._doctor_record: DoctorRecord | None = None
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
+        self._account_keys: dict[str, str | None] = {}
+        """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
+        self._environment_warned = False
 
     def __repr__(self) -> str:
         mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
@@ -519,13 +521,66 @@ class Runtime:
         if event.payload is not None and len(event.body) > LIST_BODY_LIMIT:
             # Views keep hundreds of events; like the store's lists they get the payload, not inline media.
             event = dataclasses.replace(event, body=b"")
-        if self.current is not None:  # one account today: every event the listener stores is the current one's
-            self.current.publish(event)
+        account = self._account_of(event)
+        if account is not None:
+            account.publish(event)
         for callback in list(self._event_subscribers):
             try:
                 callback(event)
             except Exception:  # a broken view must not break the listener's answer
                 log.exception("event subscriber failed")
+
+    def _account_of(self, event: StoredEvent) -> Account | None:
+        """The open account an event came for (its `/a/<profile>/` path, or the old paths' single account)."""
+        if event.account is None:
+            return self.current if len(self.accounts) == 1 else None  # stored before the listener named it
+        return next((account for account in self.accounts if account.name == event.account), None)
+
+    # -- one listener for every open account (issue 26) -------------------------------------------------------
+
+    async def listen_for_accounts(self) -> None:
+        """Serve every open account on the listener's `/a/<profile>/session` and `/a/<profile>/delivery`, each
+        verified with its own HMAC key; the old paths only while one account is open (its events carry its name).
+        Call it when the open accounts change. With several open, the GATEWAY_TUI_* secret variables are ignored
+        (said once, on the log): each account's stored key is used."""
+        from tui import secrets as secret_module
+
+        environ = secret_module.run_environment(len(self.accounts), self._warn_environment)
+        keys: dict[str, str | None] = {}
+        for account in self.accounts:
+            if len(self.accounts) == 1 and account is self.current:
+                keys[account.name] = self._hmac_key  # resolved at start, as before
+            else:
+                keys[account.name] = await asyncio.to_thread(
+                    secret_module.resolve_secret, account.name, account.secrets, _hmac_secret(), environ) or None
+        self._account_keys = keys
+        if self.listener is not None:
+            self._serve_accounts(self.listener)
+
+    def _warn_environment(self, line: str) -> None:
+        if not self._environment_warned:
+            self._environment_warned = True
+            log.warning("%s", line)
+
+    def _serve_accounts(self, listener: Listener) -> None:
+        """Give the listener the open accounts' keys, and the old paths' account (the single one; none with several)."""
+        for name in set(listener.accounts) - set(self._account_keys):
+            listener.remove_account(name)
+        for name, key in self._account_keys.items():
+            listener.set_account_key(name, key)
+        listener.account = self.accounts[0].name if len(self.accounts) == 1 else None
+        listener.old_paths = len(self.accounts) <= 1
+
+    def account_webhook_url(self, profile: str, family: Family) -> str:
+        """The URL `profile`'s gateway should send `family`'s webhooks to: under its public URL (a tunnel), else the
+        listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one."""
+        account = next((account for account in self.accounts if account.name == profile), None)
+        public = account.profile.public_url if account is not None else ""
+        base = public.rstrip("/") if public else (self.listener.url.rstrip("/") if self.listener is not None else "")
+        return self._webhook_urls(base, profile)[PathFamily(family.value)]
+
+    def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
+        return family_urls(base, profile if len(self.accounts) > 1 else None)
 
     # -- life cycle -----------------------------------------------------------------------------------------
 
@@ -755,12 +810,13 @@ class Runtime:
         self.listener = self._listener_at(self.store, host, port, hmac_key, options)
         await self.listener.start()
         self._record_listener(host)
+        await self.listen_for_accounts()
 
     def _listener_at(self, store: EventStore, host: str, port: int, hmac_key: str | None, options: ListenerOptions) -> Listener:
         """The one way the runtime builds its listener (at start and when Settings moves it)."""
         from tui.webhooks.listener import Listener
 
-        return Listener(
+        listener = Listener(
             store,
             host=host,
             port=port,
@@ -771,6 +827,8 @@ class Runtime:
             require_signatures=options.require_signatures,
             media_limit=options.media_limit,
         )
+        self._serve_accounts(listener)
+        return listener
 
     def _record_listener(self, host: str) -> None:
         """Tell the doctor (`gateway-tui doctor`) where this profile's listener is; removed in `stop`."""
@@ -952,19 +1010,20 @@ class Runtime:
 
         base = public_url.rstrip("/")
         account = self._account()
+        urls = self._webhook_urls(base, account.name)  # its own paths when several accounts are open
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
             if instance.dialect is InstanceDialect.ZAPI:
                 # Z-API has a callback URL per kind (received, delivery, status, connected, ...): the doctor's
                 # webhook-url-mismatch reads them all, so all of them point at the listener, in one call.
-                await instance.point_every_callback(base + DELIVERY_PATH)
+                await instance.point_every_callback(urls[PathFamily.INSTANCE])
             else:
-                await instance.set_delivery_webhook(DeliveryWebhook(value=base + DELIVERY_PATH))
+                await instance.set_delivery_webhook(DeliveryWebhook(value=urls[PathFamily.INSTANCE]))
         if account.has(Family.SESSION):
             from tui.watch import SESSION_SUBSCRIPTION  # the connection events too: the account's live state
 
             await account.session_client().update_webhook(
-                WebhookUpdate(webhook=base + SESSION_PATH, events=list(SESSION_SUBSCRIPTION), active=True)
+                WebhookUpdate(webhook=urls[PathFamily.SESSION], events=list(SESSION_SUBSCRIPTION), active=True)
             )
         self.webhooks_base = base
 
@@ -1040,16 +1099,20 @@ class Runtime:
         request = HmacKey(hmac_key=key)  # validates: at least 32 characters
         await self._account().session_client().set_hmac_key(request)
         self._hmac_key = key
+        self._account_keys[self._account().name] = key
         if self.listener is not None:
             self.listener.set_hmac_key(key)
+            self.listener.set_account_key(self._account().name, key)
         await self._store_secret(_hmac_secret(), key)
 
     async def delete_hmac_key(self) -> None:
         """Remove the signing key: gateway op 19, then the listener (verdicts become "no key"), then the store."""
         await self._account().session_client().delete_hmac_key()
         self._hmac_key = None
+        self._account_keys[self._account().name] = None
         if self.listener is not None:
             self.listener.set_hmac_key(None)
+            self.listener.set_account_key(self._account().name, None)
         await self._store_secret(_hmac_secret(), None)
 
     # -- secrets --------------------------------------------------------------------------------------------

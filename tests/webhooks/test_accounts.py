@@ -206,7 +206,8 @@ def _profiles() -> None:
     secrets = InsecureFileSecrets()
     for name, key in (("alpha", ALPHA_KEY), ("beta", BETA_KEY)):
         config.save_profile(config.Profile(name=name, base_url="https://api.example.com", instance_id=name.upper(),
-                                           session_url="https://wuz.example.com", secrets_file=True))
+                                           session_url="https://wuz.example.com", secrets_file=True,
+                                           listener_port=0))
         secrets.set(name, SecretName.HMAC_KEY, key)
 
 
@@ -256,3 +257,48 @@ async def test_listen_all_serves_every_profile_on_one_port(http):
         assert [(event.account, event.verdict) for event in reversed(store.newest(4, account="alpha"))] == [
             ("alpha", Verdict.VALID), ("alpha", Verdict.INVALID)]
         assert [event.account for event in store.newest(10, account="beta")] == ["beta", "beta"]
+
+
+# -- the app's runtime: each event to its account, each account's key on the listener ------------------------
+
+
+async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_key(http, monkeypatch):
+    from tui.account import new_account
+    from tui.api.dialects import Family
+    from tui.runtime import Runtime
+    from tests.webhooks.conftest import until
+
+    _profiles()
+    monkeypatch.setenv("GATEWAY_TUI_HMAC_KEY", KEY)  # one profile open: it applies, as before
+    runtime = Runtime(profile="alpha")
+    await runtime.start()
+    try:
+        base = runtime.listener.url
+        assert runtime.account_webhook_url("alpha", Family.SESSION) == base + "/session"  # one account: unchanged
+        assert (await post(http, base + "/a/alpha/session", MESSAGE, signed(KEY, MESSAGE)))[0] == 200
+        # a second account opens (the fleet): each is served with its own stored key, the variable is ignored
+        beta_profile = next(p for p in config.load_profiles() if p.name == "beta")
+        runtime.accounts.append(new_account(beta_profile, runtime.current.secrets, store=lambda: runtime.store))
+        await runtime.listen_for_accounts()
+        alpha, beta = runtime.accounts
+        seen: dict[str, list] = {"alpha": [], "beta": []}
+        alpha.subscribe_events(seen["alpha"].append)
+        beta.subscribe_events(seen["beta"].append)
+        results = [
+            await post(http, base + "/a/alpha/session", SECOND, signed(ALPHA_KEY, SECOND)),
+            await post(http, base + "/a/beta/session", SECOND, signed(BETA_KEY, SECOND)),
+            await post(http, base + "/a/beta/session", MESSAGE, signed(KEY, MESSAGE)),  # the ignored variable's key
+        ]
+        assert [status for status, _ in results] == [200, 200, 401]
+        await until(lambda: len(seen["alpha"]) == 1 and len(seen["beta"]) == 2, "each event on its account's stream",
+                    timeout=10)
+        assert [event.account for event in seen["alpha"] + seen["beta"]] == ["alpha", "beta", "beta"]
+        assert runtime.account_webhook_url("beta", Family.INSTANCE) == base + "/a/beta/delivery"
+        assert runtime.account_webhook_url("alpha", Family.SESSION) == base + "/a/alpha/session"
+        # Settings moves the listener: the new one serves the same accounts
+        await runtime.restart_listener("127.0.0.1", 0)
+        moved = runtime.listener.url
+        assert moved != base
+        assert (await post(http, moved + "/a/beta/session", MESSAGE, signed(BETA_KEY, MESSAGE)))[0] == 200
+    finally:
+        await runtime.stop()
