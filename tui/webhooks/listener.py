@@ -8,7 +8,8 @@ mode (an unsigned call below `/delivery` is accepted unless signatures are requi
 families.py); 400 (stored, rejected) for an unparseable body, or one whose HTTP framing is broken (stored without
 the body); 413 (stored without the body, rejected) for a body over the limit; 415 (stored without the body,
 rejected) for a compressed body (`Content-Encoding` other than identity: never inflated); 408 (not stored) for a
-body that does not arrive in time; 405 for anything but POST (not stored); 500 when the store fails (not stored,
+body that does not arrive in time; 405 for anything but POST (not stored); 404 (stored without the body, rejected)
+for a path of no account the listener serves (see Accounts below); 500 when the store fails (not stored,
 so the sender retries); 503 when the bodies already in flight leave no room for this one, or every connection
 slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified
 request cut to make room. A rejected event keeps at most the first REJECTED_BODY_KEPT bytes of its body, and the
