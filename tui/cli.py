@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sandbox.add_argument("--instance-id", default="sandbox", help="instance id expected in instance-family paths")
     sandbox.add_argument(
+        "--accounts", type=int, default=1, metavar="N",
+        help="serve N accounts on the one port, behind WuzAPI's admin API (needs GATEWAY_TUI_ADMIN_TOKEN) and "
+        "Z-API's partner API (with GATEWAY_TUI_PARTNER_TOKEN); default 1, the single sandbox",
+    )
+    sandbox.add_argument(
         "--rate",
         type=float,
         default=None,
