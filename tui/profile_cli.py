@@ -90,7 +90,7 @@ def _add(args: argparse.Namespace) -> int:
     values: dict[SecretName, str | None] = dict(_read_secrets(profile.name, wanted, already, interactive=interactive))
     # A family the profile no longer has (updated to one gateway): its secrets go with it.
     dropped = [name for name in SecretName if name in stored and name not in wanted]
-    _store_then_save(profile, store, values | dict.fromkeys(dropped))
+    store_then_save(profile, store, values | dict.fromkeys(dropped))
     where = "a 0600 file (--insecure-storage)" if store.kind == "insecure-file" else "the OS keyring"
     kept = [name.label for name in wanted if name in already and name not in values]
     unset = [name.label for name in wanted if name not in already and name not in values]
@@ -165,7 +165,7 @@ def _add_without_keyring(profile: config.Profile) -> int:
     return 0
 
 
-def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
+def store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
     """Secrets first (None: removed), then the profile; if either step fails, the secrets go back to what they
     were."""
     previous = {name: store.get(profile.name, name) for name in values}
