@@ -5,15 +5,14 @@ research/wuzapi.md §2.10 and developer.z-api.io/en/partner/list-instances."""
 from __future__ import annotations
 
 import os
-import re
-import signal
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
 
+from tests.sandbox.test_cli import start as start_sandbox
+from tests.sandbox.test_cli import stop
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.fleet import SandboxFleet
 
@@ -30,31 +29,7 @@ INSTANCE_KEYS = {"token", "tenant", "created", "due", "paymentStatus", "delivery
 
 
 def start(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "sandbox", "--port", "0", *args],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    banner = ""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        banner += line
-        if line.startswith("  Sandbox 03"):  # the banner's last line with three accounts
-            break
-    match = re.search(r"listening on (http://127\.0\.0\.1:(\d+))", banner)
-    assert match and match.group(2) != "0", banner
-    return process, match.group(1), banner
-
-
-def stop(process: subprocess.Popen) -> int:
-    process.send_signal(signal.SIGINT)
-    try:
-        return process.wait(timeout=15)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    return start_sandbox(env, args, last_line="  Sandbox 03")  # the banner's last line with three accounts
 
 
 def test_three_accounts_each_answering_as_itself() -> None:
