@@ -32,8 +32,7 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError
 from tui.api.gateway_http import GatewayHttp
 from tui.api.models import HmacKey, WebhookUpdate
-from tui.profile_cli import store_then_save
-from tui.secrets import SecretName, SecretStore
+from tui.secrets import SecretName, SecretStore, store_then_save
 from tui.watch import SESSION_SUBSCRIPTION
 from tui.webhooks.families import INSTANCE_PATH, SESSION_PATH
 

@@ -11,10 +11,13 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tui.api.dialects import Family
 from tui.paths import config_dir
+
+if TYPE_CHECKING:
+    from tui.config import Profile
 
 T = TypeVar("T")
 
@@ -349,3 +352,28 @@ def mask_secret(value: str | None) -> str:
     if not value:
         return "not set"
     return MASK + value[-4:] if len(value) >= 12 else MASK
+
+
+def store_then_save(profile: Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
+    """Secrets first (None: removed), then the profile; if either step fails, the secrets go back to what they
+    were. (`profile add` and `fleet import` save a profile with its secrets this way.)"""
+    from tui.config import save_profile
+
+    previous = {name: store.get(profile.name, name) for name in values}
+    try:
+        for name, value in values.items():
+            if value is None:
+                store.delete(profile.name, name)
+            else:
+                store.set(profile.name, name, value)
+        save_profile(profile)
+    except BaseException:
+        for name, old in previous.items():
+            try:
+                if old is None:
+                    store.delete(profile.name, name)
+                else:
+                    store.set(profile.name, name, old)
+            except KeyringUnavailable:
+                pass  # the original error below says what went wrong with the keyring
+        raise
