@@ -270,9 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
         action.add_argument(
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
-    fleet = commands.add_parser("fleet", help="many accounts at once: import them from a gateway's admin API")
+    fleet = commands.add_parser("fleet", help="many accounts at once: the gateways' admin APIs, and importing accounts")
     fleet_commands = fleet.add_subparsers(dest="fleet_command", metavar="ACTION", required=True)
     fleet_import_cli.add_import_parser(fleet_commands)
+    fleet_import_cli.add_admin_parsers(fleet_commands)
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     doctor_cli.add_parser(commands, _global_flags_after_subcommand)
     send_cli.add_parser(commands, _global_flags_after_subcommand)

@@ -54,6 +54,37 @@ def add_import_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     return parser
 
 
+def add_admin_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`users` (WuzAPI's /admin/users) and `instances` (Z-API's partner API) under the `fleet` command."""
+    users = subparsers.add_parser("users", help="WuzAPI's users through its admin API: list, create, delete")
+    user_actions = users.add_subparsers(dest="admin_action", metavar="ACTION", required=True)
+    listing = user_actions.add_parser("list", help="every user: id, name, connection, webhook (never a token)")
+    create = user_actions.add_parser(
+        "create", help="a new user with a token made here (never shown); `fleet import` then makes its profile")
+    create.add_argument("name")
+    create.add_argument("--webhook", default="", metavar="URL", help="where WuzAPI sends the user's events")
+    create.add_argument("--events", default="Message,ReadReceipt,ChatPresence",
+                        help="the kinds of events, comma-separated (default Message,ReadReceipt,ChatPresence)")
+    delete = user_actions.add_parser("delete", help="remove a user from WuzAPI (asks first; --yes without a terminal)")
+    delete.add_argument("user_id")
+    delete.add_argument("--yes", action="store_true", help="do not ask")
+    for action in (listing, create, delete):
+        action.add_argument("--session-url", required=True, metavar="URL", help="the WuzAPI server")
+    instances = subparsers.add_parser("instances", help="Z-API's instances through its partner API: list, create")
+    instance_actions = instances.add_subparsers(dest="admin_action", metavar="ACTION", required=True)
+    listing = instance_actions.add_parser("list", help="every instance: id, name, connection (never a token)")
+    create = instance_actions.add_parser(
+        "create", help="a new instance: it costs money after Z-API's 2-day trial, so it asks first (--yes: not)")
+    create.add_argument("name")
+    create.add_argument("--yes", action="store_true", help="do not ask (Z-API bills the instance after its trial)")
+    for action in (listing, create):
+        action.add_argument("--partner-url", metavar="URL", default=None,
+                            help="where Z-API answers (default: Z-API's own, api.z-api.io)")
+    for parser in (users, instances):
+        parser.add_argument("--insecure-storage", action="store_true", default=argparse.SUPPRESS,
+                            help="as before the subcommand")
+
+
 class _Refused(Exception):
     pass
 
@@ -63,13 +94,15 @@ def run_cli(args: argparse.Namespace) -> int:
     from tui.api.errors import GatewayError
     from tui.secrets import KeyringUnavailable
 
+    action = {"import": _import, "users": _users, "instances": _instances}[args.fleet_command]
     try:
-        return asyncio.run(_import(args))
+        return asyncio.run(action(args))
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
         print(f"gateway-tui: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except GatewayError as error:
-        print(f"gateway-tui: nothing imported: {error.message}", file=sys.stderr)
+        done = "nothing imported" if args.fleet_command == "import" else "not done"
+        print(f"gateway-tui: {done}: {error.message}", file=sys.stderr)
         return EXIT_GATEWAY
     except (KeyboardInterrupt, EOFError):
         print("\ngateway-tui: cancelled.", file=sys.stderr)
@@ -81,7 +114,7 @@ async def _import(args: argparse.Namespace) -> int:
     from tui.api.admin import ZAPI_PARTNER_URL
     from tui.api.gateway_http import GatewayHttp
     from tui.fleet_import import ImportRefused, ListenerPlace, import_wuzapi, import_zapi
-    from tui.secrets import GatewaySecret, gateway_scope, open_secret_store
+    from tui.secrets import GatewaySecret, open_secret_store
 
     insecure = bool(getattr(args, "insecure_storage", False))
     config.load_profiles()  # a broken file stops us before any question
@@ -91,11 +124,7 @@ async def _import(args: argparse.Namespace) -> int:
         place = ListenerPlace(args.listener_host or "127.0.0.1",
                               config.DEFAULT_LISTENER_PORT if args.listener_port is None else args.listener_port,
                               args.public_url or "")
-    url = args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL)
-    try:
-        config.check_http_url(url)
-    except ValueError as error:
-        raise _Refused(f"{url!r}: {error}") from None
+    url = _checked_url(args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL))
     secret = GatewaySecret.ADMIN_TOKEN if args.session_url else GatewaySecret.PARTNER_TOKEN
     token, asked = _gateway_token(store, secret, url)
     try:
@@ -107,8 +136,7 @@ async def _import(args: argparse.Namespace) -> int:
                 report = await import_zapi(http, url, token, client_token, store, place=place, secrets_file=insecure)
     except ImportRefused as refused:
         raise _Refused(str(refused)) from None
-    if asked:  # it worked: keep it for the next import
-        store.set(gateway_scope(url), secret, token)
+    _keep(store, secret, url, token, asked)
     gateway = "WuzAPI users" if args.session_url else "Z-API instances"
     print(f"Imported {len(report.accounts)} {gateway} from {url}: {report.created} new profile(s), "
           f"{report.updated} updated; secrets stored in "
@@ -119,6 +147,94 @@ async def _import(args: argparse.Namespace) -> int:
         for problem in item.problems:
             print(f"    {problem}")
     return 0 if all(not item.problems for item in report.accounts) else EXIT_GATEWAY
+
+
+async def _users(args: argparse.Namespace) -> int:
+    import secrets as random
+
+    from tui.api.admin import AdminCredentials, NewUser, WuzapiAdminClient
+    from tui.api.gateway_http import GatewayHttp
+    from tui.secrets import GatewaySecret, open_secret_store
+
+    url = _checked_url(args.session_url)
+    store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
+    token, asked = _gateway_token(store, GatewaySecret.ADMIN_TOKEN, url)
+    async with GatewayHttp() as http:
+        client = WuzapiAdminClient(http, AdminCredentials(url, token))
+        if args.admin_action == "list":
+            users = await client.list_users()
+            for user in users:
+                state = "connected" if user.connected else ("logged in" if user.loggedIn else "not connected")
+                print(f"{user.id}  {user.name:<24} {state:<14} {user.webhook or '(no webhook)'}")
+            print(f"{len(users)} user(s) at {url}.")
+        elif args.admin_action == "create":
+            events = tuple(kind.strip() for kind in args.events.split(",") if kind.strip())
+            created = await client.create_user(
+                NewUser(name=args.name, token=random.token_urlsafe(24), webhook=args.webhook, events=events))
+            print(f"Created user {created.name!r} (id {created.id}) at {url}. Its token is not shown: "
+                  f"`gateway-tui fleet import --session-url {url}` makes its profile and stores it.")
+        else:
+            if not _confirmed(args.yes, f"Delete WuzAPI user {args.user_id} at {url}?"):
+                print("Nothing deleted.")
+                return 0
+            deleted = await client.delete_user(args.user_id)
+            print(f"Deleted user {deleted.id} at {url} (its profiles, if any, are kept: `profile remove` removes them).")
+    _keep(store, GatewaySecret.ADMIN_TOKEN, url, token, asked)
+    return 0
+
+
+async def _instances(args: argparse.Namespace) -> int:
+    from tui.api.admin import ZAPI_PARTNER_URL, AdminCredentials, NewInstance, ZapiPartnerClient
+    from tui.api.gateway_http import GatewayHttp
+    from tui.secrets import GatewaySecret, open_secret_store
+
+    url = _checked_url(args.partner_url or ZAPI_PARTNER_URL)
+    store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
+    token, asked = _gateway_token(store, GatewaySecret.PARTNER_TOKEN, url)
+    async with GatewayHttp() as http:
+        client = ZapiPartnerClient(http, AdminCredentials(url, token))
+        if args.admin_action == "list":
+            instances = await client.all_instances()
+            for instance in instances:
+                state = "connected" if instance.phoneConnected else "not connected"
+                print(f"{instance.id}  {instance.name:<24} {state:<14} {instance.paymentStatus}")
+            print(f"{len(instances)} instance(s).")
+        else:
+            question = (f"Create Z-API instance {args.name!r}? Z-API bills it once its 2-day trial ends unless it is "
+                        "cancelled.")
+            if not _confirmed(args.yes, question):
+                print("Nothing created.")
+                return 0
+            created = await client.create_instance(NewInstance(name=args.name))
+            print(f"Created instance {args.name!r} (id {created.id}). Its token is not shown: `gateway-tui fleet "
+                  "import --zapi-partner` makes its profile and stores it.")
+    _keep(store, GatewaySecret.PARTNER_TOKEN, url, token, asked)
+    return 0
+
+
+def _checked_url(url: str) -> str:
+    from tui import config
+
+    try:
+        return config.check_http_url(url.strip()).rstrip("/")
+    except ValueError as error:
+        raise _Refused(f"{url!r}: {error}") from None
+
+
+def _keep(store: SecretStore, secret: GatewaySecret, url: str, token: str, asked: bool) -> None:
+    """A token typed at the prompt is stored once it worked, for the next command."""
+    from tui.secrets import gateway_scope
+
+    if asked:
+        store.set(gateway_scope(url), secret, token)
+
+
+def _confirmed(yes: bool, question: str) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise _Refused(f"{question} Not without a terminal to ask on: add --yes.")
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
 def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str) -> tuple[str, bool]:
