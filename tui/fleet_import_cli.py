@@ -11,6 +11,7 @@ import asyncio
 import getpass
 import os
 import sys
+from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
@@ -114,19 +115,18 @@ async def _import(args: argparse.Namespace) -> int:
     from tui.api.admin import ZAPI_PARTNER_URL
     from tui.api.gateway_http import GatewayHttp
     from tui.fleet_import import ImportRefused, ListenerPlace, import_wuzapi, import_zapi
-    from tui.secrets import GatewaySecret, open_secret_store
+    from tui.secrets import GatewaySecret
 
     insecure = bool(getattr(args, "insecure_storage", False))
     config.load_profiles()  # a broken file stops us before any question
-    store = open_secret_store(insecure)
     place = None
     if args.public_url is not None or args.listener_host is not None or args.listener_port is not None:
         place = ListenerPlace(args.listener_host or "127.0.0.1",
                               config.DEFAULT_LISTENER_PORT if args.listener_port is None else args.listener_port,
                               args.public_url or "")
-    url = _checked_url(args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL))
     secret = GatewaySecret.ADMIN_TOKEN if args.session_url else GatewaySecret.PARTNER_TOKEN
-    token, asked = _gateway_token(store, secret, url)
+    access = _access(args, secret, args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL))
+    store, url, token = access.store, access.url, access.token
     try:
         async with GatewayHttp() as http:
             if args.session_url:
@@ -136,7 +136,7 @@ async def _import(args: argparse.Namespace) -> int:
                 report = await import_zapi(http, url, token, client_token, store, place=place, secrets_file=insecure)
     except ImportRefused as refused:
         raise _Refused(str(refused)) from None
-    _keep(store, secret, url, token, asked)
+    access.keep()
     gateway = "WuzAPI users" if args.session_url else "Z-API instances"
     print(f"Imported {len(report.accounts)} {gateway} from {url}: {report.created} new profile(s), "
           f"{report.updated} updated; secrets stored in "
@@ -154,13 +154,12 @@ async def _users(args: argparse.Namespace) -> int:
 
     from tui.api.admin import AdminCredentials, NewUser, WuzapiAdminClient
     from tui.api.gateway_http import GatewayHttp
-    from tui.secrets import GatewaySecret, open_secret_store
+    from tui.secrets import GatewaySecret
 
-    url = _checked_url(args.session_url)
-    store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
-    token, asked = _gateway_token(store, GatewaySecret.ADMIN_TOKEN, url)
+    access = _access(args, GatewaySecret.ADMIN_TOKEN, args.session_url)
+    url = access.url
     async with GatewayHttp() as http:
-        client = WuzapiAdminClient(http, AdminCredentials(url, token))
+        client = WuzapiAdminClient(http, AdminCredentials(url, access.token))
         if args.admin_action == "list":
             users = await client.list_users()
             for user in users:
@@ -179,20 +178,18 @@ async def _users(args: argparse.Namespace) -> int:
                 return 0
             deleted = await client.delete_user(args.user_id)
             print(f"Deleted user {deleted.id} at {url} (its profiles, if any, are kept: `profile remove` removes them).")
-    _keep(store, GatewaySecret.ADMIN_TOKEN, url, token, asked)
+    access.keep()
     return 0
 
 
 async def _instances(args: argparse.Namespace) -> int:
     from tui.api.admin import ZAPI_PARTNER_URL, AdminCredentials, NewInstance, ZapiPartnerClient
     from tui.api.gateway_http import GatewayHttp
-    from tui.secrets import GatewaySecret, open_secret_store
+    from tui.secrets import GatewaySecret
 
-    url = _checked_url(args.partner_url or ZAPI_PARTNER_URL)
-    store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
-    token, asked = _gateway_token(store, GatewaySecret.PARTNER_TOKEN, url)
+    access = _access(args, GatewaySecret.PARTNER_TOKEN, args.partner_url or ZAPI_PARTNER_URL)
     async with GatewayHttp() as http:
-        client = ZapiPartnerClient(http, AdminCredentials(url, token))
+        client = ZapiPartnerClient(http, AdminCredentials(access.url, access.token))
         if args.admin_action == "list":
             instances = await client.all_instances()
             for instance in instances:
@@ -208,7 +205,7 @@ async def _instances(args: argparse.Namespace) -> int:
             created = await client.create_instance(NewInstance(name=args.name))
             print(f"Created instance {args.name!r} (id {created.id}). Its token is not shown: `gateway-tui fleet "
                   "import --zapi-partner` makes its profile and stores it.")
-    _keep(store, GatewaySecret.PARTNER_TOKEN, url, token, asked)
+    access.keep()
     return 0
 
 
@@ -221,12 +218,31 @@ def _checked_url(url: str) -> str:
         raise _Refused(f"{url!r}: {error}") from None
 
 
-def _keep(store: SecretStore, secret: GatewaySecret, url: str, token: str, asked: bool) -> None:
-    """A token typed at the prompt is stored once it worked, for the next command."""
-    from tui.secrets import gateway_scope
+@dataclass(frozen=True)
+class _Access:
+    """What a command needs to reach a gateway's admin API; a token typed at the prompt is stored by `keep`
+    once it worked, for the next command."""
 
-    if asked:
-        store.set(gateway_scope(url), secret, token)
+    store: SecretStore
+    secret: GatewaySecret
+    url: str
+    token: str = field(repr=False)
+    asked: bool = False
+
+    def keep(self) -> None:
+        from tui.secrets import gateway_scope
+
+        if self.asked:
+            self.store.set(gateway_scope(self.url), self.secret, self.token)
+
+
+def _access(args: argparse.Namespace, secret: GatewaySecret, url: str) -> _Access:
+    from tui.secrets import open_secret_store
+
+    checked = _checked_url(url)
+    store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
+    token, asked = _gateway_token(store, secret, checked)
+    return _Access(store, secret, checked, token, asked)
 
 
 def _confirmed(yes: bool, question: str) -> bool:

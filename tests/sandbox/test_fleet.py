@@ -32,6 +32,10 @@ def start(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen, str, str]:
     return start_sandbox(env, args, last_line="  Sandbox 03")  # the banner's last line with three accounts
 
 
+def admin_users(url: str) -> list[dict]:
+    return httpx.get(f"{url}/admin/users", headers={"Authorization": ADMIN}, timeout=10).json()["data"]
+
+
 def test_three_accounts_each_answering_as_itself() -> None:
     process, url, banner = start("--accounts", "3", "--session-dialect", "wuzapi", "--instance-dialect", "zapi",
                                  env=dict(os.environ, **ENV))
