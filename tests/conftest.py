@@ -29,6 +29,8 @@ def isolated_dirs(tmp_path, monkeypatch):
         "GATEWAY_TUI_INSTANCE_TOKEN",
         "GATEWAY_TUI_SESSION_TOKEN",
         "GATEWAY_TUI_HMAC_KEY",
+        "GATEWAY_TUI_ADMIN_TOKEN",
+        "GATEWAY_TUI_PARTNER_TOKEN",
     ):
         monkeypatch.delenv(name, raising=False)
     return config, data

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, connection_cli, doctor_cli, locate_cli, message_cli, send_cli
+from tui import call_cli, connection_cli, doctor_cli, fleet_import_cli, locate_cli, message_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -160,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sandbox.add_argument("--instance-id", default="sandbox", help="instance id expected in instance-family paths")
     sandbox.add_argument(
+        "--accounts", type=int, default=1, metavar="N",
+        help="serve N accounts on the one port, behind WuzAPI's admin API (needs GATEWAY_TUI_ADMIN_TOKEN) and "
+        "Z-API's partner API (with GATEWAY_TUI_PARTNER_TOKEN); default 1, the single sandbox",
+    )
+    sandbox.add_argument(
         "--rate",
         type=float,
         default=None,
@@ -272,6 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
         action.add_argument(
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
+    fleet = commands.add_parser("fleet", help="many accounts at once: the gateways' admin APIs, and importing accounts")
+    fleet_commands = fleet.add_subparsers(dest="fleet_command", metavar="ACTION", required=True)
+    fleet_import_cli.add_import_parser(fleet_commands)
+    fleet_import_cli.add_admin_parsers(fleet_commands)
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     doctor_cli.add_parser(commands, _global_flags_after_subcommand)
     send_cli.add_parser(commands, _global_flags_after_subcommand)
@@ -322,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.locate_cli import run_cli
     elif args.command in ("connect", "status"):
         from tui.connection_cli import run_cli
+    elif args.command == "fleet":
+        from tui.fleet_import_cli import run_cli
     elif args.command == "message":
         from tui.message_cli import run_cli
     elif args.command in ("events", "trigger"):

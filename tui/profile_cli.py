@@ -24,6 +24,7 @@ from tui.secrets import (
     open_secret_store,
     secret_sources,
     secrets_in_environment,
+    store_then_save,
 )
 
 OPTIONAL_SECRETS = {SecretName.HMAC_KEY}
@@ -90,7 +91,7 @@ def _add(args: argparse.Namespace) -> int:
     values: dict[SecretName, str | None] = dict(_read_secrets(profile.name, wanted, already, interactive=interactive))
     # A family the profile no longer has (updated to one gateway): its secrets go with it.
     dropped = [name for name in SecretName if name in stored and name not in wanted]
-    _store_then_save(profile, store, values | dict.fromkeys(dropped))
+    store_then_save(profile, store, values | dict.fromkeys(dropped))
     where = "a 0600 file (--insecure-storage)" if store.kind == "insecure-file" else "the OS keyring"
     kept = [name.label for name in wanted if name in already and name not in values]
     unset = [name.label for name in wanted if name not in already and name not in values]
@@ -163,29 +164,6 @@ def _add_without_keyring(profile: config.Profile) -> int:
         f"Set {variables} for every run, or add --insecure-storage to keep them in a file readable only by you."
     )
     return 0
-
-
-def _store_then_save(profile: config.Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
-    """Secrets first (None: removed), then the profile; if either step fails, the secrets go back to what they
-    were."""
-    previous = {name: store.get(profile.name, name) for name in values}
-    try:
-        for name, value in values.items():
-            if value is None:
-                store.delete(profile.name, name)
-            else:
-                store.set(profile.name, name, value)
-        config.save_profile(profile)
-    except BaseException:
-        for name, old in previous.items():
-            try:
-                if old is None:
-                    store.delete(profile.name, name)
-                else:
-                    store.set(profile.name, name, old)
-            except KeyringUnavailable:
-                pass  # the original error below says what went wrong with the keyring
-        raise
 
 
 def _read_secrets(

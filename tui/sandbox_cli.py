@@ -8,6 +8,7 @@ import asyncio
 import logging
 import os
 import secrets
+import sys
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
@@ -23,6 +24,8 @@ def _secret_from_env(name: str) -> tuple[str, bool]:
 
 
 async def _serve(args: argparse.Namespace) -> int:
+    if getattr(args, "accounts", 1) != 1:
+        return await _serve_fleet(args)
     tokens = {name: _secret_from_env(name) for name in (INSTANCE_TOKEN_ENV, CLIENT_TOKEN_ENV, SESSION_TOKEN_ENV)}
     gateway = SandboxGateway(
         instance_id=args.instance_id,
@@ -71,6 +74,50 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
     if getattr(args, "logged_out", False):
         lines.append("  logged out: pair by QR or phone code, then POST /sandbox/scan {\"code\": ...}")
     return "\n".join(lines)
+
+
+async def _serve_fleet(args: argparse.Namespace) -> int:
+    """`--accounts N`: N accounts on one port, behind WuzAPI's admin API (and Z-API's partner API with a partner
+    token). The admin token is never made up here: a generated one would have to be printed or written down."""
+    from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, SandboxFleet, fleet_accounts_summary
+
+    if not 1 <= args.accounts <= MAX_ACCOUNTS:
+        print(f"gateway-tui: --accounts must be from 1 to {MAX_ACCOUNTS}", file=sys.stderr)
+        return 2
+    admin_token = os.environ.get(ADMIN_TOKEN_ENV, "")
+    if not admin_token:
+        print(f"gateway-tui: a sandbox of {args.accounts} accounts serves WuzAPI's admin API: set {ADMIN_TOKEN_ENV} "
+              f"to the admin token it should take (and {PARTNER_TOKEN_ENV} for Z-API's partner API).", file=sys.stderr)
+        return 2
+    client_token = _secret_from_env(CLIENT_TOKEN_ENV)
+    fleet = SandboxFleet(
+        accounts=args.accounts, admin_token=admin_token, client_token=client_token[0],
+        partner_token=os.environ.get(PARTNER_TOKEN_ENV) or None, host=args.host, port=args.port,
+        rate_limit=args.rate, webhook_format=args.webhook_format,
+        instance_dialect=InstanceDialect(args.instance_dialect), session_dialect=SessionDialect(args.session_dialect),
+    )
+    if not await start_or_explain(fleet.start, "sandbox", args.host, args.port):
+        return 1
+    stopping = asyncio.Event()
+    stop_on_sigterm(stopping)
+    try:
+        partner = "" if os.environ.get(PARTNER_TOKEN_ENV) else f" (set {PARTNER_TOKEN_ENV} to serve it)"
+        lines = [
+            f"Sandbox gateway listening on {fleet.url} with {len(fleet.accounts)} accounts  (Ctrl+C stops it)",
+            f"  WuzAPI admin API:   {fleet.url}/admin/users  (Authorization: ${ADMIN_TOKEN_ENV})",
+            f"  Z-API partner API:  {fleet.url}/instances  (Authorization: Bearer ${PARTNER_TOKEN_ENV}){partner}",
+            f"  Client-Token (every instance): {client_token[0] if client_token[1] else '$' + CLIENT_TOKEN_ENV}",
+            "  each account's tokens: from the admin APIs (gateway-tui fleet import)",
+            f"  instance dialect: {fleet.instance_dialect}   session dialect: {fleet.session_dialect}",
+            *fleet_accounts_summary(fleet.accounts[:10]),
+        ]
+        if len(fleet.accounts) > 10:
+            lines.append(f"  … and {len(fleet.accounts) - 10} more")
+        print("\n".join(lines), flush=True)
+        await stopping.wait()
+    finally:
+        await fleet.stop()
+    return 0
 
 
 def run_cli(args: argparse.Namespace) -> int:

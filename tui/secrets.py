@@ -11,10 +11,13 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tui.api.dialects import Family
 from tui.paths import config_dir
+
+if TYPE_CHECKING:
+    from tui.config import Profile
 
 T = TypeVar("T")
 
@@ -55,6 +58,32 @@ class SecretName(StrEnum):
         return [name for name in cls if name.family in wanted]
 
 
+class GatewaySecret(StrEnum):
+    """A gateway account's own credential, for its admin API: not a profile's (a profile is one WhatsApp account),
+    so stored under the gateway's URL instead of a profile name (`gateway_scope`), and never among the secrets a
+    profile lists or asks for (those iterate SecretName)."""
+
+    ADMIN_TOKEN = "admin-token"  # WuzAPI's WUZAPI_ADMIN_TOKEN, for /admin/users
+    PARTNER_TOKEN = "partner-token"  # Z-API's partner (integrator) token
+
+    @property
+    def env_var(self) -> str:
+        return "GATEWAY_TUI_" + self.name
+
+    @property
+    def label(self) -> str:
+        return {GatewaySecret.ADMIN_TOKEN: "WuzAPI admin token", GatewaySecret.PARTNER_TOKEN: "Z-API partner token"}[self]
+
+
+StoredSecret = SecretName | GatewaySecret
+
+
+def gateway_scope(url: str) -> str:
+    """Where a gateway's own secret is stored (the keyring's `<scope>:<secret>`): its URL without a trailing
+    slash, marked so no profile name (letters, digits, - and _) can be it."""
+    return "gateway@" + url.strip().rstrip("/")
+
+
 class KeyringUnavailable(Exception):
     """No usable OS keyring. The message says why and what to do; never followed by a silent fallback."""
 
@@ -67,14 +96,14 @@ class NoKeyring(KeyringUnavailable):
 class SecretStore(Protocol):
     kind: str
 
-    def get(self, profile: str, name: SecretName) -> str | None: ...
+    def get(self, profile: str, name: StoredSecret) -> str | None: ...
 
-    def set(self, profile: str, name: SecretName, value: str) -> None: ...
+    def set(self, profile: str, name: StoredSecret, value: str) -> None: ...
 
-    def delete(self, profile: str, name: SecretName) -> None: ...
+    def delete(self, profile: str, name: StoredSecret) -> None: ...
 
 
-def keyring_username(profile: str, name: SecretName) -> str:
+def keyring_username(profile: str, name: StoredSecret) -> str:
     return f"{profile}:{name.value}"
 
 
@@ -84,18 +113,18 @@ class MemorySecrets:
     kind = "memory"
 
     def __init__(self) -> None:
-        self._values: dict[tuple[str, SecretName], str] = {}
+        self._values: dict[tuple[str, StoredSecret], str] = {}
 
     def __repr__(self) -> str:
         return f"<MemorySecrets {len(self._values)} entries>"
 
-    def get(self, profile: str, name: SecretName) -> str | None:
+    def get(self, profile: str, name: StoredSecret) -> str | None:
         return self._values.get((profile, name))
 
-    def set(self, profile: str, name: SecretName, value: str) -> None:
+    def set(self, profile: str, name: StoredSecret, value: str) -> None:
         self._values[(profile, name)] = value
 
-    def delete(self, profile: str, name: SecretName) -> None:
+    def delete(self, profile: str, name: StoredSecret) -> None:
         self._values.pop((profile, name), None)
 
 
@@ -111,13 +140,13 @@ class EnvironmentOnlySecrets:
     def __repr__(self) -> str:
         return "<EnvironmentOnlySecrets>"
 
-    def get(self, profile: str, name: SecretName) -> str | None:
+    def get(self, profile: str, name: StoredSecret) -> str | None:
         return None
 
-    def set(self, profile: str, name: SecretName, value: str) -> None:
+    def set(self, profile: str, name: StoredSecret, value: str) -> None:
         raise KeyringUnavailable(f"{self.reason} (This run takes its secrets from the environment.)")
 
-    def delete(self, profile: str, name: SecretName) -> None:
+    def delete(self, profile: str, name: StoredSecret) -> None:
         raise KeyringUnavailable(f"{self.reason} (This run takes its secrets from the environment.)")
 
 
@@ -137,13 +166,13 @@ class KeyringSecrets:
     def __repr__(self) -> str:
         return f"<KeyringSecrets backend={type(self._keyring.get_keyring()).__name__}>"
 
-    def get(self, profile: str, name: SecretName) -> str | None:
+    def get(self, profile: str, name: StoredSecret) -> str | None:
         return self._call(self._keyring.get_password, KEYRING_SERVICE, keyring_username(profile, name))
 
-    def set(self, profile: str, name: SecretName, value: str) -> None:
+    def set(self, profile: str, name: StoredSecret, value: str) -> None:
         self._call(self._keyring.set_password, KEYRING_SERVICE, keyring_username(profile, name), value)
 
-    def delete(self, profile: str, name: SecretName) -> None:
+    def delete(self, profile: str, name: StoredSecret) -> None:
         from keyring.errors import PasswordDeleteError
 
         try:
@@ -178,15 +207,15 @@ class InsecureFileSecrets:
     def __repr__(self) -> str:
         return f"<InsecureFileSecrets {self.path}>"
 
-    def get(self, profile: str, name: SecretName) -> str | None:
+    def get(self, profile: str, name: StoredSecret) -> str | None:
         return self._read().get(keyring_username(profile, name))
 
-    def set(self, profile: str, name: SecretName, value: str) -> None:
+    def set(self, profile: str, name: StoredSecret, value: str) -> None:
         values = self._read()
         values[keyring_username(profile, name)] = value
         self._write(values)
 
-    def delete(self, profile: str, name: SecretName) -> None:
+    def delete(self, profile: str, name: StoredSecret) -> None:
         values = self._read()
         if values.pop(keyring_username(profile, name), None) is not None:
             self._write(values)
@@ -254,7 +283,7 @@ def open_secret_store_for_run(insecure: bool = False, environ: Mapping[str, str]
         return EnvironmentOnlySecrets(str(error))
 
 
-def stored_secret(profile: str, name: SecretName, insecure: bool = False) -> str | None:
+def stored_secret(profile: str, name: StoredSecret, insecure: bool = False) -> str | None:
     """The profile's stored secret wherever it was kept: the OS keyring when there is one, else (or when the
     keyring has none) the opt-in private file. With `insecure` (--insecure-storage), the private file only. None
     when neither holds it: a missing keyring is not an error here, only one that exists and refuses, and then only
@@ -285,7 +314,7 @@ def resolve_secrets(
 
 
 def resolve_secret(
-    profile: str, store: SecretStore | None, name: SecretName, environ: Mapping[str, str] | None = None
+    profile: str, store: SecretStore | None, name: StoredSecret, environ: Mapping[str, str] | None = None
 ) -> str | None:
     """One secret for this run: the environment variable when set, else the stored value."""
     environ = os.environ if environ is None else environ
@@ -341,3 +370,28 @@ def mask_secret(value: str | None) -> str:
     if not value:
         return "not set"
     return MASK + value[-4:] if len(value) >= 12 else MASK
+
+
+def store_then_save(profile: Profile, store: SecretStore, values: dict[SecretName, str | None]) -> None:
+    """Secrets first (None: removed), then the profile; if either step fails, the secrets go back to what they
+    were. (`profile add` and `fleet import` save a profile with its secrets this way.)"""
+    from tui.config import save_profile
+
+    previous = {name: store.get(profile.name, name) for name in values}
+    try:
+        for name, value in values.items():
+            if value is None:
+                store.delete(profile.name, name)
+            else:
+                store.set(profile.name, name, value)
+        save_profile(profile)
+    except BaseException:
+        for name, old in previous.items():
+            try:
+                if old is None:
+                    store.delete(profile.name, name)
+                else:
+                    store.set(profile.name, name, old)
+            except KeyringUnavailable:
+                pass  # the original error below says what went wrong with the keyring
+        raise

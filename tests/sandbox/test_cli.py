@@ -20,9 +20,11 @@ ENV_SECRETS = {
 }
 
 
-def start(env: dict[str, str]) -> tuple[subprocess.Popen, str, str]:
+def start(env: dict[str, str], args: tuple[str, ...] = ("--instance-id", "ID"),
+          last_line: str = "session webhook format") -> tuple[subprocess.Popen, str, str]:
+    """The sandbox on port 0 with `args`; its banner read up to the line holding `last_line`."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--instance-id", "ID"],
+        [sys.executable, "-m", "tui", "sandbox", "--port", "0", *args],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     banner = ""
@@ -32,7 +34,7 @@ def start(env: dict[str, str]) -> tuple[subprocess.Popen, str, str]:
         if not line:
             break
         banner += line
-        if "session webhook format" in line:  # the banner's last line
+        if last_line in line:
             break
     match = re.search(r"listening on (http://127\.0\.0\.1:(\d+))", banner)
     assert match and match.group(2) != "0", banner

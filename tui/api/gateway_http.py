@@ -33,6 +33,7 @@ from tui.api.redaction import (
     body_secrets,
     dump_json,
     install_library_log_redaction,
+    mask_json_keys,
     redact_body,
     redact_headers,
 )
@@ -67,6 +68,7 @@ class Call(Generic[Result]):
     redactor: Redactor
     body: Any = None
     is_read: bool = False
+    answer_secret_keys: frozenset[str] = frozenset()  # keys whose values the answer's record masks (admin answers)
 
 
 def tls_context() -> ssl.SSLContext:
@@ -186,7 +188,8 @@ class GatewayHttp:
                     duration_ms=(time.perf_counter() - started) * 1000,
                     request_headers=redact_headers(call.headers),
                     request_body=redact(dump_json(redact_body(call.body))) if call.body is not None else None,
-                    response_body=truncate(redact(response_text)) if response_text is not None else None,
+                    response_body=(truncate(redact(mask_json_keys(response_text, call.answer_secret_keys)))
+                                   if response_text is not None else None),
                     error=failure.message if failure else None,
                 )
             )

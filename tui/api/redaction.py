@@ -93,6 +93,27 @@ def redact_body(body: Any) -> Any:
     return body
 
 
+def mask_json_keys(text: str, keys: frozenset[str]) -> str:
+    """A JSON answer with the values of `keys` (any depth, any case) masked: admin answers carry every account's
+    token. Text that is not JSON, or no keys, pass unchanged."""
+    if not keys:
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+
+    def mask(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {key: MASK if key.lower() in keys and isinstance(val, str) and val else mask(val)
+                    for key, val in item.items()}
+        if isinstance(item, list):
+            return [mask(element) for element in item]
+        return item
+
+    return dump_json(mask(value))
+
+
 DATA_URL_SHOWN = 64  # characters of a media data URL's base64 kept in logs
 
 

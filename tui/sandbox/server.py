@@ -173,6 +173,13 @@ class SandboxGateway:
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[_json_errors], client_max_size=MAX_BODY)
+        app.add_routes(self.routes())
+        return app
+
+    def routes(self) -> list[web.RouteDef]:
+        """Every route of this account, in an order fixed by the dialects (a fleet of accounts of the same
+        dialects lines them up: tui.sandbox.fleet)."""
+        app = _RouteList()
         if self.instance_dialect is InstanceDialect.ZAPI:
             zapi = ZapiInstanceApi(self.context)
             app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))
@@ -189,8 +196,16 @@ class SandboxGateway:
             app.add_routes(spec_session.extra_routes())
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info).routes())
-        app.router.add_get(f"{MEDIA_PATH}/{{name}}", _reply_file)
-        return app
+        app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
+        return app.routes
+
+    @property
+    def session_token(self) -> str:
+        return self.context.session_token
+
+    @property
+    def instance_token(self) -> str:
+        return self.context.instance_token
 
     def _info(self) -> dict[str, object]:
         """What `GET /sandbox/info` says of this sandbox (no secret): the doctor probes it without asking."""
@@ -253,6 +268,14 @@ class SandboxGateway:
             LinkEvent.NETWORK_LOST: [session_disconnected()],
         }[event]
         self.deliveries.announce_session(*payloads)
+
+
+class _RouteList:
+    def __init__(self) -> None:
+        self.routes: list[web.RouteDef] = []
+
+    def add_routes(self, routes: list[web.RouteDef]) -> None:
+        self.routes.extend(routes)
 
 
 async def _reply_file(request: web.Request) -> web.Response:

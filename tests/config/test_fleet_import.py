@@ -1,0 +1,138 @@
+"""`gateway-tui fleet import` against the sandbox's admin APIs (`sandbox --accounts 3` in a process of its own):
+one profile per account, its secrets stored like any profile's, its HMAC key set through the user's own
+/session/hmac/config, its webhooks at the listener's /a/<profile>/ paths; importing again updates, never
+duplicates. Isolated config and data dirs (tests/conftest.py), secrets in the 0600 file or a memory keyring."""
+
+from __future__ import annotations
+
+import io
+
+import httpx
+import pytest
+
+from tests.sandbox.test_fleet import ADMIN, CLIENT, PARTNER, admin_users
+from tui import config
+from tui.cli import main
+from tui.secrets import GatewaySecret, InsecureFileSecrets, SecretName, gateway_scope
+
+
+@pytest.fixture(autouse=True)
+def no_terminal(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+
+
+users = admin_users
+
+
+def test_wuzapi_import_then_again_updates(fleet_sandbox, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", ADMIN)
+    # a profile of another gateway already has the first name: the import must not take it over
+    config.save_profile(config.Profile(name="sandbox-01", session_url="http://elsewhere.example:1"))
+    assert main(["--insecure-storage", "fleet", "import", "--session-url", fleet_sandbox]) == 0
+    out = capsys.readouterr().out
+    assert "3 new profile(s), 0 updated" in out
+    assert ADMIN not in out and all(user["token"] not in out for user in users(fleet_sandbox))
+    profiles = {profile.name: profile for profile in config.load_profiles()}
+    assert set(profiles) == {"sandbox-01", "sandbox-01-2", "sandbox-02", "sandbox-03"}
+    assert profiles["sandbox-01"].session_url == "http://elsewhere.example:1"  # untouched
+    store = InsecureFileSecrets()
+    by_name = {"sandbox-01-2": "Sandbox 01", "sandbox-02": "Sandbox 02", "sandbox-03": "Sandbox 03"}
+    tokens = {user["name"]: user["token"] for user in users(fleet_sandbox)}
+    keys = {}
+    for name, account in by_name.items():
+        profile = profiles[name]
+        assert (profile.session_url, profile.session_dialect, profile.secrets_file) == (fleet_sandbox, "wuzapi", True)
+        assert store.get(name, SecretName.SESSION_TOKEN) == tokens[account]
+        keys[name] = store.get(name, SecretName.HMAC_KEY)
+        assert keys[name] and len(keys[name]) >= 32
+        # the key went through the user's /session/hmac/config, the webhook to its path on the listener
+        hmac = httpx.get(f"{fleet_sandbox}/session/hmac/config", headers={"token": tokens[account]}, timeout=10).json()
+        assert hmac == {"hmac_key": "***"}
+    webhooks = {user["name"]: user["webhook"] for user in users(fleet_sandbox)}
+    assert webhooks["Sandbox 02"] == "http://127.0.0.1:8787/a/sandbox-02/session"
+    assert webhooks["Sandbox 01"] == "http://127.0.0.1:8787/a/sandbox-01-2/session"
+    # the admin token came from the environment: nothing stored for it
+    assert store.get(gateway_scope(fleet_sandbox), GatewaySecret.ADMIN_TOKEN) is None
+
+    # again, with a public URL now: the same profiles updated, the same keys, the webhooks moved
+    assert main(["--insecure-storage", "fleet", "import", "--session-url", fleet_sandbox + "/",
+                 "--public-url", "https://tunnel.example.com"]) == 0
+    assert "0 new profile(s), 3 updated" in capsys.readouterr().out
+    again = {profile.name: profile for profile in config.load_profiles()}
+    assert set(again) == set(profiles)
+    assert all(again[name].public_url == "https://tunnel.example.com" for name in by_name)
+    assert {name: store.get(name, SecretName.HMAC_KEY) for name in by_name} == keys
+    assert {user["name"]: user["webhook"] for user in users(fleet_sandbox)}["Sandbox 03"] == (
+        "https://tunnel.example.com/a/sandbox-03/session")
+
+
+def test_wuzapi_import_into_the_keyring(fleet_sandbox, monkeypatch, memory_keyring, capsys) -> None:
+    monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", ADMIN)
+    assert main(["fleet", "import", "--session-url", fleet_sandbox, "--listener-port", "9001"]) == 0
+    assert "secrets stored in the OS keyring" in capsys.readouterr().out
+    tokens = {user["name"]: user["token"] for user in users(fleet_sandbox)}
+    assert memory_keyring.entries[("gateway-tui", "sandbox-02:session-token")] == tokens["Sandbox 02"]
+    assert ("gateway-tui", "sandbox-02:hmac-key") in memory_keyring.entries
+    assert all(profile.listener_port == 9001 and not profile.secrets_file for profile in config.load_profiles())
+    assert not InsecureFileSecrets().path.exists()  # nothing secret in a file
+
+
+def test_wuzapi_admin_token_from_the_keyring(fleet_sandbox, memory_keyring, capsys) -> None:
+    memory_keyring.entries[("gateway-tui", f"{gateway_scope(fleet_sandbox)}:admin-token")] = ADMIN
+    assert main(["fleet", "import", "--session-url", fleet_sandbox]) == 0
+    assert "3 new profile(s)" in capsys.readouterr().out
+
+
+def test_without_an_admin_token_nothing_is_imported(fleet_sandbox, memory_keyring, capsys) -> None:
+    assert main(["fleet", "import", "--session-url", fleet_sandbox]) == 2
+    error = capsys.readouterr().err
+    assert "no WuzAPI admin token" in error and "GATEWAY_TUI_ADMIN_TOKEN" in error
+    assert config.load_profiles() == [] and memory_keyring.entries == {}
+
+
+def test_a_wrong_admin_token_saves_nothing(fleet_sandbox, monkeypatch, memory_keyring, capsys) -> None:
+    monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", "wrong-admin-token")
+    assert main(["fleet", "import", "--session-url", fleet_sandbox]) == 1
+    error = capsys.readouterr().err
+    assert "nothing imported: 401 Unauthorized" in error and "wrong-admin-token" not in error
+    assert config.load_profiles() == [] and memory_keyring.entries == {}
+
+
+def test_zapi_partner_import_then_again_updates(fleet_sandbox, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("GATEWAY_TUI_PARTNER_TOKEN", PARTNER)
+    monkeypatch.setenv("GATEWAY_TUI_CLIENT_TOKEN", CLIENT)  # no terminal: the Client-Token from the variable
+    command = ["--insecure-storage", "fleet", "import", "--zapi-partner", "--partner-url", fleet_sandbox]
+    assert main(command) == 0
+    assert "3 new profile(s), 0 updated" in capsys.readouterr().out
+    instances = httpx.get(f"{fleet_sandbox}/instances", params={"page": 1, "pageSize": 10},
+                          headers={"Authorization": f"Bearer {PARTNER}"}, timeout=10).json()["content"]
+    by_id = {instance["id"]: instance for instance in instances}
+    store = InsecureFileSecrets()
+    profiles = config.load_profiles()
+    assert sorted(profile.name for profile in profiles) == ["sandbox-01", "sandbox-02", "sandbox-03"]
+    for profile in profiles:
+        assert profile.base_url == fleet_sandbox and profile.instance_dialect == "zapi" and profile.session_url is None
+        instance = by_id[profile.instance_id]
+        assert store.get(profile.name, SecretName.INSTANCE_TOKEN) == instance["token"]
+        assert store.get(profile.name, SecretName.CLIENT_TOKEN) == CLIENT
+        assert instance["deliveryCallbackUrl"] == f"http://127.0.0.1:8787/a/{profile.name}/delivery"
+    assert main(command) == 0
+    assert "0 new profile(s), 3 updated" in capsys.readouterr().out
+    assert sorted(profile.name for profile in config.load_profiles()) == ["sandbox-01", "sandbox-02", "sandbox-03"]
+
+
+def test_zapi_import_needs_the_client_token(fleet_sandbox, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("GATEWAY_TUI_PARTNER_TOKEN", PARTNER)
+    assert main(["--insecure-storage", "fleet", "import", "--zapi-partner", "--partner-url", fleet_sandbox]) == 2
+    assert "GATEWAY_TUI_CLIENT_TOKEN" in capsys.readouterr().err
+    assert config.load_profiles() == []
+
+
+def test_names_made_safe_and_unique() -> None:
+    from tui.fleet_import import safe_name, unique_name
+
+    assert safe_name("Loja Centro / São Paulo!") == "loja-centro-s-o-paulo"
+    assert safe_name("   ") == "account" and safe_name("x" * 80) == "x" * 64
+    assert unique_name("loja", {"loja", "loja-2"}) == "loja-3"
+    assert unique_name("sandbox", set()) == "sandbox-2"  # reserved for the built-in fleet_sandbox
+    assert len(unique_name("y" * 64, {"y" * 64})) == 64
