@@ -77,6 +77,8 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 
 log = logging.getLogger(__name__)
 
+MAX_ACCOUNTS = 100
+"""Accounts one app opens at most (`--max-accounts`): each is watched, and the board reads them all."""
 NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
 NAME_LIST_PAGES = 40  # at most 20,000 entries per list
 
@@ -188,14 +190,23 @@ class Runtime:
         sandbox_dialects: tuple[str, str] = ("spec", "spec"),
         sandbox_process: SandboxProcess | None = None,
         sandbox_logged_out: bool = False,
+        profiles: tuple[str, ...] = (),
+        all_profiles: bool = False,
+        max_accounts: int = MAX_ACCOUNTS,
     ) -> None:
         self.sandbox_mode = sandbox
+        self.more_profiles = profiles
+        """The profiles opened beside the current one (`--profiles a,b,c`; the first is current without --profile)."""
+        self.all_profiles = all_profiles
+        self.max_accounts = max_accounts
+        self.accounts_note: str | None = None
+        """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
         self.sandbox_logged_out = sandbox_logged_out
         """The sandbox in this process starts with no phone paired (`--sandbox --logged-out`'s in-process twin)."""
         self._sandbox_process = sandbox_process
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
-        self.profile_name = SANDBOX_PROFILE if sandbox else profile
+        self.profile_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
         self.http_timeout = http_timeout
@@ -224,7 +235,7 @@ class Runtime:
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
-        self._doctor_record: DoctorRecord | None = None
+        self._doctor_records: dict[str, DoctorRecord] = {}
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
 
     def __repr__(self) -> str:
@@ -382,6 +393,8 @@ class Runtime:
         """Keep a message the gateway accepted in the inbox (same store as the events); returns its chat id."""
         from tui.webhooks.sent import message_id_of, sent_message
 
+        if self.current is not None:
+            self.current.activity.record_send()
         inbox = self.inbox
         message = sent_message(op_id, request, message_id_of(result))
         if inbox is None or message is None:
@@ -687,14 +700,16 @@ class Runtime:
             raise StartupError(f"no profile named {name!r} (known: {known}); see `gateway-tui profile list`")
         self.profile_name = name
         profile = profiles[name]
+        others = self._other_profiles(name, profiles)
 
         from tui import secrets as secret_module
 
-        if profile.secrets_file:  # set up without a keyring: its secrets are in the 0600 file, no flag needed
-            self.insecure_storage = True
+        if profile.secrets_file or any(profiles[other].secrets_file for other in others):
+            self.insecure_storage = True  # set up without a keyring: its secrets are in the 0600 file, no flag needed
         secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         account = self._open_account(profile, secrets)
-        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets)
+        environ: dict[str, str] | None = None if not others else {}  # the GATEWAY_TUI_* variables name one account's secrets
+        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ)
         self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
 
         await self._open_store()
@@ -702,6 +717,50 @@ class Runtime:
         self._build_http()
         assert self.http is not None
         account.connect(self.http, Tokens.from_secrets(resolved))
+        for other in others:  # watched beside the current one: clients built (no I/O), never connected by us
+            more = new_account(profiles[other], secrets, store=lambda: self.store)
+            more.connect(self.http, Tokens.from_secrets(
+                await asyncio.to_thread(secret_module.resolve_secrets, other, secrets, {})))
+            self.accounts.append(more)
+
+    def _other_profiles(self, current: str, profiles: dict[str, Profile]) -> list[str]:
+        """The profiles opened beside the current one (`--profiles`, `--all-profiles`), at most `max_accounts` in
+        all. Raises StartupError for a name that has no profile, or for more names than the maximum."""
+        if self.all_profiles:
+            names = [name for name in profiles if name != current]
+        else:
+            missing = [name for name in self.more_profiles if name not in profiles]
+            if missing:
+                known = ", ".join(sorted(profiles))
+                raise StartupError(f"no profile named {', '.join(missing)} (known: {known}); see `gateway-tui profile list`")
+            names = list(dict.fromkeys(name for name in self.more_profiles if name != current))
+            if 1 + len(names) > self.max_accounts:
+                raise StartupError(f"{1 + len(names)} profiles asked for, at most {self.max_accounts} open at once "
+                                   "(--max-accounts N to change it)")
+        if 1 + len(names) > self.max_accounts:
+            self.accounts_note = (f"{1 + len(names)} profiles, {self.max_accounts} opened (the maximum; "
+                                  "--max-accounts N to change it)")
+            names = names[: self.max_accounts - 1]
+        return names
+
+    def account_named(self, name: str) -> Account | None:
+        return next((account for account in self.accounts if account.name == name), None)
+
+    async def switch_account(self, name: str) -> Account:
+        """Make another open account the current one: the sections act on it from now on (its clients, its
+        profile, its HMAC key for Settings and the doctor). Raises LookupError for a name that is not open."""
+        account = self.account_named(name)
+        if account is None:
+            raise LookupError(f"{name} is not open in this app")
+        if account is self.current:
+            return account
+        from tui import secrets as secret_module
+
+        key = await asyncio.to_thread(secret_module.resolve_secret, account.name, account.secrets,
+                                      secret_module.SecretName.HMAC_KEY, {} if len(self.accounts) > 1 else None)
+        self.current = account
+        self._hmac_key = key or None
+        return account
 
     _on_clients: Callable[[], Awaitable[None]] | None = None
 
@@ -979,12 +1038,18 @@ class Runtime:
 
     @property
     def doctor_record(self) -> DoctorRecord:
-        """The newest doctor report of this run (the header's checks and the Settings panel write it)."""
-        if self._doctor_record is None:
+        """The current account's newest doctor report of this run (the header's checks and the Settings panel write
+        it)."""
+        return self.doctor_record_of(self.current.name if self.current is not None else SANDBOX_PROFILE)
+
+    def doctor_record_of(self, name: str) -> DoctorRecord:
+        """One account's doctor record (empty until the doctor checked it while it was current)."""
+        record = self._doctor_records.get(name)
+        if record is None:
             from tui.doctor import DoctorRecord
 
-            self._doctor_record = DoctorRecord()
-        return self._doctor_record
+            record = self._doctor_records[name] = DoctorRecord()
+        return record
 
     async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None) -> DoctorInputs:
         """What the doctor examines for the current account: its clients, its key, the listener as the gateway
