@@ -53,6 +53,7 @@ from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events pane
 
 # The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.
 from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Tokens, new_account, sandbox_profile
+from tui.fleet_board import FleetRow  # the Fleet section's rows (tui.fleet_board imports only the standard library)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     import ssl
@@ -236,6 +237,7 @@ class Runtime:
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
         self._doctor_records: dict[str, DoctorRecord] = {}
+        self._unread: dict[str, int] = {}
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
 
     def __repr__(self) -> str:
@@ -743,6 +745,31 @@ class Runtime:
             names = names[: self.max_accounts - 1]
         return names
 
+    def fleet_rows(self) -> list[FleetRow]:
+        """The Fleet board: one row per open account, from what this run knows (no I/O; `read_fleet` reads)."""
+        from tui.fleet_board import board_row, health_word
+
+        return [board_row(account, health=health_word(self._doctor_records.get(account.name)),
+                          unread=self._unread.get(account.name)) for account in self.accounts]
+
+    async def read_fleet(self) -> None:
+        """The board's reads: each open account's status when its watch is due (a few at a time; never a connect),
+        and the unread count of the store's account."""
+        from tui.fleet_board import poll_accounts
+
+        if not self.started:
+            return
+        await poll_accounts(self.accounts)
+        store, owner = self.store, self.profile_name or SANDBOX_PROFILE
+        if store is not None and not store.health.failing:
+            from tui.webhooks.conversations import Inbox
+
+            try:
+                self._unread = {owner: await asyncio.to_thread(
+                    lambda: sum(row.unread for row in Inbox(store).conversations()))}
+            except Exception as error:  # a closed or failing store: the count waits for the next read
+                log.info("unread count not read: %s", error)
+
     def account_named(self, name: str) -> Account | None:
         return next((account for account in self.accounts if account.name == name), None)
 
@@ -998,7 +1025,7 @@ class Runtime:
     def hmac_key_set(self) -> bool:
         return self._hmac_key is not None
 
-    async def configure_webhooks(self, public_url: str) -> None:
+    async def configure_webhooks(self, public_url: str, account: Account | None = None) -> None:
         """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events), for
         the families the profile has.
 
@@ -1010,7 +1037,7 @@ class Runtime:
         from tui.api.operations import Family
 
         base = public_url.rstrip("/")
-        account = self._account()
+        account = account or self._account()
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
             if instance.dialect is InstanceDialect.ZAPI:
@@ -1051,13 +1078,20 @@ class Runtime:
             record = self._doctor_records[name] = DoctorRecord()
         return record
 
-    async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None) -> DoctorInputs:
+    async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None, *,
+                            account: Account | None = None) -> DoctorInputs:
         """What the doctor examines for the current account: its clients, its key, the listener as the gateway
         must reach it, the store, and whether its gateway is the sandbox (which says so at /sandbox/info, with its
         own number; asked once per run and URL). `may_probe` is asked before probing a real gateway."""
         from tui.doctor import DoctorInputs, sandbox_info
 
-        account = self._account()
+        hmac_key = self._hmac_key
+        if account is not None and account is not self.current:  # another open account: its own stored key
+            from tui import secrets as secret_module
+
+            hmac_key = await asyncio.to_thread(secret_module.resolve_secret, account.name, account.secrets,
+                                               secret_module.SecretName.HMAC_KEY, {}) or None
+        account = account or self._account()
         profile = account.profile
         urls: tuple[str, ...] = ()
         if profile.session is not None:
@@ -1068,10 +1102,20 @@ class Runtime:
             self._sandbox_info[urls] = await sandbox_info(urls)
         info = self._sandbox_info[urls]
         return DoctorInputs(
-            name=account.name, instance=account.instance, session=account.session, hmac_key=self._hmac_key,
+            name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
             listener_base=self.listener_base(), store=self.store, listener_running=self.listener is not None,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
         )
+
+    async def fix_webhooks(self, account: Account) -> list[str]:
+        """The doctor's cheap check (no probe) of one open account, its fixes that need no secret applied, and a
+        second check kept as that account's record; a line per thing changed. Raises the clients' typed errors."""
+        from tui.doctor import Doctor
+
+        doctor = Doctor(await self.doctor_inputs(account=account))
+        lines = await doctor.fix(await doctor.examine(probe=False))
+        self.doctor_record_of(account.name).update(await doctor.examine(probe=False), probed=False)
+        return lines
 
     def webhook_drift(self) -> tuple[str, str] | None:
         """(where the webhooks point, where the listener is) when this app pointed them elsewhere than the
