@@ -65,6 +65,10 @@ class AccountPicker(ModalScreen[str | None]):
         if shown:
             options.highlighted = 0
 
+    @on(Input.Submitted, "#picker-query")
+    def _submitted(self) -> None:  # Enter in the field (the field takes Enter before the screen's binding)
+        self.action_choose()
+
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
         if options.option_count:

@@ -13,12 +13,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from tui.runtime import Account, FleetRow
 from tui.widgets.fleet.filter import FleetFilter
 from tui.widgets.fleet.rows import COLUMN_KEYS, COLUMNS, arranged, cells
 from tui.widgets.fleet.table import FleetTable
+from tui.keymap import bindings_for
 from tui.widgets.gateway_app import gateway_app
 from tui.widgets.section import ConfirmScreen
 from tui.widgets.section_api import Section, SectionHost
@@ -51,6 +52,7 @@ today and how long ago each kind of event last came.
 
 
 class FleetSection(Section):
+    BINDINGS = bindings_for("fleet")
     HELP = HELP
     OPERATIONS: ClassVar[dict[str, str]] = {}
 
@@ -152,6 +154,11 @@ class FleetSection(Section):
         self.refresh_board()
         if self.table.cursor_row < self.table.row_count - 1:  # as a file manager: on to the next row
             self.table.move_cursor(row=self.table.cursor_row + 1)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_make_current()
 
     def action_make_current(self) -> None:
         name = self.table.cursor_name

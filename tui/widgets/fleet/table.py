@@ -1,5 +1,5 @@
-"""The board's table: one row per account. Its keys (Enter, space, `/`, `s`, the bulk actions) are the section's
-actions; the table keeps its cursor and scroll when the rows are refreshed (`show`)."""
+"""The board's table: one row per account. The keys (space, `/`, `s`, the bulk actions) are the section's; Enter
+is the table's own row selection, which the section takes as "make current". The table keeps its cursor and scroll when the rows are refreshed (`show`)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ from collections.abc import Sequence
 
 from textual.widgets import DataTable
 
-from tui.keymap import bindings_for
 
 
 class FleetTable(DataTable[str]):
-    BINDINGS = bindings_for("fleet")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
