@@ -44,7 +44,7 @@ def layer_of(module: str) -> str:
         return CLI
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI
-    if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_board"):  # the app's wiring, its accounts, `call`'s service
+    if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_board", "tui.activity"):  # the app's wiring, its accounts, `call`'s service
         return RUNTIME
     if module.startswith("tui.sandbox"):
         return SANDBOX

@@ -1,7 +1,7 @@
 """The fleet board (issue 26): one row per open account, for the app's Fleet section and `gateway-tui fleet`. No
 Textual and no argparse here (the section is tui/widgets/fleet/, the command line tui/fleet_cli.py).
 
-    activity = AccountActivity()            # one per account (Account.activity): fed by its events and its sends
+    account.activity                        # tui.activity.AccountActivity: its events and its sends in this run
     row = board_row(account, health="healthy", unread=3)
     row.as_json()                           # {"profile", "number", "connected", "health", "unread", "last_event_at"}
     rows = await read_board(names)          # the command line: profiles, secrets, one status read each
@@ -12,17 +12,14 @@ Textual and no argparse here (the section is tui/widgets/fleet/, the command lin
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
     from tui.doctor import DoctorRecord
-    from tui.webhooks.events import StoredEvent
 
 UNCHECKED = "unchecked"
 """The health of an account the doctor has not checked in this run."""
@@ -31,47 +28,6 @@ STATUS_READS_AT_ONCE = 8
 STATUS_READ_TIMEOUT = 5.0
 
 JSON_KEYS = ("profile", "number", "connected", "health", "unread", "last_event_at")
-
-Clock = Callable[[], datetime]
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass
-class AccountActivity:
-    """What one account did in this run: its events (per kind, the last one's time; per minute) and its sends."""
-
-    clock: Clock = _utc_now
-    last_by_kind: dict[str, datetime] = field(default_factory=dict)
-    sends_by_day: dict[date, int] = field(default_factory=dict)
-    _recent: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
-
-    def record_event(self, event: StoredEvent) -> None:
-        if event.duplicate_of is not None or event.rejected:
-            return  # counted once; a refused post is not the account's traffic
-        self.last_by_kind[event.kind] = event.received_at
-        self._recent.append(time.monotonic())
-
-    def record_send(self) -> None:
-        today = self.clock().date()
-        self.sends_by_day[today] = self.sends_by_day.get(today, 0) + 1
-
-    def per_minute(self, now: float | None = None) -> int:
-        now = time.monotonic() if now is None else now
-        while self._recent and self._recent[0] < now - 60:
-            self._recent.popleft()
-        return len(self._recent)
-
-    @property
-    def sends_today(self) -> int:
-        return self.sends_by_day.get(self.clock().date(), 0)
-
-    @property
-    def last_event_at(self) -> datetime | None:
-        return max(self.last_by_kind.values(), default=None)
-
 
 @dataclass(frozen=True)
 class FleetRow:
