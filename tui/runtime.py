@@ -1117,6 +1117,13 @@ class Runtime:
         self.doctor_record_of(account.name).update(await doctor.examine(probe=False), probed=False)
         return lines
 
+    async def check_webhooks(self, account: Account) -> None:
+        """The doctor's cheap check (no probe) of one open account, kept as its record (the board's health)."""
+        from tui.doctor import Doctor
+
+        report = await Doctor(await self.doctor_inputs(account=account)).examine(probe=False)
+        self.doctor_record_of(account.name).update(report, probed=False)
+
     def webhook_drift(self) -> tuple[str, str] | None:
         """(where the webhooks point, where the listener is) when this app pointed them elsewhere than the
         listener now is — the gateway's events then go nowhere; None when they agree or nothing is known."""

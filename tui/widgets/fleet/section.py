@@ -218,6 +218,7 @@ class FleetSection(Section):
         try:
             if what == "point":
                 await runtime.configure_webhooks(runtime.listener_base(), account=account)
+                await runtime.check_webhooks(account)  # the board's health says what it is now
             elif what == "fix":
                 await runtime.fix_webhooks(account)
             else:
