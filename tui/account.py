@@ -126,6 +126,11 @@ class Account:
         self.watch = ConnectionWatch(self.families)
         """Each family's connection, live (tui.watch): fed by status reads and by this account's connection events."""
         self.subscribe_events(self._watch_event)
+        from tui.activity import AccountActivity
+
+        self.activity = AccountActivity()
+        """What the account did in this run (its events per kind and per minute, its sends): the Fleet board's."""
+        self.subscribe_events(self.activity.record_event)
 
     def __repr__(self) -> str:
         families = "+".join(sorted(family.value for family in self.families)) or "no family"

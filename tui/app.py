@@ -443,6 +443,9 @@ def build_app(
     sandbox_process: SandboxProcess | None = None,
     resume_collector: bool = False,
     sandbox_logged_out: bool = False,
+    profiles: tuple[str, ...] = (),
+    all_profiles: bool = False,
+    max_accounts: int = 100,
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
     `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
@@ -458,6 +461,9 @@ def build_app(
         sandbox_dialects=sandbox_dialects,
         sandbox_process=sandbox_process,
         sandbox_logged_out=sandbox_logged_out,
+        profiles=profiles,
+        all_profiles=all_profiles,
+        max_accounts=max_accounts,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic,
                       resume_collector=resume_collector)

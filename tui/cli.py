@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui import call_cli, connection_cli, doctor_cli, fleet_import_cli, locate_cli, message_cli, send_cli
+from tui import call_cli, connection_cli, doctor_cli, fleet_cli, fleet_import_cli, locate_cli, message_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
@@ -22,6 +22,16 @@ def _port(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError("a port is a number from 0 to 65535")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a whole number, such as 100") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
     return value
 
 
@@ -147,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _dialect_flags(parser, for_app=True)
     parser.add_argument("--profile", metavar="NAME", help="profile to use (see `gateway-tui profile list`)")
+    parser.add_argument("--profiles", metavar="A,B,C", type=fleet_cli.profile_names, default=(),
+                        help="open these profiles at once (the first is current, unless --profile names one)")
+    parser.add_argument("--all-profiles", action="store_true", help="open every profile at once (up to --max-accounts)")
+    parser.add_argument("--max-accounts", metavar="N", type=_count, default=100,
+                        help="profiles open at once, at most (default 100)")
     parser.add_argument(
         "--insecure-storage",
         action="store_true",
@@ -277,16 +292,15 @@ def build_parser() -> argparse.ArgumentParser:
         action.add_argument(
             "--insecure-storage", action="store_true", default=argparse.SUPPRESS, help="as before the subcommand"
         )
-    fleet = commands.add_parser("fleet", help="many accounts at once: the gateways' admin APIs, and importing accounts")
-    fleet_commands = fleet.add_subparsers(dest="fleet_command", metavar="ACTION", required=True)
-    fleet_import_cli.add_import_parser(fleet_commands)
-    fleet_import_cli.add_admin_parsers(fleet_commands)
     call_cli.add_parser(commands, _global_flags_after_subcommand)
     doctor_cli.add_parser(commands, _global_flags_after_subcommand)
     send_cli.add_parser(commands, _global_flags_after_subcommand)
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     connection_cli.add_parsers(commands, _global_flags_after_subcommand)
     message_cli.add_parser(commands, _global_flags_after_subcommand)
+    fleet_commands = fleet_cli.add_parser(commands, _global_flags_after_subcommand)  # `fleet` alone: the board
+    fleet_import_cli.add_import_parser(fleet_commands)  # `fleet import`, and the gateways' admin APIs
+    fleet_import_cli.add_admin_parsers(fleet_commands)
     return parser
 
 
@@ -331,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.locate_cli import run_cli
     elif args.command in ("connect", "status"):
         from tui.connection_cli import run_cli
+    elif args.command == "fleet" and args.fleet_command is None:
+        from tui.fleet_cli import run_cli
     elif args.command == "fleet":
         from tui.fleet_import_cli import run_cli
     elif args.command == "message":
@@ -377,6 +393,9 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
     app = build_app(
         sandbox=sandbox,
         profile=getattr(args, "profile", None),
+        profiles=tuple(getattr(args, "profiles", ())),
+        all_profiles=bool(getattr(args, "all_profiles", False)),
+        max_accounts=int(getattr(args, "max_accounts", 100)),
         insecure_storage=bool(getattr(args, "insecure_storage", False)),
         sandbox_dialects=dialects,
         sandbox_process=process,

@@ -48,8 +48,8 @@ class KeyAction:
     # this message / all events): the node's check_action enables one of the two, never both
 
 
-SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events", "account")
-_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events", "Account")
+SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet")
+_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events", "Account", "Fleet")
 
 # Scopes, and the scopes that are active at the same time (for the one-meaning check).
 SCOPES: dict[str, str] = {
@@ -68,6 +68,9 @@ SCOPES: dict[str, str] = {
     "settings": "Settings",
     "events": "Events",
     "account": "Account",
+    "fleet": "Fleet (the board)",
+    "fleet_filter": "Fleet's filter",
+    "picker": "the account picker",
     "panel": "events panel",
     "confirm": "confirmation dialog",
     "help": "help",
@@ -88,6 +91,9 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "timeline": ("app", "timeline"),
     "events": ("app", "main", "events"),
     "account": ("app", "main", "account"),
+    "fleet": ("app", "main", "fleet"),
+    "fleet_filter": ("app", "main", "fleet_filter"),
+    "picker": ("app", "picker"),
     "panel": ("app", "main", "panel"),
     "confirm": ("app", "confirm"),
     "help": ("app", "help"),
@@ -127,6 +133,10 @@ ACTIONS: tuple[KeyAction, ...] = (
                   help=f"go to {title} (works everywhere, inside forms too)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
+    # Shown only while several accounts are open (MainScreen.check_action); F3, not ctrl+a: a field's ctrl+a moves
+    # to its start.
+    KeyAction("accounts.pick", "f3", "screen.pick_account", "Accounts", "main", priority=True, footer_drop=-1,
+              help="switch the current account: a fuzzy picker over the open accounts (the sections act on it)"),
     KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True, footer_drop=2,
               help="show or hide the live events panel"),
     KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,
@@ -220,6 +230,27 @@ ACTIONS: tuple[KeyAction, ...] = (
               help="unpair the phone from the chosen family (asks first)"),
     KeyAction("account.family", "f", "next_family", "Family", "account",
               help="choose the other family (instance, session) for the keys above"),
+    # -- Fleet (issue 26): the board's table; `/` filters, Esc in the filter clears it -------------------------
+    KeyAction("fleet.current", "enter", "make_current", "Make current", "fleet",
+              help="make the account under the cursor the current one (the other sections act on it)"),
+    KeyAction("fleet.mark", "space", "mark", "Mark", "fleet", help="mark or unmark the account (bulk actions act on the marked)"),
+    KeyAction("fleet.filter", "slash", "filter", "Filter", "fleet", key_display="/",
+              help="filter the board: rows with the words in any column (Esc clears)"),
+    KeyAction("fleet.sort", "s", "sort", "Sort", "fleet", help="sort by the next column (the board's line says which)"),
+    KeyAction("fleet.point", "w", "bulk('point')", "Point webhooks", "fleet", footer_drop=1,
+              help="point the marked accounts' webhooks at this app's listener (asks first, naming the count)"),
+    KeyAction("fleet.fix", "d", "bulk('fix')", "Doctor fixes", "fleet", footer_drop=1,
+              help="the doctor's check and its fixes on the marked accounts (asks first, naming the count)"),
+    KeyAction("fleet.reconnect", "r", "bulk('reconnect')", "Reconnect", "fleet", footer_drop=1,
+              help="reconnect the marked accounts (asks first, naming the count)"),
+    KeyAction("fleet.clear", "escape", "clear_filter", "Clear filter", "fleet_filter",
+              help="clear the filter and go back to the board"),
+    KeyAction("fleet.to_board", "down,enter", "to_board", "Board", "fleet_filter", show=False,
+              help="keep the filter and go to the board"),
+    KeyAction("picker.choose", "enter", "choose", "Make current", "picker"),
+    KeyAction("picker.close", "escape", "dismiss", "Close", "picker"),
+    KeyAction("picker.down", "down", "move(1)", "Next", "picker", show=False),
+    KeyAction("picker.up", "up", "move(-1)", "Previous", "picker", show=False),
     # -- Events section and panel --------------------------------------------------------------------------------
     KeyAction("events.older", "right_square_bracket,n", "older", "Older", "events", key_display="]"),
     KeyAction("events.newer", "left_square_bracket,p", "newer", "Newer", "events", key_display="["),
@@ -354,7 +385,7 @@ def let_alt_digits_through() -> None:
 
     table = _ansi_sequences.ANSI_SEQUENCES_KEYS
     if isinstance(table, dict):
-        for digit in "12345678":
+        for digit in "123456789":
             table.pop(f"\x1b{digit}", None)
 
 

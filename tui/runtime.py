@@ -52,6 +52,7 @@ from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events pane
 
 # The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.
 from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Tokens, new_account, sandbox_profile
+from tui.fleet_board import FleetRow  # the Fleet section's rows (tui.fleet_board imports only the standard library)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     import ssl
@@ -76,6 +77,8 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 
 log = logging.getLogger(__name__)
 
+MAX_ACCOUNTS = 100
+"""Accounts one app opens at most (`--max-accounts`): each is watched, and the board reads them all."""
 NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
 NAME_LIST_PAGES = 40  # at most 20,000 entries per list
 
@@ -187,14 +190,23 @@ class Runtime:
         sandbox_dialects: tuple[str, str] = ("spec", "spec"),
         sandbox_process: SandboxProcess | None = None,
         sandbox_logged_out: bool = False,
+        profiles: tuple[str, ...] = (),
+        all_profiles: bool = False,
+        max_accounts: int = MAX_ACCOUNTS,
     ) -> None:
         self.sandbox_mode = sandbox
+        self.more_profiles = profiles
+        """The profiles opened beside the current one (`--profiles a,b,c`; the first is current without --profile)."""
+        self.all_profiles = all_profiles
+        self.max_accounts = max_accounts
+        self.accounts_note: str | None = None
+        """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
         self.sandbox_logged_out = sandbox_logged_out
         """The sandbox in this process starts with no phone paired (`--sandbox --logged-out`'s in-process twin)."""
         self._sandbox_process = sandbox_process
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
-        self.profile_name = SANDBOX_PROFILE if sandbox else profile
+        self.profile_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
         self.http_timeout = http_timeout
@@ -223,7 +235,8 @@ class Runtime:
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
-        self._doctor_record: DoctorRecord | None = None
+        self._doctor_records: dict[str, DoctorRecord] = {}
+        self._unread: dict[str, int] = {}
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
         self._account_keys: dict[str, str | None] = {}
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
@@ -384,6 +397,8 @@ class Runtime:
         """Keep a message the gateway accepted in the inbox (same store as the events); returns its chat id."""
         from tui.webhooks.sent import message_id_of, sent_message
 
+        if self.current is not None:
+            self.current.activity.record_send()
         inbox = self.inbox
         message = sent_message(op_id, request, message_id_of(result))
         if inbox is None or message is None:
@@ -742,14 +757,16 @@ class Runtime:
             raise StartupError(f"no profile named {name!r} (known: {known}); see `gateway-tui profile list`")
         self.profile_name = name
         profile = profiles[name]
+        others = self._other_profiles(name, profiles)
 
         from tui import secrets as secret_module
 
-        if profile.secrets_file:  # set up without a keyring: its secrets are in the 0600 file, no flag needed
-            self.insecure_storage = True
+        if profile.secrets_file or any(profiles[other].secrets_file for other in others):
+            self.insecure_storage = True  # set up without a keyring: its secrets are in the 0600 file, no flag needed
         secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         account = self._open_account(profile, secrets)
-        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets)
+        environ: dict[str, str] | None = None if not others else {}  # the GATEWAY_TUI_* variables name one account's secrets
+        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ)
         self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
 
         await self._open_store()
@@ -757,6 +774,75 @@ class Runtime:
         self._build_http()
         assert self.http is not None
         account.connect(self.http, Tokens.from_secrets(resolved))
+        for other in others:  # watched beside the current one: clients built (no I/O), never connected by us
+            more = new_account(profiles[other], secrets, store=lambda: self.store)
+            more.connect(self.http, Tokens.from_secrets(
+                await asyncio.to_thread(secret_module.resolve_secrets, other, secrets, {})))
+            self.accounts.append(more)
+
+    def _other_profiles(self, current: str, profiles: dict[str, Profile]) -> list[str]:
+        """The profiles opened beside the current one (`--profiles`, `--all-profiles`), at most `max_accounts` in
+        all. Raises StartupError for a name that has no profile, or for more names than the maximum."""
+        if self.all_profiles:
+            names = [name for name in profiles if name != current]
+        else:
+            missing = [name for name in self.more_profiles if name not in profiles]
+            if missing:
+                known = ", ".join(sorted(profiles))
+                raise StartupError(f"no profile named {', '.join(missing)} (known: {known}); see `gateway-tui profile list`")
+            names = list(dict.fromkeys(name for name in self.more_profiles if name != current))
+            if 1 + len(names) > self.max_accounts:
+                raise StartupError(f"{1 + len(names)} profiles asked for, at most {self.max_accounts} open at once "
+                                   "(--max-accounts N to change it)")
+        if 1 + len(names) > self.max_accounts:
+            self.accounts_note = (f"{1 + len(names)} profiles, {self.max_accounts} opened (the maximum; "
+                                  "--max-accounts N to change it)")
+            names = names[: self.max_accounts - 1]
+        return names
+
+    def fleet_rows(self) -> list[FleetRow]:
+        """The Fleet board: one row per open account, from what this run knows (no I/O; `read_fleet` reads)."""
+        from tui.fleet_board import board_row, health_word
+
+        return [board_row(account, health=health_word(self._doctor_records.get(account.name)),
+                          unread=self._unread.get(account.name)) for account in self.accounts]
+
+    async def read_fleet(self) -> None:
+        """The board's reads: each open account's status when its watch is due (a few at a time; never a connect),
+        and the unread count of the store's account."""
+        from tui.fleet_board import poll_accounts
+
+        if not self.started:
+            return
+        await poll_accounts(self.accounts)
+        store, owner = self.store, self.profile_name or SANDBOX_PROFILE
+        if store is not None and not store.health.failing:
+            from tui.webhooks.conversations import Inbox
+
+            try:
+                self._unread = {owner: await asyncio.to_thread(
+                    lambda: sum(row.unread for row in Inbox(store).conversations()))}
+            except Exception as error:  # a closed or failing store: the count waits for the next read
+                log.info("unread count not read: %s", error)
+
+    def account_named(self, name: str) -> Account | None:
+        return next((account for account in self.accounts if account.name == name), None)
+
+    async def switch_account(self, name: str) -> Account:
+        """Make another open account the current one: the sections act on it from now on (its clients, its
+        profile, its HMAC key for Settings and the doctor). Raises LookupError for a name that is not open."""
+        account = self.account_named(name)
+        if account is None:
+            raise LookupError(f"{name} is not open in this app")
+        if account is self.current:
+            return account
+        from tui import secrets as secret_module
+
+        key = await asyncio.to_thread(secret_module.resolve_secret, account.name, account.secrets,
+                                      secret_module.SecretName.HMAC_KEY, {} if len(self.accounts) > 1 else None)
+        self.current = account
+        self._hmac_key = key or None
+        return account
 
     _on_clients: Callable[[], Awaitable[None]] | None = None
 
@@ -997,7 +1083,7 @@ class Runtime:
     def hmac_key_set(self) -> bool:
         return self._hmac_key is not None
 
-    async def configure_webhooks(self, public_url: str) -> None:
+    async def configure_webhooks(self, public_url: str, account: Account | None = None) -> None:
         """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events), for
         the families the profile has.
 
@@ -1009,7 +1095,7 @@ class Runtime:
         from tui.api.operations import Family
 
         base = public_url.rstrip("/")
-        account = self._account()
+        account = account or self._account()
         urls = self._webhook_urls(base, account.name)  # its own paths when several accounts are open
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
@@ -1038,20 +1124,33 @@ class Runtime:
 
     @property
     def doctor_record(self) -> DoctorRecord:
-        """The newest doctor report of this run (the header's checks and the Settings panel write it)."""
-        if self._doctor_record is None:
+        """The current account's newest doctor report of this run (the header's checks and the Settings panel write
+        it)."""
+        return self.doctor_record_of(self.current.name if self.current is not None else SANDBOX_PROFILE)
+
+    def doctor_record_of(self, name: str) -> DoctorRecord:
+        """One account's doctor record (empty until the doctor checked it while it was current)."""
+        record = self._doctor_records.get(name)
+        if record is None:
             from tui.doctor import DoctorRecord
 
-            self._doctor_record = DoctorRecord()
-        return self._doctor_record
+            record = self._doctor_records[name] = DoctorRecord()
+        return record
 
-    async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None) -> DoctorInputs:
+    async def doctor_inputs(self, may_probe: Callable[[], Awaitable[bool]] | None = None, *,
+                            account: Account | None = None) -> DoctorInputs:
         """What the doctor examines for the current account: its clients, its key, the listener as the gateway
         must reach it, the store, and whether its gateway is the sandbox (which says so at /sandbox/info, with its
         own number; asked once per run and URL). `may_probe` is asked before probing a real gateway."""
         from tui.doctor import DoctorInputs, sandbox_info
 
-        account = self._account()
+        hmac_key = self._hmac_key
+        if account is not None and account is not self.current:  # another open account: its own stored key
+            from tui import secrets as secret_module
+
+            hmac_key = await asyncio.to_thread(secret_module.resolve_secret, account.name, account.secrets,
+                                               secret_module.SecretName.HMAC_KEY, {}) or None
+        account = account or self._account()
         profile = account.profile
         urls: tuple[str, ...] = ()
         if profile.session is not None:
@@ -1062,10 +1161,27 @@ class Runtime:
             self._sandbox_info[urls] = await sandbox_info(urls)
         info = self._sandbox_info[urls]
         return DoctorInputs(
-            name=account.name, instance=account.instance, session=account.session, hmac_key=self._hmac_key,
+            name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
             listener_base=self.listener_base(), store=self.store, listener_running=self.listener is not None,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
         )
+
+    async def fix_webhooks(self, account: Account) -> list[str]:
+        """The doctor's cheap check (no probe) of one open account, its fixes that need no secret applied, and a
+        second check kept as that account's record; a line per thing changed. Raises the clients' typed errors."""
+        from tui.doctor import Doctor
+
+        doctor = Doctor(await self.doctor_inputs(account=account))
+        lines = await doctor.fix(await doctor.examine(probe=False))
+        self.doctor_record_of(account.name).update(await doctor.examine(probe=False), probed=False)
+        return lines
+
+    async def check_webhooks(self, account: Account) -> None:
+        """The doctor's cheap check (no probe) of one open account, kept as its record (the board's health)."""
+        from tui.doctor import Doctor
+
+        report = await Doctor(await self.doctor_inputs(account=account)).examine(probe=False)
+        self.doctor_record_of(account.name).update(report, probed=False)
 
     def webhook_drift(self) -> tuple[str, str] | None:
         """(where the webhooks point, where the listener is) when this app pointed them elsewhere than the

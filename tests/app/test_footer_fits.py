@@ -47,15 +47,15 @@ async def test_every_section_fits_its_footer_at_80_columns():
         await look("chats list")
         await open_chat_form(pilot)
         await look("chats form")
-        for section in ("groups", "communities", "privacy", "catalog", "settings", "events", "account"):
+        for section in ("groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet"):
             await show_section(pilot, section)
             await look(section)
-        # In a field the digits are text: the footer says alt+1…8 switches sections, and keeps it before the rest.
-        assert seen["chats search"][-3:] == ["alt+1…8 Sections", "f9 Panel", "f1 Help"]  # Requests went first
-        assert seen["chats list"][-1] == "1…8 Sections"  # outside forms the digits act, and the footer says so
-        assert seen["groups"] == ["^s Run", "^l Look up", "^n Create", "^g Add", "^r Rename", "alt+1…8 Sections"]
+        # In a field the digits are text: the footer says alt+1…9 switches sections, and keeps it before the rest.
+        assert seen["chats search"][-3:] == ["alt+1…9 Sections", "f9 Panel", "f1 Help"]  # Requests went first
+        assert seen["chats list"][-1] == "1…9 Sections"  # outside forms the digits act, and the footer says so
+        assert seen["groups"] == ["^s Run", "^l Look up", "^n Create", "^g Add", "^r Rename", "alt+1…9 Sections"]
         # The form's own keys and the way out of it stay; Requests, Panel and Help went first.
-        assert seen["chats form"] == ["^s Send", "^g Chat action", "^o Copy id", "alt+1…8 Sections"]
+        assert seen["chats form"] == ["^s Send", "^g Chat action", "^o Copy id", "alt+1…9 Sections"]
         assert seen["events"][0] == "] Older"
         assert seen["account"][:4] == ["q Show QR", "p Phone code", "r Reconnect", "l Log out"]
 

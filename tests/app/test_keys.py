@@ -38,6 +38,8 @@ def test_every_key_has_one_meaning_where_it_is_active():
         for key, actions in meanings.items():
             if key == "escape" and actions == {"cancel", "screen.leave"}:
                 continue
+            if key == "escape" and actions == {"clear_filter", "screen.leave"}:
+                continue  # the Fleet filter's Esc leaves it too (for the board), having cleared it
             bound = [a for a in ACTIONS if a.scope in together and key in a.keys.split(",")]
             if len(bound) == 2 and twins(*bound):
                 continue  # one replaces the other in another state (the panel's f: this message / all events)

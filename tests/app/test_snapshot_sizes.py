@@ -71,7 +71,7 @@ async def test_at_80x24_the_tables_keep_verdict_and_status_and_the_header_its_co
         shown = screen_text(app)
         header = shown.splitlines()[0]
         assert "● connected" in header and " ev · " in header, header
-        assert "7 Events" in shown.splitlines()[1]
+        assert "7Events" in shown.splitlines()[1]  # the nine names at 80 columns: digit against name
         panel_rows = [line for line in shown.splitlines() if line.startswith(" 12:00:0")]
         assert panel_rows and all(line.rstrip().endswith("✓ valid") for line in panel_rows), shown
         assert "Send (ctrl+s)" in shown or "Send" in shown  # the form keeps room above the panel

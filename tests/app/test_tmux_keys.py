@@ -77,7 +77,7 @@ def test_typing_on_the_kind_picker_is_not_a_command(terminal):
     terminal.wait_for("2e? ok")
     terminal.keys("BTab")
     terminal.keys("BTab")  # past the recipient: the kind picker, on the title line
-    wait_until(lambda: "alt+1…8 Sections" in footer(terminal), "the footer's alt+1…8")
+    wait_until(lambda: "alt+1…9 Sections" in footer(terminal), "the footer's alt+1…9")
     terminal.type("2e?x3")  # digits and letters on a picker: nothing happens
     shown = terminal.screen()
     assert "Chats — new message" in shown and "Look up (ctrl+s)" not in shown  # still Chats, not Groups
@@ -132,7 +132,7 @@ def test_a_multi_line_paste_into_the_reply_moves_to_the_form_unsent(terminal):
     terminal.keys("Escape")  # from the search to the list
     wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
     terminal.keys("Enter")  # reply to the chosen chat
-    wait_until(lambda: "alt+1…8 Sections" in footer(terminal), "a field's footer (the reply line)")
+    wait_until(lambda: "alt+1…9 Sections" in footer(terminal), "a field's footer (the reply line)")
     terminal.type("Hi! ")
     wait_until(lambda: any("│ Hi!" in line for line in terminal.screen().splitlines()), "Hi! in the reply line")
     terminal.tmux("set-buffer", "-b", "h6", "Order 1182:\n- 2 blue cases\n- 1 charger")

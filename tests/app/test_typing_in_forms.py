@@ -57,7 +57,7 @@ async def test_printable_keys_on_a_form_control_are_not_commands(control):
         assert screen.query_one("#events-panel").display, "e on a form control hid the events panel"
         assert {field.id: field.value for field in screen.query(Input)} == fields_before  # typed into no field
         # The digits do not work here: the footer says what does.
-        await wait_until(pilot, lambda: "alt+1…8 Sections" in screen_text(app).splitlines()[-1], what="alt+1…8")
+        await wait_until(pilot, lambda: "alt+1…9 Sections" in screen_text(app).splitlines()[-1], what="alt+1…9")
         await pilot.press("alt+2")  # the section keys that cannot be text still work
         await wait_until(pilot, lambda: screen.query_one("#sections", ContentSwitcher).current == "groups",
                          what="alt+2 from a form control")
@@ -81,11 +81,11 @@ async def test_outside_forms_the_single_keys_act_as_the_footer_says():
         screen = app.screen
         await pilot.press("escape")  # from the conversation search to the list
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "conversations", what="the list")
-        await wait_until(pilot, lambda: " 1…8 Sections" in screen_text(app).splitlines()[-1], what="1…8 in the list")
+        await wait_until(pilot, lambda: " 1…9 Sections" in screen_text(app).splitlines()[-1], what="1…9 in the list")
         await pilot.press("7")
         await wait_until(pilot, lambda: screen.query_one("#sections", ContentSwitcher).current == "events",
                          what="7 from the list")
         assert getattr(app.focused, "id", None) == "events-table"  # Events opens on its table, where letters act
-        await wait_until(pilot, lambda: " 1…8 Sections" in screen_text(app).splitlines()[-1], what="1…8 in Events")
+        await wait_until(pilot, lambda: " 1…9 Sections" in screen_text(app).splitlines()[-1], what="1…9 in Events")
         await pilot.press("x")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ExportScreen", what="x exports from the table")

@@ -93,6 +93,12 @@ def _account() -> type[Section]:
     return AccountSection
 
 
+def _fleet() -> type[Section]:
+    from tui.widgets.fleet.section import FleetSection
+
+    return FleetSection
+
+
 def _events() -> type[Section]:
     from tui.screens.events import EventsSection
 
@@ -117,7 +123,11 @@ SECTIONS: tuple[SectionInfo, ...] = (
     SectionInfo("settings", "6", "Settings", _settings),
     SectionInfo("events", "7", "Events", _events),
     SectionInfo("account", "8", "Account", _account),
+    SectionInfo("fleet", "9", "Fleet", _fleet),
 )
+REBOUND_ON_SWITCH = ("account", "settings")
+"""The sections that read the current account's profile and watch when they are built: built again after a switch
+(the others ask the runtime for the current account's clients at each call)."""
 SECTIONS_BY_ID = {section.id: section for section in SECTIONS}
 
 
@@ -187,21 +197,26 @@ class SectionBar(Static):
     def show(self, current: str) -> None:
         self.current = current
         width = self.size.width or self.app.size.width
-        # The widest form that fits: each name padded and spaced; padded only; at 80 columns neither (the eight
-        # names take 80 columns exactly as `1 Chats 2 Groups ...`).
+        # The widest form that fits: each name padded and spaced; padded only; neither; at 80 columns the digit
+        # against its name, in the accent colour (the nine names take 79 columns as `1Chats 2Groups ...`).
         padded = sum(len(section.key) + len(section.title) + 3 for section in SECTIONS)
+        plain = sum(len(section.key) + len(section.title) + 1 for section in SECTIONS) + len(SECTIONS) - 1
+        space = " "
         if 1 + padded + len(SECTIONS) - 1 <= width:
             lead, pad, gap = " ", " ", " "
         elif 1 + padded <= width:
             lead, pad, gap = " ", " ", ""
-        else:
+        elif plain <= width:
             lead, pad, gap = "", "", " "
+        else:
+            lead, pad, gap, space = "", "", " ", ""
         parts: list[Content | str] = [lead]
         for index, section in enumerate(SECTIONS):
             style = "reverse bold" if section.id == current else ""
+            key = "$key" if space or section.id == current else "[$accent]$key[/]"
             label = Content.from_markup(
-                f"[{style} @click=screen.show_section('{section.id}')]$pad$key $title$pad", key=section.key,
-                title=section.title, pad=pad,
+                f"[{style} @click=screen.show_section('{section.id}')]$pad{key}$space$title$pad",
+                key=section.key, title=section.title, pad=pad, space=space,
             )
             parts.extend([label, gap] if index < len(SECTIONS) - 1 else [label])
         self.update(Content.assemble(*parts))
@@ -612,6 +627,61 @@ class MainScreen(SectionHost):
         section = self.section(self.current_section)
         if section is not None:
             section.action_cancel()
+
+    # -- several accounts (issue 26) ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick_account":  # the picker's key, in the footer too, only while there is a choice
+            return len(gateway_app(self).runtime.accounts) > 1
+        return True
+
+    def action_pick_account(self) -> None:
+        from tui.widgets.fleet.picker import AccountPicker
+
+        runtime = gateway_app(self).runtime
+        if len(runtime.accounts) < 2:
+            return
+        current = runtime.current.name if runtime.current is not None else ""
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.run_worker(self.make_current(name), group="switch-account", exclusive=True,
+                                exit_on_error=False, description="switch the current account")
+
+        self.app.push_screen(AccountPicker([account.name for account in runtime.accounts], current), chosen)
+
+    async def make_current(self, name: str) -> None:
+        """Another open account becomes current: the header says it, the sections that show its profile are built
+        again for it, the others act on it from their next call."""
+        runtime = gateway_app(self).runtime
+        before = runtime.current
+        try:
+            account = await runtime.switch_account(name)
+        except LookupError as error:
+            self.notify(str(error), severity="warning", markup=False)
+            return
+        if account is before:
+            return
+        self.query_one(GatewayHeader).show_account()
+        for section_id in REBOUND_ON_SWITCH:
+            await self._rebuild_section(section_id)
+        self.refresh_bindings()
+        self.notify(f"Now on {account.name}: the sections act on this account.", title="Account", markup=False,
+                    timeout=4)
+
+    async def _rebuild_section(self, section_id: str) -> None:
+        """Build a mounted section again (a section not mounted yet is built for the current account anyway)."""
+        pending = self._mounts.get(section_id)
+        if pending is None or not pending.done():
+            return
+        slot = self.slot(section_id)
+        had_focus = self.focused is not None and slot in self.focused.ancestors
+        await slot.remove_children()
+        del self._mounts[section_id]
+        await self._mount_section(section_id)
+        await self._build_deferred(section_id)
+        if had_focus:
+            self._focus_section()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen

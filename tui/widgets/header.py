@@ -100,6 +100,7 @@ class GatewayHeader(Horizontal):
         health.show_health()
 
     def on_mount(self) -> None:
+        self._subscribed = []
         app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
         self.watch(app, "clients_ready", self._on_clients, init=True)
@@ -127,16 +128,18 @@ class GatewayHeader(Horizontal):
             account = gateway_app(self).runtime.current
             if account is not None and self._watching is not account:
                 self._watching = account
+                self._subscribed.append(account)
                 account.watch.subscribe(self._on_connection_change)
             self.poll_status()
 
     _watching: object = None
+    _subscribed: list[object] = []  # noqa: RUF012 - replaced per instance in on_mount
 
     def _on_connection_change(self, change: Change) -> None:
         """A family's state changed (a status read or an event): the header says it; a drop rings once."""
         runtime = gateway_app(self).runtime
-        if runtime.current is None or gateway_app(self).runtime_error:
-            return
+        if runtime.current is None or gateway_app(self).runtime_error or self._watching is not runtime.current:
+            return  # (an account no longer current: the Fleet board shows it)
         from tui.watch import header_words
 
         state = header_words(runtime.current.watch)
@@ -154,9 +157,21 @@ class GatewayHeader(Horizontal):
     def _on_event(self, _event: Any) -> None:
         self._show_listener()
 
+    def show_account(self) -> None:
+        """Another account became current: its name, its watch's words and its webhook health."""
+        account = gateway_app(self).runtime.current
+        if account is not None and self._watching is not account:
+            self._watching = account
+            if not any(account is seen for seen in self._subscribed):  # once per account: one toast per drop
+                self._subscribed.append(account)
+                account.watch.subscribe(self._on_connection_change)
+        self._show_profile()
+        self.query_one(WebhookHealth).rebind()
+        self.poll_status()
+
     def _show_profile(self) -> None:
         runtime = gateway_app(self).runtime
-        name = runtime.profile_name or "no profile"
+        name = runtime.current.name if runtime.current is not None else runtime.profile_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
         instance, session = runtime.dialects
         account = runtime.current

@@ -45,3 +45,7 @@ class SectionHost(Screen[object]):
     def hold_keys_while(self, work: Awaitable[object], then: Callable[[], object]) -> None:
         """Keep the keys typed until `work` is done, call `then` (which places the focus), then replay them."""
         raise NotImplementedError
+
+    async def make_current(self, name: str) -> None:
+        """Make the open account `name` the current one (the Fleet board's Enter, the account picker)."""
+        raise NotImplementedError

@@ -100,11 +100,28 @@ class WebhookHealth(Static):
         if runtime.current is None or not runtime.started:
             return
         self._last_check = time.monotonic()
+        record = runtime.doctor_record  # the account checked, even if another becomes current meanwhile
         try:
-            report = await Doctor(await runtime.doctor_inputs()).examine(probe=False)
+            report = await Doctor(await runtime.doctor_inputs(account=runtime.current)).examine(probe=False)
         except (GatewayError, ClientsNotReady):
             return  # the header's connection words say when the gateway cannot be reached
-        runtime.doctor_record.update(report, probed=False)
+        record.update(report, probed=False)
+
+    def rebind(self) -> None:
+        """Another account became current: show its record (hidden until it has a report) and check it soon."""
+        app = gateway_app(self)
+        if self._unsubscribe is None:
+            return  # not ready yet: _on_ready subscribes to the current account's record
+        self._unsubscribe()
+        record = app.runtime.doctor_record
+        self._unsubscribe = record.subscribe(self._on_report)
+        self.health = None
+        self.display = False
+        if record.report is not None:
+            self._show(record.report)
+        if not app.runtime.deterministic:
+            self._last_check = None
+            self.ask()
 
     # -- showing ----------------------------------------------------------------------------------------------
 

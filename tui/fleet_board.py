@@ -1,0 +1,179 @@
+"""The fleet board (issue 26): one row per open account, for the app's Fleet section and `gateway-tui fleet`. No
+Textual and no argparse here (the section is tui/widgets/fleet/, the command line tui/fleet_cli.py).
+
+    account.activity                        # tui.activity.AccountActivity: its events and its sends in this run
+    row = board_row(account, health="healthy", unread=3)
+    row.as_json()                           # {"profile", "number", "connected", "health", "unread", "last_event_at"}
+    rows = await read_board(names)          # the command line: profiles, secrets, one status read each
+
+"Connected" is what the account's watch knows (tui.watch: status reads and connection events), never a connect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.account import Account
+    from tui.doctor import DoctorRecord
+
+UNCHECKED = "unchecked"
+"""The health of an account the doctor has not checked in this run."""
+STATUS_READS_AT_ONCE = 8
+"""Status reads in flight at once when the board reads many accounts (the command line, the app's poll)."""
+STATUS_READ_TIMEOUT = 5.0
+
+JSON_KEYS = ("profile", "number", "connected", "health", "unread", "last_event_at")
+
+@dataclass(frozen=True)
+class FleetRow:
+    """One account on the board. `connected` None: nothing read yet; `unread` None: not known in this run."""
+
+    profile: str
+    number: str
+    dialects: str
+    connected: bool | None
+    connection: str
+    health: str
+    unread: int | None
+    per_minute: int = 0
+    sends_today: int = 0
+    last_event_at: datetime | None = None
+    last_by_kind: tuple[tuple[str, datetime], ...] = ()
+
+    def as_json(self) -> dict[str, object]:
+        """`gateway-tui fleet --json`'s object: exactly JSON_KEYS."""
+        return {
+            "profile": self.profile,
+            "number": self.number,
+            "connected": bool(self.connected),
+            "health": self.health,
+            "unread": self.unread,
+            "last_event_at": self.last_event_at.isoformat() if self.last_event_at is not None else None,
+        }
+
+
+def health_word(record: DoctorRecord | None) -> str:
+    """The doctor's newest report for the account in a word (tui.doctor.Health), else "unchecked"."""
+    if record is None or record.report is None:
+        return UNCHECKED
+    from tui.doctor import health_of
+
+    return health_of(record.report).value
+
+
+def dialects_word(account: Account) -> str:
+    """`zapi/wuzapi`, with "–" for a family the profile lacks."""
+    from tui.api.operations import Family
+
+    instance, session = account.dialects
+    i = instance.value if account.has(Family.INSTANCE) else "–"
+    s = session.value if account.has(Family.SESSION) else "–"
+    return f"{i}/{s}"
+
+
+def watched_connection(account: Account) -> tuple[bool | None, str, str]:
+    """(connected, the header's words, the paired number) from the account's watch; connected is True when every
+    family read is, None before any read."""
+    from tui.watch import header_words
+
+    states = [state for family in account.families if (state := account.watch.state(family)) is not None]
+    number = next((state.number for state in states if state.number), "") or ""
+    connected = all(state.connected for state in states) if states else None
+    return connected, header_words(account.watch), number
+
+
+def board_row(account: Account, *, health: str, unread: int | None) -> FleetRow:
+    connected, words, number = watched_connection(account)
+    activity = account.activity
+    return FleetRow(
+        profile=account.name,
+        number=number,
+        dialects=dialects_word(account),
+        connected=connected,
+        connection=words,
+        health=health,
+        unread=unread,
+        per_minute=activity.per_minute(),
+        sends_today=activity.sends_today,
+        last_event_at=activity.last_event_at,
+        last_by_kind=tuple(sorted(activity.last_by_kind.items())),
+    )
+
+
+async def poll_accounts(accounts: Sequence[Account], *, force: bool = False) -> None:
+    """Read the status of each account whose watch is due (all with `force`), a few at a time, each bounded in
+    time; a failing read is the watch's own problem to show, never raised here."""
+    gate = asyncio.Semaphore(STATUS_READS_AT_ONCE)
+
+    async def one(account: Account) -> None:
+        if not force and not account.watch.poll_due():
+            return
+        async with gate:
+            try:
+                await asyncio.wait_for(account.watch.poll(account, force=force), STATUS_READ_TIMEOUT)
+            except (TimeoutError, Exception):  # noqa: BLE001 - one account's failure must not stop the others
+                return
+
+    await asyncio.gather(*(one(account) for account in accounts))
+
+
+def _stored_activity(name: str) -> tuple[int | None, datetime | None]:
+    """(unread, newest event's time) from the profile's own event store, when it has one (blocking)."""
+    from tui.paths import profile_events_path
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.store import EventStore, StoreUnusable
+
+    path = profile_events_path(name)
+    if not path.exists():
+        return None, None
+    try:
+        with EventStore(path) as store:
+            newest = store.newest(1)
+            unread = sum(row.unread for row in Inbox(store).conversations())
+    except (StoreUnusable, OSError):
+        return None, None
+    return unread, newest[0].received_at if newest else None
+
+
+async def read_board(names: Sequence[str] | None, *, insecure_storage: bool = False) -> list[FleetRow]:
+    """The board of the command line: the named profiles (all when None), their secrets as the app resolves them,
+    one status read each (never a connect), unread and the last event from each profile's own store. Raises
+    LookupError naming the profiles that do not exist."""
+    from tui import config
+    from tui import secrets as secret_module
+    from tui.account import Tokens, new_account
+    from tui.api.gateway_http import GatewayHttp
+
+    profiles = {profile.name: profile for profile in await asyncio.to_thread(config.load_profiles)}
+    chosen = list(profiles) if names is None else list(names)
+    missing = [name for name in chosen if name not in profiles]
+    if missing:
+        known = ", ".join(sorted(profiles)) or "none"
+        raise LookupError(f"no profile named {', '.join(missing)} (known: {known}); see `gateway-tui profile list`")
+    if any(profiles[name].secrets_file for name in chosen):
+        insecure_storage = True
+    store = await asyncio.to_thread(secret_module.open_secret_store_for_run, insecure_storage)
+    http = GatewayHttp(timeout=STATUS_READ_TIMEOUT)
+    try:
+        accounts = []
+        for name in chosen:
+            account = new_account(profiles[name], store, store=lambda: None)
+            # The GATEWAY_TUI_* variables name one account's secrets: with several profiles, each its own stored ones.
+            environ: dict[str, str] | None = None if len(chosen) == 1 else {}
+            resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, store, environ)
+            account.connect(http, Tokens.from_secrets(resolved))
+            accounts.append(account)
+        await poll_accounts(accounts, force=True)
+    finally:
+        await http.aclose()
+    rows = []
+    for account in accounts:
+        unread, last = await asyncio.to_thread(_stored_activity, account.name)
+        row = board_row(account, health=UNCHECKED, unread=unread)
+        rows.append(FleetRow(**{**row.__dict__, "last_event_at": last or row.last_event_at}))
+    return rows
