@@ -209,6 +209,7 @@ class DoctorInputs:
     probe_wait: float = PROBE_WAIT
     reachable: Callable[[str], Awaitable[bool]] | None = None  # does the URL answer from here
     settle: float = 1.5  # seconds after a fix before the second look
+    account_paths: str | None = None  # several accounts open: the account whose `/a/<name>/` paths are its own
 
 
 class Doctor:
@@ -221,7 +222,7 @@ class Doctor:
     # -- examining -----------------------------------------------------------------------------------------------
 
     def url_for(self, family: Family) -> str:
-        urls = family_urls(self.inputs.listener_base)
+        urls = family_urls(self.inputs.listener_base, self.inputs.account_paths)
         return urls[PathFamily.INSTANCE if family is Family.INSTANCE else PathFamily.SESSION]
 
     async def examine(self, *, probe: bool = True) -> Report:

@@ -589,9 +589,7 @@ class Runtime:
     def account_webhook_url(self, profile: str, family: Family) -> str:
         """The URL `profile`'s gateway should send `family`'s webhooks to: under its public URL (a tunnel), else the
         listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one."""
-        account = next((account for account in self.accounts if account.name == profile), None)
-        public = account.profile.public_url if account is not None else ""
-        base = public.rstrip("/") if public else (self.listener.url.rstrip("/") if self.listener is not None else "")
+        base = self._listener_base_of(self.account_named(profile))
         return self._webhook_urls(base, profile)[PathFamily(family.value)]
 
     def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
@@ -769,7 +767,7 @@ class Runtime:
         resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ)
         self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
 
-        await self._open_store()
+        await self._open_store(shared=bool(others))
         await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)
         self._build_http()
         assert self.http is not None
@@ -779,6 +777,8 @@ class Runtime:
             more.connect(self.http, Tokens.from_secrets(
                 await asyncio.to_thread(secret_module.resolve_secrets, other, secrets, {})))
             self.accounts.append(more)
+        if others:
+            await self.listen_for_accounts()  # each on its own /a/<profile>/ paths, with its own key
 
     def _other_profiles(self, current: str, profiles: dict[str, Profile]) -> list[str]:
         """The profiles opened beside the current one (`--profiles`, `--all-profiles`), at most `max_accounts` in
@@ -851,16 +851,16 @@ class Runtime:
         if callback is not None:
             await callback()
 
-    async def _open_store(self) -> None:
+    async def _open_store(self, *, shared: bool = False) -> None:
+        """The run's event store: the profile's own, or with several accounts open the one they share (as
+        `listen --all` writes it; each event names its account)."""
         # Imported in a thread, as the listener is: the forwarder pulls in aiohttp (~100 ms), which on the event
         # loop held the sandbox's first "connected" frame back (bench/start_interactive.py).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.forwarder")
-        from tui.paths import profile_events_path
-        from tui.webhooks.store import EventStore
+        from tui.paths import fleet_events_path, profile_events_path
+        from tui.webhooks.store import EventStore, StoreUnusable
 
-        from tui.webhooks.store import StoreUnusable
-
-        store = EventStore(profile_events_path(self.profile_name or "default"))
+        store = EventStore(fleet_events_path() if shared else profile_events_path(self.profile_name or "default"))
         try:
             await asyncio.to_thread(store.open)
         except StoreUnusable as error:
@@ -1115,7 +1115,10 @@ class Runtime:
 
     def listener_base(self) -> str:
         """Where the gateway should send events: the profile's public URL (a tunnel), else the listener's own."""
-        public = self.profile.public_url if self.profile is not None else ""
+        return self._listener_base_of(self.current)
+
+    def _listener_base_of(self, account: Account | None) -> str:
+        public = account.profile.public_url if account is not None else ""
         if public:
             return public.rstrip("/")
         return self.listener.url.rstrip("/") if self.listener is not None else ""
@@ -1162,7 +1165,8 @@ class Runtime:
         info = self._sandbox_info[urls]
         return DoctorInputs(
             name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
-            listener_base=self.listener_base(), store=self.store, listener_running=self.listener is not None,
+            listener_base=self._listener_base_of(account), store=self.store, listener_running=self.listener is not None,
+            account_paths=account.name if len(self.accounts) > 1 else None,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
         )
 
