@@ -115,6 +115,9 @@ class Profile(BaseModel):
     # Where this profile's secrets are: the private 0600 file (chosen in set-up when there was no keyring, or saved
     # with --insecure-storage) instead of the OS keyring. Every later run uses it without the flag. Not a secret.
     secrets_file: bool = False
+    # Every operation that writes (`writes` in tui.api.operations) is refused, in the app and in `call`; written
+    # only when true, so files from before stay as they were.
+    read_only: bool = False
 
     @field_validator("name")
     @classmethod
@@ -349,6 +352,8 @@ def _stored_fields(profile: Profile) -> dict[str, object]:
         del fields["forward_to"], fields["forward_allow_remote"]
     if not profile.secrets_file:
         del fields["secrets_file"]
+    if not profile.read_only:
+        del fields["read_only"]
     if profile.media_limit == DEFAULT_MEDIA_LIMIT:  # a default is not written: files stay as the user wrote them
         del fields["media_limit"]
     return fields
