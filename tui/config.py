@@ -183,6 +183,11 @@ class Profile(BaseModel):
         """The families this profile has, instance first."""
         return tuple(family for family in Family if self.has(family))
 
+    @property
+    def refuses_writes_as(self) -> str | None:
+        """What its gateway clients take as `read_only`: the profile's name when it is read-only, else None."""
+        return self.name if self.read_only else None
+
     def has(self, family: Family) -> bool:
         return (self.instance if family is Family.INSTANCE else self.session) is not None
 
