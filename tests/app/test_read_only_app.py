@@ -90,3 +90,40 @@ async def test_the_header_marks_it_and_the_palette_still_lists_the_writes(app, s
         await settle(pilot)
         assert type(app.screen).__name__ != "CommandPalette"
         assert writes_seen(sandbox) == []
+
+
+async def test_a_pairing_action_is_refused_in_the_profiles_words(monkeypatch):
+    """Log out (a pairing action) on WuzAPI: asked, then refused before anything is sent; still connected."""
+    from tests.harness import wait_until
+    from tui.api.dialects import SessionDialect
+    from tui.api.operations import Family
+
+    gateway = CountingSandbox(
+        instance_id="roapp", instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
+        client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"], session_token=TOKENS["GATEWAY_TUI_SESSION_TOKEN"],
+        delivery_delay=0.0, session_dialect=SessionDialect.WUZAPI,
+    )
+    await gateway.start()
+    try:
+        for name, value in TOKENS.items():
+            monkeypatch.setenv(name, value)
+        config.save_profile(config.Profile(name="ops-view", session_url=gateway.url, listener_port=0,
+                                           session_dialect=SessionDialect.WUZAPI, read_only=True))
+        set_cursor_blink(False)
+        app = build_app(profile="ops-view")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_ready(pilot)
+            await pilot.press("f9", "alt+8")
+            account = app.runtime.current
+            assert account is not None
+            await wait_until(pilot, lambda: bool(account.watch.state(Family.SESSION).connected),
+                             what="connected (a status read works)")
+            await pilot.press("l")
+            await wait_until(pilot, lambda: "Log the phone out of the session" in screen_text(app), what="the question")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: "is read-only; nothing was sent" in screen_text(app), timeout=5.0,
+                             what="the refusal")
+            assert "would not" not in shown(app)  # the profile refused it, not the gateway
+            assert writes_seen(gateway) == [] and account.watch.state(Family.SESSION).connected
+    finally:
+        await gateway.stop()
