@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 
 from tests.config.test_read_only_call import TOKENS, CountingSandbox
-from tests.harness import SIZE, fill, open_chat_form, palette, screen_text, settle, show_section, wait_ready
+from textual.widgets import Input
+
+from tests.harness import (
+    SIZE, fill, highlighted, open_chat_form, screen_text, settle, show_section, wait_ready, wait_until,
+)
 from tui import config
 from tui.app import build_app
 from tui.widgets.forms import set_cursor_blink
@@ -86,7 +90,12 @@ async def test_the_header_marks_it_and_the_palette_still_lists_the_writes(app, s
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         assert "ops-view read-only" in shown(app).replace("·", " ").replace("  ", " ")
-        await palette(pilot, "Send poll")  # listed, and chosen it opens its form as for any profile
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", what="the palette")
+        app.screen.query_one(Input).value = "Send poll"
+        await wait_until(pilot, lambda: highlighted(app).startswith("Send poll"), what="Send poll listed")
+        await wait_until(pilot, lambda: "refused: this profile is read-only" in shown(app), what="marked refused")
+        await pilot.press("enter")  # chosen, it opens its form as for any profile
         await settle(pilot)
         assert type(app.screen).__name__ != "CommandPalette"
         assert writes_seen(sandbox) == []
@@ -94,7 +103,6 @@ async def test_the_header_marks_it_and_the_palette_still_lists_the_writes(app, s
 
 async def test_a_pairing_action_is_refused_in_the_profiles_words(monkeypatch):
     """Log out (a pairing action) on WuzAPI: asked, then refused before anything is sent; still connected."""
-    from tests.harness import wait_until
     from tui.api.dialects import SessionDialect
     from tui.api.operations import Family
 
