@@ -168,8 +168,10 @@ class GatewayHeader(Horizontal):
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
             content = Content.assemble(content, Content.from_markup(speaks, i=i, s=s))
         if account is not None and account.profile.read_only:
-            # Every write is refused (issue 26): said before anything is tried, in the words the refusals use.
-            content = Content.assemble(content, Content.from_markup(" [b $text-warning]read-only"))
+            # Every write is refused (issue 26): said before anything is tried, in the words the refusals use (r/o
+            # at 80 columns, where every cell counts).
+            mark = " [b $text-warning]r/o" if self.compact else " [b $text-warning]read-only"
+            content = Content.assemble(content, Content.from_markup(mark))
         self.query_one("#header-profile", Static).update(content)
 
     def refresh_dialects(self) -> None:
