@@ -283,3 +283,23 @@ async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypat
         assert list(gateway.state.sent) == []  # nothing was sent without asking
     finally:
         await gateway.stop()
+
+
+async def test_a_read_only_profile_is_examined_but_not_fixed(real_dialects):
+    """Issue 26: the fixes are writes; the findings still show, and nothing is changed."""
+    profile_for(real_dialects, read_only=True)
+    real_dialects.state.session_webhook.url = "http://127.0.0.1:9/their-app"
+    code, report, err = await doctor("--fix")
+    assert code == 1 and "webhook-url-mismatch" in ids(report) and report["changes"] == []
+    assert "gateway-tui doctor: --fix: This profile (doc) is read-only; nothing was sent." in err
+    assert real_dialects.state.session_webhook.url == "http://127.0.0.1:9/their-app"
+
+
+async def test_a_read_only_profile_is_not_probed(spec_dialects):
+    """The probe is a send: skipped, said as such (not a failure of the gateway)."""
+    profile_for(spec_dialects, read_only=True)
+    code, report, err = await doctor()
+    [skipped] = [f for f in report["findings"] if f["id"] == "probe-skipped"]
+    assert "read-only" in skipped["words"], report
+    assert "no-events-after-probe" not in ids(report)
+    assert list(spec_dialects.state.sent) == []

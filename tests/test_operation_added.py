@@ -47,6 +47,7 @@ SEND_REACTION: Operation[SendReaction, m.SendResult] = Operation(
     number=None, family=Family.INSTANCE, method="POST", path="send-reaction",
     request=SendReaction, result=m.SendResult, title="Send reaction", section=Section.CHATS,
     sends=DummyKind.REACTION,  # type: ignore[arg-type]
+    writes=True,
     notes={InstanceDialect.ZAPI: "a group is sent as <digits>-group"},
 )
 

@@ -195,21 +195,25 @@ class Account:
         self.instance = InstanceClient(
             http,
             InstanceCredentials(instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token),
-            instance_dialect,
+            instance_dialect, read_only=self.profile.refuses_writes_as,
         ) if instance is not None else None
         self.session = SessionClient(
-            http, SessionCredentials(session.url, tokens.session_token), session_dialect
+            http, SessionCredentials(session.url, tokens.session_token), session_dialect,
+            read_only=self.profile.refuses_writes_as,
         ) if session is not None else None
 
     def change_profile(self, profile: Profile) -> None:
-        """Take a changed profile (same name); the clients, when built, are rebuilt to speak its dialects with
-        the same credentials and connection pool."""
+        """Take a changed profile (same name); the clients, when built, are rebuilt to speak its dialects (and
+        refuse writes when it is read-only) with the same credentials and connection pool."""
         self.profile = profile
         instance_dialect, session_dialect = self.dialects
+        read_only = profile.refuses_writes_as
         if self.instance is not None:
-            self.instance = type(self.instance)(self.instance.http, self.instance.credentials, instance_dialect)
+            self.instance = type(self.instance)(
+                self.instance.http, self.instance.credentials, instance_dialect, read_only=read_only)
         if self.session is not None:
-            self.session = type(self.session)(self.session.http, self.session.credentials, session_dialect)
+            self.session = type(self.session)(
+                self.session.http, self.session.credentials, session_dialect, read_only=read_only)
 
     # -- events and the store ------------------------------------------------------------------------------
 

@@ -6,7 +6,8 @@
     gateway-tui call group-metadata --data @group.json
 
 Exit codes: 0 the gateway's answer is on stdout; 1 the gateway said no (error status, or success/value false),
-explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile or secret).
+explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile or secret); 3 nothing was sent
+because the profile is read-only and the operation writes (`writes` in the operations table; reads still work).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # the module itself is imported for the parser, before the op
 EXIT_OK = 0
 EXIT_GATEWAY_SAID_NO = 1
 EXIT_NOT_SENT = 2
+EXIT_READ_ONLY = 3
 
 
 def add_parser(commands: Any, global_flags: Any) -> None:
@@ -52,7 +54,8 @@ def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.list:
         for op in all_operations():
             number = f"#{op.number}" if op.number else "  "
-            print(f"{op.id.value:26} {number:>4} {op.family.value:8} {op.method:6} {op.title}", file=out)
+            access = "writes" if op.writes else "reads"
+            print(f"{op.id.value:26} {number:>4} {op.family.value:8} {op.method:6} {access:6} {op.title}", file=out)
         return EXIT_OK
     if args.operation is None:
         args.call_parser.print_help(out)
@@ -88,8 +91,8 @@ async def report(
     command: str, what: str, outcome: Callable[[], Awaitable[CallOutcome]], out: TextIO, err: TextIO
 ) -> int:
     """Run one call and print it as `call` does: the answer on stdout (0), the gateway's no on stderr (1), or why
-    nothing was sent (2). `send` prints through here too."""
-    from tui.api.errors import GatewayError
+    nothing was sent (2), or the profile is read-only (3). `send` prints through here too."""
+    from tui.api.errors import GatewayError, ReadOnlyRefused
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused
     from tui.config import ConfigError
@@ -99,6 +102,9 @@ async def report(
     except (CallRefused, ConfigError) as refused:
         print(f"{command}: {refused}", file=err)
         return EXIT_NOT_SENT
+    except ReadOnlyRefused as refused:
+        print(f"{command}: {refused.message}", file=err)
+        return EXIT_READ_ONLY
     except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
         print(f"{command}: {what}: {refused.message}", file=err)
         return EXIT_NOT_SENT

@@ -194,10 +194,11 @@ async def send_request(
                     instance.base_url, instance.instance_id,
                     secrets[SecretName.INSTANCE_TOKEN] or "", secrets[SecretName.CLIENT_TOKEN] or "",
                 ),
-                instance.dialect,
+                instance.dialect, read_only=chosen.refuses_writes_as,
             )
         elif op.family is Family.SESSION and session is not None:
-            client = SessionClient(http, SessionCredentials(session.url, secrets[SecretName.SESSION_TOKEN] or ""), session.dialect)
+            client = SessionClient(http, SessionCredentials(session.url, secrets[SecretName.SESSION_TOKEN] or ""),
+                                   session.dialect, read_only=chosen.refuses_writes_as)
         else:  # profile_for refused it above
             raise CallRefused(str(config.MissingFamily(chosen.name, op.family)))
         result = await client.request(op, request)

@@ -283,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=SessionDialect.SPEC.value,
         help="how session-family requests are written: the spec's shapes, or WuzAPI's (default: spec)",
     )
+    add.add_argument(
+        "--read-only", action=argparse.BooleanOptionalAction, default=None,
+        help="refuse every operation that writes (sends, settings, pairing), in the app and in `call`; alone, on an "
+        "existing profile, changes only this (default: as it was; a new profile is writable)",
+    )
     listing = profile_commands.add_parser("list", help="list profiles and which secrets are set (never their values)")
     add.add_argument("--forward-to", default="", metavar="URL", help="forward every accepted event to your app at URL")
     add.add_argument("--forward-allow-remote", action="store_true", help="let --forward-to name a host other than this one")

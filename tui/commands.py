@@ -38,11 +38,15 @@ class GatewayCommands(Provider):
         from tui.screens.main import SECTIONS, SECTIONS_BY_ID, section_class
 
         app = gateway_app(self.screen)
+        account = app.runtime.current
+        # A read-only profile's writes stay listed (the user learns why they are refused), marked as refused.
+        refused = "refused: this profile is read-only · " if account is not None and account.profile.read_only else ""
         commands: list[PaletteCommand] = []
         for op in all_operations():
             info = SECTIONS_BY_ID[op.section.value]
+            where = f"{info.title} ({info.key}) · {op.family.value} {op.method} {op.path_template}"
             commands.append(
-                PaletteCommand(op.title, f"{info.title} ({info.key}) · {op.family.value} {op.method} {op.path_template}",
+                PaletteCommand(op.title, (refused if op.writes else "") + where,
                                partial(_open_operation, app, info.id, op.id.value))
             )
         for info in SECTIONS:

@@ -115,6 +115,9 @@ class Profile(BaseModel):
     # Where this profile's secrets are: the private 0600 file (chosen in set-up when there was no keyring, or saved
     # with --insecure-storage) instead of the OS keyring. Every later run uses it without the flag. Not a secret.
     secrets_file: bool = False
+    # Every operation that writes (`writes` in tui.api.operations) is refused, in the app and in `call`; written
+    # only when true, so files from before stay as they were.
+    read_only: bool = False
 
     @field_validator("name")
     @classmethod
@@ -179,6 +182,11 @@ class Profile(BaseModel):
     def families(self) -> tuple[Family, ...]:
         """The families this profile has, instance first."""
         return tuple(family for family in Family if self.has(family))
+
+    @property
+    def refuses_writes_as(self) -> str | None:
+        """What its gateway clients take as `read_only`: the profile's name when it is read-only, else None."""
+        return self.name if self.read_only else None
 
     def has(self, family: Family) -> bool:
         return (self.instance if family is Family.INSTANCE else self.session) is not None
@@ -349,6 +357,8 @@ def _stored_fields(profile: Profile) -> dict[str, object]:
         del fields["forward_to"], fields["forward_allow_remote"]
     if not profile.secrets_file:
         del fields["secrets_file"]
+    if not profile.read_only:
+        del fields["read_only"]
     if profile.media_limit == DEFAULT_MEDIA_LIMIT:  # a default is not written: files stay as the user wrote them
         del fields["media_limit"]
     return fields

@@ -348,6 +348,11 @@ class Doctor:
         store = inputs.store
         if store is None:
             return []
+        if any(client is not None and client.read_only for client in (inputs.instance, inputs.session)):
+            return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
+                            "The probe (a message to the account's own number) was not sent: this profile is "
+                            "read-only, and the probe is a send.",
+                            f"Make it writable (`gateway-tui profile add {inputs.name} --no-read-only`) to probe.")]
         if not inputs.is_sandbox:
             asked = inputs.may_probe
             if asked is None or not await asked():

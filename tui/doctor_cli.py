@@ -79,10 +79,11 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 instance = InstanceClient(http, InstanceCredentials(
                     profile.instance.base_url, profile.instance.instance_id,
                     secrets.get(SecretName.INSTANCE_TOKEN) or "", secrets.get(SecretName.CLIENT_TOKEN) or ""),
-                    profile.instance.dialect)
+                    profile.instance.dialect, read_only=profile.refuses_writes_as)
             if profile.session is not None:
                 session = SessionClient(http, SessionCredentials(
-                    profile.session.url, secrets.get(SecretName.SESSION_TOKEN) or ""), profile.session.dialect)
+                    profile.session.url, secrets.get(SecretName.SESSION_TOKEN) or ""), profile.session.dialect,
+                    read_only=profile.refuses_writes_as)
             sandbox_info = await _sandbox_info(profile)
             inputs = DoctorInputs(
                 name=profile.name, instance=instance, session=session, hmac_key=key, listener_base=base, store=store,
@@ -90,14 +91,18 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
             )
             doctor = Doctor(inputs)
-            from tui.api.errors import GatewayError
+            from tui.api.errors import GatewayError, ReadOnlyRefused
 
             try:
                 report = await doctor.examine()
                 changes: list[str] = []
                 if args.fix and any(f.fix is not None for f in report.findings):
-                    changes = await doctor.fix(report)
-                    report = await Doctor(inputs).examine()
+                    try:
+                        changes = await doctor.fix(report)
+                    except ReadOnlyRefused as refused:  # the findings still show; the fixes are writes
+                        print(f"gateway-tui doctor: --fix: {refused.message}", file=err)
+                    else:
+                        report = await Doctor(inputs).examine()
             except GatewayError as error:
                 print(f"gateway-tui doctor: the gateway said: {error.message}", file=err)
                 return EXIT_FINDINGS

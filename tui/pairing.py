@@ -103,8 +103,10 @@ class PairingActions:
         return GATEWAY_NAMES[self.family]
 
     def _refuse(self, action: str, error: Exception) -> PairingRefused:
-        from tui.api.errors import GatewayError
+        from tui.api.errors import GatewayError, ReadOnlyRefused
 
+        if isinstance(error, ReadOnlyRefused):  # the profile refused it, not the gateway: its own words
+            return PairingRefused(error.message)
         said = error.message if isinstance(error, GatewayError) else str(error)
         return PairingRefused(f"{self.gateway} would not {action}: {said}")
 

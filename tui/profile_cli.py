@@ -55,6 +55,9 @@ def run_cli(args: argparse.Namespace) -> int:
 def _add(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
     families = {"base_url": args.base_url, "instance_id": args.instance_id, "session_url": args.session_url}
+    existing = {profile.name: profile for profile in config.load_profiles()}.get(args.name)
+    if args.read_only is not None and existing is not None and not any(families.values()):
+        return _set_read_only(existing, args.read_only)
     if not any(families.values()):
         if not interactive:
             raise _Refused(f"profile {args.name!r} not saved: {NO_GATEWAY}")
@@ -74,6 +77,7 @@ def _add(args: argparse.Namespace) -> int:
             forward_allow_remote=args.forward_allow_remote,
             require_signatures=args.require_signatures,
             secrets_file=bool(args.insecure_storage),  # later runs find them there without the flag
+            read_only=args.read_only if args.read_only is not None else existing is not None and existing.read_only,
             **({"max_body": args.max_body} if args.max_body is not None else {}),
         )
     except ValidationError as error:
@@ -102,6 +106,18 @@ def _add(args: argparse.Namespace) -> int:
     parts = [f"Profile {profile.name!r} ({gateways}) saved to {config.profiles_path()}",
              f"{len(values) - len(dropped)} secret(s) stored in {where}"]
     print("; ".join(parts + notes) + ".")
+    return 0
+
+
+def _set_read_only(profile: config.Profile, read_only: bool) -> int:
+    """`profile add NAME --read-only` (or `--no-read-only`) on its own: the flag changes, nothing else (no secret is
+    asked for, none is touched)."""
+    config.save_profile(profile.model_copy(update={"read_only": read_only}))
+    if read_only:
+        print(f"Profile {profile.name!r} is now read-only: every operation that writes (sends, settings, pairing) is "
+              "refused, in the app and in `call`.")
+    else:
+        print(f"Profile {profile.name!r} is now writable.")
     return 0
 
 
@@ -234,6 +250,9 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
               file=out)
         public = f", public URL {profile.public_url}" if profile.public_url else ""
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
+        access = (f"read-only (`gateway-tui profile add {profile.name} --no-read-only` makes it writable)"
+                  if profile.read_only else "writable")
+        print(f"  access           {access}", file=out)
         # a profile saved with --insecure-storage (or set up without a keyring) keeps its secrets in the 0600 file
         store = private_file if profile.secrets_file else keyring
         stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"

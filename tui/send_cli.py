@@ -6,7 +6,8 @@
 
 The operation comes from the file's real type (its content, not its name) or `--as`; the family is the profile's
 only one that can send media, or `--family`. Exit codes and output are `call`'s: 0 the gateway's answer is on
-stdout; 1 the gateway said no; 2 nothing was sent (the file, its type or size, the profile, the dialect).
+stdout; 1 the gateway said no; 2 nothing was sent (the file, its type or size, the profile, the dialect); 3 nothing
+was sent because the profile is read-only.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ from tui.api.models import (
     WebhookConfig,
     WebhookUpdate,
 )
-from tui.api.errors import GatewayError
+from tui.api.errors import GatewayError, ReadOnlyRefused
 from tui.api import operations as ops
 from tui.api.operations import (
     WUZAPI_WEBHOOK_READ_PATH,
@@ -127,21 +127,31 @@ def _require_family(op: Operation[Req, Result], family: Family) -> None:
         raise TypeError(f"{op.id} belongs to the {op.family} family")
 
 
+def _refuse_a_write(op: Operation[Req, Result], read_only: str | None) -> None:
+    """The one check every call passes: on a read-only profile (`read_only`, its name), an operation that writes
+    raises ReadOnlyRefused before anything is written or sent."""
+    if read_only is not None and op.writes:
+        raise ReadOnlyRefused(read_only, op.id.value)
+
+
 class InstanceClient:
     """Instance family: `{base_url}/instances/{instanceId}/token/{instanceToken}/...`, header `Client-Token`.
 
     `request(op, model)` sends any instance operation of `tui.api.operations`, written in `dialect`; the
-    named methods below are thin typed wrappers over it.
+    named methods below are thin typed wrappers over it. With `read_only` (the profile's name), every operation
+    that writes is refused (ReadOnlyRefused) before anything is sent.
     """
 
     family = Family.INSTANCE
 
     def __init__(
-        self, http: GatewayHttp, credentials: InstanceCredentials, dialect: InstanceDialect = InstanceDialect.SPEC
+        self, http: GatewayHttp, credentials: InstanceCredentials, dialect: InstanceDialect = InstanceDialect.SPEC,
+        *, read_only: str | None = None,
     ) -> None:
         self.http = http
         self.credentials = credentials
         self.dialect = InstanceDialect(dialect)
+        self.read_only = read_only
         self._redactor = credentials.redactor()
 
     def __repr__(self) -> str:
@@ -154,6 +164,7 @@ class InstanceClient:
     async def request(self, op: Operation[Req, Result], request: Req) -> Result:
         """Send `request` as `op` in this client's dialect. DialectRefusal (nothing sent) when it cannot be said."""
         _require_family(op, self.family)
+        _refuse_a_write(op, self.read_only)
         wire = op.encode(request, self.dialect)
         tail = "/".join(_segment(part) for part in wire.path)
         query = ("?" + urlencode(wire.query)) if wire.query else ""
@@ -297,17 +308,20 @@ class SessionClient:
     """Session family: `{base_url}/session/...`, `/group/...`, `/chat/send/contact`, `/webhook`; header `token`.
 
     In the `wuzapi` dialect a partial webhook update first reads the current configuration (GET /webhook) and
-    sends the merged whole, because WuzAPI's PUT zeroes every field it is not sent.
+    sends the merged whole, because WuzAPI's PUT zeroes every field it is not sent. With `read_only` (the
+    profile's name), every operation that writes is refused (ReadOnlyRefused) before anything is sent.
     """
 
     family = Family.SESSION
 
     def __init__(
-        self, http: GatewayHttp, credentials: SessionCredentials, dialect: SessionDialect = SessionDialect.SPEC
+        self, http: GatewayHttp, credentials: SessionCredentials, dialect: SessionDialect = SessionDialect.SPEC,
+        *, read_only: str | None = None,
     ) -> None:
         self.http = http
         self.credentials = credentials
         self.dialect = SessionDialect(dialect)
+        self.read_only = read_only
         self._redactor = credentials.redactor()
 
     def __repr__(self) -> str:
@@ -315,6 +329,7 @@ class SessionClient:
 
     async def request(self, op: Operation[Req, Result], request: Req) -> Result:
         _require_family(op, self.family)
+        _refuse_a_write(op, self.read_only)
         wire = op.encode(request, self.dialect)
         if op.id is OperationId.WEBHOOK and self.dialect is SessionDialect.WUZAPI:
             assert isinstance(request, WebhookUpdate)

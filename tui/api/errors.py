@@ -53,6 +53,19 @@ class UnexpectedStatus(GatewayError):
     """Any other non-success status (405, 415, 502, ...), or a 2xx whose body is only an error report."""
 
 
+class ReadOnlyRefused(GatewayError):
+    """The profile is read-only and the operation writes (`writes` in the operations table): refused by the client
+    before anything was sent, not even a read that would come first. `status` stays None."""
+
+    def __init__(self, profile: str, operation: str) -> None:
+        super().__init__(
+            f"This profile ({profile}) is read-only; nothing was sent. Make it writable with "
+            f"`gateway-tui profile add {profile} --no-read-only`."
+        )
+        self.profile = profile
+        self.operation = operation
+
+
 class TransportFault(GatewayError):
     """The exchange never produced an HTTP answer; `status` stays None."""
 

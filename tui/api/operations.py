@@ -183,7 +183,9 @@ class Operation(Generic[Req, Res]):
     """One operation, typed by its request and its answer: `Operation[m.SendText, m.SendResult]`. `path` is a
     template over the request's field names, e.g. `group-metadata/{GROUP_PHONE_NUMBER}`; `bodies` maps a dialect
     to how it writes the body (absent: the spec's body, unchanged); `sends` is what kind of message the
-    operation sends (None: it sends none)."""
+    operation sends (None: it sends none); `writes` whether it changes anything on the gateway or sends (pairing
+    actions, settings, group changes...) rather than only reading: a read-only profile refuses every row that
+    writes."""
 
     id: OperationId
     number: int | None  # the spec's operation number (§4); None for those it names only
@@ -194,6 +196,7 @@ class Operation(Generic[Req, Res]):
     result: type[Res]
     title: str
     section: Section
+    writes: bool  # changes the gateway or sends; no default: every row says (a read-only profile refuses it)
     destructive: bool = False
     sends: SendKind | None = None
     spec_body: Encoder[Req] = _spec_body
@@ -452,42 +455,49 @@ SEND_TEXT: Operation[m.SendText, m.SendResult] = Operation(
     id=OperationId.SEND_TEXT, number=None, family=INST, method="POST", path="send-text",
     request=m.SendText, result=m.SendResult, title="Send text", section=Section.CHATS, sends=SendKind.TEXT,
     spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: GROUP_AS_DIGITS},
+    writes=True,
 )
 SEND_BUTTON_ACTIONS: Operation[m.SendButtonActions, m.SendResult] = Operation(
     id=OperationId.SEND_BUTTON_ACTIONS, number=1, family=INST, method="POST", path="send-button-actions",
     request=m.SendButtonActions, result=m.SendResult, title="Send quick-reply buttons", section=Section.CHATS,
     sends=SendKind.BUTTONS, spec_body=_spec_send("phone"), bodies={Z: _zapi_button_actions},
     notes={Z: "buttons go out as buttonActions [{id, type: REPLY, label}]"},
+    writes=True,
 )
 SEND_BUTTON_LIST: Operation[m.SendButtonList, m.SendResult] = Operation(
     id=OperationId.SEND_BUTTON_LIST, number=None, family=INST, method="POST", path="send-button-list",
     request=m.SendButtonList, result=m.SendResult, title="Send button list", section=Section.CHATS,
     sends=SendKind.LIST, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
     notes={Z: GROUP_AS_DIGITS},
+    writes=True,
 )
 SEND_LINK: Operation[m.SendLink, m.SendResult] = Operation(
     id=OperationId.SEND_LINK, number=2, family=INST, method="POST", path="send-link",
     request=m.SendLink, result=m.SendResult, title="Send link with preview", section=Section.CHATS,
     sends=SendKind.LINK, spec_body=_spec_send("phone"), bodies={Z: _zapi_link},
     notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"},
+    writes=True,
 )
 SEND_POLL: Operation[m.SendPoll, m.SendResult] = Operation(
     id=OperationId.SEND_POLL, number=3, family=INST, method="POST", path="send-poll",
     request=m.SendPoll, result=m.SendResult, title="Send poll", section=Section.CHATS,
     sends=SendKind.POLL, spec_body=_spec_send("phone"), bodies={Z: _zapi_poll},
     notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"},
+    writes=True,
 )
 SEND_LOCATION: Operation[m.SendLocation, m.SendResult] = Operation(
     id=OperationId.SEND_LOCATION, number=4, family=INST, method="POST", path="send-location",
     request=m.SendLocation, result=m.SendResult, title="Send location", section=Section.CHATS,
     sends=SendKind.LOCATION, spec_body=_spec_send("phone"), bodies={Z: _zapi_location},
     notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"},
+    writes=True,
 )
 SEND_STICKER: Operation[m.SendSticker, m.SendResult] = Operation(
     id=OperationId.SEND_STICKER, number=5, family=INST, method="POST", path="send-sticker",
     request=m.SendSticker, result=m.SendResult, title="Send sticker", section=Section.CHATS,
     sends=SendKind.STICKER, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
     notes={Z: "delayMessage in whole seconds 1-15 (give 1000-15000 ms); a group is sent as <digits>-group"},
+    writes=True,
 )
 FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
     id=OperationId.FORWARD_MESSAGE, number=None, family=INST, method="POST", path="forward-message",
@@ -495,6 +505,7 @@ FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
     sends=SendKind.FORWARD, spec_body=_spec_send("phone", "messagePhone"),
     bodies={Z: _zapi_send("phone", "messagePhone")},
     notes={Z: "phone and messagePhone groups are sent as <digits>-group"},
+    writes=True,
 )
 
 # -- instance family: media (Z-API's shapes in both dialects; see "Media" above)
@@ -505,6 +516,7 @@ SEND_IMAGE: Operation[m.SendImage, m.SendResult] = Operation(
     spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+    writes=True,
 )
 SEND_VIDEO: Operation[m.SendVideo, m.SendResult] = Operation(
     id=OperationId.SEND_VIDEO, number=None, family=INST, method="POST", path="send-video",
@@ -512,6 +524,7 @@ SEND_VIDEO: Operation[m.SendVideo, m.SendResult] = Operation(
     spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+    writes=True,
 )
 SEND_AUDIO: Operation[m.SendAudio, m.SendResult] = Operation(
     id=OperationId.SEND_AUDIO, number=None, family=INST, method="POST", path="send-audio",
@@ -519,6 +532,7 @@ SEND_AUDIO: Operation[m.SendAudio, m.SendResult] = Operation(
     spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+    writes=True,
 )
 SEND_DOCUMENT: Operation[m.SendDocument, m.SendResult] = Operation(
     id=OperationId.SEND_DOCUMENT, number=None, family=INST, method="POST", path="send-document/{extension}",
@@ -527,6 +541,7 @@ SEND_DOCUMENT: Operation[m.SendDocument, m.SendResult] = Operation(
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); the extension goes in the path; "
                                  f"{MEDIA_DELAY_NOTE}",
            Z: f"the extension goes in the path; {MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
+    writes=True,
 )
 
 # -- instance family: privacy, groups, communities, chats, profile, catalog, webhook, status
@@ -535,30 +550,36 @@ PRIVACY_GROUP_ADD: Operation[m.PrivacyGroupAdd, m.OperationResult] = Operation(
     id=OperationId.PRIVACY_GROUP_ADD, number=6, family=INST, method="POST", path="privacy/group-add",
     request=m.PrivacyGroupAdd, result=m.OperationResult, title="Privacy: who may add me to groups",
     section=Section.PRIVACY, bodies={Z: _zapi_group_add}, notes={Z: "CONTACT goes out as CONTACTS; NONE is refused"},
+    writes=True,
 )
 PRIVACY_LAST_SEEN: Operation[m.PrivacyLastSeen, m.OperationResult] = Operation(
     id=OperationId.PRIVACY_LAST_SEEN, number=7, family=INST, method="POST", path="privacy/last-seen",
     request=m.PrivacyLastSeen, result=m.OperationResult, title="Privacy: who may see my last seen",
     section=Section.PRIVACY, bodies={Z: _zapi_last_seen}, notes={Z: "CONTACT goes out as CONTACTS"},
+    writes=True,
 )
 ADD_PARTICIPANT: Operation[m.AddParticipant, m.AddParticipantResult] = Operation(
     id=OperationId.ADD_PARTICIPANT, number=8, family=INST, method="POST", path="add-participant",
     request=m.AddParticipant, result=m.AddParticipantResult, title="Add participants to a group",
     section=Section.GROUPS, notes={Z: "answers {value: true} without added/failed lists"},
+    writes=True,
 )
 UPDATE_GROUP_NAME: Operation[m.UpdateGroupName, m.OperationResult] = Operation(
     id=OperationId.UPDATE_GROUP_NAME, number=9, family=INST, method="POST", path="update-group-name",
     request=m.UpdateGroupName, result=m.OperationResult, title="Rename a group", section=Section.GROUPS,
+    writes=True,
 )
 GROUP_METADATA: Operation[m.GroupMetadataQuery, m.GroupMetadata] = Operation(
     id=OperationId.GROUP_METADATA, number=10, family=INST, method="GET", path="group-metadata/{GROUP_PHONE_NUMBER}",
     request=m.GroupMetadataQuery, result=m.GroupMetadata, title="Group metadata", section=Section.GROUPS,
     spec_body=_no_body, path_params=("GROUP_PHONE_NUMBER",),
+    writes=False,
 )
 ADD_ADMIN: Operation[m.AddAdmin, m.OperationResult] = Operation(
     id=OperationId.ADD_ADMIN, number=11, family=INST, method="POST", path="add-admin",
     request=m.AddAdmin, result=m.OperationResult, title="Promote community administrators",
     section=Section.COMMUNITIES,
+    writes=True,
 )
 REDEFINE_INVITATION_LINK: Operation[m.RedefineInvitationLink, m.InviteLink] = Operation(
     id=OperationId.REDEFINE_INVITATION_LINK, number=12, family=INST, method="POST",
@@ -566,31 +587,37 @@ REDEFINE_INVITATION_LINK: Operation[m.RedefineInvitationLink, m.InviteLink] = Op
     title="Reset community invite link", section=Section.COMMUNITIES, destructive=True,
     bodies={Z: _zapi_redefine_link}, path_params=("communityId",),
     notes={Z: "no body (the community is in the path); groupsPhones is refused"},
+    writes=True,
 )
 MODIFY_CHAT: Operation[m.ModifyChat, m.OperationResult] = Operation(
     id=OperationId.MODIFY_CHAT, number=13, family=INST, method="POST", path="modify-chat",
     request=m.ModifyChat, result=m.OperationResult, title="Act on a chat", section=Section.CHATS,
     spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: f"{GROUP_AS_DIGITS}; answers {{value}}"},
+    writes=True,
 )
 PROFILE_DESCRIPTION: Operation[m.ProfileDescription, m.OperationResult] = Operation(
     id=OperationId.PROFILE_DESCRIPTION, number=14, family=INST, method="PUT", path="profile-description",
     request=m.ProfileDescription, result=m.OperationResult, title="Set profile description",
     section=Section.SETTINGS,
+    writes=True,
 )
 PRODUCTS: Operation[m.ProductQuery, m.Product] = Operation(
     id=OperationId.PRODUCTS, number=15, family=INST, method="GET", path="products/{PRODUCT_ID}",
     request=m.ProductQuery, result=m.Product, title="Look up catalog product", section=Section.CATALOG,
     spec_body=_no_body, path_params=("PRODUCT_ID",),
+    writes=False,
 )
 UPDATE_WEBHOOK_DELIVERY: Operation[m.DeliveryWebhook, m.OperationResult] = Operation(
     id=OperationId.UPDATE_WEBHOOK_DELIVERY, number=16, family=INST, method="PUT", path="update-webhook-delivery",
     request=m.DeliveryWebhook, result=m.OperationResult, title="Set delivery webhook", section=Section.SETTINGS,
+    writes=True,
 )
 STATUS: Operation[m.NoBody, c.InstanceStatus] = Operation(
     id=OperationId.STATUS, number=None, family=INST, method="GET", path="status",
     request=m.NoBody, result=c.InstanceStatus, title="Connection status", section=Section.SETTINGS,
     spec_body=_no_body, notes={Z: "error is a status text (You are already connected / You need to restore the "
                                   "session / You are not connected), not a failure"},
+    writes=False,
 )
 
 # -- instance family: Z-API's lists
@@ -600,18 +627,21 @@ LIST_CHATS: Operation[m.ListPage, m.ChatList] = Operation(
     request=m.ListPage, result=m.ChatList, title="List chats (Z-API)", section=Section.CHATS,
     spec_body=_not_in_spec("chats", "Z-API's GET /chats"), bodies={Z: _no_body}, query=_page_query,
     notes={Z: PAGED},
+    writes=False,
 )
 LIST_CONTACTS: Operation[m.ListPage, m.ContactList] = Operation(
     id=OperationId.LIST_CONTACTS, number=None, family=INST, method="GET", path="contacts",
     request=m.ListPage, result=m.ContactList, title="List contacts (Z-API)", section=Section.CHATS,
     spec_body=_not_in_spec("contacts", "Z-API's GET /contacts"), bodies={Z: _no_body}, query=_page_query,
     notes={Z: "page and pageSize go in the query; name is set only for saved contacts, notify is the push name"},
+    writes=False,
 )
 LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
     id=OperationId.LIST_GROUPS, number=None, family=INST, method="GET", path="groups",
     request=m.ListPage, result=m.ChatList, title="List groups (Z-API)", section=Section.GROUPS,
     spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body}, query=_page_query,
     notes={Z: PAGED},
+    writes=False,
 )
 
 # -- instance family: pairing and the connection (research/zapi.md §3.1; Z-API/docs en/instance/*.mdx). The
@@ -622,30 +652,35 @@ QR_CODE: Operation[m.NoBody, c.ZapiQr] = Operation(
     request=m.NoBody, result=c.ZapiQr, title="QR code to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("qr-code", "Z-API's GET /qr-code"), bodies={Z: _no_body},
     notes={Z: "answers {value}: the QR text (or a PNG data URL); a new code every 20 s"},
+    writes=False,
 )
 QR_CODE_IMAGE: Operation[m.NoBody, c.ZapiQr] = Operation(
     id=OperationId.QR_CODE_IMAGE, number=None, family=INST, method="GET", path="qr-code/image",
     request=m.NoBody, result=c.ZapiQr, title="QR code image to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("qr-code/image", "Z-API's GET /qr-code/image"), bodies={Z: _no_body},
     notes={Z: "answers {value: data:image/png;base64,...}"},
+    writes=False,
 )
 PHONE_CODE: Operation[c.PhoneCodeQuery, c.ZapiPhoneCode] = Operation(
     id=OperationId.PHONE_CODE, number=None, family=INST, method="GET", path="phone-code/{phone}",
     request=c.PhoneCodeQuery, result=c.ZapiPhoneCode, title="Phone code to pair (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("phone-code", "Z-API's GET /phone-code/{phone}"), bodies={Z: _no_body},
     path_params=("phone",), notes={Z: "the number goes in the path; answers {value: <code to type on the phone>}"},
+    writes=True,
 )
 RESTART: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.RESTART, number=None, family=INST, method="GET", path="restart",
     request=m.NoBody, result=m.OperationResult, title="Restart the instance (Z-API)", section=Section.ACCOUNT,
     spec_body=_no_such_call("restart", "Z-API's GET /restart"), bodies={Z: _no_body},
     notes={Z: "GET, no body; reconnects the paired phone without a new QR code"},
+    writes=True,
 )
 DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.DISCONNECT, number=None, family=INST, method="GET", path="disconnect",
     request=m.NoBody, result=m.OperationResult, title="Log out the phone (Z-API)", section=Section.ACCOUNT,
     destructive=True, spec_body=_no_such_call("disconnect", "Z-API's GET /disconnect"), bodies={Z: _no_body},
     notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
+    writes=True,
 )
 
 # -- instance family: the webhook settings the doctor reads and sets (issue 24; developer.z-api.io en/instance/me,
@@ -657,6 +692,7 @@ INSTANCE_DATA: Operation[m.NoBody, c.ZapiInstanceData] = Operation(
     section=Section.SETTINGS, spec_body=_no_such_call("me", "Z-API's GET /me"), bodies={Z: _no_body},
     notes={Z: "answers the instance's settings, among them deliveryCallbackUrl, receivedCallbackUrl, "
               "messageStatusCallbackUrl, presenceChatCallbackUrl, connectedCallbackUrl, disconnectedCallbackUrl"},
+    writes=False,
 )
 UPDATE_EVERY_WEBHOOKS: Operation[c.EveryCallback, m.OperationResult] = Operation(
     id=OperationId.UPDATE_EVERY_WEBHOOKS, number=None, family=INST, method="PUT", path="update-every-webhooks",
@@ -665,6 +701,7 @@ UPDATE_EVERY_WEBHOOKS: Operation[c.EveryCallback, m.OperationResult] = Operation
     spec_body=_no_such_call("update-every-webhooks", "Z-API's PUT /update-every-webhooks"), bodies={Z: _spec_body},
     notes={Z: "{value, notifySentByMe?}: delivery, received, status, presence, connected and disconnected at once; "
               "Z-API takes only https URLs"},
+    writes=True,
 )
 
 # -- session family
@@ -672,34 +709,41 @@ UPDATE_EVERY_WEBHOOKS: Operation[c.EveryCallback, m.OperationResult] = Operation
 HMAC_SET: Operation[m.HmacKey, m.Details] = Operation(
     id=OperationId.HMAC_SET, number=17, family=SESS, method="POST", path="session/hmac/config",
     request=m.HmacKey, result=m.Details, title="Set HMAC signing key", section=Section.SETTINGS,
+    writes=True,
 )
 HMAC_STATUS: Operation[m.NoBody, m.HmacStatus] = Operation(
     id=OperationId.HMAC_STATUS, number=18, family=SESS, method="GET", path="session/hmac/config",
     request=m.NoBody, result=m.HmacStatus, title="HMAC signing key status", section=Section.SETTINGS,
     spec_body=_no_body,
+    writes=False,
 )
 HMAC_DELETE: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.HMAC_DELETE, number=19, family=SESS, method="DELETE", path="session/hmac/config",
     request=m.NoBody, result=m.Details, title="Remove HMAC signing key", section=Section.SETTINGS,
     destructive=True, spec_body=_no_body,
+    writes=True,
 )
 PROXY: Operation[m.ProxyConfig, m.Details] = Operation(
     id=OperationId.PROXY, number=20, family=SESS, method="POST", path="session/proxy",
     request=m.ProxyConfig, result=m.Details, title="Set proxy", section=Section.SETTINGS,
+    writes=True,
 )
 GROUP_INFO: Operation[m.GroupInfoRequest, m.GroupInfo] = Operation(
     id=OperationId.GROUP_INFO, number=21, family=SESS, method="GET", path="group/info",
     request=m.GroupInfoRequest, result=m.GroupInfo, title="Group information (session)", section=Section.GROUPS,
     query=_group_info_query,
+    writes=False,
 )
 GROUP_CREATE: Operation[m.GroupCreate, m.GroupInfo] = Operation(
     id=OperationId.GROUP_CREATE, number=22, family=SESS, method="POST", path="group/create",
     request=m.GroupCreate, result=m.GroupInfo, title="Create a group", section=Section.GROUPS,
+    writes=True,
 )
 SEND_CONTACT: Operation[m.ContactCard, m.ContactSent] = Operation(
     id=OperationId.SEND_CONTACT, number=23, family=SESS, method="POST", path="chat/send/contact",
     request=m.ContactCard, result=m.ContactSent, title="Send contact card", section=Section.CHATS,
     sends=SendKind.CONTACT,
+    writes=True,
 )
 CHAT_SEND_IMAGE: Operation[m.ChatSendImage, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_IMAGE, number=None, family=SESS, method="POST", path="chat/send/image",
@@ -707,6 +751,7 @@ CHAT_SEND_IMAGE: Operation[m.ChatSendImage, m.ContactSent] = Operation(
     sends=SendKind.IMAGE, spec_body=_no_media_in_spec("chat/send/image"),
     bodies={W: _wuzapi_data("Image", WUZAPI_IMAGE_TYPES, "WuzAPI takes PNG or JPEG only")},
     notes={W: "Image is a PNG or JPEG data URL; answers {Details, Id, Timestamp}"},
+    writes=True,
 )
 CHAT_SEND_VIDEO: Operation[m.ChatSendVideo, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_VIDEO, number=None, family=SESS, method="POST", path="chat/send/video",
@@ -714,6 +759,7 @@ CHAT_SEND_VIDEO: Operation[m.ChatSendVideo, m.ContactSent] = Operation(
     sends=SendKind.VIDEO, spec_body=_no_media_in_spec("chat/send/video"),
     bodies={W: _wuzapi_data("Video", WUZAPI_VIDEO_TYPES, "WuzAPI takes MP4 or 3GPP only (H.264 video, AAC audio)")},
     notes={W: "Video is an MP4 or 3GPP data URL"},
+    writes=True,
 )
 CHAT_SEND_AUDIO: Operation[m.ChatSendAudio, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_AUDIO, number=None, family=SESS, method="POST", path="chat/send/audio",
@@ -721,6 +767,7 @@ CHAT_SEND_AUDIO: Operation[m.ChatSendAudio, m.ContactSent] = Operation(
     sends=SendKind.AUDIO, spec_body=_no_media_in_spec("chat/send/audio"),
     bodies={W: _wuzapi_data("Audio", (WUZAPI_AUDIO_TYPE,), "WuzAPI takes Opus in Ogg only (data:audio/ogg;base64,)")},
     notes={W: "Audio is Opus in Ogg, data:audio/ogg;base64,…; sent as a voice note"},
+    writes=True,
 )
 CHAT_SEND_DOCUMENT: Operation[m.ChatSendDocument, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_DOCUMENT, number=None, family=SESS, method="POST", path="chat/send/document",
@@ -728,30 +775,35 @@ CHAT_SEND_DOCUMENT: Operation[m.ChatSendDocument, m.ContactSent] = Operation(
     sends=SendKind.DOCUMENT, spec_body=_no_media_in_spec("chat/send/document"), bodies={W: _wuzapi_document},
     notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required, "
               "no caption"},
+    writes=True,
 )
 WEBHOOK: Operation[m.WebhookUpdate, m.WebhookConfig] = Operation(
     id=OperationId.WEBHOOK, number=24, family=SESS, method="PUT", path="webhook",
     request=m.WebhookUpdate, result=m.WebhookConfig, title="Set session webhook", section=Section.SETTINGS,
     notes={W: "a partial update reads GET /webhook and sends the whole {webhook, events, active}, since WuzAPI "
               "blanks what it is not sent"},
+    writes=True,
 )
 USER_CONTACTS: Operation[m.NoBody, m.ContactList] = Operation(
     id=OperationId.USER_CONTACTS, number=None, family=SESS, method="GET", path="user/contacts",
     request=m.NoBody, result=m.ContactList, title="List contacts (WuzAPI)", section=Section.CHATS,
     spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"), bodies={W: _no_body},
     notes={W: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"},
+    writes=False,
 )
 WEBHOOK_READ: Operation[m.NoBody, m.WebhookConfig] = Operation(
     id=OperationId.WEBHOOK_READ, number=None, family=SESS, method="GET", path="webhook",
     request=m.NoBody, result=m.WebhookConfig, title="Read session webhook", section=Section.SETTINGS,
     spec_body=_no_body, bodies={W: _no_body},
     notes={W: "answers {webhook, subscribe}: no events reads [\"\"], and nothing says whether delivery is on"},
+    writes=False,
 )
 GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
     id=OperationId.GROUP_LIST, number=None, family=SESS, method="GET", path="group/list",
     request=m.NoBody, result=m.GroupList, title="List groups (WuzAPI)", section=Section.GROUPS,
     spec_body=_not_in_spec("group/list", "WuzAPI's GET /group/list"), bodies={W: _no_body},
     notes={W: "answers {Groups: [GroupInfo…]}, Groups null when there are none"},
+    writes=False,
 )
 
 
@@ -763,6 +815,7 @@ SESSION_STATUS: Operation[m.NoBody, c.SessionStatus] = Operation(
     request=m.NoBody, result=c.SessionStatus, title="Session status (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/status", "WuzAPI's GET /session/status"), bodies={W: _no_body},
     notes={W: "answers {Connected, LoggedIn} (older) or {connected, loggedIn, jid, ...} (newer)"},
+    writes=False,
 )
 SESSION_CONNECT: Operation[c.SessionConnect, c.SessionConnected] = Operation(
     id=OperationId.SESSION_CONNECT, number=None, family=SESS, method="POST", path="session/connect",
@@ -771,30 +824,35 @@ SESSION_CONNECT: Operation[c.SessionConnect, c.SessionConnected] = Operation(
     bodies={W: _spec_body},
     notes={W: "always sends Subscribe (the profile's event kinds: WuzAPI stores what it is sent, and an empty list "
               "stores none) and Immediate: true"},
+    writes=True,
 )
 SESSION_QR: Operation[m.NoBody, c.SessionQr] = Operation(
     id=OperationId.SESSION_QR, number=None, family=SESS, method="GET", path="session/qr",
     request=m.NoBody, result=c.SessionQr, title="QR code to pair (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/qr", "WuzAPI's GET /session/qr"), bodies={W: _no_body},
     notes={W: "after connect; answers {QRCode: data:image/png;base64,...}, a new code every 20 s"},
+    writes=False,
 )
 SESSION_PAIRPHONE: Operation[c.PairPhone, c.SessionLinkingCode] = Operation(
     id=OperationId.SESSION_PAIRPHONE, number=None, family=SESS, method="POST", path="session/pairphone",
     request=c.PairPhone, result=c.SessionLinkingCode, title="Phone code to pair (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/pairphone", "WuzAPI's POST /session/pairphone"), bodies={W: _spec_body},
     notes={W: "after connect; answers {LinkingCode: XXXX-XXXX}"},
+    writes=True,
 )
 SESSION_DISCONNECT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_DISCONNECT, number=None, family=SESS, method="POST", path="session/disconnect",
     request=m.NoBody, result=m.Details, title="Disconnect the session (WuzAPI)", section=Section.ACCOUNT,
     spec_body=_no_such_call("session/disconnect", "WuzAPI's POST /session/disconnect"), bodies={W: _no_body},
     notes={W: "keeps the pairing (connect again reconnects); WuzAPI also clears the stored event kinds"},
+    writes=True,
 )
 SESSION_LOGOUT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_LOGOUT, number=None, family=SESS, method="POST", path="session/logout",
     request=m.NoBody, result=m.Details, title="Log out the session (WuzAPI)", section=Section.ACCOUNT,
     destructive=True, spec_body=_no_such_call("session/logout", "WuzAPI's POST /session/logout"),
     bodies={W: _no_body}, notes={W: "unpairs the phone: pairing again needs a new QR or phone code"},
+    writes=True,
 )
 
 

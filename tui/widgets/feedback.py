@@ -28,6 +28,7 @@ from tui.api.errors import (
     GatewayError,
     GatewayTimeout,
     InvalidBaseUrl,
+    ReadOnlyRefused,
     MalformedResponse,
     NotFound,
     RateLimited,
@@ -58,6 +59,8 @@ def explain_error(exc: BaseException) -> str:
 
     if isinstance(exc, DialectRefusal):
         return f"{exc.message}. Correct it (or change the profile's dialect in {SETTINGS_HINT}); nothing was sent."
+    if isinstance(exc, ReadOnlyRefused):
+        return exc.message  # says what happened (nothing was sent) and how to make the profile writable
     if isinstance(exc, Unauthorized):
         return (
             "The gateway rejected the credentials (401). Check the Client-Token / instance token / "

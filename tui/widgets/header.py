@@ -1,4 +1,4 @@
-"""The app header: profile (and its dialects when not the spec's), connection state, listener (address,
+"""The app header: profile (its dialects when not the spec's, `read-only` when it is), connection state, listener (address,
 events, rate, last verdict), warnings (the store failing, the listener shedding load).
 
 The connection state is the current account's live watch (tui.watch): each family's status, read at start and
@@ -182,6 +182,11 @@ class GatewayHeader(Horizontal):
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
             content = Content.assemble(content, Content.from_markup(speaks, i=i, s=s))
+        if account is not None and account.profile.read_only:
+            # Every write is refused (issue 26): said before anything is tried, in the words the refusals use (r/o
+            # at 80 columns, where every cell counts).
+            mark = " [b $text-warning]r/o" if self.compact else " [b $text-warning]read-only"
+            content = Content.assemble(content, Content.from_markup(mark))
         self.query_one("#header-profile", Static).update(content)
 
     def refresh_dialects(self) -> None:
