@@ -74,7 +74,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def board_text(rows: list[FleetRow]) -> str:
     """The board as aligned columns, for a terminal."""
     head = ("PROFILE", "NUMBER", "CONNECTED", "HEALTH", "UNREAD", "LAST EVENT")
-    lines = [head]
+    lines: list[tuple[str, ...]] = [head]
     for row in rows:
         data = row.as_json()
         lines.append((

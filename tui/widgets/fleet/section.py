@@ -5,6 +5,8 @@ after one confirmation naming the count."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import asyncio
 from datetime import UTC, datetime
 from typing import ClassVar
@@ -54,7 +56,7 @@ today and how long ago each kind of event last came.
 class FleetSection(Section):
     BINDINGS = bindings_for("fleet")
     HELP = HELP
-    OPERATIONS: ClassVar[dict[str, str]] = {}
+    OPERATIONS: ClassVar[Mapping[str, str]] = {}
 
     DEFAULT_CSS = """
     FleetSection { height: 1fr; }
