@@ -63,7 +63,8 @@ async def wait_ready(pilot: Pilot) -> None:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Until workers are done, the sandbox has delivered every webhook, a thread on screen that follows its newest
+    """Until workers are done, the sandbox has delivered every webhook, the views on screen that redraw a moment
+    after events (the Events section, the events panel, the inbox) have, a thread on screen that follows its newest
     message is scrolled to it (it scrolls after its layout) with its scrollbar in step, and the screen has
     refreshed."""
     app = pilot.app
@@ -73,6 +74,11 @@ async def settle(pilot: Pilot) -> None:
         if sandbox is not None:
             await sandbox.wait_for_deliveries(timeout=SETTLE_TIMEOUT)
         await pilot.pause()
+    # Their timers were no part of the pauses above: the Events section's 0.3 s could still be running when a
+    # screenshot was taken (it showed the page from before the events).
+    await wait_until(pilot, lambda: not _redraws_scheduled(app), what="the redraws the events scheduled")
+    await _workers_done(pilot)
+    await pilot.pause()
     await wait_until(pilot, lambda: all(thread.at_newest for thread in _following_threads(app)),
                      what="the thread scrolled to its newest message")
     await wait_until(pilot, lambda: all(thread.settled for thread in _threads_on_screen(app)),
@@ -95,10 +101,26 @@ async def _workers_done(pilot: Pilot) -> None:
     raise AssertionError("workers kept being cancelled and replaced")
 
 
+def _redraws_scheduled(app) -> bool:
+    """A view on screen has a redraw coming (a burst of events is drawn once, a moment after it)."""
+    from tui.screens.events import EventsSection
+    from tui.screens.inbox import InboxView
+    from tui.widgets.events_panel import EventsPanel
+
+    screen = app.screen
+    return (any(section.refresh_pending for section in _on_screen(screen.query(EventsSection)))
+            or any(panel.redraw_pending for panel in _on_screen(screen.query(EventsPanel)))
+            or any(not view.idle for view in _on_screen(screen.query(InboxView))))
+
+
+def _on_screen(widgets) -> list:
+    return [widget for widget in widgets if widget.region.height]
+
+
 def _threads_on_screen(app) -> list:
     from tui.widgets.thread_view import ThreadView
 
-    return [thread for thread in app.screen.query(ThreadView) if thread.region.height]
+    return _on_screen(app.screen.query(ThreadView))
 
 
 def _following_threads(app) -> list:

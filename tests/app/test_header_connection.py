@@ -12,7 +12,7 @@ import pytest
 
 from tests.harness import SIZE, wait_ready, wait_until
 from tui.api.operations import Family
-from tui.app import build_app
+from tui.app import GatewayApp, build_app
 from tui.pairing import PairingActions
 from tui.widgets.forms import set_cursor_blink
 from tui.widgets.header import GatewayHeader
@@ -25,13 +25,19 @@ async def drop(url: str, family: Family, reason: str) -> None:
     assert answer.status_code == 200, answer.text
 
 
-@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
-@pytest.mark.parametrize("reason", ["logged_out", "network", "stuck"])
-async def test_a_drop_shows_in_the_header_within_2_s_and_recovers(family: Family, reason: str) -> None:
+def app_counting_bells() -> tuple[GatewayApp, list[int]]:
+    """The sandbox app in the Z-API and WuzAPI dialects, and the list its bell rings into (one 1 per ring)."""
     set_cursor_blink(False)
     app = build_app(sandbox=True, deterministic=True, sandbox_dialects=("zapi", "wuzapi"))
     bells: list[int] = []
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    return app, bells
+
+
+@pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
+@pytest.mark.parametrize("reason", ["logged_out", "network", "stuck"])
+async def test_a_drop_shows_in_the_header_within_2_s_and_recovers(family: Family, reason: str) -> None:
+    app, bells = app_counting_bells()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_ready(pilot)
         header = app.screen.query_one(GatewayHeader)

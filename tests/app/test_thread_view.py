@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from tests.harness import wait_until
 from tui.runtime import MessageRow, Status
 from tui.widgets.thread_view import ThreadView
 
@@ -43,7 +44,7 @@ async def test_the_thumb_is_at_the_bottom_after_a_scroll_made_before_the_layout_
         view.show(rows(40), has_older=False)
         view.scroll_end(animate=False, immediate=True, force=True)  # before the layout, as under load
         assert view.scroll_y > 0 and not view.show_vertical_scrollbar
-        await pilot.pause()
+        await wait_until(pilot, lambda: view.settled and view.show_vertical_scrollbar, what="the layout")  # not one pause
         assert view.show_vertical_scrollbar
         assert view.vertical_scrollbar.position == view.scroll_y == view.max_scroll_y
         assert view.settled and view.at_newest
@@ -60,8 +61,8 @@ async def test_a_long_window_shows_its_newest_messages_at_once_and_lays_out_the_
         partial = view.virtual_size.height
         assert view.at_newest and bottom_text(view).startswith("message 200:")  # on screen at once
         assert partial < 100  # a few screens, not the 200 messages
-        await pilot.pause()
-        assert view.settled and view.at_newest and view.virtual_size.height > 4 * partial
+        await wait_until(pilot, lambda: view.settled, what="the rest laid out")
+        assert view.at_newest and view.virtual_size.height > 4 * partial
         assert bottom_text(view).startswith("message 200:")
         text = view.text()
         assert text.splitlines()[0].strip() == "↑ older messages: scroll up"
@@ -85,8 +86,8 @@ async def test_a_new_message_is_added_below_and_the_view_follows_it():
         view.show(rows(50), has_older=False)
         await pilot.pause()
         view.extend(rows(1, start=52))  # one line long
-        await pilot.pause()
-        assert view.settled and view.at_newest and bottom_text(view).startswith("message 52:")
+        await wait_until(pilot, lambda: view.settled and view.at_newest, what="the new message laid out")
+        assert bottom_text(view).startswith("message 52:")
         assert view.text().count("message 52:") == 1
 
 

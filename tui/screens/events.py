@@ -104,6 +104,11 @@ class EventsSection(Vertical, Section):
         self.only_message: str | None = None
         self._live_pending = False
 
+    @property
+    def refresh_pending(self) -> bool:
+        """Events arrived and the newest page is to be read again in a moment (tests wait for it before they look)."""
+        return self._live_pending
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="events-filters"):
             yield Select([], prompt="Kind: all", id="events-kind", allow_blank=True)

@@ -66,7 +66,7 @@ class RequestLogScreen(Screen):
         self.exchanges: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        yield GatewayHeader()
+        yield GatewayHeader(says_drops=False)  # the main screen's header, under it, says a drop
         yield Static(
             "Request log · newest first · c: copy as curl (secrets become $GATEWAY_TUI_… variables)",
             id="requests-title",

@@ -126,6 +126,11 @@ class EventsPanel(Vertical):
         self._newest_drawn: int | None = None  # id of the newest event drawn, to count what arrives after it
         self._drawing = False  # a redraw moves the cursor itself: that is not the user moving
 
+    @property
+    def redraw_pending(self) -> bool:
+        """Events arrived and the table is redrawn in a moment (tests wait for it before they look)."""
+        return self._redraw_pending
+
     def compose(self) -> ComposeResult:
         yield Static(id="events-panel-title")
         table = EventsTable(id="events-panel-table", cursor_type="row", zebra_stripes=False, show_header=False)

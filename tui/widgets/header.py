@@ -9,6 +9,7 @@ raises a toast and rings the terminal bell once. Nothing here blocks the UI.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -60,6 +61,12 @@ class GatewayHeader(Horizontal):
     connection: reactive[str] = reactive("starting")
     """starting | connected | not connected | bad credentials | unreachable | sandbox ... (display text)."""
 
+    def __init__(self, *, says_drops: bool = True) -> None:
+        """`says_drops`: this header toasts and rings when a family drops. The main screen's does; another screen's
+        header (the request log's, over it) only shows the state, or a drop would be said twice."""
+        super().__init__()
+        self.says_drops = says_drops
+
     def compose(self) -> ComposeResult:
         yield Static("gateway-tui", id="header-title")
         yield Static(id="header-profile")
@@ -100,10 +107,11 @@ class GatewayHeader(Horizontal):
         health.show_health()
 
     def on_mount(self) -> None:
-        self._subscribed = []
         app = gateway_app(self)
         app.event_received.subscribe(self, self._on_event)
-        self.watch(app, "clients_ready", self._on_clients, init=True)
+        self.watch(app, "clients_ready", self._on_clients, init=False)
+        if app.clients_ready:
+            self._mounted_after_start()
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.set_interval(RATE_INTERVAL, self._show_listener)
@@ -119,21 +127,51 @@ class GatewayHeader(Horizontal):
         self._show_profile()
         self._show_listener()
         self._show_store()
-        if ready:
+        # Deterministic mode (tests, screenshots) has no timer read, as the webhook health has no timer check: on a
+        # loaded machine a test runs past 10 s and the read lands in it (a request-log row, a rate limit's token).
+        if ready and not gateway_app(self).runtime.deterministic:
             self.set_interval(STATUS_INTERVAL, self._poll_due)
 
     def _on_clients(self, ready: bool) -> None:
-        """The first status read, as soon as the clients exist (the runtime may still be starting)."""
+        """The first status read, as soon as the clients exist (the runtime may still be starting); again when
+        they are built anew (other credentials, another dialect)."""
         if ready:
-            account = gateway_app(self).runtime.current
-            if account is not None and self._watching is not account:
-                self._watching = account
-                self._subscribed.append(account)
-                account.watch.subscribe(self._on_connection_change)
+            self._follow_account()
             self.poll_status()
 
+    def _mounted_after_start(self) -> None:
+        """A header mounted once the clients exist (the request log's) shows what the account's watch knows: it
+        reads the status only when nothing is known yet. Opening the request log is not a reason to call the
+        gateway (the read would be the log's newest row, racing its own screen)."""
+        from tui.watch import header_words
+
+        self._follow_account()
+        runtime = gateway_app(self).runtime
+        account = runtime.current
+        if account is None:
+            return
+        known = header_words(account.watch)
+        if known == "starting":
+            self.poll_status()
+        else:
+            self.connection = f"sandbox · {known}" if runtime.sandbox_mode else known
+
+    def _follow_account(self) -> None:
+        account = gateway_app(self).runtime.current
+        if account is not None and self._watching is not account:
+            if self._unwatch is not None:
+                self._unwatch()
+            self._watching = account
+            self._unwatch = account.watch.subscribe(self._on_connection_change)
+
+    def on_unmount(self) -> None:
+        """A closed screen's header (the request log's) stops following the account: it would toast and ring again."""
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+
     _watching: object = None
-    _subscribed: list[object] = []  # noqa: RUF012 - replaced per instance in on_mount
+    _unwatch: Callable[[], None] | None = None
 
     def _on_connection_change(self, change: Change) -> None:
         """A family's state changed (a status read or an event): the header says it; a drop rings once."""
@@ -144,7 +182,7 @@ class GatewayHeader(Horizontal):
 
         state = header_words(runtime.current.watch)
         self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
-        if change.dropped:
+        if change.dropped and self.says_drops:
             reason = change.new.reason or "not connected"
             self.app.notify(f"The {change.family.value} family lost its connection: {reason}. The Account section "
                             "shows it and how to get it back.", title="Disconnected", severity="warning")
@@ -159,12 +197,7 @@ class GatewayHeader(Horizontal):
 
     def show_account(self) -> None:
         """Another account became current: its name, its watch's words and its webhook health."""
-        account = gateway_app(self).runtime.current
-        if account is not None and self._watching is not account:
-            self._watching = account
-            if not any(account is seen for seen in self._subscribed):  # once per account: one toast per drop
-                self._subscribed.append(account)
-                account.watch.subscribe(self._on_connection_change)
+        self._follow_account()  # the account left is followed no more: the Fleet board shows it
         self._show_profile()
         self.query_one(WebhookHealth).rebind()
         self.poll_status()
