@@ -121,8 +121,13 @@ class FleetSection(Section):
             parts.append(runtime.accounts_note)
         self.query_one("#fleet-line", Static).update(Content(" · ".join(parts)))
 
+    def on_show(self) -> None:
+        self._read()  # at once when the board comes into view, not at the next turn of the timer
+
     @work(group="fleet-reads", exclusive=True, exit_on_error=False, description="read the fleet's status")
     async def _read(self) -> None:
+        if not self.region.area:
+            return  # not on screen (mounted in the background, another section shown): no status reads for it
         await gateway_app(self).runtime.read_fleet()
         self.refresh_board()
 
