@@ -118,3 +118,17 @@ async def test_marked_rows_take_a_bulk_action_after_one_confirmation_naming_the_
                                             for note in app._notifications), what="done")
         assert board(app).marked == set()
         await settle(pilot)
+
+
+async def test_at_80_columns_the_header_keeps_account_connection_and_health_whole() -> None:
+    """With several accounts, the dialects give up their room (the board lists them): the account, its connection,
+    its webhook health and the insecure-storage warning all fit in 80 cells, none cut."""
+    async with fleet_app(size=(80, 24)) as (pilot, _gateways):
+        app = pilot.app
+        await wait_until(pilot, lambda: "connected" in header_text(app), what="the connection read")
+        header = app.screen.query_one(GatewayHeader)
+        used = sum(piece.outer_size.width for piece in header.query(Static) if piece.display and piece.id != "header-spacer")
+        assert used <= 80, f"the header needs {used} cells: {header_text(app)}"
+        text = header_text(app)
+        assert "shop-1" in text and "● connected" in text and "⚠ insecure" in text
+        assert "zapi/wuzapi" not in text, text

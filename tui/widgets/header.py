@@ -211,7 +211,10 @@ class GatewayHeader(Horizontal):
         # A family the profile lacks shows as "–", not as the spec dialect it would default to.
         i = instance.value if account is None or account.has(Family.INSTANCE) else "–"
         s = session.value if account is None or account.has(Family.SESSION) else "–"
-        if (i, s) != ("spec", "spec"):
+        # At 80 columns with several accounts open the room goes to the account, its connection and its webhook
+        # health (issue 26: ~30 cells); the Fleet board lists each account's dialects.
+        crowded = self.compact and len(runtime.accounts) > 1
+        if (i, s) != ("spec", "spec") and not crowded:
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
             content = Content.assemble(content, Content.from_markup(speaks, i=i, s=s))
