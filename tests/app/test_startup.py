@@ -9,7 +9,7 @@ from typing import Any
 from textual import events
 from textual.widgets import Input
 
-from tests.harness import SETTLE_TIMEOUT, sandbox_app, screen_text, wait_until
+from tests.harness import SETTLE_TIMEOUT, sandbox_app, screen_text, wait_ready, wait_until
 import tui.app
 from tui.app import build_app
 from tui.screens.main import SECTIONS, MainScreen
@@ -43,7 +43,7 @@ async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monke
         screen = app.screen
         assert screen.section("chats") is not None and app.focused is screen.query_one("#inbox-search")
         assert [info.id for info in SECTIONS if screen.section(info.id) is None] == [
-            "groups", "communities", "privacy", "catalog", "settings", "events", "account"]
+            "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet"]
         held.set()
 
 
@@ -100,6 +100,9 @@ async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs
     (config / PREFERENCES_FILE).write_text("theme = nord\n", encoding="utf-8")  # not TOML: a bare word
     app = sandbox_app()
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        # The notice comes once the first section is up (a toast before it is not drawn): the start's own bound
+        # first, as every test (10 s for the start alone was exceeded once on a loaded machine).
+        await wait_ready(pilot)
         await wait_until(pilot, lambda: "not valid TOML" in screen_text(app), what="the notice")
         app.theme = "nord"
         await wait_until(pilot, lambda: not any(worker.is_running for worker in app.workers
