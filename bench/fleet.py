@@ -12,7 +12,8 @@ GATEWAY_TUI_CONFIG_DIR (one profile per WuzAPI user, the secrets in the 0600 fil
 Measured:
 - **start to interactive**, `--starts` times: from `tmux new-session` until the screen shows both the current
   account "● connected" in the header and a key typed at the launch (`z`, sent right after the session starts; the
-  app keeps keys typed before it is ready) in the Chats search field. Secrets from the 0600 file; with `--keyring`
+  app keeps keys typed before it is ready) in the Chats search field. Secrets from the 0600 file, alternating with
+  a config of the first profile alone (what the 99 others cost); with `--keyring`
   also with the secrets in gnome-keyring (a private D-Bus session with a throwaway HOME and an unlocked login
   keyring, as tests/config/test_real_keyring.py and .ci/run set it up; a second import stores them there).
 - **under load**, in one further start: a separate process (this script, `--load-child`) posts correctly signed
@@ -28,6 +29,8 @@ Measured:
   * then: every event answered 200 (counted per account by the sender) and stored under its account (rows of the
     store's `events` grouped by `account`, once the count stops growing), and the app's peak RSS (VmHWM in
     /proc/<pid>/status).
+Diagnostics: `--spare-current` sends nothing to the current account; `--hide-panel` hides the events panel (F9)
+before the keys.
 Targets: interactive ≤ 2 s, none lost, board ≥ 1 refresh a second, key p99 ≤ 50 ms, peak RSS < 400 MB. The load
 average is printed before and after each part: the machine (2 cores) may be shared. Everything is bounded in
 time (`--load-seconds` at most 120) and every process the bench started is ended at the end.
@@ -345,7 +348,7 @@ def board_refreshes(seconds: float) -> dict[str, float]:
                 changes.append(now)
             previous = rows
         time.sleep(0.05)
-    gaps = [b - a for a, b in zip(changes, changes[1:])]
+    gaps = [b - a for a, b in zip(changes, changes[1:], strict=False)]
     return {"refreshes": len(changes), "per_s": len(changes) / seconds,
             "max_gap_s": max(gaps, default=float("inf")), "median_gap_s": statistics.median(gaps) if gaps else 0.0}
 
@@ -440,17 +443,33 @@ def dirs_of(base: Path) -> dict[str, str]:
             "GATEWAY_TUI_DATA_DIR": str(base / "data")}
 
 
-def starts(label: str, env: dict[str, str], count: int) -> list[dict[str, float]]:
-    figures = []
+def starts(variants: dict[str, dict[str, str]], count: int) -> dict[str, list[dict[str, float]]]:
+    """`count` timed starts of each variant (label → the app's environment), alternating."""
+    figures: dict[str, list[dict[str, float]]] = {label: [] for label in variants}
     for _ in range(count):
-        before = load()
-        try:
-            figures.append(time_start(env))
-        finally:
-            stop_app()
-        print(f"  {label}: first frame {figures[-1]['first_frame'] * 1000:.0f} ms, interactive "
-              f"{figures[-1]['interactive'] * 1000:.0f} ms  (load {before})", flush=True)
+        for label, env in variants.items():
+            before = load()
+            try:
+                figures[label].append(time_start(env))
+            finally:
+                stop_app()
+            print(f"  {label}: first frame {figures[label][-1]['first_frame'] * 1000:.0f} ms, interactive "
+                  f"{figures[label][-1]['interactive'] * 1000:.0f} ms  (load {before})", flush=True)
     return figures
+
+
+def one_profile(source: dict[str, str], target: dict[str, str], profile: str) -> None:
+    """A config of `profile` alone, from the imported one (its section of profiles.toml, its secrets)."""
+    config = Path(source["GATEWAY_TUI_CONFIG_DIR"])
+    mine = Path(target["GATEWAY_TUI_CONFIG_DIR"])
+    mine.mkdir(parents=True)
+    sections = (config / "profiles.toml").read_text().split("\n[")
+    [section] = [part for part in sections if part.lstrip("[").startswith(f"profiles.{profile}]")]
+    (mine / "profiles.toml").write_text("[" + section.lstrip("[") + "\n")
+    secrets = json.loads((config / "secrets-insecure.json").read_text())
+    file = mine / "secrets-insecure.json"
+    file.touch(mode=0o600)
+    file.write_text(json.dumps({key: value for key, value in secrets.items() if key.startswith(profile + ":")}))
 
 
 def main() -> int:
@@ -465,6 +484,10 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--load-seconds", type=float, default=0.0,
                         help="how long the load runs (default: long enough for the keys and the board, at most 120)")
+    parser.add_argument("--spare-current", action="store_true",
+                        help="no events to the current account (the first profile): what its own events cost the keys")
+    parser.add_argument("--hide-panel", action="store_true",
+                        help="hide the events panel (F9) before the keys: what its redraws cost them")
     parser.add_argument("--load-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--profiles", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -487,6 +510,8 @@ def main() -> int:
             stop_app()
             for process in processes:
                 end(process)
+            # tmux leaves its socket file behind after kill-server
+            (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET).unlink(missing_ok=True)
 
 
 def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Popen[str]], load_seconds: float) -> int:
@@ -501,8 +526,14 @@ def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Pope
     app_env = file_dirs
     report: dict[str, object] = {}
 
-    print("start to interactive, secrets from the 0600 file:", flush=True)
-    report["starts_file"] = starts("file", app_env, args.starts)
+    profiles = sorted(line.split(".", 1)[1].rstrip("]") for line in
+                      (Path(file_dirs["GATEWAY_TUI_CONFIG_DIR"]) / "profiles.toml").read_text().splitlines()
+                      if line.startswith("[profiles."))
+    one_dirs = dirs_of(scratch / "one")
+    one_profile(file_dirs, one_dirs, profiles[0])
+    print(f"start to interactive, secrets from the 0600 file, {len(profiles)} accounts and the first alone, "
+          "alternating:", flush=True)
+    report.update(starts({"file": app_env, "one account": one_dirs}, args.starts))
     if args.keyring:
         session = keyring_session(scratch)
         if session is None:
@@ -513,17 +544,15 @@ def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Pope
             ring_dirs = dirs_of(scratch / "keyring")
             took = fleet_import(url, free_port(), env | ring_dirs | keyring_env, insecure=False)
             print(f"start to interactive, secrets in gnome-keyring (import {took:.1f} s):", flush=True)
-            report["starts_keyring"] = starts("keyring", ring_dirs | keyring_env, args.starts)
+            report.update(starts({"keyring": ring_dirs | keyring_env}, args.starts))
 
     # Under load: one more start, then the sender, the keys, the board.
-    profiles = sorted(line.split(".", 1)[1].rstrip("]") for line in
-                      (Path(file_dirs["GATEWAY_TUI_CONFIG_DIR"]) / "profiles.toml").read_text().splitlines()
-                      if line.startswith("[profiles."))
     time_start(app_env)
     pid = pane_pid()
     assert pid is not None
     child_env = base_env | file_dirs
-    sender = subprocess.Popen([sys.executable, __file__, "--load-child", "--profiles", ",".join(profiles),
+    loaded = profiles[1:] if args.spare_current else profiles
+    sender = subprocess.Popen([sys.executable, __file__, "--load-child", "--profiles", ",".join(loaded),
                                "--port", str(port), "--rate", str(args.rate), "--seconds", str(load_seconds),
                                "--connections", str(args.connections)],
                               env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -531,10 +560,13 @@ def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Pope
     processes.append(sender)
     assert sender.stderr is not None
     sender.stderr.readline()  # "ready": the bodies are made
-    print(f"load: {args.rate:.0f} events/s over {len(profiles)} accounts for {load_seconds:.0f} s "
+    print(f"load: {args.rate:.0f} events/s over {len(loaded)} accounts for {load_seconds:.0f} s "
           f"(load average {load()})", flush=True)
     time.sleep(3.0)
     floor = floor_samples(args.floor_samples, scratch) if args.floor_samples else []
+    if args.hide_panel:
+        tmux("send-keys", "-t", "app", "F9")
+        wait_screen(lambda lines: not any(line.startswith(" Events (") for line in lines), "the panel did not hide")
     keys = key_samples(args.samples)
     after_keys = load()
     board = board_refreshes(args.board_seconds)
@@ -554,11 +586,11 @@ def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Pope
     total_sent, total_ok, total_stored = sent["sent"], sum(answered.values()), sum(stored.values())
 
     print("\nresults")
-    for label in ("starts_file", "starts_keyring"):
+    for label in ("file", "one account", "keyring"):
         figures = report.get(label)
         if isinstance(figures, list) and figures:
             values = [figure["interactive"] * 1000 for figure in figures]
-            print(f"  start to interactive ({label[7:]}): median {statistics.median(values):.0f} ms "
+            print(f"  start to interactive ({label}): median {statistics.median(values):.0f} ms "
                   f"({min(values):.0f}–{max(values):.0f}); target ≤ {TARGETS['interactive_s'] * 1000:.0f} ms")
     print(f"  load: sent {total_sent} in {sent['elapsed']:.1f} s ({total_sent / sent['elapsed']:.0f}/s), answers "
           f"{sent['statuses']}, sender p50 {sent['p50_ms']:.1f} ms p99 {sent['p99_ms']:.1f} ms, "
