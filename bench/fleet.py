@@ -1,0 +1,616 @@
+"""The fleet at scale (issue 26 "Scale"): one app watching 100 sandbox accounts while 500 signed events a second
+reach its one listener, measured as a terminal user sees it.
+
+    uv run python bench/fleet.py [--accounts 100] [--rate 500] [--samples 200] [--starts 3] [--keyring]
+
+Set-up (all in a scratch directory, torn down at the end): `gateway-tui sandbox --accounts N --session-dialect
+wuzapi` as a process (its admin token, GATEWAY_TUI_ADMIN_TOKEN, made up by the bench and given only in the
+environment), `gateway-tui fleet import --session-url URL --insecure-storage --listener-port P` into a private
+GATEWAY_TUI_CONFIG_DIR (one profile per WuzAPI user, the secrets in the 0600 file, each user's webhook pointed at
+`/a/<profile>/session`), then `gateway-tui --all-profiles` in a private tmux server (`-L`) at 120×40.
+
+Measured:
+- **start to interactive**, `--starts` times: from `tmux new-session` until the screen shows both the current
+  account "● connected" in the header and a key typed at the launch (`z`, sent right after the session starts; the
+  app keeps keys typed before it is ready) in the Chats search field. Secrets from the 0600 file, alternating with
+  a config of the first profile alone (what the 99 others cost); with `--keyring`
+  also with the secrets in gnome-keyring (a private D-Bus session with a throwaway HOME and an unlocked login
+  keyring, as tests/config/test_real_keyring.py and .ci/run set it up; a second import stores them there).
+- **under load**, in one further start: a separate process (this script, `--load-child`) posts correctly signed
+  WuzAPI json-mode `Message` events (each account's own HMAC key, read from the 0600 file) to each account's
+  `/a/<profile>/session`, round-robin over the accounts, paced at `--rate` events a second in total over
+  keep-alive connections; the bodies and signatures are made before its clock starts. While it runs:
+  * key to screen: `--samples` single characters typed with `tmux send-keys -l` into the Chats search field, each
+    timed until `capture-pane` shows it in the field (polled as fast as tmux answers), at a human pace (80–160 ms
+    between keys); every 16 characters the field is cleared (not timed);
+  * the Fleet board (alt+9): `capture-pane` every 50 ms for `--board-seconds`; a refresh is a change of the
+    board's rows (their events-per-minute count grows every second while the load runs, so each refresh shows);
+    reported: refreshes per second and the longest gap between two;
+  * then: every event answered 200 (counted per account by the sender) and stored under its account (rows of the
+    store's `events` grouped by `account`, once the count stops growing), and the app's peak RSS (VmHWM in
+    /proc/<pid>/status).
+Diagnostics: `--spare-current` sends nothing to the current account; `--hide-panel` hides the events panel (F9)
+before the keys.
+Targets: interactive ≤ 2 s, none lost, board ≥ 1 refresh a second, key p99 ≤ 50 ms, peak RSS < 400 MB. The load
+average is printed before and after each part: the machine (2 cores) may be shared. Everything is bounded in
+time (`--load-seconds` at most 120) and every process the bench started is ended at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+APP = Path(sys.executable).with_name("gateway-tui")
+SOCKET = f"fleetbench-{os.getpid()}"
+WIDTH, HEIGHT = 120, 40
+FIELD_ROW = 3  # the Chats search field's line on a 120×40 screen (header, section bar, "Chats · …", field)
+TARGETS = {"interactive_s": 2.0, "key_p99_ms": 50.0, "rss_mb": 400.0, "refresh_per_s": 1.0}
+
+
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+# -- the terminal ------------------------------------------------------------------------------------------------
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, timeout=30, check=False).stdout
+
+
+def screen() -> list[str]:
+    return tmux("capture-pane", "-p", "-t", "app").splitlines()
+
+
+def pane_pid() -> int | None:
+    text = tmux("display", "-p", "-t", "app", "#{pane_pid}").strip()
+    return int(text) if text.isdigit() else None
+
+
+def start_app(env: dict[str, str]) -> float:
+    """The app in a fresh private tmux server; returns the clock just before `new-session`."""
+    dirs = " ".join(f"{name}={value}" for name, value in env.items())
+    command = f"env -u COLUMNS -u LINES {dirs} {APP} --all-profiles"
+    started = time.perf_counter()
+    subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(WIDTH),
+                    "-y", str(HEIGHT), command], check=True, timeout=30)
+    return started
+
+
+def stop_app(timeout: float = 20.0) -> None:
+    pid = pane_pid()
+    tmux("kill-server")
+    deadline = time.monotonic() + timeout
+    while pid is not None and Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if pid is not None and Path(f"/proc/{pid}").exists():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def field_text(lines: list[str]) -> str | None:
+    """What the Chats search field shows (None when the line is not the field: another section, no frame yet)."""
+    if len(lines) <= FIELD_ROW or "Chats ·" not in lines[FIELD_ROW - 1]:
+        return None
+    return lines[FIELD_ROW][:42].split("│")[0].strip()
+
+
+def interactive(lines: list[str]) -> bool:
+    return bool(lines) and "● connected" in lines[0] and field_text(lines) == "z"
+
+
+def time_start(env: dict[str, str], timeout: float = 60.0) -> dict[str, float]:
+    """Seconds from `new-session` to the first frame (a header line) and to interactive."""
+    started = start_app(env)
+    tmux("send-keys", "-t", "app", "-l", "z")
+    first = None
+    deadline = started + timeout
+    while time.perf_counter() < deadline:
+        lines = screen()
+        now = time.perf_counter()
+        if first is None and lines and "gateway-tui" in lines[0]:
+            first = now - started
+        if interactive(lines):
+            return {"first_frame": first if first is not None else now - started, "interactive": now - started}
+    raise TimeoutError(f"not interactive within {timeout:.0f} s; the screen:\n" + "\n".join(screen()))
+
+
+# -- the load --------------------------------------------------------------------------------------------------
+
+
+def message(profile: str, index: int, serial: int, own: str) -> bytes:
+    """A WuzAPI json-mode `Message` (wuzapi.md §4.3) for account `profile`, from one of 20 peers."""
+    peer = f"55219{serial % 20:08d}@s.whatsapp.net"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    payload = {
+        "type": "Message", "instanceName": profile, "userID": hashlib.md5(profile.encode()).hexdigest(),
+        "event": {"Info": {"Chat": peer, "Sender": peer, "IsFromMe": False, "IsGroup": False,
+                           "ID": f"3EBF{index:012d}", "Type": "text", "PushName": f"Peer {serial % 20}",
+                           "Timestamp": stamp},
+                  "Message": {"conversation": f"fleet bench message {index} to {own}"}},
+    }
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
+async def load_child(args: argparse.Namespace) -> int:
+    """Post `rate × seconds` signed events, round-robin over the profiles; print a JSON report on stdout."""
+    sys.path.insert(0, str(REPO))
+    from tui.secrets import InsecureFileSecrets, SecretName
+    from tui.webhooks.signing import SIGNATURE_HEADER
+
+    profiles = args.profiles.split(",")
+    secrets = InsecureFileSecrets()
+    keys = {name: secrets.get(name, SecretName.HMAC_KEY) or "" for name in profiles}
+    missing = [name for name, key in keys.items() if not key]
+    if missing:
+        print(json.dumps({"error": f"no HMAC key for {', '.join(missing[:5])}"}))
+        return 1
+    total = int(args.rate * args.seconds)
+    requests: list[tuple[str, bytes]] = []
+    for index in range(total):
+        profile = profiles[index % len(profiles)]
+        body = message(profile, index, index // len(profiles), profile)
+        signature = hmac.new(keys[profile].encode(), body, hashlib.sha256).hexdigest()
+        head = (f"POST /a/{profile}/session HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\n"
+                f"Content-Type: application/json\r\n{SIGNATURE_HEADER}: {signature}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        requests.append((profile, head + body))
+    answered: dict[str, int] = {name: 0 for name in profiles}
+    statuses: dict[str, int] = {}
+    latencies: list[float] = []
+    lateness: list[float] = []
+    errors: list[str] = []
+    next_index = 0
+    print("ready", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+
+    async def connection() -> None:
+        nonlocal next_index
+        reader, writer = await asyncio.open_connection("127.0.0.1", args.port)
+        try:
+            while next_index < total:
+                index = next_index
+                next_index += 1
+                due = started + index / args.rate
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                else:
+                    lateness.append(-wait)
+                profile, request = requests[index]
+                sent = time.perf_counter()
+                writer.write(request)
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=30)
+                status = head.split(b" ", 2)[1].decode()
+                found = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+                if found is None:
+                    raise RuntimeError(f"an answer without Content-Length: {head[:200]!r}")
+                await reader.readexactly(int(found.group(1)))
+                latencies.append(time.perf_counter() - sent)
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == "200":
+                    answered[profile] += 1
+        finally:
+            writer.close()
+
+    results = await asyncio.gather(*(connection() for _ in range(args.connections)), return_exceptions=True)
+    elapsed = time.perf_counter() - started
+    errors = [repr(result) for result in results if isinstance(result, BaseException)]
+    print(json.dumps({
+        "sent": next_index, "answered": answered, "statuses": statuses, "elapsed": elapsed, "errors": errors,
+        "p50_ms": 1000 * percentile(latencies, 0.5) if latencies else None,
+        "p99_ms": 1000 * percentile(latencies, 0.99) if latencies else None,
+        "late_share": len([late for late in lateness if late > 0.01]) / max(1, total),
+        "late_max_ms": 1000 * max(lateness, default=0.0),
+    }))
+    return 0
+
+
+# -- measurements under load -----------------------------------------------------------------------------------
+
+
+def wait_screen(condition, what: str, timeout: float = 20.0) -> list[str]:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = screen()
+        if condition(lines):
+            return lines
+        time.sleep(0.01)
+    raise TimeoutError(f"{what}; the screen:\n" + "\n".join(screen()))
+
+
+def key_samples(count: int, per_field: int = 16) -> list[float]:
+    """Milliseconds from `send-keys` of one character to its appearance in the Chats search field."""
+    alphabet = "abcdefghijklmnop"
+    typed = wait_screen(lambda lines: field_text(lines) is not None, "the Chats search field is not on screen")
+    current = field_text(typed) or ""
+    if current and not current.startswith("Search"):
+        tmux("send-keys", "-t", "app", *["BSpace"] * (len(current) + 2))
+        wait_screen(lambda lines: (field_text(lines) or "").startswith("Search"), "the field did not clear")
+    samples: list[float] = []
+    text = ""
+    while len(samples) < count:
+        if len(text) == per_field:
+            tmux("send-keys", "-t", "app", *["BSpace"] * per_field)
+            wait_screen(lambda lines: (field_text(lines) or "").startswith("Search"), "the field did not clear")
+            text = ""
+            time.sleep(0.2)
+        char = alphabet[len(text)]
+        text += char
+        sent = time.perf_counter()
+        tmux("send-keys", "-t", "app", "-l", char)
+        deadline = sent + 10.0
+        while field_text(screen()) != text:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"{text!r} not in the field after 10 s")
+        samples.append(1000 * (time.perf_counter() - sent))
+        time.sleep(random.uniform(0.08, 0.16))
+    return samples
+
+
+ECHO = """
+import os, tty
+tty.setraw(0)
+os.write(1, b"ready\\r\\n")
+while (key := os.read(0, 64)):
+    os.write(1, key.replace(b"\\r", b"\\r\\n"))
+"""
+
+
+def floor_samples(count: int, scratch: Path) -> list[float]:
+    """The same measurement against a program that echoes each key itself in raw mode, as the app reads keys, in a
+    pane of the same size under the same load: what tmux, the pty and the polling cost alone."""
+    script = scratch / "echo.py"
+    script.write_text(ECHO)
+    subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "floor", "-x", str(WIDTH),
+                    "-y", str(HEIGHT), f"{sys.executable} {script}"], check=True, timeout=30)
+    samples: list[float] = []
+    try:
+        deadline = time.monotonic() + 20
+        while "ready" not in tmux("capture-pane", "-p", "-t", "floor"):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the echo program did not start in its pane")
+            time.sleep(0.05)
+        text = ""
+        while len(samples) < count:
+            if len(text) == 16:
+                tmux("send-keys", "-t", "floor", "Enter")
+                text = ""
+            char = "abcdefghijklmnop"[len(text)]
+            text += char
+            sent = time.perf_counter()
+            tmux("send-keys", "-t", "floor", "-l", char)
+            deadline = sent + 10.0
+            while not any(line.rstrip() == text for line in tmux("capture-pane", "-p", "-t", "floor").splitlines()):
+                if time.perf_counter() > deadline:
+                    raise TimeoutError(f"{text!r} not echoed after 10 s; the pane:\n"
+                                       + tmux("capture-pane", "-p", "-t", "floor"))
+            samples.append(1000 * (time.perf_counter() - sent))
+            time.sleep(random.uniform(0.08, 0.16))
+    finally:
+        tmux("kill-session", "-t", "floor")
+    return samples
+
+
+def board_rows(lines: list[str]) -> tuple[str, ...] | None:
+    titles = next((n for n, line in enumerate(lines) if "Name" in line and "Ev/min" in line), None)
+    if titles is None:
+        return None
+    rows = []
+    for line in lines[titles + 1:]:
+        if line.startswith("─") or not line.strip():
+            break
+        rows.append(line)
+    return tuple(rows)
+
+
+def board_refreshes(seconds: float) -> dict[str, float]:
+    tmux("send-keys", "-t", "app", "M-9")
+    wait_screen(lambda lines: bool(board_rows(lines)), "the Fleet board did not show")
+    changes: list[float] = []
+    previous = None
+    started = time.perf_counter()
+    while (now := time.perf_counter()) - started < seconds:
+        rows = board_rows(screen())
+        if rows and rows != previous:
+            if previous is not None:
+                changes.append(now)
+            previous = rows
+        time.sleep(0.05)
+    gaps = [b - a for a, b in zip(changes, changes[1:], strict=False)]
+    return {"refreshes": len(changes), "per_s": len(changes) / seconds,
+            "max_gap_s": max(gaps, default=float("inf")), "median_gap_s": statistics.median(gaps) if gaps else 0.0}
+
+
+def stored_by_account(db: Path, timeout: float = 60.0) -> dict[str, int]:
+    """Rows per account, once the total stopped growing for a second (bounded by `timeout`)."""
+    deadline = time.monotonic() + timeout
+    last = -1
+    counts: dict[str, int] = {}
+    while time.monotonic() < deadline:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as connection:
+            counts = {str(account): int(count) for account, count in
+                      connection.execute("SELECT account, count(*) FROM events WHERE path LIKE '/a/%' GROUP BY account")}
+        total = sum(counts.values())
+        if total == last:
+            break
+        last = total
+        time.sleep(1.0)
+    return counts
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# -- set-up ------------------------------------------------------------------------------------------------------
+
+
+def sandbox(accounts: int, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen([str(APP), "sandbox", "--accounts", str(accounts), "--port", "0",
+                                "--session-dialect", "wuzapi"], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"listening on (http://\S+)", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"the sandbox did not start: {line!r}")
+    return process, found.group(1)
+
+
+def fleet_import(url: str, port: int, env: dict[str, str], insecure: bool) -> float:
+    command = [str(APP), *(["--insecure-storage"] if insecure else []), "fleet", "import", "--session-url", url,
+               "--listener-port", str(port)]
+    started = time.perf_counter()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"fleet import failed ({result.returncode}): {result.stderr[-1000:]}")
+    return time.perf_counter() - started
+
+
+def keyring_session(scratch: Path) -> tuple[subprocess.Popen[str], dict[str, str]] | None:
+    """A private D-Bus session with gnome-keyring unlocked (the password on stdin); its variables."""
+    if shutil.which("dbus-run-session") is None or shutil.which("gnome-keyring-daemon") is None:
+        return None
+    home = scratch / "keyring-home"
+    home.mkdir()
+    script = ("eval \"$(printf 'throwaway\\n' | gnome-keyring-daemon --unlock --components=secrets)\"; "
+              "echo \"DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS\"; exec sleep 900")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DBUS_", "PYTHON_KEYRING"))}
+    env.update(HOME=str(home), XDG_RUNTIME_DIR=str(home))
+    process = subprocess.Popen(["dbus-run-session", "--", "sh", "-c", script], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    if not line.startswith("DBUS_SESSION_BUS_ADDRESS=") or line.endswith("="):
+        end(process)
+        return None
+    return process, {"HOME": str(home), "XDG_RUNTIME_DIR": str(home), "DBUS_SESSION_BUS_ADDRESS": line.split("=", 1)[1]}
+
+
+def end(process: subprocess.Popen[str] | None) -> None:
+    """Its whole process group (each was started in a session of its own), TERM then KILL."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+
+
+def dirs_of(base: Path) -> dict[str, str]:
+    return {"XDG_DATA_HOME": str(base / "xdg-data"), "XDG_CONFIG_HOME": str(base / "xdg-config"),
+            "XDG_STATE_HOME": str(base / "xdg-state"), "GATEWAY_TUI_CONFIG_DIR": str(base / "config"),
+            "GATEWAY_TUI_DATA_DIR": str(base / "data")}
+
+
+def starts(variants: dict[str, dict[str, str]], count: int) -> dict[str, list[dict[str, float]]]:
+    """`count` timed starts of each variant (label → the app's environment), alternating."""
+    figures: dict[str, list[dict[str, float]]] = {label: [] for label in variants}
+    for _ in range(count):
+        for label, env in variants.items():
+            before = load()
+            try:
+                figures[label].append(time_start(env))
+            finally:
+                stop_app()
+            print(f"  {label}: first frame {figures[label][-1]['first_frame'] * 1000:.0f} ms, interactive "
+                  f"{figures[label][-1]['interactive'] * 1000:.0f} ms  (load {before})", flush=True)
+    return figures
+
+
+def one_profile(source: dict[str, str], target: dict[str, str], profile: str) -> None:
+    """A config of `profile` alone, from the imported one (its section of profiles.toml, its secrets)."""
+    config = Path(source["GATEWAY_TUI_CONFIG_DIR"])
+    mine = Path(target["GATEWAY_TUI_CONFIG_DIR"])
+    mine.mkdir(parents=True)
+    sections = (config / "profiles.toml").read_text().split("\n[")
+    [section] = [part for part in sections if part.lstrip("[").startswith(f"profiles.{profile}]")]
+    (mine / "profiles.toml").write_text("[" + section.lstrip("[") + "\n")
+    secrets = json.loads((config / "secrets-insecure.json").read_text())
+    file = mine / "secrets-insecure.json"
+    file.touch(mode=0o600)
+    file.write_text(json.dumps({key: value for key, value in secrets.items() if key.startswith(profile + ":")}))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--accounts", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=500.0, help="events a second, in total")
+    parser.add_argument("--samples", type=int, default=200, help="keys typed and timed")
+    parser.add_argument("--board-seconds", type=float, default=12.0)
+    parser.add_argument("--starts", type=int, default=3, help="timed starts (secrets from the 0600 file)")
+    parser.add_argument("--keyring", action="store_true", help="also time starts with the secrets in gnome-keyring")
+    parser.add_argument("--floor-samples", type=int, default=50, help="keys timed against an echo program first (the floor)")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--load-seconds", type=float, default=0.0,
+                        help="how long the load runs (default: long enough for the keys and the board, at most 120)")
+    parser.add_argument("--spare-current", action="store_true",
+                        help="no events to the current account (the first profile): what its own events cost the keys")
+    parser.add_argument("--hide-panel", action="store_true",
+                        help="hide the events panel (F9) before the keys: what its redraws cost them")
+    parser.add_argument("--load-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--profiles", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.load_child:
+        return asyncio.run(load_child(args))
+    if shutil.which("tmux") is None:
+        raise SystemExit("the bench needs tmux")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"SQLite {sqlite3.sqlite_version}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+          f"load average {load()}", flush=True)
+    load_seconds = min(120.0, args.load_seconds or (8 + (args.samples + args.floor_samples) * 0.2 + args.board_seconds + 5))
+    processes: list[subprocess.Popen[str]] = []
+    with tempfile.TemporaryDirectory(prefix="fleet-bench-") as scratch_name:
+        scratch = Path(scratch_name)
+        try:
+            return run(args, scratch, processes, load_seconds)
+        finally:
+            stop_app()
+            for process in processes:
+                end(process)
+            # tmux leaves its socket file behind after kill-server
+            (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET).unlink(missing_ok=True)
+
+
+def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Popen[str]], load_seconds: float) -> int:
+    base_env = {key: value for key, value in os.environ.items() if not key.startswith("GATEWAY_TUI_")}
+    file_dirs = dirs_of(scratch / "file")
+    env = base_env | file_dirs | {"GATEWAY_TUI_ADMIN_TOKEN": os.urandom(16).hex()}
+    box, url = sandbox(args.accounts, env)
+    processes.append(box)
+    port = free_port()
+    took = fleet_import(url, port, env, insecure=True)
+    print(f"sandbox of {args.accounts} accounts at {url}; fleet import into the 0600 file: {took:.1f} s", flush=True)
+    app_env = file_dirs
+    report: dict[str, object] = {}
+
+    profiles = sorted(line.split(".", 1)[1].rstrip("]") for line in
+                      (Path(file_dirs["GATEWAY_TUI_CONFIG_DIR"]) / "profiles.toml").read_text().splitlines()
+                      if line.startswith("[profiles."))
+    one_dirs = dirs_of(scratch / "one")
+    one_profile(file_dirs, one_dirs, profiles[0])
+    print(f"start to interactive, secrets from the 0600 file, {len(profiles)} accounts and the first alone, "
+          "alternating:", flush=True)
+    report.update(starts({"file": app_env, "one account": one_dirs}, args.starts))
+    if args.keyring:
+        session = keyring_session(scratch)
+        if session is None:
+            print("keyring: cannot run here (no dbus-run-session/gnome-keyring, or the keyring did not unlock)")
+        else:
+            process, keyring_env = session
+            processes.append(process)
+            ring_dirs = dirs_of(scratch / "keyring")
+            took = fleet_import(url, free_port(), env | ring_dirs | keyring_env, insecure=False)
+            print(f"start to interactive, secrets in gnome-keyring (import {took:.1f} s):", flush=True)
+            report.update(starts({"keyring": ring_dirs | keyring_env}, args.starts))
+
+    # Under load: one more start, then the sender, the keys, the board.
+    time_start(app_env)
+    pid = pane_pid()
+    assert pid is not None
+    child_env = base_env | file_dirs
+    loaded = profiles[1:] if args.spare_current else profiles
+    sender = subprocess.Popen([sys.executable, __file__, "--load-child", "--profiles", ",".join(loaded),
+                               "--port", str(port), "--rate", str(args.rate), "--seconds", str(load_seconds),
+                               "--connections", str(args.connections)],
+                              env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    processes.append(sender)
+    assert sender.stderr is not None
+    sender.stderr.readline()  # "ready": the bodies are made
+    print(f"load: {args.rate:.0f} events/s over {len(loaded)} accounts for {load_seconds:.0f} s "
+          f"(load average {load()})", flush=True)
+    time.sleep(3.0)
+    floor = floor_samples(args.floor_samples, scratch) if args.floor_samples else []
+    if args.hide_panel:
+        tmux("send-keys", "-t", "app", "F9")
+        wait_screen(lambda lines: not any(line.startswith(" Events (") for line in lines), "the panel did not hide")
+    keys = key_samples(args.samples)
+    after_keys = load()
+    board = board_refreshes(args.board_seconds)
+    after_board = load()
+    if sender.poll() is not None:
+        print("warning: the load ended before the board's measurement did", flush=True)
+    stdout, stderr = sender.communicate(timeout=load_seconds + 120)
+    try:
+        sent = json.loads(stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise SystemExit(f"the sender's report is missing: {stdout[-500:]!r} {stderr[-1000:]!r}") from None
+    stored = stored_by_account(Path(file_dirs["GATEWAY_TUI_DATA_DIR"]) / "fleet-events.sqlite3")
+    rss = peak_rss_mb(pid)
+    answered: dict[str, int] = sent["answered"]
+    lost = {name: (answered.get(name, 0), stored.get(name, 0)) for name in profiles
+            if answered.get(name, 0) != stored.get(name, 0)}
+    total_sent, total_ok, total_stored = sent["sent"], sum(answered.values()), sum(stored.values())
+
+    print("\nresults")
+    for label in ("file", "one account", "keyring"):
+        figures = report.get(label)
+        if isinstance(figures, list) and figures:
+            values = [figure["interactive"] * 1000 for figure in figures]
+            print(f"  start to interactive ({label}): median {statistics.median(values):.0f} ms "
+                  f"({min(values):.0f}–{max(values):.0f}); target ≤ {TARGETS['interactive_s'] * 1000:.0f} ms")
+    print(f"  load: sent {total_sent} in {sent['elapsed']:.1f} s ({total_sent / sent['elapsed']:.0f}/s), answers "
+          f"{sent['statuses']}, sender p50 {sent['p50_ms']:.1f} ms p99 {sent['p99_ms']:.1f} ms, "
+          f"{sent['late_share'] * 100:.1f} % sent > 10 ms late (max {sent['late_max_ms']:.0f} ms)"
+          + (f", errors {sent['errors']}" if sent["errors"] else ""))
+    print(f"  stored under their account: {total_stored} of {total_ok} answered 200; accounts differing: {len(lost)}"
+          + (f" e.g. {dict(list(lost.items())[:5])}" if lost else ""))
+    print(f"  key to screen ({len(keys)} keys): median {statistics.median(keys):.1f} ms, p90 "
+          f"{percentile(keys, 0.9):.1f} ms, p99 {percentile(keys, 0.99):.1f} ms, max {max(keys):.1f} ms; "
+          f"target p99 ≤ {TARGETS['key_p99_ms']:.0f} ms  (load after {after_keys})")
+    if floor:
+        print(f"  the floor, an echo program in a pane under the same load ({len(floor)} keys): median "
+              f"{statistics.median(floor):.1f} ms, p99 {percentile(floor, 0.99):.1f} ms, max {max(floor):.1f} ms")
+    print(f"  Fleet board: {board['refreshes']} refreshes in {args.board_seconds:.0f} s = {board['per_s']:.2f}/s, "
+          f"gap median {board['median_gap_s']:.2f} s, max {board['max_gap_s']:.2f} s; target ≥ 1/s  "
+          f"(load after {after_board})")
+    print(f"  app peak RSS: {rss:.0f} MB; target < {TARGETS['rss_mb']:.0f} MB")
+    print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
