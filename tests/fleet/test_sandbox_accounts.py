@@ -1,0 +1,68 @@
+"""`--sandbox --accounts N` (issue 26): the app opens every account the sandbox serves, sandbox-01 … the first
+current, each with its own tokens and key, all served on the one listener's `/a/<name>/` paths; a send from an
+account lands under it, in the store and on the board."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from textual.pilot import Pilot
+
+from tests.harness import wait_until
+from tui.api.models import SendText
+from tui.app import build_app
+from tui.sandbox.fleet import SandboxFleet
+from tui.widgets.forms import set_cursor_blink
+
+
+@contextlib.asynccontextmanager
+async def sandbox_accounts_app(accounts: int = 3) -> AsyncIterator[Pilot]:
+    set_cursor_blink(False)
+    app = build_app(sandbox=True, sandbox_accounts=accounts, deterministic=True)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        assert not app.runtime_error, app.runtime_error
+        yield pilot
+
+
+async def test_every_sandbox_account_is_open_watched_and_served_with_its_own_key() -> None:
+    async with sandbox_accounts_app(3) as pilot:
+        runtime = pilot.app.runtime
+        assert [account.name for account in runtime.accounts] == ["sandbox-01", "sandbox-02", "sandbox-03"]
+        assert runtime.current is runtime.accounts[0]
+        assert isinstance(runtime.sandbox, SandboxFleet)
+        listener = runtime.listener
+        assert listener is not None and dict(listener.accounts) == dict.fromkeys(
+            ("sandbox-01", "sandbox-02", "sandbox-03"), True)
+        assert not listener.old_paths
+        keys = [(await runtime.doctor_inputs(account=account)).hmac_key for account in runtime.accounts]
+        assert len(set(keys)) == 3 and None not in keys  # each its own key, as the doctor checks it
+        fleet = runtime.sandbox
+        for number, account in enumerate(fleet.accounts, start=1):
+            state = account.gateway.state
+            assert state.delivery_url == f"{listener.url}/a/sandbox-{number:02d}/delivery"
+            assert state.session_webhook.url == f"{listener.url}/a/sandbox-{number:02d}/session"
+            assert state.hmac_key == f"sandbox-hmac-key-0123456789abcdef-deterministic-{number:02d}"
+        assert runtime.accounts[1].instance is not None
+        assert runtime.accounts[1].instance.credentials.instance_id == fleet.accounts[1].instance_id
+
+
+async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
+    async with sandbox_accounts_app(3) as pilot:
+        runtime = pilot.app.runtime
+        await runtime.switch_account("sandbox-02")
+        assert runtime.instance is not None
+        await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
+        fleet = runtime.sandbox
+        assert isinstance(fleet, SandboxFleet)
+        assert [sent.text for sent in fleet.accounts[1].gateway.state.sent] == ["from the second"]
+        assert runtime.store is not None
+        store = runtime.store
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=10,
+                         what="the send's delivery event under sandbox-02")
+        [event, *_] = store.newest(10, account="sandbox-02")
+        assert str(event.verdict) in ("valid", "unsigned")
+        assert store.newest(10, account="sandbox-01") == [] and store.newest(10, account="sandbox-03") == []
+        row = next(row for row in runtime.fleet_rows() if row.profile == "sandbox-02")
+        assert row.last_event_at is not None and row.per_minute >= 1
