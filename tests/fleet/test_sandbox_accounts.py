@@ -8,11 +8,13 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tests.harness import wait_until
 from tui.api.models import SendText
 from tui.app import build_app
 from tui.sandbox.fleet import SandboxFleet
+from tui.screens.events import EventsSection
 from tui.widgets.forms import set_cursor_blink
 
 
@@ -66,3 +68,35 @@ async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
         assert store.newest(10, account="sandbox-01") == [] and store.newest(10, account="sandbox-03") == []
         row = next(row for row in runtime.fleet_rows() if row.profile == "sandbox-02")
         assert row.last_event_at is not None and row.per_minute >= 1
+
+
+def events_status(section: EventsSection) -> str:
+    return str(section.query_one("#events-status", Static).render())
+
+
+async def test_events_show_the_current_accounts_own_and_a_shows_every_accounts() -> None:
+    async with sandbox_accounts_app(3) as pilot:
+        app, runtime = pilot.app, pilot.app.runtime
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+                         what="every section mounted")
+        await app.screen.make_current("sandbox-02")
+        assert runtime.instance is not None and runtime.store is not None
+        store = runtime.store
+        await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=10, what="its events")
+        await pilot.press("alt+7")
+        section = app.screen.query_one(EventsSection)
+        await wait_until(pilot, lambda: "sandbox-02's events · a: all accounts" in events_status(section)
+                         and bool(section.rows), what="sandbox-02's events")
+        assert {event.account for event in section.rows} == {"sandbox-02"}
+        await app.screen.make_current("sandbox-01")
+        await wait_until(pilot, lambda: "sandbox-01's events" in events_status(section) and not section.rows,
+                         what="sandbox-01's (none)")
+        assert "No events yet" in events_status(section)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "all 3 accounts · a: only sandbox-01" in events_status(section)
+                         and bool(section.rows), what="every account's events")
+        assert {event.account for event in section.rows} == {"sandbox-02"}
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "sandbox-01's events" in events_status(section) and not section.rows,
+                         what="only sandbox-01's again")
