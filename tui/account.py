@@ -126,6 +126,9 @@ class Account:
         self.connection: dict[Family, ConnectionState] = dict.fromkeys(self.families, ConnectionState.UNKNOWN)
         """Per family the account has: what is known of its connection (filled by later work)."""
         self._store = store
+        self.inbox_account = ""
+        """Whose inbox in the store: "" while the store is this account's alone, its name when several accounts
+        share one (the runtime sets it; their events come on their own listener paths)."""
         self._event_subscribers: list[EventCallback] = []
         from tui.watch import ConnectionWatch
 
@@ -230,7 +233,7 @@ class Account:
         from tui.webhooks.conversations import Inbox
 
         store = self._store()
-        return Inbox(store) if store is not None else None
+        return Inbox(store, self.inbox_account) if store is not None else None
 
     def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
         """Call `callback(event)` for every webhook event stored for this account; returns an unsubscribe function."""

@@ -575,6 +575,8 @@ class Runtime:
 
         environ = secret_module.run_environment(len(self.accounts), self._warn_environment)
         keys: dict[str, str | None] = {}
+        for account in self.accounts:  # each its own inbox in the store they share (their events name their paths)
+            account.inbox_account = account.name if len(self.accounts) > 1 else ""
         for account in self.accounts:
             if len(self.accounts) == 1 and account is self.current:
                 keys[account.name] = self._hmac_key  # resolved at start, as before
@@ -752,9 +754,15 @@ class Runtime:
         await self._clients_built()
 
         await self._open_store()
-        seeding = None if self.store is None else asyncio.ensure_future(
-            asyncio.to_thread(seed_sandbox_inbox, self.store, self.sandbox.state,
-                              ends_before_us=None if self.deterministic else _now_us()))
+        store, state = self.store, self.sandbox.state
+        ends_before_us = None if self.deterministic else _now_us()
+
+        def seed_each() -> None:  # every sandbox account has the demo chats, in its own inbox
+            assert store is not None
+            for account in self.accounts:
+                seed_sandbox_inbox(store, state, ends_before_us=ends_before_us, account=account.name)
+
+        seeding = None if store is None else asyncio.ensure_future(asyncio.to_thread(seed_each))
         try:
             await self._start_listener("127.0.0.1", 0, hmac_key=None)  # each account's key from the secrets
             self._hmac_key = self._account_keys.get(self.current.name)
@@ -898,13 +906,14 @@ class Runtime:
         if not self.started:
             return
         await poll_accounts(self.accounts)
-        store, owner = self.store, self.profile_name or SANDBOX_PROFILE
+        store = self.store
         if store is not None and not store.health.failing:
-            from tui.webhooks.conversations import Inbox
+            def unread() -> dict[str, int]:  # each account's own inbox (several share the store)
+                return {account.name: sum(row.unread for row in inbox.conversations())
+                        for account in self.accounts if (inbox := account.inbox) is not None}
 
             try:
-                self._unread = {owner: await asyncio.to_thread(
-                    lambda: sum(row.unread for row in Inbox(store).conversations()))}
+                self._unread = await asyncio.to_thread(unread)
             except Exception as error:  # a closed or failing store: the count waits for the next read
                 log.info("unread count not read: %s", error)
 
@@ -1426,11 +1435,13 @@ def _now_us() -> int:
 SEEDED_HISTORY_ENDS_BEFORE_US = 5 * 60 * 1_000_000
 
 
-def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us: int | None = None) -> None:
+def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us: int | None = None,
+                       account: str = "") -> None:
     """The sandbox's demo chats in the inbox: names from its contact and group lists, and the seeded history
     (once per store: a chat that already has messages keeps them). With `ends_before_us` (a live sandbox) the
     history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
-    chats rather than a day in 2025; deterministic runs keep the history's own times."""
+    chats rather than a day in 2025; deterministic runs keep the history's own times. `account`: whose inbox (one of
+    `--sandbox --accounts N`'s)."""
     from tui.webhooks.conversations import Inbox, NameSource, NewMessage, is_group, render_whatsmeow
 
     history = state.history()
@@ -1439,7 +1450,7 @@ def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us
         newest_us = max(int(item.at.timestamp() * 1_000_000) for item in history)
         shift_us = ends_before_us - SEEDED_HISTORY_ENDS_BEFORE_US - newest_us
 
-    inbox = Inbox(store)
+    inbox = Inbox(store, account)
     for phone, contact in state.contacts.items():
         inbox.name(phone, contact.name, NameSource.LIST)
     for group in state.groups.values():

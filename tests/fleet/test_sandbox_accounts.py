@@ -15,6 +15,7 @@ from tui.api.models import SendText
 from tui.app import build_app
 from tui.sandbox.fleet import SandboxFleet
 from tui.screens.events import EventsSection
+from tui.screens.inbox import InboxView
 from tui.widgets.forms import set_cursor_blink
 
 
@@ -100,3 +101,35 @@ async def test_events_show_the_current_accounts_own_and_a_shows_every_accounts()
         await pilot.press("a")
         await wait_until(pilot, lambda: "sandbox-01's events" in events_status(section) and not section.rows,
                          what="only sandbox-01's again")
+
+
+async def test_the_inbox_lists_the_current_accounts_conversations_only() -> None:
+    """Each sandbox account has the demo chats in its own inbox; the contact's answer to a send from sandbox-02
+    is in sandbox-02's inbox only, Chats lists it while sandbox-02 is current and not after the switch back, and
+    the board's unread counts each account's own."""
+    async with sandbox_accounts_app(3) as pilot:
+        app, runtime = pilot.app, pilot.app.runtime
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+                         what="every section mounted")
+        first, second, third = runtime.accounts
+        assert first.inbox is not None and second.inbox is not None and third.inbox is not None
+        seeded = {row.chat_id for row in first.inbox.conversations()}
+        assert len(seeded) == 6 and {row.chat_id for row in third.inbox.conversations()} == seeded
+        await app.screen.make_current("sandbox-02")
+        assert runtime.instance is not None
+        await runtime.instance.send_text(SendText(phone="5511912345678", message="only on two"))
+        await wait_until(pilot, lambda: second.inbox is not None and second.inbox.conversation("5511912345678")
+                         is not None, timeout=10, what="the contact's answer in sandbox-02's inbox")
+        assert first.inbox.conversation("5511912345678") is None
+        assert third.inbox.conversation("5511912345678") is None
+        view = app.screen.query_one(InboxView)
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: "5511912345678" in {row.chat_id for row in view.rows},
+                         what="Chats to list it")
+        await runtime.read_fleet()
+        unread = {row.profile: row.unread for row in runtime.fleet_rows()}
+        assert unread["sandbox-02"] == unread["sandbox-01"] + 1 and unread["sandbox-03"] == unread["sandbox-01"]
+        await app.screen.make_current("sandbox-01")
+        await wait_until(pilot, lambda: "5511912345678" not in {row.chat_id for row in view.rows},
+                         what="Chats to list sandbox-01's only")
+        assert {row.chat_id for row in view.rows} == seeded
