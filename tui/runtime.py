@@ -1017,7 +1017,9 @@ class Runtime:
                 write_record(self._record_name(), host, self.listener.port)
 
     def _record_name(self) -> str:
-        return self.profile.name if self.profile is not None else "sandbox"
+        """The run's own name (its first profile, or the sandbox): the same at stop as at start, whichever account
+        is current by then."""
+        return self.profile_name or (self.profile.name if self.profile is not None else SANDBOX_PROFILE)
 
     def _listener_options(self) -> ListenerOptions:
         """The profile's body limit, signature policy and media folder limit (the sandbox's profile has the

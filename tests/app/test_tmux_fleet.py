@@ -1,7 +1,7 @@
 """Many sandbox accounts in a real terminal (issue 26): tmux runs `gateway-tui --sandbox --accounts 20` at 120×40;
 at a person's pace the Fleet board (alt+9) is filtered with `/`, Enter makes the account found current, Chats sends
-a text from it, and that send's events show under that account: on its board row, and in the store with its name
-(`gateway-tui events list --sandbox --json`, the same data directory)."""
+a text from it, and that send's events show under that account: on its board row, in Events (its own), and in the
+store with its name (`gateway-tui events list --sandbox --json`, the same data directory)."""
 
 from __future__ import annotations
 
@@ -87,6 +87,8 @@ def test_filter_the_board_switch_account_send_and_see_its_events_under_it(fleet_
     cells = row.split()
     assert "msg" in row, row  # its last event: a message (the contact's answer), seconds ago
     assert cells[cells.index("healthy") + 3] == "1", row  # unread, events/min, then sent today: 1
+    terminal.keys("M-7")  # Events: the current account's, the line above the table says so
+    terminal.wait_for("sandbox-17's events · a: all accounts", "Delivery to 5511912345678")
 
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
