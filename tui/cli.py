@@ -336,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.sandbox:
             parser.error("--accounts N opens N sandbox accounts: give it with --sandbox (for your own profiles: "
                          "--profiles A,B,C or --all-profiles)")
+        if args.logged_out:
+            parser.error("--logged-out is for the single sandbox account: the accounts of --accounts N start paired")
         if args.accounts > args.max_accounts:
             parser.error(f"--accounts {args.accounts}: at most {args.max_accounts} accounts open at once "
                          "(--max-accounts N to change it)")
