@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 
 SANDBOX_PROFILE = "sandbox"
 
+
+def sandbox_account_name(number: int) -> str:
+    """The name of account `number` (from 1) of `--sandbox --accounts N`: sandbox-01, sandbox-02, ..."""
+    return f"{SANDBOX_PROFILE}-{number:02d}"
+
 EventCallback = Callable[["StoredEvent"], None]
 
 
@@ -90,17 +95,18 @@ def profile_families(profile: Profile) -> frozenset[Family]:
     return frozenset(profile.families)
 
 
-def sandbox_profile(base_url: str, dialects: tuple[str, str]) -> Profile:
+def sandbox_profile(base_url: str, dialects: tuple[str, str], *, name: str = SANDBOX_PROFILE,
+                    instance_id: str = "sandbox") -> Profile:
     """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with, the
     listener on a random loopback port. A `Profile` like any other (built without the checks that keep the name
-    `sandbox` for the sandbox)."""
+    `sandbox` for the sandbox). `name` and `instance_id`: one of the accounts of `--sandbox --accounts N`."""
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.config import Profile
 
     return Profile.model_construct(  # the defaults of the fields not given, as for any profile
-        name=SANDBOX_PROFILE,
+        name=name,
         base_url=base_url,
-        instance_id="sandbox",
+        instance_id=instance_id,
         session_url=base_url,
         listener_host="127.0.0.1",
         listener_port=0,
@@ -120,6 +126,9 @@ class Account:
         self.connection: dict[Family, ConnectionState] = dict.fromkeys(self.families, ConnectionState.UNKNOWN)
         """Per family the account has: what is known of its connection (filled by later work)."""
         self._store = store
+        self.inbox_account = ""
+        """Whose inbox in the store: "" while the store is this account's alone, its name when several accounts
+        share one (the runtime sets it; their events come on their own listener paths)."""
         self._event_subscribers: list[EventCallback] = []
         from tui.watch import ConnectionWatch
 
@@ -228,7 +237,7 @@ class Account:
         from tui.webhooks.conversations import Inbox
 
         store = self._store()
-        return Inbox(store) if store is not None else None
+        return Inbox(store, self.inbox_account) if store is not None else None
 
     def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
         """Call `callback(event)` for every webhook event stored for this account; returns an unsubscribe function."""

@@ -446,10 +446,12 @@ def build_app(
     profiles: tuple[str, ...] = (),
     all_profiles: bool = False,
     max_accounts: int = 100,
+    sandbox_accounts: int = 1,
 ) -> GatewayApp:
     """The app, wired but not started: the Runtime starts after the first frame. `sandbox_process`: a
     `tui.sandbox.process.SandboxProcess` already started (`gateway-tui --sandbox`); without it the sandbox runs
-    in this process (the tests). `resume_collector`: the caller turned the garbage collector off for the start; the
+    in this process (the tests). `sandbox_accounts`: the sandbox serves that many accounts, each open in the app
+    (`--sandbox --accounts N`; a started process says its own number). `resume_collector`: the caller turned the garbage collector off for the start; the
     app turns it back on when the start is done."""
     from tui.runtime import Runtime
 
@@ -464,6 +466,7 @@ def build_app(
         profiles=profiles,
         all_profiles=all_profiles,
         max_accounts=max_accounts,
+        sandbox_accounts=sandbox_accounts,
     )
     return GatewayApp(runtime, sandbox=sandbox, insecure_storage=insecure_storage, deterministic=deterministic,
                       resume_collector=resume_collector)

@@ -162,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--all-profiles", action="store_true", help="open every profile at once (up to --max-accounts)")
     parser.add_argument("--max-accounts", metavar="N", type=_count, default=100,
                         help="profiles open at once, at most (default 100)")
+    parser.add_argument("--accounts", metavar="N", type=_count, default=1,
+                        help="with --sandbox, the sandbox serves N accounts and the app opens them all (default 1)")
     parser.add_argument(
         "--insecure-storage",
         action="store_true",
@@ -333,7 +335,17 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None and args.accounts > 1:
+        if not args.sandbox:
+            parser.error("--accounts N opens N sandbox accounts: give it with --sandbox (for your own profiles: "
+                         "--profiles A,B,C or --all-profiles)")
+        if args.logged_out:
+            parser.error("--logged-out is for the single sandbox account: the accounts of --accounts N start paired")
+        if args.accounts > args.max_accounts:
+            parser.error(f"--accounts {args.accounts}: at most {args.max_accounts} accounts open at once "
+                         "(--max-accounts N to change it)")
     if args.command == "sandbox":
         from tui.sandbox_cli import run_cli
     elif args.command == "listen":
@@ -392,7 +404,8 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
     if sandbox:
         from tui.sandbox.process import SandboxProcess
 
-        process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)))
+        process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)),
+                                       accounts=int(getattr(args, "accounts", 1)))
     from tui.app import build_app
 
     app = build_app(

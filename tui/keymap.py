@@ -258,6 +258,7 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("events.export", "x", "export", "Export", "events"),
     KeyAction("events.message", "m", "message", "This message", "events"),
     KeyAction("events.search", "slash", "search", "Search", "events", key_display="/"),
+    KeyAction("events.accounts", "a", "all_accounts", "All accounts", "events", show=False),
     KeyAction("panel.detail", "enter", "select_cursor", "Detail", "panel"),
     KeyAction("panel.filter", "f", "filter_message", "Only this message", "panel",
               help="show only the events of the highlighted (or last sent) message"),

@@ -51,10 +51,19 @@ from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow
 from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
 
 # The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.
-from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Tokens, new_account, sandbox_profile
+from tui.account import (
+    SANDBOX_PROFILE,
+    Account,
+    ClientsNotReady,
+    Tokens,
+    new_account,
+    sandbox_account_name,
+    sandbox_profile,
+)
 from tui.fleet_board import FleetRow  # the Fleet section's rows (tui.fleet_board imports only the standard library)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    import sqlite3
     import ssl
 
     from tui.api.client import InstanceClient, SessionClient
@@ -65,6 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.operations import OperationId
     from tui.config import Profile
     from tui.doctor import DoctorInputs, DoctorRecord
+    from tui.sandbox.fleet import SandboxFleet
     from tui.sandbox.process import SandboxProcess
     from tui.sandbox.server import SandboxGateway
     from tui.sandbox.state import SandboxState
@@ -193,8 +203,12 @@ class Runtime:
         profiles: tuple[str, ...] = (),
         all_profiles: bool = False,
         max_accounts: int = MAX_ACCOUNTS,
+        sandbox_accounts: int = 1,
     ) -> None:
         self.sandbox_mode = sandbox
+        self.sandbox_accounts = sandbox_process.accounts if sandbox_process is not None else sandbox_accounts
+        """Accounts the sandbox serves (`--sandbox --accounts N`): with more than one, each is an open account,
+        sandbox-01 … sandbox-NN, on its own listener paths with its own key."""
         self.more_profiles = profiles
         """The profiles opened beside the current one (`--profiles a,b,c`; the first is current without --profile)."""
         self.all_profiles = all_profiles
@@ -221,7 +235,7 @@ class Runtime:
         self.listener: Listener | None = None
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
-        self.sandbox: SandboxGateway | SandboxProcess | None = None
+        self.sandbox: SandboxGateway | SandboxProcess | SandboxFleet | None = None
         self.request_log: RequestLog = _new_request_log()
         self.stats = ListenerStats()
         self.started = False
@@ -562,6 +576,8 @@ class Runtime:
 
         environ = secret_module.run_environment(len(self.accounts), self._warn_environment)
         keys: dict[str, str | None] = {}
+        for account in self.accounts:  # each its own inbox in the store they share (their events name their paths)
+            account.inbox_account = account.name if len(self.accounts) > 1 else ""
         for account in self.accounts:
             if len(self.accounts) == 1 and account is self.current:
                 keys[account.name] = self._hmac_key  # resolved at start, as before
@@ -675,13 +691,89 @@ class Runtime:
                 await self._sandbox_process.wait_ready()
             except SandboxProcessError as error:
                 raise StartupError(str(error)) from None
+            logins = [(instance_id, Tokens.from_names(names)) for instance_id, names in
+                      zip(self._sandbox_process.instance_ids, self._sandbox_process.account_tokens, strict=True)]
+        elif self.sandbox_accounts > 1:
+            logins = await self._start_sandbox_accounts_here()
         else:
             tokens = Tokens.from_names(DETERMINISTIC_TOKENS) if self.deterministic else Tokens.from_names({
                 name: _random.token_urlsafe(24) for name in DETERMINISTIC_TOKENS
             })
             await asyncio.to_thread(_write_tokens, secrets, SANDBOX_PROFILE, tokens)
             await self._start_sandbox_here(tokens)
-        await self._sandbox_started(secrets, tokens, hmac_key)
+            logins = [("sandbox", tokens)]
+        if len(logins) > 1:
+            await self._sandbox_accounts_started(secrets, logins)
+        else:
+            await self._sandbox_started(secrets, logins[0][1], hmac_key)
+
+    async def _start_sandbox_accounts_here(self) -> list[tuple[str, Tokens]]:
+        """`--sandbox --accounts N` in this process (the tests): every account on one port (tui.sandbox.fleet)."""
+        from tui.api.dialects import InstanceDialect as InstanceDialectValue
+        from tui.api.dialects import SessionDialect as SessionDialectValue
+        from tui.sandbox.fleet import SandboxFleet
+
+        def made(number: int, name: str) -> str:
+            return f"sandbox-{number:02d}-{name}" if self.deterministic else _random.token_urlsafe(24)
+
+        client_token = made(0, "client-token")
+        logins = [(made(number, "instance-token"), made(number, "session-token"))
+                  for number in range(1, self.sandbox_accounts + 1)]
+        fleet = SandboxFleet(
+            accounts=self.sandbox_accounts, admin_token=_random.token_urlsafe(24), client_token=client_token,
+            logins=logins, instance_dialect=InstanceDialectValue(self.sandbox_dialects[0]),
+            session_dialect=SessionDialectValue(self.sandbox_dialects[1]),
+        )
+        self.sandbox = fleet
+        await fleet.start()
+        return [(account.instance_id, Tokens(account.gateway.instance_token, client_token, account.gateway.session_token))
+                for account in fleet.accounts]
+
+    async def _sandbox_accounts_started(self, secrets: SecretStore, logins: list[tuple[str, Tokens]]) -> None:
+        """The accounts of `--sandbox --accounts N`: sandbox-01 … (the first current), each with its tokens and an
+        HMAC key of its own in the in-memory secrets, all watched, served on their own `/a/<name>/` listener paths,
+        and each sandbox account's webhooks and key pointed there, so its traffic lands under it."""
+        from tui.api.models import HmacKey
+        from tui.secrets import SecretName
+
+        assert self.sandbox is not None
+        base = self.sandbox.url.rstrip("/")
+        self.accounts = []
+        for number, (instance_id, tokens) in enumerate(logins, start=1):
+            name = sandbox_account_name(number)
+            key = (f"{DETERMINISTIC_HMAC_KEY}-{number:02d}" if self.deterministic
+                   else "sbx-" + _random.token_urlsafe(36))
+            await asyncio.to_thread(_write_tokens, secrets, name, tokens)
+            await asyncio.to_thread(secrets.set, name, SecretName.HMAC_KEY, key)
+            self.accounts.append(new_account(sandbox_profile(base, self.sandbox_dialects, name=name,
+                                                             instance_id=instance_id), secrets, store=lambda: self.store))
+        self.current = self.accounts[0]
+        self._build_http()
+        assert self.http is not None
+        for account, (_instance_id, tokens) in zip(self.accounts, logins, strict=True):
+            account.connect(self.http, tokens)
+        await self._clients_built()
+
+        await self._open_store()
+        store, state = self.store, self.sandbox.state
+        ends_before_us = None if self.deterministic else _now_us()
+
+        def seed_each() -> None:  # every sandbox account has the demo chats, in its own inbox
+            assert store is not None
+            for account in self.accounts:
+                seed_sandbox_inbox(store, state, ends_before_us=ends_before_us, account=account.name)
+
+        seeding = None if store is None else asyncio.ensure_future(asyncio.to_thread(seed_each))
+        try:
+            await self._start_listener("127.0.0.1", 0, hmac_key=None)  # each account's key from the secrets
+            self._hmac_key = self._account_keys.get(self.current.name)
+            if self.listener is not None:
+                for account in self.accounts:
+                    await self.configure_webhooks(self.listener.url, account)
+                    await account.session_client().set_hmac_key(HmacKey(hmac_key=self._account_keys[account.name] or ""))
+        finally:
+            if seeding is not None:
+                await seeding
 
     async def _start_sandbox_here(self, tokens: Tokens) -> None:
         """The sandbox gateway on this process's event loop (the tests: its state is read directly)."""
@@ -815,13 +907,14 @@ class Runtime:
         if not self.started:
             return
         await poll_accounts(self.accounts)
-        store, owner = self.store, self.profile_name or SANDBOX_PROFILE
+        store = self.store
         if store is not None and not store.health.failing:
-            from tui.webhooks.conversations import Inbox
+            def unread() -> dict[str, int]:  # each account's own inbox (several share the store)
+                return {account.name: sum(row.unread for row in inbox.conversations())
+                        for account in self.accounts if (inbox := account.inbox) is not None}
 
             try:
-                self._unread = {owner: await asyncio.to_thread(
-                    lambda: sum(row.unread for row in Inbox(store).conversations()))}
+                self._unread = await asyncio.to_thread(unread)
             except Exception as error:  # a closed or failing store: the count waits for the next read
                 log.info("unread count not read: %s", error)
 
@@ -925,7 +1018,9 @@ class Runtime:
                 write_record(self._record_name(), host, self.listener.port)
 
     def _record_name(self) -> str:
-        return self.profile.name if self.profile is not None else "sandbox"
+        """The run's own name (its first profile, or the sandbox): the same at stop as at start, whichever account
+        is current by then."""
+        return self.profile_name or (self.profile.name if self.profile is not None else SANDBOX_PROFILE)
 
     def _listener_options(self) -> ListenerOptions:
         """The profile's body limit, signature policy and media folder limit (the sandbox's profile has the
@@ -1343,12 +1438,25 @@ def _now_us() -> int:
 SEEDED_HISTORY_ENDS_BEFORE_US = 5 * 60 * 1_000_000
 
 
-def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us: int | None = None) -> None:
+def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us: int | None = None,
+                       account: str = "") -> None:
     """The sandbox's demo chats in the inbox: names from its contact and group lists, and the seeded history
     (once per store: a chat that already has messages keeps them). With `ends_before_us` (a live sandbox) the
     history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
-    chats rather than a day in 2025; deterministic runs keep the history's own times."""
-    from tui.webhooks.conversations import Inbox, NameSource, NewMessage, is_group, render_whatsmeow
+    chats rather than a day in 2025; deterministic runs keep the history's own times. `account`: whose inbox (one of
+    `--sandbox --accounts N`'s)."""
+    from tui.webhooks.conversations import (
+        ChatName,
+        Inbox,
+        NameSource,
+        NewMessage,
+        StatusChange,
+        add_message,
+        apply,
+        is_group,
+        render_whatsmeow,
+        set_names,
+    )
 
     history = state.history()
     shift_us = 0
@@ -1356,23 +1464,23 @@ def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us
         newest_us = max(int(item.at.timestamp() * 1_000_000) for item in history)
         shift_us = ends_before_us - SEEDED_HISTORY_ENDS_BEFORE_US - newest_us
 
-    inbox = Inbox(store)
-    for phone, contact in state.contacts.items():
-        inbox.name(phone, contact.name, NameSource.LIST)
-    for group in state.groups.values():
-        inbox.name(group.jid, group.name, NameSource.LIST)
-    seeded = {row.chat_id for row in inbox.conversations(limit=10_000)}
-    for item in history:
-        if item.chat in seeded:
-            continue
-        kind, body = render_whatsmeow(item.content)
-        sender = None
-        if item.sender is not None and is_group(item.chat):
-            sender = state.contact_name(item.sender) or item.sender
-        inbox.record(
-            NewMessage(item.chat, item.sender is None, kind, body, item.message_id, sender),
-            int(item.at.timestamp() * 1_000_000) + shift_us,
-        )
-        if item.sender is None:
-            inbox.set_status([item.message_id], Status.READ)  # the history's own messages were read long ago
+    seeded = {row.chat_id for row in Inbox(store, account).conversations(limit=10_000)}
+    names = [ChatName(phone, contact.name, NameSource.LIST) for phone, contact in state.contacts.items()]
+    names += [ChatName(group.jid, group.name, NameSource.LIST) for group in state.groups.values()]
+
+    def write(connection: sqlite3.Connection) -> None:  # one transaction: a commit each cost ~35 ms an account
+        set_names(connection, names, account)
+        for item in history:
+            if item.chat in seeded:
+                continue
+            kind, body = render_whatsmeow(item.content)
+            sender = None
+            if item.sender is not None and is_group(item.chat):
+                sender = state.contact_name(item.sender) or item.sender
+            add_message(connection, NewMessage(item.chat, item.sender is None, kind, body, item.message_id, sender),
+                        int(item.at.timestamp() * 1_000_000) + shift_us, None, account)
+            if item.sender is None:  # the history's own messages were read long ago
+                apply(connection, [StatusChange((item.message_id,), Status.READ)], 0, None, account)
+
+    store.write(write)
 

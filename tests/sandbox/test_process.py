@@ -113,3 +113,28 @@ async def test_logged_out_reaches_the_child(logged_out):
         assert answer.json()["connected"] is not logged_out
     finally:
         await process.stop()
+
+
+async def test_several_accounts_each_answer_with_the_tokens_the_app_made():
+    """`--sandbox --accounts 3`: the child serves three accounts on its one port, each with the tokens the parent
+    wrote on the pipe (none in its arguments or environment), and one account's token opens no other's."""
+    process = SandboxProcess.spawn(("spec", "spec"), accounts=3)
+    try:
+        url = await process.wait_ready()
+        assert len(process.instance_ids) == len(set(process.instance_ids)) == 3
+        assert len(process.account_tokens) == 3 and process.account_tokens[0] == process.tokens
+        with open(f"/proc/{process.process.pid}/cmdline", "rb") as cmdline:
+            arguments = cmdline.read()
+        async with httpx.AsyncClient() as client:
+            answers = []
+            for instance_id, login in zip(process.instance_ids, process.account_tokens, strict=True):
+                assert login["instance_token"].encode() not in arguments
+                status = f"{url}/instances/{instance_id}/token/{login['instance_token']}/status"
+                answers.append((await client.get(status, headers={"Client-Token": login["client_token"]})).status_code)
+            second, first = process.account_tokens[1], process.instance_ids[0]
+            crossed = await client.get(f"{url}/instances/{first}/token/{second['instance_token']}/status",
+                                       headers={"Client-Token": second["client_token"]})
+        assert answers == [200, 200, 200] and crossed.status_code == 401
+    finally:
+        await process.stop()
+    assert process.process.returncode == 0

@@ -192,12 +192,14 @@ def test_the_thread_and_list_queries_use_their_indexes(store):
     plans = store.read(lambda c: [
         " ".join(str(row[-1]) for row in c.execute("EXPLAIN QUERY PLAN " + sql, args))
         for sql, args in (
-            ("SELECT * FROM chat_messages WHERE chat_id = ? ORDER BY at_us DESC, id DESC LIMIT 10", (ANA,)),
-            ("SELECT * FROM conversations WHERE messages > 0 OR listed ORDER BY last_us DESC LIMIT 10", ()),
+            ("SELECT * FROM chat_messages WHERE chat_id = ? AND account = ? ORDER BY at_us DESC, id DESC LIMIT 10",
+             (ANA, "")),
+            ("SELECT * FROM conversations WHERE account = ? AND (messages > 0 OR listed) ORDER BY last_us DESC LIMIT 10",
+             ("",)),
         )
     ])
     assert "chat_messages_by_chat" in plans[0] and "TEMP B-TREE" not in plans[0]
-    assert "conversations_by_time" in plans[1] and "TEMP B-TREE" not in plans[1]
+    assert "conversations_by_account_time" in plans[1] and "TEMP B-TREE" not in plans[1]
 
 
 async def test_a_schema_2_store_gets_its_inbox_from_the_events_already_stored(tmp_path):
@@ -389,3 +391,52 @@ async def test_inline_media_without_whatsmeows_length_is_sized_from_its_base64(s
     [image] = inbox.thread(ANA, 10)
     assert image.media is not None and abs((image.media.size or 0) - len(png)) <= 2
     assert image.media.file_name == "3EB0E1.png" and image.media.caption == "look"
+
+
+async def test_each_account_path_feeds_its_own_inbox_and_the_old_paths_the_store_of_one(store):
+    """Several accounts in one store (issue 26): the same contact writing to two accounts is two conversations,
+    each in the inbox of the account whose `/a/<profile>/` path the event came on; the old paths feed "" (the
+    store of one account), as before; a send, a read and a forget stay in their account's inbox."""
+    shop1, shop2, single = Inbox(store, "shop-1"), Inbox(store, "shop-2"), Inbox(store)
+    await store.append(event(wuzapi_message("A1", {"conversation": "to shop one"}), path="/a/shop-1/session"))
+    await store.append(event(wuzapi_message("A2", {"conversation": "to shop two"}), path="/a/shop-2/session"))
+    await store.append(event(wuzapi_message("A3", {"conversation": "to the old path"}), path="/session"))
+    assert [(row.chat_id, row.last_body, row.unread) for row in shop1.conversations()] == [(ANA, "to shop one", 1)]
+    assert [(row.chat_id, row.last_body, row.unread) for row in shop2.conversations()] == [(ANA, "to shop two", 1)]
+    assert [row.last_body for row in single.conversations()] == ["to the old path"]
+    assert [message.body for message in shop2.thread(ANA, 10)] == ["to shop two"]
+    shop2.record(sent_message("send-text", SendText(phone=ANA, message="answer from two"), "S2"), 10**17)
+    shop2.mark_seen(ANA)
+    assert [message.body for message in shop2.thread(ANA, 10)] == ["to shop two", "answer from two"]
+    assert [message.body for message in shop1.thread(ANA, 10)] == ["to shop one"]
+    assert shop1.conversation(ANA).unread == 1 and shop2.conversation(ANA).unread == 0
+    assert shop2.forget(ANA) and shop2.conversations() == []
+    assert [row.last_body for row in shop1.conversations()] == ["to shop one"]
+
+
+def test_a_store_from_before_accounts_keeps_its_chats_in_the_inbox_of_one(tmp_path):
+    """A store whose inbox had no account (conversations keyed by chat alone) opens with every chat in the store
+    of one account's inbox (""), and takes accounts' chats beside them from then on."""
+    path = tmp_path / "events.sqlite3"
+    with EventStore(path) as opened:
+        Inbox(opened).record(sent_message("send-text", SendText(phone=ANA, message="from before"), "OLD1"), 5)
+    connection = sqlite3.connect(path)
+    columns = "chat_id, name, name_source, last_us, last_body, last_outgoing, unread, typing_us, messages, listed"
+    connection.executescript(f"""
+        ALTER TABLE conversations RENAME TO newer;
+        DROP INDEX conversations_by_account_time;
+        CREATE TABLE conversations (chat_id TEXT PRIMARY KEY, name TEXT, name_source INTEGER NOT NULL DEFAULT 0,
+            last_us INTEGER NOT NULL, last_body TEXT NOT NULL, last_outgoing INTEGER NOT NULL DEFAULT 0,
+            unread INTEGER NOT NULL DEFAULT 0, typing_us INTEGER, messages INTEGER NOT NULL DEFAULT 0,
+            listed INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX conversations_by_time ON conversations(last_us DESC);
+        INSERT INTO conversations({columns}) SELECT {columns} FROM newer;
+        DROP TABLE newer;
+        ALTER TABLE chat_messages DROP COLUMN account;
+    """)
+    connection.close()
+    with EventStore(path) as reopened:
+        assert [(row.chat_id, row.last_body) for row in Inbox(reopened).conversations()] == [(ANA, "from before")]
+        Inbox(reopened, "shop-1").record(sent_message("send-text", SendText(phone=ANA, message="new"), "N1"), 6)
+        assert [message.body for message in Inbox(reopened).thread(ANA, 10)] == ["from before"]
+        assert [message.body for message in Inbox(reopened, "shop-1").thread(ANA, 10)] == ["new"]

@@ -35,7 +35,7 @@ from aiohttp import web
 from tui.sandbox.context import _same_secret
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.server import MAX_BODY, SandboxGateway, _json_errors, local_now
-from tui.sandbox.state import OWN_NAME, seed_demo_state
+from tui.sandbox.state import OWN_NAME, SandboxState, seed_demo_state
 
 RouteHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -82,7 +82,10 @@ class SandboxFleet:
         session_dialect: SessionDialect = SessionDialect.SPEC,
         delivery_delay: float = 0.05,
         clock: Callable[[], datetime] | None = None,
+        logins: Sequence[tuple[str, str]] = (),
     ) -> None:
+        """`logins`: the first accounts' (instance token, session token), chosen by the caller (the app's sandbox
+        process: the app made them); the other accounts' are made here."""
         if not 1 <= accounts <= MAX_ACCOUNTS:
             raise ValueError(f"accounts must be from 1 to {MAX_ACCOUNTS}")
         if not admin_token or not client_token or partner_token == "":
@@ -103,7 +106,9 @@ class SandboxFleet:
         self._routes: list[web.RouteDef] = []
         self._runner: web.AppRunner | None = None
         for number in range(1, accounts + 1):
-            self._add_account(f"Sandbox {number:02d}", number=number)
+            instance_token, session_token = logins[number - 1] if number <= len(logins) else (None, None)
+            self._add_account(f"Sandbox {number:02d}", number=number, instance_token=instance_token,
+                              session_token=session_token)
 
     def __repr__(self) -> str:  # the tokens are secrets
         return f"SandboxFleet(url={self.url!r}, accounts={len(self.accounts)})"
@@ -113,16 +118,21 @@ class SandboxFleet:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def state(self) -> SandboxState:
+        """The first account's state (the one a request naming no account reaches)."""
+        return self.accounts[0].gateway.state
+
     # -- accounts ----------------------------------------------------------------------------------------------
 
     def _add_account(self, name: str, *, number: int | None = None, session_token: str | None = None,
-                     paired: bool = True) -> FleetAccount:
+                     instance_token: str | None = None, paired: bool = True) -> FleetAccount:
         serial = number if number is not None else len(self.accounts) + 1
         state = seed_demo_state(own_phone=account_phone(serial),
                                 own_name=OWN_NAME if serial == 1 else f"{OWN_NAME} {serial}")
         gateway = SandboxGateway(
             instance_id=secrets.token_hex(16).upper(),  # Z-API's ids are 32 upper-case hex digits
-            instance_token=secrets.token_hex(12).upper(),
+            instance_token=instance_token or secrets.token_hex(12).upper(),
             client_token=self._client_token,
             session_token=session_token or secrets.token_urlsafe(18),
             state=state, logged_out=not paired, clock=self.clock, **self._options,

@@ -14,7 +14,10 @@ directly); this module is the same server behind a pipe.
 The child is `python -m tui.sandbox_cli`. The protocol, over its stdin and stdout (never its arguments or
 environment, which other local users' tools can list, and never a file): the parent writes one JSON line
 {"tokens": {...}, "dialects": [...]}; the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
-(port chosen by the system) or {"error": "..."}; then it serves until its stdin ends. The parent never writes
+(port chosen by the system) or {"error": "..."}; then it serves until its stdin ends. With `accounts` (N > 1,
+`gateway-tui --sandbox --accounts N`) the request also carries {"accounts": [{"instance_token", "session_token"},
+...]}, every account's tokens made by the parent (the Client-Token is the shared one of `tokens`), the child serves
+them all on its one port (tui.sandbox.fleet) and answers {"port": N, "instance_ids": [...]}, ids being no secret. The parent never writes
 again, so EOF comes when the parent closes the pipe (stop()) or dies in any way, SIGKILL included: the child never
 outlives the app.
 """
@@ -35,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - the state's module is imported when firs
     from tui.sandbox.state import SandboxState
 
 TOKEN_NAMES = ("instance_token", "client_token", "session_token")
+ACCOUNT_TOKEN_NAMES = ("instance_token", "session_token")
+"""Each account's own tokens when the child serves several (the Client-Token is every account's)."""
 READY_WAIT = 20.0
 """Seconds the app waits for the child's port (it imports aiohttp and seeds its state: ~0.3 s on a quiet machine)."""
 STOP_WAIT = 3.0
@@ -54,14 +59,25 @@ class SandboxProcess:
     tokens: dict[str, str]
     host: str = "127.0.0.1"
     port: int = 0
+    account_tokens: list[dict[str, str]] = field(default_factory=list, repr=False)
+    """Each account's tokens, with the shared Client-Token (one entry: `tokens`)."""
+    instance_ids: list[str] = field(default_factory=list)
+    """Each account's instance id, once ready ("sandbox" for the single one)."""
     _state: SandboxState | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:  # the tokens are secrets
         return f"SandboxProcess(pid={self.process.pid}, url={self.url!r})"
 
     @classmethod
-    def spawn(cls, dialects: tuple[str, str] = ("spec", "spec"), *, logged_out: bool = False) -> SandboxProcess:
+    def spawn(cls, dialects: tuple[str, str] = ("spec", "spec"), *, logged_out: bool = False,
+              accounts: int = 1) -> SandboxProcess:
         tokens = {name: secrets.token_urlsafe(24) for name in TOKEN_NAMES}
+        account_tokens = [tokens] + [
+            {name: secrets.token_urlsafe(24) for name in ACCOUNT_TOKEN_NAMES} | {"client_token": tokens["client_token"]}
+            for _ in range(accounts - 1)]
+        request: dict[str, Any] = {"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out}
+        if accounts > 1:
+            request["accounts"] = [{name: login[name] for name in ACCOUNT_TOKEN_NAMES} for login in account_tokens]
         process = subprocess.Popen(
             [sys.executable, "-m", "tui.sandbox_cli"],
             stdin=subprocess.PIPE,
@@ -71,13 +87,18 @@ class SandboxProcess:
             env=_child_env(),
         )
         assert process.stdin is not None
-        process.stdin.write(json.dumps({"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out}).encode() + b"\n")
+        process.stdin.write(json.dumps(request).encode() + b"\n")
         process.stdin.flush()  # kept open: its end is the child's signal to stop
-        return cls(process, tokens)
+        return cls(process, tokens, account_tokens=account_tokens)
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}" if self.port else ""
+
+    @property
+    def accounts(self) -> int:
+        """How many accounts the child serves."""
+        return len(self.account_tokens)
 
     @property
     def state(self) -> SandboxState:
@@ -101,7 +122,11 @@ class SandboxProcess:
                 self.kill()
                 problem = answer.get("error") if isinstance(answer, dict) else None
                 raise SandboxProcessError(f"The sandbox did not start: {problem or 'its process ended or hung'}.")
-            self.port = answer["port"]
+            ids = answer.get("instance_ids", ["sandbox"])
+            if not isinstance(ids, list) or len(ids) != len(self.account_tokens):
+                self.kill()
+                raise SandboxProcessError("The sandbox did not start: it answered for another number of accounts.")
+            self.port, self.instance_ids = answer["port"], [str(one) for one in ids]
         return self.url
 
     async def stop(self) -> None:
@@ -173,9 +198,12 @@ async def serve_until_stdin_ends() -> int:
         tokens = {name: str(request["tokens"][name]) for name in TOKEN_NAMES}
         instance_dialect, session_dialect = (str(value) for value in request["dialects"])
         logged_out = request.get("logged_out") is True
+        logins = [(str(login["instance_token"]), str(login["session_token"])) for login in request.get("accounts", [])]
     except (ValueError, KeyError, TypeError):
         _answer({"error": "the app sent no usable start request"})
         return 2
+    if len(logins) > 1:
+        return await _serve_accounts(reader, tokens["client_token"], logins, instance_dialect, session_dialect)
     try:
         from tui.sandbox.dialect import InstanceDialect, SessionDialect
         from tui.sandbox.server import SandboxGateway
@@ -201,6 +229,31 @@ async def serve_until_stdin_ends() -> int:
             pass
     finally:
         await gateway.stop()
+    return 0
+
+
+async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str, str]], instance_dialect: str,
+                          session_dialect: str) -> int:
+    """The child of `--sandbox --accounts N`: every account on one port (tui.sandbox.fleet), each with the tokens the
+    parent made; its admin APIs take a token made here and told to no one (the app never calls them)."""
+    try:
+        from tui.sandbox.dialect import InstanceDialect, SessionDialect
+        from tui.sandbox.fleet import SandboxFleet
+
+        fleet = SandboxFleet(
+            accounts=len(logins), admin_token=secrets.token_urlsafe(24), client_token=client_token, logins=logins,
+            instance_dialect=InstanceDialect(instance_dialect), session_dialect=SessionDialect(session_dialect),
+        )
+        await fleet.start()
+    except Exception as error:  # told to the app, which shows it
+        _answer({"error": f"{type(error).__name__}: {error}"})
+        return 1
+    try:
+        _answer({"port": fleet.port, "instance_ids": [account.instance_id for account in fleet.accounts]})
+        while await reader.read(4096):  # the parent never writes again: this waits for EOF
+            pass
+    finally:
+        await fleet.stop()
     return 0
 
 

@@ -61,6 +61,8 @@ The whole history of webhook events received by the listener, newest first, from
 - `x` exports the current selection (all pages, oldest first) to a JSON Lines file you confirm.
 - `F2` opens the request log: every HTTP exchange with the gateway, and *copy as curl*.
 - `m` shows only the events of the message of the highlighted row; `m` again clears it.
+- With several accounts open, the current account's events show (the line above the table names it); `a` shows
+  every account's, `a` again only the current one's.
 
 Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is set, no signature) ·
 ? no key configured (nothing checked) · ⛔ rejected by the listener (never authentic).
@@ -102,6 +104,8 @@ class EventsSection(Vertical, Section):
         self.rows: list[Any] = []
         self.total: int | None = None
         self.only_message: str | None = None
+        self.all_accounts = False
+        """With several accounts open: every account's events (`a`), not only the current one's."""
         self._live_pending = False
 
     @property
@@ -148,7 +152,29 @@ class EventsSection(Vertical, Section):
 
     # -- filters --------------------------------------------------------------------------------------------
 
+    def account_shown(self) -> str | None:
+        """The account whose events show: the current one when several are open (unless `a` asked for all)."""
+        runtime = gateway_app(self).runtime
+        if self.all_accounts or len(runtime.accounts) < 2 or runtime.current is None:
+            return None
+        return runtime.current.name
+
+    def action_all_accounts(self) -> None:
+        if len(gateway_app(self).runtime.accounts) < 2:
+            self.app.notify("Only one account is open: its events are all shown.", markup=False)
+            return
+        self.all_accounts = not self.all_accounts
+        self.only_message = None
+        self.reload()
+
     def filters(self) -> dict[str, Any]:
+        chosen = self._chosen_filters()
+        if (account := self.account_shown()) is not None:
+            chosen["account"] = account
+        return chosen
+
+    def _chosen_filters(self) -> dict[str, Any]:
+        """What the user chose in the filter fields."""
         kind = self.query_one("#events-kind", Select).value
         verdict = self.query_one("#events-verdict", Select).value
         search = self.query_one("#events-search", Input).value.strip()
@@ -268,13 +294,25 @@ class EventsSection(Vertical, Section):
         if self.only_message is not None:
             text = f"only message {self.only_message}: {len(self.rows)} events · m: show all"
         elif not self.rows:
-            text = "No events match." if self.filters() else "No events yet: send something, or point a gateway here."
+            text = ("No events match." if self._chosen_filters()
+                    else "No events yet: send something, or point a gateway here.")
         else:
             first = self.rows[0].id
             last = self.rows[-1].id
             total = f"{self.total:,}" if self.total is not None else "…"
             text = f"page {page} · ids {first}–{last} · {total} matching · ] older · [ newer · x export"
-        self._status(text)
+        self._status(self._whose() + text)
+
+    def _whose(self) -> str:
+        """With several accounts open: whose events these are, and the key that shows the others."""
+        runtime = gateway_app(self).runtime
+        if len(runtime.accounts) < 2 or self.only_message is not None:
+            return ""
+        account = self.account_shown()
+        if account is None:
+            current = runtime.current.name if runtime.current is not None else "the current account"
+            return f"all {len(runtime.accounts)} accounts · a: only {current} · "
+        return f"{account}'s events · a: all accounts · "
 
     def _status(self, text: str) -> None:
         self.query_one("#events-status", Static).update(Content(text))

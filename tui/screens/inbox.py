@@ -299,6 +299,18 @@ class InboxView(Widget):
         else:
             self._search_list(search, self.list_limit, self._generation)
 
+    def account_changed(self) -> None:
+        """Another account became current: its conversations, and the open chat's thread read again from its inbox
+        (shown now if visible, else when shown)."""
+        if self.inbox is None:
+            return
+        if self.open_chat_id is not None:
+            self._open_thread(self.open_chat_id)
+        if self.shown:
+            self.reload()
+        else:
+            self._stale = True
+
     def _open_thread(self, chat: str) -> None:
         """Show a chat's newest page (one indexed read)."""
         inbox = self.inbox

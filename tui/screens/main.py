@@ -665,6 +665,14 @@ class MainScreen(SectionHost):
         self.query_one(GatewayHeader).show_account()
         for section_id in REBOUND_ON_SWITCH:
             await self._rebuild_section(section_id)
+        from tui.screens.events import EventsSection
+        from tui.screens.inbox import InboxView
+
+        events = self.section("events")
+        if isinstance(events, EventsSection) and gateway_app(self).runtime_ready:
+            events.reload()  # the new current account's events
+        for inbox in self.query(InboxView):  # and its conversations
+            inbox.account_changed()
         self.refresh_bindings()
         self.notify(f"Now on {account.name}: the sections act on this account.", title="Account", markup=False,
                     timeout=4)

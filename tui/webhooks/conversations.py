@@ -14,6 +14,11 @@ app or `gateway-tui call` sends is recorded beside them (`tui.webhooks.sent`):
 * `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
   is one indexed query on last_us.
 
+Each account has its own inbox when several share one store (issue 26): the `account` of every row is the
+profile an event came for on its own listener path (`/a/<profile>/…`), or of the app that sent; "" for a store of
+one account (the old paths, and every row written before accounts were told apart). `Inbox(store, account)` reads
+and writes one account's.
+
 Only events that verify become messages: an event the listener rejected, or whose signature is missing or
 wrong, is kept in the event store (the Events section shows it) but never appears here. With no key set
 nothing can be verified and events count as they come (verdict `no-key`).
@@ -32,6 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
+from tui.webhooks.families import split_account
 from tui.webhooks.fields import dict_of, list_of, text_of
 from tui.webhooks.receipts import (  # noqa: F401 (the UI reads the marks and words here)
     LEGACY_STATUS,
@@ -55,7 +61,8 @@ CREATE TABLE IF NOT EXISTS chat_messages (
     body TEXT NOT NULL,                 -- rendered for reading (may hold several lines)
     message_id TEXT,                    -- the gateway's id, when known
     sender TEXT,                        -- who wrote it (groups: push name or number)
-    event_id INTEGER                    -- the event it came from (NULL for the app's own sends)
+    event_id INTEGER,                   -- the event it came from (NULL for the app's own sends)
+    account TEXT NOT NULL DEFAULT ''    -- whose inbox ("" in a store of one account)
 );
 CREATE INDEX IF NOT EXISTS chat_messages_by_chat ON chat_messages(chat_id, at_us, id);
 CREATE INDEX IF NOT EXISTS chat_messages_by_message_id ON chat_messages(message_id);
@@ -71,7 +78,8 @@ CREATE TABLE IF NOT EXISTS message_steps (
     PRIMARY KEY (message_id, status)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS conversations (
-    chat_id TEXT PRIMARY KEY,
+    account TEXT NOT NULL DEFAULT '',   -- whose inbox ("" in a store of one account)
+    chat_id TEXT NOT NULL,
     name TEXT,                          -- best name known (see NameSource); NULL: show the number
     name_source INTEGER NOT NULL DEFAULT 0,
     last_us INTEGER NOT NULL,
@@ -80,9 +88,10 @@ CREATE TABLE IF NOT EXISTS conversations (
     unread INTEGER NOT NULL DEFAULT 0,
     typing_us INTEGER,                  -- when the peer was last seen typing (NULL: not typing)
     messages INTEGER NOT NULL DEFAULT 0,
-    listed INTEGER NOT NULL DEFAULT 0   -- 1: the gateway's chat list has it (listed here even with no message)
+    listed INTEGER NOT NULL DEFAULT 0,  -- 1: the gateway's chat list has it (listed here even with no message)
+    PRIMARY KEY (account, chat_id)
 );
-CREATE INDEX IF NOT EXISTS conversations_by_time ON conversations(last_us DESC);
+CREATE INDEX IF NOT EXISTS conversations_by_account_time ON conversations(account, last_us DESC);
 """
 
 TYPING_SECONDS = 30  # "typing…" lasts this long after the last composing notice, unless a message ends it
@@ -138,6 +147,12 @@ Change = NewMessage | StatusChange | Seen | Typing
 
 
 TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
+
+
+def inbox_of(path: str) -> str:
+    """Whose inbox an event stored from `path` feeds: the account of its `/a/<profile>/` path, else "" (the old
+    paths: the store of one account)."""
+    return split_account(path)[0] or ""
 
 
 def trusted(verdict: Verdict | str, rejected: bool) -> bool:
@@ -296,15 +311,18 @@ def create_schema(connection: sqlite3.Connection) -> bool:
     statuses (their old values are renumbered here; the caller derives the steps from the stored events)."""
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     upgraded = "message_status" in tables and "message_steps" not in tables
+    if "conversations" in tables and "account" not in _columns(connection, "conversations"):
+        _add_accounts(connection)
     pending = ""
     for line in SCHEMA.splitlines(keepends=True):
         pending += line
         if sqlite3.complete_statement(pending):
             connection.execute(pending)
             pending = ""
-    if "listed" not in {row[1] for row in connection.execute("PRAGMA table_info(conversations)")}:
-        # a store from before the gateway's chat lists were kept
+    if "listed" not in _columns(connection, "conversations"):  # a store from before the gateway's chat lists were kept
         connection.execute("ALTER TABLE conversations ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
+    if "account" not in _columns(connection, "chat_messages"):  # a store from before accounts were told apart
+        connection.execute("ALTER TABLE chat_messages ADD COLUMN account TEXT NOT NULL DEFAULT ''")
     if upgraded:
         connection.execute(
             "UPDATE message_status SET status = CASE status "
@@ -317,15 +335,40 @@ def create_schema(connection: sqlite3.Connection) -> bool:
 def schema_is_current(connection: sqlite3.Connection) -> bool:
     """The inbox's tables exist with every column this version writes."""
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return "message_steps" in tables and "listed" in {
-        row[1] for row in connection.execute("PRAGMA table_info(conversations)")}
+    return ("message_steps" in tables and {"listed", "account"} <= _columns(connection, "conversations")
+            and "account" in _columns(connection, "chat_messages"))
 
 
-def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int, event_id: int | None) -> None:
-    """Write what one event or send changes; call inside the transaction that stores it."""
+def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+
+
+def _add_accounts(connection: sqlite3.Connection) -> None:
+    """A store from before each account had its inbox: every row is the one account's (""); the conversations
+    are keyed by (account, chat) from now on (a primary key SQLite cannot alter: the table is copied)."""
+    if "listed" not in _columns(connection, "conversations"):
+        connection.execute("ALTER TABLE conversations ADD COLUMN listed INTEGER NOT NULL DEFAULT 0")
+    connection.execute("ALTER TABLE conversations RENAME TO conversations_before_accounts")
+    connection.execute("DROP INDEX IF EXISTS conversations_by_time")
+    table = ""
+    for line in SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS conversations"):].splitlines(keepends=True):
+        table += line  # up to the statement's end (its comments may hold a semicolon)
+        if sqlite3.complete_statement(table):
+            break
+    connection.execute(table)
+    columns = "chat_id, name, name_source, last_us, last_body, last_outgoing, unread, typing_us, messages, listed"
+    connection.execute(f"INSERT INTO conversations({columns}) SELECT {columns} FROM conversations_before_accounts")
+    connection.execute("DROP TABLE conversations_before_accounts")
+    if "account" not in _columns(connection, "chat_messages"):
+        connection.execute("ALTER TABLE chat_messages ADD COLUMN account TEXT NOT NULL DEFAULT ''")
+
+
+def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int, event_id: int | None,
+          account: str = "") -> None:
+    """Write what one event or send changes in `account`'s inbox; call inside the transaction that stores it."""
     for change in changes:
         if isinstance(change, NewMessage):
-            add_message(connection, change, at_us, event_id)
+            add_message(connection, change, at_us, event_id, account)
         elif isinstance(change, StatusChange):
             connection.executemany(
                 """INSERT INTO message_status(message_id, status) VALUES (?, ?)
@@ -334,29 +377,31 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
             )
             add_steps(connection, change.message_ids, change.status, at_us if at_us > 0 else None, change.error)
         elif isinstance(change, Seen):
-            seen(connection, change.chat_id, change.message_ids)
+            seen(connection, change.chat_id, change.message_ids, account)
         else:
             connection.execute(
-                """INSERT INTO conversations(chat_id, last_us, last_body, typing_us) VALUES (?, ?, '', ?)
-                   ON CONFLICT(chat_id) DO UPDATE SET typing_us = excluded.typing_us""",
-                (change.chat_id, at_us, at_us if change.typing else None),
+                """INSERT INTO conversations(account, chat_id, last_us, last_body, typing_us) VALUES (?, ?, ?, '', ?)
+                   ON CONFLICT(account, chat_id) DO UPDATE SET typing_us = excluded.typing_us""",
+                (account, change.chat_id, at_us, at_us if change.typing else None),
             )
 
 
-def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int, event_id: int | None) -> bool:
-    """Store one message and update its conversation; False when that message id is already in this chat."""
+def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int, event_id: int | None,
+                account: str = "") -> bool:
+    """Store one message in `account`'s inbox and update its conversation; False when that message id is already in
+    this chat."""
     # One statement, not a look-up then an insert: this runs for every stored message (the listener's hot path).
     inserted = connection.execute(
-        """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id)
-           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+        """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id, account)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
            WHERE ?6 IS NULL OR NOT EXISTS
-               (SELECT 1 FROM chat_messages WHERE message_id = ?6 AND chat_id = ?1 AND outgoing = ?3)""",
+               (SELECT 1 FROM chat_messages WHERE message_id = ?6 AND chat_id = ?1 AND outgoing = ?3 AND account = ?9)""",
         (message.chat_id, at_us, int(message.outgoing), message.kind, message.body, message.message_id,
-         message.sender, event_id),
+         message.sender, event_id, account),
     ).rowcount
     if not inserted:
         if message.message_id and message.kind != WAITING:
-            _replace_placeholder(connection, message)
+            _replace_placeholder(connection, message, account)
         return False
     if message.outgoing and message.message_id:
         connection.execute(
@@ -366,9 +411,10 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
     name = message.chat_name or message.push_name
     source = NameSource.LIST if message.chat_name else NameSource.PUSH_NAME if name else NameSource.NONE
     connection.execute(
-        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body, last_outgoing, unread, messages)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)
-           ON CONFLICT(chat_id) DO UPDATE SET
+        """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body, last_outgoing, unread, messages,
+                                     account)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8)
+           ON CONFLICT(account, chat_id) DO UPDATE SET
                name = CASE WHEN ?3 >= name_source AND ?2 IS NOT NULL THEN ?2 ELSE name END,
                name_source = CASE WHEN ?3 >= name_source AND ?2 IS NOT NULL THEN ?3 ELSE name_source END,
                last_us = max(last_us, ?4),
@@ -378,7 +424,7 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
                typing_us = CASE WHEN ?6 THEN typing_us ELSE NULL END,
                messages = messages + 1""",
         (message.chat_id, name, int(source), at_us, preview_of(message.body), int(message.outgoing),
-         0 if message.outgoing else 1),
+         0 if message.outgoing else 1, account),
     )
     return True
 
@@ -397,83 +443,87 @@ def add_steps(connection: sqlite3.Connection, message_ids: Iterable[str], status
     )
 
 
-def _replace_placeholder(connection: sqlite3.Connection, message: NewMessage) -> None:
+def _replace_placeholder(connection: sqlite3.Connection, message: NewMessage, account: str) -> None:
     """The content of a message shown as "waiting for this message": it takes the placeholder's place (counted
     once, in its place in the thread), and the chat's preview when the placeholder was the last message."""
-    key = (message.message_id, message.chat_id, int(message.outgoing), WAITING)
+    key = (message.message_id, message.chat_id, int(message.outgoing), WAITING, account)
     row = connection.execute(
-        "SELECT id, at_us FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ? AND kind = ?", key
+        "SELECT id, at_us FROM chat_messages WHERE message_id = ? AND chat_id = ? AND outgoing = ? AND kind = ?"
+        " AND account = ?", key
     ).fetchone()
     if row is None:
         return
     connection.execute("UPDATE chat_messages SET kind = ?, body = ?, sender = coalesce(?, sender) WHERE id = ?",
                        (message.kind, message.body, message.sender, row[0]))
-    connection.execute("UPDATE conversations SET last_body = ? WHERE chat_id = ? AND last_us <= ?",
-                       (preview_of(message.body), message.chat_id, row[1]))
+    connection.execute("UPDATE conversations SET last_body = ? WHERE chat_id = ? AND account = ? AND last_us <= ?",
+                       (preview_of(message.body), message.chat_id, account, row[1]))
 
 
-_SET_NAME = """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body) VALUES (?1, ?2, ?3, 0, '')
-           ON CONFLICT(chat_id) DO UPDATE SET
+_SET_NAME = """INSERT INTO conversations(chat_id, name, name_source, last_us, last_body, account)
+           VALUES (?1, ?2, ?3, 0, '', ?4)
+           ON CONFLICT(account, chat_id) DO UPDATE SET
                name = CASE WHEN ?3 >= name_source THEN ?2 ELSE name END,
                name_source = max(name_source, ?3)"""
 
 
-def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource) -> None:
+def set_name(connection: sqlite3.Connection, chat_id: str, name: str, source: NameSource, account: str = "") -> None:
     """Name a chat (from a contact or group list); a chat not seen yet waits, unlisted, for its first message."""
-    connection.execute(_SET_NAME, (chat_id, name, int(source)))
+    connection.execute(_SET_NAME, (chat_id, name, int(source), account))
 
 
-def set_names(connection: sqlite3.Connection, names: Iterable[ChatName]) -> int:
+def set_names(connection: sqlite3.Connection, names: Iterable[ChatName], account: str = "") -> int:
     """Name many chats in one statement (a gateway's lists); returns how many names were given."""
-    rows = [(name.chat_id, name.name, int(name.source)) for name in names]
+    rows = [(name.chat_id, name.name, int(name.source), account) for name in names]
     connection.executemany(_SET_NAME, rows)
     return len(rows)
 
 
-_LIST_CHAT = """INSERT INTO conversations(chat_id, last_us, last_body, unread, listed) VALUES (?1, ?2, '', ?3, 1)
-           ON CONFLICT(chat_id) DO UPDATE SET
+_LIST_CHAT = """INSERT INTO conversations(chat_id, last_us, last_body, unread, listed, account)
+           VALUES (?1, ?2, '', ?3, 1, ?4)
+           ON CONFLICT(account, chat_id) DO UPDATE SET
                listed = 1,
                last_us = max(last_us, ?2),
                unread = CASE WHEN messages = 0 THEN ?3 ELSE max(unread, ?3) END"""
 
 
-def list_chats(connection: sqlite3.Connection, chats: Iterable[ListedChat]) -> int:
+def list_chats(connection: sqlite3.Connection, chats: Iterable[ListedChat], account: str = "") -> int:
     """Keep the chats a gateway lists, so they show with no message stored here; returns how many were given."""
-    rows = [(chat.chat_id, chat.last_us, chat.unread) for chat in chats]
+    rows = [(chat.chat_id, chat.last_us, chat.unread, account) for chat in chats]
     connection.executemany(_LIST_CHAT, rows)
     return len(rows)
 
 
-def mark_seen(connection: sqlite3.Connection, chat_id: str) -> None:
-    connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ?", (chat_id,))
+def mark_seen(connection: sqlite3.Connection, chat_id: str, account: str = "") -> None:
+    connection.execute("UPDATE conversations SET unread = 0 WHERE chat_id = ? AND account = ?", (chat_id, account))
 
 
-def seen(connection: sqlite3.Connection, chat_id: str, message_ids: tuple[str, ...]) -> None:
+def seen(connection: sqlite3.Connection, chat_id: str, message_ids: tuple[str, ...], account: str = "") -> None:
     """The account read a chat up to the newest of `message_ids`: what came in after it stays unread (a receipt
     that arrives late never hides newer messages, and never raises the count). Ids the inbox lacks: all read."""
     marks = ",".join("?" * len(message_ids))
     newest = connection.execute(
-        f"""SELECT at_us, id FROM chat_messages WHERE chat_id = ? AND message_id IN ({marks})
+        f"""SELECT at_us, id FROM chat_messages WHERE chat_id = ? AND account = ? AND message_id IN ({marks})
             ORDER BY at_us DESC, id DESC LIMIT 1""",
-        (chat_id, *message_ids),
+        (chat_id, account, *message_ids),
     ).fetchone() if message_ids else None
     if newest is None:
-        mark_seen(connection, chat_id)
+        mark_seen(connection, chat_id, account)
         return
     connection.execute(
         """UPDATE conversations SET unread = min(unread, (SELECT count(*) FROM chat_messages
-               WHERE chat_id = ?1 AND NOT outgoing AND (at_us, id) > (?2, ?3)))
-           WHERE chat_id = ?1""",
-        (chat_id, *newest),
+               WHERE chat_id = ?1 AND account = ?4 AND NOT outgoing AND (at_us, id) > (?2, ?3)))
+           WHERE chat_id = ?1 AND account = ?4""",
+        (chat_id, *newest, account),
     )
 
 
-def forget_chat(connection: sqlite3.Connection, chat_id: str) -> bool:
+def forget_chat(connection: sqlite3.Connection, chat_id: str, account: str = "") -> bool:
     """A chat deleted on the gateway leaves the inbox: its row and its messages here go (a message arriving later
     starts it again, as on the phone). The events it came from stay in the store, found in Events. Returns
     whether the inbox had it."""
-    connection.execute("DELETE FROM chat_messages WHERE chat_id = ?", (chat_id,))
-    return connection.execute("DELETE FROM conversations WHERE chat_id = ?", (chat_id,)).rowcount > 0
+    connection.execute("DELETE FROM chat_messages WHERE chat_id = ? AND account = ?", (chat_id, account))
+    return connection.execute("DELETE FROM conversations WHERE chat_id = ? AND account = ?",
+                              (chat_id, account)).rowcount > 0
 
 
 # -- names from the gateways' lists (Z-API /contacts, /chats, /groups; WuzAPI /user/contacts, /group/list) -----------
@@ -779,53 +829,58 @@ def _message(row: tuple) -> MessageRow:
                       Status(row[8]) if row[8] is not None else None, row[9], row[10], media)
 
 
-def list_conversations(connection: sqlite3.Connection, limit: int, *, search: str | None = None) -> list[ConversationRow]:
-    """Chats newest first (one indexed scan); with `search`, those whose name, number or messages hold it."""
+def list_conversations(connection: sqlite3.Connection, limit: int, *, search: str | None = None,
+                       account: str = "") -> list[ConversationRow]:
+    """`account`'s chats newest first (one indexed scan); with `search`, those whose name, number or messages hold
+    it."""
     if not search or not search.strip():
         rows = connection.execute(
-            f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE messages > 0 OR listed ORDER BY last_us DESC LIMIT ?",
-            (limit,),
+            f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE account = ? AND (messages > 0 OR listed)
+                ORDER BY last_us DESC LIMIT ?""",
+            (account, limit),
         ).fetchall()
         return [_conversation(row) for row in rows]
     pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = connection.execute(
         f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations
-            WHERE (messages > 0 OR listed) AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
-                (SELECT DISTINCT chat_id FROM chat_messages WHERE body LIKE ?1 ESCAPE '\\'))
+            WHERE account = ?3 AND (messages > 0 OR listed)
+                AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
+                    (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\'))
             ORDER BY last_us DESC LIMIT ?2""",
-        (pattern, limit),
+        (pattern, limit, account),
     ).fetchall()
     return [_conversation(row) for row in rows]
 
 
-def get_conversation(connection: sqlite3.Connection, chat_id: str) -> ConversationRow | None:
-    row = connection.execute(f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE chat_id = ?", (chat_id,)).fetchone()
+def get_conversation(connection: sqlite3.Connection, chat_id: str, account: str = "") -> ConversationRow | None:
+    row = connection.execute(f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE account = ? AND chat_id = ?",
+                             (account, chat_id)).fetchone()
     return _conversation(row) if row else None
 
 
 def thread_before(
-    connection: sqlite3.Connection, chat_id: str, limit: int, before: tuple[int, int] | None = None
+    connection: sqlite3.Connection, chat_id: str, limit: int, before: tuple[int, int] | None = None, account: str = ""
 ) -> list[MessageRow]:
     """Up to `limit` messages of a chat, oldest first, older than `before` (at_us, id) when given: the newest
     page when None. One range scan of the (chat_id, at_us, id) index, however long the thread."""
     if before is None:
-        condition, parameters = "", (chat_id, limit)
+        condition, parameters = "", (chat_id, account, limit)
     else:
-        condition, parameters = "AND (m.at_us, m.id) < (?, ?)", (chat_id, *before, limit)  # type: ignore[assignment]
+        condition, parameters = "AND (m.at_us, m.id) < (?, ?)", (chat_id, account, *before, limit)  # type: ignore[assignment]
     rows = connection.execute(
         f"""SELECT {_MESSAGE_COLUMNS} FROM chat_messages m LEFT JOIN message_status s ON s.message_id = m.message_id
-            WHERE m.chat_id = ? {condition} ORDER BY m.at_us DESC, m.id DESC LIMIT ?""",
+            WHERE m.chat_id = ? AND m.account = ? {condition} ORDER BY m.at_us DESC, m.id DESC LIMIT ?""",
         parameters,
     ).fetchall()
     return [_message(row) for row in reversed(rows)]
 
 
-def thread_after(connection: sqlite3.Connection, chat_id: str, after_id: int) -> list[MessageRow]:
+def thread_after(connection: sqlite3.Connection, chat_id: str, after_id: int, account: str = "") -> list[MessageRow]:
     """Messages of a chat stored after message `after_id` (live updates), oldest first."""
     rows = connection.execute(
         f"""SELECT {_MESSAGE_COLUMNS} FROM chat_messages m LEFT JOIN message_status s ON s.message_id = m.message_id
-            WHERE m.chat_id = ? AND m.id > ? ORDER BY m.at_us, m.id""",
-        (chat_id, after_id),
+            WHERE m.chat_id = ? AND m.account = ? AND m.id > ? ORDER BY m.at_us, m.id""",
+        (chat_id, account, after_id),
     ).fetchall()
     return [_message(row) for row in rows]
 
@@ -896,22 +951,24 @@ class Inbox:
     100,000-message history; the UI makes them on its event loop), except `conversations(search=...)`, which scans
     the messages' text (call it from a worker thread, as the writes).
 
-    `store` is an `EventStore` (anything with its `read(fn)` and `write(fn)`)."""
+    `store` is an `EventStore` (anything with its `read(fn)` and `write(fn)`); `account`: whose inbox, when several
+    accounts share the store ("" in a store of one account)."""
 
-    def __init__(self, store: InboxStore) -> None:
+    def __init__(self, store: InboxStore, account: str = "") -> None:
         self.store = store
+        self.account = account
 
     def conversations(self, limit: int = 5000, *, search: str | None = None) -> list[ConversationRow]:
-        return self.store.read(lambda c: list_conversations(c, limit, search=search))
+        return self.store.read(lambda c: list_conversations(c, limit, search=search, account=self.account))
 
     def conversation(self, chat_id: str) -> ConversationRow | None:
-        return self.store.read(lambda c: get_conversation(c, chat_id))
+        return self.store.read(lambda c: get_conversation(c, chat_id, self.account))
 
     def thread(self, chat_id: str, limit: int, before: tuple[int, int] | None = None) -> list[MessageRow]:
-        return self.store.read(lambda c: thread_before(c, chat_id, limit, before))
+        return self.store.read(lambda c: thread_before(c, chat_id, limit, before, self.account))
 
     def thread_after(self, chat_id: str, after_id: int) -> list[MessageRow]:
-        return self.store.read(lambda c: thread_after(c, chat_id, after_id))
+        return self.store.read(lambda c: thread_after(c, chat_id, after_id, self.account))
 
     def statuses(self, message_ids: list[str]) -> dict[str, Step]:
         return self.store.read(lambda c: statuses(c, message_ids))
@@ -922,27 +979,27 @@ class Inbox:
 
     def record(self, message: NewMessage, at_us: int) -> bool:
         """Store one of the account's own messages (or seeded history)."""
-        return self.store.write(lambda c: add_message(c, message, at_us, None))
+        return self.store.write(lambda c: add_message(c, message, at_us, None, self.account))
 
     def name(self, chat_id: str, name: str, source: NameSource) -> None:
-        self.store.write(lambda c: set_name(c, chat_id, name, source))
+        self.store.write(lambda c: set_name(c, chat_id, name, source, self.account))
 
     def enrich(self, names: list[ChatName], chats: list[ListedChat]) -> int:
         """What the gateway's lists say, in one transaction: chat names, and the chats it lists (shown even with
         no message here). Returns how many names were given."""
         def write(connection: sqlite3.Connection) -> int:
-            list_chats(connection, chats)
-            return set_names(connection, names)
+            list_chats(connection, chats, self.account)
+            return set_names(connection, names, self.account)
 
         return self.store.write(write) if names or chats else 0
 
     def set_status(self, message_ids: list[str], status: Status, at_us: int = 0) -> None:
         """Messages reached `status` at `at_us` (0: when is not known)."""
-        self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], at_us, None))
+        self.store.write(lambda c: apply(c, [StatusChange(tuple(message_ids), status)], at_us, None, self.account))
 
     def mark_seen(self, chat_id: str) -> None:
-        self.store.write(lambda c: mark_seen(c, chat_id))
+        self.store.write(lambda c: mark_seen(c, chat_id, self.account))
 
     def forget(self, chat_id: str) -> bool:
         """See `forget_chat`: a chat deleted on the gateway."""
-        return self.store.write(lambda c: forget_chat(c, chat_id))
+        return self.store.write(lambda c: forget_chat(c, chat_id, self.account))

@@ -1375,16 +1375,17 @@ def _derive_inbox(
     changes = conversations.changes_of(record.kind, record.payload)
     if not changes:
         return
+    account = conversations.inbox_of(record.path)
     if not guarded:
         try:
-            conversations.apply(connection, changes, at_us, event_id)
+            conversations.apply(connection, changes, at_us, event_id, account)
         except sqlite3.Error as error:
             raise _RetryAlone(str(error)) from error
         return
     # A savepoint: should the inbox fail on an odd event, the event itself is still stored and acknowledged.
     connection.execute("SAVEPOINT inbox")
     try:
-        conversations.apply(connection, changes, at_us, event_id)
+        conversations.apply(connection, changes, at_us, event_id, account)
     except sqlite3.Error:
         connection.execute("ROLLBACK TO inbox")
         log.exception("the inbox could not take event %s", event_id)
@@ -1393,26 +1394,27 @@ def _derive_inbox(
 
 def _backfill_inbox(connection: sqlite3.Connection) -> None:
     """Schema 2 → 3: derive the inbox from every trusted event already stored, oldest first."""
-    for event_id, received_us, changes in _trusted_changes(connection):
+    for event_id, received_us, changes, account in _trusted_changes(connection):
         if changes:
-            conversations.apply(connection, changes, received_us, event_id)
+            conversations.apply(connection, changes, received_us, event_id, account)
 
 
 def _trusted_changes(
     connection: sqlite3.Connection, kinds: tuple[str, ...] = ()
-) -> Iterator[tuple[int, int, list[conversations.Change]]]:
-    """(event id, received µs, the inbox changes it says) for every trusted event stored (of `kinds`, if given),
-    oldest first: what the backfills derive from."""
+) -> Iterator[tuple[int, int, list[conversations.Change], str]]:
+    """(event id, received µs, the inbox changes it says, whose inbox) for every trusted event stored (of `kinds`,
+    if given), oldest first: what the backfills derive from."""
     only = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
     cursor = connection.execute(
         # A payload kept apart makes the body unneeded (and it may be megabytes of inline media).
-        "SELECT id, received_us, kind, CASE WHEN payload IS NULL THEN body ELSE X'' END, payload FROM events "
+        "SELECT id, received_us, kind, CASE WHEN payload IS NULL THEN body ELSE X'' END, payload, path FROM events "
         f"WHERE has_payload AND NOT rejected AND verdict IN (?, ?){only} ORDER BY id",
         (str(Verdict.VALID), str(Verdict.NO_KEY), *kinds),
     )
     while rows := cursor.fetchmany(1000):
-        for event_id, received_us, kind, body, payload in rows:
-            yield event_id, received_us, conversations.changes_of(kind, conversations.payload_of(bytes(body), payload))
+        for event_id, received_us, kind, body, payload, path in rows:
+            yield (event_id, received_us, conversations.changes_of(kind, conversations.payload_of(bytes(body), payload)),
+                   conversations.inbox_of(path))
 
 
 def _backfill_steps(connection: sqlite3.Connection) -> None:
@@ -1424,10 +1426,10 @@ def _backfill_steps(connection: sqlite3.Connection) -> None:
            GROUP BY message_id""",
         (int(conversations.Status.SENT),),
     )
-    for event_id, received_us, changes in _trusted_changes(
+    for event_id, received_us, changes, account in _trusted_changes(
             connection, ("Delivery", "MessageStatusCallback", "ReadReceipt")):
         statuses = [change for change in changes if isinstance(change, conversations.StatusChange)]
-        conversations.apply(connection, statuses, received_us, event_id)
+        conversations.apply(connection, statuses, received_us, event_id, account)
 
 
 def _row(record: EventRecord) -> tuple[Any, ...]:
