@@ -175,7 +175,7 @@ class DoctorRecord:
 
 async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
     """`GET /sandbox/info` at the profile's gateway URLs: the sandbox says who it is (and its own number); a real
-    gateway answers something else. {"own_phone": ...} or None."""
+    gateway answers something else. {"own_phone", "instance_dialect", "session_dialect"} or None."""
     import httpx
 
     for url in urls:
@@ -186,7 +186,7 @@ async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
         except (httpx.HTTPError, OSError, ValueError):
             continue
         if isinstance(data, dict) and data.get("sandbox") is True:
-            return {"own_phone": str(data.get("own_phone", ""))}
+            return {key: str(data.get(key, "")) for key in ("own_phone", "instance_dialect", "session_dialect")}
     return None
 
 

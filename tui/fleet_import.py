@@ -137,6 +137,18 @@ def _profile(existing: config.Profile | None, name: str, place: ListenerPlace | 
         raise ImportRefused(f"profile {name!r} not saved: {config.describe_profile_error(error)}") from None
 
 
+async def _refuse_other_dialect(url: str, family: str, needed: str, flag: str) -> None:
+    """The sandbox speaks the dialect it was started with; the imported profiles speak the real gateway's. A
+    sandbox started in another dialect would answer every call of theirs 404: refused before anything is saved."""
+    from tui.doctor import sandbox_info
+
+    info = await sandbox_info([url])
+    if info is not None and info.get(family) and info[family] != needed:
+        raise ImportRefused(f"the sandbox at {url} speaks the {info[family]} dialect, and the imported profiles would "
+                            f"speak the real gateway's ({needed}); nothing was imported. Start it with `gateway-tui "
+                            f"sandbox --accounts N {flag}`.")
+
+
 def _place_of(profile: config.Profile, given: ListenerPlace | None) -> ListenerPlace:
     return given or ListenerPlace(profile.listener_host, profile.listener_port, profile.public_url)
 
@@ -149,6 +161,7 @@ async def import_wuzapi(
     """Every WuzAPI user at `url` as a profile. Raises the client's GatewayError when the users cannot be listed
     (nothing saved then); a user whose key or webhook could not be set is saved and its problem reported."""
     url = config.check_http_url(url.strip()).rstrip("/")
+    await _refuse_other_dialect(url, "session_dialect", SessionDialect.WUZAPI.value, "--session-dialect wuzapi")
     users = await WuzapiAdminClient(http, AdminCredentials(url, admin_token)).list_users()
     profiles = config.load_profiles()
     names = _Names(profiles)
@@ -191,6 +204,7 @@ async def import_zapi(
     """Every instance of the Z-API partner account as a profile (the instance family at `partner_url`, where
     Z-API serves both its partner and its instance paths)."""
     url = config.check_http_url(partner_url.strip()).rstrip("/")
+    await _refuse_other_dialect(url, "instance_dialect", InstanceDialect.ZAPI.value, "--instance-dialect zapi")
     instances = await ZapiPartnerClient(http, AdminCredentials(url, partner_token)).all_instances()
     profiles = config.load_profiles()
     names = _Names(profiles)

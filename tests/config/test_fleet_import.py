@@ -136,3 +136,21 @@ def test_names_made_safe_and_unique() -> None:
     assert unique_name("loja", {"loja", "loja-2"}) == "loja-3"
     assert unique_name("sandbox", set()) == "sandbox-2"  # reserved for the built-in fleet_sandbox
     assert len(unique_name("y" * 64, {"y" * 64})) == 64
+
+
+def test_a_sandbox_in_the_spec_dialect_is_refused_naming_the_flag(monkeypatch, capsys) -> None:
+    """The imported profiles speak WuzAPI (and Z-API): a sandbox started in the spec's dialects would answer each of
+    their calls 404 (found by the fleet bench). Refused before anything is saved, naming the flag that fixes it."""
+    import os
+
+    from tests.sandbox.test_fleet import ENV, start, stop
+
+    process, url, _banner = start("--accounts", "3", env=dict(os.environ, **ENV))
+    try:
+        monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", ADMIN)
+        assert main(["--insecure-storage", "fleet", "import", "--session-url", url]) != 0
+        err = capsys.readouterr().err
+        assert "speaks the spec dialect" in err and "--session-dialect wuzapi" in err and "nothing was imported" in err
+        assert config.load_profiles() == []
+    finally:
+        assert stop(process) == 0
