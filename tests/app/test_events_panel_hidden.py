@@ -13,6 +13,19 @@ from tests.harness import running_sandbox_app, settle, wait_until
 from tui.widgets.events_panel import EventsPanel
 
 
+def count_calls(owner: object, name: str) -> list[int]:
+    """Wrap `owner.name` (a method of that one object) so that each call is counted; the list grows by one a call."""
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return original(*args)
+
+    setattr(owner, name, counting)
+    return calls
+
+
 async def test_a_hidden_panel_is_not_redrawn_and_shows_what_came_when_shown_again():
     async with running_sandbox_app(size=(80, 24)) as pilot:
         app = pilot.app
@@ -22,14 +35,7 @@ async def test_a_hidden_panel_is_not_redrawn_and_shows_what_came_when_shown_agai
         await wait_until(pilot, lambda: table.row_count >= 1, what="the first event")
         shown_rows = table.row_count
 
-        drawn: list[int] = []
-        original = panel._draw
-
-        def counting_draw() -> None:
-            drawn.append(len(panel.events))
-            original()
-
-        panel._draw = counting_draw  # type: ignore[method-assign]
+        drawn = count_calls(panel, "_draw")
         await pilot.press("f9")
         await settle(pilot)
         assert not panel.display
@@ -57,14 +63,7 @@ async def test_new_events_are_added_on_top_without_rebuilding_the_panel():
         await wait_until(pilot, lambda: table.row_count >= 1, what="the first event")
         await settle(pilot)
         panel.events = deque(panel.events, maxlen=4)  # a small panel: the oldest leave soon
-        cleared: list[int] = []
-        original = table.clear
-
-        def counting_clear(columns: bool = False) -> DataTable:
-            cleared.append(table.row_count)
-            return original(columns)
-
-        table.clear = counting_clear  # type: ignore[method-assign]
+        cleared = count_calls(table, "clear")
 
         def keys() -> list[str | None]:
             return [table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value for row in range(table.row_count)]

@@ -5,6 +5,7 @@ event's detail) it catches up when that closes."""
 from __future__ import annotations
 
 from tests.app.test_events_panel_follows import delivery, post
+from tests.app.test_events_panel_hidden import count_calls
 from tests.harness import running_sandbox_app, settle, show_section, wait_until
 from tui.screens.events import EventsSection
 
@@ -17,14 +18,7 @@ async def test_the_events_section_reads_its_page_only_while_shown():
         await wait_until(pilot, lambda: not section._live_pending, what="the first page")
         before = [row.id for row in section.rows]
 
-        shown: list[int] = []
-        original = section._show_page
-
-        def counting_show_page(rows, kinds):  # type: ignore[no-untyped-def]
-            shown.append(len(rows))
-            original(rows, kinds)
-
-        section._show_page = counting_show_page  # type: ignore[method-assign]
+        shown = count_calls(section, "_show_page")
         for index in range(3):  # Chats shows
             assert await post(app, delivery(f"BEHIND{index}")) == 200
         await settle(pilot)
