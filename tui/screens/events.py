@@ -24,6 +24,7 @@ from tui.widgets.columns import Column, fit_columns
 from tui.runtime import duplicate_marker
 from tui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.keymap import bindings_for
+from tui.widgets.feedback import is_shown
 from tui.widgets.path_dialog import PathDialog
 from tui.widgets.section_api import Section
 from tui.widgets.gateway_app import gateway_app
@@ -107,6 +108,7 @@ class EventsSection(Vertical, Section):
         self.all_accounts = False
         """With several accounts open: every account's events (`a`), not only the current one's."""
         self._live_pending = False
+        self._stale = False  # events came while the section was not shown: read the newest page when it shows
 
     @property
     def refresh_pending(self) -> bool:
@@ -380,9 +382,20 @@ class EventsSection(Vertical, Section):
             self.set_timer(LIVE_REFRESH_DELAY, self._live_refresh)
 
     def _live_refresh(self) -> None:
+        """The newest page again, while the section shows. Behind another section it is read once, when it shows:
+        its read (a page, the kinds, the count) and its 100 rows rebuilt every 0.3 s while events flow were main-
+        thread work in every section (bench/fleet.py)."""
         self._live_pending = False
         if len(self.page_starts) == 1 and self.only_message is None and gateway_app(self).runtime_ready:
+            if not is_shown(self):
+                self._stale = True
+                return
+            self._stale = False
             self._load_page(None, self.filters(), count=True)
+
+    def on_show(self) -> None:
+        if self._stale:
+            self._live_refresh()
 
     # -- operations -----------------------------------------------------------------------------------------
 

@@ -127,7 +127,7 @@ def _scroller(widget: Widget) -> ScrollableContainer | None:
     return None
 
 
-def _shown(widget: Widget) -> bool:
+def is_shown(widget: Widget) -> bool:
     """On the current screen and inside no hidden part (another section, the other view of Chats)."""
     return widget.is_attached and widget.screen.is_current and all(
         node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
@@ -139,7 +139,7 @@ def in_view(result: Widget, toast: str | None, *, severity: Severity = "informat
     already in one). A result inside a hidden part is left for when that part shows."""
 
     def bring() -> None:
-        if not _shown(result):
+        if not is_shown(result):
             return
         screen = result.screen
         focused = screen.focused
@@ -151,7 +151,7 @@ def in_view(result: Widget, toast: str | None, *, severity: Severity = "informat
         result.call_after_refresh(said_if_unseen)
 
     def said_if_unseen() -> None:
-        if toast is not None and _shown(result) and not result.screen.can_view_entire(result):
+        if toast is not None and is_shown(result) and not result.screen.can_view_entire(result):
             result.notify(toast, severity=severity, markup=False, timeout=8)
 
     result.call_after_refresh(bring)
@@ -217,7 +217,7 @@ class ErrorLine(Static):
         self.watch(scroller, "size", self._keep_in_view, init=False)
 
     def _keep_in_view(self) -> None:
-        if not self.has_class("-shown") or not _shown(self):
+        if not self.has_class("-shown") or not is_shown(self):
             return
         kept_for = self._kept_for
         if kept_for is None or self.screen.focused is not kept_for:
