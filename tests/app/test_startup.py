@@ -103,7 +103,10 @@ async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs
         # The notice comes once the first section is up (a toast before it is not drawn): the start's own bound
         # first, as every test (10 s for the start alone was exceeded once on a loaded machine).
         await wait_ready(pilot)
-        await wait_until(pilot, lambda: "not valid TOML" in screen_text(app), what="the notice")
+        # The toast's text wraps where the file's path ends (a worker's longer tmp path moved "not valid TOML"
+        # across a line break): the notice's own words, and its title on screen.
+        await wait_until(pilot, lambda: any("not valid TOML" in note.message for note in app._notifications)
+                         and "Preferences" in screen_text(app), what="the notice")
         app.theme = "nord"
         await wait_until(pilot, lambda: not any(worker.is_running for worker in app.workers
                                                 if worker.group == "save-theme"), what="the save attempt")
