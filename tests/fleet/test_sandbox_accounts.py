@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from tests.harness import wait_until
 from tui.api.models import SendText
+from tui.fleet_board import FleetRow
 from tui.app import build_app
 from tui.sandbox.fleet import SandboxFleet
 from tui.screens.events import EventsSection
@@ -67,8 +68,14 @@ async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
         [event, *_] = store.newest(10, account="sandbox-02")
         assert str(event.verdict) in ("valid", "unsigned")
         assert store.newest(10, account="sandbox-01") == [] and store.newest(10, account="sandbox-03") == []
-        row = next(row for row in runtime.fleet_rows() if row.profile == "sandbox-02")
-        assert row.last_event_at is not None and row.per_minute >= 1
+        # The row is stored by the writer thread before the loop hands the event to its account (the board's
+        # activity): wait for that hand-over, as the board does at its next refresh.
+
+        def row() -> FleetRow:
+            return next(row for row in runtime.fleet_rows() if row.profile == "sandbox-02")
+
+        await wait_until(pilot, lambda: row().last_event_at is not None and row().per_minute >= 1,
+                         what="the event counted on sandbox-02's board row")
 
 
 def events_status(section: EventsSection) -> str:
