@@ -35,6 +35,7 @@ from tui.api.models import HmacKey, WebhookUpdate
 from tui.secrets import SecretName, SecretStore, store_then_save
 from tui.watch import SESSION_SUBSCRIPTION
 from tui.webhooks.families import INSTANCE_PATH, SESSION_PATH
+from tui.api.addresses import http_base
 
 ACCOUNT_PATH_PREFIX = "/a"
 MAX_NAME = 64
@@ -56,8 +57,7 @@ class ListenerPlace:
     def base(self) -> str:
         if self.public_url:
             return self.public_url.rstrip("/")
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_base(self.host, self.port)
 
     def session_url(self, profile: str) -> str:
         return f"{self.base}{ACCOUNT_PATH_PREFIX}/{profile}{SESSION_PATH}"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.paths import data_dir
+from tui.api.addresses import http_base
 
 
 @dataclass(frozen=True)
@@ -21,8 +22,7 @@ class ListenerRecord:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_base(self.host, self.port)
 
 
 def record_path(profile: str) -> Path:

@@ -36,6 +36,7 @@ from tui.sandbox.context import _same_secret
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
 from tui.sandbox.server import MAX_BODY, SandboxGateway, _json_errors, local_now
 from tui.sandbox.state import OWN_NAME, SandboxState, seed_demo_state
+from tui.api.addresses import http_base
 
 RouteHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -115,8 +116,7 @@ class SandboxFleet:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_base(self.host, self.port)
 
     @property
     def state(self) -> SandboxState:

@@ -38,6 +38,7 @@ from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
 from tui.sandbox.wire import Handler
 from tui.sandbox.wuzapi_api import WuzapiSessionApi
 from tui.sandbox.zapi_api import ZapiInstanceApi
+from tui.api.addresses import http_base
 
 INSTANCE_TOKEN_ENV = "GATEWAY_TUI_INSTANCE_TOKEN"
 CLIENT_TOKEN_ENV = "GATEWAY_TUI_CLIENT_TOKEN"
@@ -163,8 +164,7 @@ class SandboxGateway:
     @property
     def url(self) -> str:
         """Base URL of both families, e.g. `http://127.0.0.1:8099`."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_base(self.host, self.port)
 
     @property
     def instance_url(self) -> str:

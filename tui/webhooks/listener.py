@@ -72,6 +72,7 @@ from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
 from tui.webhooks.families import ACCOUNT_PREFIX, INSTANCE_PATH, SESSION_PATH, split_account, unsigned_allowed
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+from tui.api.addresses import http_base
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 # Bodies in flight may hold this much beyond one largest body, so small events still pass while a big one is read.
@@ -156,8 +157,7 @@ class Listener:
     def url(self) -> str:
         if self.port is None:
             raise RuntimeError("the listener is not started")
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_base(self.host, self.port)
 
     def refuses(self, verdict: Verdict, path: str, keyed: bool | None = None) -> bool:
         """Whether a call with this verdict on this path is answered 401 (it is stored either way). `path` is the
