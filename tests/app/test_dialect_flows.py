@@ -3,10 +3,10 @@ the dialect's rules (link preview required, delay in seconds), and answers are r
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tests.harness import fill
-from tests.harness import open_chat_form, settle, show_section, wait_ready
+from tests.harness import open_chat_form, settle, show_section, wait_ready, wait_until
 from tui.app import build_app
 from tui.sandbox.state import LAUNCH_ID
 from tui.widgets.forms import FieldRow, set_cursor_blink
@@ -34,8 +34,8 @@ async def test_forms_and_header_speak_the_dialect() -> None:
         await show_section(pilot, "chats")
         await open_chat_form(pilot)  # Chats opens on the conversations
         fill(screen, {"recipient": "5511999999999", "kind": "link"})
-        await pilot.pause()
-        assert label(screen, "link-title") == "Preview title (required by Z-API)"
+        await wait_until(pilot, lambda: label(screen, "link-title") == "Preview title (required by Z-API)",
+                         what="the link form's Z-API label")
         fill(screen, {"link-message": "see https://example.com", "link-url": "https://example.com"})
         screen.query_one("#send").press()
         await settle(pilot)
@@ -44,8 +44,8 @@ async def test_forms_and_header_speak_the_dialect() -> None:
         assert list(pilot.app.runtime.sandbox.state.sent) == []
 
         fill(screen, {"kind": "sticker"})
-        await pilot.pause()
-        assert label(screen, "sticker-delay") == "Delay s, 1-15 (optional, Z-API)"
+        await wait_until(pilot, lambda: label(screen, "sticker-delay") == "Delay s, 1-15 (optional, Z-API)",
+                         what="the sticker form's Z-API label")
         fill(screen, {"sticker-url": "https://example.com/s.webp", "sticker-delay": "20"})
         screen.query_one("#send").press()
         await settle(pilot)
@@ -63,7 +63,8 @@ async def test_zapi_add_participant_says_what_it_knows_and_no_more() -> None:
         screen = pilot.app.screen
         await show_section(pilot, "groups")
         screen.query_one("GroupsSection").open_operation("add-participant")
-        await pilot.pause()
+        await wait_until(pilot, lambda: pilot.app.focused is screen.query_one("#add-group", Input),
+                         what="the add form open, its first field focused")
         fill(screen, {"add-group": f"{LAUNCH_ID}-group", "add-phones": "5511944443333"})
         screen.query_one("#add").press()
         await settle(pilot)
