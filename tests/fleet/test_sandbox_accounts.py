@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from tests.harness import wait_until
 from tui.api.models import SendText
@@ -17,6 +17,7 @@ from tui.app import build_app
 from tui.sandbox.fleet import SandboxFleet
 from tui.screens.events import EventsSection
 from tui.screens.inbox import InboxView
+from tui.widgets.events_panel import EventsPanel
 from tui.widgets.forms import set_cursor_blink
 
 
@@ -140,3 +141,43 @@ async def test_the_inbox_lists_the_current_accounts_conversations_only() -> None
         await wait_until(pilot, lambda: "5511912345678" not in {row.chat_id for row in view.rows},
                          what="Chats to list sandbox-01's only")
         assert {row.chat_id for row in view.rows} == seeded
+
+
+def panel_rows(panel: EventsPanel) -> list[str | None]:
+    """The accounts of the events the panel's table holds, drawn (not only received)."""
+    table = panel.query_one(DataTable)
+    events = [panel._by_id(int(str(key.value))) for key in table.rows]
+    return [event.account if event is not None else "(a row of no event)" for event in events]
+
+
+async def test_the_live_panel_shows_the_current_accounts_events_and_follows_a_switch() -> None:
+    async with sandbox_accounts_app(3) as pilot:
+        app, runtime = pilot.app, pilot.app.runtime
+        panel = app.screen.query_one(EventsPanel)
+        title = panel.query_one("#events-panel-title", Static)
+        await wait_until(pilot, lambda: "Events of sandbox-01" in str(title.render()), what="the title names it")
+        assert runtime.instance is not None and runtime.store is not None
+        store = runtime.store
+        await app.screen.make_current("sandbox-02")
+        await wait_until(pilot, lambda: "Events of sandbox-02" in str(title.render()), what="the title follows")
+        assert runtime.instance is not None
+        await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
+        await wait_until(pilot, lambda: not panel.redraw_pending and bool(panel_rows(panel)), timeout=10,
+                         what="sandbox-02's events in the panel")
+        assert set(panel_rows(panel)) == {"sandbox-02"}
+        await app.screen.make_current("sandbox-03")  # an account with no event yet: the panel empties
+        await wait_until(pilot, lambda: not panel.redraw_pending and not panel_rows(panel),
+                         what="sandbox-03's (none)")
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), what="stored")
+        await app.screen.make_current("sandbox-02")  # back: its events read again from the store
+        await wait_until(pilot, lambda: not panel.redraw_pending and bool(panel_rows(panel)),
+                         what="sandbox-02's again")
+        assert set(panel_rows(panel)) == {"sandbox-02"}
+        await app.screen.make_current("sandbox-01")
+        await wait_until(pilot, lambda: not panel.redraw_pending and not panel_rows(panel), what="sandbox-01's")
+        assert runtime.instance is not None
+        await runtime.accounts[2].instance.send_text(SendText(phone="5511999999999", message="from the third"))
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-03")), timeout=10,
+                         what="the third account's events stored")
+        await wait_until(pilot, lambda: not panel.redraw_pending, what="no redraw waiting")
+        assert panel_rows(panel) == [] and not panel.events  # another account's live events are not shown

@@ -673,6 +673,8 @@ class MainScreen(SectionHost):
             events.reload()  # the new current account's events
         for inbox in self.query(InboxView):  # and its conversations
             inbox.account_changed()
+        for panel in self.query(EventsPanel):  # the live panel follows the current account too
+            panel.account_changed()
         self.refresh_bindings()
         self.notify(f"Now on {account.name}: the sections act on this account.", title="Account", markup=False,
                     timeout=4)

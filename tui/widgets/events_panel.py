@@ -10,6 +10,10 @@ Events whose `message_ids` contain a message this app sent are marked `↳ your 
 the user's app start with →✓ (delivered), →… (retrying) or →✗ (failed). `Enter` opens the
 detail; `f` shows only the events of the highlighted (or last sent) message, `f` again shows all.
 
+With several accounts open, the panel shows the current account's events (its title names it), like the Events
+section: another account's events neither show nor cost a redraw (100 accounts at 500 events a second in all give
+the current one 5). Switching accounts reads the new one's newest events.
+
 Incoming events are coalesced: the table is redrawn at most every REDRAW_DELAY seconds, so a burst of
 webhooks costs one redraw, not one per event. While the panel is hidden it is not redrawn at all (each redraw
 rebuilds its 200 rows, ~35 % of the main thread at 30 events/s, and their garbage fed the collector's full passes):
@@ -184,18 +188,39 @@ class EventsPanel(Vertical):
     def _on_ready(self, ready: bool) -> None:
         if ready and not self._loaded_history:
             self._loaded_history = True
-            self._load_history()
+            self._load_history(self.account_shown())
+
+    def account_shown(self) -> str | None:
+        """The account whose events show: the current one when several are open; None (every event) with one."""
+        runtime = gateway_app(self).runtime
+        if len(runtime.accounts) < 2 or runtime.current is None:
+            return None
+        return runtime.current.name
+
+    def account_changed(self) -> None:
+        """Another account became current: its newest events replace the other's."""
+        self.events.clear()
+        self.only_message = None
+        self.new_above = 0
+        self._newest_drawn = None
+        self._show_title()
+        self._schedule_redraw()
+        if self._loaded_history:
+            self._load_history(self.account_shown())
 
     @work(thread=True, group="events-panel-history", exclusive=True, exit_on_error=False)
-    def _load_history(self) -> None:
+    def _load_history(self, account: str | None) -> None:
         store = gateway_app(self).runtime.store
         if store is None:
             return
-        history = store.newest(PANEL_SIZE)
+        history = store.newest(PANEL_SIZE, account=account)
         marks = gateway_app(self).runtime.latest_forward_attempts([event.id for event in history])
-        self.app.call_from_thread(self._merge_history, history, marks)
+        self.app.call_from_thread(self._merge_history, history, marks, account)
 
-    def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None) -> None:
+    def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None,
+                       account: str | None = None) -> None:
+        if account != self.account_shown():
+            return  # read for an account that is no longer current: the switch asked for the new one's
         for event_id, attempt in (marks or {}).items():
             self.forward_marks.setdefault(event_id, attempt)
         known = {event.id for event in self.events}
@@ -205,6 +230,9 @@ class EventsPanel(Vertical):
         self._schedule_redraw()
 
     def _on_event(self, event: Any) -> None:
+        account = self.account_shown()
+        if account is not None and event.account != account:
+            return
         self.events.appendleft(event)
         self._schedule_redraw()
 
@@ -310,7 +338,11 @@ class EventsPanel(Vertical):
             f_does = Content.from_markup("[dim]$key[/] all events", key=shown_key("panel.unfilter"))
         else:
             f_does = Content.from_markup("[dim]$key[/] this message only", key=shown_key("panel.filter"))
-        if self.following:
+        account = self.account_shown()
+        if self.following and account is not None:  # several accounts: whose events, in place of "newest first"
+            head = Content.from_markup("[b]Events[/b] of $account", account=account) if not self.only_message else \
+                Content.from_markup("[b]Events[/b] of $account ($shown)", account=account, shown=shown)
+        elif self.following:
             head = Content.from_markup("[b]Events[/b] ($shown)", shown=shown)
         else:  # holding an older event: what arrived meanwhile, and the key back to it
             head = Content.from_markup("[b]Events[/b] · [b $accent]▲ $count new[/] · [dim]$newest[/] newest",
