@@ -155,6 +155,27 @@ async def test_a_reply_from_the_thread_is_sent_read_and_answered():
         assert pilot.app.focused is screen.query_one("#reply")
 
 
+async def test_a_reply_recorded_after_its_read_receipt_shows_read():
+    """The real ordering with the sandbox in its own process: the gateway's receipts (and the contact's answer) are
+    stored before this app has handled the send's answer and recorded the reply. The thread still shows it read."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        runtime = pilot.app.runtime
+        record = runtime.record_sent
+
+        async def record_after_the_receipts(*args, **kwargs):
+            await wait_until(pilot, lambda: any(event.kind == "ReadReceipt" for event in runtime.store.newest(10)),
+                             what="the read receipt stored first")
+            return await record(*args, **kwargs)
+
+        runtime.record_sent = record_after_the_receipts
+        await pilot.press("enter", *"receipt first", "enter")
+        await wait_until(pilot, lambda: "receipt first" in thread_text(screen), what="the reply recorded")
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓✓ read\nreceipt first" in _dedent(thread_text(screen))
+
+
 async def test_reopening_chats_reads_the_thread_again():
     """What reached the store while Chats was hidden with no event told to this app (a `gateway-tui call` send, a
     receipt stored by `gateway-tui listen` in another process) is in the thread as soon as Chats shows again: the
