@@ -26,6 +26,7 @@ from tui.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
 from tui.screens.inbox import InboxView
+from tui.webhooks.conversations import NewMessage, Status
 from tui.webhooks.signing import sign
 from tui.widgets.thread_view import ThreadView
 
@@ -152,6 +153,51 @@ async def test_a_reply_from_the_thread_is_sent_read_and_answered():
         assert row(screen, JORDAN).unread == 1  # the answer, after our reply reset the count
         assert screen.query_one("#reply", Input).value == ""
         assert pilot.app.focused is screen.query_one("#reply")
+
+
+async def test_a_reply_recorded_after_its_read_receipt_shows_read():
+    """The real ordering with the sandbox in its own process: the gateway's receipts (and the contact's answer) are
+    stored before this app has handled the send's answer and recorded the reply. The thread still shows it read."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        runtime = pilot.app.runtime
+        record = runtime.record_sent
+
+        async def record_after_the_receipts(*args, **kwargs):
+            await wait_until(pilot, lambda: any(event.kind == "ReadReceipt" for event in runtime.store.newest(10)),
+                             what="the read receipt stored first")
+            return await record(*args, **kwargs)
+
+        runtime.record_sent = record_after_the_receipts
+        await pilot.press("enter", *"receipt first", "enter")
+        await wait_until(pilot, lambda: "receipt first" in thread_text(screen), what="the reply recorded")
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓✓ read\nreceipt first" in _dedent(thread_text(screen))
+
+
+async def test_reopening_chats_reads_the_thread_again():
+    """What reached the store while Chats was hidden with no event told to this app (a `gateway-tui call` send, a
+    receipt stored by `gateway-tui listen` in another process) is in the thread as soon as Chats shows again: the
+    message, and its read mark; not only after the 5 s tick, nor never for a mark the window already held."""
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, JORDAN)
+        inbox, now = pilot.app.runtime.inbox, pilot.app.runtime.now_us()
+        await asyncio.to_thread(inbox.record, NewMessage(JORDAN, True, "text", "first from the shell", "CALL-1"), now)
+        screen.schedule_refresh()  # as the 5 s tick does
+        await inbox_settled(pilot)
+        assert "You · 12:00 ✓\nfirst from the shell" in _dedent(thread_text(screen))
+        await pilot.press("alt+2")
+        await wait_until(pilot, lambda: not screen.shown, what="Chats hidden")
+        await asyncio.to_thread(inbox.set_status, ["CALL-1"], Status.READ, now)  # the window held it at "sent"
+        await asyncio.to_thread(inbox.record, NewMessage(JORDAN, True, "text", "second from the shell", "CALL-2"), now)
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: screen.shown, what="Chats shown again")
+        await inbox_settled(pilot)
+        text = _dedent(thread_text(screen))
+        assert "You · 12:00 ✓✓ read\nfirst from the shell" in text
+        assert "You · 12:00 ✓\nsecond from the shell" in text
 
 
 async def test_typing_on_the_thread_writes_the_reply():

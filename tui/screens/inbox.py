@@ -205,9 +205,13 @@ class InboxView(Widget):
         self._catch_up()  # shown some other way (a screen on top closed)
 
     def _catch_up(self) -> None:
-        if self.refreshes and self._stale:
+        """Shown again: the list and the open thread as the store has them now. Not only when an event or a send
+        of this app came meanwhile (`_stale`): another process writes the same store with no word to this app
+        (`gateway-tui call` records its sends, `gateway-tui listen` its receipts), and a mark the window already
+        held is read again, so what Chats shows when opened is never older than the store."""
+        if self.refreshes:
             self._stale = False
-            self.reload()
+            self.reload(reread=True)
 
     def _on_event(self, _event: Any) -> None:
         self._changed()
@@ -265,8 +269,9 @@ class InboxView(Widget):
         today = moment.date() == datetime.now().astimezone().date()
         return moment.strftime("%H:%M:%S" if today else "%Y-%m-%d %H:%M:%S")
 
-    def reload(self, select: str | None = None) -> None:
-        """Read the list (and the chosen thread, or what is new in the open one) and show it.
+    def reload(self, select: str | None = None, *, reread: bool = False) -> None:
+        """Read the list (and the chosen thread, or what is new in the open one) and show it. `reread`: the marks
+        of every sent message in the open thread's window, not only those an event may still change.
 
         The reads are indexed queries of about a millisecond (the list, a thread's newest page, what is new in
         it), so they run here, on the event loop, and are shown in the same turn: a thread worker's round trip
@@ -288,7 +293,7 @@ class InboxView(Widget):
             new = inbox.thread_after(chat, view.newest_id)
             if new:
                 view.extend(new)
-            pending = view.pending_ids()
+            pending = view.sent_ids() if reread else view.pending_ids()
             if pending:
                 statuses = inbox.statuses(pending)
                 if statuses:

@@ -201,9 +201,13 @@ class ThreadView(ScrollView, can_focus=True):
                 self._to_newest()
 
     def pending_ids(self) -> list[str]:
-        """Outgoing messages in the window whose mark may still change."""
+        """Outgoing messages in the window whose mark may still change by an event this app is told of."""
         return [row.message_id for row in self.rows
                 if row.outgoing and row.message_id and row.status not in _FINAL]
+
+    def sent_ids(self) -> list[str]:
+        """Every outgoing message in the window (a full re-read of their marks)."""
+        return [row.message_id for row in self.rows if row.outgoing and row.message_id]
 
     def _stuck_minutes(self, row: MessageRow) -> int | None:
         """Whole minutes a sent message has waited at its step, when that is too long; else None."""
