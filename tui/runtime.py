@@ -883,9 +883,8 @@ class Runtime:
         resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ,
                                            secret_module.secrets_to_open(profile.families))
         self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
-        # The others are open from here on, their secrets still to read (each a keyring round trip: ~15 ms over
-        # D-Bus, seconds for a hundred accounts): the listener serves their paths from its first request, answering
-        # 503 until their key is known; they are read once the current account is ready (_open_others).
+        # The others are open from here on, their secrets still to read: the listener serves their paths from its
+        # first request, answering 503 until their key is known (_open_others).
         for other in others:  # watched beside the current one: clients built (no I/O), never connected by us
             more = new_account(profiles[other], secrets, store=lambda: self.store)
             more.reading()
@@ -896,8 +895,12 @@ class Runtime:
         self._build_http()
         assert self.http is not None
         account.connect(self.http, Tokens.from_secrets(resolved))
-        if others:
+        if others and isinstance(secrets, secret_module.KeyringSecrets):
+            # Each keyring read is a Secret Service round trip (~15 ms over D-Bus: seconds for a hundred accounts):
+            # read after the start, which the current account alone needed.
             self._opening = asyncio.get_running_loop().create_task(self._open_others(), name="read the other accounts' secrets")
+        elif others:
+            await self._open_others()  # the 0600 file (or memory): read at once, the start ends with all of them open
 
     async def _open_others(self) -> None:
         """Read the secrets of the accounts still opening, in a thread of their own (a keyring read blocks on D-Bus;

@@ -211,3 +211,25 @@ async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_
         with pytest.raises(LookupError, match="could not be read"):
             await runtime.switch_account("beta")
         assert runtime.current is not None and runtime.current.name == "alpha"
+
+
+async def test_from_the_private_file_the_start_still_ends_with_every_account_open() -> None:
+    """The 0600 file is read at once: no account waits after the start, as before."""
+    from tui.secrets import InsecureFileSecrets
+
+    secrets = InsecureFileSecrets()
+    for name in ("alpha", "beta"):
+        config.save_profile(config.Profile(name=name, session_url="https://wuz.example.com", secrets_file=True,
+                                           listener_port=0))
+        secrets.set(name, SecretName.SESSION_TOKEN, f"{name}-session-token")
+        secrets.set(name, SecretName.HMAC_KEY, key_of(name))
+    runtime = Runtime(profile="alpha", all_profiles=True)
+    try:
+        await asyncio.wait_for(runtime.start(), timeout=10)
+        assert [account.opening for account in runtime.accounts] == [Opening.OPEN, Opening.OPEN]
+        beta = runtime.account_named("beta")
+        assert beta is not None and beta.session is not None and beta.session.credentials.token == "beta-session-token"
+        assert runtime.listener is not None and dict(runtime.listener.accounts) == {"alpha": True, "beta": True}
+        assert not runtime.listener.pending_accounts
+    finally:
+        await runtime.stop()
