@@ -92,8 +92,8 @@ MAX_ACCOUNTS = 100
 """Accounts one app opens at most (`--max-accounts`): each is watched, and the board reads them all."""
 OPENING_READS_AT_ONCE = 1
 """Secret-store reads in flight at once while the other accounts open. One: reads in 4 threads (each keyring read
-its own D-Bus connection and Secret Service session) opened 100 accounts in ~2.1 s instead of ~3.4 s, but twice
-in a few thousand reads the gnome-keyring daemon died under them (its secrets then unreadable, the login keyring
+its own D-Bus connection and Secret Service session) opened 100 accounts in ~2.1 s instead of ~3.4 s, but two of
+three gnome-keyring daemons died under a thousand or two such reads (the secrets then unreadable, the login keyring
 locked): not worth it while the start no longer waits for these reads (bench/README.md, "Start from the keyring")."""
 OPENING_AT_LISTENER = "is still opening (the app is reading its key)"
 UNREADABLE_AT_LISTENER = "cannot be verified: the app could not read its secrets (the app says why)"
