@@ -12,6 +12,7 @@ Heavy modules (httpx, pydantic) are imported inside the methods that build clien
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from collections.abc import Callable, Mapping
@@ -50,6 +51,16 @@ class ConnectionState(enum.Enum):
     (pairing, status polling): nothing fills it yet."""
 
     UNKNOWN = "unknown"
+
+
+class Opening(enum.Enum):
+    """Whether an account's secrets are known. A start with several accounts reads the current one's first and the
+    others' after it is interactive (`Runtime._start_profile`): until then an account has no clients and the listener
+    answers its webhooks 503 (the gateway sends them again); the value is the board's words for it."""
+
+    READING = "opening…"
+    OPEN = "open"
+    UNREADABLE = "secrets unreadable"
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,12 @@ class Account:
         self.activity = AccountActivity()
         """What the account did in this run (its events per kind and per minute, its sends): the Fleet board's."""
         self.subscribe_events(self.activity.record_event)
+        self.opening = Opening.OPEN
+        """Whether its secrets are known (an account is open once built, unless `reading()` said otherwise)."""
+        self.opening_problem: str | None = None
+        """Why its secrets could not be read (Opening.UNREADABLE), in words; None otherwise."""
+        self._settled = asyncio.Event()
+        self._settled.set()
 
     def __repr__(self) -> str:
         families = "+".join(sorted(family.value for family in self.families)) or "no family"
@@ -210,6 +227,29 @@ class Account:
             http, SessionCredentials(session.url, tokens.session_token), session_dialect,
             read_only=self.profile.refuses_writes_as,
         ) if session is not None else None
+
+    # -- opening (its secrets read after the start) ----------------------------------------------------------
+
+    def reading(self) -> None:
+        """Its secrets are being read: no clients until `opened` (or `unreadable`)."""
+        self.opening, self.opening_problem = Opening.READING, None
+        self._settled.clear()
+
+    def opened(self, http: GatewayHttp, tokens: Tokens) -> None:
+        """Its secrets are read: its clients are built with them, and it is open."""
+        self.connect(http, tokens)
+        self.opening = Opening.OPEN
+        self._settled.set()
+
+    def unreadable(self, problem: str) -> None:
+        """Its secrets could not be read (`problem` says why, without any value): it stays without clients."""
+        self.opening, self.opening_problem = Opening.UNREADABLE, problem
+        self._settled.set()
+
+    async def settled(self) -> Opening:
+        """Wait until its secrets are read or known unreadable; the outcome."""
+        await self._settled.wait()
+        return self.opening
 
     def change_profile(self, profile: Profile) -> None:
         """Take a changed profile (same name); the clients, when built, are rebuilt to speak its dialects (and

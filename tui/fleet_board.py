@@ -88,7 +88,11 @@ def watched_connection(account: Account) -> tuple[bool | None, str, str]:
 
 
 def board_row(account: Account, *, health: str, unread: int | None) -> FleetRow:
+    from tui.account import Opening
+
     connected, words, number = watched_connection(account)
+    if account.opening is not Opening.OPEN:  # its secrets are being read, or could not be: nothing was read with them
+        connected, words = None, account.opening.value
     activity = account.activity
     return FleetRow(
         profile=account.name,

@@ -55,6 +55,7 @@ from tui.account import (
     SANDBOX_PROFILE,
     Account,
     ClientsNotReady,
+    Opening,
     Tokens,
     new_account,
     sandbox_account_name,
@@ -89,6 +90,14 @@ log = logging.getLogger(__name__)
 
 MAX_ACCOUNTS = 100
 """Accounts one app opens at most (`--max-accounts`): each is watched, and the board reads them all."""
+OPENING_READS_AT_ONCE = 1
+"""Secret-store reads in flight at once while the other accounts open. One: reads in 4 threads (each keyring read
+its own D-Bus connection and Secret Service session) opened 100 accounts in ~2.1 s instead of ~3.4 s, but two of
+three gnome-keyring daemons died under a thousand or two such reads (the secrets then unreadable, the login keyring
+locked): not worth it while the start no longer waits for these reads (bench/README.md, "Start from the keyring")."""
+OPENING_AT_LISTENER = "is still opening (the app is reading its key)"
+UNREADABLE_AT_LISTENER = "cannot be verified: the app could not read its secrets (the app says why)"
+"""What the listener answers (503) for an account whose key is not known yet, after its name (never a detail)."""
 NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
 NAME_LIST_PAGES = 40  # at most 20,000 entries per list
 
@@ -255,6 +264,8 @@ class Runtime:
         self._account_keys: dict[str, str | None] = {}
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
         self._environment_warned = False
+        self._opening: asyncio.Task[None] | None = None
+        """The reads of the other accounts' secrets after the start (_open_others)."""
 
     def __repr__(self) -> str:
         mode = "sandbox" if self.sandbox_mode else f"profile={self.profile_name!r}"
@@ -579,12 +590,16 @@ class Runtime:
         for account in self.accounts:  # each its own inbox in the store they share (their events name their paths)
             account.inbox_account = account.name if len(self.accounts) > 1 else ""
         for account in self.accounts:
+            if account.opening is not Opening.OPEN:
+                continue  # its key is not known yet: served as pending (_serve_accounts) until _open_others reads it
             if len(self.accounts) == 1 and account is self.current:
                 keys[account.name] = self._hmac_key  # resolved at start, as before
             else:
                 keys[account.name] = await asyncio.to_thread(
                     secret_module.resolve_secret, account.name, account.secrets, _hmac_secret(), environ) or None
-        self._account_keys = keys
+        # Keys that _open_others gave meanwhile (an account that opened while these were read) are kept.
+        still_open = {account.name for account in self.accounts}
+        self._account_keys = {**{name: key for name, key in self._account_keys.items() if name in still_open}, **keys}
         if self.listener is not None:
             self._serve_accounts(self.listener)
 
@@ -599,6 +614,10 @@ class Runtime:
             listener.remove_account(name)
         for name, key in self._account_keys.items():
             listener.set_account_key(name, key)
+        for account in self.accounts:  # a key not known yet: refused for now (503), never served without one
+            if account.opening is not Opening.OPEN and account.name not in self._account_keys:
+                listener.set_account_pending(account.name, OPENING_AT_LISTENER if account.opening is Opening.READING
+                                             else UNREADABLE_AT_LISTENER)
         listener.account = self.accounts[0].name if len(self.accounts) == 1 else None
         listener.old_paths = len(self.accounts) <= 1
 
@@ -636,6 +655,11 @@ class Runtime:
     async def stop(self) -> None:
         """Stop servers, close the HTTP pool and the store. Safe to call twice or after a failed start."""
         self.started = False
+        if self._opening is not None:
+            opening, self._opening = self._opening, None
+            opening.cancel()
+            with contextlib.suppress(BaseException):
+                await opening
         if self._names_task is not None:
             task, self._names_task = self._names_task, None
             task.cancel()
@@ -856,21 +880,65 @@ class Runtime:
         secrets = await asyncio.to_thread(secret_module.open_secret_store_for_run, self.insecure_storage)
         account = self._open_account(profile, secrets)
         environ: dict[str, str] | None = None if not others else {}  # the GATEWAY_TUI_* variables name one account's secrets
-        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ)
+        resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, secrets, environ,
+                                           secret_module.secrets_to_open(profile.families))
         self._hmac_key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
+        # The others are open from here on, their secrets still to read: the listener serves their paths from its
+        # first request, answering 503 until their key is known (_open_others).
+        for other in others:  # watched beside the current one: clients built (no I/O), never connected by us
+            more = new_account(profiles[other], secrets, store=lambda: self.store)
+            more.reading()
+            self.accounts.append(more)
 
         await self._open_store(shared=bool(others))
         await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)
         self._build_http()
         assert self.http is not None
         account.connect(self.http, Tokens.from_secrets(resolved))
-        for other in others:  # watched beside the current one: clients built (no I/O), never connected by us
-            more = new_account(profiles[other], secrets, store=lambda: self.store)
-            more.connect(self.http, Tokens.from_secrets(
-                await asyncio.to_thread(secret_module.resolve_secrets, other, secrets, {})))
-            self.accounts.append(more)
-        if others:
-            await self.listen_for_accounts()  # each on its own /a/<profile>/ paths, with its own key
+        if others and isinstance(secrets, secret_module.KeyringSecrets):
+            # Each keyring read is a Secret Service round trip (~15 ms over D-Bus: seconds for a hundred accounts):
+            # read after the start, which the current account alone needed.
+            self._opening = asyncio.get_running_loop().create_task(self._open_others(), name="read the other accounts' secrets")
+        elif others:
+            await self._open_others()  # the 0600 file (or memory): read at once, the start ends with all of them open
+
+    async def _open_others(self) -> None:
+        """Read the secrets of the accounts still opening, in a thread of their own (a keyring read blocks on D-Bus;
+        OPENING_READS_AT_ONCE at a time), in the board's order, and open each as soon as its
+        own are read: its clients, and its key on the listener. One that cannot be read is "secrets unreadable" on
+        the board (switching to it says why) and stays refused at the listener (503)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from tui import secrets as secret_module
+
+        loop = asyncio.get_running_loop()
+
+        async def open_one(account: Account, pool: ThreadPoolExecutor) -> None:
+            names = secret_module.secrets_to_open(account.families)
+            try:  # {}: the GATEWAY_TUI_* variables name one account's secrets, and several are open
+                resolved = await loop.run_in_executor(
+                    pool, secret_module.resolve_secrets, account.name, account.secrets, {}, names)
+            except Exception as error:  # noqa: BLE001 - one account's keyring trouble must not stop the others'
+                problem = str(error) if isinstance(error, secret_module.KeyringUnavailable) else (
+                    f"{type(error).__name__}: {error}")
+                account.unreadable(problem)
+                log.warning("the secrets of %s could not be read: %s", account.name, problem)
+                if self.listener is not None:
+                    self.listener.set_account_pending(account.name, UNREADABLE_AT_LISTENER)
+                return
+            assert self.http is not None
+            account.opened(self.http, Tokens.from_secrets(resolved))
+            key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
+            self._account_keys[account.name] = key
+            if self.listener is not None:
+                self.listener.set_account_key(account.name, key)
+
+        opening = [account for account in self.accounts if account.opening is Opening.READING]
+        pool = ThreadPoolExecutor(OPENING_READS_AT_ONCE, thread_name_prefix="open-accounts")
+        try:  # submitted in the board's order; the pool takes them first come, first served
+            await asyncio.gather(*(open_one(account, pool) for account in opening))
+        finally:  # stopped: the reads not begun never begin, and none is waited for on the event loop
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _other_profiles(self, current: str, profiles: dict[str, Profile]) -> list[str]:
         """The profiles opened beside the current one (`--profiles`, `--all-profiles`), at most `max_accounts` in
@@ -906,7 +974,7 @@ class Runtime:
 
         if not self.started:
             return
-        await poll_accounts(self.accounts)
+        await poll_accounts([account for account in self.accounts if account.opening is Opening.OPEN])
         store = self.store
         if store is not None and not store.health.failing:
             def unread() -> dict[str, int]:  # each account's own inbox (several share the store)
@@ -929,6 +997,8 @@ class Runtime:
             raise LookupError(f"{name} is not open in this app")
         if account is self.current:
             return account
+        if await account.settled() is not Opening.OPEN:  # still opening: wait for its secrets, never act without them
+            raise LookupError(f"{name}'s secrets could not be read: {account.opening_problem}")
         from tui import secrets as secret_module
 
         key = await asyncio.to_thread(secret_module.resolve_secret, account.name, account.secrets,

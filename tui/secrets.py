@@ -307,10 +307,19 @@ def stored_secret(profile: str, name: StoredSecret, insecure: bool = False) -> s
 
 
 def resolve_secrets(
-    profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None
+    profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None,
+    names: Iterable[SecretName] = SecretName,
 ) -> dict[SecretName, str | None]:
-    """Each secret for this run: the environment variable when set, else the stored value."""
-    return {name: resolve_secret(profile, store, name, environ) for name in SecretName}
+    """Each secret for this run (`names`: only these): the environment variable when set, else the stored value."""
+    return {name: resolve_secret(profile, store, name, environ) for name in names}
+
+
+def secrets_to_open(families: Iterable[Family]) -> list[SecretName]:
+    """The secrets an account of these families is opened with: the tokens of its own families, and the HMAC key
+    whatever its families (the listener verifies its webhooks with it). Each is a keyring round trip: a
+    session-only profile reads two, not four."""
+    wanted = set(families)
+    return [name for name in SecretName if name.family in wanted or name is SecretName.HMAC_KEY]
 
 
 def resolve_secret(

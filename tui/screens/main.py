@@ -636,6 +636,7 @@ class MainScreen(SectionHost):
         return True
 
     def action_pick_account(self) -> None:
+        from tui.runtime import Opening
         from tui.widgets.fleet.picker import AccountPicker
 
         runtime = gateway_app(self).runtime
@@ -648,13 +649,20 @@ class MainScreen(SectionHost):
                 self.run_worker(self.make_current(name), group="switch-account", exclusive=True,
                                 exit_on_error=False, description="switch the current account")
 
-        self.app.push_screen(AccountPicker([account.name for account in runtime.accounts], current), chosen)
+        opening = {account.name: account.opening.value for account in runtime.accounts if account.opening is not Opening.OPEN}
+        self.app.push_screen(AccountPicker([account.name for account in runtime.accounts], current, opening), chosen)
 
     async def make_current(self, name: str) -> None:
         """Another open account becomes current: the header says it, the sections that show its profile are built
         again for it, the others act on it from their next call."""
+        from tui.runtime import Opening
+
         runtime = gateway_app(self).runtime
         before = runtime.current
+        chosen = runtime.account_named(name)
+        if chosen is not None and chosen.opening is Opening.READING:
+            self.notify(f"{name} is still opening (its secrets are being read): it becomes current when they are.",
+                        title="Account", markup=False, timeout=4)
         try:
             account = await runtime.switch_account(name)
         except LookupError as error:

@@ -23,6 +23,8 @@ with its account. The old paths (anything not under `/a/`) keep the listener's o
 under `account` (the single open account; None: unknown); with `old_paths=False` (several accounts and no single
 one) they are answered 404, saying where to post. An unknown `<profile>` is stored (rejected, without its body,
 account NULL) and answered 404 naming it. A connection proves itself with a valid signature for any account.
+An account whose key is not known yet (`set_account_pending`: the app still reads its secrets) is answered 503 with
+Retry-After and the reason, its body neither read nor stored: never taken unverified, and the gateway sends it again.
 
 Hostile senders (issue 20). A connection is *unproven* until one of its requests verifies against the key
 (Verdict.VALID); the source address proves nothing (behind a tunnel every sender is 127.0.0.1). Without a key, or
@@ -77,6 +79,9 @@ from tui.api.addresses import http_base
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 # Bodies in flight may hold this much beyond one largest body, so small events still pass while a big one is read.
 IN_FLIGHT_HEADROOM = 16 * 1024 * 1024
+PENDING_RETRY_AFTER = 5
+"""Seconds a gateway is asked to wait (Retry-After) before it sends again an event for an account whose key is not
+known yet (WuzAPI retries a non-2xx answer after its own delay, 30 s by default)."""
 # How long a request waits for room before it is answered 503 (WuzAPI gives up on an attempt after 30 s).
 IN_FLIGHT_WAIT = 20.0
 # Bodies at least this big are verified and parsed on a worker thread, so the event loop (the app's UI) keeps going.
@@ -141,6 +146,9 @@ class Listener:
         """The account whose events arrive on the old paths (the single open one); None: not known."""
         self.old_paths = old_paths
         self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
+        self._pending: dict[str, str] = {}
+        """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
+        self.deferred = 0  # requests answered 503 because their account's key was not known yet (not stored)
         self.in_flight.set_keyed(self._keyed())
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
@@ -189,11 +197,26 @@ class Listener:
         """Serve account `name` on `/a/<name>/session` and `/a/<name>/delivery`, verified with `key` (None or "":
         the account keeps no key, so nothing can be verified for it) from the next request on."""
         self._account_keys[name] = key or None
+        self._pending.pop(name, None)
         self._keys_changed()
+
+    def set_account_pending(self, name: str, reason: str) -> None:
+        """Serve account `name`, whose key is not known yet (`reason`, words for the sender after the name, e.g. "is
+        still opening (its key is being read)"; never a secret nor a local detail): its requests are answered 503 with Retry-After, neither verified nor stored, until
+        `set_account_key` gives its key. Never as if it had no key: that would take anyone's events for it."""
+        self._pending[name] = reason
+        if self._account_keys.pop(name, None) is not None:
+            self._keys_changed()
+
+    @property
+    def pending_accounts(self) -> Mapping[str, str]:
+        """The accounts served whose key is not known yet, and why."""
+        return dict(self._pending)
 
     def remove_account(self, name: str) -> None:
         """Stop serving `name`'s paths: its events are answered 404 from the next request on."""
         self._account_keys.pop(name, None)
+        self._pending.pop(name, None)
         self._keys_changed()
 
     def _keyed(self) -> bool:
@@ -251,6 +274,10 @@ class Listener:
         route = self._route(path)
         if route.unknown is not None:
             return await self._not_found(received_at, path, headers, route)
+        if route.pending is not None:
+            self.deferred += 1
+            # Close: the body is still on the wire and is not read.
+            return _json(503, {"error": route.pending}, ("Retry-After", str(PENDING_RETRY_AFTER)), close=True)
         encoding = request_headers.get("content-encoding")
         if encoding is not None and encoding.strip().lower() not in ("", "identity"):
             return await self._compressed(received_at, path, headers, encoding, route)
@@ -280,6 +307,9 @@ class Listener:
                 return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
                               f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
             return _Route(self.account, self._hmac_key, path)
+        if name in self._pending:
+            return _Route(name, None, below, pending=f"account {name!r} {self._pending[name]}; not verified, not "
+                          f"stored; retry in {PENDING_RETRY_AFTER} s")
         if name not in self._account_keys:
             shown = name[:64].encode("ascii", "replace").decode("ascii")
             return _Route(None, None, below, f"no account named {shown!r} on this listener")
@@ -454,12 +484,14 @@ class Listener:
 
 class _Route(NamedTuple):
     """Where a request goes: its account (None: not known), the key that verifies it (None: none), the path below
-    `/a/<profile>` (the old path itself otherwise), and why no account takes it (None: one does, or the old paths)."""
+    `/a/<profile>` (the old path itself otherwise), why no account takes it (None: one does, or the old paths), and
+    why its account cannot take it yet (None: it can)."""
 
     account: str | None
     key: str | None
     below: str
     unknown: str | None = None
+    pending: str | None = None
 
 
 def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:

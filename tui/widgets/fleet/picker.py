@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -38,10 +38,12 @@ class AccountPicker(ModalScreen[str | None]):
     AccountPicker OptionList { height: auto; max-height: 16; border: none; }
     """
 
-    def __init__(self, names: Sequence[str], current: str) -> None:
+    def __init__(self, names: Sequence[str], current: str, opening: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.names = list(names)
         self.current = current
+        self.opening = dict(opening or {})
+        """Accounts whose secrets are still being read, or could not be: listed, each with the board's word for it."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -61,9 +63,14 @@ class AccountPicker(ModalScreen[str | None]):
         options = self.query_one(OptionList)
         options.clear_options()
         shown = fuzzy_order(self.names, query)[:SHOWN_AT_MOST]
-        options.add_options([Option(name + ("  (current)" if name == self.current else ""), id=name) for name in shown])
+        options.add_options([Option(name + self._mark(name), id=name) for name in shown])
         if shown:
             options.highlighted = 0
+
+    def _mark(self, name: str) -> str:
+        if name == self.current:
+            return "  (current)"
+        return f"  ({self.opening[name]})" if name in self.opening else ""
 
     @on(Input.Submitted, "#picker-query")
     def _submitted(self) -> None:  # Enter in the field (the field takes Enter before the screen's binding)
