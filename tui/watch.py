@@ -25,7 +25,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from tui.api.connection import ConnectionState, number_of_jid
-from tui.api.operations import Family
+from tui.api.models import NoBody
+from tui.api.operations import DEVICE, Family
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
@@ -299,7 +300,6 @@ class ConnectionWatch:
         leaves the number unknown and is only logged: it is no problem of the connection's."""
         from tui.api.dialects import InstanceDialect
         from tui.api.errors import GatewayError
-
         watched = self.families[Family.INSTANCE]
         state = watched.state
         if (state is None or not state.connected or state.number or watched.number_asked
@@ -307,7 +307,7 @@ class ConnectionWatch:
             return
         watched.number_asked = True
         try:
-            number = (await account.instance_client().device()).number
+            number = (await account.instance_client().request(DEVICE, NoBody())).number
         except GatewayError as error:  # 404, unreachable, a bad answer, read-only...: the number stays unknown
             log.info("paired number not read (Z-API GET /device): %s%s", type(error).__name__,
                      f" {error.status}" if error.status else "")

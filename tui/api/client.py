@@ -21,7 +21,6 @@ from pydantic import BaseModel
 from tui.api.connection import (
     EveryCallback,
     InstanceStatus,
-    ZapiDevice,
     ZapiInstanceData,
     PairPhone,
     PhoneCodeQuery,
@@ -282,10 +281,6 @@ class InstanceClient:
     async def disconnect(self) -> OperationResult:
         """Unpairs the phone (Z-API's GET /disconnect): pairing again needs a new code."""
         return await self.request(ops.DISCONNECT, NoBody())
-
-    async def device(self) -> ZapiDevice:
-        """Z-API's `GET /device`: the connected phone's number (`.number`), name and device."""
-        return await self.request(ops.DEVICE, NoBody())
 
     # -- the webhook settings (Z-API only: the spec can set the delivery URL and read none) ---------------------
 

@@ -405,9 +405,11 @@ The keys act on the family marked ◂ (**f** chooses the other):
 
     async def _read_device(self, account: Account) -> None:
         from tui.api.errors import GatewayError
+        from tui.api.models import NoBody
+        from tui.api.operations import DEVICE
 
         try:
-            device = await account.instance_client().device()
+            device = await account.instance_client().request(DEVICE, NoBody())
         except GatewayError as error:
             self.say(f"The paired phone was not read: {error.message}")
             return
