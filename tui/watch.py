@@ -13,6 +13,10 @@ The events, from the gateways' docs and code: WuzAPI (whatsmeow's events as wuza
 `Disconnected`, `LoggedOut`, `PairSuccess`, `PairError`, `QR`, `QRTimeout`, `ConnectFailure`, `TemporaryBan`;
 Z-API `ConnectedCallback`, `DisconnectedCallback`. Their kinds are the payload's `type` as
 `tui.webhooks.classify` names them.
+
+The paired number: WuzAPI's status and both gateways' connect events say it; Z-API's status never does, so a
+connected Z-API instance whose number is not known has its `GET /device` read once (again only after it was seen
+not connected). A failing read leaves the number unknown, logged at info.
 """
 
 from __future__ import annotations
@@ -300,6 +304,7 @@ class ConnectionWatch:
         leaves the number unknown and is only logged: it is no problem of the connection's."""
         from tui.api.dialects import InstanceDialect
         from tui.api.errors import GatewayError
+
         watched = self.families[Family.INSTANCE]
         state = watched.state
         if (state is None or not state.connected or state.number or watched.number_asked
@@ -308,7 +313,7 @@ class ConnectionWatch:
         watched.number_asked = True
         try:
             number = (await account.instance_client().request(DEVICE, NoBody())).number
-        except GatewayError as error:  # 404, unreachable, a bad answer, read-only...: the number stays unknown
+        except GatewayError as error:  # 404, unreachable, a bad answer: the number stays unknown
             log.info("paired number not read (Z-API GET /device): %s%s", type(error).__name__,
                      f" {error.status}" if error.status else "")
             return
