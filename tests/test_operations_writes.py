@@ -21,6 +21,7 @@ READS = {
     OperationId.QR_CODE,
     OperationId.QR_CODE_IMAGE,
     OperationId.INSTANCE_DATA,
+    OperationId.DEVICE,
     OperationId.HMAC_STATUS,
     OperationId.GROUP_INFO,
     OperationId.USER_CONTACTS,

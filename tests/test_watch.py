@@ -3,11 +3,20 @@ Z-API's webhook docs) move each family's state; several changes in a minute are 
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
+from tests.api.dialect_cases import ZAPI_DEVICE_DOC
+from tests.api.recording_gateway import RecordingGateway
+from tui.api.client import GatewayHttp, InstanceClient, SessionClient
 from tui.api.connection import ConnectionState
+from tui.api.credentials import InstanceCredentials
+from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import Family
-from tui.watch import Change, ConnectionWatch
+from tui.watch import Change, ConnectionWatch, header_words
 
 
 class Clock:
@@ -103,3 +112,91 @@ def test_polling_is_never_faster_than_ten_seconds() -> None:
     assert not watch.poll_due()
     clock.advance(5)
     assert watch.poll_due()
+
+
+# -- the paired number of a Z-API instance: its GET /device, read once per connection --------------------------
+
+CONNECTED = {"connected": True, "error": "You are already connected", "smartphoneConnected": True}
+RESTORE = {"connected": False, "error": "You need to restore the session.", "smartphoneConnected": False}
+
+
+class GatewayAccount:
+    """An account of one instance at a recording gateway, in `dialect`."""
+
+    def __init__(self, client: InstanceClient, dialect: InstanceDialect) -> None:
+        self.client = client
+        self.dialects = (dialect, SessionDialect.SPEC)
+
+    def instance_client(self) -> InstanceClient:
+        return self.client
+
+    def session_client(self) -> SessionClient:
+        raise AssertionError("no session family here")
+
+
+@pytest.fixture
+async def recording() -> AsyncIterator[RecordingGateway]:
+    server = RecordingGateway()
+    await server.start()
+    server.reply("GET", "/qr-code", json_body={"connected": True, "error": "You are already connected."})
+    yield server
+    await server.stop()
+
+
+async def _polls(recording: RecordingGateway, dialect: InstanceDialect, statuses: list[dict[str, object]],
+                 ) -> tuple[ConnectionWatch, list[Change]]:
+    """A forced poll per status answer, in order (the recording gateway answers them in turn)."""
+    watch, _clock, changes = watch_of(Family.INSTANCE)
+    for status in statuses:
+        recording.reply("GET", "/status", json_body=status)
+    async with GatewayHttp(timeout=5.0) as http:
+        account = GatewayAccount(InstanceClient(http, InstanceCredentials(recording.url, "i1", "tok", "ctok"), dialect),
+                                 dialect)
+        for _ in statuses:
+            await watch.poll(account, force=True)
+    return watch, changes
+
+
+def _asked(recording: RecordingGateway, path: str) -> int:
+    return sum(1 for seen in recording.requests if seen.raw_path.endswith(path))
+
+
+async def test_a_connected_zapi_instance_gets_its_number_from_device_once(recording: RecordingGateway) -> None:
+    recording.reply("GET", "/device", json_body=ZAPI_DEVICE_DOC)
+    watch, changes = await _polls(recording, InstanceDialect.ZAPI, [CONNECTED] * 3 + [RESTORE, CONNECTED])
+    assert _asked(recording, "/status") == 5
+    assert _asked(recording, "/device") == 1  # not on every poll; and the number outlives the reconnection
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and (state.connected, state.number) == (True, "5511999999999")
+    assert watch.problem(Family.INSTANCE) is None
+    assert [change.new.number for change in changes][:2] == [None, "5511999999999"]
+
+
+async def test_a_404_device_leaves_the_number_unknown_without_error(
+        recording: RecordingGateway, caplog: pytest.LogCaptureFixture) -> None:
+    recording.reply("GET", "/device", 404, json_body={"error": "Not Found"})
+    with caplog.at_level(logging.INFO, logger="tui.watch"):
+        watch, changes = await _polls(recording, InstanceDialect.ZAPI, [CONNECTED] * 3)
+    assert _asked(recording, "/device") == 1  # asked once, not again on each poll
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and state.connected and state.number is None
+    assert watch.problem(Family.INSTANCE) is None and header_words(watch) == "connected"
+    assert len(changes) == 1  # the first reading only: no change, no problem for the failed read
+    [said] = [record for record in caplog.records if record.name == "tui.watch"]
+    assert said.levelno == logging.INFO and "NotFound 404" in said.getMessage()
+
+
+async def test_after_a_disconnect_and_a_connect_an_unknown_number_is_asked_again(recording: RecordingGateway) -> None:
+    recording.reply("GET", "/device", 404, json_body={"error": "Not Found"})
+    recording.reply("GET", "/device", json_body=ZAPI_DEVICE_DOC)  # the second ask answers
+    watch, _changes = await _polls(recording, InstanceDialect.ZAPI, [CONNECTED, CONNECTED, RESTORE, CONNECTED])
+    assert _asked(recording, "/device") == 2
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and state.number == "5511999999999"
+
+
+async def test_the_spec_dialect_never_asks_for_the_device(recording: RecordingGateway) -> None:
+    watch, _changes = await _polls(recording, InstanceDialect.SPEC, [CONNECTED] * 2)
+    assert _asked(recording, "/device") == 0
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and state.connected and state.number is None

@@ -13,6 +13,10 @@ The events, from the gateways' docs and code: WuzAPI (whatsmeow's events as wuza
 `Disconnected`, `LoggedOut`, `PairSuccess`, `PairError`, `QR`, `QRTimeout`, `ConnectFailure`, `TemporaryBan`;
 Z-API `ConnectedCallback`, `DisconnectedCallback`. Their kinds are the payload's `type` as
 `tui.webhooks.classify` names them.
+
+The paired number: WuzAPI's status and both gateways' connect events say it; Z-API's status never does, so a
+connected Z-API instance whose number is not known has its `GET /device` read once (again only after it was seen
+not connected). A failing read leaves the number unknown, logged at info.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from tui.api.connection import ConnectionState, number_of_jid
-from tui.api.operations import Family
+from tui.api.models import NoBody
+from tui.api.operations import DEVICE, Family
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
@@ -130,6 +135,9 @@ class FamilyWatch:
         self.contradiction: str | None = None
         """The gateway's answers contradict each other (a wedged session): what they said, in plain words."""
         self.changes: deque[datetime] = deque(maxlen=32)
+        self.number_asked = False
+        """Z-API's `GET /device` was asked for the number during this connection (asked once; again after the
+        family was seen not connected)."""
 
     def flapping(self) -> bool:
         now = self.clock()
@@ -195,6 +203,8 @@ class ConnectionWatch:
             state = state.model_copy(update={"since": now if flipped else old.since})
         if old is not None and old.connected != state.connected:
             watched.changes.append(now)
+        if not state.connected:
+            watched.number_asked = False  # the next connection may ask again
         same = old == state and watched.problem == problem and watched.contradiction == contradiction
         watched.state, watched.problem, watched.contradiction = state, problem, contradiction
         if not same:
@@ -284,7 +294,37 @@ class ConnectionWatch:
             state = state.model_copy(update={"connected": False, "logged_in": True,
                                              "reason": "stuck: the gateway contradicts itself"})
         self.set_state(family, state, contradiction=contradiction)
+        if family is Family.INSTANCE:
+            await self._read_number(account)
         return self.state(family)
+
+    async def _read_number(self, account: Account) -> None:
+        """Z-API's status never says the paired number: when the instance is connected and its number is not
+        known, read `GET /device` once (not on every poll; again after it was seen not connected). A failing read
+        leaves the number unknown and is only logged: it is no problem of the connection's."""
+        from tui.api.dialects import InstanceDialect
+        from tui.api.errors import GatewayError
+
+        watched = self.families[Family.INSTANCE]
+        state = watched.state
+        if (state is None or not state.connected or state.number or watched.number_asked
+                or account.dialects[0] is not InstanceDialect.ZAPI):
+            return
+        watched.number_asked = True
+        try:
+            number = (await account.instance_client().request(DEVICE, NoBody())).number
+        except GatewayError as error:  # 404, unreachable, a bad answer: the number stays unknown
+            log.info("paired number not read (Z-API GET /device): %s%s", type(error).__name__,
+                     f" {error.status}" if error.status else "")
+            return
+        except Exception as error:  # ClientsNotReady and the like: not a reading either
+            log.info("paired number not read (Z-API GET /device): %s", type(error).__name__)
+            return
+        current = watched.state
+        if not number or current is None or not current.connected or current.number:
+            return
+        self.set_state(Family.INSTANCE, current.model_copy(update={"number": number}),
+                       problem=watched.problem, contradiction=watched.contradiction)
 
 
 async def _contradiction(account: Account, family: Family, state: ConnectionState) -> str | None:

@@ -51,6 +51,22 @@ def _png_data_url(payload: str) -> str:
 QR_PNG = _png_data_url(QR_PAYLOAD)
 
 
+# Z-API's GET /device answer as its docs show it (developer.z-api.io/en/instance/device, the 200 example).
+ZAPI_DEVICE_DOC = {
+    "phone": "5511999999999",
+    "imgUrl": "https://...",
+    "about": "Profile status message",
+    "name": "User name",
+    "device": {
+        "sessionName": "Z-API",
+        "device_model": "Z-API",
+    },
+    "originalDevice": "iphone",
+    "sessionId": 175,
+    "isBusiness": False,
+}
+
+
 @dataclass(frozen=True)
 class WireCase:
     op: OperationId
@@ -540,6 +556,12 @@ CASES: list[WireCase] = [
                  "delivery": "https://hooks.example.com/d", "received": "https://other.example.com/in",
                  "message status": "https://hooks.example.com/s", "chat presence": "",
                  "connected": "https://hooks.example.com/c", "disconnected": ""}),
+    # Z-API GET /device ("Device info"): developer.z-api.io/en/instance/device (Z-API/docs en/instance/device.mdx),
+    # its 200 example literally.
+    _refused(OperationId.DEVICE, SPEC, m.NoBody, "GET", "/device", "device"),
+    WireCase(OperationId.DEVICE, ZAPI, m.NoBody, "GET", "/device", None, (200, ZAPI_DEVICE_DOC),
+             lambda r: (r.number, r.name, r.about, r.originalDevice, r.sessionId, r.isBusiness, r.device.device_model)
+             == ("5511999999999", "User name", "Profile status message", "iphone", 175, False, "Z-API")),
     # Z-API PUT /update-every-webhooks: research/zapi.md §4 (body {value, notifySentByMe?}); answers {value: true}.
     _refused(OperationId.UPDATE_EVERY_WEBHOOKS, SPEC, lambda: c.EveryCallback(value="https://hooks.example.com/z"),
              "PUT", "/update-every-webhooks", "update-every-webhooks"),

@@ -16,6 +16,7 @@ from tests.harness import screen_text, wait_ready, wait_until
 from tui.api.operations import Family
 from tui.app import GatewayApp, build_app
 from tui.screens.account import AccountSection
+from tui.widgets.account.family_state import FamilyState
 from tui.widgets.forms import set_cursor_blink
 from tui.widgets.header import GatewayHeader
 from tui.widgets.section import ConfirmScreen
@@ -133,3 +134,20 @@ async def test_log_out_asks_first() -> None:
         await pilot.press("y")
         await wait_until(pilot, lambda: "Logged out: the session" in screen_text(app), timeout=5.0, what="logged out")
         await wait_until(pilot, lambda: not connected(app, Family.SESSION), timeout=2.0, what="not connected")
+
+
+async def test_the_z_api_number_is_shown_and_its_device_read_on_demand() -> None:
+    """Z-API's status says no number: the watch reads GET /device once connected, and the section shows it; the
+    palette's "Paired phone's number and device (Z-API)" reads it again and says what the phone is."""
+    app = account_app(logged_out=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        section = await open_account(pilot, Family.INSTANCE)
+        assert app.runtime.sandbox is not None
+        number = app.runtime.sandbox.state.own_phone
+        panel = next(panel for panel in section.query(FamilyState) if panel.family is Family.INSTANCE)
+        await wait_until(pilot, lambda: f"number {number}" in str(panel.render()), timeout=5.0,
+                         what="the instance's number")
+        section.open_operation("device")
+        await wait_until(pilot, lambda: f"Paired phone: {number} (Acme Store (sandbox), business, smba)"
+                         in screen_text(app), timeout=5.0, what="the device said")

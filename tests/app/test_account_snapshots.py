@@ -41,9 +41,21 @@ async def open_account(pilot) -> AccountSection:
     return section
 
 
+async def instance_number_read(pilot) -> None:
+    """Z-API's number comes from its GET /device, read just after the status says connected: wait for it."""
+    account = pilot.app.runtime.current
+
+    def known() -> bool:
+        state = account.watch.state(Family.INSTANCE)
+        return state is not None and state.number is not None
+
+    await wait_until(pilot, known, what="the instance's number (GET /device)")
+
+
 def test_account_paired(snap_compare):
     async def run_before(pilot):
         await open_account(pilot)
+        await instance_number_read(pilot)
         await settle(pilot)
 
     assert snap_compare(account_app(logged_out=False), terminal_size=SIZE, run_before=run_before)
@@ -74,6 +86,7 @@ def test_account_too_small_for_the_qr(snap_compare):
 def test_account_contradiction(snap_compare):
     async def run_before(pilot):
         await open_account(pilot)
+        await instance_number_read(pilot)
         await pilot.press("f")  # the session
         app = pilot.app
         account = app.runtime.current

@@ -22,7 +22,9 @@ def profile_name(index: int) -> str:
 
 
 @contextlib.asynccontextmanager
-async def sandbox_fleet(count: int, *, dialects: tuple[str, str] = ("zapi", "wuzapi")) -> AsyncIterator[list[SandboxGateway]]:
+async def sandbox_fleet(count: int, *, dialects: tuple[str, str] = ("zapi", "wuzapi"),
+                        instance_only: bool = False) -> AsyncIterator[list[SandboxGateway]]:
+    """`instance_only`: the profiles have the instance family alone (Z-API accounts, which no session read names)."""
     gateways = []
     secrets = open_secret_store(True)
     try:
@@ -38,12 +40,13 @@ async def sandbox_fleet(count: int, *, dialects: tuple[str, str] = ("zapi", "wuz
             base = gateway.url.rstrip("/")
             name = profile_name(index)
             config.save_profile(config.Profile(
-                name=name, base_url=base, instance_id=f"inst{index}", session_url=base, secrets_file=True,
-                instance_dialect=dialects[0], session_dialect=dialects[1], listener_port=0,
+                name=name, base_url=base, instance_id=f"inst{index}", session_url=None if instance_only else base,
+                secrets_file=True, instance_dialect=dialects[0], session_dialect=dialects[1], listener_port=0,
             ))
             secrets.set(name, SecretName.INSTANCE_TOKEN, tokens["instance"])
             secrets.set(name, SecretName.CLIENT_TOKEN, tokens["client"])
-            secrets.set(name, SecretName.SESSION_TOKEN, tokens["session"])
+            if not instance_only:
+                secrets.set(name, SecretName.SESSION_TOKEN, tokens["session"])
         yield gateways
     finally:
         for gateway in gateways:

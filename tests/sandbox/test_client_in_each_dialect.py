@@ -47,8 +47,9 @@ DOCTOR_REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.INSTANCE_DATA: m.NoBody,
     OperationId.UPDATE_EVERY_WEBHOOKS: lambda: c.EveryCallback(value="http://127.0.0.1:9/hooks"),
     OperationId.WEBHOOK_READ: m.NoBody,
+    OperationId.DEVICE: m.NoBody,  # Z-API's GET /device: the paired phone's number (the connection watch reads it)
 }
-ZAPI_ONLY = {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS}
+ZAPI_ONLY = {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS, OperationId.DEVICE}
 
 REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.SEND_TEXT: lambda: m.SendText(phone=f"{LAUNCH_ID}@g.us", message="hello"),

@@ -171,3 +171,30 @@ async def test_status_and_unknown_group_metadata(zapi):
     assert (await client.get("status")).json() == {
         "connected": True, "error": "You are already connected.", "smartphoneConnected": True}
     refused(await client.get(f"group-metadata/{LAUNCH_ID}@g.us"), "GROUP_PHONE_NUMBER")
+
+
+def _shape(value: object) -> object:
+    """A JSON value's shape: its keys in order and the type of each value (objects inside too)."""
+    if isinstance(value, dict):
+        return [(key, _shape(item)) for key, item in value.items()]
+    return type(value).__name__
+
+
+async def test_device_answers_the_paired_phone_in_the_docs_shape(zapi):
+    """`GET /device` (developer.z-api.io/en/instance/device): the docs' 200 example's keys, in its order, each of
+    its type; the phone is the sandbox's paired number, the name and profile text its account's. Not connected:
+    409 (the sandbox's rule for a call that needs the phone), nothing else."""
+    from tests.api.dialect_cases import ZAPI_DEVICE_DOC
+
+    gateway, client = zapi
+    answer = await client.get("device")
+    assert answer.status_code == 200, answer.text
+    device = answer.json()
+    assert _shape(device) == _shape(ZAPI_DEVICE_DOC)
+    state = gateway.state
+    assert (device["phone"], device["name"], device["about"]) == (
+        state.own_phone, state.own_name, state.profile_description)
+    assert device["phone"] == state.instance_link.number
+    state.instance_link.online = False  # the network lost: still paired, not connected
+    lost = await client.get("device")
+    assert lost.status_code == 409 and set(lost.json()) == {"error"}, lost.text

@@ -45,6 +45,7 @@ __all__ = [
     "SessionLinkingCode",
     "SessionQr",
     "SessionStatus",
+    "ZapiDevice",
     "ZapiPhoneCode",
     "ZapiQr",
     "number_of_jid",
@@ -266,6 +267,35 @@ class ZapiInstanceData(Response):
             "message status": self.messageStatusCallbackUrl or "", "chat presence": self.presenceChatCallbackUrl or "",
             "connected": self.connectedCallbackUrl or "", "disconnected": self.disconnectedCallbackUrl or "",
         }
+
+
+class ZapiDeviceModel(Response):
+    """`device` of Z-API's `GET /device`: `{sessionName, device_model}` (both "Z-API" in the docs' example)."""
+
+    sessionName: str | None = None
+    device_model: str | None = None
+
+
+class ZapiDevice(Response):
+    """Z-API's `GET /device` ("Device info", developer.z-api.io/en/instance/device; Z-API/docs
+    en/instance/device.mdx): the phone paired with the instance, `{phone, imgUrl, about, name, device:
+    {sessionName, device_model}, originalDevice ("iphone", "android", "smbi", "smba"), sessionId, isBusiness}`.
+    Z-API's status read never says the number; this is where the watch learns it (tui.watch)."""
+
+    phone: str | None = None
+    imgUrl: str | None = None
+    about: str | None = None
+    name: str | None = None
+    device: ZapiDeviceModel | None = None
+    originalDevice: str | None = None
+    sessionId: int | None = None
+    isBusiness: LenientBool | None = None
+
+    @property
+    def number(self) -> str | None:
+        """The paired number, digits only; None when the answer has none."""
+        digits = "".join(ch for ch in self.phone or "" if ch.isdigit())
+        return digits or None
 
 
 class EveryCallback(Request):

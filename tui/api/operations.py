@@ -97,6 +97,7 @@ class OperationId(enum.StrEnum):
     RESTART = "restart"
     DISCONNECT = "disconnect"
     INSTANCE_DATA = "me"
+    DEVICE = "device"
     UPDATE_EVERY_WEBHOOKS = "update-every-webhooks"
     # session family
     HMAC_SET = "hmac-set"
@@ -681,6 +682,18 @@ DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
     destructive=True, spec_body=_no_such_call("disconnect", "Z-API's GET /disconnect"), bodies={Z: _no_body},
     notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
     writes=True,
+)
+
+# Z-API's "Device info" (developer.z-api.io/en/instance/device): the paired phone's number, name and device. The
+# status read never says the number; the connection watch reads this once per connection (tui.watch).
+
+DEVICE: Operation[m.NoBody, c.ZapiDevice] = Operation(
+    id=OperationId.DEVICE, number=None, family=INST, method="GET", path="device",
+    request=m.NoBody, result=c.ZapiDevice, title="Paired phone's number and device (Z-API)", section=Section.ACCOUNT,
+    spec_body=_no_such_call("device", "Z-API's GET /device"), bodies={Z: _no_body},
+    notes={Z: "answers {phone, imgUrl, about, name, device: {sessionName, device_model}, originalDevice, sessionId, "
+              "isBusiness} of the connected phone"},
+    writes=False,
 )
 
 # -- instance family: the webhook settings the doctor reads and sets (issue 24; developer.z-api.io en/instance/me,

@@ -56,7 +56,7 @@ class InstanceApi:
     )
     REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
         op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.INSTANCE
-    ) | {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS}
+    ) | {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS, OperationId.DEVICE}
     REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS
 
     def __init__(self, context: Context) -> None:

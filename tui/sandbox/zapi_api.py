@@ -118,6 +118,7 @@ class ZapiInstanceApi:
                 OperationId.RESTART: self.guarded(self.restart, needs_connection=False),
                 OperationId.DISCONNECT: self.guarded(self.disconnect, needs_connection=False),
                 OperationId.INSTANCE_DATA: self.guarded(self.instance_data, needs_connection=False),
+                OperationId.DEVICE: self.guarded(self.device),
                 OperationId.UPDATE_EVERY_WEBHOOKS: self.guarded(self.update_every_webhooks, needs_connection=False),
                 **{OperationId(path): self.guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()},
             }
@@ -525,6 +526,17 @@ class ZapiInstanceApi:
             "presenceChatCallbackUrl": urls.get("chat-presence", ""), "receivedCallbackUrl": urls.get("received", ""),
             "receiveCallbackSentByMe": False, "callRejectAuto": False, "callRejectMessage": "",
             "autoReadMessage": False, "initialDataCallbackUrl": "",
+        })
+
+    async def device(self, request: web.Request) -> web.Response:
+        """`GET /device` (developer.z-api.io/en/instance/device), in its field order: the paired phone's number,
+        the account's name and profile text; a business account (the sandbox has a catalog) on a WhatsApp
+        Business Android (`smba`). The sandbox has no profile picture (`imgUrl` ""). Not connected: 409, as
+        every call that needs the phone (the docs say nothing of that case)."""
+        return web.json_response({
+            "phone": self.link.number or self.state.own_phone, "imgUrl": "", "about": self.state.profile_description,
+            "name": self.state.own_name, "device": {"sessionName": "Z-API", "device_model": "Z-API"},
+            "originalDevice": "smba", "sessionId": 1, "isBusiness": True,
         })
 
     async def status(self, request: web.Request) -> web.Response:

@@ -378,7 +378,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             OperationId.PHONE_CODE: self.action_phone_code, OperationId.SESSION_PAIRPHONE: self.action_phone_code,
             OperationId.RESTART: self.action_reconnect, OperationId.SESSION_DISCONNECT: self.action_reconnect,
             OperationId.DISCONNECT: self.action_logout, OperationId.SESSION_LOGOUT: self.action_logout,
-            OperationId.SESSION_STATUS: self.refresh_state,
+            OperationId.SESSION_STATUS: self.refresh_state, OperationId.DEVICE: self.read_device,
         }
         act = acts[op_id]
         family = _family_of(op_id)
@@ -392,6 +392,30 @@ The keys act on the family marked ◂ (**f** chooses the other):
         if account is not None:
             self.run_worker(account.watch.poll(account, force=True), group="account-read", exclusive=True,
                             exit_on_error=False)
+
+
+    def read_device(self) -> None:
+        """Z-API's `GET /device`, read now and said: the paired phone's number, name and device."""
+        account = self._account
+        if account is None or not account.has(Family.INSTANCE):
+            self.say("No instance account is open; nothing was asked.")
+            return
+        self.say("Reading the paired phone (Z-API GET /device)…")
+        self.run_worker(self._read_device(account), group="account-read", exclusive=True, exit_on_error=False)
+
+    async def _read_device(self, account: Account) -> None:
+        from tui.api.errors import GatewayError
+        from tui.api.models import NoBody
+        from tui.api.operations import DEVICE
+
+        try:
+            device = await account.instance_client().request(DEVICE, NoBody())
+        except GatewayError as error:
+            self.say(f"The paired phone was not read: {error.message}")
+            return
+        kind = "business" if device.isBusiness else "personal" if device.isBusiness is False else ""
+        about = ", ".join(part for part in (device.name, kind, device.originalDevice) if part)
+        self.say(f"Paired phone: {device.number or 'no number in the answer'}" + (f" ({about})" if about else ""))
 
 
 def _connected(state: ConnectionState, actions: PairingActions) -> bool:
