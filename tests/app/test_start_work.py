@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
-from tests.harness import running_sandbox_app, settle
+from tests.harness import running_sandbox_app, settle, wait_until
 from tui.widgets.footer import GatewayFooter
 
 
@@ -69,3 +69,45 @@ async def test_the_footer_is_rebuilt_once_for_changes_before_a_frame_and_not_for
         await settle(pilot)
         assert rebuilds == [footer]
         assert [key.description for key in footer.query(FooterKey)] != shown
+
+
+async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_first_section_is_built(monkeypatch):
+    """`gateway-tui --sandbox`: the runtime's start sets the CA bundle's read going before Chats is imported, and builds
+    the clients before Chats is built, so the header's first status read is answered while Chats mounts and one frame
+    shows both. Before, both waited until Chats was mounted (~40 ms and a frame more before "connected")."""
+    import time
+
+    import tui.screens.main
+    from tui.app import build_app
+    from tui.sandbox.process import SandboxProcess
+    from tui.screens.chats import ChatsSection
+
+    process = SandboxProcess.spawn(("spec", "spec"))
+    try:
+        deadline = time.monotonic() + 20.0
+        while not process.answered():  # listening: the start finds its answer there and does not wait for it
+            assert time.monotonic() < deadline, "the sandbox process never answered"
+            time.sleep(0.02)
+        app = build_app(sandbox=True, sandbox_process=process)
+        seen: dict[str, object] = {}
+        load = tui.screens.main.section_class
+
+        def loading(section_id: str):
+            seen.setdefault(f"{section_id} imported, the sandbox taken on", app.runtime.sandbox is process)
+            return load(section_id)
+
+        build = ChatsSection.__init__
+
+        def building(self: ChatsSection, *args: object, **kwargs: object) -> None:
+            seen.setdefault("chats built, the clients ready", app.clients_ready)
+            build(self, *args, **kwargs)
+
+        monkeypatch.setattr(tui.screens.main, "section_class", loading)
+        monkeypatch.setattr(ChatsSection, "__init__", building)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.screen.sections_ready, what="the first section")
+            assert seen == {"chats imported, the sandbox taken on": True, "chats built, the clients ready": True}
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), what="the start")
+            await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
+    finally:
+        process.stop_now()
