@@ -111,3 +111,17 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
             await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
     finally:
         process.stop_now()
+
+
+def test_the_app_never_loads_httpx_s_command_line():
+    """httpx's package imports its command line when it can (`httpx._main`: click, pygments' lexers, rich's progress and
+    syntax modules), ~20 ms of the main thread before the app took keys; the app never uses it. The secret store's
+    import is the start's first of httpx (tui.config)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys; from tui.cli import build_parser; import tui.secrets, httpx; "
+             "print(json.dumps([m for m in ('click', 'pygments.lexers', 'rich.syntax') if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == []
