@@ -125,3 +125,22 @@ def test_the_app_never_loads_httpx_s_command_line():
              "print(json.dumps([m for m in ('click', 'pygments.lexers', 'rich.syntax') if m in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(done.stdout) == []
+
+
+def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_before_httpx_is():
+    """The sandbox process is on the way to "connected" (~300 ms to listen: its interpreter, aiohttp, the API models),
+    so it is spawned as early as can be: the command line's imports (tui.cli, which `prepare_app` runs after) no longer
+    load asyncio (~25 ms, imported by Textual after the spawn), and the child no longer loads httpx before it listens
+    (~10 ms: it delivers webhooks with it, the first one well after the start)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys, importlib; importlib.import_module(sys.argv[1]); "
+             "print(json.dumps(sorted({'asyncio', 'httpx'} & set(sys.modules))))")
+    loaded = {}
+    for module in ("tui.cli", "tui.sandbox_cli"):
+        done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True, timeout=60,
+                              check=True)
+        loaded[module] = json.loads(done.stdout)
+    assert loaded == {"tui.cli": [], "tui.sandbox_cli": ["asyncio"]}
