@@ -144,3 +144,28 @@ def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_b
                               check=True)
         loaded[module] = json.loads(done.stdout)
     assert loaded == {"tui.cli": [], "tui.sandbox_cli": ["asyncio"]}
+
+
+async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_settled(monkeypatch):
+    """Started after the first refresh (`call_after_refresh`), the runtime waited until the screen had settled: ~5 more
+    layouts after the first frame (sizes, the header's and the section bar's fit, the footer's keys), each on a later
+    refresh tick, ~35 ms for ~15 ms of work. It starts on Textual's Ready (the first frame drawn), so its start is under
+    way before the main screen begins to build its first section (which is queued after that settling)."""
+    from tui.runtime import Runtime
+    from tui.screens.main import MainScreen
+
+    order: list[str] = []
+    start, mount = Runtime.start, MainScreen._mount_sections
+
+    async def starting(self: Runtime, *args: object, **kwargs: object) -> None:
+        order.append("runtime")
+        await start(self, *args, **kwargs)
+
+    async def mounting(self: MainScreen) -> None:
+        order.append("sections")
+        await mount(self)
+
+    monkeypatch.setattr(Runtime, "start", starting)
+    monkeypatch.setattr(MainScreen, "_mount_sections", mounting)
+    async with running_sandbox_app(size=(80, 24)):
+        assert order == ["runtime", "sections"]
