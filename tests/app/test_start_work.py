@@ -169,3 +169,36 @@ async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_
     monkeypatch.setattr(MainScreen, "_mount_sections", mounting)
     async with running_sandbox_app(size=(80, 24)):
         assert order == ["runtime", "sections"]
+
+
+async def test_the_first_section_takes_the_focus_before_its_first_frame(monkeypatch):
+    """The kept keys were replayed (and the first field focused) only after the section's first layout, so the frame
+    that showed the section was followed by one more for the focus (~15 ms and a refresh tick before the app took
+    keys). The focus chain is built from the DOM and the styles, both there once the section is mounted: no frame is
+    drawn between the section mounted and the app taking keys."""
+    from textual.screen import Screen
+
+    from tui.app import GatewayApp
+    from tui.screens.main import MainScreen
+
+    frames: list[Screen] = []
+    at: dict[str, int] = {}
+    draw, mount, ready = Screen._compositor_refresh, MainScreen._mount_section, GatewayApp.report_keymap_problems
+
+    def drawing(self: Screen) -> None:
+        frames.append(self)
+        draw(self)
+
+    async def mounting(self: MainScreen, section_id: str, **kwargs: object) -> None:
+        await mount(self, section_id, **kwargs)  # type: ignore[arg-type]
+        at.setdefault(f"{section_id} mounted", len(frames))
+
+    def taking_keys(self: GatewayApp) -> None:
+        at.setdefault("keys taken", len(frames))
+        ready(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", drawing)
+    monkeypatch.setattr(MainScreen, "_mount_section", mounting)
+    monkeypatch.setattr(GatewayApp, "report_keymap_problems", taking_keys)
+    async with running_sandbox_app(size=(80, 24)):
+        assert at["keys taken"] == at["chats mounted"]

@@ -339,11 +339,12 @@ class MainScreen(SectionHost):
         await _at_most(runtime.start_beside_loop, START_STEP_WAIT)
         await self._mount_section(self.current_section, after_import=runtime.clients_coming)
         self.call_after_refresh(self._offer_samples)
-        # Replay after the section's first layout: before it the focus chain does not know it yet, and a Tab
-        # typed during start-up would go nowhere. The replay gives the field the focus, not this method: a key
-        # arriving in between then reaches this screen and is kept after the others, where a focused field would
-        # have taken it first ("5511" typed under load became "1551").
-        self.call_after_refresh(self._replay_early_keys)
+        # The replay gives the field the focus, not this method: a key arriving in between then reaches this screen
+        # and is kept after the others, where a focused field would have taken it first ("5511" typed under load
+        # became "1551"). At once, not after the section's first layout: the focus chain is built from the DOM and
+        # the styles (both there once the section is mounted), and the focus then shows in that first layout's
+        # frame instead of one more (~15 ms and a refresh tick before the app took keys).
+        self.call_next(self._replay_early_keys)
         self.run_worker(self._mount_the_rest(), group="sections", exit_on_error=False,
                         description="mount the sections not shown yet")
 
