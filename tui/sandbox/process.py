@@ -269,3 +269,8 @@ async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str
 def _answer(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+    import gc
+
+    if not gc.isenabled():  # turned off for the child's start (tui.sandbox_cli): what it built lives as long as it
+        gc.freeze()
+        gc.enable()
