@@ -7,7 +7,6 @@ GATEWAY_TUI_CLIENT_TOKEN without a terminal. None is ever an argument, printed o
 from __future__ import annotations
 
 import argparse
-import asyncio
 import getpass
 import os
 import sys
@@ -94,6 +93,8 @@ def run_cli(args: argparse.Namespace) -> int:
     from tui import config
     from tui.api.errors import GatewayError
     from tui.secrets import KeyringUnavailable
+
+    import asyncio  # here, not at the top: `gateway-tui --sandbox` spawns its sandbox before asyncio's import (~25 ms)
 
     action = {"import": _import, "users": _users, "instances": _instances}[args.fleet_command]
     try:

@@ -228,6 +228,17 @@ class Runtime:
         """The sandbox in this process starts with no phone paired (`--sandbox --logged-out`'s in-process twin)."""
         self._sandbox_process = sandbox_process
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
+        self.start_beside_loop = asyncio.Event()
+        """Set once the start has set going what runs beside the event loop before the clients can exist (the TLS
+        context in a thread, the sandbox process's answer), or at once without a sandbox process: the UI may take
+        the loop for its own start-up work meanwhile (the first section's import)."""
+        self.clients_coming = asyncio.Event()
+        """Set once the clients are built, or the start must wait for the sandbox process to answer, or the start
+        has ended (or at once without a sandbox process): the UI mounts its first section from then on, while the
+        header's first status read runs (before, its ~60 ms held the clients and that read back)."""
+        if sandbox_process is None:  # the start's steps run on the loop: nothing to let go first
+            self.start_beside_loop.set()
+            self.clients_coming.set()
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
         self.profile_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
         self.insecure_storage = insecure_storage
@@ -648,6 +659,9 @@ class Runtime:
         except BaseException:
             await self.stop()
             raise
+        finally:
+            self.start_beside_loop.set()
+            self.clients_coming.set()
         self.started = True
         if self._names_asked and self._names_task is None:
             self.refresh_names()  # the inbox opened before the clients were ready
@@ -701,16 +715,20 @@ class Runtime:
         secrets = MemorySecrets()  # the sandbox's throwaway secrets: its account keeps them
         if self._sandbox_process is not None:
             tokens = Tokens.from_names(self._sandbox_process.tokens)
-            await asyncio.to_thread(_write_tokens, secrets, SANDBOX_PROFILE, tokens)
+            _write_tokens(secrets, SANDBOX_PROFILE, tokens)  # in memory: no thread needed
             self.sandbox = self._sandbox_process
             from tui.sandbox.process import SandboxProcessError
 
             # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
-            # may still be starting, not after it; the bundle is read in a thread, beside the section being mounted.
+            # may still be starting, not after it; the bundle is read in a thread while the UI imports its first
+            # section, and the clients are built before that section is mounted (`clients_coming`).
             from tui.api.gateway_http import tls_context
 
-            self._build_http(await asyncio.to_thread(tls_context))
-
+            context = asyncio.ensure_future(asyncio.to_thread(tls_context))
+            self.start_beside_loop.set()
+            self._build_http(await context)
+            if not self._sandbox_process.answered():
+                self.clients_coming.set()  # the UI need not wait for the sandbox: its section first
             try:
                 await self._sandbox_process.wait_ready()
             except SandboxProcessError as error:
@@ -1010,6 +1028,7 @@ class Runtime:
     _on_clients: Callable[[], Awaitable[None]] | None = None
 
     async def _clients_built(self) -> None:
+        self.clients_coming.set()
         callback, self._on_clients = self._on_clients, None
         if callback is not None:
             await callback()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
-from tests.harness import running_sandbox_app, settle
+from tests.harness import running_sandbox_app, settle, wait_until
 from tui.widgets.footer import GatewayFooter
 
 
@@ -69,3 +69,136 @@ async def test_the_footer_is_rebuilt_once_for_changes_before_a_frame_and_not_for
         await settle(pilot)
         assert rebuilds == [footer]
         assert [key.description for key in footer.query(FooterKey)] != shown
+
+
+async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_first_section_is_built(monkeypatch):
+    """`gateway-tui --sandbox`: the runtime's start sets the CA bundle's read going before Chats is imported, and builds
+    the clients before Chats is built, so the header's first status read is answered while Chats mounts and one frame
+    shows both. Before, both waited until Chats was mounted (~40 ms and a frame more before "connected")."""
+    import time
+
+    import tui.screens.main
+    from tui.app import build_app
+    from tui.sandbox.process import SandboxProcess
+    from tui.screens.chats import ChatsSection
+
+    process = SandboxProcess.spawn(("spec", "spec"))
+    try:
+        deadline = time.monotonic() + 20.0
+        while not process.answered():  # listening: the start finds its answer there and does not wait for it
+            assert time.monotonic() < deadline, "the sandbox process never answered"
+            time.sleep(0.02)
+        app = build_app(sandbox=True, sandbox_process=process)
+        seen: dict[str, object] = {}
+        load = tui.screens.main.section_class
+
+        def loading(section_id: str):
+            seen.setdefault(f"{section_id} imported, the sandbox taken on", app.runtime.sandbox is process)
+            return load(section_id)
+
+        build = ChatsSection.__init__
+
+        def building(self: ChatsSection, *args: object, **kwargs: object) -> None:
+            seen.setdefault("chats built, the clients ready", app.clients_ready)
+            build(self, *args, **kwargs)
+
+        monkeypatch.setattr(tui.screens.main, "section_class", loading)
+        monkeypatch.setattr(ChatsSection, "__init__", building)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.screen.sections_ready, what="the first section")
+            assert seen == {"chats imported, the sandbox taken on": True, "chats built, the clients ready": True}
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), what="the start")
+            await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
+    finally:
+        process.stop_now()
+
+
+def test_the_app_never_loads_httpx_s_command_line():
+    """httpx's package imports its command line when it can (`httpx._main`: click, pygments' lexers, rich's progress and
+    syntax modules), ~20 ms of the main thread before the app took keys; the app never uses it. The secret store's
+    import is the start's first of httpx (tui.config)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys; from tui.cli import build_parser; import tui.secrets, httpx; "
+             "print(json.dumps([m for m in ('click', 'pygments.lexers', 'rich.syntax') if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_before_httpx_is():
+    """The sandbox process is on the way to "connected" (~300 ms to listen: its interpreter, aiohttp, the API models),
+    so it is spawned as early as can be: the command line's imports (tui.cli, which `prepare_app` runs after) no longer
+    load asyncio (~25 ms, imported by Textual after the spawn), and the child no longer loads httpx before it listens
+    (~10 ms: it delivers webhooks with it, the first one well after the start)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys, importlib; importlib.import_module(sys.argv[1]); "
+             "print(json.dumps(sorted({'asyncio', 'httpx'} & set(sys.modules))))")
+    loaded = {}
+    for module in ("tui.cli", "tui.sandbox_cli"):
+        done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True, timeout=60,
+                              check=True)
+        loaded[module] = json.loads(done.stdout)
+    assert loaded == {"tui.cli": [], "tui.sandbox_cli": ["asyncio"]}
+
+
+async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_settled(monkeypatch):
+    """Started after the first refresh (`call_after_refresh`), the runtime waited until the screen had settled: ~5 more
+    layouts after the first frame (sizes, the header's and the section bar's fit, the footer's keys), each on a later
+    refresh tick, ~35 ms for ~15 ms of work. It starts on Textual's Ready (the first frame drawn), so its start is under
+    way before the main screen begins to build its first section (which is queued after that settling)."""
+    from tui.runtime import Runtime
+    from tui.screens.main import MainScreen
+
+    order: list[str] = []
+    start, mount = Runtime.start, MainScreen._mount_sections
+
+    async def starting(self: Runtime, *args: object, **kwargs: object) -> None:
+        order.append("runtime")
+        await start(self, *args, **kwargs)
+
+    async def mounting(self: MainScreen) -> None:
+        order.append("sections")
+        await mount(self)
+
+    monkeypatch.setattr(Runtime, "start", starting)
+    monkeypatch.setattr(MainScreen, "_mount_sections", mounting)
+    async with running_sandbox_app(size=(80, 24)):
+        assert order == ["runtime", "sections"]
+
+
+async def test_the_first_section_takes_the_focus_before_its_first_frame(monkeypatch):
+    """The kept keys were replayed (and the first field focused) only after the section's first layout, so the frame
+    that showed the section was followed by one more for the focus (~15 ms and a refresh tick before the app took
+    keys). The focus chain is built from the DOM and the styles, both there once the section is mounted: no frame is
+    drawn between the section mounted and the app taking keys."""
+    from textual.screen import Screen
+
+    from tui.app import GatewayApp
+    from tui.screens.main import MainScreen
+
+    frames: list[Screen] = []
+    at: dict[str, int] = {}
+    draw, mount, ready = Screen._compositor_refresh, MainScreen._mount_section, GatewayApp.report_keymap_problems
+
+    def drawing(self: Screen) -> None:
+        frames.append(self)
+        draw(self)
+
+    async def mounting(self: MainScreen, section_id: str, **kwargs: object) -> None:
+        await mount(self, section_id, **kwargs)  # type: ignore[arg-type]
+        at.setdefault(f"{section_id} mounted", len(frames))
+
+    def taking_keys(self: GatewayApp) -> None:
+        at.setdefault("keys taken", len(frames))
+        ready(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", drawing)
+    monkeypatch.setattr(MainScreen, "_mount_section", mounting)
+    monkeypatch.setattr(GatewayApp, "report_keymap_problems", taking_keys)
+    async with running_sandbox_app(size=(80, 24)):
+        assert at["keys taken"] == at["chats mounted"]

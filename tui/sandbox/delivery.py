@@ -26,11 +26,12 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
+
+if TYPE_CHECKING:  # imported by the first delivery: the sandbox process answers its port ~10 ms sooner without it
+    import httpx
 from tui.sandbox.events import (
     JSON_CONTENT_TYPE,
     Peer,
@@ -110,6 +111,8 @@ class Deliverer:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
+            import httpx
+
             # trust_env=False: a proxy from the environment must not intercept loopback deliveries.
             self._client = httpx.AsyncClient(timeout=self.timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
         return self._client
@@ -269,6 +272,8 @@ class Deliverer:
         if key and signed:
             headers[SIGNATURE_HEADER] = sign(key, body)
         client = self._http()
+        import httpx
+
         for attempt in range(self.attempts):
             if attempt:
                 await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))

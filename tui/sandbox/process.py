@@ -108,6 +108,15 @@ class SandboxProcess:
             self._state = seed_demo_state()
         return self._state
 
+    def answered(self) -> bool:
+        """The child has answered (or ended): `wait_ready` would not wait for it. Never blocks."""
+        if self.port:
+            return True
+        assert self.process.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout.fileno(), selectors.EVENT_READ)
+            return bool(selector.select(0))
+
     async def wait_ready(self, timeout: float = READY_WAIT) -> str:
         """The child's base URL once it listens; SandboxProcessError if it failed or did not answer in time."""
         import asyncio  # not at the top: spawn() runs before the app imports asyncio, and should not wait for it
@@ -260,3 +269,8 @@ async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str
 def _answer(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+    import gc
+
+    if not gc.isenabled():  # turned off for the child's start (tui.sandbox_cli): what it built lives as long as it
+        gc.freeze()
+        gc.enable()

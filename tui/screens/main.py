@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 
 CONNECTION_READ_WAIT = 10.0
 """Seconds the sections not shown at start wait for the header's first status read before they are mounted."""
+START_STEP_WAIT = 1.0
+"""Seconds, at most, the first section's import waits for the runtime's start to set its threads going, and its
+mount for the clients (`Runtime.start_beside_loop`, `Runtime.clients_coming`: each is a few ms of the event loop)."""
 
 
 # Each section's class, imported when it is first built (their modules pull in pydantic and the API models).
@@ -222,6 +225,14 @@ class SectionBar(Static):
         self.update(Content.assemble(*parts))
 
 
+async def _at_most(event: asyncio.Event, seconds: float) -> None:
+    """Wait for `event`, for `seconds` at most (not even a turn of the loop when it is set)."""
+    if event.is_set():
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), seconds)
+
+
 REPLAY_TRIES = 50
 """Refreshes the replay of kept keys waits, at most, for the section's first field to be set up."""
 
@@ -317,14 +328,23 @@ class MainScreen(SectionHost):
 
     async def _mount_sections(self) -> None:
         """At start: the section on screen only, then the focus and the keys typed so far; the other sections
-        follow in the background."""
-        await self._mount_section(self.current_section)
+        follow in the background.
+
+        With the sandbox in a process of its own, the runtime's start goes first at each step: it sets the CA
+        bundle's read going in a thread before the section is imported (~70 ms of the loop, beside that read), and
+        builds the clients before the section is mounted, so the header's first status read is answered while the
+        section mounts and one frame shows both (before, the clients waited for the mount: ~40 ms later, and a
+        frame more)."""
+        runtime = gateway_app(self).runtime
+        await _at_most(runtime.start_beside_loop, START_STEP_WAIT)
+        await self._mount_section(self.current_section, after_import=runtime.clients_coming)
         self.call_after_refresh(self._offer_samples)
-        # Replay after the section's first layout: before it the focus chain does not know it yet, and a Tab
-        # typed during start-up would go nowhere. The replay gives the field the focus, not this method: a key
-        # arriving in between then reaches this screen and is kept after the others, where a focused field would
-        # have taken it first ("5511" typed under load became "1551").
-        self.call_after_refresh(self._replay_early_keys)
+        # The replay gives the field the focus, not this method: a key arriving in between then reaches this screen
+        # and is kept after the others, where a focused field would have taken it first ("5511" typed under load
+        # became "1551"). At once, not after the section's first layout: the focus chain is built from the DOM and
+        # the styles (both there once the section is mounted), and the focus then shows in that first layout's
+        # frame instead of one more (~15 ms and a refresh tick before the app took keys).
+        self.call_next(self._replay_early_keys)
         self.run_worker(self._mount_the_rest(), group="sections", exit_on_error=False,
                         description="mount the sections not shown yet")
 
@@ -398,8 +418,9 @@ class MainScreen(SectionHost):
         for pending in list(self._mounts.values()):
             await asyncio.shield(pending)
 
-    async def _mount_section(self, section_id: str) -> None:
-        """Import, build and mount one section into its slot, once; a second caller waits for the first."""
+    async def _mount_section(self, section_id: str, *, after_import: asyncio.Event | None = None) -> None:
+        """Import, build and mount one section into its slot, once; a second caller waits for the first.
+        `after_import`: what its build waits for once its module is imported (for START_STEP_WAIT at most)."""
         pending = self._mounts.get(section_id)
         if pending is not None:
             await asyncio.shield(pending)
@@ -409,6 +430,8 @@ class MainScreen(SectionHost):
             info = SECTIONS_BY_ID[section_id]
             slot = self.slot(section_id)
             cls = section_class(info.id)
+            if after_import is not None:
+                await _at_most(after_import, START_STEP_WAIT)
             widget: Widget
             if cls is None:
                 widget = Static(f"{info.title}: not available in this build.", classes="section-placeholder")
