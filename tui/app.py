@@ -44,11 +44,6 @@ FIRST_STATUS_WAIT = 3.0
 for the first section to take keys."""
 SHUTDOWN_MOUNT_WAIT = 5.0
 """Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
-COLLECTOR_THRESHOLDS = (10_000, 10, 10)
-"""The collector's thresholds once the start is frozen (Python's are 700, 10, 10). Under a flow of events (500 a second
-over 100 accounts, bench/fleet.py) the young passes ran ~40 times a second and promoted what was alive at that
-moment (events in flight, their futures and rows) to the old generations, so a full pass (25-80 ms, a typed key
-waiting behind it) came every ~3 s; with 10,000 most of those objects are gone before a young pass looks at them."""
 COLLECTOR_OFF_AT_MOST = 30.0
 """Seconds after the first frame at which a collector paused for the start (`resume_collector`) runs again even if
 the sections are not all built yet."""
@@ -309,7 +304,6 @@ class GatewayApp(GatewayAppBase):
         return [screen for screen in self.screen_stack if isinstance(screen, MainScreen)]
 
     _start_up_frozen = False
-    _thresholds_before: tuple[int, int, int] = (700, 10, 10)
 
     def keep_start_up_out_of_collections(self) -> None:
         """Once every section is built: what the start created lives as long as the app, so the collector's full
@@ -318,8 +312,6 @@ class GatewayApp(GatewayAppBase):
         one app after another (the tests) can free each."""
         gc.freeze()
         self._start_up_frozen = True
-        self._thresholds_before = gc.get_threshold()
-        gc.set_threshold(*COLLECTOR_THRESHOLDS)
         self._collector_back_on()
 
     def _collector_back_on(self) -> None:
@@ -333,7 +325,6 @@ class GatewayApp(GatewayAppBase):
         self._collector_back_on()
         if self._start_up_frozen:
             gc.unfreeze()
-            gc.set_threshold(*self._thresholds_before)
         for unsubscribe in self._unsubscribers:
             unsubscribe()
         await self.runtime.stop()
