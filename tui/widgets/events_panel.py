@@ -45,6 +45,7 @@ from tui.widgets.event_marks import (
     verdict_badge,
 )
 from tui.widgets.gateway_app import gateway_app
+from tui.widgets.tables import FreedCachesTable
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -68,7 +69,7 @@ class TimeCell(Text):
         self.event_id = event_id
 
 
-class EventsTable(DataTable):
+class EventsTable(FreedCachesTable):
     """The panel's table (a DataTable with row cursor). Its `f` says what it does now: "Only this message", or
     "All events" while one message's are shown; `g` (Newest) shows while the panel holds an older event."""
 
@@ -94,7 +95,8 @@ class EventsTable(DataTable):
         """Order the rows on their event ids, newest first, after new rows were added below. The table's render
         caches are keyed on its update count, which ordering bumps: emptied here (as `clear` does), they would
         otherwise fill with lines never used again (thousands of kept objects that each full pass of the
-        collector walks: its passes grew from ~10 to ~100 ms in a minute of events). Textual is pinned (8.2.8)."""
+        collector walks: its passes grew from ~10 to ~100 ms in a minute of events), freed at once (FreedCachesTable).
+        Textual is pinned (8.2.8)."""
         self.sort("time", key=lambda cell: cell.event_id, reverse=True)
         self._clear_caches()
 
