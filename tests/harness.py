@@ -106,11 +106,13 @@ def _redraws_scheduled(app) -> bool:
     from tui.screens.events import EventsSection
     from tui.screens.inbox import InboxView
     from tui.widgets.events_panel import EventsPanel
+    from tui.widgets.header import GatewayHeader
 
     screen = app.screen
     return (any(section.refresh_pending for section in _on_screen(screen.query(EventsSection)))
             or any(panel.redraw_pending for panel in _on_screen(screen.query(EventsPanel)))
-            or any(not view.idle for view in _on_screen(screen.query(InboxView))))
+            or any(not view.idle for view in _on_screen(screen.query(InboxView)))
+            or any(header.counts_pending for header in _on_screen(screen.query(GatewayHeader))))
 
 
 def _on_screen(widgets) -> list:

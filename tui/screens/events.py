@@ -143,7 +143,7 @@ class EventsSection(Vertical, Section):
 
         self.query_one("#events-search", Input).cursor_blink = CURSOR_BLINK
         app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_live_event)
+        app.event_received.subscribe(self, self._on_live_events)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
 
     def _on_ready(self, ready: bool) -> None:
@@ -375,7 +375,7 @@ class EventsSection(Vertical, Section):
 
     # -- live updates ---------------------------------------------------------------------------------------
 
-    def _on_live_event(self, _event: Any) -> None:
+    def _on_live_events(self, _events: tuple[Any, ...]) -> None:
         # Only the newest page moves; older pages stay put while the user reads them.
         if len(self.page_starts) == 1 and self.only_message is None and not self._live_pending:
             self._live_pending = True

@@ -14,14 +14,17 @@ With several accounts open, the panel shows the current account's events (its ti
 section: another account's events neither show nor cost a redraw (100 accounts at 500 events a second in all give
 the current one 5). Switching accounts reads the new one's newest events.
 
-Incoming events are coalesced: the table is redrawn at most every REDRAW_DELAY seconds, so a burst of
-webhooks costs one redraw, not one per event. While the panel is hidden it is not redrawn at all (each redraw
+Incoming events are coalesced: the table is redrawn REDRAW_DELAY seconds after the first event of a burst, so a burst
+of webhooks costs one redraw, not one per event; while they keep coming, at most every FLOW_REDRAW_GAP (a flow of
+hundreds a second redrawn 20 times a second was a third of the main thread, and a typed key waited behind it). While
+the panel is hidden it is not redrawn at all (each redraw
 rebuilds its 200 rows, ~35 % of the main thread at 30 events/s, and their garbage fed the collector's full passes):
 it is redrawn once when shown again.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any
 
@@ -47,6 +50,7 @@ from tui.widgets.event_marks import (
     verdict_badge,
 )
 from tui.widgets.gateway_app import gateway_app
+from tui.widgets.tables import FreedCachesTable
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -57,6 +61,7 @@ COLUMNS = (
     Column("verdict", BADGE_WIDTH),
 )
 REDRAW_DELAY = 0.05
+FLOW_REDRAW_GAP = 0.25
 
 
 class TimeCell(Text):
@@ -69,7 +74,7 @@ class TimeCell(Text):
         self.event_id = event_id
 
 
-class EventsTable(DataTable):
+class EventsTable(FreedCachesTable):
     """The panel's table (a DataTable with row cursor). Its `f` says what it does now: "Only this message", or
     "All events" while one message's are shown; `g` (Newest) shows while the panel holds an older event."""
 
@@ -95,7 +100,8 @@ class EventsTable(DataTable):
         """Order the rows on their event ids, newest first, after new rows were added below. The table's render
         caches are keyed on its update count, which ordering bumps: emptied here (as `clear` does), they would
         otherwise fill with lines never used again (thousands of kept objects that each full pass of the
-        collector walks: its passes grew from ~10 to ~100 ms in a minute of events). Textual is pinned (8.2.8)."""
+        collector walks: its passes grew from ~10 to ~100 ms in a minute of events), freed at once (FreedCachesTable).
+        Textual is pinned (8.2.8)."""
         self.sort("time", key=lambda cell: cell.event_id, reverse=True)
         self._clear_caches()
 
@@ -143,6 +149,7 @@ class EventsPanel(Vertical):
         self.forward_marks: dict[int, Any] = {}  # event id → newest forward attempt
         self.only_message: str | None = None
         self._redraw_pending = False
+        self._drawn_at = float("-inf")  # time.monotonic() of the last redraw of the table
         self._loaded_history = False
         self.following = True
         """New events show at the top (the cursor and the view on the first row); False once the user moved."""
@@ -170,7 +177,7 @@ class EventsPanel(Vertical):
 
     def on_mount(self) -> None:
         app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_event)
+        app.event_received.subscribe(self, self._on_events)
         app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
         app.forward_attempted.subscribe(self, self._on_forward_attempt)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
@@ -229,12 +236,13 @@ class EventsPanel(Vertical):
         self.events = deque(merged[:PANEL_SIZE], maxlen=PANEL_SIZE)
         self._schedule_redraw()
 
-    def _on_event(self, event: Any) -> None:
+    def _on_events(self, events: tuple[Any, ...]) -> None:
         account = self.account_shown()
-        if account is not None and event.account != account:
+        mine = events if account is None else tuple(event for event in events if event.account == account)
+        if not mine:
             return
-        self.events.appendleft(event)
-        self._schedule_redraw()
+        self.events.extendleft(mine)  # oldest first: the newest ends on the left
+        self._schedule_redraw(gap=FLOW_REDRAW_GAP)
 
     def _on_forward_attempt(self, attempt: Any) -> None:
         self.forward_marks[attempt.event_id] = attempt
@@ -327,10 +335,11 @@ class EventsPanel(Vertical):
 
     # -- drawing --------------------------------------------------------------------------------------------
 
-    def _schedule_redraw(self) -> None:
+    def _schedule_redraw(self, gap: float = 0.0) -> None:
+        """A redraw in REDRAW_DELAY, and at least `gap` seconds after the last one."""
         if not self._redraw_pending:
             self._redraw_pending = True
-            self.set_timer(REDRAW_DELAY, self._redraw)
+            self.set_timer(max(REDRAW_DELAY, self._drawn_at + gap - time.monotonic()), self._redraw)
 
     def _show_title(self) -> None:
         shown = "only message " + self.only_message if self.only_message else "newest first"
@@ -362,6 +371,7 @@ class EventsPanel(Vertical):
             return
         self._stale = False
         self._drawing = True
+        self._drawn_at = time.monotonic()
         try:
             self._draw()
         finally:

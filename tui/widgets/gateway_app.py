@@ -40,7 +40,7 @@ class GatewayAppBase(App[Any]):
     sandbox: bool
     insecure_storage: bool
     deterministic: bool
-    event_received: Signal[Any]  # data: StoredEvent
+    event_received: Signal[Any]  # data: tuple[StoredEvent, ...], oldest first
     exchange_recorded: Signal[Any]  # data: Exchange
     sent_changed: Signal[str]  # data: message id
     forward_attempted: Signal[Any]  # data: ForwardAttempt

@@ -63,16 +63,16 @@ class WebhookHealth(Static):
             return
         from tui.doctor import CHECK_INTERVAL
 
-        app.event_received.subscribe(self, self._on_event)
+        app.event_received.subscribe(self, self._on_events)
         self.set_interval(CHECK_INTERVAL, self.ask)
         self.ask()
 
     # -- checking ---------------------------------------------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
+    def _on_events(self, events: tuple[Any, ...]) -> None:
         from tui.watch import CONNECTION_KINDS
 
-        if event.rejected or event.kind in CONNECTION_KINDS:
+        if any(event.rejected or event.kind in CONNECTION_KINDS for event in events):
             self.ask()
 
     def ask(self) -> None:
