@@ -1004,6 +1004,14 @@ class Runtime:
             except Exception as error:  # a closed or failing store: the count waits for the next read
                 log.info("unread count not read: %s", error)
 
+    @property
+    def account_shown(self) -> str | None:
+        """The account whose events and conversations the views show: the current one while several are open;
+        None with one open (every event is its own)."""
+        if len(self.accounts) < 2 or self.current is None:
+            return None
+        return self.current.name
+
     def account_named(self, name: str) -> Account | None:
         return next((account for account in self.accounts if account.name == name), None)
 

@@ -156,10 +156,7 @@ class EventsSection(Vertical, Section):
 
     def account_shown(self) -> str | None:
         """The account whose events show: the current one when several are open (unless `a` asked for all)."""
-        runtime = gateway_app(self).runtime
-        if self.all_accounts or len(runtime.accounts) < 2 or runtime.current is None:
-            return None
-        return runtime.current.name
+        return None if self.all_accounts else gateway_app(self).runtime.account_shown
 
     def action_all_accounts(self) -> None:
         if len(gateway_app(self).runtime.accounts) < 2:

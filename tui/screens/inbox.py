@@ -215,9 +215,8 @@ class InboxView(Widget):
 
     def _on_events(self, events: tuple[Any, ...]) -> None:
         """Only events for this inbox's account change it (with 100 accounts open, one event in a hundred)."""
-        current = gateway_app(self).runtime.current
-        if current is None or not current.inbox_account or any(
-                event.account == current.inbox_account for event in events):
+        account = gateway_app(self).runtime.account_shown
+        if account is None or any(event.account == account for event in events):
             self._changed()
 
     def _on_recorded(self, _chat_id: str) -> None:

@@ -198,11 +198,8 @@ class EventsPanel(Vertical):
             self._load_history(self.account_shown())
 
     def account_shown(self) -> str | None:
-        """The account whose events show: the current one when several are open; None (every event) with one."""
-        runtime = gateway_app(self).runtime
-        if len(runtime.accounts) < 2 or runtime.current is None:
-            return None
-        return runtime.current.name
+        """The account whose events show (`Runtime.account_shown`)."""
+        return gateway_app(self).runtime.account_shown
 
     def account_changed(self) -> None:
         """Another account became current: its newest events replace the other's."""
