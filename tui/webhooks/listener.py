@@ -148,7 +148,6 @@ class Listener:
         self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
         self._pending: dict[str, str] = {}
         """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
-        self.deferred = 0  # requests answered 503 because their account's key was not known yet (not stored)
         self.in_flight.set_keyed(self._keyed())
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
@@ -275,7 +274,6 @@ class Listener:
         if route.unknown is not None:
             return await self._not_found(received_at, path, headers, route)
         if route.pending is not None:
-            self.deferred += 1
             # Close: the body is still on the wire and is not read.
             return _json(503, {"error": route.pending}, ("Retry-After", str(PENDING_RETRY_AFTER)), close=True)
         encoding = request_headers.get("content-encoding")

@@ -2,9 +2,8 @@
 
 Textual's LRUCache keeps its entries on a circular linked list; its `clear()` drops the list whole, so every line,
 row and cell the table had rendered becomes cyclic garbage that only a collector pass frees. The events panel
-empties its table's caches on every redraw and the Fleet board its table on every refresh: under a flow of events
-(500 a second, bench/fleet.py) that was ~20,000 objects a second, promoted through the young generations and walked by
-a full pass (25-200 ms, a typed key waiting behind it) every ~3 s. Unlinking the entries first lets reference
+empties its table's caches on every redraw: under a flow of events (500 a second, bench/fleet.py) that was ~20,000
+objects a second, promoted through the young generations and walked by a full pass (25-200 ms, a typed key waiting behind it) every ~3 s. Unlinking the entries first lets reference
 counting free them at once. Textual is pinned (8.2.8): the caches are its DataTable's own attributes."""
 
 from __future__ import annotations
