@@ -65,7 +65,6 @@ from tui.fleet_board import FleetRow  # the Fleet section's rows (tui.fleet_boar
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     import sqlite3
-    import ssl
 
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import Family, InstanceDialect, SessionDialect
@@ -229,9 +228,9 @@ class Runtime:
         self._sandbox_process = sandbox_process
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.start_beside_loop = asyncio.Event()
-        """Set once the start has set going what runs beside the event loop before the clients can exist (the TLS
-        context in a thread, the sandbox process's answer), or at once without a sandbox process: the UI may take
-        the loop for its own start-up work meanwhile (the first section's import)."""
+        """Set once the start has set going what runs beside the event loop before the clients can exist (the sandbox
+        process's answer), or at once without a sandbox process: the UI may take the loop for its own start-up work
+        meanwhile (the first section's import)."""
         self.clients_coming = asyncio.Event()
         """Set once the clients are built, or the start must wait for the sandbox process to answer, or the start
         has ended (or at once without a sandbox process): the UI mounts its first section from then on, while the
@@ -719,14 +718,11 @@ class Runtime:
             self.sandbox = self._sandbox_process
             from tui.sandbox.process import SandboxProcessError
 
-            # The clients' modules and connection pool (httpx loads its CA bundle: ~70 ms) now, while the sandbox
-            # may still be starting, not after it; the bundle is read in a thread while the UI imports its first
-            # section, and the clients are built before that section is mounted (`clients_coming`).
-            from tui.api.gateway_http import tls_context
-
-            context = asyncio.ensure_future(asyncio.to_thread(tls_context))
+            # The clients' modules and connection pool now, while the sandbox may still be starting, not after it;
+            # the clients are built before the UI's first section is mounted (`clients_coming`). The sandbox speaks
+            # plain http: no CA bundle is read (it was, in a thread, and the clients waited ~40-50 ms for it).
             self.start_beside_loop.set()
-            self._build_http(await context)
+            self._build_http()
             if not self._sandbox_process.answered():
                 self.clients_coming.set()  # the UI need not wait for the sandbox: its section first
             try:
@@ -908,10 +904,12 @@ class Runtime:
             more.reading()
             self.accounts.append(more)
 
-        await self._open_store(shared=bool(others))
-        await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)
         self._build_http()
         assert self.http is not None
+        if any(url.lower().startswith("https://") for url in (profile.base_url, profile.session_url) if url):
+            self.http.prepare_tls()  # the CA bundle, read in a thread while the store and the listener start
+        await self._open_store(shared=bool(others))
+        await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)
         account.connect(self.http, Tokens.from_secrets(resolved))
         if others and isinstance(secrets, secret_module.KeyringSecrets):
             # Each keyring read is a Secret Service round trip (~15 ms over D-Bus: seconds for a hundred accounts):
@@ -1132,14 +1130,13 @@ class Runtime:
             profile.max_body or DEFAULT_MAX_BODY, profile.require_signatures, profile.media_limit or DEFAULT_MEDIA_LIMIT
         )
 
-    def _build_http(self, tls_context: ssl.SSLContext | None = None) -> None:
+    def _build_http(self) -> None:
         """One connection pool for the whole run, also across credential changes (imports the clients' modules)."""
         import tui.api.credentials  # noqa: F401
         from tui.api.client import GatewayHttp
 
         if self.http is None:
-            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append,
-                                    tls_context=tls_context)
+            self.http = GatewayHttp(timeout=self.http_timeout, on_exchange=self.request_log.append)
 
     @property
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:

@@ -6,6 +6,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.harness import running_sandbox_app, settle, wait_until
 from tui.widgets.footer import GatewayFooter
+from tui.widgets.header import GatewayHeader
 
 
 async def test_building_the_footer_restyles_none_of_its_keys(monkeypatch):
@@ -72,11 +73,13 @@ async def test_the_footer_is_rebuilt_once_for_changes_before_a_frame_and_not_for
 
 
 async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_first_section_is_built(monkeypatch):
-    """`gateway-tui --sandbox`: the runtime's start sets the CA bundle's read going before Chats is imported, and builds
-    the clients before Chats is built, so the header's first status read is answered while Chats mounts and one frame
-    shows both. Before, both waited until Chats was mounted (~40 ms and a frame more before "connected")."""
+    """`gateway-tui --sandbox`: the runtime's start takes the sandbox on before Chats is imported, and builds the clients
+    before Chats is built, so the header's first status read is answered while Chats mounts and one frame shows both.
+    Before, both waited until Chats was mounted (~40 ms and a frame more before "connected"). The sandbox speaks plain
+    http: the start reads no CA bundle (it did, in a thread, and the clients waited 40-50 ms for it)."""
     import time
 
+    import tui.api.gateway_http
     import tui.screens.main
     from tui.app import build_app
     from tui.sandbox.process import SandboxProcess
@@ -102,12 +105,20 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
             seen.setdefault("chats built, the clients ready", app.clients_ready)
             build(self, *args, **kwargs)
 
+        def no_bundle() -> object:
+            raise AssertionError("the sandbox's start read the CA bundle")
+
         monkeypatch.setattr(tui.screens.main, "section_class", loading)
         monkeypatch.setattr(ChatsSection, "__init__", building)
+        monkeypatch.setattr(tui.api.gateway_http, "tls_context", no_bundle)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: app.screen.sections_ready, what="the first section")
             assert seen == {"chats imported, the sandbox taken on": True, "chats built, the clients ready": True}
             await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), what="the start")
+            assert app.runtime_ready and not app.runtime_error
+            header = app.screen.query_one(GatewayHeader)
+            await wait_until(pilot, lambda: header.connection != "starting", what="the status read")
+            assert "connected" in header.connection and "not" not in header.connection
             await wait_until(pilot, lambda: app.screen.all_sections_mounted, what="every section")
     finally:
         process.stop_now()

@@ -73,14 +73,33 @@ class Call(Generic[Result]):
 
 def tls_context() -> ssl.SSLContext:
     """What httpx builds for `verify=True` (certifi's CA bundle, or SSL_CERT_FILE / SSL_CERT_DIR), to build in a
-    thread: reading the bundle takes ~15-20 ms, during which OpenSSL lets other threads run."""
+    thread: reading the bundle takes 15-50 ms, during which OpenSSL lets other threads run."""
     import httpx
 
     return httpx.create_ssl_context()
 
 
+def _no_trust_context() -> ssl.SSLContext:
+    """A client context that trusts no certificate: the plain-http client's, which never serves https:// (any TLS it
+    were asked for would fail its verification rather than go unchecked)."""
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def _proxied() -> bool:
+    """A proxy is set in the environment (httpx honours it): it may be reached over TLS even for http:// URLs."""
+    from urllib.request import getproxies
+
+    return bool(getproxies())
+
+
 class GatewayHttp:
-    """Owns one httpx.AsyncClient (connection reuse) shared by the instance and session clients.
+    """Owns the httpx clients (connection reuse) shared by the instance and session clients: one for http://, and
+    one for https:// built at the first https:// call (or beforehand: `prepare_tls`), once the CA bundle is read in
+    a thread. A gateway reached over plain http (the sandbox, a gateway on loopback) never waits for that read,
+    which cost `gateway-tui --sandbox` 40-50 ms before the header could say "connected" (bench/start_interactive.py).
+    With a proxy in the environment, or a transport given, one client serves both.
 
     Reads answered 429 are retried up to `max_read_retries` times, waiting Retry-After capped at
     `max_retry_wait` seconds; every other call (sends above all) raises RateLimited at once.
@@ -97,17 +116,49 @@ class GatewayHttp:
         sleep: Sleep | None = None,
         tls_context: ssl.SSLContext | None = None,
     ) -> None:
-        """`tls_context`: the one `tls_context()` built beforehand (None: httpx builds the same one here)."""
-        import httpx
-
+        """`tls_context`: the one `tls_context()` built beforehand (None: built when an https:// call first needs it)."""
         install_library_log_redaction()
         self.timeout = timeout
         self.on_exchange = on_exchange
         self.max_read_retries = max_read_retries
         self.max_retry_wait = max_retry_wait
         self._sleep = sleep or asyncio.sleep
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), transport=transport, follow_redirects=False,
-                                         verify=tls_context if tls_context is not None else True)
+        self._transport = transport
+        self._tls_read: asyncio.Future[ssl.SSLContext] | None = None
+        self._tls_client: httpx.AsyncClient | None = None
+        if tls_context is not None or transport is not None:  # a transport given decides TLS itself
+            self._client = self._tls_client = self._new_client(tls_context if tls_context is not None else True)
+        else:
+            self._client = self._new_client(_no_trust_context())
+        self._all_over_tls = _proxied()
+
+    def _new_client(self, verify: ssl.SSLContext | bool) -> httpx.AsyncClient:
+        import httpx
+
+        return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), transport=self._transport,
+                                 follow_redirects=False, verify=verify)
+
+    def prepare_tls(self) -> None:
+        """Start reading the CA bundle (in a thread) now, so that the first https:// call need not wait for it."""
+        if self._tls_client is None and self._tls_read is None:
+            self._tls_read = asyncio.ensure_future(asyncio.to_thread(tls_context))
+
+    async def _client_for(self, url: str) -> httpx.AsyncClient:
+        if self._client.is_closed or (not self._all_over_tls and not url[:8].lower() == "https://"):
+            return self._client  # (closed: httpx says so as it always did)
+        if self._tls_client is None:
+            self.prepare_tls()
+            assert self._tls_read is not None
+            try:
+                context = await asyncio.shield(self._tls_read)
+            except (OSError, ValueError) as error:  # SSL_CERT_FILE or SSL_CERT_DIR unreadable (ssl.SSLError: OSError)
+                self._tls_read = None  # read again at the next call: the file may be fixed meanwhile
+                raise ConnectionRefused(
+                    f"Could not connect to {_origin(url)} over https: the CA certificates could not be read ({error})"
+                ) from None
+            if self._tls_client is None:  # the first of the calls that waited builds it
+                self._tls_client = self._new_client(context)
+        return self._tls_client
 
     async def __aenter__(self) -> Self:
         return self
@@ -117,6 +168,8 @@ class GatewayHttp:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+        if self._tls_client is not None and self._tls_client is not self._client:
+            await self._tls_client.aclose()
 
     @property
     def closed(self) -> bool:
@@ -149,7 +202,8 @@ class GatewayHttp:
         failure: GatewayError | None = None
         try:
             try:
-                response = await self._client.request(call.method, call.url, headers=call.headers, content=content)
+                client = await self._client_for(call.url)
+                response = await client.request(call.method, call.url, headers=call.headers, content=content)
                 status = response.status_code
                 response_text = response.text
             except httpx.TimeoutException:

@@ -330,11 +330,10 @@ class MainScreen(SectionHost):
         """At start: the section on screen only, then the focus and the keys typed so far; the other sections
         follow in the background.
 
-        With the sandbox in a process of its own, the runtime's start goes first at each step: it sets the CA
-        bundle's read going in a thread before the section is imported (~70 ms of the loop, beside that read), and
-        builds the clients before the section is mounted, so the header's first status read is answered while the
-        section mounts and one frame shows both (before, the clients waited for the mount: ~40 ms later, and a
-        frame more)."""
+        With the sandbox in a process of its own, the runtime's start goes first at each step: it takes the sandbox
+        on before the section is imported, and builds the clients before the section is mounted, so the header's
+        first status read is answered while the section mounts and one frame shows both (before, the clients waited
+        for the mount: ~40 ms later, and a frame more)."""
         runtime = gateway_app(self).runtime
         await _at_most(runtime.start_beside_loop, START_STEP_WAIT)
         await self._mount_section(self.current_section, after_import=runtime.clients_coming)
