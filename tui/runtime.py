@@ -229,14 +229,13 @@ class Runtime:
         """The sandbox already started in a process of its own (`gateway-tui --sandbox`); None: in this one."""
         self.start_beside_loop = asyncio.Event()
         """Set once the start has set going what runs beside the event loop before the clients can exist (the sandbox
-        process's answer), or at once without a sandbox process: the UI may take the loop for its own start-up work
-        meanwhile (the first section's import)."""
+        process's answer; without one, the start's first step, the profiles file read in a thread): the UI may take
+        the loop for its own start-up work meanwhile (the first section's import)."""
         self.clients_coming = asyncio.Event()
         """Set once the clients are built, or the start must wait for the sandbox process to answer, or the start
         has ended (or at once without a sandbox process): the UI mounts its first section from then on, while the
         header's first status read runs (before, its ~60 ms held the clients and that read back)."""
-        if sandbox_process is None:  # the start's steps run on the loop: nothing to let go first
-            self.start_beside_loop.set()
+        if sandbox_process is None:  # the start's steps run on the loop: nothing to wait for but its beginning
             self.clients_coming.set()
         self.sandbox_dialects = sandbox_dialects  # (instance, session) dialect of the embedded sandbox
         self.profile_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
@@ -650,6 +649,8 @@ class Runtime:
         if self.started:
             return
         self._on_clients = on_clients
+        if self._sandbox_process is None:
+            self.start_beside_loop.set()  # the UI's next step runs once this start waits for its first thread
         try:
             if self.sandbox_mode:
                 await self._start_sandbox()

@@ -160,26 +160,27 @@ def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_b
 async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_settled(monkeypatch):
     """Started after the first refresh (`call_after_refresh`), the runtime waited until the screen had settled: ~5 more
     layouts after the first frame (sizes, the header's and the section bar's fit, the footer's keys), each on a later
-    refresh tick, ~35 ms for ~15 ms of work. It starts on Textual's Ready (the first frame drawn), so its start is under
-    way before the main screen begins to build its first section (which is queued after that settling)."""
+    refresh tick, ~35 ms for ~15 ms of work. It starts on Textual's Ready (the first frame drawn), and the main screen
+    imports its first section only once that start is under way (its first step, the profiles file or the sandbox,
+    then runs beside the import), whichever of the two the event loop runs first."""
+    import tui.screens.main
     from tui.runtime import Runtime
-    from tui.screens.main import MainScreen
 
     order: list[str] = []
-    start, mount = Runtime.start, MainScreen._mount_sections
+    start, load = Runtime.start, tui.screens.main.section_class
 
     async def starting(self: Runtime, *args: object, **kwargs: object) -> None:
         order.append("runtime")
         await start(self, *args, **kwargs)
 
-    async def mounting(self: MainScreen) -> None:
-        order.append("sections")
-        await mount(self)
+    def loading(section_id: str) -> object:
+        order.append(f"{section_id} imported")
+        return load(section_id)
 
     monkeypatch.setattr(Runtime, "start", starting)
-    monkeypatch.setattr(MainScreen, "_mount_sections", mounting)
+    monkeypatch.setattr(tui.screens.main, "section_class", loading)
     async with running_sandbox_app(size=(80, 24)):
-        assert order == ["runtime", "sections"]
+        assert order[:2] == ["runtime", "chats imported"]
 
 
 async def test_the_first_section_takes_the_focus_before_its_first_frame(monkeypatch):
@@ -213,3 +214,29 @@ async def test_the_first_section_takes_the_focus_before_its_first_frame(monkeypa
     monkeypatch.setattr(GatewayApp, "report_keymap_problems", taking_keys)
     async with running_sandbox_app(size=(80, 24)):
         assert at["keys taken"] == at["chats mounted"]
+
+
+async def test_the_frame_that_shows_a_new_focus_shows_its_keys_in_the_footer(monkeypatch):
+    """The footer was rebuilt after the frame that showed the focus change, so that frame showed the keys of the widget
+    no longer focused, and one more frame was needed (at start: the field's focus, then its keys ~15-30 ms later)."""
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        screen = app.screen
+        footer = screen.query_one(GatewayFooter)
+        await settle(pilot)
+        assert app.focused is not None
+        frames: list[tuple[object, tuple[str, ...]]] = []
+        display = type(app)._display
+
+        def recording(self: object, screen: object, renderable: object) -> None:
+            frames.append((app.focused, tuple(key.description for key in footer.query(FooterKey))))
+            display(self, screen, renderable)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(type(app), "_display", recording)
+        before = tuple(key.description for key in footer.query(FooterKey))
+        app.set_focus(None)
+        await settle(pilot)
+        after = tuple(key.description for key in footer.query(FooterKey))
+        assert after != before
+        unfocused = [keys for focused, keys in frames if focused is None]
+        assert unfocused and unfocused[0] == after, frames
