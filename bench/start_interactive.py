@@ -93,7 +93,13 @@ def interactive_child(source: str | None = None) -> None:
         app, process = build_app(sandbox=True), None
     else:
         app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
-    from textual.widgets import Input, TextArea  # after the sandbox is spawned, as `gateway-tui --sandbox` does
+    from textual.widgets import Input  # after the sandbox is spawned, as `gateway-tui --sandbox` does
+
+    def text_field(widget: object) -> bool:
+        """An Input, or a TextArea once Textual has imported one: importing it here would charge the start ~5 ms
+        the app itself does not pay (its first field is an Input)."""
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
     def interactive() -> bool:
         from tui.screens.main import MainScreen
@@ -102,7 +108,7 @@ def interactive_child(source: str | None = None) -> None:
         screen = app.screen
         if not isinstance(screen, MainScreen) or not screen.sections_ready:
             return False
-        if not isinstance(app.focused, (Input, TextArea)):
+        if not text_field(app.focused):
             return False
         headers = [header for header in screen.query(GatewayHeader) if header.is_mounted]
         return bool(headers) and "connected" in headers[0].connection and "not" not in headers[0].connection

@@ -6,6 +6,7 @@ input, not the tab bar); otherwise the first focusable widget inside it that is 
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol, runtime_checkable
 
 from textual.containers import ScrollableContainer
@@ -13,7 +14,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
-from textual.widgets import Input, RadioSet, Select, SelectionList, Tabs, TextArea
+from textual.widgets import Input
 
 
 @runtime_checkable
@@ -58,15 +59,33 @@ def _shown_within(widget: Widget, container: Widget) -> bool:
     return True
 
 
+@functools.cache
+def _tab_bar() -> type[Widget]:
+    """Textual's Tabs, imported when first asked about (no tab bar is on screen at start)."""
+    from textual.widgets import Tabs
+
+    return Tabs
+
+
 def _is_layout(widget: Widget) -> bool:
     """Scrolling containers and the tab bar take the focus but are not fields (an Input is a ScrollView, a
     field)."""
-    return isinstance(widget, Tabs) or (isinstance(widget, ScrollableContainer) and not isinstance(widget, ScrollView))
+    return isinstance(widget, _tab_bar()) or (isinstance(widget, ScrollableContainer) and not isinstance(widget, ScrollView))
 
 
-_FORM_SCROLLERS = (Input, TextArea, Select, RadioSet, SelectionList)
-"""Form controls that scroll (so the rule below would take them for lists) and what is inside them (a picker's open
-list)."""
+@functools.cache
+def _other_form_scrollers() -> tuple[type[Widget], ...]:
+    """Form controls that scroll besides the Input (so the rule below would take them for lists). Imported when
+    first asked about, not with this module: the start's focus is an Input, and Textual's text area and pickers
+    cost ~5 ms of it."""
+    from textual.widgets import RadioSet, Select, SelectionList, TextArea
+
+    return (TextArea, Select, RadioSet, SelectionList)
+
+
+def _is_form_scroller(node: object) -> bool:
+    """A form control that scrolls, or what is inside one (a picker's open list)."""
+    return isinstance(node, Input) or isinstance(node, _other_form_scrollers())
 
 
 def in_form(widget: Widget | None) -> bool:
@@ -75,9 +94,9 @@ def in_form(widget: Widget | None) -> bool:
     tables, the thread, the tab bar, a section itself, nothing focused."""
     if widget is None:
         return False
-    if any(isinstance(node, _FORM_SCROLLERS) for node in widget.ancestors_with_self):
+    if any(_is_form_scroller(node) for node in widget.ancestors_with_self):
         return True
-    return not isinstance(widget, (ScrollView, ScrollableContainer, Tabs, Screen))
+    return not isinstance(widget, (ScrollView, ScrollableContainer, _tab_bar(), Screen))
 
 
 def control_of(widget: Widget) -> list[Widget]:
@@ -88,7 +107,7 @@ def control_of(widget: Widget) -> list[Widget]:
         if not isinstance(node, Widget):
             break
         nodes.append(node)
-        if isinstance(node, _FORM_SCROLLERS):
+        if _is_form_scroller(node):
             return nodes
     return nodes[:1]
 
