@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
 from tui.webhooks.families import PathFamily, family_urls
 
-# The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime).
-from tui.webhooks.conversations import STATUS_MARKS, ConversationRow, MessageRow, Status, Step, Timeline, stuck  # noqa: F401
-from tui.webhooks.events import duplicate_marker  # noqa: F401  (the events panel's mark, as the CLI's)
+# The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime): from the
+# modules that hold them, not the inbox's SQL or the event store's (neither is read before the app takes keys).
+from tui.webhooks.receipts import STATUS_MARKS, Status, stuck  # noqa: F401
+from tui.webhooks.rows import ConversationRow, MessageRow, Step, Timeline  # noqa: F401
 
 # The account (one profile's clients, secrets, dialects and events), and its errors, for the UI.
 from tui.account import (
@@ -99,6 +100,14 @@ UNREADABLE_AT_LISTENER = "cannot be verified: the app could not read its secrets
 """What the listener answers (503) for an account whose key is not known yet, after its name (never a detail)."""
 NAME_LIST_PAGE_SIZE = 500  # Z-API's lists, page by page
 NAME_LIST_PAGES = 40  # at most 20,000 entries per list
+
+
+def duplicate_marker(event: StoredEvent) -> str:
+    """The events panel's mark for a duplicate, as the CLI's (`tui.webhooks.events.duplicate_marker`), its module
+    imported at the first event shown rather than with the UI's first frame."""
+    from tui.webhooks.events import duplicate_marker as marker
+
+    return marker(event)
 
 
 class HmacDisagreement(enum.Enum):
