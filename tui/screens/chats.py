@@ -39,11 +39,6 @@ from tui.api.operations import (
 from tui.keymap import bindings_for, shown_key
 from tui.messages import MessageSent
 from tui.widgets.chats.actions import CHAT_ACTION_TITLES, ChatActions
-from tui.widgets.chats.form import ChatForm
-from tui.widgets.chats.kind_form import KindForm
-from tui.widgets.chats.kinds import Kind, kind_of, kinds
-from tui.widgets.chats.media import MEDIA_KEY, MediaForm
-from tui.widgets.chats.model_form import RECIPIENT_FIELDS
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
     FieldRow,
@@ -58,6 +53,12 @@ from tui.widgets.gateway_app import gateway_app
 
 if TYPE_CHECKING:
     from tui.screens.inbox import ReplyLine
+    from tui.widgets.chats.kind_form import KindForm
+    from tui.widgets.chats.kinds import Kind
+    from tui.widgets.chats.media import MediaForm
+
+# The form's modules (its nine kinds, ~15 ms to import) are imported where the form is used, not with this module:
+# the section opens on the conversations and builds the form after the start (`build_deferred`).
 
 
 class ChatsSection(OperationSection):
@@ -141,6 +142,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             if self.with_inbox:
                 yield InboxView(id="inbox", ask_for_form=self._form_for_inbox)
             else:
+                from tui.widgets.chats.form import ChatForm
+
                 yield ChatForm(with_inbox=False, id="compose")
 
     # -- the form, built after the start ---------------------------------------------------------------
@@ -166,6 +169,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self._form_built = asyncio.get_running_loop().create_future()
         try:
             if not self.query("#compose"):  # composed with the section when there is no inbox
+                from tui.widgets.chats.form import ChatForm
+
                 form = ChatForm(with_inbox=self.with_inbox, id="compose")
                 form.display = False  # the switcher shows the conversations
                 await self.query_one("#chat-views", ContentSwitcher).mount(form)
@@ -235,9 +240,13 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     @property
     def kind(self) -> Kind:
+        from tui.widgets.chats.kinds import kind_of
+
         return kind_of(str(self.query_one("#kind", Select).value))
 
     def active_form(self) -> KindForm:
+        from tui.widgets.chats.kind_form import KindForm
+
         return self.query_one(f"#form-{self.kind.key}", KindForm)
 
     def recipient_row(self) -> FieldRow:
@@ -264,6 +273,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         waits whole seconds (1-15); the spec's preview is optional and its delay is in milliseconds."""
         if not self.form_ready:
             return  # built later, it shows them then (build_deferred)
+        from tui.widgets.chats.kind_form import KindForm
+
         dialect = self.dialects()[0]
         for form in self.query_one("#kinds", ContentSwitcher).query_children(KindForm):
             form.show_dialect_rules(dialect)
@@ -273,11 +284,16 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("send", "chat_action", "copy_id", "browse_media") and self.view != "compose":
             return False  # the form's keys act only while the form shows
-        if action == "browse_media" and (not self.form_ready or self.kind.key != MEDIA_KEY):
+        if action == "browse_media" and not self._media_kind_shown():
             return False  # the file picker belongs to the Media kind
         if action == "inbox" and self.view != "compose":
             return False
         return super().check_action(action, parameters)
+
+    def _media_kind_shown(self) -> bool:
+        from tui.widgets.chats.media import MEDIA_KEY
+
+        return self.form_ready and self.kind.key == MEDIA_KEY
 
     def _show_view(self, view: str) -> None:
         switcher = self.query_one("#chat-views", ContentSwitcher)
@@ -364,6 +380,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if not self.form_ready:
             self._with_form(lambda: self.open_operation(op_id))
             return
+        from tui.widgets.chats.kinds import kinds
+        from tui.widgets.chats.media import MEDIA_KEY
+
         self._show_view("compose")
         for kind in kinds():
             if kind.op_id == op_id:
@@ -423,7 +442,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def action_send(self) -> None:
         self.query_one("#sent-id", CopyableValue).clear()  # a new attempt: the last one's id no longer answers
         self._answering()
-        if self.kind.key == MEDIA_KEY:
+        if self._media_kind_shown():
             self._send_media()
             return
         request = self.build_request()
@@ -470,6 +489,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         return None
 
     def action_browse_media(self) -> None:
+        from tui.widgets.chats.media import MediaForm
+
         self.query_one(MediaForm).browse()
 
     def on_media_form_check_asked(self, event: MediaForm.CheckAsked) -> None:
@@ -477,6 +498,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         self._check_media(send=False)
 
     def _send_media(self) -> None:
+        from tui.widgets.chats.media import MediaForm
+        from tui.widgets.chats.model_form import RECIPIENT_FIELDS
+
         form = self.query_one(MediaForm)
         problems: dict[str, str] = {}
         if not is_recipient(self.text("recipient")):
@@ -493,6 +517,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     async def _check_media(self, *, send: bool) -> None:
         """Have the form read the file and check it for the account's media family; then send when asked."""
         from tui.api.media import media_request
+        from tui.widgets.chats.media import MediaForm
+        from tui.widgets.chats.model_form import RECIPIENT_FIELDS
 
         form = self.query_one(MediaForm)
         problem = self._media_problem()
