@@ -240,3 +240,59 @@ async def test_the_frame_that_shows_a_new_focus_shows_its_keys_in_the_footer(mon
         assert after != before
         unfocused = [keys for focused, keys in frames if focused is None]
         assert unfocused and unfocused[0] == after, frames
+
+
+# What the app's first frame does not use, and which it no longer imports before it takes keys (each was, ~2-15 ms).
+NOT_BEFORE_INTERACTIVE = (
+    "tui.webhooks.conversations",  # the inbox's SQL (the row types are in tui.webhooks.rows)
+    "tui.webhooks.events",  # the event store's rows and marks
+    "sqlite3",
+    "tui.widgets.chats.form",  # Chats' send form, built after the start
+    "tui.widgets.chats.media",
+    "textual.widgets._text_area",  # the focus rules' other form controls
+    "textual.widgets._tabs",
+    "rich._emoji_codes",  # markup in the events panel's column titles
+)
+
+INTERACTIVE_PROBE = """
+import asyncio, json, sys, time
+from tui.cli import build_parser, prepare_app
+
+app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
+
+def interactive():
+    from textual.widgets import Input
+    from tui.screens.main import MainScreen
+    from tui.widgets.header import GatewayHeader
+    screen = app.screen
+    if not isinstance(screen, MainScreen) or not screen.sections_ready or not isinstance(app.focused, Input):
+        return False
+    headers = [header for header in screen.query(GatewayHeader) if header.is_mounted]
+    return bool(headers) and headers[0].connection == "sandbox · connected"
+
+async def until_interactive(pilot):
+    deadline = time.monotonic() + 30
+    while not interactive():
+        if time.monotonic() > deadline:
+            raise SystemExit("never became interactive")
+        await asyncio.sleep(0.005)
+    print(json.dumps(sorted(name for name in json.loads(sys.argv[1]) if name in sys.modules)), flush=True)
+    app.exit()
+
+try:
+    app.run(headless=True, auto_pilot=until_interactive)
+finally:
+    process.stop_now()
+"""
+
+
+def test_the_app_takes_keys_before_importing_what_its_first_frame_does_not_use():
+    """`gateway-tui --sandbox` until its search field has the focus and the header says connected (as
+    bench/start_interactive.py waits for it): none of these modules is imported by then."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", INTERACTIVE_PROBE, json.dumps(NOT_BEFORE_INTERACTIVE)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -42,7 +42,6 @@ from tui.widgets.chats.actions import CHAT_ACTION_TITLES, ChatActions
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import (
     FieldRow,
-    TextBox,
     apply_field_errors,
     validated,
     value_of,
@@ -343,6 +342,8 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         chat = self.query_one(InboxView).open_chat_id
 
         def fill() -> None:
+            from tui.widgets.text_box import TextBox
+
             self.query_one("#kind", Select).value = "text"
             self.query_one("#kinds", ContentSwitcher).current = "form-text"
             box = self.query_one("#text-message", TextBox)

@@ -29,7 +29,7 @@ from textual.containers import Container
 from textual.dom import DOMNode
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Input, Static, TextArea
+from textual.widgets import ContentSwitcher, Input, Static
 
 from tui.keymap import bindings_for, typed_character
 from tui.widgets.events_panel import EventsPanel
@@ -510,6 +510,8 @@ class MainScreen(SectionHost):
         focused = self.focused
         if isinstance(focused, Input):
             return event.is_printable
+        from textual.widgets import TextArea  # imported once a key meets another widget (tui.widgets.focus: why)
+
         if isinstance(focused, TextArea):
             return not focused.read_only and (event.is_printable or event.key == "enter")
         return False
@@ -522,12 +524,17 @@ class MainScreen(SectionHost):
             self.focus_previous()
         elif isinstance(focused, Input) and character is not None and character.isprintable():
             focused.insert_text_at_cursor(character)
-        elif isinstance(focused, TextArea) and (key == "enter" or (character is not None and character.isprintable())):
-            focused.insert("\n" if key == "enter" else character or "")
-        elif isinstance(focused, (Input, TextArea)) and key == "backspace":
+        elif isinstance(focused, Input) and key == "backspace":
             focused.action_delete_left()
         else:
-            return False
+            from textual.widgets import TextArea  # imported once a key meets another widget (tui.widgets.focus: why)
+
+            if isinstance(focused, TextArea) and (key == "enter" or (character is not None and character.isprintable())):
+                focused.insert("\n" if key == "enter" else character or "")
+            elif isinstance(focused, TextArea) and key == "backspace":
+                focused.action_delete_left()
+            else:
+                return False
         return True
 
     # -- navigation ------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.validation import ValidationResult, Validator
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static
 
 from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient, normalized_phone
 from tui.api.wording import labelled
@@ -53,20 +53,6 @@ class TextInput(Input):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("validate_on", ["changed", "submitted"])
         kwargs.setdefault("select_on_focus", False)
-        super().__init__(*args, **kwargs)
-        self.cursor_blink = CURSOR_BLINK
-
-
-class TextBox(TextArea):
-    """A multi-line box (one item per line) with the same cursor-blink switch."""
-
-    DEFAULT_CSS = """
-    TextBox { height: 5; }
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("soft_wrap", False)
-        kwargs.setdefault("show_line_numbers", False)
         super().__init__(*args, **kwargs)
         self.cursor_blink = CURSOR_BLINK
 
@@ -417,6 +403,8 @@ def value_of(widget: Widget) -> str:
     """The text of an Input or TextArea (stripped)."""
     if isinstance(widget, Input):
         return widget.value.strip()
+    from textual.widgets import TextArea  # not with this module: the app's first frame has none (~5 ms)
+
     if isinstance(widget, TextArea):
         return widget.text.strip()
     raise TypeError(f"no text value for {type(widget).__name__}")

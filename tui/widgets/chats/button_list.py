@@ -7,7 +7,8 @@ from textual.app import ComposeResult
 from tui.api.dialects import InstanceDialect
 from tui.api.models import SendButtonList
 from tui.widgets.chats.kind_form import KindForm, text_row
-from tui.widgets.forms import FieldRow, TextBox
+from tui.widgets.forms import FieldRow
+from tui.widgets.text_box import TextBox
 
 
 class ButtonListForm(KindForm):

@@ -8,7 +8,8 @@ from textual.containers import Horizontal
 from tui.api.dialects import InstanceDialect
 from tui.api.models import SendButtonActions
 from tui.widgets.chats.kind_form import KindForm, text_row
-from tui.widgets.forms import FieldRow, TextBox, optional
+from tui.widgets.forms import FieldRow, optional
+from tui.widgets.text_box import TextBox
 
 
 class ButtonsForm(KindForm):

@@ -7,7 +7,8 @@ from textual.validation import Validator
 
 from tui.api.dialects import InstanceDialect
 from tui.api.models import Request
-from tui.widgets.forms import FieldProblems, FieldRow, Form, TextBox, TextInput, lines_of, optional, value_of
+from tui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, lines_of, optional, value_of
+from tui.widgets.text_box import TextBox
 
 
 def text_row(label: str, field: str | tuple[str, ...], widget_id: str, *, placeholder: str = "",
