@@ -170,6 +170,11 @@ class GatewayHttp:
         await self._client.aclose()
         if self._tls_client is not None and self._tls_client is not self._client:
             await self._tls_client.aclose()
+        if self._tls_read is not None:  # read ahead and never used: its outcome (an unreadable file) is moot
+            reading, self._tls_read = self._tls_read, None
+            if reading.done() and not reading.cancelled():
+                reading.exception()
+            reading.cancel()
 
     @property
     def closed(self) -> bool:
