@@ -133,13 +133,24 @@ def is_shown(widget: Widget) -> bool:
         node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
 
 
+LAYOUT_TRIES = 5
+"""Refreshes `in_view` waits at most for a result line just shown to be laid out."""
+
+
 def in_view(result: Widget, toast: str | None, *, severity: Severity = "information") -> None:
     """After the next refresh (the result's new height laid out), scroll its section so `result` and the focused
     field both show; when they cannot, keep the field in view and say `toast` in a toast (plain text; None: it is
-    already in one). A result inside a hidden part is left for when that part shows."""
+    already in one). A result inside a hidden part is left for when that part shows.
 
-    def bring() -> None:
+    A refresh's callbacks can run before a line just shown is laid out (when the screen was not yet marked for a
+    layout: the footer, rebuilt for the focus's return, took that turn), and a line with no place yet cannot be
+    seen: it would be scrolled to nowhere and toasted while it shows a moment later. It is waited for instead."""
+
+    def bring(tries: int = LAYOUT_TRIES) -> None:
         if not is_shown(result):
+            return
+        if not result.region and tries:  # shown since the last layout (display none → block), not laid out yet:
+            result.call_after_refresh(bring, tries - 1)  # its place is not known (a refresh may come first)
             return
         screen = result.screen
         focused = screen.focused
