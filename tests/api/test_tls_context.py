@@ -152,3 +152,33 @@ async def test_with_a_proxy_in_the_environment_one_client_with_the_bundle_serves
         await http.aclose()
         server.close()
         await server.wait_closed()
+
+
+@pytest.mark.parametrize("scheme, prepared", [("https", 1), ("http", 0)])
+async def test_a_profile_start_reads_the_bundle_ahead_only_when_its_gateway_is_https(monkeypatch, scheme, prepared):
+    """A profile whose gateway is reached over https has the bundle read while the store and the listener start
+    (its first call does not wait for it); one over plain http never reads it."""
+    from tui import config
+    from tui.config import Profile
+    from tui.runtime import Runtime
+    from tui.secrets import KeyringSecrets, SecretName
+
+    port = a_closed_port()
+    chosen = Profile(name="work", base_url=f"{scheme}://127.0.0.1:{port}", instance_id="3C01", listener_port=0)
+    monkeypatch.setattr(config, "load_profiles", lambda: [chosen])
+    for name, value in ((SecretName.INSTANCE_TOKEN, "i-token"), (SecretName.CLIENT_TOKEN, "c-token")):
+        KeyringSecrets().set("work", name, value)
+    calls: list[GatewayHttp] = []
+    prepare = GatewayHttp.prepare_tls
+
+    def counted(http: GatewayHttp) -> None:
+        calls.append(http)
+        prepare(http)
+
+    monkeypatch.setattr(GatewayHttp, "prepare_tls", counted)
+    runtime = Runtime(profile="work")
+    await runtime.start()
+    try:
+        assert len(calls) == prepared and all(http is runtime.http for http in calls)
+    finally:
+        await runtime.stop()
