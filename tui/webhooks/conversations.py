@@ -49,7 +49,6 @@ from tui.webhooks.receipts import (  # noqa: F401 (the UI reads the marks and wo
 )
 from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.rows import (  # noqa: F401 (read here by the inbox's callers)
-    TYPING_SECONDS,
     ConversationRow,
     MediaInfo,
     MessageRow,
