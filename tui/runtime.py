@@ -916,7 +916,9 @@ class Runtime:
 
         self._build_http()
         assert self.http is not None
-        if any(url.lower().startswith("https://") for url in (profile.base_url, profile.session_url) if url):
+        from tui.api.gateway_http import over_tls
+
+        if any(over_tls(url) for url in (profile.base_url, profile.session_url) if url):
             self.http.prepare_tls()  # the CA bundle, read in a thread while the store and the listener start
         await self._open_store(shared=bool(others))
         await self._start_listener(profile.listener_host or "127.0.0.1", profile.listener_port, hmac_key=self._hmac_key)

@@ -87,6 +87,11 @@ def _no_trust_context() -> ssl.SSLContext:
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
+def over_tls(url: str) -> bool:
+    """The URL is reached over TLS (`https://`, in any case): the pool needs the CA bundle for it."""
+    return url[:8].lower() == "https://"
+
+
 def _proxied() -> bool:
     """A proxy is set in the environment (httpx honours it): it may be reached over TLS even for http:// URLs."""
     from urllib.request import getproxies
@@ -144,7 +149,7 @@ class GatewayHttp:
             self._tls_read = asyncio.ensure_future(asyncio.to_thread(tls_context))
 
     async def _client_for(self, url: str) -> httpx.AsyncClient:
-        if self._client.is_closed or (not self._all_over_tls and not url[:8].lower() == "https://"):
+        if self._client.is_closed or (not self._all_over_tls and not over_tls(url)):
             return self._client  # (closed: httpx says so as it always did)
         if self._tls_client is None:
             self.prepare_tls()
