@@ -184,3 +184,54 @@ def test_reprs_hide_the_tokens() -> None:
     credentials = AdminCredentials("http://127.0.0.1:1", ADMIN_TOKEN)
     assert ADMIN_TOKEN not in repr(credentials) and ADMIN_TOKEN not in str(credentials)
     assert "1234ABCD" not in repr(NewUser(name="n", token="1234ABCD"))
+
+
+# Every shape WuzAPI's `GET /admin/users` has answered with (docs/gateways/wuzapi.md, "Admin users"): the id was a
+# number (SQLite's integer key) until the newest code made it text, and the list was bare until 2025-05.
+# API.md's example, to this day: a bare array, numeric ids, no `loggedIn`
+LIST_USERS_API_MD = [{"id": 1, "name": "admin", "token": "H4Zbhwr72PBrtKdTIgS",
+                      "webhook": "https://example.com/webhook", "jid": "5491155553934@s.whatsapp.net",
+                      "qrcode": "", "connected": True, "expiration": 0, "events": "Message,ReadReceipt"}]
+# handlers.go of 2025-05 (ListUsers answering through Respond): the envelope, still numeric ids
+LIST_USERS_ENVELOPE_NUMERIC = {"code": 200, "data": [
+    {"connected": False, "events": "Message", "expiration": 0, "id": 2, "jid": "", "loggedIn": False,
+     "name": "usuario2", "proxy_url": "", "qrcode": "", "token": "token2", "webhook": "https://example.com/webhook2"},
+], "success": True}
+
+
+@pytest.mark.parametrize("answer", [LIST_USERS_API_MD, {"code": 200, "data": LIST_USERS_API_MD, "success": True}],
+                         ids=["bare", "envelope"])
+async def test_list_users_with_numeric_ids(gateway, http, answer) -> None:
+    gateway.reply("GET", "/admin/users", json_body=answer)
+    [user] = await wuzapi(http, gateway).list_users()
+    assert (user.id, user.name, user.token, user.connected, user.loggedIn, user.events) == (
+        "1", "admin", "H4Zbhwr72PBrtKdTIgS", True, False, "Message,ReadReceipt")
+
+
+async def test_list_users_in_the_envelope_with_numeric_ids(gateway, http) -> None:
+    gateway.reply("GET", "/admin/users", json_body=LIST_USERS_ENVELOPE_NUMERIC)
+    [user] = await wuzapi(http, gateway).list_users()
+    assert (user.id, user.name, user.token) == ("2", "usuario2", "token2")
+
+
+@pytest.mark.parametrize("answer", ["null", "[]"], ids=["null-2024-04", "empty-array"])
+async def test_list_users_none_in_a_bare_answer(gateway, http, answer) -> None:
+    # the first /admin/users (2024-04) encoded a nil slice: `null` when there were no users; `[]` from 2024-04-26
+    gateway.reply("GET", "/admin/users", text=answer, headers={"Content-Type": "application/json"})
+    assert await wuzapi(http, gateway).list_users() == []
+
+
+async def test_create_user_answered_with_a_bare_numeric_id(gateway, http) -> None:
+    # handlers.go AddUser until the newest code, and API.md: `{"id": 2}`, nothing else
+    gateway.reply("POST", "/admin/users", json_body={"id": 2})
+    created = await wuzapi(http, gateway).create_user(NewUser(name="usuario2", token="token2"))
+    assert created.id == "2"
+
+
+async def test_delete_user_answered_with_details_only(gateway, http) -> None:
+    # handlers.go DeleteUser until the newest code: the envelope around `{"Details": …}`, no id: the one asked for
+    gateway.reply("DELETE", "/admin/users/2", json_body={"code": 200, "data": {"Details": "User deleted successfully"},
+                                                         "success": True})
+    deleted = await wuzapi(http, gateway).delete_user("2")
+    assert gateway.last.raw_path == "/admin/users/2"
+    assert deleted.id == "2"

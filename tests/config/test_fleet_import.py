@@ -154,3 +154,26 @@ def test_a_sandbox_in_the_spec_dialect_is_refused_naming_the_flag(monkeypatch, c
         assert config.load_profiles() == []
     finally:
         assert stop(process) == 0
+
+
+async def test_wuzapi_import_of_users_with_numeric_ids() -> None:
+    # API.md's `GET /admin/users` example, to this day (and WuzAPI's code until its newest): ids are numbers
+    from tests.api.recording_gateway import RecordingGateway
+    from tui.api.gateway_http import GatewayHttp
+    from tui.fleet_import import import_wuzapi
+    from tui.secrets import MemorySecrets
+
+    gateway = RecordingGateway()
+    await gateway.start()
+    try:
+        gateway.reply("GET", "/admin/users", json_body=[
+            {"id": 1, "name": "admin", "token": "H4Zbhwr72PBrtKdTIgS", "webhook": "https://example.com/webhook",
+             "jid": "5491155553934@s.whatsapp.net", "qrcode": "", "connected": True, "expiration": 0,
+             "events": "Message,ReadReceipt"}])
+        store = MemorySecrets()
+        async with GatewayHttp(timeout=5.0) as http:
+            report = await import_wuzapi(http, gateway.url, "admin-token", store, new_key=lambda: "k" * 32)
+    finally:
+        await gateway.stop()
+    assert [(item.profile, item.account, item.created) for item in report.accounts] == [("admin", "admin", True)]
+    assert store.get("admin", SecretName.SESSION_TOKEN) == "H4Zbhwr72PBrtKdTIgS"

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
 from tui.api.credentials import _shown_url
 from tui.api.gateway_http import Call, GatewayHttp
@@ -83,10 +83,19 @@ class AdminCredentials:
 # WuzAPI /admin/users (research/wuzapi.md §2.10)
 
 
+def _number_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+# A user's id: the database's integer key in API.md's examples and in WuzAPI's code until its newest, which sends
+# text (docs/gateways/wuzapi.md, "Admin users"); read as text either way.
+WuzapiUserId = Annotated[str, BeforeValidator(_number_as_text)]
+
+
 class WuzapiUser(Response):
     """One user of `GET /admin/users` (or the `data` of `POST /admin/users`): `events` is a comma string."""
 
-    id: str
+    id: WuzapiUserId
     name: str = ""
     token: str = Field(default="", repr=False)
     webhook: str = ""
@@ -107,7 +116,9 @@ class WuzapiUsers(ListAnswer):
 
 
 class DeletedUser(Response):
-    id: str
+    """`DELETE /admin/users/{id}`: the newest WuzAPI answers with the id, older ones only with `Details`."""
+
+    id: WuzapiUserId = ""
 
 
 @dataclass(frozen=True, repr=False)
@@ -186,7 +197,7 @@ class WuzapiAdminClient(_Client):
         """Removes the user from WuzAPI's database (not its WhatsApp session: that is `/full`, not offered)."""
         deleted: DeletedUser = await self._call(
             AdminOperation.DELETE_USER, "DELETE", "/admin/users/" + quote(user_id, safe=""), DeletedUser)
-        return deleted
+        return deleted if deleted.id else DeletedUser(id=user_id)
 
 
 # ---------------------------------------------------------------------------------------------------------------
