@@ -454,6 +454,14 @@ CASES: list[WireCase] = [
              "POST", "/chat/send/document",
              {"Phone": "5511999999999", "Document": "data:application/octet-stream;base64,JVBERi0xLjQK",
               "FileName": "invoice.pdf"}, WUZAPI_SENT, _wuzapi_sent),
+    # handlers.go SendDocument has decoded `Caption` and set it on the DocumentMessage since 2024-04 ("Add Caption
+    # to SendDocument"), though spec.yml's MessageDocument never listed it: the handler is what runs
+    WireCase(OperationId.CHAT_SEND_DOCUMENT, WUZAPI,
+             lambda: m.ChatSendDocument(Phone="5511999999999", Document=PDF_URL, FileName="invoice.pdf",
+                                        Caption="As promised"),
+             "POST", "/chat/send/document",
+             {"Phone": "5511999999999", "Document": "data:application/octet-stream;base64,JVBERi0xLjQK",
+              "FileName": "invoice.pdf", "Caption": "As promised"}, WUZAPI_SENT, _wuzapi_sent, name="caption"),
     _refused(OperationId.USER_CONTACTS, SSPEC, m.NoBody, "GET", "/user/contacts", "user/contacts"),
     WireCase(OperationId.USER_CONTACTS, WUZAPI, m.NoBody, "GET", "/user/contacts", None,
              (200, {"code": 200, "data": {

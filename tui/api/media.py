@@ -227,8 +227,6 @@ def media_request(
     caption = caption or None
     if caption is not None and kind is SendKind.AUDIO:
         raise MediaRefused("--caption: audio takes no caption (neither Z-API's send-audio nor WuzAPI's documents one)")
-    if caption is not None and kind is SendKind.DOCUMENT and family is Family.SESSION:
-        raise MediaRefused("--caption: WuzAPI's /chat/send/document takes no caption (spec.yml MessageDocument)")
     op = operation(OPERATIONS[(family, kind)])
     name = media.path.name
     request: m.Request
@@ -252,7 +250,7 @@ def media_request(
         elif kind is SendKind.AUDIO:
             request = m.ChatSendAudio(Phone=phone, Audio=url)
         else:
-            request = m.ChatSendDocument(Phone=phone, Document=url, FileName=name)
+            request = m.ChatSendDocument(Phone=phone, Document=url, FileName=name, Caption=caption)
     return op, request
 
 

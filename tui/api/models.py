@@ -1043,14 +1043,16 @@ class ChatSendAudio(_ToSessionPhone):
 
 
 class ChatSendDocument(_ToSessionPhone):
-    """WuzAPI's `/chat/send/document` (spec.yml MessageDocument): FileName required, no caption."""
+    """WuzAPI's `/chat/send/document`: FileName required; `Caption` is read by its handler (handlers.go
+    SendDocument, since 2024-04) though spec.yml's MessageDocument omits it."""
 
     Document: DataUrl
     FileName: Text
+    Caption: str | None = None
     Id: str | None = None
 
     def reads_as(self) -> str:
-        return _media_reading("document", self.Document, self.FileName, None)
+        return _media_reading("document", self.Document, self.FileName, self.Caption)
 
 
 MediaRequest = SendImage | SendVideo | SendAudio | SendDocument | ChatSendImage | ChatSendVideo | ChatSendAudio | ChatSendDocument

@@ -786,8 +786,8 @@ CHAT_SEND_DOCUMENT: Operation[m.ChatSendDocument, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_DOCUMENT, number=None, family=SESS, method="POST", path="chat/send/document",
     request=m.ChatSendDocument, result=m.ContactSent, title="Send document (WuzAPI)", section=Section.CHATS,
     sends=SendKind.DOCUMENT, spec_body=_no_media_in_spec("chat/send/document"), bodies={W: _wuzapi_document},
-    notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required, "
-              "no caption"},
+    notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required; "
+              "a caption goes with it"},
     writes=True,
 )
 WEBHOOK: Operation[m.WebhookUpdate, m.WebhookConfig] = Operation(

@@ -108,7 +108,7 @@ def wuzapi_media(body: GoBody, kind: str) -> tuple[str, ReceivedMedia]:
         raise ApiError(400, "could not decode base64 encoded data from payload", field=field) from None
     if kind == "image" and not _sniffed_image(data):
         raise ApiError(500, "could not decode image for thumbnail preparation: image: unknown format", field=field)
-    caption = body.string("Caption") or None if kind in ("image", "video") else None
+    caption = body.string("Caption") or None if kind != "audio" else None
     return phone, ReceivedMedia(kind, media_type, data, None, caption, file_name)
 
 
