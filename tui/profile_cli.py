@@ -16,9 +16,11 @@ from pydantic import ValidationError
 from tui import config
 from tui.api.dialects import Family
 from tui.api.models import HmacKey, field_errors
+from tui.exit_codes import Exit
 from tui.secrets import (
     InsecureFileSecrets,
     KeyringUnavailable,
+    NoKeyring,
     SecretName,
     SecretStore,
     open_secret_store,
@@ -244,10 +246,10 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     for profile in profiles:
         print(f"{profile.name}", file=out)
         instance, session = profile.instance, profile.session
-        print(f"  instance family  {instance.base_url}  (instance {instance.instance_id}; Z-API)" if instance
-              else "  instance family  none (no Z-API)", file=out)
-        print(f"  session family   {session.url}  (WuzAPI)" if session else "  session family   none (no WuzAPI)",
-              file=out)
+        print(f"  instance family  {instance.base_url}  (instance {instance.instance_id}; Z-API, dialect "
+              f"{instance.dialect.value})" if instance else "  instance family  none (no Z-API)", file=out)
+        print(f"  session family   {session.url}  (WuzAPI, dialect {session.dialect.value})" if session
+              else "  session family   none (no WuzAPI)", file=out)
         public = f", public URL {profile.public_url}" if profile.public_url else ""
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
         access = (f"read-only (`gateway-tui profile add {profile.name} --no-read-only` makes it writable)"
@@ -265,30 +267,43 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    try:
-        stores = _stores_holding_secrets(args.insecure_storage)
-    except KeyringUnavailable as error:
-        raise _Refused(f"profile {args.name!r} not removed (its keyring entries could not be): {error}") from None
-    removed = config.remove_profile(args.name)
+    """The secrets first, then the profile: a keyring that refuses leaves the profile, so a later remove finds its
+    secrets again. A keyring is needed only where secrets may be: not for a profile whose secrets are in the 0600
+    file, and not on a machine with no keyring at all (nothing can have been stored in one; removing what is not
+    there succeeds)."""
+    profile = next((profile for profile in config.load_profiles() if profile.name == args.name), None)
+    keyring_optional = args.insecure_storage or (profile is not None and profile.secrets_file)
+    stores = _stores_holding_secrets(args.insecure_storage)
+    keyring_looked_in = any(store.kind == "keyring" for store in stores)
     for store in stores:
-        for name in SecretName:
-            store.delete(args.name, name)
-    if not removed:
+        try:
+            for name in SecretName:
+                store.delete(args.name, name)
+        except NoKeyring:
+            keyring_looked_in = False
+        except KeyringUnavailable as error:
+            if store.kind != "keyring" or not keyring_optional:
+                raise _Refused(f"profile {args.name!r} not removed (its secrets could not be): {error}") from None
+            keyring_looked_in = False
+    if not config.remove_profile(args.name):
         print(f"No profile named {args.name!r}; any secrets stored under that name were removed.")
-        return 1
-    print(f"Profile {args.name!r} and its secrets removed.")
-    return 0
+        return Exit.REFUSED
+    if keyring_looked_in or keyring_optional:
+        print(f"Profile {args.name!r} and its secrets removed.")
+    else:
+        print(f"Profile {args.name!r} removed; there is no OS keyring here, so none of its secrets was looked for "
+              "in one.")
+    return Exit.OK
 
 
 def _stores_holding_secrets(insecure: bool) -> list[SecretStore]:
-    """Every store a profile's secrets may be in: the keyring (required unless --insecure-storage) and the
-    0600 file when it exists, so removing a profile never leaves its secrets behind in either."""
+    """Every store a profile's secrets may be in: the keyring (when this machine has one) and the 0600 file when it
+    exists (or with --insecure-storage), so removing a profile never leaves its secrets behind in either."""
     stores: list[SecretStore] = []
     try:
         stores.append(open_secret_store(False))
-    except KeyringUnavailable:
-        if not insecure:
-            raise
+    except NoKeyring:
+        pass
     file_store = InsecureFileSecrets()
     if insecure or file_store.path.exists():
         stores.append(file_store)

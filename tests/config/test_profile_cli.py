@@ -135,14 +135,66 @@ def test_remove_also_clears_the_insecure_file(monkeypatch, memory_keyring):
     assert all(store.get("work", name) is None for name in SecretName)
 
 
-def test_remove_without_a_keyring_removes_nothing(monkeypatch, memory_keyring, capsys):
+class LockedKeyring(MemoryKeyring):
+    """A keyring that is there but refuses every request, like one whose unlock prompt was dismissed."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise KeyringLocked("Failed to unlock the collection!")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise KeyringLocked("Failed to unlock the collection!")
+
+
+def test_remove_with_a_locked_keyring_removes_nothing(monkeypatch, memory_keyring, capsys):
+    # its secrets are in the keyring, which refuses: the profile stays, so a later remove finds them
     set_secrets(monkeypatch)
     assert main(ADD) == 0
-    keyring.set_keyring(fail.Keyring())
+    keyring.set_keyring(LockedKeyring())
     assert main(["profile", "remove", "work"]) == 2
     error = capsys.readouterr().err
-    assert "not removed" in error and "No OS keyring" in error
+    assert "not removed" in error and "Unlock it" in error
     assert [profile.name for profile in config.load_profiles()] == ["work"]
+
+
+@pytest.mark.parametrize("keyring_here", [fail.Keyring, LockedKeyring], ids=["no-keyring", "locked-keyring"])
+def test_remove_of_a_profile_whose_secrets_are_in_the_file_needs_no_keyring(monkeypatch, capsys, keyring_here):
+    keyring.set_keyring(fail.Keyring())
+    set_secrets(monkeypatch)
+    assert main(["--insecure-storage", *ADD]) == 0
+    keyring.set_keyring(keyring_here())
+    capsys.readouterr()
+    assert main(["profile", "remove", "work"]) == 0, capsys.readouterr().err
+    assert "Profile 'work' and its secrets removed" in capsys.readouterr().out
+    assert config.load_profiles() == []
+    assert all(InsecureFileSecrets().get("work", name) is None for name in SecretName)
+
+
+def test_remove_of_a_profile_saved_without_a_keyring_succeeds(monkeypatch, capsys):
+    # no keyring, the secrets in the environment: `profile add` stored none, so there are none to remove
+    keyring.set_keyring(fail.Keyring())
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    assert "no secret was stored" in capsys.readouterr().out
+    assert main(["profile", "remove", "work"]) == 0, capsys.readouterr().err
+    assert "Profile 'work' removed" in capsys.readouterr().out
+    assert config.load_profiles() == []
+
+
+def test_remove_of_an_unknown_profile_without_a_keyring_says_so(monkeypatch, capsys):
+    keyring.set_keyring(fail.Keyring())
+    assert main(["profile", "remove", "nobody"]) == 1
+    captured = capsys.readouterr()
+    assert "No profile named 'nobody'" in captured.out and "keyring" not in captured.err
+
+
+def test_list_shows_each_familys_dialect(monkeypatch, memory_keyring, capsys):
+    set_secrets(monkeypatch)
+    assert main([*ADD, "--instance-dialect", "zapi"]) == 0
+    capsys.readouterr()
+    assert main(["profile", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "instance family  https://api.example.com  (instance 3C01; Z-API, dialect zapi)" in listing
+    assert "session family   https://wuz.example.com  (WuzAPI, dialect spec)" in listing
 
 
 def test_invalid_profile_is_named_and_nothing_is_asked(monkeypatch, memory_keyring, capsys):

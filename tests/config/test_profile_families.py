@@ -171,7 +171,7 @@ def test_add_a_session_only_profile_stores_only_its_secrets(monkeypatch, memory_
     assert main(["profile", "list"]) == 0
     listing = capsys.readouterr().out
     assert "instance family  none (no Z-API)" in listing
-    assert "session family   https://wuzapi.example.com  (WuzAPI)" in listing
+    assert "session family   https://wuzapi.example.com  (WuzAPI, dialect wuzapi)" in listing
     assert "Client-Token" not in listing and "instance token" not in listing  # secrets of a family it lacks
     assert listing.count("set (keyring)") == 2
 
@@ -187,7 +187,7 @@ def test_add_an_instance_only_profile_stores_only_its_secrets(monkeypatch, memor
     capsys.readouterr()
     assert main(["profile", "list"]) == 0
     listing = capsys.readouterr().out
-    assert "instance family  https://api.z-api.io  (instance 3C01; Z-API)" in listing
+    assert "instance family  https://api.z-api.io  (instance 3C01; Z-API, dialect zapi)" in listing
     assert "session family   none (no WuzAPI)" in listing and "session token" not in listing
 
 
