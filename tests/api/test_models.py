@@ -303,3 +303,34 @@ def test_build_vcard_escapes_text_values() -> None:
     assert "FN:Silva\\, Ana" in lines
     assert "ORG:Acme\\, Inc\\; Brasil" in lines
     assert "TITLE:Chief\\; Boss" in lines
+
+
+# WhatsApp's limit on a message's text (docs/gateways/whatsapp-limits.md); neither gateway documents its own
+WHATSAPP_TEXT_LIMIT = 65_536
+MESSAGE_TEXT_FIELDS = ("message", "caption", "Caption")
+
+
+def test_a_message_of_exactly_the_limit_is_taken_and_one_more_character_is_not() -> None:
+    assert len(SendText(phone="5511999999999", message="x" * WHATSAPP_TEXT_LIMIT).message) == WHATSAPP_TEXT_LIMIT
+    assert problems(SendText, phone="5511999999999", message="x" * 100_000) == {
+        "message": "is 100,000 characters long; WhatsApp takes at most 65,536 in one message"}
+
+
+def test_every_send_refuses_text_longer_than_whatsapp_takes() -> None:
+    """One rule in the request models, so the reply line, the send form, `send` and `call` all meet it: every
+    operation that sends, in every field that carries the message's text or a caption."""
+    from tui.api.operations import OPERATIONS
+
+    checked = []
+    for op in OPERATIONS.values():
+        if op.sends is None:
+            continue
+        for name in MESSAGE_TEXT_FIELDS:
+            if name not in op.request.model_fields:
+                continue
+            with pytest.raises(ValidationError) as caught:
+                op.request.model_validate({name: "y" * (WHATSAPP_TEXT_LIMIT + 1)})
+            assert "WhatsApp takes at most 65,536" in field_errors(caught.value).get(name, ""), (op.id, name)
+            checked.append((op.id.value, name))
+    assert ("send-text", "message") in checked and ("chat-send-document", "Caption") in checked
+    assert len(checked) >= 10

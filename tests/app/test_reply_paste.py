@@ -52,3 +52,20 @@ async def test_a_one_line_paste_stays_in_the_reply_line():
         await wait_until(pilot, lambda: app.screen.query_one("#reply", Input).value == "see you at 18h",
                          what="the pasted line")
         assert app.screen.query_one("#chat-views").current == "inbox"
+
+
+async def test_a_reply_longer_than_whatsapp_takes_is_refused_and_kept():
+    # a 100,000-character paste on one line: WhatsApp takes at most 65,536 characters in a message
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        await open_reply(pilot)
+        sent_before = len(app.runtime.sandbox.state.sent)
+        app.post_message(events.Paste("x" * 100_000))
+        await wait_until(pilot, lambda: len(app.screen.query_one("#reply", Input).value) == 100_000,
+                         what="the pasted line")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "65,536" in screen_text(app), what="the refusal")
+        assert "nothing was sent" in screen_text(app)
+        await settle(pilot)
+        assert len(app.runtime.sandbox.state.sent) == sent_before
+        assert len(app.screen.query_one("#reply", Input).value) == 100_000  # kept, to shorten

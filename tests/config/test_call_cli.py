@@ -88,6 +88,16 @@ async def test_bad_field_exits_2_naming_it_and_sends_nothing(profile, sandbox) -
     assert list(sandbox.state.sent) == []
 
 
+async def test_a_message_longer_than_whatsapp_takes_exits_2_and_sends_nothing(profile, sandbox, tmp_path) -> None:
+    data = tmp_path / "long.json"
+    data.write_text(json.dumps({"phone": "5511999999999", "message": "x" * 100_000}))
+    code, out, err = await gateway_tui("call", "send-text", "--profile", profile, "--data", f"@{data}")
+    assert code == 2 and out == ""
+    assert "Message: is 100,000 characters long; WhatsApp takes at most 65,536 in one message" in err
+    assert "Nothing was sent" in err
+    assert list(sandbox.state.sent) == []
+
+
 async def test_library_wording_never_reaches_the_command_line(profile, sandbox) -> None:
     data = {"phone": "5511999999999", "message": "m", "buttons": [{"id": str(n), "text": "b"} for n in range(4)]}
     code, out, err = await gateway_tui("call", "send-button-actions", "--profile", profile, "--data", json.dumps(data))

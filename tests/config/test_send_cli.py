@@ -87,6 +87,15 @@ async def test_nothing_is_sent_when_the_file_or_the_dialect_cannot_be(sandbox, t
     assert list(sandbox.state.sent) == []
 
 
+async def test_a_caption_longer_than_whatsapp_takes_sends_nothing(sandbox, tmp_path: Path) -> None:
+    profile = _profile(sandbox, "long-caption", SessionDialect.SPEC)
+    png = media_files.write(tmp_path, "photo.png", media_files.png())
+    code, out, err = await send("--to", PHONE, str(png), "--caption", "x" * 70_000, "--profile", profile)
+    assert code == 2 and out == ""
+    assert "is 70,000 characters long; WhatsApp takes at most 65,536 in one message" in err
+    assert list(sandbox.state.sent) == []
+
+
 async def test_the_gateway_saying_no_exits_1(sandbox, tmp_path: Path) -> None:
     profile = _profile(sandbox, "zapi-no", SessionDialect.SPEC)
     sandbox.state.connected = False

@@ -86,6 +86,20 @@ GroupId = Annotated[str, _matching(_GROUP_ID, GROUP_ID_RULE)]
 GroupJid = Annotated[str, _matching(_GROUP_SEND_JID, GROUP_JID_RULE)]
 CommunityId = Annotated[str, _matching(_COMMUNITY_ID, COMMUNITY_ID_RULE)]
 Text = Annotated[str, AfterValidator(_not_blank)]
+# The most text WhatsApp takes in one message (docs/gateways/whatsapp-limits.md); neither gateway documents a
+# limit of its own. Longer text is refused before anything is sent, whichever path sends it.
+MESSAGE_TEXT_LIMIT = 65_536
+
+
+def _within_message_limit(value: str) -> str:
+    if len(value) > MESSAGE_TEXT_LIMIT:
+        raise ValueError(f"is {len(value):,} characters long; WhatsApp takes at most {MESSAGE_TEXT_LIMIT:,} in one "
+                         "message")
+    return value
+
+
+MessageText = Annotated[str, AfterValidator(_not_blank), AfterValidator(_within_message_limit)]
+CaptionText = Annotated[str, AfterValidator(_within_message_limit)]
 HttpUrl = Annotated[str, AfterValidator(_http_url)]
 
 
@@ -230,7 +244,7 @@ class NoBody(Request):
 
 
 class SendText(ToPhone):
-    message: Text
+    message: MessageText
 
     def reads_as(self) -> str:
         return self.message
@@ -244,7 +258,7 @@ class Button(Request):
 class SendButtonActions(ToPhone):
     """Operation 1: at most 3 quick-reply buttons; a pressed button's text comes back as the reply."""
 
-    message: Text
+    message: MessageText
     title: str | None = None
     footer: str | None = None
     buttons: list[Button] = Field(min_length=1, max_length=3)
@@ -272,7 +286,7 @@ class ButtonList(Request):
 class SendButtonList(ToPhone):
     """`/send-button-list`: the spec names it only; this is the shape the real gateway documents."""
 
-    message: Text
+    message: MessageText
     buttonList: ButtonList
 
     def reads_as(self) -> str:
@@ -280,7 +294,7 @@ class SendButtonList(ToPhone):
 
 
 class SendLink(ToPhone):
-    message: Text
+    message: MessageText
     linkUrl: HttpUrl
     image: HttpUrl | None = None
     title: str | None = None
@@ -296,7 +310,7 @@ class PollOption(Request):
 
 
 class SendPoll(ToPhone):
-    message: Text
+    message: MessageText
     poll: list[PollOption] = Field(min_length=2)
     selectableCount: int = Field(default=1, ge=1)
 
@@ -959,7 +973,7 @@ class SendImage(ToPhone):
     """`/send-image`: PNG or JPEG, by URL or as `data:image/png;base64,…`."""
 
     image: MediaSource
-    caption: str | None = None
+    caption: CaptionText | None = None
     delayMessage: DelayMs | None = None
 
     def reads_as(self) -> str:
@@ -970,7 +984,7 @@ class SendVideo(ToPhone):
     """`/send-video`: MP4 (H.264), by URL or as `data:video/mp4;base64,…`."""
 
     video: MediaSource
-    caption: str | None = None
+    caption: CaptionText | None = None
     delayMessage: DelayMs | None = None
 
     def reads_as(self) -> str:
@@ -993,7 +1007,7 @@ class SendDocument(ToPhone):
     extension: Annotated[str, AfterValidator(_document_extension)]
     document: MediaSource
     fileName: str | None = None
-    caption: str | None = None
+    caption: CaptionText | None = None
     delayMessage: DelayMs | None = None
 
     def reads_as(self) -> str:
@@ -1014,7 +1028,7 @@ class ChatSendImage(_ToSessionPhone):
     """WuzAPI's `/chat/send/image` (spec.yml MessageImage): PNG or JPEG as a data URL."""
 
     Image: DataUrl
-    Caption: str | None = None
+    Caption: CaptionText | None = None
     Id: str | None = None
 
     def reads_as(self) -> str:
@@ -1025,7 +1039,7 @@ class ChatSendVideo(_ToSessionPhone):
     """WuzAPI's `/chat/send/video` (spec.yml MessageVideo): MP4 or 3GPP as a data URL."""
 
     Video: DataUrl
-    Caption: str | None = None
+    Caption: CaptionText | None = None
     Id: str | None = None
 
     def reads_as(self) -> str:
@@ -1048,7 +1062,7 @@ class ChatSendDocument(_ToSessionPhone):
 
     Document: DataUrl
     FileName: Text
-    Caption: str | None = None
+    Caption: CaptionText | None = None
     Id: str | None = None
 
     def reads_as(self) -> str:
