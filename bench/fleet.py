@@ -158,7 +158,7 @@ def time_start(env: dict[str, str], timeout: float = 60.0) -> dict[str, float]:
 
 
 def message(profile: str, index: int, serial: int, own: str) -> bytes:
-    """A WuzAPI json-mode `Message` (wuzapi.md §4.3) for account `profile`, from one of 20 peers."""
+    """A WuzAPI json-mode `Message` (docs/gateways/wuzapi.md §4.3) for account `profile`, from one of 20 peers."""
     peer = f"55219{serial % 20:08d}@s.whatsapp.net"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     payload = {

@@ -3,8 +3,8 @@
     uv run python bench/listener.py [--seconds 10] [--runs 3] [--connections 16] [--with-normal] [--with-no-store]
                                     [--with-lines] [--bodies 1000]
 
-Each server runs in its own process pinned to CPU 0; the load generator runs here, pinned to CPU 1 (as in
-research/perf-baselines.md, which used wrk). The generator is a raw asyncio protocol, not an HTTP client
+Each server runs in its own process pinned to CPU 0; the load generator runs here, pinned to CPU 1 (as the first
+baselines, measured with wrk, were). The generator is a raw asyncio protocol, not an HTTP client
 library, so that it outruns the bare server on one core. Each request is a POST of a ~1 KB WuzAPI-style Message
 body, signed; bodies vary so the full-text index sees realistic distinct text. The generator cycles through
 --bodies distinct bodies (1,000 by default), so from the 1,001st request on each event is a delivery received again:

@@ -43,7 +43,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def message(index: int, image: bytes | None) -> bytes:
-    """A WuzAPI json-mode `Message` (wuzapi.md §4.3), with the image inline or without it."""
+    """A WuzAPI json-mode `Message` (docs/gateways/wuzapi.md §4.3), with the image inline or without it."""
     peer = f"55119{index % 50:08d}@s.whatsapp.net"
     payload: dict[str, object] = {
         "type": "Message", "instanceName": "bench", "userID": "0123456789abcdef0123456789abcdef",

@@ -1,6 +1,6 @@
 """One literal wire case per operation x dialect: the request as the app builds it (spec field names), and the
-JSON the dialect must put on the wire, written by hand from the spec (§4) and the research notes
-(research/zapi.md §2-§3, research/wuzapi.md §2), never produced by the models or the encoders.
+JSON the dialect must put on the wire, written by hand from the spec (§4) and the gateway notes
+(docs/gateways/zapi.md §2-§3, docs/gateways/wuzapi.md §2), never produced by the models or the encoders.
 
 `reply` is an answer shape the research shows that gateway sending; `check` what the typed result must say.
 """
@@ -358,7 +358,8 @@ CASES: list[WireCase] = [
              (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "events": ["Message"],
                                           "active": True}, "success": True}),
              lambda r: r.events == ["Message"] and r.active is True),
-    # -- lists: Z-API and WuzAPI offer them, the spec does not (research/zapi.md §3.6, research/wuzapi.md §2.8) ----
+    # -- lists: Z-API and WuzAPI offer them, the spec does not ----------------------------------------------------
+    # (docs/gateways/zapi.md §3.6, docs/gateways/wuzapi.md §2.8)
     _refused(OperationId.LIST_CHATS, SPEC, m.ListPage, "GET", "/chats", "chats"),
     WireCase(OperationId.LIST_CHATS, ZAPI, lambda: m.ListPage(page=2, pageSize=20), "GET", "/chats", None,
              (200, [{"archived": "false", "pinned": "true", "messagesUnread": 0, "phone": "5511987654321",
@@ -481,7 +482,7 @@ CASES: list[WireCase] = [
              (200, {"code": 200, "data": {"Groups": None}, "success": True}), lambda r: r.items == [], name="none"),
     # -- pairing and the connection (issue 23) ---------------------------------------------------------------------
     # Z-API: Z-API/docs en/instance/{status,qr-code,qr-code-image,phone-code,restart,disconnect}.mdx and
-    # research/zapi.md §3.1. Every call is a GET without a body; answers are bare `{value}` objects.
+    # docs/gateways/zapi.md §3.1. Every call is a GET without a body; answers are bare `{value}` objects.
     WireCase(OperationId.STATUS, ZAPI, m.NoBody, "GET", "/status", None,
              (200, {"connected": True, "error": "You are already connected", "smartphoneConnected": True}),
              lambda r: r.state == c.ConnectionState(connected=True, logged_in=True), name="connected"),
@@ -509,7 +510,7 @@ CASES: list[WireCase] = [
     _refused(OperationId.DISCONNECT, SPEC, m.NoBody, "GET", "/disconnect", "disconnect"),
     WireCase(OperationId.DISCONNECT, ZAPI, m.NoBody, "GET", "/disconnect", None, VALUE_TRUE, lambda r: r.ok),
     # WuzAPI: asternic/wuzapi handlers.go (Connect, GetStatus, GetQR, PairPhone, Disconnect, Logout), its
-    # static/api/spec.yml examples and research/wuzapi.md §2.2-2.3. Answers in the {code, data, success} envelope.
+    # static/api/spec.yml examples and docs/gateways/wuzapi.md §2.2-2.3. Answers in the {code, data, success} envelope.
     _refused(OperationId.SESSION_STATUS, SSPEC, m.NoBody, "GET", "/session/status", "session/status"),
     # spec.yml's example and the handler's older map: {"Connected": …, "LoggedIn": …}.
     WireCase(OperationId.SESSION_STATUS, WUZAPI, m.NoBody, "GET", "/session/status", None,
@@ -570,12 +571,13 @@ CASES: list[WireCase] = [
     WireCase(OperationId.DEVICE, ZAPI, m.NoBody, "GET", "/device", None, (200, ZAPI_DEVICE_DOC),
              lambda r: (r.number, r.name, r.about, r.originalDevice, r.sessionId, r.isBusiness, r.device.device_model)
              == ("5511999999999", "User name", "Profile status message", "iphone", 175, False, "Z-API")),
-    # Z-API PUT /update-every-webhooks: research/zapi.md §4 (body {value, notifySentByMe?}); answers {value: true}.
+    # Z-API PUT /update-every-webhooks: docs/gateways/zapi.md §4 (body {value, notifySentByMe?}); answers
+    # {value: true}.
     _refused(OperationId.UPDATE_EVERY_WEBHOOKS, SPEC, lambda: c.EveryCallback(value="https://hooks.example.com/z"),
              "PUT", "/update-every-webhooks", "update-every-webhooks"),
     WireCase(OperationId.UPDATE_EVERY_WEBHOOKS, ZAPI, lambda: c.EveryCallback(value="https://hooks.example.com/z"),
              "PUT", "/update-every-webhooks", {"value": "https://hooks.example.com/z"}, VALUE_TRUE, lambda r: r.ok),
-    # GET /webhook: WuzAPI's GetWebhook (research/wuzapi.md §2.5) answers {webhook, subscribe}; no events is [""].
+    # GET /webhook: WuzAPI's GetWebhook (docs/gateways/wuzapi.md §2.5) answers {webhook, subscribe}; no events is [""].
     WireCase(OperationId.WEBHOOK_READ, WUZAPI, m.NoBody, "GET", "/webhook", None,
              (200, {"code": 200, "data": {"webhook": "https://hooks.example.com/s", "subscribe": ["Message", "ReadReceipt"]},
                     "success": True}),

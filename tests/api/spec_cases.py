@@ -107,7 +107,7 @@ def wuzapi(client: Any) -> Any:
 
 
 INSTANCE_CASES = [
-    # -- lists, in Z-API's dialect (research/zapi.md §3.6) -------------------------------------------------------
+    # -- lists, in Z-API's dialect (docs/gateways/zapi.md §3.6) -------------------------------------------------------
     Case(
         "list_chats",
         lambda c: zapi(c).list_chats(ListPage(page=3, pageSize=50)),
@@ -488,7 +488,7 @@ SESSION_CASES = [
          (200, {"code": 200, "data": {"Details": "Disconnected"}, "success": True}), lambda r: r.Details == "Disconnected"),
     Case("logout", lambda c: wuzapi(c).logout(), "POST", "/session/logout", None,
          (200, {"code": 200, "data": {"Details": "Logged out"}, "success": True}), lambda r: r.Details == "Logged out"),
-    # issue 24: GET /webhook (research/wuzapi.md §2.5): no events reads [""]
+    # issue 24: GET /webhook (docs/gateways/wuzapi.md §2.5): no events reads [""]
     Case("read_webhook", lambda c: wuzapi(c).read_webhook(), "GET", "/webhook", None,
          (200, {"code": 200, "data": {"webhook": "https://h.example.com/s", "subscribe": [""]}, "success": True}),
          lambda r: r.webhook == "https://h.example.com/s" and r.events == [""]),

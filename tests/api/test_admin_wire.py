@@ -2,11 +2,11 @@
 never from our models.
 
 Where each shape comes from:
-* WuzAPI `/admin/users`: research/wuzapi.md §2.10 (asternic/wuzapi handlers.go ListUsers/AddUser/DeleteUser) and
-  research/wuzapi-openapi/spec.yml `/admin/users` (the list example, `{"code":200,"data":[…],"success":true}`),
+* WuzAPI `/admin/users`: docs/gateways/wuzapi.md §2.10 (asternic/wuzapi handlers.go ListUsers/AddUser/DeleteUser) and
+  tests/api/wuzapi-openapi/spec.yml `/admin/users` (the list example, `{"code":200,"data":[…],"success":true}`),
   auth `Authorization: <admin token>` (spec.yml info: "Use the Authorization header with the admin token").
 * Z-API partner: developer.z-api.io/en/partner/list-instances (the `{total,totalPage,pageSize,page,content}`
-  example, `Authorization: Bearer <Partner-Token>`, no Client-Token) and research/zapi.md §7 /
+  example, `Authorization: Bearer <Partner-Token>`, no Client-Token) and docs/gateways/zapi.md §7 /
   developer.z-api.io/en/partner/create-instance (`POST /instances/integrator/on-demand` -> `{id, token, due}`).
 """
 
@@ -30,7 +30,7 @@ LIST_USERS = {"code": 200, "data": [{"connected": True, "events": "All", "expira
                                      "jid": "5491155551122:12@s.whatsapp.net", "loggedIn": True,
                                      "name": "Some User", "proxy_url": "", "qrcode": "", "token": USER_TOKEN,
                                      "webhook": "https://some.domain/webhook"}], "success": True}
-# wuzapi.md §2.10 POST /admin/users: 201 with the new user
+# docs/gateways/wuzapi.md §2.10 POST /admin/users: 201 with the new user
 CREATED_USER = {"code": 201, "data": {"id": "5663e0c52063ec35d0ba45f7c2011c06", "name": "John Doe",
                                       "token": "1234ABCD", "webhook": "https://example.net/hook", "expiration": 0,
                                       "events": "Message,ReadReceipt",
@@ -39,7 +39,7 @@ CREATED_USER = {"code": 201, "data": {"id": "5663e0c52063ec35d0ba45f7c2011c06", 
                                                     "access_key": "***", "path_style": False, "public_url": "",
                                                     "media_delivery": "base64", "retention_days": 30},
                                       "hmac_key": False}, "success": True}
-# wuzapi.md §2.10 DELETE /admin/users/{id}
+# docs/gateways/wuzapi.md §2.10 DELETE /admin/users/{id}
 DELETED_USER = {"code": 200, "data": {"id": "4e4942c7dee1deef99ab8fd9f7350de5"}, "details": "user deleted successfully",
                 "success": True}
 # developer.z-api.io/en/partner/list-instances, 200
@@ -186,7 +186,7 @@ def test_reprs_hide_the_tokens() -> None:
     assert "1234ABCD" not in repr(NewUser(name="n", token="1234ABCD"))
 
 
-# Every shape WuzAPI's `GET /admin/users` has answered with (docs/gateways/wuzapi.md, "Admin users"): the id was a
+# Every shape WuzAPI's `GET /admin/users` has answered with (docs/gateways/wuzapi.md §2.10): the id was a
 # number (SQLite's integer key) until the newest code made it text, and the list was bare until 2025-05.
 # API.md's example, to this day: a bare array, numeric ids, no `loggedIn`
 LIST_USERS_API_MD = [{"id": 1, "name": "admin", "token": "H4Zbhwr72PBrtKdTIgS",

@@ -23,12 +23,11 @@ from tui.api.connection import SessionConnected, SessionLinkingCode, SessionQr, 
 from tui.api.errors import BadRequest
 from tui.api.models import ContactSent, Details, GroupInfo, HmacStatus, WebhookConfig
 
-SPEC_FILE = Path("/work/shared/research/wuzapi-openapi/spec.yml")
-if not SPEC_FILE.exists():  # the research folder sits beside the checkout in other layouts
-    SPEC_FILE = Path(__file__).resolve().parents[3] / "shared/research/wuzapi-openapi/spec.yml"
+# WuzAPI's own file, copied unchanged with its source and license (wuzapi-openapi/README.md)
+SPEC_FILE = Path(__file__).resolve().parent / "wuzapi-openapi" / "spec.yml"
 
 # (method, path) -> {key we send: key spec.yml documents}. All of these are accepted by the real server:
-# Go's encoding/json matches JSON keys to struct fields case-insensitively (research/wuzapi.md §1.3).
+# Go's encoding/json matches JSON keys to struct fields case-insensitively (docs/gateways/wuzapi.md §1.3).
 CASE_DEVIATIONS = {
     # The service spec (§4.2 #22) and WuzAPI's struct tags say `name`/`participants`; spec.yml capitalises.
     ("POST", "/group/create"): {"name": "Name", "participants": "Participants"},

@@ -4,8 +4,9 @@ given; none on PATH: a plain message), ctrl+s saves it to a path asked in a smal
 replaced only after a yes), ctrl+e previews an image.
 
 The events are literal: WuzAPI's json-mode `Message` with the file inline (wmiau.go's top-level `base64`,
-`mimeType`, `fileName`; wuzapi.md §4.3) and Z-API's `ReceivedCallback` with `image.imageUrl` (zapi.md §5.3), the URL
-on the sandbox's stand-in for Z-API's storage (the sandbox is on loopback: its media may be fetched)."""
+`mimeType`, `fileName`; docs/gateways/wuzapi.md §4.3) and Z-API's `ReceivedCallback` with `image.imageUrl`
+(docs/gateways/zapi.md §5.3), the URL on the sandbox's stand-in for Z-API's storage (the sandbox is on loopback:
+its media may be fetched)."""
 
 from __future__ import annotations
 

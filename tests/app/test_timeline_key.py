@@ -3,7 +3,7 @@ the newest sent message's timeline (what the events said, nothing more), ↑/↓
 closes; a message waiting at "sent" past the threshold is marked in the thread (the view's clock is injected).
 
 Status events are literal Z-API callbacks (Z-API/docs `en/webhooks/on-message-send.mdx`,
-`on-whatsapp-message-status-changes.mdx`; research/zapi.md §5.1-5.2), posted to the app's listener."""
+`on-whatsapp-message-status-changes.mdx`; docs/gateways/zapi.md §5.1-5.2), posted to the app's listener."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Webhooks as each gateway delivers them: Z-API's unsigned JSON callbacks (research/zapi.md §5) and WuzAPI's
-form-encoded `jsonData` in Go's key order, signed over the exact body (research/wuzapi.md §3). Signatures are
+"""Webhooks as each gateway delivers them: Z-API's unsigned JSON callbacks (docs/gateways/zapi.md §5) and WuzAPI's
+form-encoded `jsonData` in Go's key order, signed over the exact body (docs/gateways/wuzapi.md §3). Signatures are
 checked with hmac directly; bodies are read raw."""
 
 from __future__ import annotations

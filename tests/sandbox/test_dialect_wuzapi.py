@@ -1,4 +1,4 @@
-"""The sandbox in WuzAPI's session dialect: literal WuzAPI requests (research/wuzapi.md §2) answered in WuzAPI's
+"""The sandbox in WuzAPI's session dialect: literal WuzAPI requests (docs/gateways/wuzapi.md §2) answered in WuzAPI's
 shapes (bare HMAC answers, Unix-seconds Timestamp, 500 with success:true, PUT /webhook zeroing what is omitted);
 the spec's GET /group/info body is refused naming groupJID. Raw httpx, no client models."""
 

@@ -1,5 +1,5 @@
-"""The sandbox in Z-API's instance dialect: literal Z-API requests (research/zapi.md §2-§4) are accepted and answered
-in Z-API's shapes; the spec's shapes are refused with a 400 naming the field. Raw httpx, no client models."""
+"""The sandbox in Z-API's instance dialect: literal Z-API requests (docs/gateways/zapi.md §2-§4) are accepted and
+answered in Z-API's shapes; the spec's shapes are refused with a 400 naming the field. Raw httpx, no client models."""
 
 from __future__ import annotations
 

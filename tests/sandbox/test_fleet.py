@@ -1,6 +1,6 @@
 """`gateway-tui sandbox --accounts N`: N accounts on one port, each answering as itself, behind WuzAPI's admin API
 and Z-API's partner API (tui/sandbox/fleet.py). The answers' shapes are checked against literal JSON keys from
-research/wuzapi.md §2.10 and developer.z-api.io/en/partner/list-instances."""
+docs/gateways/wuzapi.md §2.10 and developer.z-api.io/en/partner/list-instances."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ ADMIN = "fleet-admin-SECRET-0001"
 PARTNER = "fleet-partner-SECRET-0002"
 CLIENT = "fleet-client-SECRET-0003"
 ENV = {"GATEWAY_TUI_ADMIN_TOKEN": ADMIN, "GATEWAY_TUI_PARTNER_TOKEN": PARTNER, "GATEWAY_TUI_CLIENT_TOKEN": CLIENT}
-# WuzAPI's user keys (research/wuzapi.md §2.10, "Each User in the list has these keys")
+# WuzAPI's user keys (docs/gateways/wuzapi.md §2.10: the keys of a user in the list)
 USER_KEYS = {"id", "name", "token", "webhook", "jid", "qrcode", "connected", "loggedIn", "expiration", "proxy_url",
              "events", "proxy_config", "s3_config"}
 # Z-API's instance keys (developer.z-api.io/en/partner/list-instances, the 200 example)

@@ -44,8 +44,9 @@ def test_every_operation_of_the_family_has_a_handler_or_is_refused(api, family, 
 
 
 def test_the_spec_sandbox_refuses_exactly_the_gateways_lists_pairing_calls_and_session_media() -> None:
-    # Literal: the lists Z-API and WuzAPI offer and the spec does not (research/zapi.md §3.6, wuzapi.md §2.8), and
-    # their pairing calls (zapi.md §3.1, wuzapi.md §2.2-2.3): the spec has only the instance status read.
+    # Literal: the lists Z-API and WuzAPI offer and the spec does not (docs/gateways/zapi.md §3.6,
+    # docs/gateways/wuzapi.md §2.8), and their pairing calls (docs/gateways/zapi.md §3.1, docs/gateways/wuzapi.md
+    # §2.2-2.3): the spec has only the instance status read.
     assert InstanceApi.REFUSED == {"chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart",
                                    "disconnect", "me", "update-every-webhooks", "device"}
     # and WuzAPI's media sends, which the spec's session family does not have (issue 25)

@@ -1,4 +1,5 @@
-"""Kinds, summaries and message ids for the payload shapes in the research notes (wuzapi.md §4.3, zapi.md §5)."""
+"""Kinds, summaries and message ids for the payload shapes in the gateway notes (docs/gateways/wuzapi.md §4.3,
+docs/gateways/zapi.md §5)."""
 
 from __future__ import annotations
 

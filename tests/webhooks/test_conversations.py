@@ -1,5 +1,5 @@
 """The inbox tables, derived from stored events at append time: the payloads are literal JSON in the shapes of
-research/wuzapi.md §4.3 (whatsmeow events) and research/zapi.md §5 (Z-API callbacks)."""
+docs/gateways/wuzapi.md §4.3 (whatsmeow events) and docs/gateways/zapi.md §5 (Z-API callbacks)."""
 
 from __future__ import annotations
 
@@ -267,8 +267,8 @@ async def test_an_inbox_failure_never_loses_the_event(store, inbox, monkeypatch)
 
 
 async def test_chats_the_gateway_lists_show_without_history_with_the_phones_unread_count(store, inbox):
-    """Z-API's /chats (research/zapi.md §3.6, literal): a chat with no message stored here is listed in its place by
-    its last message time, with the phone's unread count; a chat with history keeps its own preview."""
+    """Z-API's /chats (docs/gateways/zapi.md §3.6, literal): a chat with no message stored here is listed in its place
+    by its last message time, with the phone's unread count; a chat with history keeps its own preview."""
     from tui.api.models import ChatList, ContactList
     from tui.webhooks.conversations import chats_from_chat_list, names_from_chats, names_from_contacts
 
@@ -349,7 +349,7 @@ async def test_an_undecryptable_message_waits_in_its_chat_until_its_content_arri
 async def test_a_media_message_carries_its_file_kind_name_size_and_link(store, inbox):
     """Issue 25: the thread's media messages say what their event says of the file. WuzAPI's inline base64 (the
     payload the store indexes holds only a note of its length, as the listener trims it) with whatsmeow's
-    documentMessage; Z-API's image with its storage URL (zapi.md §5.3: no size); a text has no media."""
+    documentMessage; Z-API's image with its storage URL (docs/gateways/zapi.md §5.3: no size); a text has no media."""
     from tui.webhooks.bodies import without_inline_media
 
     pdf = b"%PDF-1.4\n" + b"x" * 3000

@@ -24,7 +24,7 @@ KEY = "inline-media-key-0123456789abcdef0123"
 
 
 def message_with_image(image: bytes, message_id: str) -> bytes:
-    """A WuzAPI json-mode `Message` with an image, written by hand from wuzapi.md §4.3 and wmiau.go."""
+    """A WuzAPI json-mode `Message` with an image, written by hand from docs/gateways/wuzapi.md §4.3 and wmiau.go."""
     event = {
         "Info": {"Chat": "5491155553934@s.whatsapp.net", "Sender": "5491155553934@s.whatsapp.net",
                  "IsFromMe": False, "IsGroup": False, "ID": message_id, "Type": "media", "PushName": "John",

@@ -1,4 +1,5 @@
-"""WuzAPI inlines media as base64 (wuzapi.md §4.3): a 16 MB video is a ~22 MB form body, signed over its bytes."""
+"""WuzAPI inlines media as base64 (docs/gateways/wuzapi.md §4.3): a 16 MB video is a ~22 MB form body, signed over
+its bytes."""
 
 from __future__ import annotations
 

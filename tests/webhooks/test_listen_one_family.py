@@ -17,7 +17,7 @@ from tui.cli import main
 from tui.paths import profile_events_path
 from tui.webhooks.store import EventStore
 
-# Z-API's on-message-received callback as its docs show it (research/zapi.md §5.3), unsigned as Z-API sends it.
+# Z-API's on-message-received callback as its docs show it (docs/gateways/zapi.md §5.3), unsigned as Z-API sends it.
 RECEIVED = json.dumps({
     "type": "ReceivedCallback", "instanceId": "3C01", "messageId": "3EB0ZAPI0001", "phone": "5511999990000",
     "fromMe": False, "momment": 1632228638000, "status": "RECEIVED", "chatName": "Ana", "senderName": "Ana",

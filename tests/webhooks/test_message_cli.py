@@ -1,7 +1,7 @@
 """`gateway-tui message ID [--json]`: one sent message's timeline from the event store, by the gateway's id.
 
 The store is filled the way the listener fills it, from literal Z-API callbacks (Z-API/docs
-`en/webhooks/on-message-send.mdx`, `on-whatsapp-message-status-changes.mdx`; research/zapi.md §5.1-5.2); the
+`en/webhooks/on-message-send.mdx`, `on-whatsapp-message-status-changes.mdx`; docs/gateways/zapi.md §5.1-5.2); the
 expected output is written by hand."""
 
 from __future__ import annotations

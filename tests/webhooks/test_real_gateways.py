@@ -1,4 +1,5 @@
-"""Replays of what the real gateways send, written from the research notes (wuzapi.md §3-4, zapi.md §5).
+"""Replays of what the real gateways send, written from the gateway notes (docs/gateways/wuzapi.md §3-4,
+docs/gateways/zapi.md §5).
 
 WuzAPI: the JSON text is Go's `json.Marshal` of a map (compact, keys sorted); form mode is `url.Values.Encode()`
 of `instanceName`, `jsonData`, `userID` in that order; both signed over the exact body. Z-API: unsigned JSON.

@@ -5,7 +5,7 @@ Payloads are literal JSON written from:
   `en/webhooks/on-whatsapp-message-status-changes.mdx` (MessageStatusCallback example; status SENT, RECEIVED, READ,
   READ_BY_ME or PLAYED);
 * asternic/wuzapi `wmiau.go` `case *events.Receipt` (type "ReadReceipt", state Read / ReadSelf / Delivered) with
-  whatsmeow's `events.Receipt` as Go marshals it (research/wuzapi.md §4.3).
+  whatsmeow's `events.Receipt` as Go marshals it (docs/gateways/wuzapi.md §4.3).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ JSON_BODY = (
 # `printf '%s' BODY | openssl dgst -sha256 -hmac "$KEY"`, computed once and pasted here.
 JSON_BODY_SIGNATURE = "be984d3c1c90f6b6c7c32c1ab599e0340c41b1a8a0a7e3cae5968df3c1fd4db3"
 
-# WuzAPI's default form body (wuzapi.md §3.2): keys sorted, `+` for spaces, the JSON url-encoded in jsonData.
+# WuzAPI's default form body (docs/gateways/wuzapi.md §3.2): keys sorted, `+` for spaces, the JSON url-encoded in
+# jsonData.
 FORM_BODY = (
     b"instanceName=sandbox&jsonData=%7B%22event%22%3A%7B%22Info%22%3A%7B%22ID%22%3A%223EB0A1%22%2C%22Sender"
     b"%22%3A%225511999999999%40s.whatsapp.net%22%7D%2C%22Message%22%3A%7B%22conversation%22%3A%22hello+world"

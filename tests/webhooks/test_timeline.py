@@ -4,12 +4,12 @@ gateways; never more than the events said.
 
 Payloads are literal JSON written from:
 * Z-API/docs `en/webhooks/on-message-send.mdx` (DeliveryCallback: zaapId, messageId, phone, `momment` in epoch
-  milliseconds, `error`/`errorCode` only on failure; research/zapi.md §5.1) and
+  milliseconds, `error`/`errorCode` only on failure; docs/gateways/zapi.md §5.1) and
   `en/webhooks/on-whatsapp-message-status-changes.mdx` (MessageStatusCallback: status SENT|RECEIVED|READ|
   READ_BY_ME|PLAYED, `ids` array, `momment`; §5.2);
 * asternic/wuzapi `wmiau.go` (79ee4cd) `case *events.Receipt`: type "ReadReceipt", state "Delivered" for whatsmeow's
   Type "" and "Read" for "read", the whatsmeow event as Go marshals it, `Timestamp` an RFC 3339 time with
-  nanoseconds and an offset (research/wuzapi.md §4.3).
+  nanoseconds and an offset (docs/gateways/wuzapi.md §4.3).
 Each event is stored as arriving at a given time (`arriving`), as the listener stamps it.
 """
 

@@ -11,8 +11,8 @@ admin token, sent bare in `Authorization`; Z-API's partner token, sent as `Autho
 partner paths sit outside every instance. A row would need a third family with no instance, no session, no
 sandbox account, no section of the app and no dialect; this small client says what they are instead.
 
-Shapes: research/wuzapi.md §2.10 (asternic/wuzapi handlers.go), wuzapi-openapi/spec.yml `/admin/users`;
-research/zapi.md §7 and developer.z-api.io/en/partner/list-instances, /create-instance.
+Shapes: docs/gateways/wuzapi.md §2.10 (asternic/wuzapi handlers.go), tests/api/wuzapi-openapi/spec.yml `/admin/users`;
+docs/gateways/zapi.md §7 and developer.z-api.io/en/partner/list-instances, /create-instance.
 
 The answers carry every account's token: they are masked by key in what the request log records (`token` in an
 answer), and a user's or instance's repr never shows one.
@@ -80,7 +80,7 @@ class AdminCredentials:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# WuzAPI /admin/users (research/wuzapi.md §2.10)
+# WuzAPI /admin/users (docs/gateways/wuzapi.md §2.10)
 
 
 def _number_as_text(value: Any) -> Any:
@@ -88,7 +88,7 @@ def _number_as_text(value: Any) -> Any:
 
 
 # A user's id: the database's integer key in API.md's examples and in WuzAPI's code until its newest, which sends
-# text (docs/gateways/wuzapi.md, "Admin users"); read as text either way.
+# text (docs/gateways/wuzapi.md §2.10); read as text either way.
 WuzapiUserId = Annotated[str, BeforeValidator(_number_as_text)]
 
 
@@ -201,7 +201,7 @@ class WuzapiAdminClient(_Client):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Z-API partner API (research/zapi.md §7)
+# Z-API partner API (docs/gateways/zapi.md §7)
 
 
 class PartnerInstance(Response):

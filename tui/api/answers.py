@@ -1,6 +1,6 @@
 """Turn an HTTP answer into the operation's typed result or a typed error.
 
-Liberal in what it accepts (research/zapi.md §6, research/wuzapi.md §1.2): session bodies with or without
+Liberal in what it accepts (docs/gateways/zapi.md §6, docs/gateways/wuzapi.md §1.2): session bodies with or without
 the `{code,data,success}` envelope, error text under `error`, `message`, `data` or `details`, bare JSON
 strings, plain text and HTML. The HTTP status is authoritative over a body's `success` flag.
 

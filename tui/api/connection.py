@@ -6,13 +6,13 @@
 
 What each gateway answers, from its docs and code:
 
-* Z-API (research/zapi.md §3.1; Z-API/docs en/instance/*.mdx): `GET /status` answers `{connected, error,
+* Z-API (docs/gateways/zapi.md §3.1; Z-API/docs en/instance/*.mdx): `GET /status` answers `{connected, error,
   smartphoneConnected}`, where `error` is a status text ("You are already connected", "You need to restore the
   session", "You are not connected"; older pages end them with a full stop), never a failure. `GET /qr-code`
   and `GET /qr-code/image` answer `{value}`: the payload text or a `data:image/png;base64,` URL (the docs show
   both for `/qr-code`). `GET /phone-code/{phone}` answers `{value: <code>}`; `GET /restart` and
   `GET /disconnect` answer `{value: true}`.
-* WuzAPI (research/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go Connect, GetStatus, GetQR, PairPhone,
+* WuzAPI (docs/gateways/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go Connect, GetStatus, GetQR, PairPhone,
   Disconnect, Logout): everything in the `{code, data, success}` envelope. `GET /session/status` answers
   `{Connected, LoggedIn}` in older releases and `{connected, loggedIn, jid, name, events, ...}` in newer ones
   (wuzapi#90); `POST /session/connect` takes `{Subscribe, Immediate}` and answers `{details, events, jid,
@@ -162,7 +162,7 @@ def _flag(*names: str) -> Any:
 
 class SessionStatus(Response):
     """WuzAPI's `GET /session/status`, either shape: `{Connected, LoggedIn}` (older releases, spec.yml) or
-    `{connected, loggedIn, jid, name, ...}` (newer; research/wuzapi.md §2.3)."""
+    `{connected, loggedIn, jid, name, ...}` (newer; docs/gateways/wuzapi.md §2.3)."""
 
     connected: LenientBool = _flag("connected", "Connected")
     loggedIn: LenientBool = _flag("loggedIn", "LoggedIn", "loggedin")
@@ -189,7 +189,7 @@ SubscribedKinds = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min
 
 class SessionConnect(Request):
     """`POST /session/connect`. `Subscribe` is required and never empty: WuzAPI stores what it is sent as the
-    account's subscriptions, and an empty list stores none (no webhook events at all; research/wuzapi.md
+    account's subscriptions, and an empty list stores none (no webhook events at all; docs/gateways/wuzapi.md
     §2.2). `Immediate: true` answers at once instead of waiting 10 s; the status read tells the outcome."""
 
     Subscribe: SubscribedKinds

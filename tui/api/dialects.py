@@ -2,7 +2,7 @@
 secrets and the CLI read it).
 
 The spec is the contract and the default. A real account speaks its gateway's dialect: `zapi` for the instance
-family (research/zapi.md), `wuzapi` for the session family (research/wuzapi.md). What each changes on the wire
+family (docs/gateways/zapi.md), `wuzapi` for the session family (docs/gateways/wuzapi.md). What each changes on the wire
 is written beside each operation in `tui.api.operations`.
 """
 

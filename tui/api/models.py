@@ -2,7 +2,7 @@
 
 Requests are strict: every rule of the spec is checked before anything is sent, and a violation
 raises pydantic's ValidationError naming the field and the rule (see `field_errors`).
-Responses are lenient: real gateways differ from the spec (research/zapi.md, research/wuzapi.md),
+Responses are lenient: real gateways differ from the spec (docs/gateways/zapi.md, docs/gateways/wuzapi.md),
 so they accept every shape seen there and ignore unknown keys.
 """
 
@@ -180,7 +180,7 @@ class ChatAction(enum.StrEnum):
 
 DESTRUCTIVE_CHAT_ACTIONS = frozenset({ChatAction.CLEAR, ChatAction.DELETE})
 
-# Event kinds a session webhook can subscribe to (WuzAPI's supportedEventTypes, research/wuzapi.md §4.1).
+# Event kinds a session webhook can subscribe to (WuzAPI's supportedEventTypes, docs/gateways/wuzapi.md §4.1).
 SESSION_EVENT_KINDS: tuple[str, ...] = (
     "All",
     "Message", "UndecryptableMessage", "Receipt", "MediaRetry", "ReadReceipt",
@@ -770,7 +770,7 @@ class WebhookConfig(Response):
 
 
 class ConnectionStatus(Response):
-    """The instance `status` read. `error` is a status text, not an error flag (research/zapi.md §3.1)."""
+    """The instance `status` read. `error` is a status text, not an error flag (docs/gateways/zapi.md §3.1)."""
 
     connected: LenientBool = False
     error: str | None = None
@@ -779,7 +779,8 @@ class ConnectionStatus(Response):
 
 
 # ---------------------------------------------------------------------------------------------
-# Lists of chats, contacts and groups (research/zapi.md §3.6, research/wuzapi.md §2.8 and GET /user/contacts).
+# Lists of chats, contacts and groups (docs/gateways/zapi.md §3.6, docs/gateways/wuzapi.md §2.8 and GET
+# /user/contacts).
 # The spec has none: only the gateways' own dialects can ask (the table refuses the spec dialect).
 
 LIST_PAGE_SIZE = 100
@@ -831,7 +832,7 @@ class ListAnswer(Response):
 
 class ChatEntry(Response):
     """One chat of Z-API's `/chats` or `/groups`: booleans and counters as strings or numbers, `lastMessageTime`
-    in seconds or milliseconds (research/zapi.md §3.6)."""
+    in seconds or milliseconds (docs/gateways/zapi.md §3.6)."""
 
     phone: str
     name: LenientText = ""

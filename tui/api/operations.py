@@ -9,7 +9,7 @@ Each row is a typed constant, `Operation[Req, Res]`; `OPERATIONS` finds a row by
 The client, the sandbox's routes, the command line (`gateway-tui call`), the palette, help and the sections'
 dispatch all read this table; no other module keeps a list of operations.
 
-Dialects (research/zapi.md, research/wuzapi.md): the spec is the contract and the default. A profile may speak
+Dialects (docs/gateways/zapi.md, docs/gateways/wuzapi.md): the spec is the contract and the default. A profile may speak
 its real gateway's dialect instead: `zapi` for the instance family, `wuzapi` for the session family. A dialect
 only changes how a request is written; the request models always carry the spec's field names. A request that
 a dialect cannot express raises `DialectRefusal` naming the field, before anything is sent.
@@ -239,7 +239,7 @@ class Operation(Generic[Req, Res]):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Z-API wire forms (research/zapi.md §1.5, §2, §3)
+# Z-API wire forms (docs/gateways/zapi.md §1.5, §2, §3)
 
 ZAPI_DELAY_RULE = "Z-API waits whole seconds from 1 to 15 (1000 to 15000 milliseconds in steps of 1000)"
 _GROUP_JID = re.compile(r"(\d+(?:-\d+)?)@g\.us")
@@ -408,7 +408,7 @@ def _wuzapi_document(request: m.ChatSendDocument) -> Body:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Lists (research/zapi.md §3.6, research/wuzapi.md §2.8): the gateways offer them, the spec does not.
+# Lists (docs/gateways/zapi.md §3.6, docs/gateways/wuzapi.md §2.8): the gateways offer them, the spec does not.
 
 
 def _not_in_spec(what: str, where: str) -> Callable[[m.Request], None]:
@@ -645,7 +645,7 @@ LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
     writes=False,
 )
 
-# -- instance family: pairing and the connection (research/zapi.md §3.1; Z-API/docs en/instance/*.mdx). The
+# -- instance family: pairing and the connection (docs/gateways/zapi.md §3.1; Z-API/docs en/instance/*.mdx). The
 # spec has only the status read above; the spec dialect refuses these before sending.
 
 QR_CODE: Operation[m.NoBody, c.ZapiQr] = Operation(
@@ -820,7 +820,7 @@ GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
 )
 
 
-# -- session family: pairing and the connection (research/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go). The
+# -- session family: pairing and the connection (docs/gateways/wuzapi.md §2.2-2.3; asternic/wuzapi handlers.go). The
 # spec has none of these: its dialect refuses them before sending.
 
 SESSION_STATUS: Operation[m.NoBody, c.SessionStatus] = Operation(
@@ -925,7 +925,7 @@ PAIRING_CALLS: tuple[OperationId, ...] = (
 )
 
 # WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads
-# the current configuration with this GET first and sends the merged whole (research/wuzapi.md §2.5).
+# the current configuration with this GET first and sends the merged whole (docs/gateways/wuzapi.md §2.5).
 WUZAPI_WEBHOOK_READ_PATH = ("webhook",)
 
 

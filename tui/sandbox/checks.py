@@ -1,4 +1,4 @@
-"""Small explicit request checks for the gateway dialects, written from the research notes.
+"""Small explicit request checks for the gateway dialects, written from the gateway notes (docs/gateways/).
 
 Deliberately independent of `tui.api.models`: the sandbox in a dialect judges what the client sends by the real
 gateway's rules, so a bug in the client's models or wire forms fails a test instead of being agreed with.
@@ -86,7 +86,7 @@ class ZapiBody:
         return list(value)
 
     def delay_seconds(self, key: str = "delayMessage") -> int | None:
-        """Z-API's delays are whole seconds from 1 to 15 (research/zapi.md §1.5)."""
+        """Z-API's delays are whole seconds from 1 to 15 (docs/gateways/zapi.md §1.5)."""
         value = self.data.get(key)
         if value is None:
             return None

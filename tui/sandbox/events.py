@@ -1,7 +1,7 @@
 """Payloads a real gateway delivers after a send, and the exact bytes they travel as.
 
-* `DeliveryCallback` (instance family, research/zapi.md §5.1) to the URL of operation 16, always JSON.
-* WuzAPI session events (research/wuzapi.md §4.3): `ReadReceipt`, `ChatPresence`, `Message`. In JSON mode the
+* `DeliveryCallback` (instance family, docs/gateways/zapi.md §5.1) to the URL of operation 16, always JSON.
+* WuzAPI session events (docs/gateways/wuzapi.md §4.3): `ReadReceipt`, `ChatPresence`, `Message`. In JSON mode the
   body is `{"event", "instanceName", "type", "userID", ...}`; in form mode it is
   `instanceName=…&jsonData=<the payload as JSON>&userID=…`. JSON is written as Go's encoder does (compact,
   sorted keys, `<>&` escaped, UTF-8 kept), so a receiver that re-serialises instead of verifying the raw bytes
@@ -153,7 +153,7 @@ def zapi_text_reply(
 
 # Seeded contacts sometimes answer with a file: a text that asks for a photo or a PDF gets one back, delivered the way
 # each gateway delivers it (WuzAPI: inline base64 in the `Message` event, wmiau.go; Z-API: a URL on its storage,
-# served here by the sandbox at MEDIA_PATH, zapi.md §5.3).
+# served here by the sandbox at MEDIA_PATH, docs/gateways/zapi.md §5.3).
 MEDIA_PATH = "/sandbox-media"
 MEDIA_REPLY_WORDS = {"document": ("pdf", "document", "catalog"), "image": ("photo", "picture", "image", "pic")}
 
@@ -247,7 +247,8 @@ def zapi_media_reply(
 
 
 def incoming_message(peer: Peer, message_id: str, content: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """A whatsmeow `events.Message` from `peer` (wuzapi.md §4.3), `content` being its protobuf Message."""
+    """A whatsmeow `events.Message` from `peer` (docs/gateways/wuzapi.md §4.3), `content` being its protobuf
+    Message."""
     info = {
         **peer.source(),
         "ID": message_id,
@@ -328,7 +329,7 @@ def encode_wuzapi_event(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Z-API callbacks (research/zapi.md §5): unsigned JSON, `momment` in epoch milliseconds, groups as `-group`.
+# Z-API callbacks (docs/gateways/zapi.md §5): unsigned JSON, `momment` in epoch milliseconds, groups as `-group`.
 
 
 def zapi_phone(recipient: str) -> str:
@@ -420,9 +421,9 @@ def zapi_button_reply(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Connection events (issue 23). WuzAPI (research/wuzapi.md §4.3; whatsmeow's events structs): `Connected` and
+# Connection events (issue 23). WuzAPI (docs/gateways/wuzapi.md §4.3; whatsmeow's events structs): `Connected` and
 # `Disconnected` carry an empty struct, `PairSuccess` the device's IDs, `LoggedOut` `{OnConnect, Reason}` where
-# 401 is whatsmeow's ConnectFailureLoggedOut. Z-API (research/zapi.md §5.4): `ConnectedCallback` and
+# 401 is whatsmeow's ConnectFailureLoggedOut. Z-API (docs/gateways/zapi.md §5.4): `ConnectedCallback` and
 # `DisconnectedCallback`.
 
 

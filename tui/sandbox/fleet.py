@@ -11,7 +11,7 @@ names, as the real gateways tell their accounts apart:
 
 A request naming no account goes to the first one, which refuses it as a single sandbox would (401).
 
-The admin APIs (research/wuzapi.md §2.10, research/zapi.md §7), answering in the real gateways' shapes:
+The admin APIs (docs/gateways/wuzapi.md §2.10, docs/gateways/zapi.md §7), answering in the real gateways' shapes:
 
 * WuzAPI `GET/POST /admin/users`, `DELETE /admin/users/{id}`, with `Authorization: <admin token>`;
 * Z-API's partner API, `GET /instances?page=&pageSize=&query=` and `POST /instances/integrator/on-demand`, with
@@ -217,7 +217,7 @@ class SandboxFleet:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
 
-    # -- WuzAPI /admin/users (research/wuzapi.md §2.10: the envelope, 201 on create, 409 on a taken token) -------
+    # -- WuzAPI /admin/users (docs/gateways/wuzapi.md §2.10: the envelope, 201 on create, 409 on a taken token) -------
 
     def _admin_refusal(self, request: web.Request) -> web.Response | None:
         if _same_secret(request.headers.get("Authorization"), self._admin_token):
@@ -281,7 +281,7 @@ class SandboxFleet:
         return web.json_response({"code": 200, "data": {"id": user_id}, "details": "user deleted successfully",
                                   "success": True})
 
-    # -- Z-API's partner API (research/zapi.md §7; developer.z-api.io/en/partner/list-instances) ----------------
+    # -- Z-API's partner API (docs/gateways/zapi.md §7; developer.z-api.io/en/partner/list-instances) ----------------
 
     def _partner_refusal(self, request: web.Request) -> web.Response | None:
         if self._partner_token is None:

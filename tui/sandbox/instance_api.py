@@ -321,7 +321,7 @@ class InstanceApi:
         return web.json_response(
             {
                 "connected": connected,
-                # Z-API's status text, not an error flag (research/zapi.md §3.1).
+                # Z-API's status text, not an error flag (docs/gateways/zapi.md §3.1).
                 "error": "You are already connected." if connected else "You are not connected.",
                 "smartphoneConnected": connected,
             }

@@ -1,8 +1,8 @@
 """Realistic sample webhook events, one per kind, as the gateways send them (`gateway-tui trigger KIND`).
 
-Session kinds are WuzAPI events (research/wuzapi.md §4.3), built with the sandbox's own payload builders and
+Session kinds are WuzAPI events (docs/gateways/wuzapi.md §4.3), built with the sandbox's own payload builders and
 encoded as WuzAPI does (JSON, or the form with `jsonData`). Instance kinds are Z-API callbacks
-(research/zapi.md §5), always JSON. The sender is the demo contact Ana Souza writing to the sandbox account.
+(docs/gateways/zapi.md §5), always JSON. The sender is the demo contact Ana Souza writing to the sandbox account.
 
 Dialects differ in signing: WuzAPI signs with the account's HMAC key; Z-API never signs; the gateway of the
 spec (`gateway`, what the sandbox runs) signs every webhook of both families when a key is set.

@@ -1,6 +1,6 @@
-"""The session family in WuzAPI's dialect (research/wuzapi.md §1-§2), for `--session-dialect wuzapi`.
+"""The session family in WuzAPI's dialect (docs/gateways/wuzapi.md §1-§2), for `--session-dialect wuzapi`.
 
-What differs from the spec dialect, each from the research notes:
+What differs from the spec dialect, each from the gateway notes (docs/gateways/):
 * `GET /group/info` reads only the `groupJID` query parameter; a body (`GroupJID`, the spec's shape) is ignored,
   so a call without the query is a 400 `missing groupJID parameter`;
 * `PUT /webhook` zeroes what it is not sent: `active` defaults to false, which clears the URL and the events;
@@ -42,7 +42,7 @@ from tui.sandbox.wire import ApiError, Handler, envelope, guarded, iso, session_
 
 
 HMAC_MIN_BYTES = 32
-# WuzAPI's supportedEventTypes (research/wuzapi.md §4.1); other names are dropped silently.
+# WuzAPI's supportedEventTypes (docs/gateways/wuzapi.md §4.1); other names are dropped silently.
 SUPPORTED_EVENTS = frozenset(
     ["Message", "UndecryptableMessage", "Receipt", "MediaRetry", "ReadReceipt", "GroupInfo", "JoinedGroup", "Picture", "BlocklistChange", "Blocklist", "Connected", "Disconnected", "ConnectFailure", "KeepAliveRestored", "KeepAliveTimeout", "QRTimeout", "LoggedOut", "ClientOutdated", "TemporaryBan", "StreamError", "StreamReplaced", "PairSuccess", "PairError", "QR", "QRScannedWithoutMultidevice", "PrivacySettings", "PushNameSetting", "UserAbout", "AppState", "AppStateSyncComplete", "HistorySync", "OfflineSyncCompleted", "OfflineSyncPreview", "CallOffer", "CallAccept", "CallTerminate", "CallOfferNotice", "CallRelayLatency", "Presence", "ChatPresence", "IdentityChange", "CATRefreshError", "NewsletterJoin", "NewsletterLeave", "NewsletterMuteChange", "NewsletterLiveUpdate", "FBMessage", "All"]
 )

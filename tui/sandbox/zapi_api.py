@@ -1,4 +1,5 @@
-"""The instance family in Z-API's dialect (research/zapi.md §1-§4), for `gateway-tui sandbox --instance-dialect zapi`.
+"""The instance family in Z-API's dialect (docs/gateways/zapi.md §1-§4), for `gateway-tui sandbox
+--instance-dialect zapi`.
 
 Only Z-API's request shapes are accepted; a spec-dialect key (`buttons`, `selectableCount`, `lat`/`lng`, a group
 as `@g.us`, privacy `CONTACT`, a delay in milliseconds, a body on redefine-invitation-link) is a 400 naming it,

@@ -1,7 +1,7 @@
 """Turn a webhook body into its payload: JSON, or WuzAPI's form encoding with the JSON in a `jsonData` field.
 
-WuzAPI's default (form) body is `instanceName=…&jsonData=<url-encoded JSON>&userID=…` (wuzapi.md §3.2); its
-JSON mode puts `instanceName` and `userID` at the top level instead. The form payload is normalised to that
+WuzAPI's default (form) body is `instanceName=…&jsonData=<url-encoded JSON>&userID=…` (docs/gateways/wuzapi.md
+§3.2); its JSON mode puts `instanceName` and `userID` at the top level instead. The form payload is normalised to that
 JSON-mode shape so both modes classify alike.
 """
 
@@ -70,7 +70,7 @@ def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-# WuzAPI puts a media message's file, base64-encoded, in these top-level fields (wuzapi.md §4.3).
+# WuzAPI puts a media message's file, base64-encoded, in these top-level fields (docs/gateways/wuzapi.md §4.3).
 INLINE_MEDIA_FIELDS = ("base64",)
 # Shorter values stay: they cost nothing and a test payload may use them.
 INLINE_MEDIA_KEPT = 1024

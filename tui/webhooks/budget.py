@@ -1,6 +1,7 @@
 """A bound on the bytes of webhook bodies held in memory at once.
 
-WuzAPI inlines media as base64 (wuzapi.md §4.3), so one body can be a hundred megabytes. Two kinds of request:
+WuzAPI inlines media as base64 (docs/gateways/wuzapi.md §4.3), so one body can be a hundred megabytes. Two kinds of
+request:
 
 - On a *proven* connection (one that already carried a validly signed event), a request reserves its declared
   size (max_body when chunked) from `capacity` before its body is read and gives it back once the event is

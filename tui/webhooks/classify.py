@@ -1,8 +1,8 @@
 """Name a webhook payload's kind, say in one line who did what, and list the gateway message ids it refers to.
 
-Shapes come from the research notes: WuzAPI session events (`{"type", "event", ...}`, wuzapi.md §4.3) and the
-instance family's callbacks (`DeliveryCallback`, `MessageStatusCallback`, ... zapi.md §5). Payloads are
-untrusted input, so every lookup tolerates missing keys and wrong types.
+Shapes come from the gateway notes: WuzAPI session events (`{"type", "event", ...}`, docs/gateways/wuzapi.md §4.3)
+and the instance family's callbacks (`DeliveryCallback`, `MessageStatusCallback`, ... docs/gateways/zapi.md §5).
+Payloads are untrusted input, so every lookup tolerates missing keys and wrong types.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _describe_message(kind: str, payload: dict) -> tuple[str, list[Any]]:
     ids.append(vote.get("pollCreationMsgID"))
     for part in message.values():
         ids.append(dict_of(dict_of(part).get("pollCreationMessageKey")).get("ID"))
-    if vote:  # WuzAPI decrypts a vote into this top-level extra (wuzapi.md §4.3)
+    if vote:  # WuzAPI decrypts a vote into this top-level extra (docs/gateways/wuzapi.md §4.3)
         return f"{kind} {where}: [poll vote] {_names(vote.get('selectedOptions'))}", ids
     return f"{kind} {where}: {_message_text(message)}", ids
 

@@ -2,9 +2,9 @@
 
 WuzAPI puts a received image, audio, document or video, base64-encoded, in a `Message` event's top-level `base64`
 field, with `mimeType` and `fileName` (wmiau.go: `postmap["base64"]`, `postmap["mimeType"]`, `postmap["fileName"]`,
-when its media delivery is `base64` or `both`; wuzapi.md §4.3). The listener writes those bytes to the media folder
-beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file), and only for an event it accepts:
-a rejected one's media is never decoded or written. The raw body stays in the store as received.
+when its media delivery is `base64` or `both`; docs/gateways/wuzapi.md §4.3). The listener writes those bytes to the
+media folder beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file), and only for an event
+it accepts: a rejected one's media is never decoded or written. The raw body stays in the store as received.
 
 A retention limit bounds the folder: past it the oldest files (by last write) go first, never the one just kept.
 
@@ -164,7 +164,8 @@ def event_media(event: StoredEvent, folder: MediaFolder) -> list[KeptMedia]:
 FETCH_LIMIT = 100 * 1000 * 1000  # the largest file the gateways send (a document), as tui.api.media's limits
 FETCH_TIMEOUT = 60.0
 MAX_REDIRECTS = 5
-# Z-API's received-message payload keys and their URL fields (zapi.md §5.3); WuzAPI's `s3.url` (wuzapi.md §4.3).
+# Z-API's received-message payload keys and their URL fields (docs/gateways/zapi.md §5.3); WuzAPI's `s3.url`
+# (docs/gateways/wuzapi.md §4.3).
 _ZAPI_MEDIA_URLS = {"image": "imageUrl", "audio": "audioUrl", "video": "videoUrl", "document": "documentUrl",
                     "sticker": "stickerUrl"}
 

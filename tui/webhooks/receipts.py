@@ -1,11 +1,11 @@
 """What the gateways' status events say about messages, in one table for both gateways.
 
-Z-API (Z-API/docs `en/webhooks/on-message-send.mdx`, `on-whatsapp-message-status-changes.mdx`; research/zapi.md
+Z-API (Z-API/docs `en/webhooks/on-message-send.mdx`, `on-whatsapp-message-status-changes.mdx`; docs/gateways/zapi.md
 §5.1-5.2): a `DeliveryCallback` means the message was handed to WhatsApp (or, with `error`, that it failed), not that
 it reached the phone; `MessageStatusCallback` says SENT, RECEIVED (on the recipient's phone), READ, PLAYED, or
 READ_BY_ME (this account read messages it received; older pages say READ-SELF).
-WuzAPI (asternic/wuzapi `wmiau.go`, `case *events.Receipt`; research/wuzapi.md §4.3): `ReadReceipt` with whatsmeow's
-receipt `Type` ("" delivered, "read", "read-self"; "played" from whatsmeow) and WuzAPI's own `state` word
+WuzAPI (asternic/wuzapi `wmiau.go`, `case *events.Receipt`; docs/gateways/wuzapi.md §4.3): `ReadReceipt` with
+whatsmeow's receipt `Type` ("" delivered, "read", "read-self"; "played" from whatsmeow) and WuzAPI's own `state` word
 (Delivered, Read, ReadSelf).
 
 `receipt_of(kind, payload)` names what one event says (`Receipt`); `Receipt.status` is the step an outgoing

@@ -1,8 +1,8 @@
 """Each kind of message rendered for reading: the inbox's thread and preview, and the text the classifier puts in a
 Z-API event's summary (so the summary, the event detail and the inbox say the same thing).
 
-`render_whatsmeow` reads WuzAPI's `Message` (whatsmeow's protobuf as JSON, research/wuzapi.md §4.3);
-`render_zapi` reads a Z-API `ReceivedCallback` (research/zapi.md §5.3, Z-API/docs
+`render_whatsmeow` reads WuzAPI's `Message` (whatsmeow's protobuf as JSON, docs/gateways/wuzapi.md §4.3);
+`render_zapi` reads a Z-API `ReceivedCallback` (docs/gateways/zapi.md §5.3, Z-API/docs
 `en/webhooks/on-message-received-examples.mdx`). Both return (kind, text), never raise, never a field name alone.
 """
 
@@ -338,7 +338,7 @@ _ZAPI_PARTS: dict[str, Callable[[dict], tuple[str, str]]] = {
     "newsletterAdminInvite": _channel_invite,
 }
 
-# Envelope fields that hold an object and are not the message (research/zapi.md §5.3).
+# Envelope fields that hold an object and are not the message (docs/gateways/zapi.md §5.3).
 _ZAPI_ENVELOPE_OBJECTS = frozenset({"externalAdReply", "statusImage", "statusVideo", "statusAudio"})
 
 
