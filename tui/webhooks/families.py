@@ -10,6 +10,7 @@ other path stays strict, and `require_signatures` makes `/delivery` strict too.
 from __future__ import annotations
 
 import enum
+from urllib.parse import unquote
 
 INSTANCE_PATH = "/delivery"
 SESSION_PATH = "/session"
@@ -25,15 +26,32 @@ class PathFamily(enum.StrEnum):
 
 def family_of(path: str) -> PathFamily:
     """The family whose webhooks are pointed at `path` (query string allowed): the family's path or below it."""
-    segments = path.split("?", 1)[0].split("#", 1)[0].split("/")
+    decoded = _decoded(path.split("?", 1)[0].split("#", 1)[0])
+    segments = decoded.split("/") if decoded is not None else [".."]
     if ".." in segments or "." in segments:
-        return PathFamily.OTHER  # `/delivery/../session` must not borrow the instance family's leniency
+        # `/delivery/../session` (or `/delivery/%2e%2e/session`) must not borrow the instance family's leniency
+        return PathFamily.OTHER
     first = segments[1] if len(segments) > 1 else ""
     if "/" + first == INSTANCE_PATH:
         return PathFamily.INSTANCE
     if "/" + first == SESSION_PATH:
         return PathFamily.SESSION
     return PathFamily.OTHER
+
+
+_DECODINGS = 4  # a path still encoded after this many decodings is no family's
+
+
+def _decoded(path: str) -> str | None:
+    """The path percent-decoded until it no longer changes: whichever layer (a proxy, the user's app behind
+    `--forward-to`) decodes it, a dot segment spelled `%2e%2e` or `%252e%252e` is found here as `..`. None when
+    it still changes after _DECODINGS."""
+    for _ in range(_DECODINGS):
+        decoded = unquote(path)
+        if decoded == path:
+            return path
+        path = decoded
+    return None
 
 
 def unsigned_allowed(path: str, *, require_signatures: bool) -> bool:
