@@ -4,12 +4,14 @@ The app and `gateway-tui listen` point each family's webhooks at its own path (r
 the instance family's delivery callbacks at `/delivery`, the session family's events at `/session`. Z-API,
 the real instance-family gateway, never signs its callbacks (zapi.md §5.5), so with a key set an unsigned call
 below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every
-other path stays strict, and `require_signatures` makes `/delivery` strict too.
+other path stays strict, `require_signatures` makes `/delivery` strict too, and so does an account without the
+instance family (AccountSigning: that exception is Z-API's alone).
 """
 
 from __future__ import annotations
 
 import enum
+from typing import NamedTuple
 from urllib.parse import unquote
 
 INSTANCE_PATH = "/delivery"
@@ -54,9 +56,19 @@ def _decoded(path: str) -> str | None:
     return None
 
 
-def unsigned_allowed(path: str, *, require_signatures: bool) -> bool:
-    """True where an unsigned call is stored and answered 200 even though a key is set."""
-    return not require_signatures and family_of(path) is PathFamily.INSTANCE
+class AccountSigning(NamedTuple):
+    """What one account's saved profile says about unsigned calls: whether it has the instance family (Z-API, whose
+    unsigned callbacks its `/delivery` takes: without it there is no such exception), and whether it requires
+    signatures on every path. The default (both families, not required) is the listener's without a profile."""
+
+    instance_family: bool = True
+    require_signatures: bool = False
+
+
+def unsigned_allowed(path: str, *, require_signatures: bool, instance_family: bool = True) -> bool:
+    """True where an unsigned call is stored and answered 200 even though a key is set: below `/delivery`, for an
+    account that has the instance family and does not require signatures."""
+    return instance_family and not require_signatures and family_of(path) is PathFamily.INSTANCE
 
 
 def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, str]:

@@ -71,7 +71,14 @@ from tui.webhooks.connections import (
     connection_cap,
 )
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
-from tui.webhooks.families import ACCOUNT_PREFIX, INSTANCE_PATH, SESSION_PATH, split_account, unsigned_allowed
+from tui.webhooks.families import (
+    ACCOUNT_PREFIX,
+    INSTANCE_PATH,
+    SESSION_PATH,
+    AccountSigning,
+    split_account,
+    unsigned_allowed,
+)
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
@@ -124,6 +131,7 @@ class Listener:
         account: str | None = None,
         accounts: Mapping[str, str | None] | None = None,
         old_paths: bool = True,
+        signing: Mapping[str, AccountSigning] | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
@@ -146,6 +154,8 @@ class Listener:
         """The account whose events arrive on the old paths (the single open one); None: not known."""
         self.old_paths = old_paths
         self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
+        self._signing: dict[str, AccountSigning] = dict(signing or {})
+        """Each account's saved signature policy (set_account_signing); an account not named: AccountSigning()."""
         self._pending: dict[str, str] = {}
         """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
         self.in_flight.set_keyed(self._keyed())
@@ -166,17 +176,32 @@ class Listener:
             raise RuntimeError("the listener is not started")
         return http_base(self.host, self.port)
 
-    def refuses(self, verdict: Verdict, path: str, keyed: bool | None = None) -> bool:
+    def refuses(
+        self, verdict: Verdict, path: str, keyed: bool | None = None, signing: AccountSigning | None = None
+    ) -> bool:
         """Whether a call with this verdict on this path is answered 401 (it is stored either way). `path` is the
         path below the account's `/a/<profile>` (or an old path); `keyed`: whether that account has a key (default:
-        the listener's own key)."""
+        the listener's own key); `signing`: that account's saved policy (default: the old paths' account's)."""
         if keyed is None:
             keyed = self._hmac_key is not None
+        if signing is None:
+            signing = self.signing_of(self.account)
         if not self.strict or not keyed:
             return False
         if verdict is Verdict.INVALID:
             return True
-        return verdict is Verdict.UNSIGNED and not unsigned_allowed(path, require_signatures=self.require_signatures)
+        return verdict is Verdict.UNSIGNED and not unsigned_allowed(
+            path, require_signatures=self.require_signatures or signing.require_signatures,
+            instance_family=signing.instance_family)
+
+    def signing_of(self, account: str | None) -> AccountSigning:
+        """The saved signature policy of `account` (the default one for an account not named, or None)."""
+        return self._signing.get(account, AccountSigning()) if account is not None else AccountSigning()
+
+    def set_account_signing(self, name: str, signing: AccountSigning) -> None:
+        """Judge account `name`'s unsigned calls by its saved profile from the next request on (on its `/a/<name>/`
+        paths, and on the old paths while it is their account)."""
+        self._signing[name] = signing
 
     @property
     def has_hmac_key(self) -> bool:
@@ -216,6 +241,7 @@ class Listener:
         """Stop serving `name`'s paths: its events are answered 404 from the next request on."""
         self._account_keys.pop(name, None)
         self._pending.pop(name, None)
+        self._signing.pop(name, None)
         self._keys_changed()
 
     def _keyed(self) -> bool:
@@ -304,14 +330,14 @@ class Listener:
             if not self.old_paths:
                 return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
                               f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
-            return _Route(self.account, self._hmac_key, path)
+            return _Route(self.account, self._hmac_key, path, signing=self.signing_of(self.account))
         if name in self._pending:
             return _Route(name, None, below, pending=f"account {name!r} {self._pending[name]}; not verified, not "
                           f"stored; retry in {PENDING_RETRY_AFTER} s")
         if name not in self._account_keys:
             shown = name[:64].encode("ascii", "replace").decode("ascii")
             return _Route(None, None, below, f"no account named {shown!r} on this listener")
-        return _Route(name, self._account_keys[name], below)
+        return _Route(name, self._account_keys[name], below, signing=self.signing_of(name))
 
     async def _not_found(self, received_at: datetime, path: str, headers: dict[str, str], route: _Route) -> Answer:
         """404 for a path of no account this listener serves: kept as a rejected event without its body, so the
@@ -356,7 +382,7 @@ class Listener:
         if verdict is Verdict.VALID and request.metered:
             request.prove()
         status, reason = 200, None
-        if self.refuses(verdict, route.below, route.key is not None):
+        if self.refuses(verdict, route.below, route.key is not None, route.signing):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
         elif judged.parse_error is not None:
             status, reason = 400, judged.parse_error
@@ -483,13 +509,14 @@ class Listener:
 class _Route(NamedTuple):
     """Where a request goes: its account (None: not known), the key that verifies it (None: none), the path below
     `/a/<profile>` (the old path itself otherwise), why no account takes it (None: one does, or the old paths), and
-    why its account cannot take it yet (None: it can)."""
+    why its account cannot take it yet (None: it can), and its account's saved signature policy."""
 
     account: str | None
     key: str | None
     below: str
     unknown: str | None = None
     pending: str | None = None
+    signing: AccountSigning = AccountSigning()
 
 
 def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:
