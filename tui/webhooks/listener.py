@@ -13,7 +13,9 @@ for a path of no account the listener serves (see Accounts below); 500 when the 
 so the sender retries); 503 when the bodies already in flight leave no room for this one, or every connection
 slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified
 request cut to make room. A rejected event keeps at most the first REJECTED_BODY_KEPT bytes of its body, and the
-size it had (StoredEvent.cut_from).
+size it had (StoredEvent.cut_from). Rejected events (the 4xx above that are stored) are stored one by one only within
+a bound per window; past it they are counted and summarised as one event, "N more rejected from …" (rejections.py),
+so a flood of refused posts cannot fill the disk; they are answered the same, without an id.
 
 The signature covers the body exactly as it came off the wire: chunked framing removed, nothing decoded.
 
@@ -59,6 +61,7 @@ from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
 from tui.api.media import DEFAULT_MEDIA_LIMIT
 from tui.webhooks.media import InlineMedia, MediaFolder, inline_media
+from tui.webhooks.rejections import RejectionBound
 from tui.webhooks.connections import (
     HEADER_TIMEOUT,
     Answer,
@@ -162,6 +165,10 @@ class Listener:
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
         self.media = MediaFolder.beside(store.path, media_limit)
+        self.rejections = RejectionBound()
+        """What rejected events may write to the store (rejections.py): past it they are counted, then summarised."""
+        self._summarising: asyncio.TimerHandle | None = None
+        self._summary_tasks: set[asyncio.Task[None]] = set()
         self._server: Server | None = None
         self.port: int | None = None
 
@@ -287,6 +294,12 @@ class Listener:
         # (STOP_GRACE: milliseconds), so that stopping never waits on a sender.
         if server is not None:
             await server.stop(STOP_GRACE)
+        if self._summarising is not None:
+            self._summarising.cancel()
+            self._summarising = None
+        if self._summary_tasks:
+            await asyncio.wait(self._summary_tasks)
+        await self._store_summaries()  # the counts of the window under way: every rejection stays countable
         self.port = None
 
     async def _handle(self, request: Request) -> Answer | None:
@@ -410,11 +423,11 @@ class Listener:
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
             await self._keep_media(judged.inline)
         event = await self._store(record)
+        if status != 200:  # refused whether or not it was kept (past the rejections' bound it is only counted)
+            return _json(status, {"error": reason, **({"id": event.id} if event is not None else {})})
         if event is None:
             return _json(500, {"error": "the event could not be stored"})
-        if status == 200:
-            return Answer(200, b'{"id":%d}' % event.id)
-        return _json(status, {"error": reason, "id": event.id})
+        return Answer(200, b'{"id":%d}' % event.id)
 
     async def _keep_media(self, inline: InlineMedia) -> None:
         """Write an accepted event's inline file before answering; a failure is logged, never the sender's problem
@@ -484,6 +497,42 @@ class Listener:
         return _json(413, response, close=True)
 
     async def _store(self, record: EventRecord) -> StoredEvent | None:
+        """Store `record` and count it; None when it is not stored: the store failed, or it is a rejected event past
+        the rejections' bound (counted, summarised when its window ends; rejections.py)."""
+        if record.rejected and not self._admit_rejected(record):
+            self.received += 1
+            self.rejected += 1
+            return None
+        return await self._append(record)
+
+    def _admit_rejected(self, record: EventRecord) -> bool:
+        loop = asyncio.get_running_loop()
+        if self.rejections.counting and self.rejections.window_end is not None and loop.time() >= self.rejections.window_end:
+            self._summarise_soon(0.0)  # the window the counts belong to ended: they are stored before new ones
+        if self.rejections.admit(record, loop.time()):
+            return True
+        if self._summarising is None and self.rejections.window_end is not None:
+            self._summarise_soon(max(0.0, self.rejections.window_end - loop.time()))
+        return False
+
+    def _summarise_soon(self, delay: float) -> None:
+        """Store the counted rejections' summaries `delay` seconds from now (when their window ends)."""
+        if self._summarising is not None:
+            self._summarising.cancel()
+
+        def start() -> None:
+            self._summarising = None
+            task = asyncio.ensure_future(self._store_summaries())
+            self._summary_tasks.add(task)
+            task.add_done_callback(self._summary_tasks.discard)
+
+        self._summarising = asyncio.get_running_loop().call_later(delay, start)
+
+    async def _store_summaries(self) -> None:
+        for summary in self.rejections.summaries():
+            await self._append(summary, counted=False)  # each rejection it counts was counted as it came
+
+    async def _append(self, record: EventRecord, *, counted: bool = True) -> StoredEvent | None:
         try:
             event = await self.store.append(record)
         except (StoreFailing, StoreUnusable):
@@ -491,9 +540,9 @@ class Listener:
         except Exception as error:
             log.error("storing a webhook event failed: %s", error, exc_info=True)
             return None
-        if event.duplicate_of is not None:
+        if counted and event.duplicate_of is not None:
             self.duplicates += 1  # stored and flagged, counted once: not in `received`
-        else:
+        elif counted:
             self.received += 1
             if event.rejected:
                 self.rejected += 1
