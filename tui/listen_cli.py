@@ -260,7 +260,10 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
                 await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
         printer.flush()  # the lines of the last events, before the summary
         again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
-        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
+        not_kept = listener.rejections.not_kept
+        counted = f" ({not_kept} of them counted, not stored one by one: a flood)" if not_kept else ""
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
+              file=sys.stderr)
     return 0
 
 

@@ -70,3 +70,21 @@ async def test_ten_thousand_rejected_posts_grow_the_store_by_at_most_8_mib(tmp_p
     assert all(event.summary.startswith(f"{event.payload['rejected_more']} more rejected from ") for event in summaries)
     assert f"{REJECTED + UNKNOWN} rejected" in stderr.decode()
     assert json.dumps(KEY) not in stderr.decode()
+
+
+async def test_the_count_is_stored_when_its_window_ends_without_waiting_for_more_traffic(store, start_listener, http):
+    from tests.webhooks.conftest import until
+    from tui.webhooks.rejections import RejectionBound
+
+    listener = await start_listener(hmac_key=KEY)
+    listener.rejections = RejectionBound(window=0.5, rows=2)
+    answers = []
+    for number in range(5):
+        async with http.post(listener.url + "/session", data=body(number)) as answer:
+            answers.append((answer.status, "id" in await answer.json()))
+    assert answers == [(401, True), (401, True), (401, False), (401, False), (401, False)]
+    await until(lambda: store.count() == 3, "the window's summary")  # no post after the window, no stop
+    summary = store.newest(1)[0]
+    assert (summary.payload["rejected_more"], summary.summary[:32]) == (3, "3 more rejected from no known ac")
+    assert "signature missing: 3" in summary.summary and summary.rejected
+    assert (listener.received, listener.rejected) == (2, 5)

@@ -113,7 +113,8 @@ log = logging.getLogger(__name__)
 
 
 class Listener:
-    """Receives webhook calls on any path. `received` counts stored events, `rejected` those among them refused."""
+    """Receives webhook calls on any path. `received` counts stored events; `rejected` every refused one, stored or
+    past the rejections' bound (`rejections.not_kept` of them: counted, then summarised)."""
 
     def __init__(
         self,
@@ -500,8 +501,7 @@ class Listener:
         """Store `record` and count it; None when it is not stored: the store failed, or it is a rejected event past
         the rejections' bound (counted, summarised when its window ends; rejections.py)."""
         if record.rejected and not self._admit_rejected(record):
-            self.received += 1
-            self.rejected += 1
+            self.rejected += 1  # not stored (`received`): counted here and in its summary
             return None
         return await self._append(record)
 
