@@ -110,7 +110,7 @@ def _summary(account: str | None, counted: _Uncounted) -> EventRecord:
         summary=line,
         verdict=counted.verdicts.most_common(1)[0][0] if counted.verdicts else Verdict.INVALID,
         rejected=True,
-        reason=f"{counted.count} more rejected, not kept one by one (a flood of refused posts)",
+        reason="counted, not kept one by one (a flood of refused posts)",
         account=account,
     )
 
