@@ -25,6 +25,8 @@ with its account. The old paths (anything not under `/a/`) keep the listener's o
 under `account` (the single open account; None: unknown); with `old_paths=False` (several accounts and no single
 one) they are answered 404, saying where to post. An unknown `<profile>` is stored (rejected, without its body,
 account NULL) and answered 404 naming it. A connection proves itself with a valid signature for any account.
+Each account's unsigned calls are judged by its saved profile (`set_account_signing`, families.AccountSigning): without
+the instance family it has no unsigned `/delivery`, and its own `require_signatures` adds to the listener's.
 An account whose key is not known yet (`set_account_pending`: the app still reads its secrets) is answered 503 with
 Retry-After and the reason, its body neither read nor stored: never taken unverified, and the gateway sends it again.
 
