@@ -12,15 +12,18 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tui.api.dialects import Family
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
-from tui.webhooks.families import ACCOUNT_PREFIX, PathFamily, family_urls
+from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
 from tui.webhooks.store import EventStore, StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
+
+if TYPE_CHECKING:
+    from tui.config import Profile
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,7 @@ class _Served(NamedTuple):
     account_families: dict[str, tuple[Family, ...]] = {}
     old_paths: bool = True
     records: tuple[str, ...] = ()  # the listener records the doctor reads
+    signing: dict[str, AccountSigning] = {}  # each profile's saved signature policy (its families, its setting)
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -112,7 +116,13 @@ def _one_profile(args: argparse.Namespace) -> _Served:
     except KeyringUnavailable as error:
         raise KeyringUnavailable(f"the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)") from None
     record = name or ("sandbox" if args.sandbox else None)
-    return _Served(path, key, families, account=name, records=(record,) if record else ())
+    signing = {profile.name: _saved_signing(profile)} if profile is not None else {}
+    return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing)
+
+
+def _saved_signing(profile: Profile) -> AccountSigning:
+    """What `profile` saved about unsigned events: no unsigned `/delivery` without Z-API, and its own setting."""
+    return AccountSigning(Family.INSTANCE in profile.families, profile.require_signatures)
 
 
 def _every_profile(args: argparse.Namespace) -> _Served:
@@ -140,11 +150,12 @@ def _every_profile(args: argparse.Namespace) -> _Served:
             raise KeyringUnavailable(f"profile {profile.name!r}'s HMAC key: {error}") from None
     path = Path(args.db) if args.db else fleet_events_path()
     families = {profile.name: tuple(profile.families) for profile in profiles}
+    signing = {profile.name: _saved_signing(profile) for profile in profiles}
     names = tuple(keys)
     if len(profiles) == 1:
         (name,) = names
-        return _Served(path, keys[name], families[name], name, keys, families, records=names)
-    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names)
+        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing)
+    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
 
 
 async def _serve(store: EventStore, args: argparse.Namespace, served: _Served) -> int:
@@ -195,6 +206,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         account=served.account,
         accounts=served.accounts,
         old_paths=served.old_paths,
+        signing=served.signing,
     )
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
         return 1
@@ -214,7 +226,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         signing = "no HMAC key (Z-API does not sign its callbacks)"
     elif key is None:
         signing = f"no HMAC key (store one in the profile, or set {HMAC_KEY_ENV}, to verify signatures)"
-    elif listener.strict and listener.require_signatures:
+    elif listener.strict and (_requires(listener, served.account) or Family.INSTANCE not in families):
         signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
     elif listener.strict:
         signing = "HMAC key set; unsigned or badly signed events are refused (401), except unsigned instance callbacks"
@@ -223,9 +235,11 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
     print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
     if served.old_paths:
-        _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key)
+        _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key,
+                           requires=_requires(listener, served.account))
     for name, keyed in listener.accounts.items():
-        _print_family_urls(listener, served.account_families[name], family_urls(listener.url, name), keyed, name)
+        _print_family_urls(listener, served.account_families[name], family_urls(listener.url, name), keyed, name,
+                           requires=_requires(listener, name))
     print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
     try:
         await stopped.wait()
@@ -246,7 +260,10 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
                 await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
         printer.flush()  # the lines of the last events, before the summary
         again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
-        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{again}", file=sys.stderr)
+        not_kept = listener.rejections.not_kept
+        counted = f" ({not_kept} of them counted, not stored one by one: a flood)" if not_kept else ""
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
+              file=sys.stderr)
     return 0
 
 
@@ -261,13 +278,19 @@ def _print_health(health: StoreHealth) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _requires(listener: Listener, account: str | None) -> bool:
+    """Whether unsigned events are refused on every path for `account`: the flag, or what its profile saved."""
+    return listener.require_signatures or listener.signing_of(account).require_signatures
+
+
 def _print_family_urls(
-    listener: Listener, families: tuple[Family, ...], urls: dict[PathFamily, str], has_key: bool, account: str = ""
+    listener: Listener, families: tuple[Family, ...], urls: dict[PathFamily, str], has_key: bool, account: str = "",
+    *, requires: bool,
 ) -> None:
     """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks);
     for `account`, its own paths, named with it and whether it has a key (never the key)."""
     keyed = has_key and listener.strict
-    instance_rule = "signature required" if keyed and listener.require_signatures else "unsigned accepted, as Z-API sends"
+    instance_rule = "signature required" if keyed and requires else "unsigned accepted, as Z-API sends"
     session_rule = "signature required" if keyed else "signatures checked, not required"
     whose = f"{account} ({'HMAC key set' if has_key else 'no HMAC key'}): " if account else ""
     if Family.INSTANCE in families:

@@ -255,6 +255,7 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         access = (f"read-only (`gateway-tui profile add {profile.name} --no-read-only` makes it writable)"
                   if profile.read_only else "writable")
         print(f"  access           {access}", file=out)
+        print(f"  signatures       {_signature_policy(profile)}", file=out)
         # a profile saved with --insecure-storage (or set up without a keyring) keeps its secrets in the 0600 file
         store = private_file if profile.secrets_file else keyring
         stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
@@ -264,6 +265,15 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
             print(f"  {name.label:<16} {shown}", file=out)
     return 0
+
+
+def _signature_policy(profile: config.Profile) -> str:
+    """What the listener (the app's, `listen --profile`, `listen --all`) asks of this profile's events, with its key."""
+    if not profile.has(Family.SESSION):
+        return "none checked (Z-API does not sign; no HMAC key)"
+    if profile.require_signatures or not profile.has(Family.INSTANCE):
+        return "required on every path" + (" (/delivery included)" if profile.has(Family.INSTANCE) else "")
+    return "required, except Z-API's unsigned callbacks on /delivery"
 
 
 def _remove(args: argparse.Namespace) -> int:

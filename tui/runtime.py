@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # The listener judges signatures per family by these paths (Z-API's unsigned callbacks arrive below /delivery).
-from tui.webhooks.families import PathFamily, family_urls
+from tui.webhooks.families import AccountSigning, PathFamily, family_urls
 
 # The inbox's row types and marks, for the UI (which reaches the webhooks layer only through the runtime): from the
 # modules that hold them, not the inbox's SQL or the event store's (neither is read before the app takes keys).
@@ -632,6 +632,14 @@ class Runtime:
             listener.remove_account(name)
         for name, key in self._account_keys.items():
             listener.set_account_key(name, key)
+        from tui.api.dialects import Family
+
+        for account in self.accounts:
+            # Its saved profile's policy; the current account's `require_signatures` is the listener's own (Settings
+            # may change it before it is saved).
+            listener.set_account_signing(account.name, AccountSigning(
+                Family.INSTANCE in account.families,
+                account.profile.require_signatures and account is not self.current))
         for account in self.accounts:  # a key not known yet: refused for now (503), never served without one
             if account.opening is not Opening.OPEN and account.name not in self._account_keys:
                 listener.set_account_pending(account.name, OPENING_AT_LISTENER if account.opening is Opening.READING

@@ -7,6 +7,7 @@ of `instanceName`, `jsonData`, `userID` in that order; both signed over the exac
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import quote_plus
 
 import pytest
@@ -181,3 +182,26 @@ async def test_a_bad_signature_on_delivery_is_still_refused(store, start_listene
     body = ZAPI[0][1].encode()
     status, _ = await post(http, listener.url + "/delivery", body, {"Content-Type": "application/json", SIGNATURE_HEADER: "00" * 32})
     assert status == 401
+
+
+async def raw_post(port: int, target: str, body: bytes) -> int:
+    """The status of a POST whose target goes on the wire exactly as written (a client library would normalise
+    the dot segments away)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        status_line = await reader.readline()
+        return int(status_line.split()[1])
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("target", [
+    "/delivery/../session", "/delivery/%2e%2e/session", "/delivery/%2E%2e/session", "/delivery/.%2e/session",
+    "/delivery/%252e%252e/session", "/delivery/%2525252525252e%2525252525252e/session", "/delivery/%2e/x", "/a/acme/delivery/%2e%2e/session",
+])
+async def test_dot_segments_below_delivery_are_refused_encoded_or_not(store, start_listener, target):
+    # A decoded `..` climbs out of /delivery: neither spelling may borrow Z-API's leniency for unsigned calls.
+    listener = await start_listener(hmac_key=KEY, accounts={"acme": KEY})
+    assert await raw_post(listener.port, target, ZAPI[0][1].encode()) == 401

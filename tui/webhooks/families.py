@@ -2,14 +2,17 @@
 
 The app and `gateway-tui listen` point each family's webhooks at its own path (runtime.configure_webhooks):
 the instance family's delivery callbacks at `/delivery`, the session family's events at `/session`. Z-API,
-the real instance-family gateway, never signs its callbacks (docs/gateways/zapi.md §5.5), so with a key set an unsigned
-call below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every
-other path stays strict, and `require_signatures` makes `/delivery` strict too.
+the real instance-family gateway, never signs its callbacks (docs/gateways/zapi.md §5.5), so with a key set an unsigned call
+below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every
+other path stays strict, `require_signatures` makes `/delivery` strict too, and so does an account without the
+instance family (AccountSigning: that exception is Z-API's alone).
 """
 
 from __future__ import annotations
 
 import enum
+from typing import NamedTuple
+from urllib.parse import unquote
 
 INSTANCE_PATH = "/delivery"
 SESSION_PATH = "/session"
@@ -25,9 +28,11 @@ class PathFamily(enum.StrEnum):
 
 def family_of(path: str) -> PathFamily:
     """The family whose webhooks are pointed at `path` (query string allowed): the family's path or below it."""
-    segments = path.split("?", 1)[0].split("#", 1)[0].split("/")
+    decoded = _decoded(path.split("?", 1)[0].split("#", 1)[0])
+    segments = decoded.split("/") if decoded is not None else [".."]
     if ".." in segments or "." in segments:
-        return PathFamily.OTHER  # `/delivery/../session` must not borrow the instance family's leniency
+        # `/delivery/../session` (or `/delivery/%2e%2e/session`) must not borrow the instance family's leniency
+        return PathFamily.OTHER
     first = segments[1] if len(segments) > 1 else ""
     if "/" + first == INSTANCE_PATH:
         return PathFamily.INSTANCE
@@ -36,9 +41,34 @@ def family_of(path: str) -> PathFamily:
     return PathFamily.OTHER
 
 
-def unsigned_allowed(path: str, *, require_signatures: bool) -> bool:
-    """True where an unsigned call is stored and answered 200 even though a key is set."""
-    return not require_signatures and family_of(path) is PathFamily.INSTANCE
+_DECODINGS = 4  # a path still encoded after this many decodings is no family's
+
+
+def _decoded(path: str) -> str | None:
+    """The path percent-decoded until it no longer changes: whichever layer (a proxy, the user's app behind
+    `--forward-to`) decodes it, a dot segment spelled `%2e%2e` or `%252e%252e` is found here as `..`. None when
+    it still changes after _DECODINGS."""
+    for _ in range(_DECODINGS):
+        decoded = unquote(path)
+        if decoded == path:
+            return path
+        path = decoded
+    return None
+
+
+class AccountSigning(NamedTuple):
+    """What one account's saved profile says about unsigned calls: whether it has the instance family (Z-API, whose
+    unsigned callbacks its `/delivery` takes: without it there is no such exception), and whether it requires
+    signatures on every path. The default (both families, not required) is the listener's without a profile."""
+
+    instance_family: bool = True
+    require_signatures: bool = False
+
+
+def unsigned_allowed(path: str, *, require_signatures: bool, instance_family: bool = True) -> bool:
+    """True where an unsigned call is stored and answered 200 even though a key is set: below `/delivery`, for an
+    account that has the instance family and does not require signatures."""
+    return instance_family and not require_signatures and family_of(path) is PathFamily.INSTANCE
 
 
 def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, str]:

@@ -13,7 +13,9 @@ for a path of no account the listener serves (see Accounts below); 500 when the 
 so the sender retries); 503 when the bodies already in flight leave no room for this one, or every connection
 slot is inside a request (not stored, so the sender retries; see budget.py and connections.py); 503 too for an unverified
 request cut to make room. A rejected event keeps at most the first REJECTED_BODY_KEPT bytes of its body, and the
-size it had (StoredEvent.cut_from).
+size it had (StoredEvent.cut_from). Rejected events (the 4xx above that are stored) are stored one by one only within
+a bound per window; past it they are counted and summarised as one event, "N more rejected from …" (rejections.py),
+so a flood of refused posts cannot fill the disk; they are answered the same, without an id.
 
 The signature covers the body exactly as it came off the wire: chunked framing removed, nothing decoded.
 
@@ -23,6 +25,8 @@ with its account. The old paths (anything not under `/a/`) keep the listener's o
 under `account` (the single open account; None: unknown); with `old_paths=False` (several accounts and no single
 one) they are answered 404, saying where to post. An unknown `<profile>` is stored (rejected, without its body,
 account NULL) and answered 404 naming it. A connection proves itself with a valid signature for any account.
+Each account's unsigned calls are judged by its saved profile (`set_account_signing`, families.AccountSigning): without
+the instance family it has no unsigned `/delivery`, and its own `require_signatures` adds to the listener's.
 An account whose key is not known yet (`set_account_pending`: the app still reads its secrets) is answered 503 with
 Retry-After and the reason, its body neither read nor stored: never taken unverified, and the gateway sends it again.
 
@@ -59,6 +63,7 @@ from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
 from tui.api.media import DEFAULT_MEDIA_LIMIT
 from tui.webhooks.media import InlineMedia, MediaFolder, inline_media
+from tui.webhooks.rejections import RejectionBound
 from tui.webhooks.connections import (
     HEADER_TIMEOUT,
     Answer,
@@ -71,7 +76,14 @@ from tui.webhooks.connections import (
     connection_cap,
 )
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
-from tui.webhooks.families import ACCOUNT_PREFIX, INSTANCE_PATH, SESSION_PATH, split_account, unsigned_allowed
+from tui.webhooks.families import (
+    ACCOUNT_PREFIX,
+    INSTANCE_PATH,
+    SESSION_PATH,
+    AccountSigning,
+    split_account,
+    unsigned_allowed,
+)
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
@@ -103,7 +115,8 @@ log = logging.getLogger(__name__)
 
 
 class Listener:
-    """Receives webhook calls on any path. `received` counts stored events, `rejected` those among them refused."""
+    """Receives webhook calls on any path. `received` counts stored events; `rejected` every refused one, stored or
+    past the rejections' bound (`rejections.not_kept` of them: counted, then summarised)."""
 
     def __init__(
         self,
@@ -124,6 +137,7 @@ class Listener:
         account: str | None = None,
         accounts: Mapping[str, str | None] | None = None,
         old_paths: bool = True,
+        signing: Mapping[str, AccountSigning] | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least 1 byte")
@@ -146,12 +160,18 @@ class Listener:
         """The account whose events arrive on the old paths (the single open one); None: not known."""
         self.old_paths = old_paths
         self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
+        self._signing: dict[str, AccountSigning] = dict(signing or {})
+        """Each account's saved signature policy (set_account_signing); an account not named: AccountSigning()."""
         self._pending: dict[str, str] = {}
         """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
         self.in_flight.set_keyed(self._keyed())
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
         self.media = MediaFolder.beside(store.path, media_limit)
+        self.rejections = RejectionBound()
+        """What rejected events may write to the store (rejections.py): past it they are counted, then summarised."""
+        self._summarising: asyncio.TimerHandle | None = None
+        self._summary_tasks: set[asyncio.Task[None]] = set()
         self._server: Server | None = None
         self.port: int | None = None
 
@@ -166,17 +186,32 @@ class Listener:
             raise RuntimeError("the listener is not started")
         return http_base(self.host, self.port)
 
-    def refuses(self, verdict: Verdict, path: str, keyed: bool | None = None) -> bool:
+    def refuses(
+        self, verdict: Verdict, path: str, keyed: bool | None = None, signing: AccountSigning | None = None
+    ) -> bool:
         """Whether a call with this verdict on this path is answered 401 (it is stored either way). `path` is the
         path below the account's `/a/<profile>` (or an old path); `keyed`: whether that account has a key (default:
-        the listener's own key)."""
+        the listener's own key); `signing`: that account's saved policy (default: the old paths' account's)."""
         if keyed is None:
             keyed = self._hmac_key is not None
+        if signing is None:
+            signing = self.signing_of(self.account)
         if not self.strict or not keyed:
             return False
         if verdict is Verdict.INVALID:
             return True
-        return verdict is Verdict.UNSIGNED and not unsigned_allowed(path, require_signatures=self.require_signatures)
+        return verdict is Verdict.UNSIGNED and not unsigned_allowed(
+            path, require_signatures=self.require_signatures or signing.require_signatures,
+            instance_family=signing.instance_family)
+
+    def signing_of(self, account: str | None) -> AccountSigning:
+        """The saved signature policy of `account` (the default one for an account not named, or None)."""
+        return self._signing.get(account, AccountSigning()) if account is not None else AccountSigning()
+
+    def set_account_signing(self, name: str, signing: AccountSigning) -> None:
+        """Judge account `name`'s unsigned calls by its saved profile from the next request on (on its `/a/<name>/`
+        paths, and on the old paths while it is their account)."""
+        self._signing[name] = signing
 
     @property
     def has_hmac_key(self) -> bool:
@@ -216,6 +251,7 @@ class Listener:
         """Stop serving `name`'s paths: its events are answered 404 from the next request on."""
         self._account_keys.pop(name, None)
         self._pending.pop(name, None)
+        self._signing.pop(name, None)
         self._keys_changed()
 
     def _keyed(self) -> bool:
@@ -261,6 +297,12 @@ class Listener:
         # (STOP_GRACE: milliseconds), so that stopping never waits on a sender.
         if server is not None:
             await server.stop(STOP_GRACE)
+        if self._summarising is not None:
+            self._summarising.cancel()
+            self._summarising = None
+        if self._summary_tasks:
+            await asyncio.wait(self._summary_tasks)
+        await self._store_summaries()  # the counts of the window under way: every rejection stays countable
         self.port = None
 
     async def _handle(self, request: Request) -> Answer | None:
@@ -304,14 +346,14 @@ class Listener:
             if not self.old_paths:
                 return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
                               f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
-            return _Route(self.account, self._hmac_key, path)
+            return _Route(self.account, self._hmac_key, path, signing=self.signing_of(self.account))
         if name in self._pending:
             return _Route(name, None, below, pending=f"account {name!r} {self._pending[name]}; not verified, not "
                           f"stored; retry in {PENDING_RETRY_AFTER} s")
         if name not in self._account_keys:
             shown = name[:64].encode("ascii", "replace").decode("ascii")
             return _Route(None, None, below, f"no account named {shown!r} on this listener")
-        return _Route(name, self._account_keys[name], below)
+        return _Route(name, self._account_keys[name], below, signing=self.signing_of(name))
 
     async def _not_found(self, received_at: datetime, path: str, headers: dict[str, str], route: _Route) -> Answer:
         """404 for a path of no account this listener serves: kept as a rejected event without its body, so the
@@ -356,7 +398,7 @@ class Listener:
         if verdict is Verdict.VALID and request.metered:
             request.prove()
         status, reason = 200, None
-        if self.refuses(verdict, route.below, route.key is not None):
+        if self.refuses(verdict, route.below, route.key is not None, route.signing):
             status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
         elif judged.parse_error is not None:
             status, reason = 400, judged.parse_error
@@ -384,11 +426,11 @@ class Listener:
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
             await self._keep_media(judged.inline)
         event = await self._store(record)
+        if status != 200:  # refused whether or not it was kept (past the rejections' bound it is only counted)
+            return _json(status, {"error": reason, **({"id": event.id} if event is not None else {})})
         if event is None:
             return _json(500, {"error": "the event could not be stored"})
-        if status == 200:
-            return Answer(200, b'{"id":%d}' % event.id)
-        return _json(status, {"error": reason, "id": event.id})
+        return Answer(200, b'{"id":%d}' % event.id)
 
     async def _keep_media(self, inline: InlineMedia) -> None:
         """Write an accepted event's inline file before answering; a failure is logged, never the sender's problem
@@ -458,6 +500,41 @@ class Listener:
         return _json(413, response, close=True)
 
     async def _store(self, record: EventRecord) -> StoredEvent | None:
+        """Store `record` and count it; None when it is not stored: the store failed, or it is a rejected event past
+        the rejections' bound (counted, summarised when its window ends; rejections.py)."""
+        if record.rejected and not self._admit_rejected(record):
+            self.rejected += 1  # not stored (`received`): counted here and in its summary
+            return None
+        return await self._append(record)
+
+    def _admit_rejected(self, record: EventRecord) -> bool:
+        loop = asyncio.get_running_loop()
+        if self.rejections.counting and self.rejections.window_end is not None and loop.time() >= self.rejections.window_end:
+            self._summarise_soon(0.0)  # the window the counts belong to ended: they are stored before new ones
+        if self.rejections.admit(record, loop.time()):
+            return True
+        if self._summarising is None and self.rejections.window_end is not None:
+            self._summarise_soon(max(0.0, self.rejections.window_end - loop.time()))
+        return False
+
+    def _summarise_soon(self, delay: float) -> None:
+        """Store the counted rejections' summaries `delay` seconds from now (when their window ends)."""
+        if self._summarising is not None:
+            self._summarising.cancel()
+
+        def start() -> None:
+            self._summarising = None
+            task = asyncio.ensure_future(self._store_summaries())
+            self._summary_tasks.add(task)
+            task.add_done_callback(self._summary_tasks.discard)
+
+        self._summarising = asyncio.get_running_loop().call_later(delay, start)
+
+    async def _store_summaries(self) -> None:
+        for summary in self.rejections.summaries():
+            await self._append(summary, counted=False)  # each rejection it counts was counted as it came
+
+    async def _append(self, record: EventRecord, *, counted: bool = True) -> StoredEvent | None:
         try:
             event = await self.store.append(record)
         except (StoreFailing, StoreUnusable):
@@ -465,9 +542,9 @@ class Listener:
         except Exception as error:
             log.error("storing a webhook event failed: %s", error, exc_info=True)
             return None
-        if event.duplicate_of is not None:
+        if counted and event.duplicate_of is not None:
             self.duplicates += 1  # stored and flagged, counted once: not in `received`
-        else:
+        elif counted:
             self.received += 1
             if event.rejected:
                 self.rejected += 1
@@ -483,13 +560,14 @@ class Listener:
 class _Route(NamedTuple):
     """Where a request goes: its account (None: not known), the key that verifies it (None: none), the path below
     `/a/<profile>` (the old path itself otherwise), why no account takes it (None: one does, or the old paths), and
-    why its account cannot take it yet (None: it can)."""
+    why its account cannot take it yet (None: it can), and its account's saved signature policy."""
 
     account: str | None
     key: str | None
     below: str
     unknown: str | None = None
     pending: str | None = None
+    signing: AccountSigning = AccountSigning()
 
 
 def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:
