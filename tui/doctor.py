@@ -27,6 +27,7 @@ from tui.webhooks.families import PathFamily, family_of, family_urls
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.models import WebhookConfig
+    from tui.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.store import EventStore
 
@@ -188,6 +189,12 @@ async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
         if isinstance(data, dict) and data.get("sandbox") is True:
             return {key: str(data.get(key, "")) for key in ("own_phone", "instance_dialect", "session_dialect")}
     return None
+
+
+def account_paths_of(record: ListenerRecord | None, profile: str) -> str | None:
+    """DoctorInputs.account_paths for `profile` served by the listener of `record` (the app's or `listen`'s): its
+    name when that listener serves it on its own `/a/<profile>/` paths only, as the listener itself said."""
+    return profile if record is not None and record.account_paths else None
 
 
 @dataclass
@@ -364,6 +371,7 @@ class Doctor:
         if not number:
             return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                             "The probe was not sent: the account's own number is unknown.", "Pair the account first.")]
+        account = inputs.account_paths  # a store several accounts share: only this one's events
         before = await asyncio.to_thread(_newest_id, store)
         started = time.monotonic()
         family = Family.INSTANCE if Family.INSTANCE in families else Family.SESSION
@@ -375,7 +383,7 @@ class Doctor:
         arrived: list[StoredEvent] = []
         deadline = started + inputs.probe_wait
         while time.monotonic() < deadline:
-            arrived = await asyncio.to_thread(_events_after, store, before)
+            arrived = await asyncio.to_thread(_events_after, store, before, account)
             if arrived:
                 report.probe_latency = time.monotonic() - started
                 break
@@ -387,7 +395,7 @@ class Doctor:
                             "stuck: sending the whole webhook setting again restarts it (WuzAPI keeps a stale copy).",
                             None, Fix.ACTIVATE if inputs.session is not None else None)]
         await asyncio.sleep(min(0.5, inputs.probe_wait / 10))  # the rest of the probe's events, briefly
-        arrived = await asyncio.to_thread(_events_after, store, before)
+        arrived = await asyncio.to_thread(_events_after, store, before, account)
         report.probe_events = len(arrived)
         rejected = [event for event in arrived if event.rejected]
         if rejected:
@@ -418,7 +426,7 @@ class Doctor:
         return [Finding(FindingId.EVENT_KIND_QUIET, Severity.WARNING, words,
                         "Check the gateway's subscriptions for this kind; a restart of the gateway's session often "
                         "cures it.")
-                for words in quiet_kinds(store, self.inputs.clock())]
+                for words in quiet_kinds(store, self.inputs.clock(), self.inputs.account_paths)]
 
     # -- fixing -----------------------------------------------------------------------------------------------------
 
@@ -506,17 +514,17 @@ def _newest_id(store: EventStore) -> int:
     return newest[0].id if newest else 0
 
 
-def _events_after(store: EventStore, event_id: int) -> list[StoredEvent]:
-    return [event for event in store.newest(200) if event.id > event_id]
+def _events_after(store: EventStore, event_id: int, account: str | None = None) -> list[StoredEvent]:
+    return [event for event in store.newest(200, account=account) if event.id > event_id]
 
 
-def quiet_kinds(store: EventStore, now: datetime) -> list[str]:
+def quiet_kinds(store: EventStore, now: datetime, account: str | None = None) -> list[str]:
     """"Message quiet for 42 min while ReadReceipt still arrives", for each kind silent for more than ten times its
-    usual gap (at least 15 min) while another kind arrived since."""
+    usual gap (at least 15 min) while another kind arrived since (`account`: that account's events only)."""
     lasts: dict[str, datetime] = {}
     limits: dict[str, timedelta] = {}
     for kind in store.kinds():
-        times = sorted(event.received_at for event in store.newest(QUIET_HISTORY, kind=kind))
+        times = sorted(event.received_at for event in store.newest(QUIET_HISTORY, kind=kind, account=account))
         if not times:
             continue
         lasts[kind] = times[-1]
