@@ -55,6 +55,7 @@ class FindingId(enum.StrEnum):
     HMAC_MISMATCH = "hmac-mismatch"
     NOT_CONNECTED = "not-connected"
     LISTENER_UNREACHABLE = "listener-unreachable"
+    LISTENER_NOT_RUNNING = "listener-not-running"
     NO_EVENTS_AFTER_PROBE = "no-events-after-probe"
     EVENTS_REJECTED = "events-rejected"
     PROBE_SKIPPED = "probe-skipped"
@@ -217,6 +218,7 @@ class DoctorInputs:
     reachable: Callable[[str], Awaitable[bool]] | None = None  # does the URL answer from here
     settle: float = 1.5  # seconds after a fix before the second look
     account_paths: str | None = None  # several accounts open: the account whose `/a/<name>/` paths are its own
+    listener_for_check: bool = False  # the listener is the doctor's own, started for this check: gone after it
 
 
 class Doctor:
@@ -262,6 +264,14 @@ class Doctor:
                             f"The listener does not answer at its public URL {base} from here.",
                             "Start the tunnel (or fix the profile's public URL) so that this address reaches the "
                             "listener; the gateway sends there.")]
+        if self.inputs.listener_for_check:
+            # The probe below works, but only because the doctor listens: once it ends, every event is lost.
+            return [Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
+                            "No listener was running for this profile: the doctor listened only for this check, "
+                            "and the gateway's events go nowhere once it ends.",
+                            f"Run the app (`gateway-tui --profile {self.inputs.name}`) or "
+                            f"`gateway-tui listen --profile {self.inputs.name}`, keep it running, then "
+                            f"`gateway-tui doctor --profile {self.inputs.name} --fix` again.")]
         return []
 
     async def _instance(self) -> tuple[bool, list[Finding]]:

@@ -4,7 +4,7 @@ and (with --fix) the fixes that need no secret, then a second look. The work is 
 Exit codes: 0 healthy; 1 a finding remains; 2 nothing was examined (no profile, no secrets, a bad store).
 The doctor uses the profile's running listener (the app's or `listen`'s, from its record in the data dir: where it
 listens, the store it writes, and whether the profile has its own `/a/<profile>/` paths there), or starts one on the
-profile's port for the check.
+profile's port for the check; then the finding `listener-not-running` says that nothing listens once it ends.
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 name=profile.name, instance=instance, session=session, hmac_key=key, listener_base=base, store=store,
                 listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
                 account_paths=account_paths_of(record, profile.name),
+                listener_for_check=own_listener is not None,
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
             )
             doctor = Doctor(inputs)
