@@ -267,7 +267,7 @@ async def test_listener_not_running_when_only_the_doctor_listened(real_dialects,
     assert code == 1 and ids(report) == {"listener-not-running"}, report
     assert report["probe"]["latency_ms"] is not None  # the probe did arrive, at the doctor's own listener
     [finding] = [f for f in report["findings"] if f["id"] == "listener-not-running"]
-    assert "`gateway-tui listen --profile doc`" in finding["fix"] and not finding["fixable"]
+    assert "`gateway-tui listen --profile doc --port " in finding["fix"] and not finding["fixable"]
     code, out, _ = await run_gateway_tui("doctor", "--profile", "doc", env={**TOKENS, "GATEWAY_TUI_HMAC_KEY": KEY})
     assert code == 1 and "listener-not-running" in out and out.rstrip().endswith("not healthy"), out
     await listening()  # as the finding says (`listen` has its own port: --fix points the webhooks at it)

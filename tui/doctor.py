@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import shlex
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -219,6 +220,22 @@ class DoctorInputs:
     settle: float = 1.5  # seconds after a fix before the second look
     account_paths: str | None = None  # several accounts open: the account whose `/a/<name>/` paths are its own
     listener_for_check: bool = False  # the listener is the doctor's own, started for this check: gone after it
+    in_app: bool = False  # the app's own doctor: the listener and the forwarding are the app's (its Settings)
+    sandbox_app: bool = False  # the app's built-in sandbox, which `--sandbox` names (no `--profile` does)
+    listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
+
+    def command(self, *words: str) -> str:
+        """A command for this profile as the user types it, and as it runs when typed: `gateway-tui listen
+        --profile work --port 9000`; the sandbox as `gateway-tui --sandbox listen` (`listen` takes the flag only
+        before its name); no words: the app itself. `listen` gets the port the webhooks point at (its own default
+        is 8787 whatever the profile says)."""
+        if words[:1] == ("listen",) and self.listen_port is not None and "--port" not in words:
+            words = (*words, "--port", str(self.listen_port))
+        if self.sandbox_app:
+            return shlex.join(["gateway-tui", "--sandbox", *words])
+        if not words:
+            return shlex.join(["gateway-tui", "--profile", self.name])
+        return shlex.join(["gateway-tui", words[0], "--profile", self.name, *words[1:]])
 
 
 class Doctor:
@@ -255,9 +272,11 @@ class Doctor:
 
     async def _listener(self) -> list[Finding]:
         base = self.inputs.listener_base
-        if not self.inputs.listener_running or not base:
-            return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR, "The listener is not running.",
-                            f"Start the app or `gateway-tui listen --profile {self.inputs.name}`.")]
+        inputs = self.inputs
+        if not inputs.listener_running or not base:
+            start = ("The app's listener did not start: give it a free port in Settings > Listener." if inputs.in_app
+                     else f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}`.")
+            return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR, "The listener is not running.", start)]
         check = self.inputs.reachable or _answers
         if not await check(base):
             return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR,
@@ -269,9 +288,8 @@ class Doctor:
             return [Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
                             "No listener was running for this profile: the doctor listened only for this check, "
                             "and the gateway's events go nowhere once it ends.",
-                            f"Run the app (`gateway-tui --profile {self.inputs.name}`) or "
-                            f"`gateway-tui listen --profile {self.inputs.name}`, keep it running, then "
-                            f"`gateway-tui doctor --profile {self.inputs.name} --fix` again.")]
+                            f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}` and keep it "
+                            f"running, then `{inputs.command('doctor', '--fix')}` again.")]
         return []
 
     async def _instance(self) -> tuple[bool, list[Finding]]:
@@ -349,8 +367,8 @@ class Doctor:
             findings.append(Finding(FindingId.HMAC_MISMATCH, Severity.ERROR,
                                     "The gateway signs its events, and the profile has no HMAC key: the listener "
                                     "cannot tell them from forgeries.",
-                                    "Store the gateway's key in the profile (`gateway-tui profile add` or Settings), "
-                                    "or remove the gateway's key.", Family.SESSION))
+                                    "Store the gateway's key in the profile (in the app: Settings > HMAC key), or "
+                                    "remove the gateway's key.", Family.SESSION))
         elif has_key and not gateway_signs:
             findings.append(Finding(FindingId.HMAC_MISMATCH, Severity.ERROR,
                                     "The profile has an HMAC key and the gateway signs nothing: the listener refuses "
@@ -369,14 +387,15 @@ class Doctor:
             return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                             "The probe (a message to the account's own number) was not sent: this profile is "
                             "read-only, and the probe is a send.",
-                            f"Make it writable (`gateway-tui profile add {inputs.name} --no-read-only`) to probe.")]
+                            f"Make it writable (`gateway-tui profile add {shlex.quote(inputs.name)} --no-read-only`) "
+                            "to probe.")]
         if not inputs.is_sandbox:
             asked = inputs.may_probe
             if asked is None or not await asked():
                 return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                                 "The probe (a message to the account's own number) was not sent: a real gateway is "
                                 "probed only when a person agrees, at a terminal.",
-                                f"Run `gateway-tui doctor --profile {inputs.name}` at a terminal and agree.")]
+                                f"Run `{inputs.command('doctor')}` at a terminal and agree.")]
         number = inputs.own_number
         if not number:
             return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
@@ -412,8 +431,8 @@ class Doctor:
             reasons = sorted({event.reason or event.verdict.value for event in rejected})
             return [Finding(FindingId.EVENTS_REJECTED, Severity.ERROR,
                             f"{len(rejected)} of the probe's {len(arrived)} events were refused by the listener: "
-                            f"{'; '.join(reasons)}.", "Give the profile the key the gateway signs with (Settings or "
-                            "`gateway-tui profile add`), or set the profile's key on the gateway.",
+                            f"{'; '.join(reasons)}.", "Give the profile the key the gateway signs with (in the app: "
+                            "Settings > HMAC key), or set the profile's key on the gateway.",
                             Family.SESSION if any(family_of(e.path) is PathFamily.SESSION for e in rejected) else None)]
         return []
 
@@ -483,21 +502,29 @@ class Doctor:
             olds = self._old_urls.get(Family.INSTANCE)
             old_text = ", ".join(olds) if olds else ("(unknown)" if olds is None else "(none)")
             lines.append(f"instance callbacks: {old_text} -> {new}")
-            lines += _keep_fed(olds or [], base, self.inputs.name)
+            lines += _keep_fed(olds or [], base, self.inputs)
         if session is not None and Family.SESSION in families:
             new = self.url_for(Family.SESSION)
             current = self._session_webhook or await session.read_webhook()
             kinds = list(dict.fromkeys([*(k for k in current.events or [] if k), *NEEDED_KINDS]))
             await session.update_webhook(WebhookUpdate(webhook=new, events=kinds, active=True))
             lines.append(f"session webhook: {current.webhook or '(none)'} -> {new}")
-            lines += _keep_fed([current.webhook] if current.webhook else [], base, self.inputs.name)
+            lines += _keep_fed([current.webhook] if current.webhook else [], base, self.inputs)
         return lines
 
 
-def _keep_fed(olds: Sequence[str], base: str, profile: str) -> list[str]:
-    """For a URL that pointed at another app: the `listen --forward-to` that keeps that app fed."""
-    return [f"  {old} was another app's: `gateway-tui listen --profile {profile} --forward-to {old}` keeps it fed"
-            for old in olds if not old.startswith(base)]
+def _keep_fed(olds: Sequence[str], base: str, inputs: DoctorInputs) -> list[str]:
+    """For a URL that pointed at another app: what keeps that app fed. In the app, its own forwarding (a second
+    listener beside the app's would get nothing); else a `listen` that forwards, as the user can type it."""
+    def how(old: str) -> str:
+        if inputs.in_app:
+            return f"Settings > Forward events to your app, with {old}, keeps it fed"
+        command = f"`{inputs.command('listen', '--forward-to', old)}`"
+        if not inputs.listener_for_check:  # the listener running now holds the port
+            return f"{command}, in place of the listener running now, keeps it fed"
+        return f"{command} keeps it fed"
+
+    return [f"  {old} was another app's: {how(old)}" for old in olds if not old.startswith(base)]
 
 
 def _not_connected(family: Family, reason: str) -> Finding:

@@ -39,6 +39,7 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui import config
+    from tui.account import SANDBOX_PROFILE
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
     from tui.calls import CallRefused, load_profile, profile_secrets
@@ -93,6 +94,8 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
                 account_paths=account_paths_of(record, profile.name),
                 listener_for_check=own_listener is not None,
+                sandbox_app=bool(getattr(args, "sandbox", False)) and profile.name == SANDBOX_PROFILE,
+                listen_port=record.port if record is not None else profile.listener_port,
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
             )
             doctor = Doctor(inputs)

@@ -1382,7 +1382,8 @@ class Runtime:
         return DoctorInputs(
             name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
             listener_base=self._listener_base_of(account), store=self.store, listener_running=self.listener is not None,
-            account_paths=account.name if len(self.accounts) > 1 else None,
+            account_paths=account.name if len(self.accounts) > 1 else None, in_app=True,
+            sandbox_app=self.sandbox_mode,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
         )
 
