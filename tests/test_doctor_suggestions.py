@@ -51,13 +51,14 @@ def words_of(command: str) -> list[str]:
     return words[1:]
 
 
-async def start_listen_as_printed(command: str):
-    """The suggested `listen`, as typed: a real process that must say where it listens."""
+async def start_listen_as_printed(command: str, env: dict[str, str] = ENV):
+    """The suggested `listen`, as typed: a real process that must say where it listens (`env`: the variables the
+    user has set)."""
     words = words_of(command)
     assert "listen" in words, command
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tui", *words, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, **ENV}, cwd=headless.REPO)
+        env={**os.environ, **env}, cwd=headless.REPO)
     headless.started.append(process)
     line = (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
     assert line.startswith("listening on "), (command, line)

@@ -231,6 +231,8 @@ class DoctorInputs:
         is 8787 whatever the profile says)."""
         if words[:1] == ("listen",) and self.listen_port is not None and "--port" not in words:
             words = (*words, "--port", str(self.listen_port))
+        if "--all" in words:  # every profile: none is named
+            return shlex.join(["gateway-tui", *words])
         if self.sandbox_app:
             return shlex.join(["gateway-tui", "--sandbox", *words])
         if not words:
@@ -244,12 +246,26 @@ class Doctor:
         self._session_webhook: WebhookConfig | None = None
         self._session_connected: bool | None = None
         self._old_urls: dict[Family, list[str]] = {}
+        self._on_own_paths = False  # a webhook was found on the profile's own `/a/<name>/` paths
 
     # -- examining -----------------------------------------------------------------------------------------------
 
     def url_for(self, family: Family) -> str:
         urls = family_urls(self.inputs.listener_base, self.inputs.account_paths)
         return urls[PathFamily.INSTANCE if family is Family.INSTANCE else PathFamily.SESSION]
+
+    def _reaches(self, family: Family, url: str) -> bool:
+        """Whether a webhook URL reaches the profile: the listener's URL for it; and, when no running listener says
+        which paths serve the profile (the doctor's own for the check serves both), its own `/a/<name>/` one too,
+        where `fleet import` points it for a `listen --all` that is stopped now (re-pointing it would break that)."""
+        if url == self.url_for(family):
+            return True
+        inputs = self.inputs
+        own = family_urls(inputs.listener_base, inputs.name)[PathFamily(family.value)]
+        if inputs.listener_for_check and inputs.account_paths is None and url == own:
+            self._on_own_paths = True
+            return True
+        return False
 
     async def examine(self, *, probe: bool = True) -> Report:
         report = Report()
@@ -262,6 +278,8 @@ class Doctor:
         if self.inputs.session is not None:
             connected[Family.SESSION], found = await self._session()
             findings += found
+        if self.inputs.listener_for_check and not any(f.id is FindingId.LISTENER_UNREACHABLE for f in findings):
+            findings.append(self._not_running())
         # A family whose webhook is known to point elsewhere or be off is not probed: its silence says nothing new.
         known = {f.family for f in findings if f.id in (FindingId.WEBHOOK_URL_MISMATCH, FindingId.WEBHOOK_INACTIVE)}
         probed = [family for family, up in connected.items() if up and family not in known]
@@ -283,14 +301,19 @@ class Doctor:
                             f"The listener does not answer at its public URL {base} from here.",
                             "Start the tunnel (or fix the profile's public URL) so that this address reaches the "
                             "listener; the gateway sends there.")]
-        if self.inputs.listener_for_check:
-            # The probe below works, but only because the doctor listens: once it ends, every event is lost.
-            return [Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
-                            "No listener was running for this profile: the doctor listened only for this check, "
-                            "and the gateway's events go nowhere once it ends.",
-                            f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}` and keep it "
-                            f"running, then `{inputs.command('doctor', '--fix')}` again.")]
         return []
+
+    def _not_running(self) -> Finding:
+        """The probe works, but only because the doctor listens for its check: once it ends, every event is lost."""
+        inputs = self.inputs
+        if self._on_own_paths:  # `listen --all` is what serves those paths (with the other profiles)
+            start = f"Run `{inputs.command('listen', '--all')}` and keep it running"
+        else:
+            start = f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}` and keep it running"
+        return Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
+                       "No listener was running for this profile: the doctor listened only for this check, and the "
+                       "gateway's events go nowhere once it ends.",
+                       f"{start}, then `{inputs.command('doctor', '--fix')}` again.")
 
     async def _instance(self) -> tuple[bool, list[Finding]]:
         client = self.inputs.instance
@@ -306,7 +329,7 @@ class Doctor:
         if client.dialect is InstanceDialect.ZAPI:
             data = await client.instance_data()
             urls = data.callback_urls()
-            wrong = {name: url for name, url in urls.items() if url != wanted}
+            wrong = {name: url for name, url in urls.items() if not self._reaches(Family.INSTANCE, url)}
             self._old_urls[Family.INSTANCE] = sorted({url for url in wrong.values() if url})
             if wrong:
                 listed = ", ".join(f"{name} {url or '(none)'}" for name, url in wrong.items())
@@ -345,7 +368,7 @@ class Doctor:
         webhook = await client.read_webhook()
         self._session_webhook = webhook
         wanted = self.url_for(Family.SESSION)
-        if webhook.webhook != wanted:
+        if not self._reaches(Family.SESSION, webhook.webhook or ""):
             self._old_urls[Family.SESSION] = [webhook.webhook] if webhook.webhook else []
             findings.append(Finding(FindingId.WEBHOOK_URL_MISMATCH, Severity.ERROR,
                                     f"The session webhook points at {webhook.webhook or '(none)'}, not the listener "

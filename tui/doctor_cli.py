@@ -68,8 +68,11 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     own_listener: Listener | None = None
     try:
         if record is None:
+            # Both the old paths and the profile's own `/a/<name>/` ones (where `fleet import` points a profile for
+            # `listen --all`): the probe reaches it wherever the gateway sends.
             own_listener = Listener(store, host=profile.listener_host, port=profile.listener_port, hmac_key=key,
-                                    max_body=profile.max_body, require_signatures=profile.require_signatures)
+                                    max_body=profile.max_body, require_signatures=profile.require_signatures,
+                                    account=profile.name, accounts={profile.name: key})
             try:
                 await own_listener.start()
             except OSError as error:

@@ -94,3 +94,34 @@ async def test_the_apps_listener_record_says_where_each_open_accounts_events_go(
     finally:
         await runtime.stop()
     assert running("alpha") is None and running("beta") is None  # gone with the app
+
+
+async def test_with_listen_all_stopped_the_doctor_keeps_the_own_paths_and_says_to_run_it():
+    """`listen --all` is not running (yet, or for now): the doctor listens for its check on both kinds of path,
+    finds the account's own `/a/<name>/` URL right (never re-points it at the old paths, which `listen --all` then
+    refuses), and suggests `listen --all`, which runs as printed; with it running the doctor says healthy."""
+    from tests.test_doctor import free_port
+    from tests.test_doctor_suggestions import start_listen_as_printed, stop, suggested, words_of
+    from tui import config
+
+    port = free_port()
+    async with sandbox_fleet(2) as gateways:
+        for profile in config.load_profiles():
+            config.save_profile(profile.model_copy(update={"listener_port": port}))
+        for index, gateway in enumerate(gateways, 1):
+            point_at_own_paths(gateway, f"http://127.0.0.1:{port}", f"shop-{index}")
+        first = gateways[0].state
+
+        code, out, err = await run_gateway_tui("doctor", "--profile", "shop-1", "--fix", env={})
+        assert code == 1 and "listener-not-running" in out and "fixed:" not in out, (out, err)
+        assert "webhook-url-mismatch" not in out and "probe: first event after" in out, out
+        assert first.session_webhook.url == f"http://127.0.0.1:{port}/a/shop-1/session"
+        [listen] = [command for command in suggested(out) if "listen" in words_of(command)]
+        assert words_of(listen) == ["listen", "--all", "--port", str(port)], listen
+
+        process = await start_listen_as_printed(listen, env={})
+        try:
+            code, out, err = await run_gateway_tui("doctor", "--profile", "shop-1", env={})
+            assert code == 0, (out, err)
+        finally:
+            await stop(process)
