@@ -1,17 +1,21 @@
 """The webhook doctor (issue 24): each finding produced through the sandbox (`/sandbox/fault`, its state), the
 settings or a stopped listener; `gateway-tui doctor --json` (a real process) reports it by its id; `doctor --fix`
-cures what needs no secret; `doctor` then exits 0."""
+cures what needs no secret; `doctor` then exits 0. A `gateway-tui listen --profile doc` process runs beside it, as
+a user keeps one (or the app) running: without one the doctor says `listener-not-running`."""
 
 from __future__ import annotations
 
 import json
+import signal
 import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
 from tests.harness import run_gateway_tui
+from tests.webhooks import headless
 from tui import config
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.sandbox.server import SandboxGateway
@@ -54,6 +58,24 @@ async def spec_dialects():
     gateway = await make_sandbox(InstanceDialect.SPEC, SessionDialect.SPEC)
     yield gateway
     await gateway.stop()
+
+
+@pytest.fixture
+async def listening() -> AsyncIterator[Callable[[], Awaitable[str]]]:
+    """Start `gateway-tui listen --profile doc` (after the profile is saved), as a user keeps it running while the
+    doctor looks; its URL. Stopped with ctrl+c at the end of the test."""
+    processes = []
+
+    async def start() -> str:
+        process, url = await headless.start_headless(None, "--profile", "doc", key=KEY)
+        processes.append(process)
+        return url
+
+    yield start
+    for process in processes:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            await process.wait()
 
 
 def profile_for(gateway: SandboxGateway, *, instance: bool = True, session: bool = True, **extra: object) -> None:
@@ -117,8 +139,9 @@ async def test_sandbox_faults_change_and_restore(real_dialects):
 # -- each finding: produced, reported by id, fixed (where a fix exists), then exit 0 ----------------------------
 
 
-async def test_webhook_url_mismatch_is_fixed_and_names_the_other_app(real_dialects):
+async def test_webhook_url_mismatch_is_fixed_and_names_the_other_app(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     real_dialects.state.session_webhook.url = "http://127.0.0.1:9/their-app"
     code, report, _ = await doctor()
     assert code == 1 and "webhook-url-mismatch" in ids(report)
@@ -131,8 +154,9 @@ async def test_webhook_url_mismatch_is_fixed_and_names_the_other_app(real_dialec
     assert code == 0 and report["probe"]["latency_ms"] is not None
 
 
-async def test_event_not_subscribed(real_dialects):
+async def test_event_not_subscribed(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     await healthy_after_fix(real_dialects)
     await fault(real_dialects, {"kind": "unsubscribe", "events": ["Message", "ChatPresence"]})
     code, report, _ = await doctor()
@@ -143,8 +167,9 @@ async def test_event_not_subscribed(real_dialects):
     assert (await doctor())[0] == 0
 
 
-async def test_webhook_inactive(spec_dialects):
+async def test_webhook_inactive(spec_dialects, listening):
     profile_for(spec_dialects)
+    await listening()
     await healthy_after_fix(spec_dialects)
     await fault(spec_dialects, {"kind": "deactivate"})
     code, report, _ = await doctor()
@@ -153,8 +178,9 @@ async def test_webhook_inactive(spec_dialects):
     assert (await doctor())[0] == 0
 
 
-async def test_hmac_mismatch_sets_the_key_only_when_the_gateway_has_none(real_dialects):
+async def test_hmac_mismatch_sets_the_key_only_when_the_gateway_has_none(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     await healthy_after_fix(real_dialects)
     real_dialects.state.hmac_key = None
     code, report, _ = await doctor()
@@ -167,8 +193,9 @@ async def test_hmac_mismatch_sets_the_key_only_when_the_gateway_has_none(real_di
     assert real_dialects.state.hmac_key == KEY  # never replaced
 
 
-async def test_events_rejected_with_the_reason(real_dialects):
+async def test_events_rejected_with_the_reason(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     await healthy_after_fix(real_dialects)
     await fault(real_dialects, {"kind": "wrong-key"})
     code, report, _ = await doctor("--fix")
@@ -176,28 +203,30 @@ async def test_events_rejected_with_the_reason(real_dialects):
     words = next(f["words"] for f in report["findings"] if f["id"] == "events-rejected")
     assert "refused by the listener" in words
     await fault(real_dialects, {"kind": "none"})
-    # The wrong key's events still being retried (the listener of the run above has gone with its process) would
-    # reach the next run's listener during its probe, signed with the wrong key: let them end first.
+    # The wrong key's events still being retried would reach the listener during the next probe, signed with the
+    # wrong key: let them end first.
     await real_dialects.deliveries.wait()
     assert (await doctor())[0] == 0
 
 
-async def test_no_events_after_probe(real_dialects):
+async def test_no_events_after_probe(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     await healthy_after_fix(real_dialects)
     await fault(real_dialects, {"kind": "drop-events"})
     code, report, _ = await doctor()
     assert code == 1 and "no-events-after-probe" in ids(report)
     await fault(real_dialects, {"kind": "none"})
-    # The wrong key's events still being retried (the listener of the run above has gone with its process) would
-    # reach the next run's listener during its probe, signed with the wrong key: let them end first.
+    # The wrong key's events still being retried would reach the listener during the next probe, signed with the
+    # wrong key: let them end first.
     await real_dialects.deliveries.wait()
     assert (await doctor())[0] == 0
 
 
-async def test_no_events_after_probe_from_a_stale_session_setting_is_fixed(real_dialects):
+async def test_no_events_after_probe_from_a_stale_session_setting_is_fixed(real_dialects, listening):
     # WuzAPI's stale copy of the settings: delivery off while GET /webhook still looks right; --fix sends it again.
     profile_for(real_dialects, instance=False)
+    await listening()
     await healthy_after_fix(real_dialects)
     await fault(real_dialects, {"kind": "deactivate"})
     code, report, _ = await doctor()
@@ -207,8 +236,9 @@ async def test_no_events_after_probe_from_a_stale_session_setting_is_fixed(real_
     assert (await doctor())[0] == 0
 
 
-async def test_not_connected_points_to_the_account_section(real_dialects):
+async def test_not_connected_points_to_the_account_section(real_dialects, listening):
     profile_for(real_dialects)
+    await listening()
     await healthy_after_fix(real_dialects)
     async with httpx.AsyncClient(trust_env=False) as client:
         await client.post(real_dialects.url + "/sandbox/disconnect", json={"family": "session", "reason": "network"})
@@ -219,8 +249,9 @@ async def test_not_connected_points_to_the_account_section(real_dialects):
     assert (await doctor())[0] == 0
 
 
-async def test_listener_unreachable_at_its_public_url(real_dialects):
+async def test_listener_unreachable_at_its_public_url(real_dialects, listening):
     profile_for(real_dialects, public_url=f"http://127.0.0.1:{free_port()}")
+    await listening()
     code, report, _ = await doctor()
     assert code == 1 and "listener-unreachable" in ids(report)
     profile_for(real_dialects)  # the tunnel is gone from the profile: the listener's own address
@@ -228,7 +259,23 @@ async def test_listener_unreachable_at_its_public_url(real_dialects):
     assert (await doctor())[0] == 0
 
 
-async def test_event_kind_quiet(real_dialects, tmp_path):
+async def test_listener_not_running_when_only_the_doctor_listened(real_dialects, listening):
+    """Issue 38: with neither the app nor `listen` running, the probe works only through the listener the doctor
+    starts for its check; once the doctor ends, every event is lost. Not healthy, and it says what to run."""
+    profile_for(real_dialects)
+    code, report, _ = await doctor("--fix")
+    assert code == 1 and ids(report) == {"listener-not-running"}, report
+    assert report["probe"]["latency_ms"] is not None  # the probe did arrive, at the doctor's own listener
+    [finding] = [f for f in report["findings"] if f["id"] == "listener-not-running"]
+    assert "`gateway-tui listen --profile doc --port " in finding["fix"] and not finding["fixable"]
+    code, out, _ = await run_gateway_tui("doctor", "--profile", "doc", env={**TOKENS, "GATEWAY_TUI_HMAC_KEY": KEY})
+    assert code == 1 and "listener-not-running" in out and out.rstrip().endswith("not healthy"), out
+    await listening()  # as the finding says (`listen` has its own port: --fix points the webhooks at it)
+    code, report, _ = await doctor("--fix")
+    assert code == 0, report
+
+
+async def test_event_kind_quiet(real_dialects, tmp_path, listening):
     from tui.doctor import quiet_kinds
     from tui.webhooks.store import EventStore
 
@@ -251,6 +298,7 @@ async def test_event_kind_quiet(real_dialects, tmp_path):
         store.close()
 
     profile_for(real_dialects)
+    await listening()
     store = EventStore(config.events_store_path("doc")).open()
     try:
         await seed(store)
@@ -265,7 +313,7 @@ async def test_event_kind_quiet(real_dialects, tmp_path):
     assert code == 0, report
 
 
-async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypatch):
+async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypatch, listening):
     from aiohttp import web
 
     from tui.sandbox.faults import FaultRoutes
@@ -277,6 +325,7 @@ async def test_probe_skipped_against_a_real_gateway_without_a_terminal(monkeypat
     gateway = await make_sandbox(InstanceDialect.ZAPI, SessionDialect.WUZAPI)
     try:
         profile_for(gateway)
+        await listening()
         # Z-API takes only https: against a real Z-API an http public URL needs a tunnel, and --fix cannot give one.
         code, report, _ = await doctor("--fix")
         assert code == 1 and ids(report) == {"webhook-url-mismatch"}, report

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import shlex
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,6 +28,7 @@ from tui.webhooks.families import PathFamily, family_of, family_urls
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.models import WebhookConfig
+    from tui.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.store import EventStore
 
@@ -54,6 +56,7 @@ class FindingId(enum.StrEnum):
     HMAC_MISMATCH = "hmac-mismatch"
     NOT_CONNECTED = "not-connected"
     LISTENER_UNREACHABLE = "listener-unreachable"
+    LISTENER_NOT_RUNNING = "listener-not-running"
     NO_EVENTS_AFTER_PROBE = "no-events-after-probe"
     EVENTS_REJECTED = "events-rejected"
     PROBE_SKIPPED = "probe-skipped"
@@ -190,6 +193,12 @@ async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
     return None
 
 
+def account_paths_of(record: ListenerRecord | None, profile: str) -> str | None:
+    """DoctorInputs.account_paths for `profile` served by the listener of `record` (the app's or `listen`'s): its
+    name when that listener serves it on its own `/a/<profile>/` paths only, as the listener itself said."""
+    return profile if record is not None and record.account_paths else None
+
+
 @dataclass
 class DoctorInputs:
     """What the doctor examines: the profile's clients (None for a family it lacks), its key, where the listener
@@ -210,6 +219,25 @@ class DoctorInputs:
     reachable: Callable[[str], Awaitable[bool]] | None = None  # does the URL answer from here
     settle: float = 1.5  # seconds after a fix before the second look
     account_paths: str | None = None  # several accounts open: the account whose `/a/<name>/` paths are its own
+    listener_for_check: bool = False  # the listener is the doctor's own, started for this check: gone after it
+    in_app: bool = False  # the app's own doctor: the listener and the forwarding are the app's (its Settings)
+    sandbox_app: bool = False  # the app's built-in sandbox, which `--sandbox` names (no `--profile` does)
+    listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
+
+    def command(self, *words: str) -> str:
+        """A command for this profile as the user types it, and as it runs when typed: `gateway-tui listen
+        --profile work --port 9000`; the sandbox as `gateway-tui --sandbox listen` (`listen` takes the flag only
+        before its name); no words: the app itself. `listen` gets the port the webhooks point at (its own default
+        is 8787 whatever the profile says)."""
+        if words[:1] == ("listen",) and self.listen_port is not None and "--port" not in words:
+            words = (*words, "--port", str(self.listen_port))
+        if "--all" in words:  # every profile: none is named
+            return shlex.join(["gateway-tui", *words])
+        if self.sandbox_app:
+            return shlex.join(["gateway-tui", "--sandbox", *words])
+        if not words:
+            return shlex.join(["gateway-tui", "--profile", self.name])
+        return shlex.join(["gateway-tui", words[0], "--profile", self.name, *words[1:]])
 
 
 class Doctor:
@@ -218,12 +246,26 @@ class Doctor:
         self._session_webhook: WebhookConfig | None = None
         self._session_connected: bool | None = None
         self._old_urls: dict[Family, list[str]] = {}
+        self._on_own_paths = False  # a webhook was found on the profile's own `/a/<name>/` paths
 
     # -- examining -----------------------------------------------------------------------------------------------
 
     def url_for(self, family: Family) -> str:
         urls = family_urls(self.inputs.listener_base, self.inputs.account_paths)
         return urls[PathFamily.INSTANCE if family is Family.INSTANCE else PathFamily.SESSION]
+
+    def _reaches(self, family: Family, url: str) -> bool:
+        """Whether a webhook URL reaches the profile: the listener's URL for it; and, when no running listener says
+        which paths serve the profile (the doctor's own for the check serves both), its own `/a/<name>/` one too,
+        where `fleet import` points it for a `listen --all` that is stopped now (re-pointing it would break that)."""
+        if url == self.url_for(family):
+            return True
+        inputs = self.inputs
+        own = family_urls(inputs.listener_base, inputs.name)[PathFamily(family.value)]
+        if inputs.listener_for_check and inputs.account_paths is None and url == own:
+            self._on_own_paths = True
+            return True
+        return False
 
     async def examine(self, *, probe: bool = True) -> Report:
         report = Report()
@@ -236,6 +278,8 @@ class Doctor:
         if self.inputs.session is not None:
             connected[Family.SESSION], found = await self._session()
             findings += found
+        if self.inputs.listener_for_check and not any(f.id is FindingId.LISTENER_UNREACHABLE for f in findings):
+            findings.append(self._not_running())
         # A family whose webhook is known to point elsewhere or be off is not probed: its silence says nothing new.
         known = {f.family for f in findings if f.id in (FindingId.WEBHOOK_URL_MISMATCH, FindingId.WEBHOOK_INACTIVE)}
         probed = [family for family, up in connected.items() if up and family not in known]
@@ -246,9 +290,11 @@ class Doctor:
 
     async def _listener(self) -> list[Finding]:
         base = self.inputs.listener_base
-        if not self.inputs.listener_running or not base:
-            return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR, "The listener is not running.",
-                            f"Start the app or `gateway-tui listen --profile {self.inputs.name}`.")]
+        inputs = self.inputs
+        if not inputs.listener_running or not base:
+            start = ("The app's listener did not start: give it a free port in Settings > Listener." if inputs.in_app
+                     else f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}`.")
+            return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR, "The listener is not running.", start)]
         check = self.inputs.reachable or _answers
         if not await check(base):
             return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR,
@@ -256,6 +302,18 @@ class Doctor:
                             "Start the tunnel (or fix the profile's public URL) so that this address reaches the "
                             "listener; the gateway sends there.")]
         return []
+
+    def _not_running(self) -> Finding:
+        """The probe works, but only because the doctor listens for its check: once it ends, every event is lost."""
+        inputs = self.inputs
+        if self._on_own_paths:  # `listen --all` is what serves those paths (with the other profiles)
+            start = f"Run `{inputs.command('listen', '--all')}` and keep it running"
+        else:
+            start = f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}` and keep it running"
+        return Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
+                       "No listener was running for this profile: the doctor listened only for this check, and the "
+                       "gateway's events go nowhere once it ends.",
+                       f"{start}, then `{inputs.command('doctor', '--fix')}` again.")
 
     async def _instance(self) -> tuple[bool, list[Finding]]:
         client = self.inputs.instance
@@ -271,7 +329,7 @@ class Doctor:
         if client.dialect is InstanceDialect.ZAPI:
             data = await client.instance_data()
             urls = data.callback_urls()
-            wrong = {name: url for name, url in urls.items() if url != wanted}
+            wrong = {name: url for name, url in urls.items() if not self._reaches(Family.INSTANCE, url)}
             self._old_urls[Family.INSTANCE] = sorted({url for url in wrong.values() if url})
             if wrong:
                 listed = ", ".join(f"{name} {url or '(none)'}" for name, url in wrong.items())
@@ -310,7 +368,7 @@ class Doctor:
         webhook = await client.read_webhook()
         self._session_webhook = webhook
         wanted = self.url_for(Family.SESSION)
-        if webhook.webhook != wanted:
+        if not self._reaches(Family.SESSION, webhook.webhook or ""):
             self._old_urls[Family.SESSION] = [webhook.webhook] if webhook.webhook else []
             findings.append(Finding(FindingId.WEBHOOK_URL_MISMATCH, Severity.ERROR,
                                     f"The session webhook points at {webhook.webhook or '(none)'}, not the listener "
@@ -332,8 +390,8 @@ class Doctor:
             findings.append(Finding(FindingId.HMAC_MISMATCH, Severity.ERROR,
                                     "The gateway signs its events, and the profile has no HMAC key: the listener "
                                     "cannot tell them from forgeries.",
-                                    "Store the gateway's key in the profile (`gateway-tui profile add` or Settings), "
-                                    "or remove the gateway's key.", Family.SESSION))
+                                    "Store the gateway's key in the profile (in the app: Settings > HMAC key), or "
+                                    "remove the gateway's key.", Family.SESSION))
         elif has_key and not gateway_signs:
             findings.append(Finding(FindingId.HMAC_MISMATCH, Severity.ERROR,
                                     "The profile has an HMAC key and the gateway signs nothing: the listener refuses "
@@ -352,18 +410,20 @@ class Doctor:
             return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                             "The probe (a message to the account's own number) was not sent: this profile is "
                             "read-only, and the probe is a send.",
-                            f"Make it writable (`gateway-tui profile add {inputs.name} --no-read-only`) to probe.")]
+                            f"Make it writable (`gateway-tui profile add {shlex.quote(inputs.name)} --no-read-only`) "
+                            "to probe.")]
         if not inputs.is_sandbox:
             asked = inputs.may_probe
             if asked is None or not await asked():
                 return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                                 "The probe (a message to the account's own number) was not sent: a real gateway is "
                                 "probed only when a person agrees, at a terminal.",
-                                f"Run `gateway-tui doctor --profile {inputs.name}` at a terminal and agree.")]
+                                f"Run `{inputs.command('doctor')}` at a terminal and agree.")]
         number = inputs.own_number
         if not number:
             return [Finding(FindingId.PROBE_SKIPPED, Severity.INFO,
                             "The probe was not sent: the account's own number is unknown.", "Pair the account first.")]
+        account = inputs.account_paths  # a store several accounts share: only this one's events
         before = await asyncio.to_thread(_newest_id, store)
         started = time.monotonic()
         family = Family.INSTANCE if Family.INSTANCE in families else Family.SESSION
@@ -375,7 +435,7 @@ class Doctor:
         arrived: list[StoredEvent] = []
         deadline = started + inputs.probe_wait
         while time.monotonic() < deadline:
-            arrived = await asyncio.to_thread(_events_after, store, before)
+            arrived = await asyncio.to_thread(_events_after, store, before, account)
             if arrived:
                 report.probe_latency = time.monotonic() - started
                 break
@@ -387,15 +447,15 @@ class Doctor:
                             "stuck: sending the whole webhook setting again restarts it (WuzAPI keeps a stale copy).",
                             None, Fix.ACTIVATE if inputs.session is not None else None)]
         await asyncio.sleep(min(0.5, inputs.probe_wait / 10))  # the rest of the probe's events, briefly
-        arrived = await asyncio.to_thread(_events_after, store, before)
+        arrived = await asyncio.to_thread(_events_after, store, before, account)
         report.probe_events = len(arrived)
         rejected = [event for event in arrived if event.rejected]
         if rejected:
             reasons = sorted({event.reason or event.verdict.value for event in rejected})
             return [Finding(FindingId.EVENTS_REJECTED, Severity.ERROR,
                             f"{len(rejected)} of the probe's {len(arrived)} events were refused by the listener: "
-                            f"{'; '.join(reasons)}.", "Give the profile the key the gateway signs with (Settings or "
-                            "`gateway-tui profile add`), or set the profile's key on the gateway.",
+                            f"{'; '.join(reasons)}.", "Give the profile the key the gateway signs with (in the app: "
+                            "Settings > HMAC key), or set the profile's key on the gateway.",
                             Family.SESSION if any(family_of(e.path) is PathFamily.SESSION for e in rejected) else None)]
         return []
 
@@ -418,7 +478,7 @@ class Doctor:
         return [Finding(FindingId.EVENT_KIND_QUIET, Severity.WARNING, words,
                         "Check the gateway's subscriptions for this kind; a restart of the gateway's session often "
                         "cures it.")
-                for words in quiet_kinds(store, self.inputs.clock())]
+                for words in quiet_kinds(store, self.inputs.clock(), self.inputs.account_paths)]
 
     # -- fixing -----------------------------------------------------------------------------------------------------
 
@@ -465,21 +525,29 @@ class Doctor:
             olds = self._old_urls.get(Family.INSTANCE)
             old_text = ", ".join(olds) if olds else ("(unknown)" if olds is None else "(none)")
             lines.append(f"instance callbacks: {old_text} -> {new}")
-            lines += _keep_fed(olds or [], base, self.inputs.name)
+            lines += _keep_fed(olds or [], base, self.inputs)
         if session is not None and Family.SESSION in families:
             new = self.url_for(Family.SESSION)
             current = self._session_webhook or await session.read_webhook()
             kinds = list(dict.fromkeys([*(k for k in current.events or [] if k), *NEEDED_KINDS]))
             await session.update_webhook(WebhookUpdate(webhook=new, events=kinds, active=True))
             lines.append(f"session webhook: {current.webhook or '(none)'} -> {new}")
-            lines += _keep_fed([current.webhook] if current.webhook else [], base, self.inputs.name)
+            lines += _keep_fed([current.webhook] if current.webhook else [], base, self.inputs)
         return lines
 
 
-def _keep_fed(olds: Sequence[str], base: str, profile: str) -> list[str]:
-    """For a URL that pointed at another app: the `listen --forward-to` that keeps that app fed."""
-    return [f"  {old} was another app's: `gateway-tui listen --profile {profile} --forward-to {old}` keeps it fed"
-            for old in olds if not old.startswith(base)]
+def _keep_fed(olds: Sequence[str], base: str, inputs: DoctorInputs) -> list[str]:
+    """For a URL that pointed at another app: what keeps that app fed. In the app, its own forwarding (a second
+    listener beside the app's would get nothing); else a `listen` that forwards, as the user can type it."""
+    def how(old: str) -> str:
+        if inputs.in_app:
+            return f"Settings > Forward events to your app, with {old}, keeps it fed"
+        command = f"`{inputs.command('listen', '--forward-to', old)}`"
+        if not inputs.listener_for_check:  # the listener running now holds the port
+            return f"{command}, in place of the listener running now, keeps it fed"
+        return f"{command} keeps it fed"
+
+    return [f"  {old} was another app's: {how(old)}" for old in olds if not old.startswith(base)]
 
 
 def _not_connected(family: Family, reason: str) -> Finding:
@@ -506,17 +574,17 @@ def _newest_id(store: EventStore) -> int:
     return newest[0].id if newest else 0
 
 
-def _events_after(store: EventStore, event_id: int) -> list[StoredEvent]:
-    return [event for event in store.newest(200) if event.id > event_id]
+def _events_after(store: EventStore, event_id: int, account: str | None = None) -> list[StoredEvent]:
+    return [event for event in store.newest(200, account=account) if event.id > event_id]
 
 
-def quiet_kinds(store: EventStore, now: datetime) -> list[str]:
+def quiet_kinds(store: EventStore, now: datetime, account: str | None = None) -> list[str]:
     """"Message quiet for 42 min while ReadReceipt still arrives", for each kind silent for more than ten times its
-    usual gap (at least 15 min) while another kind arrived since."""
+    usual gap (at least 15 min) while another kind arrived since (`account`: that account's events only)."""
     lasts: dict[str, datetime] = {}
     limits: dict[str, timedelta] = {}
     for kind in store.kinds():
-        times = sorted(event.received_at for event in store.newest(QUIET_HISTORY, kind=kind))
+        times = sorted(event.received_at for event in store.newest(QUIET_HISTORY, kind=kind, account=account))
         if not times:
             continue
         lasts[kind] = times[-1]

@@ -2,8 +2,9 @@
 and (with --fix) the fixes that need no secret, then a second look. The work is tui.doctor's.
 
 Exit codes: 0 healthy; 1 a finding remains; 2 nothing was examined (no profile, no secrets, a bad store).
-The doctor uses the profile's running listener (the app's or `listen`'s, from its record in the data dir) or starts
-one on the profile's port for the check.
+The doctor uses the profile's running listener (the app's or `listen`'s, from its record in the data dir: where it
+listens, the store it writes, and whether the profile has its own `/a/<profile>/` paths there), or starts one on the
+profile's port for the check; then the finding `listener-not-running` says that nothing listens once it ends.
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui import config
+    from tui.account import SANDBOX_PROFILE
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
     from tui.calls import CallRefused, load_profile, profile_secrets
-    from tui.doctor import Doctor, DoctorInputs
+    from tui.doctor import Doctor, DoctorInputs, account_paths_of
     from tui.listener_record import running
     from tui.secrets import SecretName
     from tui.webhooks.listener import Listener
@@ -53,19 +55,24 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"gateway-tui doctor: {refused}", file=err)
         return EXIT_NOT_EXAMINED
     secrets = profile_secrets(profile.name, insecure_storage=bool(getattr(args, "insecure_storage", False)))
-    store = EventStore(config.events_store_path(profile.name))
+    record = running(profile.name)
+    # The running listener's own store (`listen --all` writes one for every profile): the probe's events land there.
+    store = EventStore(record.store if record is not None and record.store is not None
+                       else config.events_store_path(profile.name))
     try:
         store.open()
     except Exception as error:
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
         return EXIT_NOT_EXAMINED
     key = secrets.get(SecretName.HMAC_KEY)
-    record = running(profile.name)
     own_listener: Listener | None = None
     try:
         if record is None:
+            # Both the old paths and the profile's own `/a/<name>/` ones (where `fleet import` points a profile for
+            # `listen --all`): the probe reaches it wherever the gateway sends.
             own_listener = Listener(store, host=profile.listener_host, port=profile.listener_port, hmac_key=key,
-                                    max_body=profile.max_body, require_signatures=profile.require_signatures)
+                                    max_body=profile.max_body, require_signatures=profile.require_signatures,
+                                    account=profile.name, accounts={profile.name: key})
             try:
                 await own_listener.start()
             except OSError as error:
@@ -88,6 +95,10 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             inputs = DoctorInputs(
                 name=profile.name, instance=instance, session=session, hmac_key=key, listener_base=base, store=store,
                 listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
+                account_paths=account_paths_of(record, profile.name),
+                listener_for_check=own_listener is not None,
+                sandbox_app=bool(getattr(args, "sandbox", False)) and profile.name == SANDBOX_PROFILE,
+                listen_port=record.port if record is not None else profile.listener_port,
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
             )
             doctor = Doctor(inputs)

@@ -216,8 +216,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     if listener.port is not None:
         from tui.listener_record import write_record
 
-        for record in served.records:
-            write_record(record, args.host, listener.port)
+        for record in served.records:  # with several profiles, each is served on its own paths only
+            write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths)
     if not served.old_paths:
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"

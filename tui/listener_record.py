@@ -1,6 +1,8 @@
 """Which listener serves a profile now: the app and `gateway-tui listen` each write `listeners/<profile>.json` in
-the data dir ({pid, host, port}) while they listen and remove it on exit; the doctor reads it. A record whose
-process is gone (a crash, a kill -9) is stale: `running` ignores it and removes it."""
+the data dir ({pid, host, port, store, account_paths}) while they listen and remove it on exit; the doctor reads it:
+where the listener is, which store it writes (`listen --all` writes one store for every profile), and whether it
+serves the profile on its own `/a/<profile>/` paths (several accounts on one listener) rather than the old ones. A
+record whose process is gone (a crash, a kill -9) is stale: `running` ignores it and removes it."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ class ListenerRecord:
     pid: int
     host: str
     port: int
+    store: Path | None = None  # the event store it writes; None in a record of an older version
+    account_paths: bool = False  # the profile's events must go to `/a/<profile>/`: the old paths are not served
 
     @property
     def url(self) -> str:
@@ -29,10 +33,11 @@ def record_path(profile: str) -> Path:
     return data_dir() / "listeners" / f"{profile}.json"
 
 
-def write_record(profile: str, host: str, port: int) -> Path:
+def write_record(profile: str, host: str, port: int, *, store: Path, account_paths: bool) -> Path:
     path = record_path(profile)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "host": host, "port": port}))
+    path.write_text(json.dumps({"pid": os.getpid(), "host": host, "port": port, "store": str(store),
+                                "account_paths": account_paths}))
     return path
 
 
@@ -48,7 +53,10 @@ def running(profile: str) -> ListenerRecord | None:
     path = record_path(profile)
     try:
         data = json.loads(path.read_text())
-        record = ListenerRecord(int(data["pid"]), str(data["host"]), int(data["port"]))
+        store = data.get("store")
+        record = ListenerRecord(int(data["pid"]), str(data["host"]), int(data["port"]),
+                                Path(store) if isinstance(store, str) and store else None,
+                                data.get("account_paths") is True)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not _alive(record.pid):

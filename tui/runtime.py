@@ -280,6 +280,7 @@ class Runtime:
         self._unread: dict[str, int] = {}
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
         self._account_keys: dict[str, str | None] = {}
+        self._recorded: set[str] = set()  # the profiles whose listener record this run wrote (removed in stop)
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
         self._environment_warned = False
         self._opening: asyncio.Task[None] | None = None
@@ -620,6 +621,7 @@ class Runtime:
         self._account_keys = {**{name: key for name, key in self._account_keys.items() if name in still_open}, **keys}
         if self.listener is not None:
             self._serve_accounts(self.listener)
+            self._record_listener()
 
     def _warn_environment(self, line: str) -> None:
         if not self._environment_warned:
@@ -701,7 +703,8 @@ class Runtime:
                 await self.listener.stop()
             from tui.listener_record import remove_record
 
-            remove_record(self._record_name())
+            for name in self._recorded:
+                remove_record(name)
         if self.forwarder is not None:
             forwarder, self.forwarder = self.forwarder, None
             with contextlib.suppress(Exception):
@@ -1103,7 +1106,6 @@ class Runtime:
         options = self._listener_options()
         self.listener = self._listener_at(self.store, host, port, hmac_key, options)
         await self.listener.start()
-        self._record_listener(host)
         await self.listen_for_accounts()
 
     def _listener_at(self, store: EventStore, host: str, port: int, hmac_key: str | None, options: ListenerOptions) -> Listener:
@@ -1124,13 +1126,25 @@ class Runtime:
         self._serve_accounts(listener)
         return listener
 
-    def _record_listener(self, host: str) -> None:
-        """Tell the doctor (`gateway-tui doctor`) where this profile's listener is; removed in `stop`."""
-        from tui.listener_record import write_record
+    def _record_listener(self) -> None:
+        """Tell the doctor (`gateway-tui doctor`) where this run's listener is, which store it writes and whether
+        it serves a profile on its own `/a/<profile>/` paths (several accounts open): a record for the run's name
+        and, for real profiles, each open account's; written again when the accounts or the listener change,
+        removed in `stop`. Never records for the sandbox's accounts, whose names a real profile may have."""
+        from tui.listener_record import remove_record, write_record
 
-        if self.listener is not None and self.listener.port is not None:
+        listener, store = self.listener, self.store
+        if listener is None or listener.port is None or store is None:
+            return
+        open_names = [account.name for account in self.accounts]
+        names = {self._record_name(), *(() if self.sandbox_mode else open_names)}
+        for name in names:
             with contextlib.suppress(OSError):
-                write_record(self._record_name(), host, self.listener.port)
+                write_record(name, listener.host, listener.port, store=store.path,
+                             account_paths=len(open_names) > 1 and name in open_names)
+        for name in self._recorded - names:
+            remove_record(name)
+        self._recorded = names
 
     def _record_name(self) -> str:
         """The run's own name (its first profile, or the sandbox): the same at stop as at start, whichever account
@@ -1241,6 +1255,7 @@ class Runtime:
         replacement = self._listener_at(self.store, host, port, self._hmac_key, options)
         await replacement.start()
         previous, self.listener = self.listener, replacement
+        self._record_listener()  # the doctor must find it where it now is
         if previous is not None:
             await previous.stop()
 
@@ -1375,7 +1390,8 @@ class Runtime:
         return DoctorInputs(
             name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
             listener_base=self._listener_base_of(account), store=self.store, listener_running=self.listener is not None,
-            account_paths=account.name if len(self.accounts) > 1 else None,
+            account_paths=account.name if len(self.accounts) > 1 else None, in_app=True,
+            sandbox_app=self.sandbox_mode,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
         )
 

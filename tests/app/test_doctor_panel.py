@@ -74,3 +74,24 @@ async def test_the_header_checks_by_itself_and_toasts_a_new_finding_once() -> No
         await fault(app.runtime.sandbox.url, {"kind": "none"})
         health.check()
         await wait_until(pilot, lambda: health.health == "healthy", timeout=15.0, what="healthy again")
+
+
+async def test_the_palette_opens_the_doctor_and_checks() -> None:
+    """Issue 38: a newcomer looks for the doctor in the palette (ctrl+p). "Webhook doctor" opens Settings at the
+    doctor panel, its button focused, and runs a check there."""
+    from tests.harness import palette
+
+    set_cursor_blink(False)
+    app = build_app(sandbox=True, sandbox_dialects=("spec", "wuzapi"))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_ready(pilot)
+        assert app.runtime.sandbox is not None
+        await fault(app.runtime.sandbox.url, {"kind": "unsubscribe"})
+        await palette(pilot, "Webhook doctor")
+        block = app.screen.query_one(DoctorBlock)
+        # with the probe: the panel's own check (the header's checks never probe)
+        await wait_until(pilot, lambda: block.report is not None and block.report.probe_latency is not None,
+                         timeout=20.0, what="the palette's check, in the panel")
+        assert "event-not-subscribed" in block.report.ids()
+        assert app.screen.focused is not None and app.screen.focused.id == "doctor-check"
+        assert block.region.height and "event-not-subscribed" in str(block.query_one("#doctor-findings").render())

@@ -39,6 +39,7 @@ from tui.widgets.settings.session_webhook import SessionWebhookBlock
 class SettingsCommand(StrEnum):
     """Settings' own palette commands (its gateway operations reach the palette from tui.api.operations)."""
 
+    DOCTOR = "webhook-doctor"
     GENERATE_HMAC_KEY = "generate-hmac-key"
     POINT_WEBHOOKS = "point-webhooks"
     REPLACE_SECRET = "replace-secret"
@@ -49,6 +50,7 @@ class SettingsCommand(StrEnum):
 
 class SettingsSection(OperationSection):
     OPERATIONS: ClassVar[Mapping[str, str]] = {
+        SettingsCommand.DOCTOR: "Webhook doctor: check why events do not arrive",
         SettingsCommand.GENERATE_HMAC_KEY: "Generate HMAC key",
         SettingsCommand.POINT_WEBHOOKS: "Point webhooks at listener",
         SettingsCommand.REPLACE_SECRET: "Replace a secret",
@@ -63,7 +65,7 @@ class SettingsSection(OperationSection):
 - **Webhook doctor** — why the gateway's events would not reach the listener: each finding with its severity,
   plain words and fix. `F5` checks (with a probe message to the account's own number: asked first against
   a real gateway); each fix has its key, shown beside it and in the footer while it applies, and checks again.
-  The header's webhook health follows the newest check.
+  The header's webhook health follows the newest check. From anywhere: `ctrl+p` → *Webhook doctor*.
 - **Warnings** (at the top, only when something is wrong) — the webhooks still point where the listener was
   (**Point the webhooks here**), or the gateway's key status disagrees with the profile's key (**Set this key
   on the gateway**, or generate one for both). The key status is read at start and with **Status**.
@@ -214,6 +216,7 @@ class SettingsSection(OperationSection):
             SettingsCommand.GENERATE_HMAC_KEY: "#hmac-generate", SettingsCommand.POINT_WEBHOOKS: "#point-webhooks",
             SettingsCommand.REPLACE_SECRET: "#secret-value", SettingsCommand.LISTENER_ADDRESS: "#listener-port",
             SettingsCommand.DIALECTS: "#instance-dialect", SettingsCommand.FORWARD_TO: "#forward-url",
+            SettingsCommand.DOCTOR: "#doctor-check",
             # the gateway operations of this section (tui.api.operations) focus the control that performs them
             OperationId.HMAC_SET: "#hmac-key", OperationId.HMAC_STATUS: "#hmac-status",
             OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
@@ -230,6 +233,7 @@ class SettingsSection(OperationSection):
             OperationId.HMAC_DELETE: hmac.delete_hmac_key,
             SettingsCommand.POINT_WEBHOOKS: self.query_one(SessionWebhookBlock).point_webhooks,
             OperationId.STATUS: self.query_one(DialectsBlock).check_connection,
+            SettingsCommand.DOCTOR: self.query_one(DoctorBlock).check,
         }
         widget = self.query_one(targets[op_id])
         act = acts.get(op_id)
