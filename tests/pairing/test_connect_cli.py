@@ -187,7 +187,8 @@ async def test_status_json_has_both_families() -> None:
         answer = json.loads(out)
         assert set(answer) == {"instance", "session"}
         for family in ("instance", "session"):
-            assert set(answer[family]) == {"connected", "logged_in", "number", "since", "reason"}
+            assert set(answer[family]) == {"connected", "logged_in", "waiting_for_scan", "number", "since",
+                                            "reason"}
             assert answer[family]["connected"] is True and answer[family]["logged_in"] is True
         # the instance's from Z-API's GET /device (its status never says it), the session's from its status
         assert answer["session"]["number"] == answer["instance"]["number"] == OWN_PHONE

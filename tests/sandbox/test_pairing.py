@@ -122,7 +122,8 @@ async def test_wuzapi_pairs_by_the_png_it_serves_after_connect(sandbox, wuzapi, 
     connected = await wuzapi.connect(subscribe=SUBSCRIBED)
     assert connected.subscribed == SUBSCRIBED
     waiting = (await wuzapi.session_status()).state
-    assert (waiting.connected, waiting.logged_in) == (False, False) and "waiting for a phone" in (waiting.reason or "")
+    assert (waiting.connected, waiting.logged_in, waiting.waiting_for_scan) == (False, False, True)
+    assert waiting.reason == "connected, waiting for a scan"
     qr = await wuzapi.session_qr()
     assert qr.QRCode.startswith("data:image/png;base64,")
     payload = qr.payload()  # read from the PNG with zxing-cpp
