@@ -151,3 +151,48 @@ async def test_the_z_api_number_is_shown_and_its_device_read_on_demand() -> None
         section.open_operation("device")
         await wait_until(pilot, lambda: f"Paired phone: {number} (Acme Store (sandbox), business, smba)"
                          in screen_text(app), timeout=5.0, what="the device said")
+
+
+class SandboxClock:
+    """The sandbox's time, moved by the test: WuzAPI's websocket comes up when the test says, not when the machine
+    got round to it."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        self.now = datetime(2026, 12, 7, 9, 0, 0, tzinfo=UTC)
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("release", ["older", "newer"])
+async def test_a_wuzapi_user_never_paired_is_connected_waited_for_and_shown_the_code(release: str) -> None:
+    from datetime import timedelta
+
+    from tui.sandbox.dialect import WuzapiRelease
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        sandbox = app.runtime.sandbox
+        assert sandbox is not None and hasattr(sandbox, "context")
+        clock = SandboxClock()
+        sandbox.context.clock = clock
+        sandbox.context.wuzapi_release = WuzapiRelease(release)
+        sandbox.context.connect_delay = timedelta(seconds=5)
+        section = await open_account(pilot, Family.SESSION)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: "asking again" in screen_text(app), timeout=5.0,
+                         what="the wait for the session said, with its countdown")
+        shown = " ".join(screen_text(app).split())
+        assert "starting the session" in shown and "s left" in shown and "would not" not in shown
+        assert sandbox.state.session_link.client  # POST /session/connect was sent
+        clock.now += timedelta(seconds=5)  # the websocket comes up
+        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(app))), timeout=10.0, what="the QR code")
+        section.refresh_state()
+        await wait_until(pilot, lambda: "connected, waiting for a scan" in screen_text(app), timeout=5.0,
+                         what="the session's state: connected, waiting for a scan")
+        [payload] = codes_on_screen(screen_text(app))
+        assert (await sandbox_post(app, "/sandbox/scan", {"code": payload})).status_code == 200
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")

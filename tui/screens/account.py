@@ -27,7 +27,8 @@ from tui.api.operations import Family, OperationId
 from tui.api.qr import QRError, needed_size, render
 from tui.keymap import bindings_for
 from tui.pairing import (
-    GATEWAY_NAMES, RECOVERY_WORDS, UNANSWERED_LIMIT, Code, CodeKind, PairingActions, PairingRefused, run_codes,
+    GATEWAY_NAMES, RECOVERY_WORDS, UNANSWERED_LIMIT, Code, CodeKind, PairingActions, PairingRefused, Waiting,
+    run_codes,
 )
 from tui.watch import utc_now
 from tui.widgets.account.family_state import FAMILY_TITLES, FamilyState
@@ -247,8 +248,14 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self._code = code
             self._show_code()
 
+        def waiting(wait: Waiting) -> None:
+            self._code = None
+            self.query_one(QRView).show_code(None)
+            self.say(f"{actions.gateway} is starting the session (it says \"{wait.said}\"): asking again, "
+                     f"{wait.seconds_left} s left.")
+
         try:
-            result = await run_codes(actions, on_code=shown, phone=phone)
+            result = await run_codes(actions, on_code=shown, phone=phone, on_wait=waiting)
         except PairingRefused as refused:
             self._code = None
             self.query_one(QRView).show_code(None)
