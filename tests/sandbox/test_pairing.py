@@ -188,8 +188,10 @@ async def test_codes_change_every_20_seconds_and_old_ones_expire(family, sandbox
     assert await qr() == first and await phone_code() == first_code  # the same code within its 20 s
     clock.advance(0.1)
     second, second_code = await qr(), await phone_code()
-    assert second != first and second_code != first_code
-    for old in (first, first_code):
+    assert second != first
+    # Z-API's phone code lasts 20 s; WuzAPI's as long as its pairing websocket (whatsmeow: 160 s)
+    assert (second_code != first_code) if family == "instance" else (second_code == first_code)
+    for old in (first, first_code) if family == "instance" else (first,):
         expired = await phone(sandbox, "/sandbox/scan", {"code": old})
         assert expired.status_code == 410 and "expired" in expired.json()["error"]
     assert (await phone(sandbox, "/sandbox/scan", {"code": second})).json()["family"] == family

@@ -6,8 +6,8 @@ families unpaired. Codes are of the real format and length: a QR payload as what
 (`2@<ref>,<noise key>,<identity key>,<adv secret>`, about 240 characters) and an 8-character linking code
 `XXXX-XXXX` from WhatsApp's alphabet. QR codes come in windows of 20 s (`CODE_LIFETIME`), as WhatsApp rotates
 them: asked again within a window, the same code; after it, a new one, and the old one has expired. A phone code
-lasts its whole lifetime from when it is asked for (asked again meanwhile, the same code). WuzAPI's pairing
-websocket closes when WhatsApp's QR codes run out (`PAIRING_WINDOWS` windows after it came up: whatsmeow's
+lasts its whole lifetime from when it is asked for (asked again meanwhile, the same code); WuzAPI's lasts as long
+as its pairing websocket (whatsmeow's PairPhone doc). WuzAPI's pairing websocket closes when WhatsApp's QR codes run out (`PAIRING_WINDOWS` windows after it came up: whatsmeow's
 160 s) and takes its codes with it. `code_lifetime` (`gateway-tui sandbox --code-lifetime SECONDS`) stretches or
 shortens all of it, so a test decides how long a code lasts rather than the speed of the machine.
 
@@ -179,16 +179,19 @@ class CodeIssuer:
         _remember(link, payload, expires)
         return payload
 
-    def phone_code(self, family: Family, link: Link, phone: str, now: datetime) -> str:
-        """The phone's code: the one asked before while it lasts, else a new one lasting `lifetime` from now."""
+    def phone_code(self, family: Family, link: Link, phone: str, now: datetime, *,
+                   expires: datetime | None = None) -> str:
+        """The phone's code: the one asked before while it lasts, else a new one lasting `lifetime` from now (or
+        until `expires`: WuzAPI's lasts as long as its pairing websocket)."""
         known = link.phone_codes.get(phone)
         if known is not None and now < known[1]:
             code = known[0]
         else:
             raw = _bytes(f"{self.salt}:{family}:{now.isoformat()}:phone:{phone}", 8)
             code = "".join(LINKING_ALPHABET[byte % len(LINKING_ALPHABET)] for byte in raw)
-            link.phone_codes[phone] = (code, now + self.lifetime)
-            _remember(link, code, now + self.lifetime)
+            ends = expires if expires is not None else now + self.lifetime
+            link.phone_codes[phone] = (code, ends)
+            _remember(link, code, ends)
         return f"{code[:4]}-{code[4:]}"
 
 

@@ -484,7 +484,9 @@ class WuzapiSessionApi:
             raise ApiError(400, "websocket not connected")
         if not DIGITS_PHONE.fullmatch(phone):
             raise ApiError(400, "invalid phone number: digits with the country code", field="Phone")
-        return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, self.context.clock())})
+        now = self.context.clock()
+        closes = (link.window_start or now) + self.context.codes.pairing_lifetime  # the code lasts as long
+        return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, now, expires=closes)})
 
     async def disconnect(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
