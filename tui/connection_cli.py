@@ -146,23 +146,30 @@ def _show(code: Code, out: TextIO, err: TextIO, *, terminal: bool) -> None:
     from tui.pairing import CodeKind, UNANSWERED_LIMIT
 
     where = "WhatsApp › Linked devices › Link a device"
+    if code.expired:
+        print(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: the gateway closed its pairing; asking for a "
+              "new one.", file=err, flush=True)
+        return
+    lasts = code.seconds_left(code.shown_at)
     if code.kind is CodeKind.PHONE:
         print(code.text, file=out)
         print(f"Type this code on the phone ({where} › Link with phone number instead); code {code.number} of "
-              f"{UNANSWERED_LIMIT}, it lasts 20 s.", file=err)
+              f"{UNANSWERED_LIMIT}, it lasts {lasts} s.", file=err)
         out.flush()
         return
     drawn = qr.render(code.text)
     if terminal:
         columns, rows = shutil.get_terminal_size()
-        if not drawn.size.fits(columns, rows - 2):
+        if not drawn.size.fits(columns, rows - 2):  # a code cut short cannot be scanned: not drawn at all
             print(f"gateway-tui connect: the QR code needs {drawn.size} cells and this terminal is {columns}×{rows}:"
-                  " make it larger, or use --phone NUMBER for a code to type instead.", file=err)
+                  f" make it larger (code {code.number + 1} is drawn if it fits, in {lasts} s), or use --phone NUMBER"
+                  " for a code to type instead.", file=err, flush=True)
+            return
         out.write("\x1b[H\x1b[2J" + drawn.ansi())
     else:
         out.write(drawn.plain() + "\n")
     out.flush()
-    print(f"Scan with the phone ({where}); code {code.number} of {UNANSWERED_LIMIT}, it lasts 20 s.", file=err)
+    print(f"Scan with the phone ({where}); code {code.number} of {UNANSWERED_LIMIT}, it lasts {lasts} s.", file=err)
 
 
 def _waiting(gateway: str, waiting: Waiting, err: TextIO) -> None:

@@ -194,7 +194,12 @@ The keys act on the family marked ◂ (**f** chooses the other):
             return
         family = self.family
         left = code.seconds_left(self.clock())
-        counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "a new one is due")
+        if code.expired:
+            view.show_code(None)
+            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+                     "pairing. Asking for a new one…")
+            return
+        counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
                    + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
         if code.kind is CodeKind.PHONE:
             view.show_code(None)
