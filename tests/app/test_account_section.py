@@ -196,3 +196,21 @@ async def test_a_wuzapi_user_never_paired_is_connected_waited_for_and_shown_the_
         [payload] = codes_on_screen(screen_text(app))
         assert (await sandbox_post(app, "/sandbox/scan", {"code": payload})).status_code == 200
         await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+
+
+async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_contacts() -> None:
+    """Issue 38 item 12: the number a phone code pairs is the account's own phone's, never a contact's."""
+    from tui.sandbox.state import OWN_PHONE
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        await open_account(pilot, Family.INSTANCE)
+        await pilot.press("p")
+        field = app.screen.query_one("#account-phone", Input)
+        await wait_until(pilot, lambda: OWN_PHONE in field.placeholder, what="the own number offered")
+        contacts = app.runtime.sandbox_samples().contacts
+        assert not any(phone in field.placeholder for phone, _name in contacts)
+        assert field.suggester is not None
+        assert await field.suggester.get_suggestion("55") == OWN_PHONE
