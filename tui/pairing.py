@@ -42,6 +42,7 @@ from tui.watch import SESSION_SUBSCRIPTION, Clock, utc_now
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
+    from tui.api.errors import GatewayError
     from tui.api.connection import ConnectionState
 
 CODE_LIFETIME = timedelta(seconds=20)
@@ -117,6 +118,13 @@ class NotUpYet(Exception):
     def __init__(self, said: str) -> None:
         super().__init__(said)
         self.said = said
+
+
+def _gateway_words(error: GatewayError) -> str:
+    """What the gateway said, without the HTTP status line the error's message starts with."""
+    from tui.api.answers import server_message
+
+    return server_message(error.body or "") or error.message
 
 
 class PairingActions:
@@ -199,7 +207,7 @@ class PairingActions:
                 session_qr = await self.account.session_client().session_qr()
             except GatewayError as error:
                 if says_not_up(error.message):
-                    raise NotUpYet(error.message) from None
+                    raise NotUpYet(_gateway_words(error)) from None
                 raise
             try:
                 text = session_qr.payload()
@@ -228,7 +236,7 @@ class PairingActions:
                 code = (await self.account.session_client().pair_phone(phone)).code
             except GatewayError as error:
                 if says_not_up(error.message):
-                    raise NotUpYet(error.message) from None
+                    raise NotUpYet(_gateway_words(error)) from None
                 raise
             self._session_came_up()
             return code

@@ -186,6 +186,7 @@ async def test_a_fresh_user_is_connected_then_waited_for_then_paired(release: Wu
         assert set(sandbox.state.session_webhook.events) == set(SESSION_SUBSCRIPTION)
         assert waits, "the gateway's first 'not connected' was taken as final"
         assert all("not connected" in wait.said.lower() for wait in waits)
+        assert not any(wait.said[:1].isdigit() for wait in waits)  # the gateway's words, not the HTTP status line
         lefts = [wait.seconds_left for wait in waits]
         assert lefts == sorted(lefts, reverse=True) and lefts[0] <= 30
     finally:
