@@ -13,7 +13,8 @@ directly); this module is the same server behind a pipe.
 
 The child is `python -m tui.sandbox_cli`. The protocol, over its stdin and stdout (never its arguments or
 environment, which other local users' tools can list, and never a file): the parent writes one JSON line
-{"tokens": {...}, "dialects": [...]}; the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
+{"tokens": {...}, "dialects": [...], "logged_out": bool, "pairing": {...}} (`pairing`: the plain form of
+`tui.sandbox.dialect.PairingOptions`); the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
 (port chosen by the system) or {"error": "..."}; then it serves until its stdin ends. With `accounts` (N > 1,
 `gateway-tui --sandbox --accounts N`) the request also carries {"accounts": [{"instance_token", "session_token"},
 ...]}, every account's tokens made by the parent (the Client-Token is the shared one of `tokens`), the child serves
