@@ -214,3 +214,30 @@ async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_conta
         assert not any(phone in field.placeholder for phone, _name in contacts)
         assert field.suggester is not None
         assert await field.suggester.get_suggestion("55") == OWN_PHONE
+
+
+async def test_a_wuzapi_phone_code_counts_to_the_gateways_expiry_and_is_said_expired_when_it_closes() -> None:
+    """Issue 38 item 12: WuzAPI's phone code lasts as long as its pairing websocket (whatsmeow's 160 s), and the
+    section says it expired as soon as WuzAPI's status says the pairing closed; then a new code comes."""
+    from datetime import timedelta
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        sandbox = app.runtime.sandbox
+        assert sandbox is not None and hasattr(sandbox, "context")
+        clock = SandboxClock()
+        sandbox.context.clock = clock
+        section = await open_account(pilot, Family.SESSION)
+        section.clock = clock
+        said: list[str] = []
+        say = section.say
+        section.say = lambda words, *, code=False: (said.append(words), say(words, code=code))[1]  # type: ignore[method-assign]
+        await pilot.press("p")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "account-phone", what="the phone field")
+        await pilot.press(*"5511912345678", "enter")
+        await wait_until(pilot, lambda: "Type this code on the phone:" in screen_text(app), what="the phone code")
+        assert "160 s left" in " ".join(screen_text(app).split())  # whatsmeow's limit, not 20 s
+        clock.now += timedelta(seconds=160)  # WuzAPI's QR codes ran out: its pairing websocket closes
+        await wait_until(pilot, lambda: "code 2 of 3" in screen_text(app), timeout=10.0, what="a new code")
+        assert any("has expired: WuzAPI closed its pairing" in words for words in said)
