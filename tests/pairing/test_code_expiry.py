@@ -14,7 +14,7 @@ from datetime import timedelta
 from tests.pairing.test_fresh_user import Clock, account_on, start
 from tests.pairing.test_connect_cli import phone
 from tui.api.operations import Family
-from tui.pairing import CHECK_EVERY, PAIRING_LIMIT, Code, Outcome, PairingActions, run_codes
+from tui.pairing import CHECK_EVERY, PAIRING_LIMIT, Code, CodeKind, Outcome, PairingActions, run_codes
 from tui.sandbox.dialect import WuzapiRelease
 
 
@@ -27,7 +27,7 @@ async def test_a_zapi_phone_code_lasts_its_countdown_after_a_qr_code_was_asked()
         await actions.qr_text()  # `q` first: the QR code's window begins
         clock.now += timedelta(seconds=15)  # ... then `p`, the number typed, Enter
         text = await actions.phone_code("5511999990000")
-        code = Code(kind=None, text=text, shown_at=clock(), expires_at=actions.expiry(None, clock()), number=1)  # type: ignore[arg-type]
+        code = Code(CodeKind.PHONE, text, clock(), actions.expiry(CodeKind.PHONE, clock()), number=1)
         clock.now += timedelta(seconds=code.seconds_left(clock()) - 1)  # the countdown says 1 s left
         assert (await phone(sandbox, "/sandbox/scan", {"code": text})).status_code == 200
     finally:
