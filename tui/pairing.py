@@ -171,6 +171,9 @@ class PairingActions:
             if not says_no_session(error.message):
                 raise self._refuse("start a session to pair", error) from None
             status = None
+        if status is not None and status.loggedIn and status.connected:
+            raise PairingRefused(f"{self.gateway} gives no code: a phone is paired and connected (log out first to "
+                                 "pair another phone)")
         if status is not None and status.loggedIn:
             raise PairingRefused(f"{self.gateway} says a phone is paired (not connected): no code is needed; "
                                  f"reconnect instead ({RECOVERY_WORDS[self.family]}).")

@@ -239,3 +239,17 @@ async def test_connect_command_pairs_a_fresh_user(release: WuzapiRelease) -> Non
         assert out.decode().strip().splitlines()[-1].startswith("connected as")
     finally:
         await sandbox.stop()
+
+
+@pytest.mark.parametrize("release", RELEASES)
+async def test_a_paired_session_gets_no_code_and_no_connect(release: WuzapiRelease) -> None:
+    clock = Clock()
+    sandbox = await start(release, clock)
+    sandbox.state.session_link.pair("5511912345678", clock())
+    account, http = account_on(sandbox, clock)
+    try:
+        with pytest.raises(PairingRefused, match="paired and connected"):
+            await PairingActions(account, Family.SESSION, clock=clock).qr_text()
+    finally:
+        await http.aclose()
+        await sandbox.stop()
