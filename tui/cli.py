@@ -57,6 +57,23 @@ def _global_flags_after_subcommand(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("seconds from 0 to 3600")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("a code must last longer than 0 seconds")
+    return value
+
+
 def _dialect_flags(parser: argparse.ArgumentParser, *, for_app: bool = False) -> None:
     """The sandbox's dialects: `gateway-tui sandbox …` and `gateway-tui --sandbox …` take the same flags.
 
@@ -81,6 +98,24 @@ def _dialect_flags(parser: argparse.ArgumentParser, *, for_app: bool = False) ->
         default=False if for_app else argparse.SUPPRESS,
         help=f"{where}the sandbox starts with no phone paired (pair by QR or phone code; POST /sandbox/scan)",
     )
+    parser.add_argument(
+        "--wuzapi-release", choices=["newer", "older"], default="newer" if for_app else argparse.SUPPRESS,
+        help=f"{where}the WuzAPI release the wuzapi dialect plays for a user never paired: newer (status always "
+             "answers) or older (status 500 \"No session\" until connected)")
+    parser.add_argument(
+        "--connect-delay", type=_seconds, metavar="SECONDS", default=1.0 if for_app else argparse.SUPPRESS,
+        help=f"{where}WuzAPI's websocket comes up this long after an immediate connect (it answers \"not "
+             "connected\" meanwhile; default 1)")
+    parser.add_argument(
+        "--code-lifetime", type=_positive_seconds, metavar="SECONDS", default=20.0 if for_app else argparse.SUPPRESS,
+        help=f"{where}how long a pairing code lasts (WhatsApp's 20 s by default)")
+
+
+def _sandbox_pairing(args: argparse.Namespace) -> dict[str, float | str]:
+    """The pairing flags as the sandbox process's start request carries them (tui.sandbox.process)."""
+    return {"code_lifetime": float(getattr(args, "code_lifetime", 20.0)),
+            "wuzapi_release": str(getattr(args, "wuzapi_release", "newer")),
+            "connect_delay": float(getattr(args, "connect_delay", 1.0))}
 
 
 def _allow_remote(parser: argparse.ArgumentParser) -> None:
@@ -405,6 +440,7 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
         from tui.sandbox.process import SandboxProcess
 
         process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)),
+                                       pairing=_sandbox_pairing(args),
                                        accounts=int(getattr(args, "accounts", 1)))
     from tui.app import build_app
 

@@ -18,15 +18,17 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
     from tui.api.connection import ConnectionState
     from tui.api.operations import Family
-    from tui.pairing import Code
+    from tui.pairing import Code, Waiting
 
-EXIT_OK = 0
-EXIT_NOT_PAIRED = 1
-EXIT_NOT_ASKED = 2
+EXIT_OK = Exit.OK
+EXIT_NOT_PAIRED = Exit.REFUSED
+EXIT_NOT_ASKED = Exit.BAD_INPUT
 
 
 def add_parsers(commands: Any, global_flags: Any) -> None:
@@ -41,7 +43,8 @@ def add_parsers(commands: Any, global_flags: Any) -> None:
     global_flags(connect)
     status = commands.add_parser("status", help="where each family's connection stands")
     status.add_argument("--json", action="store_true",
-                        help='{"instance": {...}, "session": {...}}, a family the profile lacks is null')
+                        help='{"instance": {...}, "session": {...}}, a family the profile lacks is null; "waiting_for_scan": '
+                             'connected to WhatsApp, no phone paired yet')
     global_flags(status)
 
 
@@ -122,7 +125,8 @@ async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_NOT_PAIRED
         try:
             result = await run_codes(actions, phone=args.phone, timeout=args.timeout,
-                                     on_code=lambda code: _show(code, out, err, terminal=terminal))
+                                     on_code=lambda code: _show(code, out, err, terminal=terminal),
+                                     on_wait=lambda waiting: _waiting(actions.gateway, waiting, err))
         except PairingRefused as refused:
             print(f"gateway-tui connect: {refused}", file=err)
             return EXIT_NOT_PAIRED
@@ -142,30 +146,45 @@ def _show(code: Code, out: TextIO, err: TextIO, *, terminal: bool) -> None:
     from tui.pairing import CodeKind, UNANSWERED_LIMIT
 
     where = "WhatsApp › Linked devices › Link a device"
+    if code.expired:
+        print(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: the gateway closed its pairing; asking for a "
+              "new one.", file=err, flush=True)
+        return
+    lasts = code.seconds_left(code.shown_at)
     if code.kind is CodeKind.PHONE:
         print(code.text, file=out)
         print(f"Type this code on the phone ({where} › Link with phone number instead); code {code.number} of "
-              f"{UNANSWERED_LIMIT}, it lasts 20 s.", file=err)
+              f"{UNANSWERED_LIMIT}, it lasts {lasts} s.", file=err)
         out.flush()
         return
     drawn = qr.render(code.text)
     if terminal:
         columns, rows = shutil.get_terminal_size()
-        if not drawn.size.fits(columns, rows - 2):
+        if not drawn.size.fits(columns, rows - 2):  # a code cut short cannot be scanned: not drawn at all
             print(f"gateway-tui connect: the QR code needs {drawn.size} cells and this terminal is {columns}×{rows}:"
-                  " make it larger, or use --phone NUMBER for a code to type instead.", file=err)
+                  f" make it larger (code {code.number + 1} is drawn if it fits, in {lasts} s), or use --phone NUMBER"
+                  " for a code to type instead.", file=err, flush=True)
+            return
         out.write("\x1b[H\x1b[2J" + drawn.ansi())
     else:
         out.write(drawn.plain() + "\n")
     out.flush()
-    print(f"Scan with the phone ({where}); code {code.number} of {UNANSWERED_LIMIT}, it lasts 20 s.", file=err)
+    print(f"Scan with the phone ({where}); code {code.number} of {UNANSWERED_LIMIT}, it lasts {lasts} s.", file=err)
+
+
+def _waiting(gateway: str, waiting: Waiting, err: TextIO) -> None:
+    """The gateway's session is still starting: what it said, and the countdown of the wait (one line a try)."""
+    print(f"{gateway} is starting the session (it says \"{waiting.said}\"): asking again, "
+          f"{waiting.seconds_left} s left.", file=err, flush=True)
 
 
 def state_json(state: ConnectionState | None, problem: str | None) -> dict[str, Any]:
     if state is None:
-        return {"connected": None, "logged_in": None, "number": None, "since": None, "reason": problem}
-    return {"connected": state.connected, "logged_in": state.logged_in, "number": state.number,
-            "since": state.since.isoformat() if state.since else None, "reason": state.reason}
+        return {"connected": None, "logged_in": None, "waiting_for_scan": None, "number": None, "since": None,
+                "reason": problem}
+    return {"connected": state.connected, "logged_in": state.logged_in, "waiting_for_scan": state.waiting_for_scan,
+            "number": state.number, "since": state.since.isoformat() if state.since else None,
+            "reason": state.reason}
 
 
 async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
@@ -200,16 +219,18 @@ async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(json.dumps(answer, ensure_ascii=False), file=out)
     else:
         for name, value in answer.items():
-            print(f"{name}: {_status_line(value)}", file=out)
+            print(f"{name}: {status_line(value)}", file=out)
     return EXIT_OK if read_all else EXIT_NOT_PAIRED
 
 
-def _status_line(value: dict[str, Any] | None) -> str:
+def status_line(value: dict[str, Any] | None) -> str:
     if value is None:
         return "not in this profile"
     if value["connected"] is None:
         return f"unknown ({value['reason']})"
     if value["connected"]:
         return f"connected as {value['number'] or 'an unknown number'}"
+    if value["waiting_for_scan"]:
+        return "connected, waiting for a scan (no phone paired yet: gateway-tui connect shows the code)"
     words = "not connected, still paired" if value["logged_in"] else "not connected"
     return f"{words}" + (f" ({value['reason']})" if value["reason"] else "")

@@ -120,12 +120,13 @@ class HmacDisagreement(enum.Enum):
 @dataclass(frozen=True)
 class SandboxSamples:
     """(id, name) pairs the sandbox really has: groups (digits; the account is admin of them), communities,
-    visible products and contacts (phones)."""
+    visible products and contacts (phones); `own`: the account's own phone (what a phone code pairs)."""
 
     groups: tuple[tuple[str, str], ...]
     communities: tuple[tuple[str, str], ...]
     products: tuple[tuple[str, str], ...]
     contacts: tuple[tuple[str, str], ...]
+    own: tuple[tuple[str, str], ...] = ()
 
 SESSION_EVENTS = ["Message", "ReadReceipt", "ChatPresence"]
 REQUEST_LOG_SIZE = 500
@@ -1508,6 +1509,7 @@ class Runtime:
             communities=tuple((c.community_id, c.name) for c in state.communities.values()),
             products=tuple((p.product_id, p.name) for p in state.products.values() if not p.is_hidden),
             contacts=tuple((c.phone, c.name) for c in state.contacts.values()),
+            own=((state.own_phone, "this account's own phone"),),
         )
 
     def listener_address(self) -> str:

@@ -14,7 +14,7 @@ import os
 import secrets
 import sys
 from tui.serve_cli import start_or_explain, stop_on_sigterm
-from tui.sandbox.dialect import InstanceDialect, SessionDialect
+from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
 from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
 
 _log = logging.getLogger(__name__)
@@ -43,6 +43,7 @@ async def _serve(args: argparse.Namespace) -> int:
         instance_dialect=InstanceDialect(args.instance_dialect),
         session_dialect=SessionDialect(args.session_dialect),
         logged_out=bool(getattr(args, "logged_out", False)),
+        pairing=PairingOptions.from_plain(vars(args)),
     )
     if not await start_or_explain(gateway.start, "sandbox", args.host, args.port):
         return 1
@@ -77,6 +78,9 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
     lines.append(f"  session webhook format: {gateway.webhook_format}")
     if getattr(args, "logged_out", False):
         lines.append("  logged out: pair by QR or phone code, then POST /sandbox/scan {\"code\": ...}")
+        pairing = PairingOptions.from_plain(vars(args))
+        lines.append(f"  pairing: codes last {pairing.code_lifetime.total_seconds():g} s; WuzAPI "
+                     f"({pairing.wuzapi_release}) is up {pairing.connect_delay.total_seconds():g} s after connect")
     return "\n".join(lines)
 
 

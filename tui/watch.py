@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from tui.api.connection import ConnectionState, number_of_jid
+from tui.api.connection import NO_SESSION_STATE, ConnectionState, number_of_jid, says_no_session
 from tui.api.models import NoBody
 from tui.api.operations import DEVICE, Family
 
@@ -109,6 +109,8 @@ def header_words(watch: ConnectionWatch) -> str:
             pieces.append((family, watched.problem))
         elif state is None:
             pieces.append((family, "unknown"))
+        elif state.waiting_for_scan:
+            pieces.append((family, "waiting for a scan"))
         elif not state.connected:
             pieces.append((family, "not connected"))
     if not known:
@@ -284,6 +286,9 @@ class ConnectionWatch:
             self.set_problem(family, "not connected")
             return None
         except GatewayError as error:
+            if family is Family.SESSION and says_no_session(error.message):
+                self.set_state(family, NO_SESSION_STATE)  # the older WuzAPI's answer for no client: a state
+                return self.state(family)
             self.set_problem(family, f"error {error.status}" if error.status else "error")
             return None
         except Exception as error:  # ClientsNotReady, MissingFamily: not a reading
@@ -379,7 +384,8 @@ def _after_event(kind: str, payload: object, old: ConnectionState) -> Connection
     if kind == "LoggedOut":
         return ConnectionState(connected=False, logged_in=False, reason="logged out (unlinked from the phone)")
     if kind == "QR":
-        return ConnectionState(connected=False, logged_in=False, reason="waiting for a phone to scan the QR code")
+        return ConnectionState(connected=False, logged_in=False, reason="waiting for a phone to scan the QR code",
+                               waiting_for_scan=True)
     if kind == "QRTimeout":
         return ConnectionState(connected=False, logged_in=False, reason="the QR codes expired without a scan")
     if kind == "PairError":

@@ -151,3 +151,93 @@ async def test_the_z_api_number_is_shown_and_its_device_read_on_demand() -> None
         section.open_operation("device")
         await wait_until(pilot, lambda: f"Paired phone: {number} (Acme Store (sandbox), business, smba)"
                          in screen_text(app), timeout=5.0, what="the device said")
+
+
+class SandboxClock:
+    """The sandbox's time, moved by the test: WuzAPI's websocket comes up when the test says, not when the machine
+    got round to it."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        self.now = datetime(2026, 12, 7, 9, 0, 0, tzinfo=UTC)
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("release", ["older", "newer"])
+async def test_a_wuzapi_user_never_paired_is_connected_waited_for_and_shown_the_code(release: str) -> None:
+    from datetime import timedelta
+
+    from tui.sandbox.dialect import WuzapiRelease
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        sandbox = app.runtime.sandbox
+        assert sandbox is not None and hasattr(sandbox, "context")
+        clock = SandboxClock()
+        sandbox.context.clock = clock
+        sandbox.context.wuzapi_release = WuzapiRelease(release)
+        sandbox.context.connect_delay = timedelta(seconds=5)
+        section = await open_account(pilot, Family.SESSION)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: "asking again" in screen_text(app), timeout=5.0,
+                         what="the wait for the session said, with its countdown")
+        shown = " ".join(screen_text(app).split())
+        assert "starting the session" in shown and "s left" in shown and "would not" not in shown
+        assert sandbox.state.session_link.client  # POST /session/connect was sent
+        clock.now += timedelta(seconds=5)  # the websocket comes up
+        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(app))), timeout=10.0, what="the QR code")
+        section.refresh_state()
+        await wait_until(pilot, lambda: "connected, waiting for a scan" in screen_text(app), timeout=5.0,
+                         what="the session's state: connected, waiting for a scan")
+        [payload] = codes_on_screen(screen_text(app))
+        assert (await sandbox_post(app, "/sandbox/scan", {"code": payload})).status_code == 200
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+
+
+async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_contacts() -> None:
+    """Issue 38 item 12: the number a phone code pairs is the account's own phone's, never a contact's."""
+    from tui.sandbox.state import OWN_PHONE
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        await open_account(pilot, Family.INSTANCE)
+        await pilot.press("p")
+        field = app.screen.query_one("#account-phone", Input)
+        await wait_until(pilot, lambda: OWN_PHONE in field.placeholder, what="the own number offered")
+        contacts = app.runtime.sandbox_samples().contacts
+        assert not any(phone in field.placeholder for phone, _name in contacts)
+        assert field.suggester is not None
+        assert await field.suggester.get_suggestion("55") == OWN_PHONE
+
+
+async def test_a_wuzapi_phone_code_counts_to_the_gateways_expiry_and_is_said_expired_when_it_closes() -> None:
+    """Issue 38 item 12: WuzAPI's phone code lasts as long as its pairing websocket (whatsmeow's 160 s), and the
+    section says it expired as soon as WuzAPI's status says the pairing closed; then a new code comes."""
+    from datetime import timedelta
+
+    app = account_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        sandbox = app.runtime.sandbox
+        assert sandbox is not None and hasattr(sandbox, "context")
+        clock = SandboxClock()
+        sandbox.context.clock = clock
+        section = await open_account(pilot, Family.SESSION)
+        section.clock = clock
+        said: list[str] = []
+        say = section.say
+        section.say = lambda words, *, code=False: (said.append(words), say(words, code=code))[1]  # type: ignore[method-assign]
+        await pilot.press("p")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "account-phone", what="the phone field")
+        await pilot.press(*"5511912345678", "enter")
+        await wait_until(pilot, lambda: "Type this code on the phone:" in screen_text(app), what="the phone code")
+        assert "160 s left" in " ".join(screen_text(app).split())  # whatsmeow's limit, not 20 s
+        clock.now += timedelta(seconds=160)  # WuzAPI's QR codes ran out: its pairing websocket closes
+        await wait_until(pilot, lambda: "code 2 of 3" in screen_text(app), timeout=10.0, what="a new code")
+        assert any("has expired: WuzAPI closed its pairing" in words for words in said)

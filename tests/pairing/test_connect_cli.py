@@ -6,6 +6,7 @@ output and scanned through `/sandbox/scan`; `--phone`; three unanswered codes an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -187,7 +188,8 @@ async def test_status_json_has_both_families() -> None:
         answer = json.loads(out)
         assert set(answer) == {"instance", "session"}
         for family in ("instance", "session"):
-            assert set(answer[family]) == {"connected", "logged_in", "number", "since", "reason"}
+            assert set(answer[family]) == {"connected", "logged_in", "waiting_for_scan", "number", "since",
+                                            "reason"}
             assert answer[family]["connected"] is True and answer[family]["logged_in"] is True
         # the instance's from Z-API's GET /device (its status never says it), the session's from its status
         assert answer["session"]["number"] == answer["instance"]["number"] == OWN_PHONE
@@ -241,4 +243,31 @@ async def test_each_disconnect_is_seen_and_recovered(family: Family, reason: str
             assert sandbox.state.session_webhook.events
     finally:
         await http.aclose()
+        await sandbox.stop()
+
+
+async def test_connect_in_a_terminal_too_small_says_so_and_draws_no_code_cut_short() -> None:
+    """Issue 38 item 12: stdout a terminal of 60×20 (a pty), smaller than the code: the size it needs is said, and
+    nothing is drawn (it used to draw the code anyway, cut short, after saying it did not fit)."""
+    import pty
+
+    sandbox = await start_sandbox(logged_out=True)
+    leader, follower = pty.openpty()
+    try:
+        profile = save_profile(sandbox)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui", "connect", "--profile", profile, "--family", "instance", "--timeout", "3",
+            stdout=follower, stderr=asyncio.subprocess.PIPE, env={**os.environ, **TOKENS, "COLUMNS": "60", "LINES": "20"})
+        os.close(follower)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == 1
+        said = err.decode()
+        assert "the QR code needs" in said and "this terminal is 60×20" in said and "--phone" in said
+        drawn = b""
+        with contextlib.suppress(OSError):  # the pty's other end is closed once the process ended
+            while chunk := os.read(leader, 65536):
+                drawn += chunk
+        assert "█" not in drawn.decode(errors="replace") and "▀" not in drawn.decode(errors="replace")
+    finally:
+        os.close(leader)
         await sandbox.stop()

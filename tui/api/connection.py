@@ -36,6 +36,7 @@ __all__ = [
     "ZAPI_ALREADY_CONNECTED",
     "ZAPI_NEEDS_RESTORE",
     "ZAPI_NOT_CONNECTED",
+    "NO_SESSION_STATE",
     "ConnectionState",
     "InstanceStatus",
     "PairPhone",
@@ -49,6 +50,8 @@ __all__ = [
     "ZapiPhoneCode",
     "ZapiQr",
     "number_of_jid",
+    "says_no_session",
+    "says_not_up",
 ]
 
 # Z-API's status texts (status.mdx), compared without the full stop the older pages add.
@@ -77,7 +80,9 @@ class ConnectionState(BaseModel):
     `connected`: the gateway's link to WhatsApp is up; `logged_in`: a phone is paired (a disconnected but
     logged-in account reconnects without a new code); `number`: the paired phone, when the answer says it;
     `since`: when this state began, when known (a status answer never says; a watcher that sees the change
-    fills it in); `reason`: the gateway's own words for a state other than connected."""
+    fills it in); `reason`: the gateway's own words for a state other than connected; `waiting_for_scan`: not
+    paired, but the gateway's link to WhatsApp is up and waits for a phone to scan a code (WuzAPI's `Connected:
+    true, LoggedIn: false`): connected, waiting for a scan, which no send can use yet."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -86,6 +91,7 @@ class ConnectionState(BaseModel):
     number: str | None = None
     since: datetime | None = None
     reason: str | None = None
+    waiting_for_scan: bool = False
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -177,11 +183,31 @@ class SessionStatus(Response):
         elif self.loggedIn:
             reason = "paired, but not connected to WhatsApp"
         elif self.connected:
-            reason = "connected to WhatsApp, waiting for a phone to pair"
+            reason = "connected, waiting for a scan"
         else:
             reason = "not connected"
         return ConnectionState(connected=self.connected and self.loggedIn, logged_in=self.loggedIn,
-                               number=number, reason=reason)
+                               number=number, reason=reason, waiting_for_scan=self.connected and not self.loggedIn)
+
+
+NO_SESSION_REASON = "no session yet: WuzAPI has no client for the account until it is connected"
+NO_SESSION_STATE = ConnectionState(connected=False, logged_in=False, reason=NO_SESSION_REASON)
+"""A user never paired (or after logout, disconnect or a QR timeout): the older WuzAPI answers its status 500
+"No session" (handlers.go GetStatus at 79ee4cd), which is this state, not a failed read."""
+STARTING_WORDS = ("no session", "not connected")
+"""What WuzAPI answers for a code while its client is missing or its websocket not up yet: "No session" / "no
+session", "Not connected" (GetQR), "websocket not connected" (PairPhone: whatsmeow's ErrNotConnected)."""
+
+
+def says_no_session(message: str) -> bool:
+    """WuzAPI's error text for an account without a client (either release's case)."""
+    return "no session" in message.lower()
+
+
+def says_not_up(message: str) -> bool:
+    """WuzAPI's error text while its session is missing or starting: asking again shortly may succeed."""
+    lowered = message.lower()
+    return any(words in lowered for words in STARTING_WORDS)
 
 
 SubscribedKinds = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]

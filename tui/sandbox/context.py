@@ -9,10 +9,11 @@ from __future__ import annotations
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from aiohttp import web
 
+from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import Announce, CodeIssuer
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import SandboxState, SentMessage
@@ -43,6 +44,9 @@ class Context:
     on_sent: Callable[[SentMessage], None]
     codes: CodeIssuer
     announce: Announce  # a family's link changed: its gateway tells the webhook (tui.sandbox.pairing.LinkEvent)
+    wuzapi_release: WuzapiRelease = WuzapiRelease.NEWER
+    connect_delay: timedelta = timedelta(0)
+    """WuzAPI after an immediate connect: how long (on `clock`) until its websocket is up and it gives codes."""
 
     def check_instance(self, request: web.Request, *, needs_connection: bool) -> None:
         client_token = request.headers.get(CLIENT_TOKEN_HEADER)

@@ -4,8 +4,12 @@ A `Link` is one family's account: paired (a device stored) or not, online (the w
 `stuck` (a wedged session whose answers contradict each other). `gateway-tui sandbox --logged-out` starts both
 families unpaired. Codes are of the real format and length: a QR payload as whatsmeow's `makeQRData` writes it
 (`2@<ref>,<noise key>,<identity key>,<adv secret>`, about 240 characters) and an 8-character linking code
-`XXXX-XXXX` from WhatsApp's alphabet. Codes come in windows of 20 s (`CODE_LIFETIME`), as WhatsApp rotates its
-QR codes: asked again within a window, the same code; after it, a new one, and the old one has expired.
+`XXXX-XXXX` from WhatsApp's alphabet. QR codes come in windows of 20 s (`CODE_LIFETIME`), as WhatsApp rotates
+them: asked again within a window, the same code; after it, a new one, and the old one has expired. A phone code
+lasts its whole lifetime from when it is asked for (asked again meanwhile, the same code); WuzAPI's lasts as long
+as its pairing websocket (whatsmeow's PairPhone doc). WuzAPI's pairing websocket closes when WhatsApp's QR codes run out (`PAIRING_WINDOWS` windows after it came up: whatsmeow's
+160 s) and takes its codes with it. `code_lifetime` (`gateway-tui sandbox --code-lifetime SECONDS`) stretches or
+shortens all of it, so a test decides how long a code lasts rather than the speed of the machine.
 
 The phone's side, on the sandbox's own routes (never the gateways'):
 * `POST /sandbox/scan {"code": "<QR text or phone code>"}` pairs the family that issued the code (200
@@ -33,6 +37,9 @@ from aiohttp import web
 from tui.api.operations import Family
 
 CODE_LIFETIME = timedelta(seconds=20)
+PAIRING_WINDOWS = 8
+"""whatsmeow: "the login websocket is closed after the QR codes run out, which means there's a 160-second time
+limit" (PairPhone's doc): eight windows of 20 s."""
 ISSUED_LIMIT = 256  # codes remembered per family (expired ones answer 410 "expired", older ones "unknown")
 LINKING_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # whatsmeow's linkingBase32: no 0, I, O or U
 QR_REF_BYTES = 76  # a ref of 104 base64 characters, as WhatsApp's servers send today
@@ -72,6 +79,8 @@ class Link:
     since: datetime | None = None
     window_start: datetime | None = None  # when the current run of codes began; None: no codes being issued
     issued: dict[str, datetime] = field(default_factory=dict)  # code (phone codes without the dash) -> expiry
+    phone_codes: dict[str, tuple[str, datetime]] = field(default_factory=dict)  # phone -> (code, expiry)
+    online_at: datetime | None = None  # WuzAPI after an immediate connect: when its websocket comes up
 
     @property
     def connected(self) -> bool:
@@ -85,8 +94,9 @@ class Link:
         self.paired = self.online = self.client = True
         self.stuck = False
         self.number, self.since = number, now
-        self.window_start = None
+        self.window_start = self.online_at = None
         self.issued.clear()
+        self.phone_codes.clear()
 
     def reconnect(self, now: datetime) -> None:
         self.online = self.client = True
@@ -97,7 +107,8 @@ class Link:
         self.paired = self.online = self.stuck = False
         self.client = keep_client
         self.number, self.since = None, now
-        self.window_start = None
+        self.window_start = self.online_at = None
+        self.phone_codes.clear()
 
     def drop(self, reason: DropReason, now: datetime, *, keep_client: bool) -> None:
         if reason is DropReason.LOGGED_OUT:
@@ -113,12 +124,12 @@ class Link:
         return cls(paired=False, online=False, client=client)
 
 
-def _window(link: Link, now: datetime) -> tuple[int, datetime]:
+def _window(link: Link, now: datetime, lifetime: timedelta) -> tuple[int, datetime]:
     """(window number, when it ends), starting the run of codes when none is under way."""
     if link.window_start is None or now < link.window_start:
         link.window_start = now
-    number = int((now - link.window_start) / CODE_LIFETIME)
-    return number, link.window_start + CODE_LIFETIME * (number + 1)
+    number = int((now - link.window_start) / lifetime)
+    return number, link.window_start + lifetime * (number + 1)
 
 
 def _bytes(seed: str, count: int) -> bytes:
@@ -137,17 +148,26 @@ def _remember(link: Link, code: str, expires: datetime) -> None:
 
 
 class CodeIssuer:
-    """Codes derived from a per-sandbox salt, the family, the run and the window: the same within a window."""
+    """Codes derived from a per-sandbox salt, the family, the run and the window: the same within a window.
+    `lifetime`: how long a code lasts (WhatsApp's 20 s unless a test or `--code-lifetime` says otherwise)."""
 
-    def __init__(self, salt: str) -> None:
+    def __init__(self, salt: str, lifetime: timedelta = CODE_LIFETIME) -> None:
+        if lifetime <= timedelta(0):
+            raise ValueError("a code's lifetime must be positive")
         self.salt = salt
+        self.lifetime = lifetime
+
+    @property
+    def pairing_lifetime(self) -> timedelta:
+        """How long WuzAPI's pairing websocket stays up without a scan (whatsmeow's 160 s at 20-s codes)."""
+        return self.lifetime * PAIRING_WINDOWS
 
     def _seed(self, family: Family, link: Link, window: int, kind: str) -> str:
         start = link.window_start.isoformat() if link.window_start else ""
         return f"{self.salt}:{family}:{start}:{window}:{kind}"
 
     def qr_payload(self, family: Family, link: Link, now: datetime) -> str:
-        window, expires = _window(link, now)
+        window, expires = _window(link, now, self.lifetime)
         seed = self._seed(family, link, window, "qr")
 
         def b64(part: str, count: int) -> str:
@@ -159,11 +179,19 @@ class CodeIssuer:
         _remember(link, payload, expires)
         return payload
 
-    def phone_code(self, family: Family, link: Link, phone: str, now: datetime) -> str:
-        window, expires = _window(link, now)
-        raw = _bytes(self._seed(family, link, window, f"phone:{phone}"), 8)
-        code = "".join(LINKING_ALPHABET[byte % len(LINKING_ALPHABET)] for byte in raw)
-        _remember(link, code, expires)
+    def phone_code(self, family: Family, link: Link, phone: str, now: datetime, *,
+                   expires: datetime | None = None) -> str:
+        """The phone's code: the one asked before while it lasts, else a new one lasting `lifetime` from now (or
+        until `expires`: WuzAPI's lasts as long as its pairing websocket)."""
+        known = link.phone_codes.get(phone)
+        if known is not None and now < known[1]:
+            code = known[0]
+        else:
+            raw = _bytes(f"{self.salt}:{family}:{now.isoformat()}:phone:{phone}", 8)
+            code = "".join(LINKING_ALPHABET[byte % len(LINKING_ALPHABET)] for byte in raw)
+            ends = expires if expires is not None else now + self.lifetime
+            link.phone_codes[phone] = (code, ends)
+            _remember(link, code, ends)
         return f"{code[:4]}-{code[4:]}"
 
 
@@ -215,7 +243,7 @@ class PhoneSide:
             if expires is None:
                 continue
             if now >= expires or link.paired:
-                return _error(410, "this code has expired: codes last 20 s; ask the gateway for the current one")
+                return _error(410, "this code has expired; ask the gateway for the current one")
             link.pair(self.number(), now)
             self.announce(family, LinkEvent.PAIRED)
             return web.json_response({"family": family.value, "number": link.number})

@@ -13,7 +13,8 @@ directly); this module is the same server behind a pipe.
 
 The child is `python -m tui.sandbox_cli`. The protocol, over its stdin and stdout (never its arguments or
 environment, which other local users' tools can list, and never a file): the parent writes one JSON line
-{"tokens": {...}, "dialects": [...]}; the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
+{"tokens": {...}, "dialects": [...], "logged_out": bool, "pairing": {...}} (`pairing`: the plain form of
+`tui.sandbox.dialect.PairingOptions`); the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
 (port chosen by the system) or {"error": "..."}; then it serves until its stdin ends. With `accounts` (N > 1,
 `gateway-tui --sandbox --accounts N`) the request also carries {"accounts": [{"instance_token", "session_token"},
 ...]}, every account's tokens made by the parent (the Client-Token is the shared one of `tokens`), the child serves
@@ -70,12 +71,13 @@ class SandboxProcess:
 
     @classmethod
     def spawn(cls, dialects: tuple[str, str] = ("spec", "spec"), *, logged_out: bool = False,
-              accounts: int = 1) -> SandboxProcess:
+              accounts: int = 1, pairing: dict[str, float | str] | None = None) -> SandboxProcess:
         tokens = {name: secrets.token_urlsafe(24) for name in TOKEN_NAMES}
         account_tokens = [tokens] + [
             {name: secrets.token_urlsafe(24) for name in ACCOUNT_TOKEN_NAMES} | {"client_token": tokens["client_token"]}
             for _ in range(accounts - 1)]
-        request: dict[str, Any] = {"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out}
+        request: dict[str, Any] = {"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out,
+                                   "pairing": pairing or {}}
         if accounts > 1:
             request["accounts"] = [{name: login[name] for name in ACCOUNT_TOKEN_NAMES} for login in account_tokens]
         process = subprocess.Popen(
@@ -207,6 +209,9 @@ async def serve_until_stdin_ends() -> int:
         tokens = {name: str(request["tokens"][name]) for name in TOKEN_NAMES}
         instance_dialect, session_dialect = (str(value) for value in request["dialects"])
         logged_out = request.get("logged_out") is True
+        pairing = request.get("pairing") or {}
+        if not isinstance(pairing, dict):
+            raise TypeError("pairing")
         logins = [(str(login["instance_token"]), str(login["session_token"])) for login in request.get("accounts", [])]
     except (ValueError, KeyError, TypeError):
         _answer({"error": "the app sent no usable start request"})
@@ -214,7 +219,7 @@ async def serve_until_stdin_ends() -> int:
     if len(logins) > 1:
         return await _serve_accounts(reader, tokens["client_token"], logins, instance_dialect, session_dialect)
     try:
-        from tui.sandbox.dialect import InstanceDialect, SessionDialect
+        from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
         from tui.sandbox.server import SandboxGateway
 
         gateway = SandboxGateway(
@@ -227,6 +232,7 @@ async def serve_until_stdin_ends() -> int:
             client_token=tokens["client_token"],
             session_token=tokens["session_token"],
             logged_out=logged_out,
+            pairing=PairingOptions.from_plain(pairing),
         )
         await gateway.start()
     except Exception as error:  # told to the app, which shows it

@@ -17,7 +17,7 @@ from aiohttp import web
 from tui.api.operations import Family, OperationId, all_operations
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import Deliverer
-from tui.sandbox.dialect import InstanceDialect, SessionDialect, default_webhook_format
+from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect, default_webhook_format
 from tui.sandbox.events import (
     MEDIA_PATH,
     REPLY_FILES,
@@ -98,6 +98,7 @@ class SandboxGateway:
         delivery_retry_delay: float = 0.2,
         state: SandboxState | None = None,
         logged_out: bool = False,
+        pairing: PairingOptions | None = None,
     ) -> None:
         instance_dialect, session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
         if webhook_format is None:
@@ -109,6 +110,7 @@ class SandboxGateway:
         for name, value in (("instance_token", instance_token), ("client_token", client_token), ("session_token", session_token)):
             if not value:
                 raise ValueError(f"{name} must not be empty")
+        pairing = pairing or PairingOptions()
         self.host = host
         self.instance_dialect = instance_dialect
         self.session_dialect = session_dialect
@@ -144,8 +146,10 @@ class SandboxGateway:
             clock=self.clock,
             new_id=self.id_factory,
             on_sent=self._on_sent,
-            codes=CodeIssuer(f"sandbox-codes:{instance_id}:{secrets.token_hex(8)}"),
+            codes=CodeIssuer(f"sandbox-codes:{instance_id}:{secrets.token_hex(8)}", pairing.code_lifetime),
             announce=self._announce,
+            wuzapi_release=pairing.wuzapi_release,
+            connect_delay=pairing.connect_delay,
         )
         self.phone = PhoneSide(
             lambda: {Family.INSTANCE: self.state.instance_link, Family.SESSION: self.state.session_link},

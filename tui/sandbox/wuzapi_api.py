@@ -20,6 +20,7 @@ the proxy instead (the scheme checks are WuzAPI's).
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from aiohttp import web
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.context import Context
+from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import DEVICE, Link, LinkEvent, png_data_url
 from tui.sandbox.media import wuzapi_media
 from tui.sandbox.state import (
@@ -121,8 +123,8 @@ class WuzapiSessionApi:
     def guarded(self, handler: Handler, *, needs_session: bool = False) -> Handler:
         def check(request: web.Request) -> None:
             self.context.check_session(request, needs_connection=False)
-            if needs_session and not self.state.session_link.connected:
-                raise ApiError(500, "no session")
+            if needs_session and not self.link.connected:
+                raise ApiError(500, self._said("no session", "No session"))
 
         return guarded(handler, check, wuzapi_error)
 
@@ -361,10 +363,15 @@ class WuzapiSessionApi:
 
     # -- the connection and pairing (§2.2-2.3; handlers.go; tui.sandbox.pairing). The states, as WuzAPI answers:
     #   no client (never connected, after disconnect or logout, or unlinked from the phone): status
-    #     {connected: false, loggedIn: false}; qr, pairphone, disconnect, logout: 500 "no session"; connect
-    #     makes the client: a paired account reconnects (Connected), an unpaired one starts issuing codes;
+    #     {connected: false, loggedIn: false} (the older release: 500 "No session"); qr, pairphone, disconnect,
+    #     logout: 500 "no session"; connect makes the client: a paired account reconnects (Connected), an
+    #     unpaired one starts issuing codes;
+    #   starting (an immediate connect returned, the websocket not up yet: `connect_delay` on the sandbox's clock;
+    #     API.md: "it will return immediately, but you will have to check shortly after"): status {false, false};
+    #     qr 500 "not connected"; pairphone 400 "websocket not connected" (whatsmeow's ErrNotConnected);
     #   pairing (client up, no phone yet): status {true, false}; qr gives the current code's PNG, pairphone a
-    #     code XXXX-XXXX, each new every 20 s; connect: 500 "already connected";
+    #     code XXXX-XXXX; connect: 500 "already connected". When the QR codes run out (whatsmeow's 160 s:
+    #     `CodeIssuer.pairing_lifetime`) the websocket closes and the client goes: back to no client;
     #   connected: status {true, true, jid}; qr 500 "already logged in"; pairphone 400 "Already paired";
     #     connect 500 "already connected"; disconnect drops the client and keeps the pairing; logout unpairs;
     #   network lost (wuzapi#90): status {false, true}; connect still says "already connected" and qr "not
@@ -378,7 +385,33 @@ class WuzapiSessionApi:
 
     @property
     def link(self) -> Link:
+        self._settle()
         return self.state.session_link
+
+    @property
+    def older(self) -> bool:
+        return self.context.wuzapi_release is WuzapiRelease.OLDER
+
+    def _said(self, newer: str, older: str) -> str:
+        """The error text of the release played (the older one capitalises: handlers.go at 79ee4cd)."""
+        return older if self.older else newer
+
+    def _settle(self) -> None:
+        """What time did to the link since the last request: the websocket came up after an immediate connect,
+        or the pairing websocket closed because its QR codes ran out."""
+        link, now = self.state.session_link, self.context.clock()
+        if link.client and not link.online and link.online_at is not None and now >= link.online_at:
+            link.online = True
+            link.start_codes(link.online_at)
+            link.online_at = None
+        started = link.window_start
+        if (link.client and link.online and not link.paired and started is not None
+                and now >= started + self.context.codes.pairing_lifetime):
+            link.client = link.online = False
+            link.window_start = None
+            link.phone_codes.clear()
+            for code in link.issued:  # the codes of a closed websocket can no longer pair
+                link.issued[code] = min(link.issued[code], now)
 
     def _jid(self) -> str:
         link = self.link
@@ -389,6 +422,10 @@ class WuzapiSessionApi:
         webhook = self.state.session_webhook
         connected = link.client and (link.online or link.stuck)
         logged_in = link.client and link.paired
+        if self.older:  # GetStatus at 79ee4cd: no client is an error, else only the two flags
+            if not link.client:
+                raise ApiError(500, "No session")
+            return envelope({"Connected": connected, "LoggedIn": logged_in})
         qrcode = ""
         if link.client and link.online and not link.paired and link.window_start is not None:
             qrcode = png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))
@@ -402,10 +439,10 @@ class WuzapiSessionApi:
         })
 
     async def connect(self, request: web.Request) -> web.Response:
-        body = await read_go_body(request)
+        body = await read_go_body(request, self._said("could not decode Payload", "Could not decode Payload"))
         link = self.link
         if link.client:
-            raise ApiError(500, "already connected")
+            raise ApiError(500, self._said("already connected", "Already Connected"))
         events = [name for name in dict.fromkeys(body.strings("Subscribe") or []) if name in SUPPORTED_EVENTS]
         webhook = self.state.session_webhook
         webhook.events = events  # stored as sent: none when none (71df569)
@@ -413,6 +450,8 @@ class WuzapiSessionApi:
         if link.paired:
             link.reconnect(now)
             self.context.announce(Family.SESSION, LinkEvent.CONNECTED)
+        elif self.context.connect_delay > timedelta(0):
+            link.client, link.online, link.online_at = True, False, now + self.context.connect_delay
         else:
             link.client = link.online = True
             link.start_codes(now)
@@ -422,33 +461,38 @@ class WuzapiSessionApi:
     def _pairing_client(self) -> Link:
         link = self.link
         if not link.client:
-            raise ApiError(500, "no session")
+            raise ApiError(500, self._said("no session", "No session"))
         return link
 
     async def session_qr(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         if not link.online or link.stuck:
-            raise ApiError(500, "not connected")
+            raise ApiError(500, self._said("not connected", "Not connected"))
         if link.paired:
-            raise ApiError(500, "already logged in")
+            raise ApiError(500, self._said("already logged in", "Already Loggedin"))
         return envelope({"QRCode": png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))})
 
     async def pair_phone(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
-        body = await read_go_body(request)
+        body = await read_go_body(request, self._said("could not decode Payload", "Could not decode Payload"))
         phone = body.string("Phone").removeprefix("+")
         if not phone:
-            raise ApiError(400, "missing Phone in Payload", field="Phone")
+            raise ApiError(400, self._said("missing Phone in Payload", "Missing Phone in Payload"), field="Phone")
         if link.paired:
             raise ApiError(400, "Already paired")
+        if not link.online:  # whatsmeow's PairPhone sends on the websocket: ErrNotConnected, answered as a 400
+            raise ApiError(400, "websocket not connected")
         if not DIGITS_PHONE.fullmatch(phone):
             raise ApiError(400, "invalid phone number: digits with the country code", field="Phone")
-        return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, self.context.clock())})
+        now = self.context.clock()
+        closes = (link.window_start or now) + self.context.codes.pairing_lifetime  # the code lasts as long
+        return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, now, expires=closes)})
 
     async def disconnect(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         if not link.paired:
-            raise ApiError(500, "cannot disconnect because it is not logged in")
+            raise ApiError(500, self._said("cannot disconnect because it is not logged in",
+                                           "Cannot disconnect because it is not logged in"))
         link.client = link.online = link.stuck = False
         link.since = self.context.clock()
         self.state.session_webhook.events = []  # 71df569 clears the stored subscriptions
@@ -458,7 +502,9 @@ class WuzapiSessionApi:
         link = self._pairing_client()
         if not link.connected:
             if link.online and not link.paired:
-                raise ApiError(500, "could not logout as it was not logged in")
-            raise ApiError(500, "could not disconnect as it was not connected")
+                raise ApiError(500, self._said("could not logout as it was not logged in",
+                                               "Could not logout as it was not logged in"))
+            raise ApiError(500, self._said("could not disconnect as it was not connected",
+                                           "Could not disconnect as it was not connected"))
         link.unpair(self.context.clock(), keep_client=False)
         return envelope({"Details": "Logged out"})

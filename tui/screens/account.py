@@ -27,12 +27,14 @@ from tui.api.operations import Family, OperationId
 from tui.api.qr import QRError, needed_size, render
 from tui.keymap import bindings_for
 from tui.pairing import (
-    GATEWAY_NAMES, RECOVERY_WORDS, UNANSWERED_LIMIT, Code, CodeKind, PairingActions, PairingRefused, run_codes,
+    GATEWAY_NAMES, RECOVERY_WORDS, UNANSWERED_LIMIT, Code, CodeKind, PairingActions, PairingRefused, Waiting,
+    run_codes,
 )
 from tui.watch import utc_now
 from tui.widgets.account.family_state import FAMILY_TITLES, FamilyState
 from tui.widgets.account.phone_field import PhoneField
 from tui.widgets.account.qr_view import QRView
+from tui.widgets.events_panel import EventsPanel
 from tui.widgets.gateway_app import gateway_app
 from tui.widgets.section import ConfirmScreen
 from tui.widgets.section_api import Section
@@ -82,7 +84,8 @@ The keys act on the family marked ◂ (**f** chooses the other):
 
 - **q** — show the QR code to scan (WhatsApp › Linked devices › Link a device). It is asked again before it
   expires (every 20 s), with a countdown; after three unanswered codes it stops and says so. When the section is
-  too small to draw it whole it says the size it needs; use the phone code instead.
+  too small to draw it whole it says the size it needs, and whether hiding the events panel (**F9**) makes room;
+  else use the phone code.
 - **p** — a code to type on the phone instead: type the number (country code and number) in the field, Enter.
 - **r** — reconnect: Z-API restarts the instance; WuzAPI disconnects, then connects (with the event kinds the
   app subscribes). Then the state is read until it says connected, or says what is still wrong.
@@ -193,7 +196,12 @@ The keys act on the family marked ◂ (**f** chooses the other):
             return
         family = self.family
         left = code.seconds_left(self.clock())
-        counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "a new one is due")
+        if code.expired:
+            view.show_code(None)
+            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+                     "pairing. Asking for a new one…")
+            return
+        counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
                    + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
         if code.kind is CodeKind.PHONE:
             view.show_code(None)
@@ -209,12 +217,19 @@ The keys act on the family marked ◂ (**f** chooses the other):
         room_columns, room_rows = self.size.width - INFO_MIN_WIDTH, self.size.height - 1  # the title line
         if not needed.fits(room_columns, room_rows):
             view.show_code(None)
+            larger = ("Press F9 to hide the events panel: then it fits. Or press p for a phone code."
+                      if needed.fits(room_columns, room_rows + self._panel_rows())
+                      else "Make the terminal larger, or press p for a phone code.")
             self.say(f"The QR code needs {needed.columns + INFO_MIN_WIDTH}×{needed.rows + 1} cells here (the code "
                      f"{needed}, the state beside it) and this section is {self.size.width}×{self.size.height}: "
-                     "a code cut short cannot be scanned. Make the terminal larger, or press p for a phone code.")
+                     f"a code cut short cannot be scanned. {larger}")
             return
         view.show_code(render(code.text))
         self.say(f"Scan with the phone ({WHERE_QR}); {counted}.")
+
+    def _panel_rows(self) -> int:
+        """The rows the events panel takes below the section (0 when hidden): F9 gives them to the section."""
+        return sum(panel.outer_size.height for panel in self.screen.query(EventsPanel) if panel.display)
 
     # -- the run of codes ----------------------------------------------------------------------------------
 
@@ -247,8 +262,14 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self._code = code
             self._show_code()
 
+        def waiting(wait: Waiting) -> None:
+            self._code = None
+            self.query_one(QRView).show_code(None)
+            self.say(f"{actions.gateway} is starting the session (it says \"{wait.said}\"): asking again, "
+                     f"{wait.seconds_left} s left.")
+
         try:
-            result = await run_codes(actions, on_code=shown, phone=phone)
+            result = await run_codes(actions, on_code=shown, phone=phone, on_wait=waiting)
         except PairingRefused as refused:
             self._code = None
             self.query_one(QRView).show_code(None)

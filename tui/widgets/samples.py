@@ -26,6 +26,7 @@ class IdKind(enum.Enum):
     PRODUCT = "product"
     PHONE = "phone"
     PHONES = "phones"  # a list: placeholder only, completion would fight the separators
+    OWN_PHONE = "own-phone"  # the phone to pair (Account's phone code): the account's own, never a contact
 
 
 # The identifier fields of the sections, by widget id.
@@ -39,6 +40,7 @@ FIELDS: dict[str, IdKind] = {
     "promote-phones": IdKind.PHONES,
     "add-phones": IdKind.PHONES,
     "create-participants": IdKind.PHONES,
+    "account-phone": IdKind.OWN_PHONE,
 }
 PHONE_FIELD_SUFFIX = "-phone"  # the Privacy blacklist's phone inputs (group-add-phone, last-seen-phone, ...)
 
@@ -52,6 +54,8 @@ def choices(samples: SandboxSamples, kind: IdKind) -> list[tuple[str, str]]:
         return list(samples.communities)
     if kind is IdKind.PRODUCT:
         return list(samples.products)
+    if kind is IdKind.OWN_PHONE:
+        return list(samples.own)
     if kind is IdKind.RECIPIENT:
         return list(samples.contacts) + [(f"{digits}@g.us", name) for digits, name in samples.groups]
     return list(samples.contacts)

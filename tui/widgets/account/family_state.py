@@ -25,9 +25,10 @@ def state_lines(family: Family, state: ConnectionState | None, *, problem: str |
     """The lines under a family's title (plain text: the gateway's words may hold anything)."""
     if state is None:
         return [f"not read yet ({problem})" if problem else "not read yet: the first status read is on its way"]
+    link = "connected" if state.connected else "connected, waiting for a scan" if state.waiting_for_scan else \
+        "not connected"
     lines = [
-        ("connected" if state.connected else "not connected")
-        + " · " + ("logged in" if state.logged_in else "not logged in")
+        link + " · " + ("logged in" if state.logged_in else "not logged in")
         + f" · number {state.number or 'unknown'} · since {since_words(state.since, deterministic=deterministic)}",
     ]
     if problem:
@@ -37,7 +38,7 @@ def state_lines(family: Family, state: ConnectionState | None, *, problem: str |
                      f"fix it: press r to {RECOVERY_WORDS[family]}.")
     elif flapping:
         lines.append("Flapping: the connection went up and down several times in the last minute.")
-    elif state.reason and not state.connected:
+    elif state.reason and not state.connected and not state.waiting_for_scan:
         lines.append(f"Reason: {state.reason}.")
     if contradiction is None and not state.connected:
         lines.append("Press r to reconnect (still paired)." if state.logged_in
