@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -162,6 +163,41 @@ def _needed_secrets(family: Family) -> tuple[SecretName, ...]:
     return (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
 
 
+def refuse_missing_secrets(
+    chosen: config.Profile, families: Iterable[Family], secrets: Mapping[SecretName, str | None], *,
+    insecure_storage: bool,
+) -> None:
+    """CallRefused naming every token `families` need that `secrets` lacks, its variable, and the `profile add` that
+    stores it, before anything is sent: without it the gateway only answers "401 Unauthorized" (or, for a token in
+    the path, 404), which does not say which secret is missing. May read the keyring: off the event loop."""
+    missing = [name for family in families for name in _needed_secrets(family) if not secrets.get(name)]
+    if not missing:
+        return
+    names = " and no ".join(f"{name.label} ({name.env_var})" for name in missing)
+    hint = ""
+    if not insecure_storage and not _keyring_usable():
+        hint = (" There is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
+                "stored with --insecure-storage, pass --insecure-storage again.")
+    raise CallRefused(
+        f"profile {chosen.name!r} has no {names}; nothing was sent. Set the variable for one run, or store the "
+        f"secret in the OS keyring with `{_add_command(chosen)}` (it asks on a hidden prompt).{hint}"
+    )
+
+
+def _add_command(chosen: config.Profile) -> str:
+    """The `profile add` that gives this profile its secrets again, its gateways as they are (so it can be copied)."""
+    words = ["gateway-tui", "profile", "add", chosen.name]
+    if chosen.instance is not None:
+        words += ["--base-url", chosen.instance.base_url, "--instance-id", chosen.instance.instance_id]
+        if chosen.instance.dialect.value != "spec":
+            words += ["--instance-dialect", chosen.instance.dialect.value]
+    if chosen.session is not None:
+        words += ["--session-url", chosen.session.url]
+        if chosen.session.dialect.value != "spec":
+            words += ["--session-dialect", chosen.session.dialect.value]
+    return " ".join(words)
+
+
 async def send_request(
     op: ErasedOperation, request: Request, chosen: config.Profile, secrets: dict[SecretName, str | None], *,
     insecure_storage: bool = False,
@@ -171,14 +207,7 @@ async def send_request(
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
 
-    missing = [name for name in _needed_secrets(op.family) if not secrets.get(name)]
-    if missing:
-        names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
-        hint = ""
-        if not insecure_storage and not await asyncio.to_thread(_keyring_usable):
-            hint = (" (there is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
-                    "stored with --insecure-storage, pass --insecure-storage again)")
-        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable{hint}")
+    await asyncio.to_thread(refuse_missing_secrets, chosen, (op.family,), secrets, insecure_storage=insecure_storage)
     try:
         op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:

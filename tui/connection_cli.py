@@ -63,14 +63,20 @@ async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | 
 
     from tui.account import Tokens, new_account
     from tui.api.gateway_http import GatewayHttp
-    from tui.calls import CallRefused, load_profile, profile_secrets
+    from tui.api.operations import Family
+    from tui.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.config import ConfigError
     from tui.secrets import MemorySecrets
 
+    insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
         profile = await asyncio.to_thread(load_profile, getattr(args, "profile", None))
-        resolved = await asyncio.to_thread(profile_secrets, profile.name,
-                                           insecure_storage=bool(getattr(args, "insecure_storage", False)))
+        resolved = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=insecure_storage)
+        chosen = getattr(args, "family", None)
+        # `status` reads every family; `connect` pairs one (a family the profile lacks is said by `_family`)
+        families = (Family(chosen),) if chosen and profile.has(Family(chosen)) else (
+            profile.families if args.command == "status" else profile.families[:1])
+        await asyncio.to_thread(refuse_missing_secrets, profile, families, resolved, insecure_storage=insecure_storage)
     except (CallRefused, ConfigError) as refused:
         print(f"gateway-tui {args.command}: {refused}", file=err)
         return None

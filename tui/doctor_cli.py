@@ -40,19 +40,21 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui import config
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
-    from tui.calls import CallRefused, load_profile, profile_secrets
+    from tui.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.doctor import Doctor, DoctorInputs
     from tui.listener_record import running
     from tui.secrets import SecretName
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
+    insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
         profile = load_profile(getattr(args, "profile", None))
+        secrets = profile_secrets(profile.name, insecure_storage=insecure_storage)
+        refuse_missing_secrets(profile, profile.families, secrets, insecure_storage=insecure_storage)
     except (CallRefused, config.ConfigError) as refused:
         print(f"gateway-tui doctor: {refused}", file=err)
         return EXIT_NOT_EXAMINED
-    secrets = profile_secrets(profile.name, insecure_storage=bool(getattr(args, "insecure_storage", False)))
     store = EventStore(config.events_store_path(profile.name))
     try:
         store.open()
