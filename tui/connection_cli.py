@@ -18,15 +18,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
     from tui.api.connection import ConnectionState
     from tui.api.operations import Family
     from tui.pairing import Code
 
-EXIT_OK = 0
-EXIT_NOT_PAIRED = 1
-EXIT_NOT_ASKED = 2
 
 
 def add_parsers(commands: Any, global_flags: Any) -> None:
@@ -54,7 +53,7 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         return asyncio.run(runner(args, out or sys.stdout, errors))
     except KeyboardInterrupt:
         print(f"gateway-tui {args.command}: stopped; nothing else was asked of the gateway", file=errors)
-        return EXIT_NOT_PAIRED
+        return Exit.INTERRUPTED
 
 
 async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | None:
@@ -107,36 +106,36 @@ async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     opened = await _open(args, err)
     if opened is None:
-        return EXIT_NOT_ASKED
+        return Exit.BAD_INPUT
     account, http = opened
     try:
         try:
             family = _family(account, args.family)
         except MissingFamily as missing:
             print(f"gateway-tui connect: {missing}", file=err)
-            return EXIT_NOT_ASKED
+            return Exit.BAD_INPUT
         actions = PairingActions(account, family)
         terminal = out.isatty()
         state = await actions.check()
         if state is not None and state.connected and state.logged_in:
             print(f"connected as {state.number or 'an unknown number'}", file=out)
-            return EXIT_OK
+            return Exit.OK
         contradiction = account.watch.contradiction(family)
         if contradiction is not None:
             print(f"gateway-tui connect: the gateway contradicts itself: {contradiction}. Use the Account section's "
                   "reconnect (or `gateway-tui call restart` / disconnect then connect) first.", file=err)
-            return EXIT_NOT_PAIRED
+            return Exit.REFUSED
         try:
             result = await run_codes(actions, phone=args.phone, timeout=args.timeout,
                                      on_code=lambda code: _show(code, out, err, terminal=terminal))
         except PairingRefused as refused:
             print(f"gateway-tui connect: {refused}", file=err)
-            return EXIT_NOT_PAIRED
+            return Exit.REFUSED
         if result.outcome is Outcome.PAIRED:
             print(result.words(), file=out)
-            return EXIT_OK
+            return Exit.OK
         print(f"gateway-tui connect: {result.words()}", file=err)
-        return EXIT_NOT_PAIRED
+        return Exit.REFUSED
     finally:
         await http.aclose()
 
@@ -175,8 +174,11 @@ def state_json(state: ConnectionState | None, problem: str | None) -> dict[str, 
 
 
 async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
-    """`{"instance": {...} | null, "session": {...} | null}` read now, and whether every family could be read."""
+    """`{"instance": {...} | null, "session": {...} | null}` read now, and whether every family could be read. A
+    family whose dialect has no status call (the spec's session family) is no failure: nothing could say more, and
+    `status` would otherwise exit 1 for one family's dialect and 0 for the other's."""
     from tui.api.operations import Family
+    from tui.watch import NO_STATUS_READ
 
     answer: dict[str, Any] = {}
     read_all = True
@@ -185,7 +187,7 @@ async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
             answer[family.value] = None
             continue
         state = await account.watch.read(account, family)
-        read_all = read_all and state is not None
+        read_all = read_all and (state is not None or account.watch.problem(family) == NO_STATUS_READ)
         answer[family.value] = state_json(state, account.watch.problem(family))
         contradiction = account.watch.contradiction(family)
         if contradiction is not None:
@@ -196,7 +198,7 @@ async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
 async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     opened = await _open(args, err)
     if opened is None:
-        return EXIT_NOT_ASKED
+        return Exit.BAD_INPUT
     account, http = opened
     try:
         answer, read_all = await status_answer(account)
@@ -207,7 +209,7 @@ async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         for name, value in answer.items():
             print(f"{name}: {_status_line(value)}", file=out)
-    return EXIT_OK if read_all else EXIT_NOT_PAIRED
+    return Exit.OK if read_all else Exit.REFUSED
 
 
 def _status_line(value: dict[str, Any] | None) -> str:

@@ -13,12 +13,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:
     from tui.doctor import Report
 
-EXIT_HEALTHY = 0
-EXIT_FINDINGS = 1
-EXIT_NOT_EXAMINED = 2
 
 
 def add_parser(commands: Any, global_flags: Any) -> None:
@@ -54,13 +53,13 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         refuse_missing_secrets(profile, profile.families, secrets, insecure_storage=insecure_storage)
     except (CallRefused, config.ConfigError) as refused:
         print(f"gateway-tui doctor: {refused}", file=err)
-        return EXIT_NOT_EXAMINED
+        return Exit.BAD_INPUT
     store = EventStore(config.events_store_path(profile.name))
     try:
         store.open()
     except Exception as error:
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
-        return EXIT_NOT_EXAMINED
+        return Exit.BAD_INPUT
     key = secrets.get(SecretName.HMAC_KEY)
     record = running(profile.name)
     own_listener: Listener | None = None
@@ -107,13 +106,13 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         report = await Doctor(inputs).examine()
             except GatewayError as error:
                 print(f"gateway-tui doctor: the gateway said: {error.message}", file=err)
-                return EXIT_FINDINGS
+                return Exit.REFUSED
     finally:
         if own_listener is not None:
             await own_listener.stop()
         store.close()
     _show(report, changes, bool(args.json), out)
-    return EXIT_HEALTHY if report.healthy else EXIT_FINDINGS
+    return Exit.OK if report.healthy else Exit.REFUSED
 
 
 async def _sandbox_info(profile: Any) -> dict[str, str] | None:

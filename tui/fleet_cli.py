@@ -14,11 +14,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:
     from tui.fleet_board import FleetRow
 
-EXIT_OK = 0
-EXIT_NOT_READ = 2
 
 
 def add_parser(commands: Any, global_flags: Any) -> Any:
@@ -59,16 +59,16 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rows = await read_board(names, insecure_storage=bool(getattr(args, "insecure_storage", False)))
     except (LookupError, KeyringUnavailable) as error:
         print(f"gateway-tui fleet: {error}", file=err)
-        return EXIT_NOT_READ
+        return Exit.BAD_INPUT
     if not rows:
         print("gateway-tui fleet: no profile yet; add one with `gateway-tui profile add NAME ...`", file=err)
-        return EXIT_NOT_READ
+        return Exit.BAD_INPUT
     if args.json:
         json.dump([row.as_json() for row in rows], out, indent=2)
         out.write("\n")
     else:
         out.write(board_text(rows))
-    return EXIT_OK
+    return Exit.OK
 
 
 def board_text(rows: list[FleetRow]) -> str:
