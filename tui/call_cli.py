@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.command_sandbox import add_sandbox_flag, sandbox_for_command
 from tui.exit_codes import Exit
 
 if TYPE_CHECKING:  # the module itself is imported for the parser, before the operations table is needed
@@ -39,6 +40,7 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     call.add_argument("--data", metavar="JSON|@FILE", default="{}", help="the operation's fields as a JSON object")
     call.add_argument("-h", "--help", action="store_true", help="this help, or an operation's fields")
     global_flags(call)
+    add_sandbox_flag(call)
     call.set_defaults(call_parser=call)
 
 
@@ -87,9 +89,12 @@ async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err:
         data = parse_data(args.data)
         if not args.data.startswith("@"):
             refuse_secrets_in_arguments(op, data)
-        return await call_operation(
-            op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
-        )
+        async with sandbox_for_command(args) as sandbox:
+            return await call_operation(
+                op, data, profile=getattr(args, "profile", None),
+                insecure_storage=bool(getattr(args, "insecure_storage", False)),
+                given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None,
+            )
 
     return await report("gateway-tui call", op.id.value, outcome, out, err)
 
@@ -102,6 +107,7 @@ async def report(
     from tui.api.errors import GatewayError, ReadOnlyRefused
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused
+    from tui.command_sandbox import SandboxNotStarted
     from tui.config import ConfigError
 
     try:
@@ -109,6 +115,9 @@ async def report(
     except (CallRefused, ConfigError) as refused:
         print(f"{command}: {refused}", file=err)
         return Exit.BAD_INPUT
+    except SandboxNotStarted as error:
+        print(f"{command}: {error}", file=err)
+        return Exit.REFUSED
     except ReadOnlyRefused as refused:
         print(f"{command}: {refused.message}", file=err)
         return Exit.READ_ONLY

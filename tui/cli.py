@@ -427,10 +427,13 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
     dialects = (getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec"))
     process = None
     if sandbox:
+        from tui.command_sandbox import share_name
         from tui.sandbox.process import SandboxProcess
 
+        accounts = int(getattr(args, "accounts", 1))
+        # A single sandbox is shared with this user's commands (`status --sandbox`, ...: tui.command_sandbox).
         process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)),
-                                       accounts=int(getattr(args, "accounts", 1)))
+                                       accounts=accounts, share_as=share_name() if accounts == 1 else None)
     from tui.app import build_app
 
     app = build_app(

@@ -18,10 +18,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
 from tui.exit_codes import Exit
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
+    from tui.command_sandbox import CommandSandbox
     from tui.api.connection import ConnectionState
     from tui.api.operations import Family
     from tui.pairing import Code
@@ -38,10 +40,12 @@ def add_parsers(commands: Any, global_flags: Any) -> None:
     connect.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="give up after this many seconds (exit 1)")
     global_flags(connect)
+    add_sandbox_flag(connect)
     status = commands.add_parser("status", help="where each family's connection stands")
     status.add_argument("--json", action="store_true",
                         help='{"instance": {...}, "session": {...}}, a family the profile lacks is null')
     global_flags(status)
+    add_sandbox_flag(status)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -49,15 +53,23 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
     runner = _connect if args.command == "connect" else _status
     errors: TextIO = err or sys.stderr
+    async def run() -> int:
+        async with sandbox_for_command(args) as sandbox:
+            return await runner(args, out or sys.stdout, errors, sandbox)
+
     try:
-        return asyncio.run(runner(args, out or sys.stdout, errors))
+        return asyncio.run(run())
+    except SandboxNotStarted as error:
+        print(f"gateway-tui {args.command}: {error}", file=errors)
+        return Exit.REFUSED
     except KeyboardInterrupt:
         print(f"gateway-tui {args.command}: stopped; nothing else was asked of the gateway", file=errors)
         return Exit.INTERRUPTED
 
 
-async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | None:
-    """The profile's account with its clients, and the HTTP pool to close; None (said on `err`) when it cannot be."""
+async def _open(args: argparse.Namespace, err: TextIO, sandbox: CommandSandbox | None) -> tuple[Account, Any] | None:
+    """The profile's account (or the sandbox's) with its clients, and the HTTP pool to close; None (said on `err`)
+    when it cannot be."""
     import asyncio
 
     from tui.account import Tokens, new_account
@@ -69,8 +81,11 @@ async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | 
 
     insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
-        profile = await asyncio.to_thread(load_profile, getattr(args, "profile", None))
-        resolved = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=insecure_storage)
+        if sandbox is not None:
+            profile, resolved = sandbox.profile, dict(sandbox.secrets)
+        else:
+            profile = await asyncio.to_thread(load_profile, getattr(args, "profile", None))
+            resolved = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=insecure_storage)
         chosen = getattr(args, "family", None)
         # `status` reads every family; `connect` pairs one (a family the profile lacks is said by `_family`)
         families = (Family(chosen),) if chosen and profile.has(Family(chosen)) else (
@@ -100,11 +115,11 @@ def _family(account: Account, chosen: str | None) -> Family:
     return families[0]
 
 
-async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui.config import MissingFamily
     from tui.pairing import Outcome, PairingActions, PairingRefused, run_codes
 
-    opened = await _open(args, err)
+    opened = await _open(args, err, sandbox)
     if opened is None:
         return Exit.BAD_INPUT
     account, http = opened
@@ -195,8 +210,8 @@ async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
     return answer, read_all
 
 
-async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    opened = await _open(args, err)
+async def _status(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
+    opened = await _open(args, err, sandbox)
     if opened is None:
         return Exit.BAD_INPUT
     account, http = opened

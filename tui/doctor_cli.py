@@ -13,9 +13,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
 from tui.exit_codes import Exit
 
 if TYPE_CHECKING:
+    from tui.command_sandbox import CommandSandbox
     from tui.doctor import Report
 
 
@@ -27,15 +29,24 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     doctor.add_argument("--json", action="store_true", help="the findings as one JSON object")
     doctor.add_argument("--fix", action="store_true", help="apply the fixes that need no secret, then check again")
     global_flags(doctor)
+    add_sandbox_flag(doctor)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     import asyncio
 
-    return asyncio.run(_run(args, out or sys.stdout, err or sys.stderr))
+    async def run() -> int:
+        async with sandbox_for_command(args) as sandbox:
+            return await _run(args, out or sys.stdout, err or sys.stderr, sandbox)
+
+    try:
+        return asyncio.run(run())
+    except SandboxNotStarted as error:
+        print(f"gateway-tui doctor: {error}", file=err or sys.stderr)
+        return Exit.REFUSED
 
 
-async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui import config
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
@@ -48,20 +59,25 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
-        profile = load_profile(getattr(args, "profile", None))
-        secrets = profile_secrets(profile.name, insecure_storage=insecure_storage)
+        if sandbox is not None:
+            profile, secrets = sandbox.profile, dict(sandbox.secrets)
+        else:
+            profile = load_profile(getattr(args, "profile", None))
+            secrets = profile_secrets(profile.name, insecure_storage=insecure_storage)
         refuse_missing_secrets(profile, profile.families, secrets, insecure_storage=insecure_storage)
     except (CallRefused, config.ConfigError) as refused:
         print(f"gateway-tui doctor: {refused}", file=err)
         return Exit.BAD_INPUT
-    store = EventStore(config.events_store_path(profile.name))
+    store = EventStore(config.events_store_path(profile.name, sandbox=sandbox is not None))
     try:
         store.open()
     except Exception as error:
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
         return Exit.BAD_INPUT
     key = secrets.get(SecretName.HMAC_KEY)
-    record = running(profile.name)
+    # The app's listener when the profile (or the app's own sandbox) has one running; a sandbox started for this
+    # command has none.
+    record = running(profile.name) if sandbox is None or sandbox.shared else None
     own_listener: Listener | None = None
     try:
         if record is None:
