@@ -37,7 +37,10 @@ async def test_connect_call_send_and_fleet_take_sandbox_too(tmp_path) -> None:
     assert (code, err) == (Exit.OK, "") and out.startswith("connected as")
     code, out, err = await gateway_tui("call", "send-text", "--sandbox", "--data",
                                        '{"phone": "5511999999999", "message": "hi"}')
-    assert (code, err) == (Exit.OK, "") and json.loads(out)["messageId"]
+    assert (code, err) == (Exit.OK, "")
+    sent = json.loads(out)["messageId"]
+    code, out, err = await gateway_tui("message", sent, "--sandbox")  # kept in the sandbox's inbox, as the app's
+    assert (code, err) == (Exit.OK, "") and out.startswith(f'message {sent} · to 5511999999999 · text "hi"')
     path = media_files.write(tmp_path, "invoice.pdf", media_files.pdf())
     code, out, err = await gateway_tui("send", "--sandbox", "--to", "5511999999999", str(path))
     assert (code, err) == (Exit.OK, "") and json.loads(out)["messageId"]
