@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from tui.pairing import Code
 
 
-
 def add_parsers(commands: Any, global_flags: Any) -> None:
     connect = commands.add_parser(
         "connect", help="pair the profile's account: show the QR code (or a phone code) until a phone pairs")
@@ -53,6 +52,7 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
     runner = _connect if args.command == "connect" else _status
     errors: TextIO = err or sys.stderr
+
     async def run() -> int:
         async with sandbox_for_command(args) as sandbox:
             return await runner(args, out or sys.stdout, errors, sandbox)

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from tui.doctor import Report
 
 
-
 def add_parser(commands: Any, global_flags: Any) -> None:
     doctor = commands.add_parser(
         "doctor", help="find why webhooks do not arrive (and fix what needs no secret, with --fix)",

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from tui.fleet_board import FleetRow
 
 
-
 def add_parser(commands: Any, global_flags: Any) -> Any:
     """The `fleet` parser; returns its subcommands (`fleet_command`) for `fleet import` and the like."""
     fleet = commands.add_parser(
