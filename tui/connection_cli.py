@@ -1,8 +1,8 @@
 """`gateway-tui connect` and `gateway-tui status`: pair a profile's account from the command line, and read where
 each family stands (issue 23).
 
-    gateway-tui connect [--profile NAME] [--family instance|session] [--phone NUMBER] [--timeout SECONDS]
-    gateway-tui status [--profile NAME] [--json]
+    gateway-tui connect [--profile NAME | --sandbox] [--family instance|session] [--phone NUMBER] [--timeout SECONDS]
+    gateway-tui status [--profile NAME | --sandbox] [--json]
 
 `connect` writes the QR code to stdout (in colour, dark on light, in a terminal that is big enough; plain
 characters when stdout is not a terminal: no escape codes, no size check), asks for a new one before each expires,

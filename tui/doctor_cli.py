@@ -1,4 +1,4 @@
-"""`gateway-tui doctor [--profile NAME] [--json] [--fix]`: why the gateway's webhooks do not reach the listener,
+"""`gateway-tui doctor [--profile NAME | --sandbox] [--json] [--fix]`: why the gateway's webhooks do not reach the listener,
 and (with --fix) the fixes that need no secret, then a second look. The work is tui.doctor's.
 
 Exit codes: 0 healthy; 1 a finding remains; 2 nothing was examined (no profile, no secrets, a bad store).
