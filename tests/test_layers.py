@@ -40,7 +40,8 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 
 def layer_of(module: str) -> str:
     if module in ("tui.cli", "tui.__main__", "tui.doctor_cli", "tui.call_cli", "tui.send_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli",
-                  "tui.serve_cli", "tui.connection_cli", "tui.message_cli", "tui.fleet_import_cli", "tui.fleet_cli"):
+                  "tui.serve_cli", "tui.connection_cli", "tui.message_cli", "tui.fleet_import_cli", "tui.fleet_cli",
+                  "tui.exit_codes", "tui.command_sandbox"):
         return CLI
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI

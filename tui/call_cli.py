@@ -5,9 +5,10 @@
     gateway-tui call send-text --profile work --data '{"phone": "5511999999999", "message": "hi"}'
     gateway-tui call group-metadata --data @group.json
 
-Exit codes: 0 the gateway's answer is on stdout; 1 the gateway said no (error status, or success/value false),
-explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile or secret); 3 nothing was sent
-because the profile is read-only and the operation writes (`writes` in the operations table; reads still work).
+Exit codes (tui.exit_codes, the README's table): 0 the gateway's answer is on stdout; 1 the gateway said no (error
+status, or success/value false), explained on stderr; 2 nothing was sent (bad data, unknown operation, no profile or
+secret); 3 nothing was sent because the profile is read-only and the operation writes (`writes` in the operations
+table; reads still work).
 """
 
 from __future__ import annotations
@@ -17,18 +18,14 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.command_sandbox import add_sandbox_flag, sandbox_for_command
+from tui.exit_codes import Exit
 
 if TYPE_CHECKING:  # the module itself is imported for the parser, before the operations table is needed
     from collections.abc import Awaitable, Callable
 
     from tui.api.operations import ErasedOperation
     from tui.calls import CallOutcome
-
-EXIT_OK = 0
-EXIT_GATEWAY_SAID_NO = 1
-EXIT_NOT_SENT = 2
-EXIT_READ_ONLY = 3
-
 
 def add_parser(commands: Any, global_flags: Any) -> None:
     call = commands.add_parser(
@@ -38,9 +35,12 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     )
     call.add_argument("operation", nargs="?", metavar="OPERATION", help="an operation id from `call --list`")
     call.add_argument("--list", action="store_true", help="list the operations")
+    call.add_argument("--json", action="store_true",
+                      help="with --list: a JSON array of {id, number, family, method, writes, title}")
     call.add_argument("--data", metavar="JSON|@FILE", default="{}", help="the operation's fields as a JSON object")
     call.add_argument("-h", "--help", action="store_true", help="this help, or an operation's fields")
     global_flags(call)
+    add_sandbox_flag(call)
     call.set_defaults(call_parser=call)
 
 
@@ -52,22 +52,31 @@ def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.operations import all_operations, operation
 
     if args.list:
+        if args.json:
+            import json
+
+            print(json.dumps([{"id": op.id.value, "number": op.number, "family": op.family.value, "method": op.method,
+                               "writes": op.writes, "title": op.title} for op in all_operations()], indent=2), file=out)
+            return Exit.OK
         for op in all_operations():
             number = f"#{op.number}" if op.number else "  "
             access = "writes" if op.writes else "reads"
             print(f"{op.id.value:26} {number:>4} {op.family.value:8} {op.method:6} {access:6} {op.title}", file=out)
-        return EXIT_OK
+        return Exit.OK
+    if args.json:
+        print("gateway-tui call: --json is for --list (an operation's answer is JSON already)", file=err)
+        return Exit.BAD_INPUT
     if args.operation is None:
         args.call_parser.print_help(out)
-        return EXIT_OK if args.help else EXIT_NOT_SENT
+        return Exit.OK if args.help else Exit.BAD_INPUT
     try:
         op = operation(args.operation)
     except KeyError:
         print(f"gateway-tui call: no operation {args.operation!r}; `gateway-tui call --list` lists them", file=err)
-        return EXIT_NOT_SENT
+        return Exit.BAD_INPUT
     if args.help:
         print(describe_operation(op), file=out)
-        return EXIT_OK
+        return Exit.OK
     import asyncio  # here: the app imports this module for its parser, and starts its sandbox before asyncio
 
     return asyncio.run(_call(op, args, out, err))
@@ -80,9 +89,12 @@ async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err:
         data = parse_data(args.data)
         if not args.data.startswith("@"):
             refuse_secrets_in_arguments(op, data)
-        return await call_operation(
-            op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
-        )
+        async with sandbox_for_command(args) as sandbox:
+            return await call_operation(
+                op, data, profile=getattr(args, "profile", None),
+                insecure_storage=bool(getattr(args, "insecure_storage", False)),
+                given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None,
+            )
 
     return await report("gateway-tui call", op.id.value, outcome, out, err)
 
@@ -95,44 +107,33 @@ async def report(
     from tui.api.errors import GatewayError, ReadOnlyRefused
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused
+    from tui.command_sandbox import SandboxNotStarted
     from tui.config import ConfigError
 
     try:
         result = await outcome()
     except (CallRefused, ConfigError) as refused:
         print(f"{command}: {refused}", file=err)
-        return EXIT_NOT_SENT
+        return Exit.BAD_INPUT
+    except SandboxNotStarted as error:
+        print(f"{command}: {error}", file=err)
+        return Exit.REFUSED
     except ReadOnlyRefused as refused:
         print(f"{command}: {refused.message}", file=err)
-        return EXIT_READ_ONLY
+        return Exit.READ_ONLY
     except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
         print(f"{command}: {what}: {refused.message}", file=err)
-        return EXIT_NOT_SENT
+        return Exit.BAD_INPUT
     except GatewayError as error:
         print(f"{command}: {what}: {error.message}", file=err)
-        return EXIT_GATEWAY_SAID_NO
+        return Exit.REFUSED
     if result.failure is not None:
         print(f"{command}: {result.failure}", file=err)
-        return EXIT_GATEWAY_SAID_NO
-    try:
-        print(result.answer, file=out)
-        out.flush()
-    except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
-        _silence_stdout(out)
-    if result.note:
+        return Exit.REFUSED
+    if result.note:  # before the answer: a reader that leaves early (`| head`) must not lose it
         print(f"{command}: {result.note}", file=err)
-    return EXIT_OK
-
-
-def _silence_stdout(out: TextIO) -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does not print a traceback."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, out.fileno())
-    except (OSError, ValueError):
-        pass
+    print(result.answer, file=out)  # a reader gone (`| head`): tui.cli's quiet_when_the_reader_leaves
+    return Exit.OK
 
 
 def describe_operation(op: ErasedOperation) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -96,7 +97,8 @@ def build_request(op: ErasedOperation, data: dict[str, object]) -> Request:
 def load_profile(name: str | None) -> config.Profile:
     profiles = {profile.name: profile for profile in config.load_profiles()}
     if not profiles:
-        raise CallRefused("no profile yet: add one with `gateway-tui profile add NAME ...`")
+        raise CallRefused("no profile yet: add one with `gateway-tui profile add NAME ...`, or try the command on the "
+                          "sandbox with --sandbox")
     if name is None:
         name = "default" if "default" in profiles else next(iter(profiles))
     if name not in profiles:
@@ -135,15 +137,30 @@ def _keyring_usable() -> bool:
     return True
 
 
+GivenAccount = tuple[config.Profile, Mapping[SecretName, str | None]]
+"""A profile and its secrets given by the caller instead of a stored profile's (the command's sandbox:
+tui.command_sandbox)."""
+
+
+async def _profile_and_secrets(
+    op: ErasedOperation | None, profile: str | None, insecure_storage: bool, given: GivenAccount | None
+) -> tuple[config.Profile, dict[SecretName, str | None]]:
+    if given is not None:
+        return given[0], dict(given[1])
+    chosen = await asyncio.to_thread(profile_for, op, profile) if op is not None else await asyncio.to_thread(
+        load_profile, profile)
+    return chosen, await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+
+
 async def call_operation(
-    op: ErasedOperation, data: dict[str, object], *, profile: str | None = None, insecure_storage: bool = False
+    op: ErasedOperation, data: dict[str, object], *, profile: str | None = None, insecure_storage: bool = False,
+    given: GivenAccount | None = None,
 ) -> CallOutcome:
-    """Validate, write in the profile's dialect, send. Raises CallRefused (nothing sent) or the client's
-    GatewayError (the gateway said no, or could not be reached)."""
+    """Validate, write in the profile's dialect (or `given`'s), send. Raises CallRefused (nothing sent) or the
+    client's GatewayError (the gateway said no, or could not be reached)."""
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
-        chosen = await asyncio.to_thread(profile_for, op, profile)
-        secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+        chosen, secrets = await _profile_and_secrets(op, profile, insecure_storage, given)
         key = secrets.get(SecretName.HMAC_KEY)
         if not key:
             raise CallRefused(
@@ -153,13 +170,49 @@ async def call_operation(
             )
         data = {**data, "hmac_key": key}
     request = build_request(op, data)
-    chosen = await asyncio.to_thread(profile_for, op, profile)
-    secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+    chosen, secrets = await _profile_and_secrets(op, profile, insecure_storage, given)
     return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage)
 
 
 def _needed_secrets(family: Family) -> tuple[SecretName, ...]:
     return (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
+
+
+def refuse_missing_secrets(
+    chosen: config.Profile, families: Iterable[Family], secrets: Mapping[SecretName, str | None], *,
+    insecure_storage: bool,
+) -> None:
+    """CallRefused naming every token `families` need that `secrets` lacks, its variable, and the `profile add` that
+    stores it, before anything is sent: without it the gateway only answers "401 Unauthorized" (or, for a token in
+    the path, 404), which does not say which secret is missing. May read the keyring: off the event loop."""
+    missing = [name for family in families for name in _needed_secrets(family) if not secrets.get(name)]
+    if not missing:
+        return
+    named = [f"no {name.label} ({name.env_var})" for name in missing]
+    names = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+    plural = "s" if len(named) > 1 else ""
+    hint = ""
+    if not insecure_storage and not _keyring_usable():
+        hint = (" There is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
+                "stored with --insecure-storage, pass --insecure-storage again.")
+    raise CallRefused(
+        f"profile {chosen.name!r} has {names}; nothing was sent. Set the variable{plural} for one run, or store the "
+        f"secret{plural} in the OS keyring with `{_add_command(chosen)}` (it asks on a hidden prompt).{hint}"
+    )
+
+
+def _add_command(chosen: config.Profile) -> str:
+    """The `profile add` that gives this profile its secrets again, its gateways as they are (so it can be copied)."""
+    words = ["gateway-tui", "profile", "add", chosen.name]
+    if chosen.instance is not None:
+        words += ["--base-url", chosen.instance.base_url, "--instance-id", chosen.instance.instance_id]
+        if chosen.instance.dialect.value != "spec":
+            words += ["--instance-dialect", chosen.instance.dialect.value]
+    if chosen.session is not None:
+        words += ["--session-url", chosen.session.url]
+        if chosen.session.dialect.value != "spec":
+            words += ["--session-dialect", chosen.session.dialect.value]
+    return " ".join(words)
 
 
 async def send_request(
@@ -171,14 +224,7 @@ async def send_request(
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
 
-    missing = [name for name in _needed_secrets(op.family) if not secrets.get(name)]
-    if missing:
-        names = ", ".join(f"{name.label} ({name.env_var})" for name in missing)
-        hint = ""
-        if not insecure_storage and not await asyncio.to_thread(_keyring_usable):
-            hint = (" (there is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
-                    "stored with --insecure-storage, pass --insecure-storage again)")
-        raise CallRefused(f"profile {chosen.name!r} has no {names}: store it with `profile add` or set the variable{hint}")
+    await asyncio.to_thread(refuse_missing_secrets, chosen, (op.family,), secrets, insecure_storage=insecure_storage)
     try:
         op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:
@@ -217,14 +263,14 @@ async def send_request(
 
 async def send_media(
     path: Path, phone: str, *, caption: str | None = None, kind: SendKind | None = None, family: Family | None = None,
-    profile: str | None = None, insecure_storage: bool = False,
+    profile: str | None = None, insecure_storage: bool = False, given: GivenAccount | None = None,
 ) -> CallOutcome:
     """`gateway-tui send`: the file checked (`tui.api.media`), the operation picked from its type or `kind`, sent on
-    the profile's only media family or `family`. CallRefused (nothing sent) or the client's GatewayError."""
+    the profile's (or `given`'s) only media family or `family`. CallRefused (nothing sent) or the client's
+    GatewayError."""
     from tui.api.media import MediaRefused, media_request, read_media
 
-    chosen = await asyncio.to_thread(load_profile, profile)
-    secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
+    chosen, secrets = await _profile_and_secrets(None, profile, insecure_storage, given)
     family = family or _media_family(chosen, secrets)
     try:
         media = await asyncio.to_thread(read_media, path, family, kind)

@@ -8,11 +8,14 @@ does not pay for aiohttp or the keyring before its first frame.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from tui import call_cli, connection_cli, doctor_cli, fleet_cli, fleet_import_cli, locate_cli, message_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.exit_codes import Exit
 
 # tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
 VERDICTS = ("valid", "invalid", "unsigned", "no-key", "rejected")
@@ -407,7 +410,29 @@ def main(argv: list[str] | None = None) -> int:
         from tui.events_cli import run_cli
     else:
         return _run_app(args)
-    return run_cli(args)
+    return quiet_when_the_reader_leaves(lambda: run_cli(args))
+
+
+def quiet_when_the_reader_leaves(run: Callable[[], int]) -> int:
+    """`gateway-tui … | head -1`: the reader went away before everything was written. Python's own recipe (the
+    signal module's documentation): stdout pointed at /dev/null, so the interpreter's last flush prints no
+    BrokenPipeError traceback, and no error. What the command decided stands when it had decided; a command cut off
+    while it wrote exits OK (what the reader took was right). Every subcommand runs through here."""
+    try:
+        code = run()
+    except BrokenPipeError:
+        code = Exit.OK
+    else:
+        try:
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:
+            pass
+    import os
+
+    with contextlib.suppress(OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code
 
 
 def _run_app(args: argparse.Namespace) -> int:
@@ -437,11 +462,14 @@ def prepare_app(args: argparse.Namespace) -> tuple[Any, Any]:
     dialects = (getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec"))
     process = None
     if sandbox:
+        from tui.command_sandbox import share_name
         from tui.sandbox.process import SandboxProcess
 
+        accounts = int(getattr(args, "accounts", 1))
+        # A single sandbox is shared with this user's commands (`status --sandbox`, ...: tui.command_sandbox).
         process = SandboxProcess.spawn(dialects, logged_out=bool(getattr(args, "logged_out", False)),
                                        pairing=_sandbox_pairing(args),
-                                       accounts=int(getattr(args, "accounts", 1)))
+                                       accounts=accounts, share_as=share_name() if accounts == 1 else None)
     from tui.app import build_app
 
     app = build_app(

@@ -1,8 +1,8 @@
 """`gateway-tui connect` and `gateway-tui status`: pair a profile's account from the command line, and read where
 each family stands (issue 23).
 
-    gateway-tui connect [--profile NAME] [--family instance|session] [--phone NUMBER] [--timeout SECONDS]
-    gateway-tui status [--profile NAME] [--json]
+    gateway-tui connect [--profile NAME | --sandbox] [--family instance|session] [--phone NUMBER] [--timeout SECONDS]
+    gateway-tui status [--profile NAME | --sandbox] [--json]
 
 `connect` writes the QR code to stdout (in colour, dark on light, in a terminal that is big enough; plain
 characters when stdout is not a terminal: no escape codes, no size check), asks for a new one before each expires,
@@ -18,17 +18,15 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
 from tui.exit_codes import Exit
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
+    from tui.command_sandbox import CommandSandbox
     from tui.api.connection import ConnectionState
     from tui.api.operations import Family
     from tui.pairing import Code, Waiting
-
-EXIT_OK = Exit.OK
-EXIT_NOT_PAIRED = Exit.REFUSED
-EXIT_NOT_ASKED = Exit.BAD_INPUT
 
 
 def add_parsers(commands: Any, global_flags: Any) -> None:
@@ -41,11 +39,13 @@ def add_parsers(commands: Any, global_flags: Any) -> None:
     connect.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="give up after this many seconds (exit 1)")
     global_flags(connect)
+    add_sandbox_flag(connect)
     status = commands.add_parser("status", help="where each family's connection stands")
     status.add_argument("--json", action="store_true",
                         help='{"instance": {...}, "session": {...}}, a family the profile lacks is null; "waiting_for_scan": '
                              'connected to WhatsApp, no phone paired yet')
     global_flags(status)
+    add_sandbox_flag(status)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -53,27 +53,45 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
     runner = _connect if args.command == "connect" else _status
     errors: TextIO = err or sys.stderr
+
+    async def run() -> int:
+        async with sandbox_for_command(args) as sandbox:
+            return await runner(args, out or sys.stdout, errors, sandbox)
+
     try:
-        return asyncio.run(runner(args, out or sys.stdout, errors))
+        return asyncio.run(run())
+    except SandboxNotStarted as error:
+        print(f"gateway-tui {args.command}: {error}", file=errors)
+        return Exit.REFUSED
     except KeyboardInterrupt:
         print(f"gateway-tui {args.command}: stopped; nothing else was asked of the gateway", file=errors)
-        return EXIT_NOT_PAIRED
+        return Exit.INTERRUPTED
 
 
-async def _open(args: argparse.Namespace, err: TextIO) -> tuple[Account, Any] | None:
-    """The profile's account with its clients, and the HTTP pool to close; None (said on `err`) when it cannot be."""
+async def _open(args: argparse.Namespace, err: TextIO, sandbox: CommandSandbox | None) -> tuple[Account, Any] | None:
+    """The profile's account (or the sandbox's) with its clients, and the HTTP pool to close; None (said on `err`)
+    when it cannot be."""
     import asyncio
 
     from tui.account import Tokens, new_account
     from tui.api.gateway_http import GatewayHttp
-    from tui.calls import CallRefused, load_profile, profile_secrets
+    from tui.api.operations import Family
+    from tui.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.config import ConfigError
     from tui.secrets import MemorySecrets
 
+    insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
-        profile = await asyncio.to_thread(load_profile, getattr(args, "profile", None))
-        resolved = await asyncio.to_thread(profile_secrets, profile.name,
-                                           insecure_storage=bool(getattr(args, "insecure_storage", False)))
+        if sandbox is not None:
+            profile, resolved = sandbox.profile, dict(sandbox.secrets)
+        else:
+            profile = await asyncio.to_thread(load_profile, getattr(args, "profile", None))
+            resolved = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=insecure_storage)
+        chosen = getattr(args, "family", None)
+        # `status` reads every family; `connect` pairs one (a family the profile lacks is said by `_family`)
+        families = (Family(chosen),) if chosen and profile.has(Family(chosen)) else (
+            profile.families if args.command == "status" else profile.families[:1])
+        await asyncio.to_thread(refuse_missing_secrets, profile, families, resolved, insecure_storage=insecure_storage)
     except (CallRefused, ConfigError) as refused:
         print(f"gateway-tui {args.command}: {refused}", file=err)
         return None
@@ -98,43 +116,43 @@ def _family(account: Account, chosen: str | None) -> Family:
     return families[0]
 
 
-async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui.config import MissingFamily
     from tui.pairing import Outcome, PairingActions, PairingRefused, run_codes
 
-    opened = await _open(args, err)
+    opened = await _open(args, err, sandbox)
     if opened is None:
-        return EXIT_NOT_ASKED
+        return Exit.BAD_INPUT
     account, http = opened
     try:
         try:
             family = _family(account, args.family)
         except MissingFamily as missing:
             print(f"gateway-tui connect: {missing}", file=err)
-            return EXIT_NOT_ASKED
+            return Exit.BAD_INPUT
         actions = PairingActions(account, family)
         terminal = out.isatty()
         state = await actions.check()
         if state is not None and state.connected and state.logged_in:
             print(f"connected as {state.number or 'an unknown number'}", file=out)
-            return EXIT_OK
+            return Exit.OK
         contradiction = account.watch.contradiction(family)
         if contradiction is not None:
             print(f"gateway-tui connect: the gateway contradicts itself: {contradiction}. Use the Account section's "
                   "reconnect (or `gateway-tui call restart` / disconnect then connect) first.", file=err)
-            return EXIT_NOT_PAIRED
+            return Exit.REFUSED
         try:
             result = await run_codes(actions, phone=args.phone, timeout=args.timeout,
                                      on_code=lambda code: _show(code, out, err, terminal=terminal),
                                      on_wait=lambda waiting: _waiting(actions.gateway, waiting, err))
         except PairingRefused as refused:
             print(f"gateway-tui connect: {refused}", file=err)
-            return EXIT_NOT_PAIRED
+            return Exit.REFUSED
         if result.outcome is Outcome.PAIRED:
             print(result.words(), file=out)
-            return EXIT_OK
+            return Exit.OK
         print(f"gateway-tui connect: {result.words()}", file=err)
-        return EXIT_NOT_PAIRED
+        return Exit.REFUSED
     finally:
         await http.aclose()
 
@@ -188,8 +206,11 @@ def state_json(state: ConnectionState | None, problem: str | None) -> dict[str, 
 
 
 async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
-    """`{"instance": {...} | null, "session": {...} | null}` read now, and whether every family could be read."""
+    """`{"instance": {...} | null, "session": {...} | null}` read now, and whether every family could be read. A
+    family whose dialect has no status call (the spec's session family) is no failure: nothing could say more, and
+    `status` would otherwise exit 1 for one family's dialect and 0 for the other's."""
     from tui.api.operations import Family
+    from tui.watch import NO_STATUS_READ
 
     answer: dict[str, Any] = {}
     read_all = True
@@ -198,7 +219,7 @@ async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
             answer[family.value] = None
             continue
         state = await account.watch.read(account, family)
-        read_all = read_all and state is not None
+        read_all = read_all and (state is not None or account.watch.problem(family) == NO_STATUS_READ)
         answer[family.value] = state_json(state, account.watch.problem(family))
         contradiction = account.watch.contradiction(family)
         if contradiction is not None:
@@ -206,10 +227,10 @@ async def status_answer(account: Account) -> tuple[dict[str, Any], bool]:
     return answer, read_all
 
 
-async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    opened = await _open(args, err)
+async def _status(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
+    opened = await _open(args, err, sandbox)
     if opened is None:
-        return EXIT_NOT_ASKED
+        return Exit.BAD_INPUT
     account, http = opened
     try:
         answer, read_all = await status_answer(account)
@@ -220,7 +241,7 @@ async def _status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         for name, value in answer.items():
             print(f"{name}: {status_line(value)}", file=out)
-    return EXIT_OK if read_all else EXIT_NOT_PAIRED
+    return Exit.OK if read_all else Exit.REFUSED
 
 
 def status_line(value: dict[str, Any] | None) -> str:

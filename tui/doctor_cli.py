@@ -1,4 +1,4 @@
-"""`gateway-tui doctor [--profile NAME] [--json] [--fix]`: why the gateway's webhooks do not reach the listener,
+"""`gateway-tui doctor [--profile NAME | --sandbox] [--json] [--fix]`: why the gateway's webhooks do not reach the listener,
 and (with --fix) the fixes that need no secret, then a second look. The work is tui.doctor's.
 
 Exit codes: 0 healthy; 1 a finding remains; 2 nothing was examined (no profile, no secrets, a bad store).
@@ -14,12 +14,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-if TYPE_CHECKING:
-    from tui.doctor import Report
+from tui.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
+from tui.exit_codes import Exit
 
-EXIT_HEALTHY = 0
-EXIT_FINDINGS = 1
-EXIT_NOT_EXAMINED = 2
+if TYPE_CHECKING:
+    from tui.command_sandbox import CommandSandbox
+    from tui.doctor import Report
 
 
 def add_parser(commands: Any, global_flags: Any) -> None:
@@ -29,41 +29,57 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     doctor.add_argument("--json", action="store_true", help="the findings as one JSON object")
     doctor.add_argument("--fix", action="store_true", help="apply the fixes that need no secret, then check again")
     global_flags(doctor)
+    add_sandbox_flag(doctor)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     import asyncio
 
-    return asyncio.run(_run(args, out or sys.stdout, err or sys.stderr))
+    async def run() -> int:
+        async with sandbox_for_command(args) as sandbox:
+            return await _run(args, out or sys.stdout, err or sys.stderr, sandbox)
+
+    try:
+        return asyncio.run(run())
+    except SandboxNotStarted as error:
+        print(f"gateway-tui doctor: {error}", file=err or sys.stderr)
+        return Exit.REFUSED
 
 
-async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui import config
     from tui.account import SANDBOX_PROFILE
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
-    from tui.calls import CallRefused, load_profile, profile_secrets
+    from tui.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.doctor import Doctor, DoctorInputs, account_paths_of
     from tui.listener_record import running
     from tui.secrets import SecretName
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
+    insecure_storage = bool(getattr(args, "insecure_storage", False))
     try:
-        profile = load_profile(getattr(args, "profile", None))
+        if sandbox is not None:
+            profile, secrets = sandbox.profile, dict(sandbox.secrets)
+        else:
+            profile = load_profile(getattr(args, "profile", None))
+            secrets = profile_secrets(profile.name, insecure_storage=insecure_storage)
+        refuse_missing_secrets(profile, profile.families, secrets, insecure_storage=insecure_storage)
     except (CallRefused, config.ConfigError) as refused:
         print(f"gateway-tui doctor: {refused}", file=err)
-        return EXIT_NOT_EXAMINED
-    secrets = profile_secrets(profile.name, insecure_storage=bool(getattr(args, "insecure_storage", False)))
-    record = running(profile.name)
+        return Exit.BAD_INPUT
+    # The app's listener when the profile (or the app's own sandbox) has one running; a sandbox started for this
+    # command has none.
+    record = running(profile.name) if sandbox is None or sandbox.shared else None
     # The running listener's own store (`listen --all` writes one for every profile): the probe's events land there.
     store = EventStore(record.store if record is not None and record.store is not None
-                       else config.events_store_path(profile.name))
+                       else config.events_store_path(profile.name, sandbox=sandbox is not None))
     try:
         store.open()
     except Exception as error:
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
-        return EXIT_NOT_EXAMINED
+        return Exit.BAD_INPUT
     key = secrets.get(SecretName.HMAC_KEY)
     own_listener: Listener | None = None
     try:
@@ -116,13 +132,13 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         report = await Doctor(inputs).examine()
             except GatewayError as error:
                 print(f"gateway-tui doctor: the gateway said: {error.message}", file=err)
-                return EXIT_FINDINGS
+                return Exit.REFUSED
     finally:
         if own_listener is not None:
             await own_listener.stop()
         store.close()
     _show(report, changes, bool(args.json), out)
-    return EXIT_HEALTHY if report.healthy else EXIT_FINDINGS
+    return Exit.OK if report.healthy else Exit.REFUSED
 
 
 async def _sandbox_info(profile: Any) -> dict[str, str] | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
+from tui.exit_codes import Exit
 from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
@@ -29,8 +30,6 @@ from tui.webhooks.forwarder import (
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_private
 
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 PENDING_FORWARD = "kept in the store; sent while `listen --forward-to URL` or the app forwards"
 
@@ -38,6 +37,10 @@ PENDING_FORWARD = "kept in the store; sent while `listen --forward-to URL` or th
 
 class _Refused(Exception):
     """Input the command cannot use; the message says which and why."""
+
+
+class _NotFound(Exception):
+    """What was asked for (an event id) is not in the store: Exit.REFUSED, as `message` says of a message id."""
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -48,18 +51,18 @@ def run_cli(args: argparse.Namespace) -> int:
         return action(args)
     except (_Refused, config.ConfigError, ForwardTargetRefused) as error:
         print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (StoreUnusable, StoreFailing) as error:
+        return Exit.BAD_INPUT
+    except (_NotFound, StoreUnusable, StoreFailing) as error:
         print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.REFUSED
     except sqlite3.OperationalError as error:  # e.g. the forward log beside the store, on a full disk
         print(f"gateway-tui {args.command}: the event store cannot be used: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except BrokenPipeError:  # before OSError, which it is
-        return 0  # the reading script (head, jq) went away
+        return Exit.REFUSED
+    except BrokenPipeError:  # before OSError, which it is: the reading script (head, jq) went away
+        raise  # tui.cli's quiet_when_the_reader_leaves, as for every command
     except OSError as error:  # an export file that cannot be written
         print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.REFUSED
 
 
 # -- reading ---------------------------------------------------------------------------------------------------
@@ -106,7 +109,7 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         documents = [_document(event, latest.get(event.id)) for event in events]
         print(strict_json(documents, indent=2))
-        return 0
+        return Exit.OK
     if events:
         print(f"{'ID':>7}  {'RECEIVED':<19}  {'KIND':<{KIND_WIDTH}} {'VERDICT':<{VERDICT_WIDTH}} SUMMARY")
     for event in events:
@@ -115,7 +118,7 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{event.id:>7}  {_local(event.received_at)}  {terminal_line(event)}{forwarded}")
     if not events:
         print("no events match", file=sys.stderr)
-    return 0
+    return Exit.OK
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -124,7 +127,7 @@ def _show(args: argparse.Namespace) -> int:
         attempts = forward_log.attempts(args.id) if event is not None else []
         pending = event is not None and forward_log.is_queued(args.id)
     if event is None:
-        raise _Refused(f"no event #{args.id} in {store.path}")
+        raise _NotFound(f"no event #{args.id} in {store.path}")
     media = event_media(event, MediaFolder.beside(store.path))
     if args.json:
         document = event.to_json()
@@ -132,7 +135,7 @@ def _show(args: argparse.Namespace) -> int:
         document["forward_pending"] = pending
         document["media"] = [kept.to_json() for kept in media]
         print(strict_json(document, indent=2))
-        return 0
+        return Exit.OK
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
     print(f"account: {event.account if event.account is not None else 'not known (no profile named)'}")
@@ -149,7 +152,7 @@ def _show(args: argparse.Namespace) -> int:
         print(f"forward pending: {PENDING_FORWARD}")
     print()
     sys.stdout.write(_body_text(event) + "\n")
-    return 0
+    return Exit.OK
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -161,7 +164,7 @@ def _export(args: argparse.Namespace) -> int:
             print(f"{written} events written to {args.output}", file=sys.stderr)
         else:
             _write_export(store, sys.stdout, args.limit, filters)
-    return 0
+    return Exit.OK
 
 
 def _write_export(store: EventStore, stream: TextIO, limit: int | None, filters: dict[str, Any]) -> int:
@@ -201,12 +204,12 @@ def _replay(args: argparse.Namespace) -> int:
     with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
         event = store.get(args.id)
         if event is None:
-            raise _Refused(f"no event #{args.id} in {store.path}")
+            raise _NotFound(f"no event #{args.id} in {store.path}")
         if event.body_cut:
             raise _Refused(f"event #{event.id} not sent: {event.cut_note()}")
         attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
     print(f"event #{event.id}: {describe(attempt)}")
-    return 0 if attempt.delivered else EXIT_FAILED
+    return Exit.OK if attempt.delivered else Exit.REFUSED
 
 
 def _trigger(args: argparse.Namespace) -> int:
@@ -230,7 +233,7 @@ def _trigger(args: argparse.Namespace) -> int:
     answer = asyncio.run(_post(url, body, headers, args.timeout))
     outcome = f"HTTP {answer.status}" if answer.status is not None else f"no answer: {answer.error}"
     print(f"{args.kind} ({content_type}, {len(body)} bytes, {signing}) → {url}: {outcome}")
-    return 0 if answer.ok else EXIT_FAILED
+    return Exit.OK if answer.ok else Exit.REFUSED
 
 
 async def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Any:

@@ -19,3 +19,6 @@ class Exit(IntEnum):
     BAD_INPUT = 2
     #: Refused by a read-only profile: nothing was sent.
     READ_ONLY = 3
+    #: Interrupted (Ctrl+C) before it was done, as shells count a SIGINT (128 + 2). A command that runs until it is
+    #: stopped (`listen`, `sandbox`) is done when Ctrl+C stops it: OK.
+    INTERRUPTED = 130

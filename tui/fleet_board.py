@@ -12,13 +12,15 @@ Textual and no argparse here (the section is tui/widgets/fleet/, the command lin
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.account import Account
+    from tui.config import Profile
+    from tui.secrets import SecretName, SecretStore
     from tui.doctor import DoctorRecord
 
 UNCHECKED = "unchecked"
@@ -144,15 +146,17 @@ def _stored_activity(name: str) -> tuple[int | None, datetime | None]:
     return unread, newest[0].received_at if newest else None
 
 
-async def read_board(names: Sequence[str] | None, *, insecure_storage: bool = False) -> list[FleetRow]:
+async def read_board(names: Sequence[str] | None, *, insecure_storage: bool = False,
+                     given: tuple[Profile, Mapping[SecretName, str | None]] | None = None) -> list[FleetRow]:
     """The board of the command line: the named profiles (all when None), their secrets as the app resolves them,
     one status read each (never a connect), unread and the last event from each profile's own store. Raises
-    LookupError naming the profiles that do not exist."""
+    LookupError naming the profiles that do not exist. `given`: the board of that one profile with those secrets
+    instead (the command's sandbox)."""
     from tui import config
     from tui import secrets as secret_module
-    from tui.account import Tokens, new_account
-    from tui.api.gateway_http import GatewayHttp
 
+    if given is not None:
+        return await _rows([(given[0], given[1])], secret_module.MemorySecrets())
     profiles = {profile.name: profile for profile in await asyncio.to_thread(config.load_profiles)}
     chosen = list(profiles) if names is None else list(names)
     missing = [name for name in chosen if name not in profiles]
@@ -162,14 +166,24 @@ async def read_board(names: Sequence[str] | None, *, insecure_storage: bool = Fa
     if any(profiles[name].secrets_file for name in chosen):
         insecure_storage = True
     store = await asyncio.to_thread(secret_module.open_secret_store_for_run, insecure_storage)
+    # The GATEWAY_TUI_* variables name one account's secrets: with several profiles, each its own stored ones.
+    environ: dict[str, str] | None = None if len(chosen) == 1 else {}
+    resolved = [(profiles[name], await asyncio.to_thread(secret_module.resolve_secrets, name, store, environ))
+                for name in chosen]
+    return await _rows(resolved, store)
+
+
+async def _rows(profiles: Sequence[tuple[Profile, Mapping[SecretName, str | None]]], store: SecretStore) -> list[FleetRow]:
+    """Each profile's row: one status read with its secrets (never a connect), unread and the last event from its
+    own store."""
+    from tui.account import Tokens, new_account
+    from tui.api.gateway_http import GatewayHttp
+
     http = GatewayHttp(timeout=STATUS_READ_TIMEOUT)
     try:
         accounts = []
-        for name in chosen:
-            account = new_account(profiles[name], store, store=lambda: None)
-            # The GATEWAY_TUI_* variables name one account's secrets: with several profiles, each its own stored ones.
-            environ: dict[str, str] | None = None if len(chosen) == 1 else {}
-            resolved = await asyncio.to_thread(secret_module.resolve_secrets, name, store, environ)
+        for profile, resolved in profiles:
+            account = new_account(profile, store, store=lambda: None)
             account.connect(http, Tokens.from_secrets(resolved))
             accounts.append(account)
         await poll_accounts(accounts, force=True)

@@ -14,11 +14,11 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:
     from tui.fleet_board import FleetRow
-
-EXIT_OK = 0
-EXIT_NOT_READ = 2
 
 
 def add_parser(commands: Any, global_flags: Any) -> Any:
@@ -33,6 +33,7 @@ def add_parser(commands: Any, global_flags: Any) -> Any:
     fleet.add_argument("--profiles", metavar="A,B,C", type=profile_names, default=argparse.SUPPRESS,
                        help="only these profiles (default: all)")
     global_flags(fleet)
+    add_sandbox_flag(fleet)
     return fleet.add_subparsers(dest="fleet_command", metavar="ACTION", required=False)
 
 
@@ -56,19 +57,24 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     names = getattr(args, "profiles", None) or None  # --profiles before or after `fleet`; none: every profile
     try:
-        rows = await read_board(names, insecure_storage=bool(getattr(args, "insecure_storage", False)))
+        async with sandbox_for_command(args) as sandbox:
+            rows = await read_board(names, insecure_storage=bool(getattr(args, "insecure_storage", False)),
+                                    given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None)
     except (LookupError, KeyringUnavailable) as error:
         print(f"gateway-tui fleet: {error}", file=err)
-        return EXIT_NOT_READ
+        return Exit.BAD_INPUT
+    except SandboxNotStarted as error:
+        print(f"gateway-tui fleet: {error}", file=err)
+        return Exit.REFUSED
     if not rows:
         print("gateway-tui fleet: no profile yet; add one with `gateway-tui profile add NAME ...`", file=err)
-        return EXIT_NOT_READ
+        return Exit.BAD_INPUT
     if args.json:
         json.dump([row.as_json() for row in rows], out, indent=2)
         out.write("\n")
     else:
         out.write(board_text(rows))
-    return EXIT_OK
+    return Exit.OK
 
 
 def board_text(rows: list[FleetRow]) -> str:

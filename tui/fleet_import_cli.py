@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
+from tui.exit_codes import Exit
+
 if TYPE_CHECKING:  # the module is imported for the parser: what the import needs is loaded when it runs
     from tui.secrets import GatewaySecret, SecretStore
 
-EXIT_BAD_INPUT = 2
-EXIT_GATEWAY = 1
-EXIT_CANCELLED = 130
 
 
 def _port(value: str) -> int:
@@ -101,14 +100,14 @@ def run_cli(args: argparse.Namespace) -> int:
         return asyncio.run(action(args))
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
         print(f"gateway-tui: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except GatewayError as error:
         done = "nothing imported" if args.fleet_command == "import" else "not done"
         print(f"gateway-tui: {done}: {error.message}", file=sys.stderr)
-        return EXIT_GATEWAY
+        return Exit.REFUSED
     except (KeyboardInterrupt, EOFError):
         print("\ngateway-tui: cancelled.", file=sys.stderr)
-        return EXIT_CANCELLED
+        return Exit.INTERRUPTED
 
 
 async def _import(args: argparse.Namespace) -> int:
@@ -147,7 +146,7 @@ async def _import(args: argparse.Namespace) -> int:
         print(f"  {item.profile or '(skipped)':<24} {state:<8} {item.account}")
         for problem in item.problems:
             print(f"    {problem}")
-    return 0 if all(not item.problems for item in report.accounts) else EXIT_GATEWAY
+    return Exit.OK if all(not item.problems for item in report.accounts) else Exit.REFUSED
 
 
 async def _users(args: argparse.Namespace) -> int:
@@ -176,11 +175,11 @@ async def _users(args: argparse.Namespace) -> int:
         else:
             if not _confirmed(args.yes, f"Delete WuzAPI user {args.user_id} at {url}?"):
                 print("Nothing deleted.")
-                return 0
+                return Exit.OK
             deleted = await client.delete_user(args.user_id)
             print(f"Deleted user {deleted.id} at {url} (its profiles, if any, are kept: `profile remove` removes them).")
     access.keep()
-    return 0
+    return Exit.OK
 
 
 async def _instances(args: argparse.Namespace) -> int:
@@ -202,12 +201,12 @@ async def _instances(args: argparse.Namespace) -> int:
                         "cancelled.")
             if not _confirmed(args.yes, question):
                 print("Nothing created.")
-                return 0
+                return Exit.OK
             created = await client.create_instance(NewInstance(name=args.name))
             print(f"Created instance {args.name!r} (id {created.id}). Its token is not shown: `gateway-tui fleet "
                   "import --zapi-partner` makes its profile and stores it.")
     access.keep()
-    return 0
+    return Exit.OK
 
 
 def _checked_url(url: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tui.api.dialects import Family
+from tui.exit_codes import Exit
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
@@ -51,7 +52,7 @@ def run_cli(args: argparse.Namespace) -> int:
         args.max_body = DEFAULT_MAX_BODY
     if args.max_body < 1:
         print("gateway-tui listen: --max-body must be at least 1", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if not _is_loopback(args.host):
         print(
             f"warning: listening on {args.host}, not loopback: anyone who can reach this address can post events",
@@ -65,7 +66,7 @@ def run_cli(args: argparse.Namespace) -> int:
             check_target(forward_to, allow_remote=args.allow_remote)
         except ForwardTargetRefused as error:
             print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
-            return 2
+            return Exit.BAD_INPUT
     from tui.config import ConfigError
     from tui.secrets import KeyringUnavailable
 
@@ -73,25 +74,25 @@ def run_cli(args: argparse.Namespace) -> int:
         served = _every_profile(args) if getattr(args, "all", False) else _one_profile(args)
     except ConfigError as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     except KeyringUnavailable as error:
         # Listening without the profile's key would take forged events: refuse, and say how to give the key.
         print(f"gateway-tui listen: cannot read {error.args[0] if error.args else error}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     store = EventStore(served.path)
     try:
         store.open()
     except StoreUnusable as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
-        return 1
+        return Exit.REFUSED
     except Exception as error:
         print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
-        return 1
+        return Exit.REFUSED
     store.watch_health(_print_health)
     try:
         return asyncio.run(_serve(store, args, served))
     except KeyboardInterrupt:
-        return 0
+        return Exit.OK
     finally:
         store.close()
 
@@ -209,7 +210,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         signing=served.signing,
     )
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
-        return 1
+        return Exit.REFUSED
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
@@ -264,7 +265,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         counted = f" ({not_kept} of them counted, not stored one by one: a flood)" if not_kept else ""
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
               file=sys.stderr)
-    return 0
+    return Exit.OK
 
 
 def _print_health(health: StoreHealth) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tui.preferences import preferences_path
+from tui.exit_codes import Exit
 from tui.paths import config_dir, data_dir
 
 
@@ -73,10 +74,10 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
         found = locations(profile=getattr(args, "profile", None), sandbox=sandbox, insecure_storage=insecure)
     except config.ConfigError as error:
         print(f"gateway-tui locate: {error}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if getattr(args, "json", False):
         print(json.dumps(found, indent=2), file=out)
-        return 0
+        return Exit.OK
     store_of = "sandbox" if sandbox else (f"profile {found['profile']}" if found["profile"] else "no profile yet")
     config_file = Path(found["config_file"])
     preferences = Path(found["preferences_file"])
@@ -90,4 +91,4 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None) -> int:
     ]
     for label, value in lines:
         print(f"{label:<12}  {value}", file=out)
-    return 0
+    return Exit.OK

@@ -23,8 +23,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-EXIT_FAILED = 1  # no message with that id, or the store cannot be read
-EXIT_BAD_INPUT = 2
+from tui.exit_codes import Exit
 
 
 def add_parser(commands: argparse._SubParsersAction, global_flags: object) -> None:
@@ -60,20 +59,20 @@ def run_cli(args: argparse.Namespace, *, now_us: int | None = None) -> int:
         after_minutes = load_stuck_minutes()
     except (ValueError, config.ConfigError, PreferencesError) as error:
         print(f"gateway-tui message: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     try:
         with EventStore(path) as store:
             timeline = Inbox(store).timeline(message_id)
     except (StoreUnusable, StoreFailing) as error:
         print(f"gateway-tui message: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.REFUSED
     if timeline is None:
         print(f"gateway-tui message: no message with id {message_id} in {path}", file=sys.stderr)
-        return EXIT_FAILED
+        return Exit.REFUSED
     now = now_us if now_us is not None else time.time_ns() // 1000
     if args.json:
         print(json.dumps(timeline.as_json(now, after_minutes), indent=2, ensure_ascii=False))
-        return 0
+        return Exit.OK
     heading = f"message {message_id}"
     if timeline.message is not None:
         preview = " ".join(timeline.message.body.split())
@@ -85,4 +84,4 @@ def run_cli(args: argparse.Namespace, *, now_us: int | None = None) -> int:
     print(heading)
     for line in timeline.lines(_local, now, after_minutes):
         print(line)
-    return 0
+    return Exit.OK

@@ -31,8 +31,6 @@ from tui.secrets import (
 
 OPTIONAL_SECRETS = {SecretName.HMAC_KEY}
 PROMPT_ATTEMPTS = 3
-EXIT_BAD_INPUT = 2
-EXIT_CANCELLED = 130
 
 
 class _Refused(Exception):
@@ -45,13 +43,15 @@ def run_cli(args: argparse.Namespace) -> int:
         return action(args)
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
         print(f"gateway-tui: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
+    except BrokenPipeError:  # before OSError, which it is
+        raise  # tui.cli's quiet_when_the_reader_leaves, as for every command
     except OSError as error:
         print(f"gateway-tui: {getattr(error, 'filename', None) or 'file'}: {error.strerror or error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except (KeyboardInterrupt, EOFError):
         print("\ngateway-tui: cancelled; nothing was saved.", file=sys.stderr)
-        return EXIT_CANCELLED
+        return Exit.INTERRUPTED
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -108,7 +108,7 @@ def _add(args: argparse.Namespace) -> int:
     parts = [f"Profile {profile.name!r} ({gateways}) saved to {config.profiles_path()}",
              f"{len(values) - len(dropped)} secret(s) stored in {where}"]
     print("; ".join(parts + notes) + ".")
-    return 0
+    return Exit.OK
 
 
 def _set_read_only(profile: config.Profile, read_only: bool) -> int:
@@ -120,7 +120,7 @@ def _set_read_only(profile: config.Profile, read_only: bool) -> int:
               "refused, in the app and in `call`.")
     else:
         print(f"Profile {profile.name!r} is now writable.")
-    return 0
+    return Exit.OK
 
 
 NO_GATEWAY = (
@@ -181,7 +181,7 @@ def _add_without_keyring(profile: config.Profile) -> int:
         f"Profile {profile.name!r} saved to {config.profiles_path()}; no secret was stored (no OS keyring). "
         f"Set {variables} for every run, or add --insecure-storage to keep them in a file readable only by you."
     )
-    return 0
+    return Exit.OK
 
 
 def _read_secrets(
@@ -233,7 +233,7 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if not profiles:
         print("No profiles yet. Add one with `gateway-tui profile add NAME` and --base-url … --instance-id … (Z-API), "
               "--session-url … (WuzAPI), or both; or try `gateway-tui --sandbox`.", file=out)
-        return 0
+        return Exit.OK
     keyring: SecretStore | None = None
     if args.insecure_storage or not all(profile.secrets_file for profile in profiles):
         try:
@@ -264,7 +264,7 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         for name in SecretName.of(profile.families):
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
             print(f"  {name.label:<16} {shown}", file=out)
-    return 0
+    return Exit.OK
 
 
 def _signature_policy(profile: config.Profile) -> str:

@@ -14,6 +14,7 @@ import os
 import secrets
 import sys
 from tui.serve_cli import start_or_explain, stop_on_sigterm
+from tui.exit_codes import Exit
 from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
 from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
 
@@ -46,7 +47,7 @@ async def _serve(args: argparse.Namespace) -> int:
         pairing=PairingOptions.from_plain(vars(args)),
     )
     if not await start_or_explain(gateway.start, "sandbox", args.host, args.port):
-        return 1
+        return Exit.REFUSED
     stopping = asyncio.Event()
     stop_on_sigterm(stopping)
     try:
@@ -54,7 +55,7 @@ async def _serve(args: argparse.Namespace) -> int:
         await stopping.wait()
     finally:
         await gateway.stop()
-    return 0
+    return Exit.OK
 
 
 def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str, tuple[str, bool]]) -> str:
@@ -91,12 +92,12 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
 
     if not 1 <= args.accounts <= MAX_ACCOUNTS:
         print(f"gateway-tui: --accounts must be from 1 to {MAX_ACCOUNTS}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     admin_token = os.environ.get(ADMIN_TOKEN_ENV, "")
     if not admin_token:
         print(f"gateway-tui: a sandbox of {args.accounts} accounts serves WuzAPI's admin API: set {ADMIN_TOKEN_ENV} "
               f"to the admin token it should take (and {PARTNER_TOKEN_ENV} for Z-API's partner API).", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     client_token = _secret_from_env(CLIENT_TOKEN_ENV)
     fleet = SandboxFleet(
         accounts=args.accounts, admin_token=admin_token, client_token=client_token[0],
@@ -105,7 +106,7 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
         instance_dialect=InstanceDialect(args.instance_dialect), session_dialect=SessionDialect(args.session_dialect),
     )
     if not await start_or_explain(fleet.start, "sandbox", args.host, args.port):
-        return 1
+        return Exit.REFUSED
     stopping = asyncio.Event()
     stop_on_sigterm(stopping)
     try:
@@ -125,7 +126,7 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
         await stopping.wait()
     finally:
         await fleet.stop()
-    return 0
+    return Exit.OK
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -133,7 +134,7 @@ def run_cli(args: argparse.Namespace) -> int:
         return asyncio.run(_serve(args))
     except KeyboardInterrupt:
         print("Sandbox stopped.", flush=True)
-        return 0
+        return Exit.OK
 
 
 def serve_for_app() -> int:
@@ -147,7 +148,7 @@ def serve_for_app() -> int:
     try:
         return asyncio.run(serve_until_stdin_ends())
     except BrokenPipeError:
-        return 0
+        return Exit.OK
 
 
 if __name__ == "__main__":

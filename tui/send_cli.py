@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui.call_cli import report
+from tui.command_sandbox import add_sandbox_flag, sandbox_for_command
 
 KINDS = ("image", "video", "audio", "document")  # tui.api.operations.MEDIA_KINDS' values (not imported: start cost)
 FAMILIES = ("instance", "session")
@@ -38,6 +39,7 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     send.add_argument("--family", choices=FAMILIES, default=None,
                       help="the endpoint family (default: the profile's only one that can send media)")
     global_flags(send)
+    add_sandbox_flag(send)
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -54,11 +56,13 @@ async def _send(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     phone = normalized_phone(args.to) or args.to.strip()
 
     async def outcome() -> CallOutcome:
-        return await send_media(
-            Path(args.file), phone, caption=args.caption,
-            kind=SendKind(args.kind) if args.kind else None,
-            family=Family(args.family) if args.family else None,
-            profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False)),
-        )
+        async with sandbox_for_command(args) as sandbox:
+            return await send_media(
+                Path(args.file), phone, caption=args.caption,
+                kind=SendKind(args.kind) if args.kind else None,
+                family=Family(args.family) if args.family else None,
+                profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False)),
+                given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None,
+            )
 
     return await report("gateway-tui send", args.file, outcome, out, err)

@@ -14,7 +14,7 @@ from tests import media_files
 from tests.harness import run_gateway_tui
 from tui import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.call_cli import EXIT_READ_ONLY
+from tui.exit_codes import Exit
 from tui.sandbox.server import SandboxGateway
 
 TOKENS = {
@@ -79,7 +79,7 @@ async def gateway_tui(*args: str) -> tuple[int, str, str]:
 ])
 async def test_a_write_is_refused_with_exit_3_and_nothing_reaches_the_gateway(read_only, sandbox, operation, data):
     code, out, err = await gateway_tui("call", operation, "--profile", read_only, "--data", json.dumps(data))
-    assert (code, out) == (EXIT_READ_ONLY, "")
+    assert (code, out) == (Exit.READ_ONLY, "")
     assert err == f"gateway-tui call: {REFUSAL}\n"
     assert sandbox.seen == [] and list(sandbox.state.sent) == []
 
@@ -97,7 +97,7 @@ async def test_send_is_refused_too(read_only, sandbox, tmp_path: Path):
     path = media_files.write(tmp_path, "invoice.pdf", media_files.pdf())
     code, out, err = await run_gateway_tui("send", "--to", "5511999999999", str(path), "--profile", read_only,
                                            "--family", "instance", env=TOKENS)
-    assert (code, out) == (EXIT_READ_ONLY, "")
+    assert (code, out) == (Exit.READ_ONLY, "")
     assert err == f"gateway-tui send: {REFUSAL}\n"
     assert sandbox.seen == [] and list(sandbox.state.sent) == []
 

@@ -129,7 +129,7 @@ def test_show_json_with_forward_attempts(capsys, db):
 
 def test_show_unknown_id_says_so(capsys, db):
     code, _, err = run(capsys, "events", "show", "99", "--db", str(db), "--json")
-    assert code == 2 and "no event #99" in err
+    assert code == 1 and "no event #99" in err  # not found: 1, as `message` says of a message id
 
 
 def test_export_filters_oldest_first(capsys, db, tmp_path):

@@ -71,13 +71,18 @@ class SandboxProcess:
 
     @classmethod
     def spawn(cls, dialects: tuple[str, str] = ("spec", "spec"), *, logged_out: bool = False,
-              accounts: int = 1, pairing: dict[str, float | str] | None = None) -> SandboxProcess:
+              accounts: int = 1, pairing: dict[str, float | str] | None = None,
+              share_as: str | None = None) -> SandboxProcess:
+        """`share_as`: the name of the socket the single sandbox tells its address and credentials on, to the
+        commands of the same user (`share_socket_answer`); None: to no one."""
         tokens = {name: secrets.token_urlsafe(24) for name in TOKEN_NAMES}
         account_tokens = [tokens] + [
             {name: secrets.token_urlsafe(24) for name in ACCOUNT_TOKEN_NAMES} | {"client_token": tokens["client_token"]}
             for _ in range(accounts - 1)]
         request: dict[str, Any] = {"tokens": tokens, "dialects": list(dialects), "logged_out": logged_out,
                                    "pairing": pairing or {}}
+        if share_as is not None:
+            request["share_as"] = share_as
         if accounts > 1:
             request["accounts"] = [{name: login[name] for name in ACCOUNT_TOKEN_NAMES} for login in account_tokens]
         process = subprocess.Popen(
@@ -212,6 +217,7 @@ async def serve_until_stdin_ends() -> int:
         pairing = request.get("pairing") or {}
         if not isinstance(pairing, dict):
             raise TypeError("pairing")
+        share_as = request.get("share_as")
         logins = [(str(login["instance_token"]), str(login["session_token"])) for login in request.get("accounts", [])]
     except (ValueError, KeyError, TypeError):
         _answer({"error": "the app sent no usable start request"})
@@ -238,13 +244,75 @@ async def serve_until_stdin_ends() -> int:
     except Exception as error:  # told to the app, which shows it
         _answer({"error": f"{type(error).__name__}: {error}"})
         return 1
+    def credentials() -> dict[str, Any]:
+        return {"url": gateway.url, "dialects": [instance_dialect, session_dialect], "tokens": tokens,
+                "hmac_key": gateway.state.hmac_key}
+
+    sharing = await _share(share_as, credentials) if isinstance(share_as, str) else None
     try:
         _answer({"port": gateway.port})
         while await reader.read(4096):  # the parent never writes again: this waits for EOF
             pass
     finally:
+        if sharing is not None:
+            sharing.close()
         await gateway.stop()
     return 0
+
+
+async def _share(name: str, credentials: Any) -> Any:
+    """Tell the running sandbox's address, dialects, tokens and HMAC key to the commands of the app's user
+    (`gateway-tui status --sandbox` and the like), one JSON line each, on a Linux abstract socket named `name`:
+    no file holds them, and a peer of another user (SO_PEERCRED) is told nothing. None where there is no such
+    socket (not Linux) or the name is taken (another app's sandbox shares under it): the commands then start a
+    sandbox of their own."""
+    import asyncio
+    import socket
+    import struct
+
+    if not sys.platform.startswith("linux"):
+        return None
+
+    async def tell(reader: Any, writer: Any) -> None:
+        try:
+            peer = writer.get_extra_info("socket")
+            _pid, uid, _gid = struct.unpack("3i", peer.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                                  struct.calcsize("3i")))
+            if uid == os.getuid():
+                writer.write(json.dumps(credentials()).encode() + b"\n")
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    try:
+        return await asyncio.start_unix_server(tell, path="\0" + name)
+    except OSError:
+        return None
+
+
+def share_socket_answer(name: str, timeout: float = 2.0) -> dict[str, Any] | None:
+    """What the sandbox sharing as `name` tells (its {"url", "dialects", "tokens", "hmac_key"}); None when none
+    runs (or it is not this user's, or this is not Linux)."""
+    import socket
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(timeout)
+            connection.connect("\0" + name)
+            data = b""
+            while chunk := connection.recv(65536):
+                data += chunk
+    except OSError:
+        return None
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) else None
 
 
 async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str, str]], instance_dialect: str,
