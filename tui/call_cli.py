@@ -40,8 +40,26 @@ def add_parser(commands: Any, global_flags: Any) -> None:
     call.add_argument("--list", action="store_true", help="list the operations")
     call.add_argument("--data", metavar="JSON|@FILE", default="{}", help="the operation's fields as a JSON object")
     call.add_argument("-h", "--help", action="store_true", help="this help, or an operation's fields")
+    add_timeout_flag(call)
     global_flags(call)
     call.set_defaults(call_parser=call)
+
+
+def seconds(text: str) -> float:
+    """A `--timeout`: a number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a number of seconds, such as 30") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError("a number of seconds above 0, such as 30")
+    return value
+
+
+def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
+    """`--timeout SECONDS`: the whole of each call to the gateway (and of reading `--data @FILE`), answer included."""
+    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
+                        help="give up a call that has not ended after this many seconds, answer included (default 120)")
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -74,14 +92,17 @@ def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import asyncio
+
     from tui.calls import call_operation, parse_data, refuse_secrets_in_arguments
 
     async def outcome() -> CallOutcome:
-        data = parse_data(args.data)
+        data = await asyncio.to_thread(parse_data, args.data, seconds=args.timeout)
         if not args.data.startswith("@"):
             refuse_secrets_in_arguments(op, data)
         return await call_operation(
-            op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False))
+            op, data, profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False)),
+            deadline=args.timeout,
         )
 
     return await report("gateway-tui call", op.id.value, outcome, out, err)
@@ -91,8 +112,10 @@ async def report(
     command: str, what: str, outcome: Callable[[], Awaitable[CallOutcome]], out: TextIO, err: TextIO
 ) -> int:
     """Run one call and print it as `call` does: the answer on stdout (0), the gateway's no on stderr (1), or why
-    nothing was sent (2), or the profile is read-only (3). `send` prints through here too."""
+    nothing was sent (2), or the profile is read-only (3). `send` prints through here too. Every line on `err` is
+    one line, whatever the user or the gateway wrote into it (`echoed`)."""
     from tui.api.errors import GatewayError, ReadOnlyRefused
+    from tui.api.wording import echoed
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused
     from tui.config import ConfigError
@@ -100,19 +123,19 @@ async def report(
     try:
         result = await outcome()
     except (CallRefused, ConfigError) as refused:
-        print(f"{command}: {refused}", file=err)
+        print(echoed(f"{command}: {refused}"), file=err)
         return EXIT_NOT_SENT
     except ReadOnlyRefused as refused:
-        print(f"{command}: {refused.message}", file=err)
+        print(echoed(f"{command}: {refused.message}"), file=err)
         return EXIT_READ_ONLY
     except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
-        print(f"{command}: {what}: {refused.message}", file=err)
+        print(echoed(f"{command}: {what}: {refused.message}"), file=err)
         return EXIT_NOT_SENT
     except GatewayError as error:
-        print(f"{command}: {what}: {error.message}", file=err)
+        print(echoed(f"{command}: {what}: {error.message}"), file=err)
         return EXIT_GATEWAY_SAID_NO
     if result.failure is not None:
-        print(f"{command}: {result.failure}", file=err)
+        print(echoed(f"{command}: {result.failure}"), file=err)
         return EXIT_GATEWAY_SAID_NO
     try:
         print(result.answer, file=out)
@@ -120,7 +143,7 @@ async def report(
     except BrokenPipeError:  # `call … | head`: the reader went away; the call itself succeeded
         _silence_stdout(out)
     if result.note:
-        print(f"{command}: {result.note}", file=err)
+        print(echoed(f"{command}: {result.note}"), file=err)
     return EXIT_OK
 
 
