@@ -202,8 +202,8 @@ def _replay(args: argparse.Namespace) -> int:
         event = store.get(args.id)
         if event is None:
             raise _Refused(f"no event #{args.id} in {store.path}")
-        if event.body_cut:
-            raise _Refused(f"event #{event.id} not sent: {event.cut_note()}")
+        if (refusal := event.replay_refusal()) is not None:  # an empty POST would be reported "delivered"
+            raise _Refused(f"event #{event.id} not sent: {refusal}")
         attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
     print(f"event #{event.id}: {describe(attempt)}")
     return 0 if attempt.delivered else EXIT_FAILED
