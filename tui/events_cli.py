@@ -118,7 +118,18 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_EVENT_ID = 2**63 - 1  # SQLite's largest rowid
+
+
+def _checked_id(event_id: int) -> int:
+    """An id some event can have; the store cannot even be asked about another (an OverflowError past 2**63-1)."""
+    if not 1 <= event_id <= MAX_EVENT_ID:
+        raise _Refused(f"no event #{event_id}: event ids are whole numbers from 1 to {MAX_EVENT_ID}")
+    return event_id
+
+
 def _show(args: argparse.Namespace) -> int:
+    _checked_id(args.id)
     with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
         event = store.get(args.id)
         attempts = forward_log.attempts(args.id) if event is not None else []
@@ -197,6 +208,7 @@ def _local(moment: datetime) -> str:
 def _replay(args: argparse.Namespace) -> int:
     from tui.webhooks.forwarder import replay
 
+    _checked_id(args.id)
     url = check_target(args.to, allow_remote=args.allow_remote)
     with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
         event = store.get(args.id)

@@ -132,6 +132,17 @@ def test_show_unknown_id_says_so(capsys, db):
     assert code == 2 and "no event #99" in err
 
 
+@pytest.mark.parametrize("action", ["show", "replay"])
+@pytest.mark.parametrize("event_id", ["99999999999999999999", "0", "-3"])
+def test_an_id_no_event_can_have_is_one_line(capsys, db, action, event_id):
+    """SQLite's ids run from 1 to 2**63-1: a number beyond them was an OverflowError traceback."""
+    to = ["--to", "http://127.0.0.1:9/hook"] if action == "replay" else []
+    code, out, err = run(capsys, "events", action, event_id, "--db", str(db), *to)
+    assert (code, out) == (2, "")
+    assert err == (f"gateway-tui events: no event #{event_id}: event ids are whole numbers from 1 to "
+                   "9223372036854775807\n")
+
+
 def test_export_filters_oldest_first(capsys, db, tmp_path):
     code, out, _ = run(capsys, "events", "export", "--db", str(db), "--kind", "Message", "--verdict", "valid")
     assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [1, 4]
