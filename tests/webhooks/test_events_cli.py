@@ -293,6 +293,24 @@ async def test_the_loop_listen_forward_trigger_list_replay(app, tmp_path):
         assert store.count() == 1
 
 
+async def test_listen_never_prints_a_forward_targets_query(app, tmp_path):
+    """`--forward-to URL?token=…`: the app's shared secret rides in the query. The store keeps the target without
+    it; listen's own lines (where it forwards, each attempt) show the same, never the secret."""
+    secret = "forward-query-SECRET-7f3a"
+    db = tmp_path / "query.sqlite3"
+    process, listener_url = await start_headless(db, "--forward-to", f"{app.url}?token={secret}", key=KEY)
+    try:
+        code, out, _ = await cli("trigger", "Message", "--to", listener_url + "/session", key=KEY)
+        assert code == 0 and "HTTP 200" in out
+        await app.wait_for(1)  # still forwarded with its query: only what is shown loses it
+    finally:
+        _, stderr = await stop(process)
+    shown = process.first_line + stderr.decode()
+    assert f"forwarding to {app.url}" in process.first_line
+    assert "event #1: attempt 1 → " in shown
+    assert secret not in shown
+
+
 async def test_listen_stops_promptly_with_the_app_down_and_says_what_was_not_forwarded(tmp_path):
     from tests.webhooks.recording_app import free_port
 
