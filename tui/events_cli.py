@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui import config
+from tui.api.wording import echoed
 from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
@@ -47,18 +48,18 @@ def run_cli(args: argparse.Namespace) -> int:
         action = {"list": _list, "show": _show, "export": _export, "replay": _replay}[args.events_command]
         return action(args)
     except (_Refused, config.ConfigError, ForwardTargetRefused) as error:
-        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except (StoreUnusable, StoreFailing) as error:
-        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error}"), file=sys.stderr)
         return EXIT_FAILED
     except sqlite3.OperationalError as error:  # e.g. the forward log beside the store, on a full disk
-        print(f"gateway-tui {args.command}: the event store cannot be used: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: the event store cannot be used: {error}"), file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:  # before OSError, which it is
         return 0  # the reading script (head, jq) went away
     except OSError as error:  # an export file that cannot be written
-        print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}"), file=sys.stderr)
         return EXIT_FAILED
 
 

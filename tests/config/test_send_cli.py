@@ -87,6 +87,24 @@ async def test_nothing_is_sent_when_the_file_or_the_dialect_cannot_be(sandbox, t
     assert list(sandbox.state.sent) == []
 
 
+@pytest.mark.parametrize("exists", [True, False], ids=["a-gif-named-png", "missing"])
+async def test_a_file_name_with_escape_sequences_is_shown_escaped_on_one_line(sandbox, tmp_path: Path,
+                                                                              exists: bool) -> None:
+    """A name holding a terminal escape (set the title, colour) and a newline: the message shows it escaped, on one
+    line, and the terminal is told nothing."""
+    profile = _profile(sandbox, "spec-session", SessionDialect.SPEC)
+    name = "evil\x1b]0;pwned\x07\x1b[31m\nline two\u202e.png"
+    path = tmp_path / name
+    if exists:
+        path.write_bytes(media_files.gif())
+    code, out, err = await send("--to", PHONE, str(path), "--as", "image", "--profile", profile)
+    assert (code, out) == (2, "")
+    assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err
+    [line] = err.splitlines()
+    assert f"{tmp_path}/evil\\x1b]0;pwned\\x07\\x1b[31m\\nline two\\u202e.png: " in line
+    assert list(sandbox.state.sent) == []
+
+
 async def test_the_gateway_saying_no_exits_1(sandbox, tmp_path: Path) -> None:
     profile = _profile(sandbox, "zapi-no", SessionDialect.SPEC)
     sandbox.state.connected = False

@@ -143,6 +143,14 @@ def test_an_id_no_event_can_have_is_one_line(capsys, db, action, event_id):
                    "9223372036854775807\n")
 
 
+def test_a_store_path_with_escape_sequences_is_shown_escaped_on_one_line(capsys, tmp_path):
+    path = tmp_path / "x\x1b[2J\nsecond line.sqlite3"
+    code, out, err = run(capsys, "events", "list", "--db", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"gateway-tui events: no event store at {tmp_path}/x\\x1b[2J\\nsecond line.sqlite3 (nothing " \
+                  "received yet, or pass --db PATH)\n"
+
+
 def test_export_filters_oldest_first(capsys, db, tmp_path):
     code, out, _ = run(capsys, "events", "export", "--db", str(db), "--kind", "Message", "--verdict", "valid")
     assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [1, 4]
