@@ -100,8 +100,28 @@ def _account_filter(args: argparse.Namespace) -> str | None:
     return args.profile if shared and args.profile else None
 
 
+def _reading(args: argparse.Namespace) -> tuple[EventStore, bool]:
+    """The store to read, and whether it was opened read-only: as always when it can be written (its search index
+    catches up, an older schema is brought up to date), else read-only (a store on a read-only mount), saying what
+    that cannot show."""
+    path = _store_path(args)
+    store = EventStore(path)
+    try:
+        return store.open(), False
+    except (OSError, sqlite3.OperationalError, StoreFailing):  # EROFS, EACCES, SQLite's "readonly database"
+        store.close()
+    store = EventStore(path, read_only=True).open()
+    notes = [store.read_note] if store.read_note is not None else []
+    if getattr(args, "search", None):
+        notes.append(f"{path} cannot be written: --search finds only the events its search index held already")
+    for note in notes:
+        print(echoed(f"gateway-tui events: {note}"), file=sys.stderr)
+    return store, True
+
+
 def _list(args: argparse.Namespace) -> int:
-    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+    store, read_only = _reading(args)
+    with store, ForwardLog(store.path, read_only=read_only) as forward_log:
         events = store.newest(args.limit or 50, **_filters(args))
         latest = forward_log.latest(event.id for event in events)
     if args.json:
@@ -131,7 +151,8 @@ def _checked_id(event_id: int) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     _checked_id(args.id)
-    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+    store, read_only = _reading(args)
+    with store, ForwardLog(store.path, read_only=read_only) as forward_log:
         event = store.get(args.id)
         attempts = forward_log.attempts(args.id) if event is not None else []
         pending = event is not None and forward_log.is_queued(args.id)
@@ -166,7 +187,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     filters = _filters(args)
-    with EventStore(_store_path(args)) as store:
+    store, _read_only = _reading(args)
+    with store:
         if args.output:
             with open_private(Path(args.output)) as stream:
                 written = _write_export(store, stream, args.limit, filters)
