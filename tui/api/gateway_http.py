@@ -56,6 +56,9 @@ DEFAULT_TIMEOUT = 10.0
 # The whole call (connecting, sending, every byte of the answer, retries): a gateway answering a byte at a time
 # restarts the per-read timeout at every byte and would hold the call for ever.
 DEFAULT_DEADLINE = 120.0
+# ...plus a second for every this many bytes sent, by default: a 100 MB video (134 MB as base64) may take minutes
+# to go up a slow line, and must not be cut off for it.
+SLOWEST_UPLOAD = 64 * 1024
 # The largest answer read: above the largest media a gateway takes (100 MB) written as base64 (~134 MB), so no
 # real answer meets it, and a gateway answering without end cannot fill the memory.
 MAX_ANSWER_BYTES = 256 * 1024 * 1024
@@ -133,11 +136,12 @@ class GatewayHttp:
         max_answer: int = MAX_ANSWER_BYTES,
     ) -> None:
         """`tls_context`: the one `tls_context()` built beforehand (None: built when an https:// call first needs it).
-        `timeout` bounds each step (connect, each read); `deadline` the whole call (default: DEFAULT_DEADLINE, or
-        `timeout` when longer); `max_answer` the bytes of one answer read."""
+        `timeout` bounds each step (connect, each read); `deadline` the whole call, retries included (default:
+        DEFAULT_DEADLINE or `timeout` when longer, plus a second per SLOWEST_UPLOAD bytes sent); `max_answer` the
+        bytes of one answer read."""
         install_library_log_redaction()
         self.timeout = timeout
-        self.deadline = deadline if deadline is not None else max(DEFAULT_DEADLINE, timeout)
+        self.deadline = deadline
         self.max_answer = max_answer
         self.on_exchange = on_exchange
         self.max_read_retries = max_read_retries
@@ -205,10 +209,14 @@ class GatewayHttp:
 
     async def call(self, call: Call[Result]) -> Result:
         retries_left = self.max_read_retries if call.is_read else 0
-        ends_at = asyncio.get_running_loop().time() + self.deadline
+        content = dump_json(call.body).encode() if call.body is not None else None
+        seconds = self.deadline
+        if seconds is None:
+            seconds = max(DEFAULT_DEADLINE, self.timeout) + len(content or b"") / SLOWEST_UPLOAD
+        ends_at = asyncio.get_running_loop().time() + seconds
         while True:
             try:
-                return await self._attempt(call, ends_at)
+                return await self._attempt(call, content, ends_at, seconds)
             except RateLimited as limited:
                 wait = min(limited.retry_after if limited.retry_after is not None else DEFAULT_RETRY_WAIT,
                            self.max_retry_wait)
@@ -217,11 +225,10 @@ class GatewayHttp:
                 retries_left -= 1
                 await self._sleep(wait)
 
-    async def _attempt(self, call: Call[Result], ends_at: float) -> Result:
+    async def _attempt(self, call: Call[Result], content: bytes | None, ends_at: float, seconds: float) -> Result:
         import httpx
 
         redact = call.redactor.with_secrets(*body_secrets(call.body))
-        content = dump_json(call.body).encode() if call.body is not None else None
         started_at = datetime.now(UTC)
         started = time.perf_counter()
         status: int | None = None
@@ -236,7 +243,7 @@ class GatewayHttp:
                         response_text = await read_answer(response, self.max_answer, call.operation)
             except TimeoutError:
                 raise GatewayTimeout(
-                    f"No whole answer within {self.deadline:g} s for {call.operation} ({call.method} "
+                    f"No whole answer within {seconds:.3g} s for {call.operation} ({call.method} "
                     f"{call.shown_url}): the call's deadline passed (--timeout sets it)"
                 ) from None
             except httpx.TimeoutException:
