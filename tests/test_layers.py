@@ -53,7 +53,7 @@ def layer_of(module: str) -> str:
         return WEBHOOKS
     if module.startswith("tui.api"):
         return API
-    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui.preferences", "tui.listener_record", "tui"):
+    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui.preferences", "tui.listener_record", "tui.input_files", "tui"):
         return BESIDE
     raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
 
