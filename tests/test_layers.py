@@ -55,7 +55,7 @@ def layer_of(module: str) -> str:
     if module.startswith("tui.api"):
         return API
     if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui.preferences",
-                  "tui.listener_record", "tui.exit_codes", "tui"):
+                  "tui.listener_record", "tui.exit_codes", "tui.input_files", "tui"):
         return BESIDE
     raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
 

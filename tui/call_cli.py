@@ -39,9 +39,27 @@ def add_parser(commands: Any, global_flags: Any) -> None:
                       help="with --list: a JSON array of {id, number, family, method, writes, title}")
     call.add_argument("--data", metavar="JSON|@FILE", default="{}", help="the operation's fields as a JSON object")
     call.add_argument("-h", "--help", action="store_true", help="this help, or an operation's fields")
+    add_timeout_flag(call)
     global_flags(call)
     add_sandbox_flag(call)
     call.set_defaults(call_parser=call)
+
+
+def seconds(text: str) -> float:
+    """A `--timeout`: a number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a number of seconds, such as 30") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError("a number of seconds above 0, such as 30")
+    return value
+
+
+def add_timeout_flag(parser: argparse.ArgumentParser) -> None:
+    """`--timeout SECONDS`: the whole of each call to the gateway (and of reading `--data @FILE`), answer included."""
+    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
+                        help="give up a call that has not ended after this many seconds, answer included (default 120)")
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -83,10 +101,12 @@ def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import asyncio
+
     from tui.calls import call_operation, parse_data, refuse_secrets_in_arguments
 
     async def outcome() -> CallOutcome:
-        data = parse_data(args.data)
+        data = await asyncio.to_thread(parse_data, args.data, seconds=args.timeout)
         if not args.data.startswith("@"):
             refuse_secrets_in_arguments(op, data)
         async with sandbox_for_command(args) as sandbox:
@@ -94,6 +114,7 @@ async def _call(op: ErasedOperation, args: argparse.Namespace, out: TextIO, err:
                 op, data, profile=getattr(args, "profile", None),
                 insecure_storage=bool(getattr(args, "insecure_storage", False)),
                 given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None,
+                deadline=args.timeout,
             )
 
     return await report("gateway-tui call", op.id.value, outcome, out, err)
@@ -103,8 +124,10 @@ async def report(
     command: str, what: str, outcome: Callable[[], Awaitable[CallOutcome]], out: TextIO, err: TextIO
 ) -> int:
     """Run one call and print it as `call` does: the answer on stdout (0), the gateway's no on stderr (1), or why
-    nothing was sent (2), or the profile is read-only (3). `send` prints through here too."""
+    nothing was sent (2), or the profile is read-only (3). `send` prints through here too. Every line on `err` is
+    one line, whatever the user or the gateway wrote into it (`echoed`)."""
     from tui.api.errors import GatewayError, ReadOnlyRefused
+    from tui.api.wording import echoed
     from tui.api.operations import DialectRefusal
     from tui.calls import CallRefused
     from tui.command_sandbox import SandboxNotStarted
@@ -113,25 +136,25 @@ async def report(
     try:
         result = await outcome()
     except (CallRefused, ConfigError) as refused:
-        print(f"{command}: {refused}", file=err)
+        print(echoed(f"{command}: {refused}"), file=err)
         return Exit.BAD_INPUT
     except SandboxNotStarted as error:
-        print(f"{command}: {error}", file=err)
+        print(echoed(f"{command}: {error}"), file=err)
         return Exit.REFUSED
     except ReadOnlyRefused as refused:
-        print(f"{command}: {refused.message}", file=err)
+        print(echoed(f"{command}: {refused.message}"), file=err)
         return Exit.READ_ONLY
     except DialectRefusal as refused:  # found out after a read (WuzAPI's webhook): still nothing was changed
-        print(f"{command}: {what}: {refused.message}", file=err)
+        print(echoed(f"{command}: {what}: {refused.message}"), file=err)
         return Exit.BAD_INPUT
     except GatewayError as error:
-        print(f"{command}: {what}: {error.message}", file=err)
+        print(echoed(f"{command}: {what}: {error.message}"), file=err)
         return Exit.REFUSED
     if result.failure is not None:
-        print(f"{command}: {result.failure}", file=err)
+        print(echoed(f"{command}: {result.failure}"), file=err)
         return Exit.REFUSED
     if result.note:  # before the answer: a reader that leaves early (`| head`) must not lose it
-        print(f"{command}: {result.note}", file=err)
+        print(echoed(f"{command}: {result.note}"), file=err)
     print(result.answer, file=out)  # a reader gone (`| head`): tui.cli's quiet_when_the_reader_leaves
     return Exit.OK
 

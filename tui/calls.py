@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from tui import config
 from tui.api.exchange import Exchange
+from tui.api.json_text import load_json
 from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, Request, field_errors
 from tui.api.dialects import SessionDialect
 from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId, SendKind
@@ -44,19 +45,30 @@ class CallOutcome:
     note: str | None = None  # something the user should know although the call worked (inbox not updated)
 
 
-def parse_data(text: str) -> dict[str, object]:
-    """`--data` as given: JSON text, or `@FILE` naming a file of JSON. The data must be one JSON object."""
+# The largest `--data @FILE` read: above the largest media a gateway takes (100 MB) written as base64.
+MAX_DATA_BYTES = 256 * 1024 * 1024
+
+
+def parse_data(text: str, *, seconds: float | None = None, limit: int = MAX_DATA_BYTES) -> dict[str, object]:
+    """`--data` as given: JSON text, or `@FILE` naming a file of JSON (UTF-8), read within `limit` bytes and
+    `seconds` (default: a call's deadline). The data must be one JSON object."""
+    from tui.api.gateway_http import DEFAULT_DEADLINE
+    from tui.input_files import InputUnreadable, read_input
+
     if text.startswith("@"):
-        path = text[1:]
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            raise CallRefused(f"--data {text}: cannot be read ({error.strerror or error})") from None
+            raw = read_input(text[1:], limit=limit, seconds=seconds if seconds is not None else DEFAULT_DEADLINE)
+        except InputUnreadable as error:
+            raise CallRefused(f"--data {text}: {error}. Nothing was sent.") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CallRefused(f"--data {text}: not UTF-8 text, so not a JSON file (an image or other binary "
+                              "file?). Nothing was sent.") from None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except ValueError as error:
-        raise CallRefused(f"--data is not valid JSON: {error}") from None
+        raise CallRefused(f"--data is not valid JSON: {error}. Nothing was sent.") from None
     if not isinstance(data, dict):
         raise CallRefused("--data must be a JSON object of the operation's fields, e.g. '{\"phone\": \"5511999999999\"}'")
     return data
@@ -154,10 +166,11 @@ async def _profile_and_secrets(
 
 async def call_operation(
     op: ErasedOperation, data: dict[str, object], *, profile: str | None = None, insecure_storage: bool = False,
-    given: GivenAccount | None = None,
+    given: GivenAccount | None = None, deadline: float | None = None,
 ) -> CallOutcome:
-    """Validate, write in the profile's dialect (or `given`'s), send. Raises CallRefused (nothing sent) or the
-    client's GatewayError (the gateway said no, or could not be reached)."""
+    """Validate, write in the profile's dialect (or `given`'s), send within `deadline` seconds (None: the client's
+    default). Raises CallRefused (nothing sent) or the client's GatewayError (the gateway said no, or could not be
+    reached)."""
     if op.id is OperationId.HMAC_SET and "hmac_key" not in data:
         build_request(op, {**data, "hmac_key": "x" * HMAC_KEY_MIN_LENGTH})  # any other bad field first
         chosen, secrets = await _profile_and_secrets(op, profile, insecure_storage, given)
@@ -171,7 +184,7 @@ async def call_operation(
         data = {**data, "hmac_key": key}
     request = build_request(op, data)
     chosen, secrets = await _profile_and_secrets(op, profile, insecure_storage, given)
-    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage)
+    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 
 def _needed_secrets(family: Family) -> tuple[SecretName, ...]:
@@ -217,7 +230,7 @@ def _add_command(chosen: config.Profile) -> str:
 
 async def send_request(
     op: ErasedOperation, request: Request, chosen: config.Profile, secrets: dict[SecretName, str | None], *,
-    insecure_storage: bool = False,
+    insecure_storage: bool = False, deadline: float | None = None,
 ) -> CallOutcome:
     """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
     CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
@@ -232,7 +245,7 @@ async def send_request(
 
     exchanges: list[Exchange] = []
     instance, session = chosen.instance, chosen.session
-    async with GatewayHttp(on_exchange=exchanges.append) as http:
+    async with GatewayHttp(on_exchange=exchanges.append, deadline=deadline) as http:
         if op.family is Family.INSTANCE and instance is not None:
             client: InstanceClient | SessionClient = InstanceClient(
                 http,
@@ -264,6 +277,7 @@ async def send_request(
 async def send_media(
     path: Path, phone: str, *, caption: str | None = None, kind: SendKind | None = None, family: Family | None = None,
     profile: str | None = None, insecure_storage: bool = False, given: GivenAccount | None = None,
+    deadline: float | None = None,
 ) -> CallOutcome:
     """`gateway-tui send`: the file checked (`tui.api.media`), the operation picked from its type or `kind`, sent on
     the profile's (or `given`'s) only media family or `family`. CallRefused (nothing sent) or the client's
@@ -280,7 +294,7 @@ async def send_media(
     except ValidationError as error:
         problems = field_errors(error)
         raise CallRefused(f"--to: {next(iter(problems.values()))}. Nothing was sent.", problems) from None
-    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage)
+    return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 
 def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
@@ -320,7 +334,7 @@ def _answer_text(exchanges: list[Exchange], result: BaseModel) -> str:
     body = exchanges[-1].response_body if exchanges else None
     if body:
         try:
-            return json.dumps(json.loads(body), ensure_ascii=False, indent=2)
-        except ValueError:
+            return json.dumps(load_json(body), ensure_ascii=False, indent=2)
+        except (ValueError, RecursionError):  # RecursionError: parsed, but too deep to write again
             pass
     return result.model_dump_json(indent=2, exclude_none=True)

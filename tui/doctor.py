@@ -179,15 +179,10 @@ class DoctorRecord:
 async def sandbox_info(urls: Sequence[str]) -> dict[str, str] | None:
     """`GET /sandbox/info` at the profile's gateway URLs: the sandbox says who it is (and its own number); a real
     gateway answers something else. {"own_phone", "instance_dialect", "session_dialect"} or None."""
-    import httpx
+    from tui.api.gateway_http import probe_json
 
     for url in urls:
-        try:
-            async with httpx.AsyncClient(timeout=3.0, trust_env=False) as client:
-                answer = await client.get(url.rstrip("/") + "/sandbox/info")
-            data = answer.json() if answer.status_code == 200 else None
-        except (httpx.HTTPError, OSError, ValueError):
-            continue
+        data = await probe_json(url.rstrip("/") + "/sandbox/info", seconds=3.0)  # a hostile answer cannot hold it
         if isinstance(data, dict) and data.get("sandbox") is True:
             return {key: str(data.get(key, "")) for key in ("own_phone", "instance_dialect", "session_dialect")}
     return None

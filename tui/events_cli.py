@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from tui import config
 from tui.exit_codes import Exit
+from tui.api.wording import echoed
 from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
@@ -50,18 +51,19 @@ def run_cli(args: argparse.Namespace) -> int:
         action = {"list": _list, "show": _show, "export": _export, "replay": _replay}[args.events_command]
         return action(args)
     except (_Refused, config.ConfigError, ForwardTargetRefused) as error:
-        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error}"), file=sys.stderr)
         return Exit.BAD_INPUT
     except (_NotFound, StoreUnusable, StoreFailing) as error:
-        print(f"gateway-tui {args.command}: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error}"), file=sys.stderr)
         return Exit.REFUSED
     except sqlite3.OperationalError as error:  # e.g. the forward log beside the store, on a full disk
-        print(f"gateway-tui {args.command}: the event store cannot be used: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: the event store cannot be used: {error}"), file=sys.stderr)
         return Exit.REFUSED
     except BrokenPipeError:  # before OSError, which it is: the reading script (head, jq) went away
         raise  # tui.cli's quiet_when_the_reader_leaves, as for every command
     except OSError as error:  # an export file that cannot be written
-        print(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        print(echoed(f"gateway-tui {args.command}: {error.strerror or error}: {error.filename or ''}"),
+              file=sys.stderr)
         return Exit.REFUSED
 
 
@@ -102,8 +104,28 @@ def _account_filter(args: argparse.Namespace) -> str | None:
     return args.profile if shared and args.profile else None
 
 
+def _reading(args: argparse.Namespace) -> tuple[EventStore, bool]:
+    """The store to read, and whether it was opened read-only: as always when it can be written (its search index
+    catches up, an older schema is brought up to date), else read-only (a store on a read-only mount), saying what
+    that cannot show."""
+    path = _store_path(args)
+    store = EventStore(path)
+    try:
+        return store.open(), False
+    except (OSError, sqlite3.OperationalError, StoreFailing):  # EROFS, EACCES, SQLite's "readonly database"
+        store.close()
+    store = EventStore(path, read_only=True).open()
+    notes = [store.read_note] if store.read_note is not None else []
+    if getattr(args, "search", None):
+        notes.append(f"{path} cannot be written: --search finds only the events its search index held already")
+    for note in notes:
+        print(echoed(f"gateway-tui events: {note}"), file=sys.stderr)
+    return store, True
+
+
 def _list(args: argparse.Namespace) -> int:
-    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+    store, read_only = _reading(args)
+    with store, ForwardLog(store.path, read_only=read_only) as forward_log:
         events = store.newest(args.limit or 50, **_filters(args))
         latest = forward_log.latest(event.id for event in events)
     if args.json:
@@ -121,8 +143,20 @@ def _list(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+MAX_EVENT_ID = 2**63 - 1  # SQLite's largest rowid
+
+
+def _checked_id(event_id: int) -> int:
+    """An id some event can have; the store cannot even be asked about another (an OverflowError past 2**63-1)."""
+    if not 1 <= event_id <= MAX_EVENT_ID:
+        raise _Refused(f"no event #{event_id}: event ids are whole numbers from 1 to {MAX_EVENT_ID}")
+    return event_id
+
+
 def _show(args: argparse.Namespace) -> int:
-    with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
+    _checked_id(args.id)
+    store, read_only = _reading(args)
+    with store, ForwardLog(store.path, read_only=read_only) as forward_log:
         event = store.get(args.id)
         attempts = forward_log.attempts(args.id) if event is not None else []
         pending = event is not None and forward_log.is_queued(args.id)
@@ -157,7 +191,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     filters = _filters(args)
-    with EventStore(_store_path(args)) as store:
+    store, _read_only = _reading(args)
+    with store:
         if args.output:
             with open_private(Path(args.output)) as stream:
                 written = _write_export(store, stream, args.limit, filters)
@@ -200,13 +235,14 @@ def _local(moment: datetime) -> str:
 def _replay(args: argparse.Namespace) -> int:
     from tui.webhooks.forwarder import replay
 
+    _checked_id(args.id)
     url = check_target(args.to, allow_remote=args.allow_remote)
     with EventStore(_store_path(args)) as store, ForwardLog(store.path) as forward_log:
         event = store.get(args.id)
         if event is None:
             raise _NotFound(f"no event #{args.id} in {store.path}")
-        if event.body_cut:
-            raise _Refused(f"event #{event.id} not sent: {event.cut_note()}")
+        if (refusal := event.replay_refusal()) is not None:  # an empty POST would be reported "delivered"
+            raise _Refused(f"event #{event.id} not sent: {refusal}")
         attempt = asyncio.run(replay(event, url, forward_log=forward_log, timeout=args.timeout))
     print(f"event #{event.id}: {describe(attempt)}")
     return Exit.OK if attempt.delivered else Exit.REFUSED

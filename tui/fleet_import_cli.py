@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tui.exit_codes import Exit
+from tui.call_cli import add_timeout_flag
 
 if TYPE_CHECKING:  # the module is imported for the parser: what the import needs is loaded when it runs
     from tui.secrets import GatewaySecret, SecretStore
@@ -50,6 +51,7 @@ def add_import_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     parser.add_argument("--listener-port", type=_port, default=None, help="the listener's port (default 8787)")
     parser.add_argument("--insecure-storage", action="store_true", default=argparse.SUPPRESS,
                         help="as before the subcommand")
+    add_timeout_flag(parser)
     return parser
 
 
@@ -82,6 +84,8 @@ def add_admin_parsers(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     for parser in (users, instances):
         parser.add_argument("--insecure-storage", action="store_true", default=argparse.SUPPRESS,
                             help="as before the subcommand")
+    for action in (*user_actions.choices.values(), *instance_actions.choices.values()):
+        add_timeout_flag(action)
 
 
 class _Refused(Exception):
@@ -91,6 +95,7 @@ class _Refused(Exception):
 def run_cli(args: argparse.Namespace) -> int:
     from tui import config
     from tui.api.errors import GatewayError
+    from tui.api.wording import echoed
     from tui.secrets import KeyringUnavailable
 
     import asyncio  # here, not at the top: `gateway-tui --sandbox` spawns its sandbox before asyncio's import (~25 ms)
@@ -99,11 +104,11 @@ def run_cli(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(action(args))
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
-        print(f"gateway-tui: {error}", file=sys.stderr)
+        print(echoed(f"gateway-tui: {error}"), file=sys.stderr)
         return Exit.BAD_INPUT
     except GatewayError as error:
         done = "nothing imported" if args.fleet_command == "import" else "not done"
-        print(f"gateway-tui: {done}: {error.message}", file=sys.stderr)
+        print(echoed(f"gateway-tui: {done}: {error.message}"), file=sys.stderr)
         return Exit.REFUSED
     except (KeyboardInterrupt, EOFError):
         print("\ngateway-tui: cancelled.", file=sys.stderr)
@@ -128,7 +133,7 @@ async def _import(args: argparse.Namespace) -> int:
     access = _access(args, secret, args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL))
     store, url, token = access.store, access.url, access.token
     try:
-        async with GatewayHttp() as http:
+        async with GatewayHttp(deadline=args.timeout) as http:
             if args.session_url:
                 report = await import_wuzapi(http, url, token, store, place=place, secrets_file=insecure)
             else:
@@ -158,7 +163,7 @@ async def _users(args: argparse.Namespace) -> int:
 
     access = _access(args, GatewaySecret.ADMIN_TOKEN, args.session_url)
     url = access.url
-    async with GatewayHttp() as http:
+    async with GatewayHttp(deadline=args.timeout) as http:
         client = WuzapiAdminClient(http, AdminCredentials(url, access.token))
         if args.admin_action == "list":
             users = await client.list_users()
@@ -188,7 +193,7 @@ async def _instances(args: argparse.Namespace) -> int:
     from tui.secrets import GatewaySecret
 
     access = _access(args, GatewaySecret.PARTNER_TOKEN, args.partner_url or ZAPI_PARTNER_URL)
-    async with GatewayHttp() as http:
+    async with GatewayHttp(deadline=args.timeout) as http:
         client = ZapiPartnerClient(http, AdminCredentials(access.url, access.token))
         if args.admin_action == "list":
             instances = await client.all_instances()

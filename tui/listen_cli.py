@@ -64,8 +64,10 @@ def run_cli(args: argparse.Namespace) -> int:
 
         try:
             check_target(forward_to, allow_remote=args.allow_remote)
-        except ForwardTargetRefused as error:
-            print(f"gateway-tui listen: --forward-to: {error}", file=sys.stderr)
+        except ForwardTargetRefused as error:  # it may quote the URL: its token= masked
+            from tui.api.redaction import redact_url_secrets
+
+            print(f"gateway-tui listen: --forward-to: {redact_url_secrets(str(error))}", file=sys.stderr)
             return Exit.BAD_INPUT
     from tui.config import ConfigError
     from tui.secrets import KeyringUnavailable
@@ -233,7 +235,10 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         signing = "HMAC key set; unsigned or badly signed events are refused (401), except unsigned instance callbacks"
     else:
         signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
-    forwarding = f"; forwarding to {args.forward_to}" if forwarder is not None else ""
+    from tui.webhooks.forwarder import shown_target
+
+    # As the store keeps the target: no user:password, no query (an app's shared secret often rides there).
+    forwarding = f"; forwarding to {shown_target(args.forward_to)}" if forwarder is not None else ""
     print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
     if served.old_paths:
         _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key,

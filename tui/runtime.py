@@ -1290,8 +1290,8 @@ class Runtime:
 
         if self.forwarder is None:
             raise LookupError("no forward URL is set: set one in Settings (Forward events to your app)")
-        if event.body_cut:
-            raise ValueError(f"event #{event.id} not sent: {event.cut_note()}")
+        if (refusal := event.replay_refusal()) is not None:
+            raise ValueError(f"event #{event.id} not sent: {refusal}")
         attempt = await replay(event, self.forwarder.target, forward_log=self.forward_log)
         self._on_attempt(attempt)
         return attempt

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui.call_cli import report
+from tui.call_cli import add_timeout_flag, report
 from tui.command_sandbox import add_sandbox_flag, sandbox_for_command
 
 KINDS = ("image", "video", "audio", "document")  # tui.api.operations.MEDIA_KINDS' values (not imported: start cost)
@@ -38,6 +38,7 @@ def add_parser(commands: Any, global_flags: Any) -> None:
                       help="send it as this kind (default: from the file's type)")
     send.add_argument("--family", choices=FAMILIES, default=None,
                       help="the endpoint family (default: the profile's only one that can send media)")
+    add_timeout_flag(send)
     global_flags(send)
     add_sandbox_flag(send)
 
@@ -63,6 +64,7 @@ async def _send(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 family=Family(args.family) if args.family else None,
                 profile=getattr(args, "profile", None), insecure_storage=bool(getattr(args, "insecure_storage", False)),
                 given=(sandbox.profile, sandbox.secrets) if sandbox is not None else None,
+                deadline=args.timeout,
             )
 
     return await report("gateway-tui send", args.file, outcome, out, err)

@@ -88,6 +88,7 @@ class Change:
 
 
 NO_STATUS_READ = "no status read in the spec dialect"
+UNREADABLE_ANSWER = "the answer could not be read"
 
 
 def header_words(watch: ConnectionWatch) -> str:
@@ -265,7 +266,7 @@ class ConnectionWatch:
 
     async def read(self, account: Account, family: Family) -> ConnectionState | None:
         """One family's status, read now and recorded; None when it could not be read (the problem says why)."""
-        from tui.api.errors import Conflict, GatewayError, TransportFault, Unauthorized
+        from tui.api.errors import AnswerTooLarge, Conflict, GatewayError, MalformedResponse, TransportFault, Unauthorized
         from tui.api.operations import DialectRefusal
 
         try:
@@ -284,6 +285,9 @@ class ConnectionWatch:
             return None
         except Conflict:
             self.set_problem(family, "not connected")
+            return None
+        except (MalformedResponse, AnswerTooLarge):  # an answer that is not a status (a hostile gateway's)
+            self.set_problem(family, UNREADABLE_ANSWER)
             return None
         except GatewayError as error:
             if family is Family.SESSION and says_no_session(error.message):

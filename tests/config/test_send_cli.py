@@ -93,6 +93,21 @@ async def test_a_caption_longer_than_whatsapp_takes_sends_nothing(sandbox, tmp_p
     code, out, err = await send("--to", PHONE, str(png), "--caption", "x" * 70_000, "--profile", profile)
     assert code == 2 and out == ""
     assert "is 70,000 characters long; WhatsApp takes at most 65,536 in one message" in err
+@pytest.mark.parametrize("exists", [True, False], ids=["a-gif-named-png", "missing"])
+async def test_a_file_name_with_escape_sequences_is_shown_escaped_on_one_line(sandbox, tmp_path: Path,
+                                                                              exists: bool) -> None:
+    """A name holding a terminal escape (set the title, colour) and a newline: the message shows it escaped, on one
+    line, and the terminal is told nothing."""
+    profile = _profile(sandbox, "spec-session", SessionDialect.SPEC)
+    name = "evil\x1b]0;pwned\x07\x1b[31m\nline two\u202e.png"
+    path = tmp_path / name
+    if exists:
+        path.write_bytes(media_files.gif())
+    code, out, err = await send("--to", PHONE, str(path), "--as", "image", "--profile", profile)
+    assert (code, out) == (2, "")
+    assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err
+    [line] = err.splitlines()
+    assert f"{tmp_path}/evil\\x1b]0;pwned\\x07\\x1b[31m\\nline two\\u202e.png: " in line
     assert list(sandbox.state.sent) == []
 
 

@@ -132,6 +132,25 @@ def test_show_unknown_id_says_so(capsys, db):
     assert code == 1 and "no event #99" in err  # not found: 1, as `message` says of a message id
 
 
+@pytest.mark.parametrize("action", ["show", "replay"])
+@pytest.mark.parametrize("event_id", ["99999999999999999999", "0", "-3"])
+def test_an_id_no_event_can_have_is_one_line(capsys, db, action, event_id):
+    """SQLite's ids run from 1 to 2**63-1: a number beyond them was an OverflowError traceback."""
+    to = ["--to", "http://127.0.0.1:9/hook"] if action == "replay" else []
+    code, out, err = run(capsys, "events", action, event_id, "--db", str(db), *to)
+    assert (code, out) == (2, "")
+    assert err == (f"gateway-tui events: no event #{event_id}: event ids are whole numbers from 1 to "
+                   "9223372036854775807\n")
+
+
+def test_a_store_path_with_escape_sequences_is_shown_escaped_on_one_line(capsys, tmp_path):
+    path = tmp_path / "x\x1b[2J\nsecond line.sqlite3"
+    code, out, err = run(capsys, "events", "list", "--db", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"gateway-tui events: no event store at {tmp_path}/x\\x1b[2J\\nsecond line.sqlite3 (nothing " \
+                  "received yet, or pass --db PATH)\n"
+
+
 def test_export_filters_oldest_first(capsys, db, tmp_path):
     code, out, _ = run(capsys, "events", "export", "--db", str(db), "--kind", "Message", "--verdict", "valid")
     assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [1, 4]
@@ -280,6 +299,24 @@ async def test_the_loop_listen_forward_trigger_list_replay(app, tmp_path):
         assert [(a.replay, a.outcome) for a in forward_log.attempts(1)] == [
             (False, Outcome.DELIVERED), (True, Outcome.DELIVERED)]
         assert store.count() == 1
+
+
+async def test_listen_never_prints_a_forward_targets_query(app, tmp_path):
+    """`--forward-to URL?token=…`: the app's shared secret rides in the query. The store keeps the target without
+    it; listen's own lines (where it forwards, each attempt) show the same, never the secret."""
+    secret = "forward-query-SECRET-7f3a"
+    db = tmp_path / "query.sqlite3"
+    process, listener_url = await start_headless(db, "--forward-to", f"{app.url}?token={secret}", key=KEY)
+    try:
+        code, out, _ = await cli("trigger", "Message", "--to", listener_url + "/session", key=KEY)
+        assert code == 0 and "HTTP 200" in out
+        await app.wait_for(1)  # still forwarded with its query: only what is shown loses it
+    finally:
+        _, stderr = await stop(process)
+    shown = process.first_line + stderr.decode()
+    assert f"forwarding to {app.url}" in process.first_line
+    assert "event #1: attempt 1 → " in shown
+    assert secret not in shown
 
 
 async def test_listen_stops_promptly_with_the_app_down_and_says_what_was_not_forwarded(tmp_path):

@@ -95,3 +95,26 @@ async def test_a_small_rejected_body_is_kept_whole(tmp_path):
     shown = json.loads(out)
     assert shown["body"] == body.decode() and shown["body_cut"] is False and shown["body_size"] == len(body)
     assert shown["payload"]["event"]["Message"]["conversation"] == "y" * 3000
+
+
+async def test_an_event_kept_without_its_body_is_not_replayed(tmp_path):
+    """A post to an account the listener does not serve is answered 404 and kept without its body: replaying it
+    would POST nothing and report it delivered. It is refused, as a cut body is, and nothing reaches the app."""
+    db = tmp_path / "events.sqlite3"
+    process, url = await start_headless(db, key=KEY)
+    body = b'{"type":"Message","event":{"Message":{"conversation":"for nobody"}}}'
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        async with http.post(url + "/a/nobody/session", data=body, headers={SIGNATURE_HEADER: sign(KEY, body)}) as answer:
+            assert answer.status == 404
+            event_id = (await answer.json())["id"]
+    process.send_signal(signal.SIGINT)
+    await asyncio.wait_for(process.communicate(), timeout=30)
+    app = await RecordingApp().start()
+    try:
+        code, out, err = await cli("events", "replay", str(event_id), "--db", str(db), "--to", app.url)
+    finally:
+        await app.stop()
+    assert app.received == []
+    assert (code, out) == (2, "")
+    assert err == (f"gateway-tui events: event #{event_id} not sent: it was stored without its body (no account "
+                   "named 'nobody' on this listener; body not kept), so there is nothing to send again\n")

@@ -29,6 +29,7 @@ from tui.api.errors import (
     RateLimited,
     UnexpectedStatus,
 )
+from tui.api.json_text import NestedTooDeeply, load_json
 from tui.api.models import Details, HmacStatus, ListAnswer, OperationResult, field_errors
 
 Result = TypeVar("Result", bound=BaseModel)
@@ -80,7 +81,7 @@ def _plain_text(text: str) -> str | None:
 def server_message(text: str) -> str | None:
     """The server's own explanation, from whichever body shape came back; None when it gave none."""
     try:
-        body = json.loads(text)
+        body = load_json(text)
     except ValueError:
         return _plain_text(text)
     texts = _texts_in(body)
@@ -126,7 +127,7 @@ def error_for_status(status: int, text: str, *, retry_after: str | None = None) 
 
 def _claims_success(text: str) -> bool:
     try:
-        body = json.loads(text)
+        body = load_json(text)
     except ValueError:
         return False
     return isinstance(body, dict) and body.get("success") is True
@@ -168,7 +169,12 @@ def decode_success(model: type[Result], status: int, text: str, operation: str) 
             return model()
         raise MalformedResponse(f"{status_line(status)} for {operation}, but the body is empty", status=status)
     try:
-        body = json.loads(text)
+        body = load_json(text)
+    except NestedTooDeeply as error:
+        raise MalformedResponse(
+            f"{status_line(status)} for {operation}, but the body is not JSON ({error})", status=status,
+            body=_shorten(text, 2000),
+        ) from None
     except ValueError:
         raise MalformedResponse(
             f"{status_line(status)} for {operation}, but the body is not JSON: {_shorten(text, 120)!r}",

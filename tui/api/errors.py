@@ -82,6 +82,10 @@ class ConnectionLost(TransportFault):
     """The connection broke after it was made (reset, closed mid-answer, protocol error)."""
 
 
+class AnswerTooLarge(GatewayError):
+    """The answer was larger than the client reads (GatewayHttp's `max_answer`): it was dropped unread."""
+
+
 class InvalidBaseUrl(GatewayError):
     """The configured base URL cannot be used for a request (no http:// or https://, bad host)."""
 

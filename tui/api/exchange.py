@@ -6,7 +6,6 @@ copied command runs after `export GATEWAY_TUI_CLIENT_TOKEN=...` and never carrie
 
 from __future__ import annotations
 
-import json
 import logging
 import shlex
 from collections import deque
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tui.api.json_text import load_json
 from tui.api.redaction import (
     INSTANCE_TOKEN_PLACEHOLDER,
     MASK,
@@ -86,7 +86,7 @@ _PROXY_SLOT = "@@GATEWAY_TUI_PROXY_PASSWORD@@"
 
 def _curl_body(body: str) -> str:
     try:
-        parsed = json.loads(body)
+        parsed = load_json(body)
     except ValueError:
         return shlex.quote(body)
     with_slots = dump_json(_slot_secrets(parsed))

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from tui.api.answers import decode_success, error_for_status
 from tui.api.errors import (
+    AnswerTooLarge,
     ConnectionLost,
     ConnectionRefused,
     GatewayError,
@@ -28,6 +29,8 @@ from tui.api.errors import (
     RateLimited,
 )
 from tui.api.exchange import Exchange, truncate
+from tui.api.json_text import load_json
+from tui.api.models import binary_size_text
 from tui.api.redaction import (
     Redactor,
     body_secrets,
@@ -50,6 +53,15 @@ ExchangeHook = Callable[[Exchange], None]
 Sleep = Callable[[float], Awaitable[None]]
 
 DEFAULT_TIMEOUT = 10.0
+# The whole call (connecting, sending, every byte of the answer, retries): a gateway answering a byte at a time
+# restarts the per-read timeout at every byte and would hold the call for ever.
+DEFAULT_DEADLINE = 120.0
+# ...plus a second for every this many bytes sent, by default: a 100 MB video (134 MB as base64) may take minutes
+# to go up a slow line, and must not be cut off for it.
+SLOWEST_UPLOAD = 64 * 1024
+# The largest answer read: above the largest media a gateway takes (100 MB) written as base64 (~134 MB), so no
+# real answer meets it, and a gateway answering without end cannot fill the memory.
+MAX_ANSWER_BYTES = 256 * 1024 * 1024
 MAX_READ_RETRIES = 2
 MAX_RETRY_WAIT = 5.0
 DEFAULT_RETRY_WAIT = 1.0
@@ -120,10 +132,17 @@ class GatewayHttp:
         max_retry_wait: float = MAX_RETRY_WAIT,
         sleep: Sleep | None = None,
         tls_context: ssl.SSLContext | None = None,
+        deadline: float | None = None,
+        max_answer: int = MAX_ANSWER_BYTES,
     ) -> None:
-        """`tls_context`: the one `tls_context()` built beforehand (None: built when an https:// call first needs it)."""
+        """`tls_context`: the one `tls_context()` built beforehand (None: built when an https:// call first needs it).
+        `timeout` bounds each step (connect, each read); `deadline` the whole call, retries included (default:
+        DEFAULT_DEADLINE or `timeout` when longer, plus a second per SLOWEST_UPLOAD bytes sent); `max_answer` the
+        bytes of one answer read."""
         install_library_log_redaction()
         self.timeout = timeout
+        self.deadline = deadline
+        self.max_answer = max_answer
         self.on_exchange = on_exchange
         self.max_read_retries = max_read_retries
         self.max_retry_wait = max_retry_wait
@@ -190,21 +209,26 @@ class GatewayHttp:
 
     async def call(self, call: Call[Result]) -> Result:
         retries_left = self.max_read_retries if call.is_read else 0
+        content = dump_json(call.body).encode() if call.body is not None else None
+        seconds = self.deadline
+        if seconds is None:
+            seconds = max(DEFAULT_DEADLINE, self.timeout) + len(content or b"") / SLOWEST_UPLOAD
+        ends_at = asyncio.get_running_loop().time() + seconds
         while True:
             try:
-                return await self._attempt(call)
+                return await self._attempt(call, content, ends_at, seconds)
             except RateLimited as limited:
-                if retries_left <= 0:
+                wait = min(limited.retry_after if limited.retry_after is not None else DEFAULT_RETRY_WAIT,
+                           self.max_retry_wait)
+                if retries_left <= 0 or asyncio.get_running_loop().time() + wait >= ends_at:
                     raise
                 retries_left -= 1
-                wait = limited.retry_after if limited.retry_after is not None else DEFAULT_RETRY_WAIT
-                await self._sleep(min(wait, self.max_retry_wait))
+                await self._sleep(wait)
 
-    async def _attempt(self, call: Call[Result]) -> Result:
+    async def _attempt(self, call: Call[Result], content: bytes | None, ends_at: float, seconds: float) -> Result:
         import httpx
 
         redact = call.redactor.with_secrets(*body_secrets(call.body))
-        content = dump_json(call.body).encode() if call.body is not None else None
         started_at = datetime.now(UTC)
         started = time.perf_counter()
         status: int | None = None
@@ -212,10 +236,16 @@ class GatewayHttp:
         failure: GatewayError | None = None
         try:
             try:
-                client = await self._client_for(call.url)
-                response = await client.request(call.method, call.url, headers=call.headers, content=content)
-                status = response.status_code
-                response_text = response.text
+                async with asyncio.timeout_at(ends_at):
+                    client = await self._client_for(call.url)
+                    async with client.stream(call.method, call.url, headers=call.headers, content=content) as response:
+                        status = response.status_code
+                        response_text = await read_answer(response, self.max_answer, call.operation)
+            except TimeoutError:
+                raise GatewayTimeout(
+                    f"No whole answer within {seconds:.3g} s for {call.operation} ({call.method} "
+                    f"{call.shown_url}): the call's deadline passed (--timeout sets it)"
+                ) from None
             except httpx.TimeoutException:
                 raise GatewayTimeout(
                     f"No answer within {self.timeout:g} s for {call.operation} ({call.method} {call.shown_url})"
@@ -266,6 +296,45 @@ class GatewayHttp:
             self.on_exchange(exchange)
         except Exception:  # the request log must never break the call it records
             log.exception("on_exchange hook failed")
+
+
+PROBE_LIMIT = 64 * 1024
+
+
+async def probe_json(url: str, *, seconds: float, limit: int = PROBE_LIMIT) -> Any:
+    """GET `url` outside any profile (does a sandbox answer there?), the whole exchange within `seconds` and `limit`
+    bytes: the JSON document of a 200, or None for anything else (no answer, another status, too slow, too large,
+    not JSON, nested too deeply)."""
+    import httpx
+
+    try:
+        async with asyncio.timeout(seconds), httpx.AsyncClient(timeout=seconds, trust_env=False) as client:
+            async with client.stream("GET", url) as response:
+                if response.status_code != 200:
+                    return None
+                return load_json(await read_answer(response, limit, "the probe"))
+    except (httpx.HTTPError, OSError, ValueError, TimeoutError, AnswerTooLarge):
+        return None
+
+
+async def read_answer(response: httpx.Response, limit: int, operation: str) -> str:
+    """The answer's text, read a chunk at a time (decompressed) and never more than `limit` bytes: AnswerTooLarge
+    as soon as it is known to be larger (its Content-Length, or the bytes that came)."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise AnswerTooLarge(_too_large(operation, limit, f"it says {int(declared)} bytes"), status=response.status_code)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise AnswerTooLarge(_too_large(operation, limit, "it kept coming"), status=response.status_code)
+        chunks.append(chunk)
+    return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+
+
+def _too_large(operation: str, limit: int, why: str) -> str:
+    return f"The answer to {operation} is larger than {binary_size_text(limit)} ({why}): it was not read"
 
 
 def _origin(url: str) -> str:

@@ -961,6 +961,14 @@ def size_text(size: int) -> str:
     return f"{size} bytes"
 
 
+def binary_size_text(size: int) -> str:
+    """`256 MiB`, `64 KiB`, `100 bytes`: a limit of ours, in the binary units the command line's sizes take."""
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} bytes"
+
+
 def _media_reading(kind: str, source: str, name: str | None, caption: str | None) -> str:
     """`[image] 12 KB  caption`, `[document] invoice.pdf, 80 KB  caption`: a link, or the size of the file carried
     inline, never its bytes."""

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from tui.api.json_text import NestedTooDeeply, load_json
+
 MASK = "***"
 INSTANCE_TOKEN_PLACEHOLDER = "{instanceToken}"
 SECRET_HEADERS = frozenset({"client-token", "token", "authorization"})
@@ -99,7 +101,9 @@ def mask_json_keys(text: str, keys: frozenset[str]) -> str:
     if not keys:
         return text
     try:
-        value = json.loads(text)
+        value = load_json(text)
+    except NestedTooDeeply:
+        return _TOO_DEEP_TO_MASK
     except ValueError:
         return text
 
@@ -111,7 +115,14 @@ def mask_json_keys(text: str, keys: frozenset[str]) -> str:
             return [mask(element) for element in item]
         return item
 
-    return dump_json(mask(value))
+    try:
+        return dump_json(mask(value))
+    except RecursionError:  # parsed, but too deep to walk
+        return _TOO_DEEP_TO_MASK
+
+
+# An answer too deep to mask is dropped from the record rather than kept with the secrets it may hold.
+_TOO_DEEP_TO_MASK = "(answer not kept: nested too deeply to mask its secrets)"
 
 
 DATA_URL_SHOWN = 64  # characters of a media data URL's base64 kept in logs

@@ -127,3 +127,12 @@ def clip_words(text: str, width: int) -> str:
     if space <= 0:
         return room + "…"
     return room[:space].rstrip(" ,;:·-") + "…"
+
+
+def echoed(text: str) -> str:
+    """Text the user gave (a file name, a URL, a gateway's words), made safe inside one line of ours: every
+    character a terminal would act on or break the line at (escape sequences, newlines, bidi overrides) is written
+    as Python escapes it (`\\x1b`, `\\n`, `\\u202e`), so it shows what was given and does nothing."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)

@@ -157,8 +157,8 @@ class EventDetailScreen(ModalScreen[None]):
             self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
                         severity="warning", markup=False)
             return
-        if self.event.body_cut:  # a cut body is not the original: never sent as if it were
-            self.notify(f"Not replayed: {self.event.cut_note()}", severity="warning", markup=False)
+        if (refusal := self.event.replay_refusal()) is not None:  # a cut or unkept body is not the original
+            self.notify(f"Not replayed: {refusal}", severity="warning", markup=False)
             return
         attempt = await runtime.replay(self.event)
         self.notify(attempt_text(runtime, attempt), severity="information" if attempt.delivered else "error", markup=False)

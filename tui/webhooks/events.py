@@ -89,6 +89,16 @@ class StoredEvent:
         return (f"body cut: the first {len(self.body)} of {self.cut_from} bytes kept "
                 "(a rejected event keeps no more; it cannot be replayed)")
 
+    def replay_refusal(self) -> str | None:
+        """Why this event cannot be sent again as it came: its body cut, or none kept (a rejected event the listener
+        did not read, e.g. one for an account it does not serve); None when it can be."""
+        if self.cut_from is not None:
+            return self.cut_note()
+        if not self.body:
+            return (f"it was stored without its body ({self.reason or 'rejected'}), so there is nothing to send "
+                    "again")
+        return None
+
     def body_text(self) -> str | None:
         """The body as UTF-8 text, None when it is not text. A cut body may end inside a character: that
         character is left out, not taken for binary data."""

@@ -203,15 +203,27 @@ class ForwardLog:
     the events' own commits keep their fsync.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """`read_only`: only read (`events list`): opened as the store's read_only_connection; no log yet reads
+        as an empty one."""
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._written = 0
 
     def open(self) -> Self:
         with self._lock:
-            if self._connection is None:
+            if self._connection is None and self.read_only:
+                from tui.webhooks.store import read_only_connection
+
+                connection, _uri, _note = read_only_connection(self.path)
+                tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if {"forward_attempts", "forward_queue"} <= tables:
+                    self._connection = connection
+                else:
+                    connection.close()
+            elif self._connection is None:
                 connection = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
                 connection.execute("PRAGMA journal_mode=WAL")
                 connection.execute("PRAGMA synchronous=NORMAL")

@@ -307,11 +307,16 @@ def default_path() -> Path:
 class EventStore:
     """Webhook events on disk. `retention`: keep at most that many newest events (None keeps everything)."""
 
-    def __init__(self, path: Path | None = None, *, retention: int | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, retention: int | None = None, read_only: bool = False) -> None:
+        """`read_only`: only read (`events list`): nothing is created, migrated or written, so a store on a read-only
+        mount can be read; `read_note` then says what could not be (see read_only_connection)."""
         if retention is not None and retention < 1:
             raise ValueError("retention must be at least 1 event, or None to keep everything")
         self.path = Path(path) if path is not None else default_path()
         self.retention = retention
+        self.read_only = read_only
+        self.read_note: str | None = None
+        self._read_only_uri: str | None = None
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._state_lock = threading.Lock()
         self._open = False
@@ -350,6 +355,9 @@ class EventStore:
         """Create or open the store. Raises StoreUnusable (naming the file and what to do) for a damaged file."""
         with self._state_lock:
             if self._open:
+                return self
+            if self.read_only:
+                self._open_read_only()
                 return self
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Events carry people's messages: the file (and the -wal/-shm files SQLite derives from it) is private,
@@ -412,6 +420,32 @@ class EventStore:
         if not checked_now:
             threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
+
+    def _open_read_only(self) -> None:
+        """Open without writing anything: no file created, no schema brought up to date, no writer."""
+        if not self.path.is_file():
+            raise StoreFailing(f"no event store at {self.path}")
+        try:
+            connection, self._read_only_uri, self.read_note = read_only_connection(self.path)
+        except sqlite3.DatabaseError as error:
+            if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+                raise self._unusable(str(error)) from None
+            raise StoreFailing(f"cannot open the event store {self.path} to read it: {error}") from None
+        try:
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if self.path.stat().st_size <= QUICK_CHECK_AT_OPEN_LIMIT:
+                self._check_integrity(connection)
+        finally:
+            connection.close()
+        if version != SCHEMA_VERSION:
+            newer = "a newer" if version > SCHEMA_VERSION else "an older"
+            raise StoreUnusable(
+                f"the event store {self.path} was written by {newer} version of gateway-tui (schema {version}; this "
+                f"version reads schema {SCHEMA_VERSION}), and reading it here must not change it. Open it with the "
+                "version that wrote it, or once where it can be written (it is brought up to date then)."
+            )
+        self._giving_up.clear()
+        self._open = True
 
     def _load_recent_fingerprints(self, connection: sqlite3.Connection) -> None:
         """The fingerprints of the rows the idle indexing has not reached yet (after a crash or a flood)."""
@@ -910,6 +944,8 @@ class EventStore:
 
     def _catch_up_search_index(self) -> None:
         """Block until every event stored so far is searchable (readers call this from worker threads)."""
+        if self.read_only:  # nothing may be written: events not indexed yet are left out of searches
+            return
         request = _CatchUp()
         with self._state_lock:
             if not self._open:
@@ -1196,6 +1232,9 @@ class EventStore:
     # -- connections and schema -------------------------------------------------------------------------------
 
     def _connect(self, timeout: float = 10.0) -> sqlite3.Connection:
+        if self._read_only_uri is not None:  # a read-only store's readers: the way its open found to read it
+            return sqlite3.connect(self._read_only_uri, uri=True, timeout=timeout, isolation_level=None,
+                                   check_same_thread=False)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never implicit.
         connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
         connection.execute("PRAGMA journal_mode=WAL")
@@ -1280,6 +1319,34 @@ def _rollback(connection: sqlite3.Connection) -> None:
     if connection.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             connection.execute("ROLLBACK")
+
+
+def read_only_connection(path: Path) -> tuple[sqlite3.Connection, str, str | None]:
+    """A connection that never writes to `path` or beside it; its URI (for more like it); what it cannot show.
+
+    SQLite reads a WAL store read-only (mode=ro) only where it can keep the -shm index beside it; on a read-only
+    mount it cannot, whether or not a -wal file is there. Then the store file is read alone (immutable=1): events
+    still in a -wal file, not yet copied into the store file, are not seen, and the note says so."""
+    from urllib.parse import quote
+
+    base = f"file:{quote(str(path.absolute()))}"
+    for mode in ("mode=ro", "immutable=1"):
+        uri = f"{base}?{mode}"
+        connection = sqlite3.connect(uri, uri=True, timeout=10.0, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            connection.close()
+            if mode == "immutable=1":
+                raise
+            continue
+        note = None
+        wal = Path(f"{path}-wal")
+        if mode == "immutable=1" and wal.exists() and wal.stat().st_size > 0:
+            note = (f"{path} is read-only and its -wal file cannot be read without writing beside it: shown as the "
+                    "store file alone, without the newest events kept only in the -wal file")
+        return connection, uri, note
+    raise AssertionError("unreachable")
 
 
 def open_private(path: Path) -> TextIO:
