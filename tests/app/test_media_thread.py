@@ -177,3 +177,36 @@ async def test_an_unsigned_events_media_never_becomes_a_message():
         assert await post(pilot, "/session", wuzapi_image(png()), signed=False) == 401
         await inbox_settled(pilot)
         assert PEER not in [row.chat_id for row in screen.rows]
+
+
+async def test_the_demos_history_document_says_why_each_media_key_cannot_act():
+    """The sandbox's launch group holds a document from the seeded history (issue 38, item 13): no event delivered
+    its file, so each key the help lists for the thread says so instead of doing nothing."""
+    from tui.sandbox.state import LAUNCH_ID
+
+    async with running_sandbox_app(SIZE) as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, f"{LAUNCH_ID}@g.us")
+        view = screen.query_one(ThreadView)
+        view.focus()
+        await settle(pilot)
+        assert "[document] press-release-v3.pdf" in view.text()
+        footer = screen_text(pilot.app).splitlines()[-1]
+        assert "^o Open" in footer, footer
+        for key, verb in (("ctrl+o", "opened"), ("ctrl+s", "saved"), ("ctrl+e", "previewed")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda verb=verb: f"The document cannot be {verb}" in status_text(pilot),
+                             what=f"why it cannot be {verb}")
+            assert "came with the chat's history" in status_text(pilot), status_text(pilot)
+            assert pilot.app.screen is screen.screen  # no dialog: nothing to save
+
+
+async def test_a_media_key_on_a_thread_without_a_file_says_so():
+    async with running_sandbox_app(SIZE) as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, "5511987654321")  # Ana: texts only
+        view = screen.query_one(ThreadView)
+        view.focus()
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "No media message in this thread" in status_text(pilot), what="the words")

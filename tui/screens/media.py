@@ -62,19 +62,22 @@ class SaveMediaScreen(PathDialog):
         super().__init__(f"Save {what} as:", str(default), field_id="save-path", hint="enter: save · escape: cancel")
 
 
+_DONE = {MediaAction.OPEN: "opened", MediaAction.SAVE: "saved", MediaAction.PREVIEW: "previewed"}
+
+
 async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action: MediaAction,
                        say: Callable[[str, bool], None]) -> None:
     """Get the file of `row` (fetched when linked) and open, save or preview it; `say(words, ok)` tells the
     outcome. Run in a worker of `owner` (the dialogs wait for their answer)."""
     from tui.widgets.section import ConfirmScreen
 
-    what = row.media.kind if row.media is not None else "file"
+    what = row.media.kind if row.media is not None else row.kind
     if row.media is not None and row.media.url and not row.media.inline:
         say(f"Fetching the {what}…", True)
     try:
         kept = await runtime.media_file(row)
     except MediaUnavailable as why:
-        say(f"The {what} cannot be opened: {why}.", False)
+        say(f"The {what} cannot be {_DONE[action]}: {why}.", False)
         return
     if action is MediaAction.OPEN:
         opened, words = open_with_viewer(kept, row.media.file_name if row.media is not None else None)
