@@ -210,3 +210,54 @@ async def test_a_media_key_on_a_thread_without_a_file_says_so():
         await settle(pilot)
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: "No media message in this thread" in status_text(pilot), what="the words")
+
+
+def wuzapi_document(data: bytes, mime_type: str, file_name: str, message_id: str = "3EB0DOC1") -> dict:
+    """WuzAPI's json-mode `Message` with a document inline (wmiau.go: top-level `base64`, `mimeType`, `fileName`)."""
+    return {"base64": base64.b64encode(data).decode(), "mimeType": mime_type, "fileName": file_name,
+            "instanceName": "wuz", "type": "Message", "userID": "0123456789abcdef0123456789abcdef",
+            "event": {"Info": {"Chat": f"{PEER}@s.whatsapp.net", "Sender": f"{PEER}@s.whatsapp.net",
+                               "IsFromMe": False, "IsGroup": False, "ID": message_id, "Type": "media",
+                               "PushName": "John", "Timestamp": "2026-05-19T10:40:13-03:00", "MediaType": "document"},
+                      "Message": {"documentMessage": {"mimetype": mime_type, "title": file_name, "fileName": file_name,
+                                                      "fileLength": len(data)}}}}
+
+
+SCRIPTED_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
+PAGE = b"<!DOCTYPE html><html><head><script>alert(1)</script></head><body>invoice</body></html>"
+
+
+async def test_ctrl_o_asks_before_opening_what_is_not_an_image_audio_or_video(tmp_path, monkeypatch):
+    """A document whose content is HTML (whatever the event calls it) may run what it holds once opened: the app
+    asks first (issue 37, item 14); no means it is not opened. The file is kept 0600, never executable."""
+    record = stand_in_viewer(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with running_sandbox_app(SIZE) as pilot:
+        await thread_with(pilot, wuzapi_document(PAGE, "image/png", "invoice.png"), "/session")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        question = " ".join(screen_text(pilot.app).split())
+        assert "Open invoice.png with xdg-open?" in question and "HTML document (text/html)" in question, question
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Not opened" in status_text(pilot), what="not opened")
+        assert not record.exists()
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        pilot.app.screen.query_one("#yes").press()
+        await wait_until(pilot, lambda: record.exists(), what="opened after the yes")
+        kept = Path(record.read_text())
+        assert kept.name == hashlib.sha256(PAGE).hexdigest() + ".html"
+        assert kept.stat().st_mode & 0o777 == 0o600
+
+
+async def test_ctrl_o_asks_before_opening_an_svg(tmp_path, monkeypatch):
+    """An SVG is an image by its type, but a script runs in it: not on the allow-list."""
+    record = stand_in_viewer(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with running_sandbox_app(SIZE) as pilot:
+        await thread_with(pilot, wuzapi_document(SCRIPTED_SVG, "image/svg+xml", "logo.svg"), "/session")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Not opened" in status_text(pilot), what="not opened")
+        assert not record.exists()

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from tests import media_files
@@ -113,3 +114,18 @@ def test_a_file_another_process_kept_is_counted_after_it(tmp_path: Path) -> None
     for number, data in enumerate(files):
         (ours if number % 2 else theirs).keep(data)
         assert sum(path.stat().st_size for path in (tmp_path / "media").iterdir()) <= 5000
+
+
+def test_kept_files_are_private_never_executable_and_unknown_ones_are_bin(tmp_path: Path) -> None:
+    folder = MediaFolder(tmp_path / "media")
+    stale = folder.where(b"#!/bin/sh\necho unknown to the sniffer\n").path
+    stale.parent.mkdir(mode=0o700)
+    part = stale.with_name(f".{stale.name}.{os.getpid()}.{threading.get_ident()}.part")  # ours, left executable
+    part.write_bytes(b"")
+    part.chmod(0o755)
+    for data in (b"#!/bin/sh\necho unknown to the sniffer\n", os.urandom(64), media_files.png()):
+        kept = folder.keep(data)
+        assert kept.path.stat().st_mode & 0o777 == 0o600
+    assert stale.suffix == ".bin"
+    assert sorted(path.suffix for path in (tmp_path / "media").iterdir() if not path.name.startswith(".")) == [
+        ".bin", ".bin", ".png"]

@@ -136,6 +136,7 @@ class MediaFolder:
     def _write(self, path: Path, data: bytes) -> None:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)  # someone's message, never run: also when a part of the same name was there already
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
