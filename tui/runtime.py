@@ -422,7 +422,7 @@ class Runtime:
         event = await asyncio.to_thread(store.get, row.event_id)
         if event is None:
             raise MediaUnavailable("its event is no longer stored (the store's retention removed it)")
-        folder = self.listener.media if self.listener is not None else MediaFolder.beside(store.path)
+        folder = self.listener.media if self.listener is not None else MediaFolder.of_store(store)
         kept = await asyncio.to_thread(event_media, event, folder)
         if kept:
             return kept[0].path
