@@ -129,3 +129,20 @@ def test_kept_files_are_private_never_executable_and_unknown_ones_are_bin(tmp_pa
     assert stale.suffix == ".bin"
     assert sorted(path.suffix for path in (tmp_path / "media").iterdir() if not path.name.startswith(".")) == [
         ".bin", ".bin", ".png"]
+
+
+def test_a_file_an_event_needs_or_one_held_for_an_event_is_never_removed_to_hold_the_limit(tmp_path: Path) -> None:
+    """An event stored without its inline file's base64 needs the file to rebuild its body (issue 37, item 15): the
+    limit removes other files first, and never that one, nor one kept for an event not stored yet."""
+    needed: set[str] = set()
+    folder = MediaFolder(tmp_path / "media", limit=2500, in_use=needed.__contains__)
+    files = [media_files.png(size=(8, 8), color=(shade, 0, 0)) + bytes(1000) for shade in range(6)]
+    first = folder.keep(files[0])
+    needed.add(first.path.name)  # its event is stored
+    held = folder.keep(files[1], hold=True)  # its event is on its way to the store
+    for data in files[2:]:
+        folder.keep(data)
+    assert first.path.exists() and held.path.exists()
+    folder.release(held.path.name)  # stored without referring to it (say its body was kept whole)
+    folder.keep(media_files.png(size=(8, 8), color=(9, 9, 9)) + bytes(1000))
+    assert first.path.exists() and not held.path.exists()

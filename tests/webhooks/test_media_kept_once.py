@@ -9,6 +9,7 @@ mode: `url.Values{"instanceName", "jsonData", "userID"}.Encode()`, keys sorted, 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -21,6 +22,7 @@ import httpx
 
 from tests import media_files
 from tests.webhooks import headless
+from tests.webhooks.recording_app import RecordingApp
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign, verify
 
 KEY = "kept-once-key-0123456789abcdef0123456"
@@ -112,3 +114,15 @@ async def test_fifty_deliveries_are_rebuilt_byte_for_byte_and_their_files_kept_o
         assert verify(KEY, rebuilt, document["headers"][SIGNATURE_HEADER]) is Verdict.VALID
     for event_id, (body, _kind) in list(zip(ids, sent, strict=True))[:4]:  # `events show` too
         assert body_of(show(db, event_id)) == body
+    app = await RecordingApp().start()  # and `events replay`: the bytes sent again are the bytes received
+    try:
+        for event_id, (body, _kind) in list(zip(ids, sent, strict=True))[:2]:
+            replaying = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tui", "events", "replay", str(event_id), "--to", app.url, "--db", str(db),
+                cwd=headless.REPO, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(replaying.communicate(), timeout=60)
+            assert replaying.returncode == 0, err.decode()
+            assert app.received[-1].body == body
+            assert verify(KEY, app.received[-1].body, app.received[-1].headers[SIGNATURE_HEADER]) is Verdict.VALID
+    finally:
+        await app.stop()

@@ -385,8 +385,9 @@ class Listener:
         held = None
         if judged.inline is not None and status == 200 and verdict in (Verdict.VALID, Verdict.NO_KEY):
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
-            # Kept once: the store holds the body without the file's base64 and rebuilds it from the file.
-            span = await self._keep_media(judged.inline, body)
+            # Kept once: the store holds the body without the file's base64 and rebuilds it from the file, when the
+            # payload is stored apart (a file too small to be cut from the payload leaves the body whole).
+            span = await self._keep_media(judged.inline, body, find=not record.payload_is_body)
             if span is not None:
                 record, held = dataclasses.replace(record, media=span), span.file
         try:
@@ -400,22 +401,24 @@ class Listener:
             return Answer(200, b'{"id":%d}' % event.id)
         return _json(status, {"error": reason, "id": event.id})
 
-    async def _keep_media(self, inline: InlineMedia, body: bytes) -> MediaSpan | None:
+    async def _keep_media(self, inline: InlineMedia, body: bytes, *, find: bool) -> MediaSpan | None:
         """Write an accepted event's inline file before answering, held until its event is stored (`release`), and
         where its base64 sits in the body (None: the body is stored whole). A failure is logged, never the sender's
         problem: the body is then stored whole, with the bytes."""
         try:
-            return await asyncio.to_thread(self._keep_and_find, inline, body)
+            return await asyncio.to_thread(self._keep_and_find, inline, body if find else None)
         except OSError as error:
             log.error("keeping an event's media in %s failed: %s", self.media.path, error)
             return None
 
-    def _keep_and_find(self, inline: InlineMedia, body: bytes) -> MediaSpan | None:
+    def _keep_and_find(self, inline: InlineMedia, body: bytes | None) -> MediaSpan | None:
         data = inline.decode()
         if data is None:
             log.warning("an event's inline media is not valid base64: not kept as a file")
             return None
-        kept = self.media.keep(data, hold=True)
+        kept = self.media.keep(data, hold=body is not None)
+        if body is None:
+            return None
         span = find_span(body, data, kept.path.name)
         if span is None:
             self.media.release(kept.path.name)  # the body keeps the bytes: no event refers to the file
