@@ -126,3 +126,29 @@ async def test_fifty_deliveries_are_rebuilt_byte_for_byte_and_their_files_kept_o
             assert verify(KEY, app.received[-1].body, app.received[-1].headers[SIGNATURE_HEADER]) is Verdict.VALID
     finally:
         await app.stop()
+
+
+async def test_a_body_whose_kept_file_is_gone_shows_as_cut_and_is_never_sent_as_whole(store, tmp_path: Path) -> None:
+    """The file removed by hand (or altered): the stored body cannot be rebuilt, and says so rather than passing a
+    body with a hole for the one received."""
+    import dataclasses
+
+    from tests.webhooks.conftest import record
+    from tui.webhooks.media import MediaFolder
+    from tui.webhooks.spliced import find_span
+
+    image = photo(3)
+    body, _kind = json_delivery(image, 3)
+    kept = MediaFolder.of_store(store).keep(image)
+    text = base64.b64encode(image).decode()
+    span = find_span(body, text, image, kept.path.name)
+    assert span is not None
+    event = await store.append(dataclasses.replace(record({"type": "Message"}, body=body), media=span))
+    whole = store.get(event.id)
+    assert whole is not None and whole.body == body and not whole.body_cut
+    kept.path.write_bytes(image[:-1] + b"\x00")  # altered
+    altered = store.get(event.id)
+    assert altered is not None and altered.body_cut and altered.cut_from == len(body)
+    kept.path.unlink()
+    gone = store.get(event.id)
+    assert gone is not None and gone.body_cut and gone.cut_from == len(body)

@@ -6,7 +6,7 @@ url-encoded inside `jsonData` in form mode (Go's `url.Values.Encode`: `+`, `/` a
 body is cut only where re-encoding the kept file gives back exactly the bytes found there, so a rebuilt body is the
 body received, byte for byte (signatures still check); any other spelling is kept whole.
 
-    span = find_span(body, data, kept.path.name)   # MediaSpan or None (kept whole)
+    span = find_span(body, inline.text, data, kept.path.name)   # MediaSpan or None (kept whole)
     stored = cut(body, span)
     assert rebuild(stored, span, kept.path.read_bytes()) == body
 """
@@ -14,6 +14,7 @@ body received, byte for byte (signatures still check); any other spelling is kep
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -48,16 +49,29 @@ class MediaSpan:
         return cls(file, int(found.group(1)), int(found.group(2)), found.group(3) == "form")
 
 
-def find_span(body: bytes, data: bytes, file: str) -> MediaSpan | None:
-    """Where the inline file `data` sits in `body`, spelled as re-encoding it gives (canonical base64, in JSON or
-    form mode); None when it is not found so (the body is then kept whole)."""
-    text = base64.b64encode(data)
+def find_span(body: bytes, text: str, data: bytes, file: str) -> MediaSpan | None:
+    """Where the inline file's base64 `text` (decoded: `data`) sits in `body`, spelled as re-encoding `data` gives
+    it back (canonical base64, in JSON or form mode); None when it is not found so (the body is then kept whole)."""
+    if not _canonical(text, data):
+        return None
+    spelled = text.encode("ascii")
     for form in (False, True):
-        spelled = _form_spelled(text) if form else text
+        if form:
+            spelled = _form_spelled(spelled)
         at = body.find(spelled[:_PROBE])
-        if at >= 0 and body[at : at + len(spelled)] == spelled:
+        if at >= 0 and memoryview(body)[at : at + len(spelled)] == spelled:
             return MediaSpan(file, at, len(spelled), form)
     return None
+
+
+def _canonical(text: str, data: bytes) -> bool:
+    """Whether `base64.b64encode(data)` is `text`, given that `text` decoded strictly (binascii's strict mode: the
+    alphabet, the padding) to `data`: then only the length and the last quantum's unused bits can differ, so only
+    the last quantum is encoded again (the whole file would cost a millisecond and more a MiB)."""
+    if not text.isascii() or len(text) != 4 * ((len(data) + 2) // 3):
+        return False
+    tail = len(data) % 3 or 3
+    return not data or base64.b64encode(data[-tail:]).decode("ascii") == text[-4:]
 
 
 def _form_spelled(text: bytes) -> bytes:
@@ -72,7 +86,10 @@ def cut(body: bytes, span: MediaSpan) -> bytes:
 
 
 def rebuild(stored: bytes, span: MediaSpan, data: bytes) -> bytes | None:
-    """The body as received, from the stored (cut) body and the kept file's bytes; None when they do not fit."""
+    """The body as received, from the stored (cut) body and the kept file's bytes; None when they do not fit (the
+    file is named by its SHA-256: one altered since is refused)."""
+    if span.file.split(".", 1)[0] != hashlib.sha256(data).hexdigest():
+        return None
     encoded = span.encoded(data)
     if len(encoded) != span.length or span.at > len(stored):
         return None
