@@ -4,9 +4,11 @@ WuzAPI puts a received image, audio, document or video, base64-encoded, in a `Me
 field, with `mimeType` and `fileName` (wmiau.go: `postmap["base64"]`, `postmap["mimeType"]`, `postmap["fileName"]`,
 when its media delivery is `base64` or `both`; wuzapi.md §4.3). The listener writes those bytes to the media folder
 beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file), and only for an event it accepts:
-a rejected one's media is never decoded or written. The raw body stays in the store as received.
+a rejected one's media is never decoded or written. The bytes are kept once: the store keeps the body without the
+file's base64 and a reference to the file, and rebuilds the exact body received from the two (tui.webhooks.spliced).
 
-A retention limit bounds the folder: past it the oldest files (by last write) go first, never the one just kept.
+A retention limit bounds the folder: past it the oldest files (by last write) go first, never the one just kept
+and never one a stored event needs to rebuild its body (the store's retention frees those).
 
     folder = MediaFolder(store.path.parent / "media", limit=500 * 1024 * 1024)
     media = inline_media(payload)             # InlineMedia or None
