@@ -146,3 +146,16 @@ def test_a_file_an_event_needs_or_one_held_for_an_event_is_never_removed_to_hold
     folder.release(held.path.name)  # stored without referring to it (say its body was kept whole)
     folder.keep(media_files.png(size=(8, 8), color=(9, 9, 9)) + bytes(1000))
     assert first.path.exists() and not held.path.exists()
+
+
+def test_files_events_need_do_not_crowd_out_a_fetched_file(tmp_path: Path) -> None:
+    """The limit bounds the files no event needs: a linked file fetched on demand outlives the next inline one even
+    when the files events need are past the limit on their own."""
+    needed: set[str] = set()
+    folder = MediaFolder(tmp_path / "media", limit=2500, in_use=needed.__contains__)
+    for shade in range(4):  # 4.4 KB that stored events need
+        needed.add(folder.keep(media_files.png(size=(8, 8), color=(shade, 0, 0)) + bytes(1000)).path.name)
+    fetched = folder.keep(media_files.png(size=(8, 8), color=(0, 9, 0)) + bytes(1000))
+    needed.add(folder.keep(media_files.png(size=(8, 8), color=(0, 0, 9)) + bytes(1000)).path.name)
+    assert fetched.path.exists()
+    assert all((folder.path / name).exists() for name in needed)

@@ -7,8 +7,9 @@ beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file),
 a rejected one's media is never decoded or written. The bytes are kept once: the store keeps the body without the
 file's base64 and a reference to the file, and rebuilds the exact body received from the two (tui.webhooks.spliced).
 
-A retention limit bounds the folder: past it the oldest files (by last write) go first, never the one just kept
-and never one a stored event needs to rebuild its body (the store's retention frees those).
+A retention limit bounds the files no stored event needs (fetched links, files whose events are gone): past it the
+oldest (by last write) go first, never the one just kept. A file an event needs to rebuild its body is the store's,
+bounded by the store's retention like the body it replaces; it is never removed while that event is stored.
 
     folder = MediaFolder(store.path.parent / "media", limit=500 * 1024 * 1024)
     media = inline_media(payload)             # InlineMedia or None
@@ -106,7 +107,8 @@ class MediaFolder:
         self.path = path.absolute()
         self.limit = limit
         # Whether a stored event needs a file to rebuild its body (EventStore.media_in_use): such a file is never
-        # removed to hold the limit (its bytes are the event's, kept once); the store's retention frees it.
+        # removed, nor counted against the limit (its bytes are the event's, kept once); the store's retention
+        # frees it, and a rescan counts it again.
         self._in_use = in_use
         self._held: collections.Counter[str] = collections.Counter()  # kept for an event not stored yet
         self._lock = threading.Lock()
@@ -226,7 +228,11 @@ class MediaFolder:
                 held.append(entry)
                 continue
             if self._in_use is not None and self._in_use(name):
-                continue  # an event's body needs it: out of the queue until a rescan finds it free
+                # An event's body needs it: its bytes are the store's (bounded by the store's retention), not the
+                # limit's, which bounds the files no event needs (fetched links, files whose events are gone).
+                del self._files[name]
+                self._total -= counted[1]
+                continue
             try:
                 (self.path / name).unlink()
             except FileNotFoundError:
