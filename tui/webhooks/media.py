@@ -11,7 +11,7 @@ A retention limit bounds the files no stored event needs (fetched links, files w
 oldest (by last write) go first, never the one just kept. A file an event needs to rebuild its body is the store's,
 bounded by the store's retention like the body it replaces; it is never removed while that event is stored.
 
-    folder = MediaFolder(store.path.parent / "media", limit=500 * 1024 * 1024)
+    folder = MediaFolder.of_store(store, limit=500 * 1024 * 1024)
     media = inline_media(payload)             # InlineMedia or None
     kept = folder.keep(media.decode())        # KeptMedia(path, mime_type, size, sha256)
 """
@@ -35,7 +35,7 @@ from typing import Any
 from tui.api.media import DEFAULT_MEDIA_LIMIT, sniff
 from tui.webhooks.bodies import UnparseableBody, parse_body
 from tui.webhooks.events import StoredEvent
-from tui.webhooks.store import MEDIA_FOLDER_NAME, EventStore
+from tui.webhooks.store import EventStore
 from tui.webhooks.signing import Verdict
 
 log = logging.getLogger(__name__)
@@ -117,10 +117,6 @@ class MediaFolder:
         self._oldest_first: list[tuple[int, int, str]] = []  # heap of (last write ns, entry number, name)
         self._numbers = itertools.count()
         self._folder_mtime_ns: int | None = None  # the folder's modification time as this instance left it
-
-    @classmethod
-    def beside(cls, store_path: Path, limit: int = DEFAULT_MEDIA_LIMIT) -> MediaFolder:
-        return cls(store_path.parent / MEDIA_FOLDER_NAME, limit)
 
     @classmethod
     def of_store(cls, store: EventStore, limit: int = DEFAULT_MEDIA_LIMIT) -> MediaFolder:
