@@ -178,7 +178,8 @@ ACTIONS: tuple[KeyAction, ...] = (
                    "played or failed, each with its time"),
     # Ctrl keys, not letters (a letter typed on the thread writes the reply); shown while the thread holds media.
     KeyAction("thread.open_media", "ctrl+o", "open_media", "Open", "thread",
-              help="open the newest media message in view (image, video, audio, document) with the system viewer"),
+              help="open the newest media message in view with the system viewer (other than an image, audio or "
+                   "video: after a yes)"),
     KeyAction("thread.save_media", "ctrl+s", "save_media", "Save", "thread",
               help="save the newest media message in view to a path (asked; an existing file only with confirmation)"),
     KeyAction("thread.preview_media", "ctrl+e", "preview_media", "Preview", "thread", footer_drop=2,

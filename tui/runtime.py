@@ -414,12 +414,17 @@ class Runtime:
         store = self.store
         if store is None:
             raise MediaUnavailable("the event store is not open yet")
-        if row.event_id is None or row.media is None:
-            raise MediaUnavailable("this message carries no file")
+        if row.event_id is None and not row.outgoing:
+            # The sandbox's seeded history (and any message written without an event) names a file it never had.
+            raise MediaUnavailable("it came with the chat's history, without its file (no event delivered it here)")
+        if row.event_id is None:
+            raise MediaUnavailable("it was sent from here, and the app keeps no copy of what it sends")
+        if row.media is None:
+            raise MediaUnavailable("its event does not describe a file")
         event = await asyncio.to_thread(store.get, row.event_id)
         if event is None:
             raise MediaUnavailable("its event is no longer stored (the store's retention removed it)")
-        folder = self.listener.media if self.listener is not None else MediaFolder.beside(store.path)
+        folder = self.listener.media if self.listener is not None else MediaFolder.of_store(store)
         kept = await asyncio.to_thread(event_media, event, folder)
         if kept:
             return kept[0].path

@@ -178,3 +178,87 @@ async def test_an_unsigned_events_media_never_becomes_a_message():
         assert await post(pilot, "/session", wuzapi_image(png()), signed=False) == 401
         await inbox_settled(pilot)
         assert PEER not in [row.chat_id for row in screen.rows]
+
+
+async def test_the_demos_history_document_says_why_each_media_key_cannot_act():
+    """The sandbox's launch group holds a document from the seeded history (issue 38, item 13): no event delivered
+    its file, so each key the help lists for the thread says so instead of doing nothing."""
+    from tui.sandbox.state import LAUNCH_ID
+
+    async with running_sandbox_app(SIZE) as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, f"{LAUNCH_ID}@g.us")
+        view = screen.query_one(ThreadView)
+        view.focus()
+        await settle(pilot)
+        assert "[document] press-release-v3.pdf" in view.text()
+        footer = screen_text(pilot.app).splitlines()[-1]
+        assert "^o Open" in footer, footer
+        for key, verb in (("ctrl+o", "opened"), ("ctrl+s", "saved"), ("ctrl+e", "previewed")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda verb=verb: f"The document cannot be {verb}" in status_text(pilot),
+                             what=f"why it cannot be {verb}")
+            assert "came with the chat's history" in status_text(pilot), status_text(pilot)
+            assert pilot.app.screen is screen.screen  # no dialog: nothing to save
+
+
+async def test_a_media_key_on_a_thread_without_a_file_says_so():
+    async with running_sandbox_app(SIZE) as pilot:
+        screen = await open_inbox(pilot)
+        await choose(pilot, screen, "5511987654321")  # Ana: texts only
+        view = screen.query_one(ThreadView)
+        view.focus()
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "No media message in this thread" in status_text(pilot), what="the words")
+
+
+def wuzapi_document(data: bytes, mime_type: str, file_name: str, message_id: str = "3EB0DOC1") -> dict:
+    """WuzAPI's json-mode `Message` with a document inline (wmiau.go: top-level `base64`, `mimeType`, `fileName`)."""
+    return {"base64": base64.b64encode(data).decode(), "mimeType": mime_type, "fileName": file_name,
+            "instanceName": "wuz", "type": "Message", "userID": "0123456789abcdef0123456789abcdef",
+            "event": {"Info": {"Chat": f"{PEER}@s.whatsapp.net", "Sender": f"{PEER}@s.whatsapp.net",
+                               "IsFromMe": False, "IsGroup": False, "ID": message_id, "Type": "media",
+                               "PushName": "John", "Timestamp": "2026-05-19T10:40:13-03:00", "MediaType": "document"},
+                      "Message": {"documentMessage": {"mimetype": mime_type, "title": file_name, "fileName": file_name,
+                                                      "fileLength": len(data)}}}}
+
+
+SCRIPTED_SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
+PAGE = b"<!DOCTYPE html><html><head><script>alert(1)</script></head><body>invoice</body></html>"
+
+
+async def test_ctrl_o_asks_before_opening_what_is_not_an_image_audio_or_video(tmp_path, monkeypatch):
+    """A document whose content is HTML (whatever the event calls it) may run what it holds once opened: the app
+    asks first (issue 37, item 14); no means it is not opened. The file is kept 0600, never executable."""
+    record = stand_in_viewer(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with running_sandbox_app(SIZE) as pilot:
+        await thread_with(pilot, wuzapi_document(PAGE, "image/png", "invoice.png"), "/session")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        question = " ".join(screen_text(pilot.app).split())
+        assert "Open invoice.png with xdg-open?" in question and "HTML document (text/html)" in question, question
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Not opened" in status_text(pilot), what="not opened")
+        assert not record.exists()
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        pilot.app.screen.query_one("#yes").press()
+        await wait_until(pilot, lambda: record.exists(), what="opened after the yes")
+        kept = Path(record.read_text())
+        assert kept.name == hashlib.sha256(PAGE).hexdigest() + ".html"
+        assert kept.stat().st_mode & 0o777 == 0o600
+
+
+async def test_ctrl_o_asks_before_opening_an_svg(tmp_path, monkeypatch):
+    """An SVG is an image by its type, but a script runs in it: not on the allow-list."""
+    record = stand_in_viewer(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with running_sandbox_app(SIZE) as pilot:
+        await thread_with(pilot, wuzapi_document(SCRIPTED_SVG, "image/svg+xml", "logo.svg"), "/session")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Not opened" in status_text(pilot), what="not opened")
+        assert not record.exists()

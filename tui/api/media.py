@@ -133,6 +133,30 @@ def sniff(data: bytes) -> Sniffed:
     return Sniffed(mime, extension, best.name)
 
 
+# What a received file may be handed to the system opener as without asking first: raster images, audio and video,
+# which viewers show and play without running anything the file holds. Everything else asks (a PDF, HTML, an SVG,
+# which may hold a script, an AppImage, an unknown type): the program that opens it may run what it holds.
+OPENED_WITHOUT_ASKING = frozenset({
+    "image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/tiff", "image/heic", "image/heif",
+    "image/avif",
+    "audio/ogg", "audio/mpeg", "audio/mp4", "audio/aac", "audio/amr", "audio/wav", "audio/x-wav", "audio/flac",
+    "audio/webm", "audio/opus",
+    "video/mp4", "video/3gpp", "video/quicktime", "video/webm", "video/x-matroska", "video/mpeg", "video/x-msvideo",
+})
+SNIFFED_BYTES = 64 * 1024  # enough of a file's head for `sniff` to tell its type
+
+
+def opens_without_asking(sniffed: Sniffed) -> bool:
+    """Whether a received file of this type (by its content) is opened without asking (`OPENED_WITHOUT_ASKING`)."""
+    return sniffed.mime_type in OPENED_WITHOUT_ASKING
+
+
+def sniff_file(path: Path) -> Sniffed:
+    """The type of the file at `path`, by the content of its head. OSError when it cannot be read."""
+    with path.open("rb") as handle:
+        return sniff(handle.read(SNIFFED_BYTES))
+
+
 def kind_of(sniffed: Sniffed) -> SendKind:
     """How a file of this type is sent when `--as` does not say: images and videos the gateways show inline as
     such, any audio as audio, everything else (a GIF or WebP too) as a document."""

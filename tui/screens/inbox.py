@@ -416,6 +416,10 @@ class InboxView(Widget):
         def say(words: str, ok: bool) -> None:
             line.show_ok(words) if ok else line.show_error(words)
 
+        if event.row is None:
+            say("No media message in this thread: the file keys act on a received image, video, audio or "
+                "document.", False)
+            return
         self.run_worker(act_on_media(self, self.runtime, event.row, event.action, say), group="inbox-media",
                         exclusive=True, exit_on_error=False, description="the media message's file")
 

@@ -3,8 +3,9 @@ a path, preview an image in the terminal.
 
 The file comes from `Runtime.media_file` (WuzAPI's inline file kept by the listener, or the event's URL fetched on
 demand). Opening hands the path to `xdg-open` (or macOS's `open`) found on PATH, detached, and says plainly when
-there is none. Saving asks the path in a small dialog (its one field: nothing typed there is a command) and never
-replaces an existing file without a yes.
+there is none: at once for an image, audio or video by its content, after a yes for anything else (a PDF, HTML, an
+SVG may run what they hold; `tui.api.media.OPENED_WITHOUT_ASKING`). Saving asks the path in a small dialog (its one
+field: nothing typed there is a command) and never replaces an existing file without a yes.
 """
 
 from __future__ import annotations
@@ -62,22 +63,29 @@ class SaveMediaScreen(PathDialog):
         super().__init__(f"Save {what} as:", str(default), field_id="save-path", hint="enter: save · escape: cancel")
 
 
+_DONE = {MediaAction.OPEN: "opened", MediaAction.SAVE: "saved", MediaAction.PREVIEW: "previewed"}
+
+
 async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action: MediaAction,
                        say: Callable[[str, bool], None]) -> None:
     """Get the file of `row` (fetched when linked) and open, save or preview it; `say(words, ok)` tells the
     outcome. Run in a worker of `owner` (the dialogs wait for their answer)."""
     from tui.widgets.section import ConfirmScreen
 
-    what = row.media.kind if row.media is not None else "file"
+    what = row.media.kind if row.media is not None else row.kind
     if row.media is not None and row.media.url and not row.media.inline:
         say(f"Fetching the {what}…", True)
     try:
         kept = await runtime.media_file(row)
     except MediaUnavailable as why:
-        say(f"The {what} cannot be opened: {why}.", False)
+        say(f"The {what} cannot be {_DONE[action]}: {why}.", False)
         return
     if action is MediaAction.OPEN:
-        opened, words = open_with_viewer(kept, row.media.file_name if row.media is not None else None)
+        name = row.media.file_name if row.media is not None else None
+        if not await _may_open(owner, kept, name or kept.name):
+            say(f"Not opened: {name or 'the file'} is kept as {kept}.", True)
+            return
+        opened, words = open_with_viewer(kept, name)
         say(words, opened)
         return
     if action is MediaAction.PREVIEW:
@@ -105,6 +113,28 @@ async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action:
         say(f"Not saved: {target}: {error.strerror or error}.", False)
         return
     say(f"Saved the {what} as {target}.", True)
+
+
+async def _may_open(owner: Widget, kept: Path, name: str) -> bool:
+    """Whether to hand `kept` to the system viewer: at once for an image, audio or video by its content (whatever
+    the event called it); anything else only after a yes, since what opens it may run what it holds."""
+    from tui.api.media import OCTET_STREAM, Sniffed, opens_without_asking, sniff_file
+    from tui.widgets.section import ConfirmScreen
+
+    command = viewer()
+    if command is None:
+        return True  # nothing will be opened: open_with_viewer says so and names the file
+    try:
+        sniffed = await asyncio.to_thread(sniff_file, kept)
+    except OSError:
+        sniffed = Sniffed(OCTET_STREAM, "", "not readable here")  # not known to be safe: asked like any other
+    if opens_without_asking(sniffed):
+        return True
+    answer = await owner.app.push_screen_wait(ConfirmScreen(
+        f"Open {name} with {Path(command).name}?",
+        f"Its content is {sniffed.name} ({sniffed.mime_type}), not an image, audio or video: the program that "
+        "opens it may run what it holds (scripts, macros, links).", confirm_label="Open"))
+    return bool(answer)
 
 
 def _copy(source: Path, target: Path) -> None:

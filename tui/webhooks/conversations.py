@@ -49,6 +49,7 @@ from tui.webhooks.receipts import (  # noqa: F401 (the UI reads the marks and wo
 )
 from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.rows import (  # noqa: F401 (read here by the inbox's callers)
+    MEDIA_KINDS,
     ConversationRow,
     MediaInfo,
     MessageRow,
@@ -609,9 +610,6 @@ def names_from_groups(groups: Iterable[Any]) -> list[ChatName]:
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
-
-
-MEDIA_KINDS = ("image", "video", "audio", "document", "sticker")  # the kinds whose event carries or links a file
 
 
 _INLINE_NOTE = re.compile(r"^\((\d+) characters of base64 media")

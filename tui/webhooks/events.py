@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from tui.webhooks.classify import classify
+from tui.webhooks.spliced import MediaSpan
 from tui.webhooks.signing import Verdict
 
 __all__ = [
@@ -52,6 +53,9 @@ class EventRecord:
     cut_from: int | None = None
     # The profile the event came for: `/a/<profile>/...`, or the old paths' single account; None when none is known.
     account: str | None = None
+    # Where the body's inline file sits, kept once in the media folder: the store keeps the body without it
+    # (tui.webhooks.spliced) and rebuilds the exact bytes on reading. None: the body is stored whole.
+    media: MediaSpan | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

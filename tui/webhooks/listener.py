@@ -52,6 +52,7 @@ shares below are then the whole budget and the whole cap, so the same rules (lon
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -64,6 +65,7 @@ from tui.webhooks.classify import UNKNOWN, classify
 from tui.api.media import DEFAULT_MEDIA_LIMIT
 from tui.webhooks.media import InlineMedia, MediaFolder, inline_media
 from tui.webhooks.rejections import RejectionBound
+from tui.webhooks.spliced import MediaSpan, find_span
 from tui.webhooks.connections import (
     HEADER_TIMEOUT,
     Answer,
@@ -167,7 +169,7 @@ class Listener:
         self.in_flight.set_keyed(self._keyed())
         self.on_shedding = on_shedding
         # Inline media of accepted events is written here before the 200 (media.py); beside the store by default.
-        self.media = MediaFolder.beside(store.path, media_limit)
+        self.media = MediaFolder.of_store(store, media_limit)
         self.rejections = RejectionBound()
         """What rejected events may write to the store (rejections.py): past it they are counted, then summarised."""
         self._summarising: asyncio.TimerHandle | None = None
@@ -422,27 +424,47 @@ class Listener:
             cut_from=cut_from,
             account=route.account,
         )
+        held = None
         if judged.inline is not None and status == 200 and verdict in (Verdict.VALID, Verdict.NO_KEY):
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
-            await self._keep_media(judged.inline)
-        event = await self._store(record)
+            # Kept once: the store holds the body without the file's base64 and rebuilds it from the file, when the
+            # payload is stored apart (a file too small to be cut from the payload leaves the body whole).
+            span = await self._keep_media(judged.inline, body, find=not record.payload_is_body)
+            if span is not None:
+                record, held = dataclasses.replace(record, media=span), span.file
+        try:
+            event = await self._store(record)
+        finally:
+            if held is not None:
+                self.media.release(held)  # stored (the event now refers to it), or not: the limit's again
         if status != 200:  # refused whether or not it was kept (past the rejections' bound it is only counted)
             return _json(status, {"error": reason, **({"id": event.id} if event is not None else {})})
         if event is None:
             return _json(500, {"error": "the event could not be stored"})
         return Answer(200, b'{"id":%d}' % event.id)
 
-    async def _keep_media(self, inline: InlineMedia) -> None:
-        """Write an accepted event's inline file before answering; a failure is logged, never the sender's problem
-        (the raw body holds the bytes, and `events show` finds them again)."""
+    async def _keep_media(self, inline: InlineMedia, body: bytes, *, find: bool) -> MediaSpan | None:
+        """Write an accepted event's inline file before answering, held until its event is stored (`release`), and
+        where its base64 sits in the body (None: the body is stored whole). A failure is logged, never the sender's
+        problem: the body is then stored whole, with the bytes."""
         try:
-            data = await asyncio.to_thread(inline.decode)
-            if data is None:
-                log.warning("an event's inline media is not valid base64: not kept as a file")
-                return
-            await asyncio.to_thread(self.media.keep, data)
+            return await asyncio.to_thread(self._keep_and_find, inline, body if find else None)
         except OSError as error:
             log.error("keeping an event's media in %s failed: %s", self.media.path, error)
+            return None
+
+    def _keep_and_find(self, inline: InlineMedia, body: bytes | None) -> MediaSpan | None:
+        data = inline.decode()
+        if data is None:
+            log.warning("an event's inline media is not valid base64: not kept as a file")
+            return None
+        kept = self.media.keep(data, hold=body is not None)
+        if body is None:
+            return None
+        span = find_span(body, inline.text, data, kept.path.name)
+        if span is None:
+            self.media.release(kept.path.name)  # the body keeps the bytes: no event refers to the file
+        return span
 
     async def _compressed(
         self, received_at: datetime, path: str, headers: dict[str, str], encoding: str, route: _Route

@@ -13,6 +13,7 @@ from typing import Any
 from tui.webhooks.receipts import Status, stuck
 
 TYPING_SECONDS = 30  # "typing…" lasts this long after the last composing notice, unless a message ends it
+MEDIA_KINDS = ("image", "video", "audio", "document", "sticker")  # the kinds whose event carries or links a file
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,10 @@ class MessageRow:
     event_id: int | None = None  # the event it came from (None: the app's own send)
     media: MediaInfo | None = None  # a media message's file, as its event describes it
 
+    @property
+    def is_media(self) -> bool:
+        """A media message, whether or not an event here describes its file (the seeded history's have none)."""
+        return self.media is not None or self.kind in MEDIA_KINDS
 
 
 @dataclass(frozen=True, slots=True)

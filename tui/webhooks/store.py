@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from tui.paths import data_dir
-from tui.webhooks import conversations
+from tui.webhooks import conversations, spliced
 from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict
 
@@ -139,19 +139,20 @@ END;
 
 _COLUMNS = (
     "events.id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason,"
-    " message_ids, duplicate_of, cut_from, account"
+    " message_ids, duplicate_of, cut_from, account, media_file, media_span"
 )
 # Lists (the events screen, the panel, a message's events) leave out a big body whose payload is stored apart
 # (form bodies, inline base64 media): the row, the detail view and search need only the payload, and one page
 # of media events would otherwise read hundreds of megabytes. `get` and exports read the body in full.
 LIST_BODY_LIMIT = 64 * 1024
 _LIST_COLUMNS = _COLUMNS.replace(
-    " body,", f" CASE WHEN payload IS NOT NULL AND length(body) > {LIST_BODY_LIMIT} THEN X'' ELSE body END,", 1
-)
+    " body,", f" CASE WHEN payload IS NOT NULL AND (length(body) > {LIST_BODY_LIMIT} OR media_file IS NOT NULL)"
+    " THEN X'' ELSE body END,", 1
+).replace(" media_file, media_span", " NULL, NULL")  # a list's body is left out: nothing to rebuild
 _INSERT = """INSERT INTO events
     (received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, message_ids,
-     cut_from, account, fingerprint, duplicate_of)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+     cut_from, account, media_file, media_span, fingerprint, duplicate_of)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
 
 # Duplicates, added to schema 2 in place (columns checked, not the version number): old rows have no fingerprint,
 # so they are never taken for originals, and nothing has to be rewritten. Like the search index, the fingerprint
@@ -182,6 +183,14 @@ _CUT_COLUMN = "ALTER TABLE events ADD COLUMN cut_from INTEGER"
 # stored before, an unknown `/a/<name>/`). Added in place, like the columns above; the index serves `--profile`.
 _ACCOUNT_COLUMN = "ALTER TABLE events ADD COLUMN account TEXT"
 _ACCOUNT_INDEX = "CREATE INDEX IF NOT EXISTS events_by_account ON events(account, id)"
+# An accepted event's inline file is kept once, in the media folder beside the store (tui.webhooks.spliced): the
+# body is stored without its base64, `media_file` names the kept file and `media_span` says where the base64 went
+# ("<offset> <length> json|form"). Added in place; the index answers "does an event still need this file?".
+_MEDIA_COLUMNS = (
+    "ALTER TABLE events ADD COLUMN media_file TEXT",
+    "ALTER TABLE events ADD COLUMN media_span TEXT",
+)
+_MEDIA_INDEX = "CREATE INDEX IF NOT EXISTS events_by_media_file ON events(media_file) WHERE media_file IS NOT NULL"
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
 
@@ -298,6 +307,9 @@ class StoreHealth:
 
 
 HealthCallback = Callable[[StoreHealth], None]
+
+
+MEDIA_FOLDER_NAME = "media"  # beside the store: the inline files its events refer to (tui.webhooks.media)
 
 
 def default_path() -> Path:
@@ -1106,10 +1118,23 @@ class EventStore:
             ).fetchone()[0]
         return int(total) - int(repeated)
 
+    @property
+    def media_folder(self) -> Path:
+        """Where the files of this store's inline media are kept (their events refer to them)."""
+        return self.path.absolute().parent / MEDIA_FOLDER_NAME
+
+    def media_in_use(self, file_name: str) -> bool:
+        """Whether a stored event's body needs this kept file to be rebuilt (it may then not be removed). Blocking:
+        call from a worker thread."""
+        def query(connection: sqlite3.Connection) -> bool:
+            found = connection.execute("SELECT 1 FROM events WHERE media_file = ? LIMIT 1", (file_name,)).fetchone()
+            return found is not None
+        return self.read(query)
+
     def get(self, event_id: int) -> StoredEvent | None:
         with self._reader() as connection:
             row = connection.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ?", (event_id,)).fetchone()
-        return _event(row) if row else None
+        return _event(row, self.media_folder) if row else None
 
     def kinds(self) -> list[str]:
         """Distinct kinds, sorted; a skip-scan over the kind index, so cheap even with millions of rows."""
@@ -1155,7 +1180,7 @@ class EventStore:
             # Streamed in chunks: an export of a million events must not hold them all in memory.
             while rows := cursor.fetchmany(1000):
                 for row in rows:
-                    dest.write(_event(row).to_json_line() + "\n")
+                    dest.write(_event(row, self.media_folder).to_json_line() + "\n")
                     written += 1
         return written
 
@@ -1273,6 +1298,10 @@ class EventStore:
         if "account" not in columns:
             connection.execute(_ACCOUNT_COLUMN)
         connection.execute(_ACCOUNT_INDEX)
+        if "media_file" not in columns:
+            for statement in _MEDIA_COLUMNS:
+                connection.execute(statement)
+        connection.execute(_MEDIA_INDEX)
         for statement in _DUPLICATE_SCHEMA:
             connection.execute(statement)
         if version == 1:
@@ -1292,10 +1321,11 @@ class EventStore:
             "events", "event_message_ids", "events_search_text", "events_fts", "search_index_state",
             "events_after_delete", "events_by_kind", "events_by_verdict", "events_by_rejected",
             "events_duplicates", "event_fingerprints", "events_after_delete_fingerprint", "events_by_account",
+            "events_by_media_file",
         }
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
-                and {"cut_from", "account"} <= columns
+                and {"cut_from", "account", "media_file", "media_span"} <= columns
                 and "conversations" in names and conversations.schema_is_current(connection))
 
 
@@ -1500,11 +1530,12 @@ def _backfill_steps(connection: sqlite3.Connection) -> None:
 
 
 def _row(record: EventRecord) -> tuple[Any, ...]:
+    span = record.media
     return (
         _microseconds(record.received_at),
         _storable(record.path),
         _json_object(record.headers),
-        record.body,
+        record.body if span is None else spliced.cut(record.body, span),
         int(record.payload is not None),
         _payload_text(record),
         _storable(record.kind),
@@ -1515,6 +1546,8 @@ def _row(record: EventRecord) -> tuple[Any, ...]:
         _json_strings(record.message_ids),
         record.cut_from,
         record.account,
+        span.file if span is not None else None,
+        span.to_column() if span is not None else None,
         _fingerprint(record),
     )
 
@@ -1553,7 +1586,7 @@ def _insert_rows(
 
 @functools.cache
 def _insert_statement(rows: int) -> str:
-    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
+    return _INSERT + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
 
 
 def _json_object(strings: dict[str, str]) -> str:
@@ -1626,13 +1659,17 @@ def _microseconds(moment: datetime) -> int:
     return (moment - _EPOCH) // _MICROSECOND
 
 
-def _event(row: tuple[Any, ...]) -> StoredEvent:
+def _event(row: tuple[Any, ...], media_folder: Path | None = None) -> StoredEvent:
+    """The stored event of a row; with `media_folder`, a body stored without its inline file is rebuilt from the kept
+    file (`get`, export); a list's row has no body to rebuild."""
     (event_id, received_us, path, headers, body, has_payload, payload, kind, summary, verdict, rejected, reason, ids,
-     duplicate_of, cut_from, account) = row
+     duplicate_of, cut_from, account, media_file, media_span) = row
     if not has_payload:
         parsed = None
     else:
         parsed = json.loads(payload if payload is not None else body)
+    if media_file is not None and media_folder is not None:
+        body, cut_from = _rebuilt(bytes(body), media_file, media_span, media_folder)
     return StoredEvent(
         id=event_id,
         received_at=datetime.fromtimestamp(received_us // 1_000_000, UTC).replace(microsecond=received_us % 1_000_000),
@@ -1650,6 +1687,20 @@ def _event(row: tuple[Any, ...]) -> StoredEvent:
         cut_from=cut_from,
         account=account,
     )
+
+
+def _rebuilt(stored: bytes, media_file: str, media_span: str, media_folder: Path) -> tuple[bytes, int | None]:
+    """(body as received, None), or, when the kept file is gone or altered, (the stored body, the size the whole
+    body had): shown as a cut body, never forwarded as if whole."""
+    span = spliced.MediaSpan.from_column(media_file, media_span)
+    if span is None:
+        return stored, len(stored)
+    try:
+        data = (media_folder / Path(media_file).name).read_bytes()
+    except OSError:
+        return stored, len(stored) + span.length
+    body = spliced.rebuild(stored, span, data)
+    return (body, None) if body is not None else (stored, len(stored) + span.length)
 
 
 def _settle_on_loops(batch: list[tuple[EventRecord, asyncio.Future, Any]], results: list[Any]) -> None:

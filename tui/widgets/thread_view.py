@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.keymap import bindings_for
+from tui.keymap import bindings_for, keys_of
 from tui.runtime import STATUS_MARKS, MessageRow, Status, Step, stuck
 
 _HEADER_IN = Style(bold=True, color="cyan")
@@ -81,9 +81,10 @@ class ThreadView(ScrollView, can_focus=True):
             self.index = index
 
     class MediaAsked(Message):
-        """Open, save or preview the file of a media message (`row.media`)."""
+        """Open, save or preview the file of a media message (`row.media`); `row` None: the thread has none (the
+        key still answers, in words)."""
 
-        def __init__(self, row: MessageRow, action: MediaAction) -> None:
+        def __init__(self, row: MessageRow | None, action: MediaAction) -> None:
             super().__init__()
             self.row = row
             self.action = action
@@ -96,6 +97,14 @@ class ThreadView(ScrollView, can_focus=True):
             self.character = character
 
     def on_key(self, event: events.Key) -> None:
+        unanswered = _media_key_action(event.key)
+        if unanswered is not None and not any(row.is_media for row in self.rows):
+            # The media keys are out of the footer on a thread without a file, but the help lists them: the key
+            # says why it does nothing rather than passing silently to a binding further up.
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.MediaAsked(None, unanswered))
+            return
         if event.character is not None and event.character.isprintable() and event.key not in _BOUND_KEYS:
             event.stop()
             event.prevent_default()
@@ -259,20 +268,17 @@ class ThreadView(ScrollView, can_focus=True):
     # -- media (issue 25): the newest media message in view is the one the keys act on ----------------------------
 
     def media_row(self) -> MessageRow | None:
-        """The media message the keys act on: the newest one that starts above the view's bottom."""
-        return self._newest_in_view(lambda row: row.media is not None)
+        """The media message the keys act on: the newest one that starts above the view's bottom (one of the
+        seeded history's too, whose file never came: the key then says so)."""
+        return self._newest_in_view(lambda row: row.is_media)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _MEDIA_ACTIONS:
-            return any(row.media is not None for row in self.rows)  # shown in the footer only then
+            return any(row.is_media for row in self.rows)  # shown in the footer only then
         return True
 
     def _ask_media(self, action: MediaAction) -> None:
-        row = self.media_row()
-        if row is None:
-            self.app.bell()
-            return
-        self.post_message(self.MediaAsked(row, action))
+        self.post_message(self.MediaAsked(self.media_row(), action))
 
     def action_open_media(self) -> None:
         self._ask_media(MediaAction.OPEN)
@@ -425,6 +431,14 @@ class ThreadView(ScrollView, can_focus=True):
 
 
 # The thread's own keys (scrolling); any other printable key typed on it is meant for the reply.
+def _media_key_action(key: str) -> MediaAction | None:
+    """The media action `key` is bound to on the thread now (the user's keymap applied), or None."""
+    for action in MediaAction:
+        if key in keys_of(f"thread.{action}_media").split(","):
+            return action
+    return None
+
+
 _BOUND_KEYS = frozenset(binding.key for binding in ThreadView.BINDINGS if isinstance(binding, Binding))
 
 
