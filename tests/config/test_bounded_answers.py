@@ -27,14 +27,17 @@ MIB = 1024 * 1024
 # The process reads at most 256 MiB of an answer; the interpreter, httpx and the app's modules add well under 200.
 MEMORY_CEILING = 512 * MIB
 
-# The process's peak memory, written to stderr as it exits (Linux: ru_maxrss in KiB).
+# The process's peak memory, written to stderr as it exits: VmHWM of /proc/self/status in KiB, the high-water mark of
+# this process's own memory. Not ru_maxrss: Linux carries it across exec, so a child spawned (vfork, then exec) by a
+# test worker that had grown to 500 MiB reported the worker's peak, not its own.
 _MEASURED = (
-    "import resource, runpy, sys\n"
+    "import re, runpy, sys\n"
     "sys.argv = ['gateway-tui', *sys.argv[1:]]\n"
     "try:\n"
     "    runpy.run_module('tui', run_name='__main__')\n"
     "finally:\n"
-    "    sys.stderr.write(f'\\nmaxrss={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+    "    peak = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)\n"
+    "    sys.stderr.write(f'\\nmaxrss={peak}\\n')\n"
 )
 
 
