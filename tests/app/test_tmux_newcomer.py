@@ -1,0 +1,99 @@
+"""Issue 38 in a real terminal, at 80×24 and 120×40: tmux runs the app, keys are typed one at a time at a person's
+pace (tests/app/test_tmux.py's Terminal), and the captured screen shows what happened. Every wait is for something
+on the screen, bounded in time.
+
+4. A file chosen with Browse (ctrl+b) is sent by ctrl+s, once, and shows in the thread.
+10. After F3 to another account, the header counts that account's events and the reply line says nothing of the
+    other account's send; Events with `a` names each event's account.
+11. Each chat keeps its own reply draft; Esc from the events panel goes to the conversations' list.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.test_tmux import Terminal, app_command
+from tests.app.test_tmux_keys import footer, wait_until
+from tests.media_files import pdf, write
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"),
+]
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def start(command: str, size: tuple[int, int]) -> Terminal:
+    term = Terminal(f"gateway-tui-newcomer-{uuid.uuid4().hex[:12]}")
+    term.tmux("-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
+              command, ";", "set-option", "-t", "app", "remain-on-exit", "on")
+    return term
+
+
+def app_in(home: Path) -> str:
+    """The app with `home` as its home folder (where the file picker opens) and its data beside it."""
+    data = " ".join(f"XDG_{name}_HOME={home.parent / 'xdg' / name.lower()}" for name in ("DATA", "CONFIG", "STATE", "CACHE"))
+    return f"env HOME={home} {data} {app_command()}"
+
+
+@pytest.fixture(params=SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def size(request) -> tuple[int, int]:
+    return request.param
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def terminal(size, home) -> Iterator[Terminal]:
+    term = start(app_in(home), size)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def wait_for_open_thread(term: Terminal) -> None:
+    """The chosen chat's thread is open (its title names the number)."""
+    term.wait_for("● ")
+    wait_until(lambda: re.search(r"│ .+ · \d{10,}", term.screen()) is not None, "the open thread's title")
+
+
+def test_a_file_chosen_with_browse_is_sent_by_ctrl_s(terminal, home: Path):
+    # A large file: its send takes a while, as a real one over a real network does (a quick answer hid the defect:
+    # the send ended before the check that cancelled it started).
+    write(home, "menu.pdf", pdf() + b"\n" * 30_000_000)
+    wait_for_open_thread(terminal)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")  # the reply line of the chosen chat
+    terminal.keys("C-t")  # the full form to that chat, its message focused
+    terminal.wait_for("Send (ctrl+s)")
+    terminal.keys("BTab")
+    terminal.keys("BTab")  # past the recipient: the kind picker
+    terminal.keys("Enter")
+    terminal.keys("Up")  # Media: the last kind
+    terminal.keys("Enter")
+    terminal.wait_for("File (→ completes the path)", "kind Media", "^b Browse")
+    terminal.keys("C-b")  # the picker, at the home folder
+    terminal.wait_for("Choose a file", "menu.pdf")
+    terminal.keys("Down")
+    terminal.keys("Enter")  # the file chosen: the path field says what it is
+    terminal.wait_for("(application/pdf), 30.0 MB")
+    terminal.keys("C-s")
+    shown = terminal.wait_for("Sent, message id", timeout=60)
+    assert "cancelled" not in shown
+    terminal.keys("C-l")  # the conversations: the document in the thread
+    shown = terminal.wait_for("[document] menu.pdf")
+    assert "may have been sent" not in shown
