@@ -121,7 +121,7 @@ class GatewayHeader(Horizontal):
             self._mounted_after_start()
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
-        self.set_interval(RATE_INTERVAL, self._show_listener)
+        self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
         app.runtime.subscribe_store_health(self._show_store)
         app.runtime.subscribe_listener_load(self._show_load)
         self._show_profile()
