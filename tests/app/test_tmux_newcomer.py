@@ -97,3 +97,36 @@ def test_a_file_chosen_with_browse_is_sent_by_ctrl_s(terminal, home: Path):
     terminal.keys("C-l")  # the conversations: the document in the thread
     shown = terminal.wait_for("[document] menu.pdf")
     assert "may have been sent" not in shown
+
+
+def reply_line(term: Terminal) -> str:
+    """The reply line under the thread (its placeholder when empty)."""
+    return next((line for line in reversed(term.screen().splitlines()) if "│ " in line and "────" not in line
+                 and ("Reply:" in line or "for the " in line)), "")
+
+
+def test_each_chat_keeps_its_draft_and_escape_from_the_panel_goes_to_the_list(terminal):
+    wait_for_open_thread(terminal)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")  # the first chat's reply line
+    terminal.type("for the first")
+    wait_until(lambda: "for the first" in reply_line(terminal), "the draft in the reply line")
+    terminal.keys("Escape")  # back to the list, unsent
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Down")  # the second chat
+    terminal.keys("Enter")
+    wait_until(lambda: "Reply: enter sends" in reply_line(terminal), "the second chat's empty reply line")
+    terminal.type("for the second")
+    wait_until(lambda: "for the second" in reply_line(terminal), "the second draft")
+    terminal.keys("Escape")
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Up")  # the first chat again: its draft
+    wait_until(lambda: "for the first" in reply_line(terminal), "the first chat's draft back")
+    terminal.keys("Enter")
+    terminal.keys("Tab")  # from the reply line to the events panel
+    wait_until(lambda: "esc Leave panel" in footer(terminal), "the panel's footer")
+    terminal.keys("Escape")  # out of the panel: the list, not the reply line
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    shown = terminal.screen()
+    assert "Sent, message id" not in shown and "for the first" in reply_line(terminal)
