@@ -316,6 +316,7 @@ class InboxView(Widget):
         (shown now if visible, else when shown)."""
         if self.inbox is None:
             return
+        self.query_one(ErrorLine).clear()  # its answer ("Sent, message id …") was the other account's
         if self.open_chat_id is not None:
             self._open_thread(self.open_chat_id)
         if self.shown:

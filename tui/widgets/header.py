@@ -254,6 +254,7 @@ class GatewayHeader(Horizontal):
         """Another account became current: its name, its watch's words and its webhook health."""
         self._follow_account()  # the account left is followed no more: the Fleet board shows it
         self._show_profile()
+        self._show_listener()  # its counts
         self.query_one(WebhookHealth).rebind()
         self.poll_status()
 
@@ -313,18 +314,23 @@ class GatewayHeader(Horizontal):
         runtime = gateway_app(self).runtime
         stats = runtime.stats
         address = runtime.listener_address()
+        # Several accounts share the listener: the counts are the current account's (after a switch the listener's
+        # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
+        account = runtime.current if len(runtime.accounts) > 1 else None
+        received, per_minute = ((account.activity.received, account.activity.per_minute()) if account is not None
+                                else (stats.received, stats.per_minute()))
         if self.compact:  # the port is what tells listeners apart; the counts must stay
             host, colon, port = address.rpartition(":")
             parts = [("⇄ ", ""), (colon + port if colon and host.startswith("127.") else address, "bold"),
-                     (f" · {stats.received} ev · {stats.per_minute()}/min", "")]
+                     (f" · {received} ev · {per_minute}/min", "")]
         else:
             parts = [
                 ("listener ", ""),
                 (address, "bold"),
-                (f" · {stats.received} events · {stats.per_minute()}/min", ""),
+                (f" · {received} events · {per_minute}/min", ""),
             ]
         content = Content.assemble(*parts)
-        if stats.last_verdict:
+        if stats.last_verdict and account is None:
             badge, style = VERDICT_BADGES.get(stats.last_verdict, (stats.last_verdict, ""))
             if self.compact:
                 badge = badge.split(" ")[0]
