@@ -130,3 +130,38 @@ def test_each_chat_keeps_its_draft_and_escape_from_the_panel_goes_to_the_list(te
     wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
     shown = terminal.screen()
     assert "Sent, message id" not in shown and "for the first" in reply_line(terminal)
+
+
+@pytest.fixture
+def fleet_terminal(size, home) -> Iterator[Terminal]:
+    term = start(app_in(home) + " --accounts 3", size)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def header(term: Terminal) -> str:
+    return term.screen().splitlines()[0]
+
+
+def test_after_f3_the_header_counts_and_the_reply_line_are_the_new_accounts(fleet_terminal):
+    terminal = fleet_terminal
+    wait_for_open_thread(terminal)
+    terminal.wait_for("sandbox-01", timeout=40)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")
+    terminal.type("hi from one")
+    terminal.keys("Enter")  # sent from sandbox-01: its events come
+    terminal.wait_for("Sent, message id")
+    wait_until(lambda: re.search(r" · [1-9]\d* ev", header(terminal)) is not None, "sandbox-01's events counted")
+    terminal.keys("F3")  # the account picker
+    terminal.wait_for("sandbox-02")
+    terminal.keys("Down")
+    terminal.keys("Enter")
+    terminal.wait_for("Now on sandbox-02")  # the switch is done (its toast comes last)
+    assert "sandbox-02" in header(terminal)
+    wait_until(lambda: re.search(r" · 0 ev(ents)? · 0/min", header(terminal)) is not None,
+               "sandbox-02's counts (none)")
+    assert "Sent, message id" not in terminal.screen()  # the reply was sandbox-01's
