@@ -741,12 +741,11 @@ class MainScreen(SectionHost):
 
 
 def _out_of_the_conversations_fields(back: Widget | None) -> Widget | None:
-    """Where Escape from the events panel goes: back where the user was, except a field of the conversations (the
-    reply line, the search), for which it is their list: a key typed next landed in a reply line the user no longer
-    had in mind."""
-    from tui.screens.inbox import InboxList, InboxView
+    """Where Escape from the events panel goes: back where the user was, except the reply line, for which it is the
+    conversations' list: a key typed next landed in a reply line the user no longer had in mind."""
+    from tui.screens.inbox import InboxList, InboxView, ReplyLine
 
     view = next((node for node in back.ancestors if isinstance(node, InboxView)), None) if back is not None else None
-    if isinstance(back, Input) and view is not None:
+    if isinstance(back, ReplyLine) and view is not None:
         return view.query_one(InboxList)
     return back
