@@ -28,10 +28,12 @@ class AccountActivity:
     last_by_kind: dict[str, datetime] = field(default_factory=dict)
     sends_by_day: dict[date, int] = field(default_factory=dict)
     _recent: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+    received: int = 0  # its events in this run (the header's count when several accounts share the listener)
 
     def record_event(self, event: StoredEvent) -> None:
         if event.duplicate_of is not None or event.rejected:
             return  # counted once; a refused post is not the account's traffic
+        self.received += 1
         self.last_by_kind[event.kind] = event.received_at
         self._recent.append(time.monotonic())
 

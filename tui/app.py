@@ -27,7 +27,7 @@ from textual.command import Provider
 from textual.signal import Signal
 
 from tui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
-from tui.messages import MessageSent
+from tui.messages import MessageSent, SendUnanswered
 from tui.widgets.gateway_app import GatewayAppBase
 
 if TYPE_CHECKING:
@@ -385,6 +385,22 @@ class GatewayApp(GatewayAppBase):
             await self.runtime.record_sent(message.kind, message.request, message.result)
         except Exception as error:
             self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
+
+    def on_send_unanswered(self, message: SendUnanswered) -> None:
+        self._record_unanswered(message)
+
+    @work(group="record-sent", exit_on_error=False, description="keep an unanswered send in the inbox")
+    async def _record_unanswered(self, message: SendUnanswered) -> None:
+        """The thread shows a send that may have reached the gateway, so a second one is not sent unknowingly."""
+        from tui.api.models import Request
+
+        if not isinstance(message.request, Request):
+            return
+        try:
+            await self.runtime.record_unanswered(message.kind, message.request)
+        except Exception as error:
+            self.notify(f"A send got no answer, and the inbox could not keep it: {error}", severity="warning",
+                        markup=False)
 
     # -- actions (the main screen binds the keys; these also serve the palette) -----------------------------
 

@@ -15,3 +15,13 @@ class MessageSent(Message):
         self.recipient = recipient
         self.request = request  # what was sent and the gateway's answer: the inbox records the message from them
         self.result = result
+
+
+class SendUnanswered(Message):
+    """A send got no answer (cancelled, timed out, its connection lost) and may have reached the gateway: the inbox
+    keeps it in its thread as such."""
+
+    def __init__(self, kind: str, request: object) -> None:
+        super().__init__()
+        self.kind = kind
+        self.request = request  # the Sendable request: its recipient and how it reads

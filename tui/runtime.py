@@ -82,7 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.secrets import SecretName, SecretStore
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
-    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.conversations import Inbox, NewMessage
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -449,8 +449,16 @@ class Runtime:
 
         if self.current is not None:
             self.current.activity.record_send()
+        return await self._keep_own_message(sent_message(op_id, request, message_id_of(result)))
+
+    async def record_unanswered(self, op_id: OperationId | str, request: Request) -> str | None:
+        """Keep a send that got no answer in the inbox, as one that may have been sent; returns its chat id."""
+        from tui.webhooks.sent import unanswered_message
+
+        return await self._keep_own_message(unanswered_message(op_id, request))
+
+    async def _keep_own_message(self, message: NewMessage | None) -> str | None:
         inbox = self.inbox
-        message = sent_message(op_id, request, message_id_of(result))
         if inbox is None or message is None:
             return None
         await asyncio.to_thread(inbox.record, message, _now_us())

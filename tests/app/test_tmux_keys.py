@@ -121,7 +121,7 @@ def test_the_events_panel_counts_what_arrives_after_a_move_and_g_goes_back(termi
     deliver(port, "FOLLOWED")
     terminal.wait_for("Events (newest first)")
     assert "new ·" not in terminal.screen()
-    terminal.keys("Escape")  # leaves the panel for where the user was: the reply line
+    terminal.keys("Escape")  # leaves the panel for the conversations' list (the user was in the reply line)
     wait_until(lambda: "esc Leave panel" not in footer(terminal), "the focus out of the panel")
 
 

@@ -496,7 +496,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     def on_media_form_check_asked(self, event: MediaForm.CheckAsked) -> None:
         event.stop()
-        self._check_media(send=False)
+        if self._media_sending:
+            return  # the send covering the form moved the focus off the path: the file is being read for it already
+        self._check_media()
 
     def _send_media(self) -> None:
         from tui.widgets.chats.media import MediaForm
@@ -512,10 +514,27 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             apply_field_errors(self.rows(), problems)
             self.status.show_error("Nothing was sent: see the fields marked above.")
             return
-        self._check_media(send=True)
+        self._media_sending = True
+        self._read_and_send_media()
+
+    _media_sending = False  # a media send is under way, from reading its file to the gateway's answer
+
+    # A check and a send are workers of two groups: a check (the path field left, a file chosen) never cancels a
+    # send. It did: the send covering the form moved the focus off the path field just chosen in the picker, the
+    # check that started cancelled the send's worker, and the send it awaited with it ("Send document: cancelled").
 
     @work(group="media-check", exclusive=True, exit_on_error=False, description="read and check the media file")
-    async def _check_media(self, *, send: bool) -> None:
+    async def _check_media(self) -> None:
+        await self._media_checked(send=False)
+
+    @work(group="media-send", exclusive=True, exit_on_error=False, description="read, check and send the media file")
+    async def _read_and_send_media(self) -> None:
+        try:
+            await self._media_checked(send=True)
+        finally:
+            self._media_sending = False
+
+    async def _media_checked(self, *, send: bool) -> None:
         """Have the form read the file and check it for the account's media family; then send when asked."""
         from tui.api.media import media_request
         from tui.widgets.chats.media import MediaForm
@@ -553,7 +572,10 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         )
         if worker is not None:
             try:
-                await worker.wait()
+                # Shielded: whatever ends this worker, the send runs to its answer or to the user's cancel.
+                waiting = asyncio.ensure_future(worker.wait())
+                waiting.add_done_callback(_retrieved)
+                await asyncio.shield(waiting)
             except Exception:  # noqa: BLE001 - the call's own status line says what failed
                 pass
         form.finished(media)
@@ -622,3 +644,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         """Enter moves on to the next field: a message form is sent only with ctrl+s or the Send button."""
         event.stop()
         self.screen.focus_next()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """The wait for a send ended: its outcome is the call's own status line's to tell, not a loop warning."""
+    if not task.cancelled():
+        task.exception()

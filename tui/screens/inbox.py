@@ -148,6 +148,10 @@ class InboxView(Widget):
         self.list_limit = LIST_PAGE
         self._generation = 0
         self._stale = False  # something happened while hidden: refresh when shown
+        # Each chat's reply draft, by (account, chat): the reply line holds the open chat's (`_draft_for`), the
+        # others wait here. One line for every chat sent a draft typed for one chat to the next one opened.
+        self._drafts: dict[tuple[str, str], str] = {}
+        self._draft_for: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Chats", id="inbox-title")
@@ -312,6 +316,7 @@ class InboxView(Widget):
         (shown now if visible, else when shown)."""
         if self.inbox is None:
             return
+        self.query_one(ErrorLine).clear()  # its answer ("Sent, message id …") was the other account's
         if self.open_chat_id is not None:
             self._open_thread(self.open_chat_id)
         if self.shown:
@@ -328,8 +333,36 @@ class InboxView(Widget):
         if chat != self.open_chat_id and not self._not_ready_shown:
             self.query_one(ErrorLine).clear()  # its answer ("Marked read", "Sent") was about the chat left
         self.open_chat_id = chat
+        self._keep_draft_of(chat)
         self.query_one(ThreadView).show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
         self._show_title()
+
+    def _draft_key(self, chat: str) -> tuple[str, str]:
+        account = self.runtime.current
+        return (account.name if account is not None else "", chat)
+
+    def _keep_draft_of(self, chat: str) -> None:
+        """The reply line holds `chat`'s draft (of the current account): the one it held waits for its chat."""
+        key = self._draft_key(chat)
+        if key == self._draft_for:
+            return
+        reply = self.query_one("#reply", Input)
+        if self._draft_for is not None:
+            if reply.value:
+                self._drafts[self._draft_for] = reply.value
+            else:
+                self._drafts.pop(self._draft_for, None)
+        self._draft_for = key
+        reply.value = self._drafts.pop(key, "")
+
+    def _sent_draft(self, key: tuple[str, str], text: str) -> None:
+        """A reply was sent: its draft goes, in the reply line if its chat is still open there, else where it waits."""
+        reply = self.query_one("#reply", Input)
+        if key == self._draft_for:
+            if reply.value == text:
+                reply.value = ""
+        elif self._drafts.get(key) == text:
+            del self._drafts[key]
 
     @work(thread=True, group="inbox-load", exclusive=True, exit_on_error=False, description="search the inbox")
     def _search_list(self, search: str, limit: int, generation: int) -> None:
@@ -581,6 +614,7 @@ class InboxView(Widget):
         except ClientsNotReady:
             status.show_error("The gateway is not ready yet; nothing was sent.")
             return
+        key = self._draft_key(chat)
         reply.loading = True
         try:
             result = await client.request(SEND_TEXT, request)
@@ -589,7 +623,7 @@ class InboxView(Widget):
             return
         finally:
             reply.loading = False
-        reply.value = ""
+        self._sent_draft(key, text)
         status.show_ok(f"Sent, message id {result.message_id}.")
         self.post_message(MessageSent(result.message_id, OperationId.SEND_TEXT, chat, request, result))
         reply.focus()

@@ -644,7 +644,7 @@ class MainScreen(SectionHost):
             if back is None or not back.is_attached or not back.focusable or not back.region.area:
                 mounted = self._mounted(self.current_section)
                 back = first_field(mounted) if mounted is not None else None
-            panel.leave(back)
+            panel.leave(_out_of_the_conversations_fields(back))
             return
         if focused is not None and in_form(focused):
             mounted = self._mounted(self.current_section)
@@ -738,3 +738,14 @@ class MainScreen(SectionHost):
         markdown = (section.HELP if section is not None else "") or ""
         markdown += operations_help(info.id, gateway_app(self).runtime.dialects)
         self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))
+
+
+def _out_of_the_conversations_fields(back: Widget | None) -> Widget | None:
+    """Where Escape from the events panel goes: back where the user was, except the reply line, for which it is the
+    conversations' list: a key typed next landed in a reply line the user no longer had in mind."""
+    from tui.screens.inbox import InboxList, InboxView, ReplyLine
+
+    view = next((node for node in back.ancestors if isinstance(node, InboxView)), None) if back is not None else None
+    if isinstance(back, ReplyLine) and view is not None:
+        return view.query_one(InboxList)
+    return back

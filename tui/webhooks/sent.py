@@ -30,6 +30,18 @@ def sent_message(op_id: OperationId | str, request: Request, message_id: str | N
     return NewMessage(chat_id_of(request.recipient), True, kind.value, request.reads_as(), message_id or None)
 
 
+UNANSWERED_NOTE = "· no answer: it may have been sent"
+
+
+def unanswered_message(op_id: OperationId | str, request: Request) -> NewMessage | None:
+    """The inbox message for a send that got no answer (cancelled, timed out, its connection lost): it may have
+    reached the gateway, and the thread says so; it has no id (none came back)."""
+    message = sent_message(op_id, request, None)
+    if message is None:
+        return None
+    return NewMessage(message.chat_id, True, message.kind, f"{message.body} {UNANSWERED_NOTE}", None)
+
+
 @runtime_checkable
 class SentAnswer(Protocol):
     """An answer that names the message it sent: `SendResult`, or anything else that reads the same."""

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual import work
 from tui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
@@ -94,13 +95,47 @@ class GatewayHeader(Horizontal):
         """Storage switched to the 0600 file during this run (set-up without a keyring): say so from now on."""
         if not self.query("#header-insecure"):
             self.mount(Static(Content("⚠ insecure" if self.compact else "⚠ insecure storage"), id="header-insecure"))
+            self.call_after_refresh(self._fit)
+
+    _short = False  # the long forms did not fit this width: the short ones are used (until the next resize)
+    _fitting = False
 
     @property
     def compact(self) -> bool:
         width = self.size.width or self.app.size.width
-        return width < COMPACT_BELOW
+        return width < COMPACT_BELOW or self._short
+
+    def _needed(self) -> int:
+        """Cells the pieces shown take (each with its padding), the spacer aside."""
+        needed = 0
+        for piece in self.query_children(Static):
+            if piece.display and piece.id != "header-spacer":
+                content = piece.content
+                needed += (content.cell_length if isinstance(content, Content) else cell_len(str(content))) + 2
+        return needed
+
+    def _fit(self) -> None:
+        """A piece changed: when the long forms no longer fit the line (a real gateway's two families, a warning, the
+        last verdict), the short ones take their place (the title goes first), rather than the counts being cut."""
+        width = self.size.width
+        if self._short or self._fitting or not width or width < COMPACT_BELOW or self._needed() <= width:
+            return
+        self._short = True
+        self._show_forms()
 
     def on_resize(self) -> None:
+        self._short = False  # the long forms again, if they fit the new width
+        self._show_forms()
+        self._fit()
+
+    def _show_forms(self) -> None:
+        self._fitting = True
+        try:
+            self._show_all_forms()
+        finally:
+            self._fitting = False
+
+    def _show_all_forms(self) -> None:
         compact = self.compact
         self.query_one("#header-title", Static).display = not compact
         insecure = self.query("#header-insecure")
@@ -112,6 +147,7 @@ class GatewayHeader(Horizontal):
         health = self.query_one(WebhookHealth)
         health.compact = compact
         health.show_health()
+        self._show_load()
 
     def on_mount(self) -> None:
         app = gateway_app(self)
@@ -121,7 +157,7 @@ class GatewayHeader(Horizontal):
             self._mounted_after_start()
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
-        self.set_interval(RATE_INTERVAL, self._show_listener)
+        self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
         app.runtime.subscribe_store_health(self._show_store)
         app.runtime.subscribe_listener_load(self._show_load)
         self._show_profile()
@@ -218,6 +254,7 @@ class GatewayHeader(Horizontal):
         """Another account became current: its name, its watch's words and its webhook health."""
         self._follow_account()  # the account left is followed no more: the Fleet board shows it
         self._show_profile()
+        self._show_listener()  # its counts
         self.query_one(WebhookHealth).rebind()
         self.poll_status()
 
@@ -243,6 +280,7 @@ class GatewayHeader(Horizontal):
             mark = " [b $text-warning]r/o" if self.compact else " [b $text-warning]read-only"
             content = Content.assemble(content, Content.from_markup(mark))
         self.query_one("#header-profile", Static).update(content)
+        self._fit()
 
     def refresh_dialects(self) -> None:
         """Settings changed the dialects: show them, and read the status again in the new dialect."""
@@ -268,6 +306,7 @@ class GatewayHeader(Horizontal):
         self.query_one("#header-connection", Static).update(
             Content.from_markup(f"[{style}]● $state", state=state)
         )
+        self._fit()
 
     def _show_listener(self) -> None:
         self._counts_pending = False
@@ -275,23 +314,29 @@ class GatewayHeader(Horizontal):
         runtime = gateway_app(self).runtime
         stats = runtime.stats
         address = runtime.listener_address()
+        # Several accounts share the listener: the counts are the current account's (after a switch the listener's
+        # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
+        account = runtime.current if len(runtime.accounts) > 1 else None
+        received, per_minute = ((account.activity.received, account.activity.per_minute()) if account is not None
+                                else (stats.received, stats.per_minute()))
         if self.compact:  # the port is what tells listeners apart; the counts must stay
             host, colon, port = address.rpartition(":")
             parts = [("⇄ ", ""), (colon + port if colon and host.startswith("127.") else address, "bold"),
-                     (f" · {stats.received} ev · {stats.per_minute()}/min", "")]
+                     (f" · {received} ev · {per_minute}/min", "")]
         else:
             parts = [
                 ("listener ", ""),
                 (address, "bold"),
-                (f" · {stats.received} events · {stats.per_minute()}/min", ""),
+                (f" · {received} events · {per_minute}/min", ""),
             ]
         content = Content.assemble(*parts)
-        if stats.last_verdict:
+        if stats.last_verdict and account is None:
             badge, style = VERDICT_BADGES.get(stats.last_verdict, (stats.last_verdict, ""))
             if self.compact:
                 badge = badge.split(" ")[0]
             content = Content.assemble(content, " · last ", Content.from_markup(f"[{style}]$badge", badge=badge))
         self.query_one("#header-listener", Static).update(content)
+        self._fit()
 
     def _show_store(self) -> None:
         """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
@@ -303,6 +348,7 @@ class GatewayHeader(Horizontal):
             piece.update(Content(f"⚠ {status}"))
             store = runtime.store
             piece.tooltip = str(store.health) if store is not None else runtime.store_problem
+        self._fit()
 
     def _show_load(self) -> None:
         """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
@@ -312,6 +358,7 @@ class GatewayHeader(Horizontal):
         if status is not None:
             piece.update(Content("⚠ shedding load" if self.compact else f"⚠ {status}"))
             piece.tooltip = status
+        self._fit()
 
     # -- polling --------------------------------------------------------------------------------------------
 

@@ -31,11 +31,12 @@ from textual.widgets import Button, Label, Static
 from textual.worker import Worker
 
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.api.errors import BadRequest, Conflict, TransportFault, Unauthorized
-from tui.api.models import Request
+from tui.api.errors import BadRequest, Conflict, ConnectionLost, GatewayTimeout, TransportFault, Unauthorized
+from tui.api.models import Request, Sendable
 from tui.api.operations import DialectRefusal, Operation
 from tui.api.operations import Family as OperationFamily
 from tui.keymap import bindings_for, label
+from tui.messages import SendUnanswered
 from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
 from tui.widgets.focus import restore_focus
@@ -127,6 +128,11 @@ class OperationSection(VerticalScroll, Section):
     OperationSection .side-by-side { height: auto; }
     OperationSection .panel { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
     """
+
+    @functools.cached_property
+    def _unanswered_sends(self) -> dict[str, str]:
+        """Operation id -> the request (as JSON) of its last send that got no answer and may have gone."""
+        return {}
 
     @functools.cached_property
     def _last_sends(self) -> dict[str, tuple[str, float]]:
@@ -258,11 +264,26 @@ class OperationSection(VerticalScroll, Section):
         With `confirm_repeat` (the question), the same request sent again within `REPEAT_WINDOW` seconds asks
         first: a second ctrl+s or click does not send a duplicate unnoticed."""
 
+        fingerprint = request.model_dump_json()
+
+        async def answered_or_not(send: Awaitable[Res]) -> Res:
+            """A send with no answer (cancelled, timed out, the connection lost) may have reached the gateway: the
+            thread keeps it as such, and the same send again asks first whenever it comes."""
+            try:
+                result = await send
+            except (asyncio.CancelledError, GatewayTimeout, ConnectionLost):
+                if op.sends is not None and isinstance(request, Sendable):
+                    self._unanswered_sends[op.id.value] = fingerprint
+                    self.post_message(SendUnanswered(op.id, request))
+                raise
+            self._unanswered_sends.pop(op.id.value, None)
+            return result
+
         def go() -> Worker[Res | None] | None:
             if op.family is OperationFamily.INSTANCE:
 
                 async def via_instance(client: InstanceClient) -> Res:
-                    return await client.request(op, request)
+                    return await answered_or_not(client.request(op, request))
 
                 return self.call(
                     title or op.title, via_instance, family="instance", busy=busy, status=status, done=done,
@@ -270,7 +291,7 @@ class OperationSection(VerticalScroll, Section):
                 )
 
             async def via_session(client: SessionClient) -> Res:
-                return await client.request(op, request)
+                return await answered_or_not(client.request(op, request))
 
             return self.call(
                 title or op.title, via_session, family="session", busy=busy, status=status, done=done, group=group
@@ -278,11 +299,11 @@ class OperationSection(VerticalScroll, Section):
 
         if confirm_repeat is None:
             return go()
-        fingerprint = request.model_dump_json()
         now = time.monotonic()
         last = self._last_sends.get(op.id.value)
         self._last_sends[op.id.value] = (fingerprint, now)
-        if last is None or last[0] != fingerprint or now - last[1] >= REPEAT_WINDOW:
+        unanswered = self._unanswered_sends.get(op.id.value) == fingerprint
+        if not unanswered and (last is None or last[0] != fingerprint or now - last[1] >= REPEAT_WINDOW):
             return go()
 
         def answered(yes: bool | None) -> None:
@@ -292,11 +313,9 @@ class OperationSection(VerticalScroll, Section):
             else:
                 status.show_ok("Not sent again.")
 
-        self.app.push_screen(
-            ConfirmScreen(confirm_repeat, f"You sent exactly this {now - last[1]:.0f} s ago.",
-                          confirm_label="Send again"),
-            answered,
-        )
+        detail = ("The last time it got no answer: it may have reached the gateway already." if unanswered or last is None
+                  else f"You sent exactly this {now - last[1]:.0f} s ago.")
+        self.app.push_screen(ConfirmScreen(confirm_repeat, detail, confirm_label="Send again"), answered)
         return None
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:

@@ -1,0 +1,47 @@
+"""Issue 38, item 17: the header fits its line at 120 and 160 columns whatever its pieces say: when the long forms do
+not fit, the short ones are used (the title goes first), so the listener's counts are never cut ("listener
+127.0.")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness import running_sandbox_app, screen_text, settle
+from tui.widgets.header import GatewayHeader
+
+
+def header_line(app) -> str:
+    return screen_text(app).splitlines()[0]
+
+
+@pytest.mark.parametrize("width", [120, 160])
+async def test_the_header_keeps_the_listener_counts_whole(width):
+    async with running_sandbox_app(size=(width, 40)) as pilot:
+        app = pilot.app
+        header = app.screen.query_one(GatewayHeader)
+        header.show_insecure()  # the keyring was missing: the private file's warning
+        # A real pair of gateways says each family's state; the last event's verdict follows the counts.
+        header.connection = "instance connected · session not connected"
+        app.runtime.stats.last_verdict = "valid"
+        header._show_listener()
+        await settle(pilot)
+        line = header_line(app)
+        assert "/min · last ✓" in line, line  # the counts and the verdict, whole
+        assert "insecure" in line, line
+        assert len(line) <= width
+
+
+async def test_the_long_forms_come_back_when_they_fit_again():
+    async with running_sandbox_app(size=(120, 40)) as pilot:
+        app = pilot.app
+        header = app.screen.query_one(GatewayHeader)
+        header.connection = "instance connected · session not connected"
+        app.runtime.stats.last_verdict = "valid"
+        header._show_listener()
+        await settle(pilot)
+        assert "gateway-tui" not in header_line(app)  # the title went first
+        header.connection = "sandbox · connected"
+        await pilot.resize_terminal(160, 40)
+        await settle(pilot)
+        line = header_line(app)
+        assert line.startswith(" gateway-tui  profile sandbox") and "listener " in line, line

@@ -1,0 +1,167 @@
+"""Issue 38 in a real terminal, at 80×24 and 120×40: tmux runs the app, keys are typed one at a time at a person's
+pace (tests/app/test_tmux.py's Terminal), and the captured screen shows what happened. Every wait is for something
+on the screen, bounded in time.
+
+4. A file chosen with Browse (ctrl+b) is sent by ctrl+s, once, and shows in the thread.
+10. After F3 to another account, the header counts that account's events and the reply line says nothing of the
+    other account's send; Events with `a` names each event's account.
+11. Each chat keeps its own reply draft; Esc from the events panel goes to the conversations' list.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.test_tmux import Terminal, app_command
+from tests.app.test_tmux_keys import footer, wait_until
+from tests.media_files import pdf, write
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)"),
+]
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def start(command: str, size: tuple[int, int]) -> Terminal:
+    term = Terminal(f"gateway-tui-newcomer-{uuid.uuid4().hex[:12]}")
+    term.tmux("-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(size[0]), "-y", str(size[1]),
+              command, ";", "set-option", "-t", "app", "remain-on-exit", "on")
+    return term
+
+
+def app_in(home: Path) -> str:
+    """The app with `home` as its home folder (where the file picker opens) and its data beside it."""
+    data = " ".join(f"XDG_{name}_HOME={home.parent / 'xdg' / name.lower()}" for name in ("DATA", "CONFIG", "STATE", "CACHE"))
+    return f"env HOME={home} {data} {app_command()}"
+
+
+@pytest.fixture(params=SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def size(request) -> tuple[int, int]:
+    return request.param
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def terminal(size, home) -> Iterator[Terminal]:
+    term = start(app_in(home), size)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def wait_for_open_thread(term: Terminal) -> None:
+    """The chosen chat's thread is open (its title names the number)."""
+    term.wait_for("● ")
+    wait_until(lambda: re.search(r"│ .+ · \d{10,}", term.screen()) is not None, "the open thread's title")
+
+
+def test_a_file_chosen_with_browse_is_sent_by_ctrl_s(terminal, home: Path):
+    # A large file: its send takes a while, as a real one over a real network does (a quick answer hid the defect:
+    # the send ended before the check that cancelled it started).
+    write(home, "menu.pdf", pdf() + b"\n" * 30_000_000)
+    wait_for_open_thread(terminal)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")  # the reply line of the chosen chat
+    terminal.keys("C-t")  # the full form to that chat, its message focused
+    terminal.wait_for("Send (ctrl+s)")
+    terminal.keys("BTab")
+    terminal.keys("BTab")  # past the recipient: the kind picker
+    terminal.keys("Enter")
+    terminal.keys("Up")  # Media: the last kind
+    terminal.keys("Enter")
+    terminal.wait_for("File (→ completes the path)", "kind Media", "^b Browse")
+    terminal.keys("C-b")  # the picker, at the home folder
+    terminal.wait_for("Choose a file", "menu.pdf")
+    terminal.keys("Down")
+    terminal.keys("Enter")  # the file chosen: the path field says what it is
+    terminal.wait_for("(application/pdf), 30.0 MB")
+    terminal.keys("C-s")
+    shown = terminal.wait_for("Sent, message id", timeout=60)
+    assert "cancelled" not in shown
+    terminal.keys("C-l")  # the conversations: the document in the thread
+    shown = terminal.wait_for("[document] menu.pdf")
+    assert "may have been sent" not in shown
+
+
+def reply_line(term: Terminal) -> str:
+    """The reply line under the thread (its placeholder when empty)."""
+    return next((line for line in reversed(term.screen().splitlines()) if "│ " in line and "────" not in line
+                 and ("Reply:" in line or "for the " in line)), "")
+
+
+def test_each_chat_keeps_its_draft_and_escape_from_the_panel_goes_to_the_list(terminal):
+    wait_for_open_thread(terminal)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")  # the first chat's reply line
+    terminal.type("for the first")
+    wait_until(lambda: "for the first" in reply_line(terminal), "the draft in the reply line")
+    terminal.keys("Escape")  # back to the list, unsent
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Down")  # the second chat
+    terminal.keys("Enter")
+    wait_until(lambda: "Reply: enter sends" in reply_line(terminal), "the second chat's empty reply line")
+    terminal.type("for the second")
+    wait_until(lambda: "for the second" in reply_line(terminal), "the second draft")
+    terminal.keys("Escape")
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Up")  # the first chat again: its draft
+    wait_until(lambda: "for the first" in reply_line(terminal), "the first chat's draft back")
+    terminal.keys("Enter")
+    terminal.keys("Tab")  # from the reply line to the events panel
+    wait_until(lambda: "esc Leave panel" in footer(terminal), "the panel's footer")
+    terminal.keys("Escape")  # out of the panel: the list, not the reply line
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    shown = terminal.screen()
+    assert "Sent, message id" not in shown and "for the first" in reply_line(terminal)
+
+
+@pytest.fixture
+def fleet_terminal(size, home) -> Iterator[Terminal]:
+    term = start(app_in(home) + " --accounts 3", size)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def header(term: Terminal) -> str:
+    return term.screen().splitlines()[0]
+
+
+def test_after_f3_the_header_counts_and_the_reply_line_are_the_new_accounts(fleet_terminal):
+    terminal = fleet_terminal
+    wait_for_open_thread(terminal)
+    terminal.wait_for("sandbox-01", timeout=40)
+    terminal.keys("Escape")  # from the search to the list
+    wait_until(lambda: "⏎ Reply" in footer(terminal), "the list's footer")
+    terminal.keys("Enter")
+    terminal.type("hi from one")
+    terminal.keys("Enter")  # sent from sandbox-01: its events come
+    terminal.wait_for("Sent, message id")
+    wait_until(lambda: re.search(r" · [1-9]\d* ev", header(terminal)) is not None, "sandbox-01's events counted")
+    terminal.keys("F3")  # the account picker
+    terminal.wait_for("sandbox-02")
+    terminal.keys("Down")
+    terminal.keys("Enter")
+    terminal.wait_for("Now on sandbox-02")  # the switch is done (its toast comes last)
+    assert "sandbox-02" in header(terminal)
+    wait_until(lambda: re.search(r" · 0 ev(ents)? · 0/min", header(terminal)) is not None,
+               "sandbox-02's counts (none)")
+    assert "Sent, message id" not in terminal.screen()  # the reply was sandbox-01's
