@@ -39,6 +39,11 @@ TABLE_COLUMNS = (
     Column("summary", 52, minimum=14, give_way=2, flex=True),
     Column("verdict", BADGE_WIDTH),
 )
+# With `a` (every open account's events): whose each event is, beside its id.
+ACCOUNT_COLUMN = Column("account", 14, minimum=8, give_way=4)
+TABLE_COLUMNS_ALL_ACCOUNTS = (TABLE_COLUMNS[0], ACCOUNT_COLUMN, *TABLE_COLUMNS[1:])
+COLUMN_TITLES = {"id": "#", "account": "Account", "time": "Received", "kind": "Kind", "summary": "Summary",
+                 "verdict": "Verdict"}
 SEARCH_DELAY = 0.25
 LIVE_REFRESH_DELAY = 0.3
 
@@ -63,7 +68,7 @@ The whole history of webhook events received by the listener, newest first, from
 - `F2` opens the request log: every HTTP exchange with the gateway, and *copy as curl*.
 - `m` shows only the events of the message of the highlighted row; `m` again clears it.
 - With several accounts open, the current account's events show (the line above the table names it); `a` shows
-  every account's, `a` again only the current one's.
+  every open account's, each named in an Account column, `a` again only the current one's.
 
 Verdicts: ✓ valid signature · ✗ invalid signature · – unsigned (a key is set, no signature) ·
 ? no key configured (nothing checked) · ⛔ rejected by the listener (never authentic).
@@ -122,9 +127,15 @@ class EventsSection(Vertical, Section):
             yield Input(placeholder="Search body text…", id="events-search", compact=False)
         yield Static(id="events-status")
         table: DataTable[Any] = DataTable(id="events-table", cursor_type="row", zebra_stripes=True)
-        for column, title in zip(TABLE_COLUMNS, ("#", "Received", "Kind", "Summary", "Verdict"), strict=True):
-            table.add_column(title, key=column.key, width=column.width)
+        self._add_columns(table)
         yield table
+
+    def _columns(self) -> tuple[Column, ...]:
+        return TABLE_COLUMNS_ALL_ACCOUNTS if self.all_accounts else TABLE_COLUMNS
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        for column in self._columns():
+            table.add_column(COLUMN_TITLES[column.key], key=column.key, width=column.width)
 
     def first_field(self) -> DataTable[Any]:
         """The table: the section opens on the events, where its letter keys act (the filters are a form: typing
@@ -158,18 +169,28 @@ class EventsSection(Vertical, Section):
         """The account whose events show: the current one when several are open (unless `a` asked for all)."""
         return None if self.all_accounts else gateway_app(self).runtime.account_shown
 
+    def accounts_shown(self) -> str | tuple[str, ...] | None:
+        """The store's account filter: the account shown, or with `a` every open account (an account not open
+        here, whose events another app or `listen --all` stored, is not among them)."""
+        if self.all_accounts:
+            return tuple(account.name for account in gateway_app(self).runtime.accounts)
+        return self.account_shown()
+
     def action_all_accounts(self) -> None:
         if len(gateway_app(self).runtime.accounts) < 2:
             self.app.notify("Only one account is open: its events are all shown.", markup=False)
             return
         self.all_accounts = not self.all_accounts
         self.only_message = None
+        table = self.query_one("#events-table", DataTable)
+        table.clear(columns=True)  # the Account column comes and goes with `a`
+        self._add_columns(table)
         self.reload()
 
     def filters(self) -> dict[str, Any]:
         chosen = self._chosen_filters()
-        if (account := self.account_shown()) is not None:
-            chosen["account"] = account
+        if (accounts := self.accounts_shown()) is not None:
+            chosen["account"] = accounts
         return chosen
 
     def _chosen_filters(self) -> dict[str, Any]:
@@ -253,7 +274,7 @@ class EventsSection(Vertical, Section):
         if kinds is not None:
             self._set_kinds(kinds)
         table = self.query_one("#events-table", DataTable)
-        widths = fit_columns(table, TABLE_COLUMNS)
+        widths = fit_columns(table, self._columns())
         table.clear()
         app = gateway_app(self)
         runtime = app.runtime
@@ -265,8 +286,11 @@ class EventsSection(Vertical, Section):
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
                 summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
+            cells = [Text(str(event.id), justify="right")]
+            if self.all_accounts:
+                cells.append(Text(clip(event.account or "–", widths["account"]), no_wrap=True))
             table.add_row(
-                Text(str(event.id), justify="right"),
+                *cells,
                 Text(event_time_text(event, deterministic=runtime.deterministic,
                                      with_date=not runtime.deterministic and widths["time"] >= 19)),
                 Text(clip(event.kind, widths["kind"]), style="red" if event.rejected else ""),

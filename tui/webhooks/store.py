@@ -58,6 +58,8 @@ from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict
 
 T = TypeVar("T")
+AccountFilter = str | tuple[str, ...] | None
+"""Whose events a read returns: one profile's, any of several (with those no account owns), or every event."""
 log = logging.getLogger(__name__)
 DEFAULT_FILE_NAME = "events.sqlite3"
 SCHEMA_VERSION = 3  # 3: the inbox tables of tui.webhooks.conversations
@@ -1074,7 +1076,7 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> list[StoredEvent]:
         """The newest `limit` events matching the filters, newest first (`account`: only that profile's)."""
         return self._select(None, limit, kind, verdict, search, rejected, account)
@@ -1088,7 +1090,7 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> list[StoredEvent]:
         """The next page of older events: ids below `before_id`, newest first (keyset pagination)."""
         return self._select(before_id, limit, kind, verdict, search, rejected, account)
@@ -1100,7 +1102,7 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> int:
         """How many events match, each delivery once: duplicates are left out (counted through their own small
         index, so the total stays an index count even over millions of events)."""
@@ -1165,7 +1167,7 @@ class EventStore:
         verdict: Verdict | str | None = None,
         search: str | None = None,
         rejected: bool | None = None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> int:
         """Write the matching events, oldest first, one JSON object per line; returns how many were written."""
         if isinstance(dest, (str, Path)):
@@ -1192,7 +1194,7 @@ class EventStore:
         verdict: Verdict | str | None,
         search: str | None,
         rejected: bool | None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> list[StoredEvent]:
         source, conditions, parameters = self._filter(kind, verdict, search, rejected, account)
         if before_id is not None:
@@ -1206,7 +1208,7 @@ class EventStore:
 
     def _filter(
         self, kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None,
-        account: str | None = None,
+        account: AccountFilter = None,
     ) -> tuple[str, list[str], list[Any]]:
         if _fts_query(search) is not None:
             self._catch_up_search_index()
@@ -1412,9 +1414,10 @@ def _statements(script: str) -> list[str]:
 
 def _filtered(
     kind: str | None, verdict: Verdict | str | None, search: str | None, rejected: bool | None,
-    account: str | None = None,
+    account: AccountFilter = None,
 ) -> tuple[str, list[str], list[Any]]:
-    """(FROM clause, WHERE conditions, parameters) for the panel's filters."""
+    """(FROM clause, WHERE conditions, parameters) for the panel's filters. `account`: one profile's events, or
+    (a tuple) those of any of these profiles and the ones no account owns (rejected on unknown paths)."""
     conditions: list[str] = []
     parameters: list[Any] = []
     source = "events"
@@ -1434,9 +1437,13 @@ def _filtered(
     if rejected is not None:
         conditions.append("events.rejected = ?")
         parameters.append(int(rejected))
-    if account is not None:
+    if isinstance(account, str):
         conditions.append("events.account = ?")
         parameters.append(account)
+    elif account is not None:
+        marks = ", ".join("?" * len(account))
+        conditions.append(f"(events.account IS NULL OR events.account IN ({marks}))")
+        parameters.extend(account)
     return source, conditions, parameters
 
 
