@@ -115,8 +115,19 @@ def phone_code_on_screen(term: Terminal, timeout: float = 30.0) -> str:
         time.sleep(0.3)
 
 
+def header_says(term: Terminal, state: str, timeout: float = 30.0) -> None:
+    """Wait for the header's connection to read `state`, in its long form ("● sandbox · connected") or its short
+    one ("● connected"), which the header takes where the long forms do not fit its line."""
+    pattern = re.compile(rf"● (?:sandbox · )?{re.escape(state)}(?: |$)")
+    deadline = time.monotonic() + timeout
+    while not pattern.search(term.screen().splitlines()[0] if term.screen() else ""):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the header never said {state!r}; the screen was:\n{term.screen()}")
+        time.sleep(0.2)
+
+
 def test_pair_both_families_by_the_qr_codes_on_screen(big):
-    big.wait_for("● sandbox · both not connected")
+    header_says(big, "both not connected")
     big.keys("F9")  # the events panel hidden: room for the code
     big.keys("M-8")  # the Account section (alt+8 as tmux sends it)
     big.wait_for("Account · sandbox", "Press q for a QR code")
@@ -130,7 +141,7 @@ def test_pair_both_families_by_the_qr_codes_on_screen(big):
         assert payload.count(",") == 3 and len(payload) > 200
         assert scan(url, payload) == 200
         big.wait_for("connected as")
-    big.wait_for("● sandbox · connected")
+    header_says(big, "connected")
 
 
 def test_at_120x40_the_section_says_hiding_the_panel_makes_room_for_the_code(big):
