@@ -130,7 +130,7 @@ async def run(variant: str, args: argparse.Namespace) -> dict[str, object]:
         with sqlite3.connect(db) as connection:
             stored = connection.execute("SELECT count(*) FROM events").fetchone()[0]
             messages = connection.execute("SELECT count(*) FROM chat_messages").fetchone()[0]
-        media_bytes, media_files = folder_size(workdir / "media")
+        media_bytes, media_files = folder_size(workdir / "events.db.media")
         return {"variant": variant, "answered": answered, "statuses": statuses, "elapsed": elapsed,
                 "rate": answered / elapsed if elapsed else 0.0, "posted": posted, "store": store, "stored": stored,
                 "messages": messages, "media_bytes": media_bytes, "media_files": media_files,

@@ -162,7 +162,7 @@ def _show(args: argparse.Namespace) -> int:
         pending = event is not None and forward_log.is_queued(args.id)
     if event is None:
         raise _NotFound(f"no event #{args.id} in {store.path}")
-    media = event_media(event, MediaFolder(store.media_folder))
+    media = event_media(event, MediaFolder(store.media_folder), store.shared_media_folder)
     if args.json:
         document = event.to_json()
         document["forward_attempts"] = [attempt.to_json() for attempt in attempts]

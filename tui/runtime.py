@@ -425,7 +425,7 @@ class Runtime:
         if event is None:
             raise MediaUnavailable("its event is no longer stored (the store's retention removed it)")
         folder = self.listener.media if self.listener is not None else MediaFolder.of_store(store)
-        kept = await asyncio.to_thread(event_media, event, folder)
+        kept = await asyncio.to_thread(event_media, event, folder, store.shared_media_folder)
         if kept:
             return kept[0].path
         urls = media_urls(event)

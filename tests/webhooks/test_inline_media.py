@@ -67,7 +67,7 @@ async def test_a_signed_image_is_kept_once_and_named_by_events_show(tmp_path: Pa
         process.terminate()
         await process.wait()
     assert (first.status_code, second.status_code) == (200, 200)
-    folder = tmp_path / "media"
+    folder = tmp_path / "events.sqlite3.media"
     digest = hashlib.sha256(image).hexdigest()
     assert media_files_in(folder) == [folder / f"{digest}.png"]  # the same bytes twice are kept once
     assert (folder / f"{digest}.png").read_bytes() == image
@@ -94,7 +94,7 @@ async def test_an_unsigned_or_forged_image_keeps_no_file(tmp_path: Path) -> None
         process.terminate()
         await process.wait()
     assert (unsigned.status_code, forged.status_code) == (401, 401)
-    assert media_files_in(tmp_path / "media") == []
+    assert media_files_in(tmp_path / "events.sqlite3.media") == []
     assert show(db, unsigned.json()["id"])["media"] == []
 
 
@@ -107,7 +107,7 @@ async def test_an_unsigned_image_accepted_with_accept_unsigned_still_keeps_no_fi
         process.terminate()
         await process.wait()
     assert answer.status_code == 200  # stored and flagged: a key is set, the event is not verified
-    assert media_files_in(tmp_path / "media") == []
+    assert media_files_in(tmp_path / "events.sqlite3.media") == []
 
 
 def test_the_folder_holds_to_its_limit_oldest_first(tmp_path: Path) -> None:

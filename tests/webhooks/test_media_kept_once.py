@@ -152,3 +152,46 @@ async def test_a_body_whose_kept_file_is_gone_shows_as_cut_and_is_never_sent_as_
     kept.path.unlink()
     gone = store.get(event.id)
     assert gone is not None and gone.body_cut and gone.cut_from == len(body)
+
+
+async def test_another_stores_limit_never_removes_a_file_this_stores_events_need(store, tmp_path: Path) -> None:
+    """The stores of one data folder (each profile's, the sandbox's, `listen --all`'s) each keep their files in their
+    own folder: when they shared one, another store's limit removed a file this store's events need, and their bodies
+    could not be rebuilt (found in review: two stores beside each other, the other's limit 10 kB)."""
+    import dataclasses
+
+    from tests.webhooks.conftest import record
+    from tui.webhooks.media import MediaFolder
+    from tui.webhooks.spliced import find_span
+    from tui.webhooks.store import EventStore
+
+    image = photo(4)
+    body, _kind = json_delivery(image, 4)
+    kept = MediaFolder.of_store(store).keep(image)
+    span = find_span(body, base64.b64encode(image).decode(), image, kept.path.name)
+    assert span is not None
+    event = await store.append(dataclasses.replace(record({"type": "Message"}, body=body), media=span))
+    with EventStore(tmp_path / "events-other.sqlite3") as other:
+        other_folder = MediaFolder.of_store(other, limit=10_000)
+        for index in range(3):
+            other_folder.keep(photo(10 + index) + bytes([index]) * 8_000)  # each one alone fills its limit
+    stored = store.get(event.id)
+    assert stored is not None and not stored.body_cut and stored.body == body
+
+
+async def test_a_file_kept_when_the_stores_shared_one_folder_is_still_found(store) -> None:
+    """An event stored before each store had its own media folder kept its body whole and its file in `media/`
+    beside the stores: `events show` and the thread still find that file there."""
+    from tests.webhooks.conftest import record
+    from tui.webhooks.media import MediaFolder, event_media
+    from tui.webhooks.signing import Verdict
+
+    image = photo(5)
+    body, _kind = json_delivery(image, 5)
+    earlier = MediaFolder(store.shared_media_folder).keep(image)  # where the listener kept it then
+    event = await store.append(record(json.loads(body), body=body, verdict=Verdict.NO_KEY))
+    stored = store.get(event.id)
+    assert stored is not None
+    assert event_media(stored, MediaFolder.of_store(store)) == []  # not in the store's own folder
+    [found] = event_media(stored, MediaFolder.of_store(store), store.shared_media_folder)
+    assert found.path == earlier.path and found.path.read_bytes() == image

@@ -123,3 +123,26 @@ def test_events_kept_only_in_the_wal_are_said_to_be_left_out(read_only_store: Pa
     assert err == (f"gateway-tui events: {read_only_store} is read-only and its -wal file cannot be read without "
                    "writing beside it: shown as the store file alone, without the newest events kept only in the "
                    "-wal file\n")
+
+
+def test_a_store_from_before_the_media_columns_read_only_is_named_older_not_a_crash(tmp_path):
+    """Schema 3 gained columns in place (the media kept once): a store written before them, where it cannot be
+    brought up to date, is said to be an older version's at the open, instead of `no such column` at the first read
+    (found in review)."""
+    import sqlite3
+
+    import pytest
+
+    from tui.webhooks.store import EventStore, StoreUnusable
+
+    path = tmp_path / "events.sqlite3"
+    with EventStore(path):
+        pass
+    connection = sqlite3.connect(path)
+    connection.execute("DROP INDEX IF EXISTS events_by_media_file")
+    connection.execute("ALTER TABLE events DROP COLUMN media_span")
+    connection.execute("ALTER TABLE events DROP COLUMN media_file")
+    connection.commit()
+    connection.close()
+    with pytest.raises(StoreUnusable, match="older version of gateway-tui"):
+        EventStore(path, read_only=True).open()

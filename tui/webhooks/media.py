@@ -28,7 +28,7 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -253,10 +253,11 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def event_media(event: StoredEvent, folder: MediaFolder) -> list[KeptMedia]:
+def event_media(event: StoredEvent, folder: MediaFolder, earlier: Path | None = None) -> list[KeptMedia]:
     """The media files kept for a stored event: its inline file, found again from the raw body (the store keeps no
-    other trace of it), listed while the file is in the folder. None for a rejected or unverified event: its media
-    was never written."""
+    other trace of it), listed while the file is in the folder (or in `earlier`, the folder the store's files were
+    kept in before it had its own: EventStore.shared_media_folder). None for a rejected or unverified event: its
+    media was never written."""
     if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
         return []
     try:
@@ -268,6 +269,8 @@ def event_media(event: StoredEvent, folder: MediaFolder) -> list[KeptMedia]:
     if data is None:
         return []
     kept = folder.where(data)
+    if not kept.path.is_file() and earlier is not None:
+        kept = replace(kept, path=earlier / kept.path.name)
     return [kept] if kept.path.is_file() else []
 
 

@@ -192,6 +192,9 @@ _MEDIA_COLUMNS = (
     "ALTER TABLE events ADD COLUMN media_file TEXT",
     "ALTER TABLE events ADD COLUMN media_span TEXT",
 )
+# Columns added to schema 3 in place, without a new version: a store written before them reads as an older one
+# where it cannot be brought up to date (read-only), instead of failing at its first read.
+_COLUMNS_ADDED_IN_PLACE = frozenset({"cut_from", "account", "media_file", "media_span"})
 _MEDIA_INDEX = "CREATE INDEX IF NOT EXISTS events_by_media_file ON events(media_file) WHERE media_file IS NOT NULL"
 _FINGERPRINT_INDEX_SQL = """INSERT OR IGNORE INTO event_fingerprints(fingerprint, event_id)
     SELECT fingerprint, id FROM events WHERE id > ? AND id <= ? AND fingerprint IS NOT NULL ORDER BY id"""
@@ -311,7 +314,9 @@ class StoreHealth:
 HealthCallback = Callable[[StoreHealth], None]
 
 
-MEDIA_FOLDER_NAME = "media"  # beside the store: the inline files its events refer to (tui.webhooks.media)
+MEDIA_FOLDER_SUFFIX = ".media"  # `<store>.media` beside the store: the inline files its events refer to
+# Where every store in a folder kept its files before each store had its own: still read for events of that time.
+SHARED_MEDIA_FOLDER_NAME = "media"
 
 
 def default_path() -> Path:
@@ -447,10 +452,13 @@ class EventStore:
             raise StoreFailing(f"cannot open the event store {self.path} to read it: {error}") from None
         try:
             version = connection.execute("PRAGMA user_version").fetchone()[0]
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
             if self.path.stat().st_size <= QUICK_CHECK_AT_OPEN_LIMIT:
                 self._check_integrity(connection)
         finally:
             connection.close()
+        if version == SCHEMA_VERSION and not _COLUMNS_ADDED_IN_PLACE <= columns:
+            version = SCHEMA_VERSION - 1  # written before a column the reads name was added: an older store
         if version != SCHEMA_VERSION:
             newer = "a newer" if version > SCHEMA_VERSION else "an older"
             raise StoreUnusable(
@@ -1122,8 +1130,16 @@ class EventStore:
 
     @property
     def media_folder(self) -> Path:
-        """Where the files of this store's inline media are kept (their events refer to them)."""
-        return self.path.absolute().parent / MEDIA_FOLDER_NAME
+        """Where the files of this store's inline media are kept (their events refer to them): its own folder. The
+        stores of one data folder (each profile's, the sandbox's, `listen --all`'s) once shared `media/`, where one
+        store's limit removed files another store's events need to rebuild their bodies."""
+        return self.path.absolute().with_name(self.path.name + MEDIA_FOLDER_SUFFIX)
+
+    @property
+    def shared_media_folder(self) -> Path:
+        """The folder the stores beside this one shared before each had its own (events of that time kept their
+        body whole, so only `event_media` looks there for their files)."""
+        return self.path.absolute().parent / SHARED_MEDIA_FOLDER_NAME
 
     def media_in_use(self, file_name: str) -> bool:
         """Whether a stored event's body needs this kept file to be rebuilt (it may then not be removed). Blocking:
@@ -1327,7 +1343,7 @@ class EventStore:
         }
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
-                and {"cut_from", "account", "media_file", "media_span"} <= columns
+                and _COLUMNS_ADDED_IN_PLACE <= columns
                 and "conversations" in names and conversations.schema_is_current(connection))
 
 
