@@ -23,6 +23,7 @@ import httpx
 from tests import media_files
 from tests.webhooks import headless
 from tests.webhooks.recording_app import RecordingApp
+from tests.webhooks.test_inline_media import show
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign, verify
 
 KEY = "kept-once-key-0123456789abcdef0123456"
@@ -70,14 +71,6 @@ def export(db: Path) -> list[dict]:
                           env={k: v for k, v in os.environ.items() if k != "GATEWAY_TUI_HMAC_KEY"})
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def show(db: Path, event_id: int) -> dict:
-    done = subprocess.run([sys.executable, "-m", "tui", "events", "show", str(event_id), "--json", "--db", str(db)],
-                          capture_output=True, text=True, timeout=60, cwd=headless.REPO,
-                          env={k: v for k, v in os.environ.items() if k != "GATEWAY_TUI_HMAC_KEY"})
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def body_of(document: dict) -> bytes:
