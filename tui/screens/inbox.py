@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
 THREAD_PAGE = 200  # messages per page of a thread
 REFRESH_DELAY = 0.05  # a burst of events refreshes the inbox once
+TICK_INTERVAL = 5.0  # "typing…" expires without an event, a sent message becomes stuck
 
 
 class InboxList(ConversationList):
@@ -172,7 +173,7 @@ class InboxView(Widget):
         app.event_received.subscribe(self, self._on_events)
         runtime = app.runtime
         self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
-        self.set_interval(5, self._tick)  # "typing…" expires without an event, a sent message becomes stuck
+        self.set_interval(TICK_INTERVAL, self._tick)
         try:
             self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
         except PreferencesError:  # the theme's reading says so at start; the default holds here
