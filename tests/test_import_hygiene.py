@@ -1,6 +1,6 @@
 """What a module really loads, not what its source says: each module below the UI is imported alone in a fresh
 interpreter and `sys.modules` is read afterwards. This sees imports that neither tests/test_layers.py (it reads
-`import` statements) nor lint-imports (the same) can see: `importlib.import_module("tui.app")`, `__import__`, a
+`import` statements) nor lint-imports (the same) can see: `importlib.import_module("tui.ui.app")`, `__import__`, a
 plugin entry point. And the contracts themselves must be able to fail: an upward import in a copy of the tree
 breaks `lint-imports`."""
 
@@ -57,11 +57,11 @@ def test_the_probe_sees_an_import_made_through_importlib(tmp_path: Path) -> None
     package = tmp_path / "tui"
     shutil.copytree(REPO / "tui", package, ignore=shutil.ignore_patterns("__pycache__"))
     errors = package / "api" / "errors.py"
-    errors.write_text(errors.read_text(encoding="utf-8") + '\nimport importlib\nimportlib.import_module("tui.app")\n')
+    errors.write_text(errors.read_text(encoding="utf-8") + '\nimport importlib\nimportlib.import_module("tui.ui.app")\n')
     done = subprocess.run(
         [sys.executable, "-c", PROBE, "tui.api.errors"], capture_output=True, text=True, timeout=60, cwd=tmp_path, check=True
     )
-    assert "tui.app" in offences("tui.api.errors", json.loads(done.stdout))
+    assert "tui.ui.app" in offences("tui.api.errors", json.loads(done.stdout))
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -92,10 +92,10 @@ def test_the_contracts_pass_on_the_tree(tree_copy: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "upward"),
     [
-        pytest.param("api/errors.py", "import tui.runtime", id="api-imports-runtime"),
+        pytest.param("api/errors.py", "import tui.core.runtime", id="api-imports-runtime"),
         pytest.param("webhooks/signing.py", "import textual.app", id="webhooks-imports-textual"),
-        pytest.param("sandbox/wire.py", "import tui.config", id="sandbox-imports-config"),
-        pytest.param("runtime.py", "import tui.screens.main", id="runtime-imports-ui"),
+        pytest.param("sandbox/wire.py", "import tui.local.config", id="sandbox-imports-config"),
+        pytest.param("runtime.py", "import tui.ui.main_screen", id="runtime-imports-ui"),
     ],
 )
 def test_an_upward_import_breaks_the_contracts(tree_copy: Path, module: str, upward: str) -> None:

@@ -39,14 +39,14 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 
 
 def layer_of(module: str) -> str:
-    if module in ("tui.cli", "tui.__main__", "tui.doctor_cli", "tui.call_cli", "tui.send_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli",
-                  "tui.serve_cli", "tui.connection_cli", "tui.message_cli", "tui.fleet_import_cli", "tui.fleet_cli",
-                  "tui.exit_codes", "tui.command_sandbox"):
+    if module in ("tui.cli.main", "tui.__main__", "tui.cli.doctor", "tui.cli.call", "tui.cli.send", "tui.cli.profile", "tui.cli.events", "tui.cli.listen", "tui.cli.sandbox", "tui.cli.locate",
+                  "tui.cli.serve", "tui.cli.connection", "tui.cli.message", "tui.cli.fleet_import", "tui.cli.fleet",
+                  "tui.cli.exit_codes", "tui.cli.command_sandbox"):
         return CLI
-    if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
+    if module in ("tui.ui.app", "tui.ui.commands", "tui.ui.messages", "tui.ui.keymap") or module.startswith(("tui.ui.screens", "tui.ui.widgets")):
         return UI
-    if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_import",
-                  "tui.fleet_board", "tui.activity"):  # the app's wiring, its accounts, `call`'s and the fleet's services
+    if module in ("tui.core.runtime", "tui.core.accounts.account", "tui.core.calls", "tui.core.pairing", "tui.core.watch", "tui.core.doctor", "tui.core.accounts.fleet_import",
+                  "tui.core.accounts.fleet_board", "tui.core.accounts.activity"):  # the app's wiring, its accounts, `call`'s and the fleet's services
         return RUNTIME
     if module.startswith("tui.sandbox"):
         return SANDBOX
@@ -54,8 +54,8 @@ def layer_of(module: str) -> str:
         return WEBHOOKS
     if module.startswith("tui.api"):
         return API
-    if module in ("tui.config", "tui.secrets", "tui.paths", "tui.forward_targets", "tui.preferences",
-                  "tui.listener_record", "tui.exit_codes", "tui.input_files", "tui"):
+    if module in ("tui.local.config", "tui.local.secrets", "tui.local.paths", "tui.local.forward_targets", "tui.local.preferences",
+                  "tui.local.listener_record", "tui.cli.exit_codes", "tui.local.input_files", "tui"):
         return BESIDE
     raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
 
@@ -108,13 +108,13 @@ def test_textual_only_in_the_ui(module: str) -> None:
 def test_the_checker_catches_an_upward_import(tmp_path) -> None:
     # The rule must be able to fail: an api module importing the runtime is reported.
     fake = tmp_path / "client.py"
-    fake.write_text("def f():\n    from tui.runtime import Runtime\n")
+    fake.write_text("def f():\n    from tui.core.runtime import Runtime\n")
     upward = [name for name in imports_of(fake, "tui.api.client") if layer_of(name) not in ALLOWED[API]]
-    assert upward == ["tui.runtime"]
+    assert upward == ["tui.core.runtime"]
 
 
 # No `Any` between the UI and the client (developers' guide): the sections' call boundary in
-# tui/widgets/section.py, and every UI function whose signature names a client, is typed end to end.
+# tui/ui/widgets/section.py, and every UI function whose signature names a client, is typed end to end.
 BOUNDARY = {"runtime_client", "client", "call", "_run_call", "run_operation"}
 CLIENT_TYPES = {"InstanceClient", "SessionClient"}
 
