@@ -174,7 +174,7 @@ def message(profile: str, index: int, serial: int, own: str) -> bytes:
 async def load_child(args: argparse.Namespace) -> int:
     """Post `rate × seconds` signed events, round-robin over the profiles; print a JSON report on stdout."""
     sys.path.insert(0, str(REPO))
-    from tui.secrets import InsecureFileSecrets, SecretName
+    from tui.local.secrets import InsecureFileSecrets, SecretName
     from tui.webhooks.signing import SIGNATURE_HEADER
 
     profiles = args.profiles.split(",")

@@ -17,8 +17,8 @@ from textual.app import App, ComposeResult
 
 from tui.api.models import GroupInfo
 from tui.sandbox.state import ALL_HANDS_ID, seed_demo_state, user_jid
-from tui.screens.groups import GroupsSection, ParticipantsTable, participant_rows
-from tui.widgets import forms
+from tui.ui.sections.groups import GroupsSection, ParticipantsTable, participant_rows
+from tui.ui.widgets import forms
 
 TARGET_MS = 150.0
 RUNS = 7

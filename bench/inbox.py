@@ -94,11 +94,11 @@ def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
 
 
 async def measure(pages: int) -> dict[str, object]:
-    from tui.app import build_app
-    from tui.screens.inbox import InboxView
-    from tui.screens.main import MainScreen
-    from tui.widgets.forms import set_cursor_blink
-    from tui.widgets.thread_view import ThreadView
+    from tui.ui.app import build_app
+    from tui.ui.sections.chats.inbox import InboxView
+    from tui.ui.main_screen import MainScreen
+    from tui.ui.widgets.forms import set_cursor_blink
+    from tui.ui.widgets.thread_view import ThreadView
 
     set_cursor_blink(False)
     app = build_app(sandbox=True)

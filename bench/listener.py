@@ -91,7 +91,7 @@ async def serve(variant: str, db: Path) -> None:
     store_module.SYNCHRONOUS = "NORMAL" if variant == "full-normal" else "FULL"
     printer = None
     if variant == "full-lines":  # `listen`'s default output: a line per event on stdout (a pipe the bench drains)
-        from tui.listen_cli import LinePrinter
+        from tui.cli.listen import LinePrinter
 
         printer = LinePrinter(asyncio.get_running_loop())
     with store_module.EventStore(db) as store:

@@ -59,9 +59,9 @@ def fill(data_dir: Path, count: int) -> None:
 
 
 async def measure(pages: int) -> tuple[float, list[float], list[float], int]:
-    from tui.app import build_app
-    from tui.screens.events import EventsSection
-    from tui.widgets.forms import set_cursor_blink
+    from tui.ui.app import build_app
+    from tui.ui.sections.events import EventsSection
+    from tui.ui.widgets.forms import set_cursor_blink
 
     set_cursor_blink(False)
     app = build_app(sandbox=True)

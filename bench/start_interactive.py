@@ -7,7 +7,7 @@ header shows the connection, against a bare Textual app's first frame (the same 
 (`MainScreen.sections_ready`; the other six sections are mounted after, one at a time, and a key that chooses
 one before then is kept for it), a text field of that section has the focus, and the header's connection reads
 "sandbox · connected" (the clients have read the gateway's status; the store, the listener and the webhook set-up
-come after). The child starts as `gateway-tui --sandbox` does (`tui.cli.prepare_app`: the command line's
+come after). The child starts as `gateway-tui --sandbox` does (`tui.cli.main.prepare_app`: the command line's
 imports, the sandbox gateway spawned in a process of its own before Textual is imported). It checks every 2 ms
 after its first frame (a plain timer: nothing forces a repaint in between, which would slow the app being
 measured), and once it holds waits for the next frame to be drawn, then prints the wall clock. The CPU time
@@ -86,9 +86,9 @@ def floor_child(variant: str) -> None:
 def interactive_child(source: str | None = None) -> None:
     sys.path.insert(0, source or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:  # as `gateway-tui --sandbox` starts: the command line's imports, the sandbox's own process first
-        from tui.cli import build_parser, prepare_app
+        from tui.cli.main import build_parser, prepare_app
     except ImportError:  # --compare with sources from before prepare_app: the app with its sandbox in-process
-        from tui.app import build_app
+        from tui.ui.app import build_app
 
         app, process = build_app(sandbox=True), None
     else:
@@ -102,8 +102,8 @@ def interactive_child(source: str | None = None) -> None:
         return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
     def interactive() -> bool:
-        from tui.screens.main import MainScreen
-        from tui.widgets.header import GatewayHeader
+        from tui.ui.main_screen import MainScreen
+        from tui.ui.widgets.header import GatewayHeader
 
         screen = app.screen
         if not isinstance(screen, MainScreen) or not screen.sections_ready:

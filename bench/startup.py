@@ -40,7 +40,7 @@ def child(variant: str) -> None:
         app: object = Bare()
     else:
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        from tui.app import build_app
+        from tui.ui.app import build_app
 
         app = build_app(sandbox=True)
 

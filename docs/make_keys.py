@@ -1,4 +1,4 @@
-"""Write the key tables from tui/keymap.py, the one table of keys: the full reference in docs/keys.md and the short
+"""Write the key tables from tui/ui/keymap.py, the one table of keys: the full reference in docs/keys.md and the short
 table in the README (between its `keys:` markers). `uv run python docs/make_keys.py` writes them; `--check` only
 says whether they are current (tests/app/test_keys.py fails when they are not)."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.keymap import reference_table
+from tui.ui.keymap import reference_table
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS_PAGE = REPO / "docs" / "keys.md"
 README = REPO / "README.md"
-BEGIN = "<!-- keys: written by docs/make_keys.py from tui/keymap.py -->"
+BEGIN = "<!-- keys: written by docs/make_keys.py from tui/ui/keymap.py -->"
 END = "<!-- /keys -->"
 
 # The keys a newcomer needs, in the order the README lists them.
@@ -36,7 +36,7 @@ NEWCOMER_KEYS = (
 def keys_page() -> str:
     return (
         "# Every key\n\n"
-        "Written by `uv run python docs/make_keys.py` from `tui/keymap.py` (do not edit by hand). The binding id is\n"
+        "Written by `uv run python docs/make_keys.py` from `tui/ui/keymap.py` (do not edit by hand). The binding id is\n"
         "what `keymap.toml` remaps (see the README's *Keys*); the keys are the defaults.\n\n"
         + reference_table()
     )

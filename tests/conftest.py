@@ -8,7 +8,7 @@ import keyring
 import pytest
 
 from tests.memory_keyring import MemoryKeyring
-from tui.paths import CONFIG_DIR_ENV, DATA_DIR_ENV
+from tui.local.paths import CONFIG_DIR_ENV, DATA_DIR_ENV
 
 # A test run started in the background by a shell script (`.ci/run &`, some CI runners) ignores SIGINT, and every
 # program the tests start would inherit that: `listen` and `sandbox`, stopped with ctrl+c (SIGINT) as a person

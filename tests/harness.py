@@ -26,9 +26,9 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from tui.app import GatewayApp, build_app
+from tui.ui.app import GatewayApp, build_app
 from tui.sandbox.server import SandboxGateway
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.forms import set_cursor_blink
 
 SIZE = (120, 40)
 READY_TIMEOUT = 20.0
@@ -103,10 +103,10 @@ async def _workers_done(pilot: Pilot) -> None:
 
 def _redraws_scheduled(app) -> bool:
     """A view on screen has a redraw coming (a burst of events is drawn once, a moment after it)."""
-    from tui.screens.events import EventsSection
-    from tui.screens.inbox import InboxView
-    from tui.widgets.events_panel import EventsPanel
-    from tui.widgets.header import GatewayHeader
+    from tui.ui.sections.events import EventsSection
+    from tui.ui.sections.chats.inbox import InboxView
+    from tui.ui.widgets.events_panel import EventsPanel
+    from tui.ui.widgets.header import GatewayHeader
 
     screen = app.screen
     return (any(section.refresh_pending for section in _on_screen(screen.query(EventsSection)))
@@ -120,7 +120,7 @@ def _on_screen(widgets) -> list:
 
 
 def _threads_on_screen(app) -> list:
-    from tui.widgets.thread_view import ThreadView
+    from tui.ui.widgets.thread_view import ThreadView
 
     return _on_screen(app.screen.query(ThreadView))
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tui.config import MissingFamily
-from tui.account import Account, ClientsNotReady, Tokens, new_account, sandbox_profile
+from tui.local.config import MissingFamily
+from tui.core.accounts.account import Account, ClientsNotReady, Tokens, new_account, sandbox_profile
 from tui.api.client import InstanceClient, SessionClient
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.gateway_http import GatewayHttp
 from tui.api.operations import Family
-from tui.config import Profile
-from tui.secrets import MemorySecrets, SecretName
+from tui.local.config import Profile
+from tui.local.secrets import MemorySecrets, SecretName
 
 TOKENS = Tokens(instance_token="i-token", client_token="c-token", session_token="s-token")
 
@@ -112,7 +112,7 @@ def test_an_accounts_event_stream_reaches_its_subscribers_until_they_leave():
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
     """Every account the runtime makes, through the one factory."""
-    import tui.runtime
+    import tui.core.runtime
 
     accounts: list[Account] = []
 
@@ -120,13 +120,13 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
         accounts.append(new_account(*args, **kwargs))
         return accounts[-1]
 
-    monkeypatch.setattr(tui.runtime, "new_account", recording)
+    monkeypatch.setattr(tui.core.runtime, "new_account", recording)
     return accounts
 
 
 async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_alike(made: list[Account]):
-    from tui import config
-    from tui.runtime import Runtime
+    from tui.local import config
+    from tui.core.runtime import Runtime
 
     config.save_profile(profile(listener_port=0))
     runtimes = [Runtime(sandbox=True, deterministic=True), Runtime(profile="work")]
@@ -161,10 +161,10 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
 async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made: list[Account], monkeypatch):
     """A WuzAPI-only account: the runtime starts, builds only the session client, configures only the session
     webhook, and asking for the instance family says so in words."""
-    from tui import config
-    from tui.runtime import Runtime
+    from tui.local import config
+    from tui.core.runtime import Runtime
     from tui.sandbox.server import SandboxGateway
-    from tui.secrets import KeyringSecrets
+    from tui.local.secrets import KeyringSecrets
 
     sandbox = SandboxGateway(instance_id="sandbox", instance_token="i", client_token="c", session_token="s-token",
                              host="127.0.0.1", port=0)
@@ -188,10 +188,10 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
 
 
 async def test_call_for_the_family_a_profile_lacks_says_so_and_sends_nothing(monkeypatch):
-    import tui.calls
+    import tui.core.calls
     from tui.api.operations import OPERATIONS, OperationId
 
-    monkeypatch.setattr(tui.calls, "load_profile", lambda _name: profile(session_url=""))
+    monkeypatch.setattr(tui.core.calls, "load_profile", lambda _name: profile(session_url=""))
     monkeypatch.setenv("GATEWAY_TUI_SESSION_TOKEN", "s-token")  # the token is there: the family is what is missing
-    with pytest.raises(tui.calls.CallRefused, match=r"This profile \(work\) has no session family \(WuzAPI\)"):
-        await tui.calls.call_operation(OPERATIONS[OperationId.GROUP_LIST], {}, profile="work")
+    with pytest.raises(tui.core.calls.CallRefused, match=r"This profile \(work\) has no session family \(WuzAPI\)"):
+        await tui.core.calls.call_operation(OPERATIONS[OperationId.GROUP_LIST], {}, profile="work")

@@ -16,7 +16,7 @@ import pytest
 
 from tests.harness import run_gateway_tui
 from tests.webhooks import headless
-from tui import config
+from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.sandbox.server import SandboxGateway
 from tui.webhooks.events import EventRecord
@@ -276,7 +276,7 @@ async def test_listener_not_running_when_only_the_doctor_listened(real_dialects,
 
 
 async def test_event_kind_quiet(real_dialects, tmp_path, listening):
-    from tui.doctor import quiet_kinds
+    from tui.core.doctor import quiet_kinds
     from tui.webhooks.store import EventStore
 
     now = datetime.now(UTC)

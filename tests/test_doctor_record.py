@@ -1,10 +1,10 @@
-"""The doctor's record while the app runs (tui.doctor.DoctorRecord): each update names the findings that are new,
+"""The doctor's record while the app runs (tui.core.doctor.DoctorRecord): each update names the findings that are new,
 once however long they persist; a check without the probe keeps the probe's findings."""
 
 from __future__ import annotations
 
 from tui.api.dialects import Family
-from tui.doctor import DoctorRecord, Finding, FindingId, Health, Report, Severity, health_of
+from tui.core.doctor import DoctorRecord, Finding, FindingId, Health, Report, Severity, health_of
 
 
 def finding(id: FindingId, words: str = "w", family: Family | None = Family.SESSION) -> Finding:

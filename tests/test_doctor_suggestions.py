@@ -18,9 +18,9 @@ import pytest
 from tests.harness import run_gateway_tui, running_sandbox_app, wait_until
 from tests.test_doctor import KEY, TOKENS, make_sandbox, profile_for
 from tests.webhooks import headless
-from tui import config
+from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.listener_record import running
+from tui.local.listener_record import running
 
 SUGGESTION = re.compile(r"`(gateway-tui [^`]*)`")
 ENV = {**TOKENS, "GATEWAY_TUI_HMAC_KEY": KEY}
@@ -72,7 +72,7 @@ async def stop(process) -> int:
 
 async def run_app_as_printed(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The suggested app command, parsed and built as `gateway-tui` does; its runtime must start (and listen)."""
-    from tui.cli import build_parser, prepare_app
+    from tui.cli.main import build_parser, prepare_app
 
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)

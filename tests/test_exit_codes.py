@@ -1,4 +1,4 @@
-"""Every command against the one table of exit codes (README, "Exit codes"; tui/exit_codes.py): each command is run
+"""Every command against the one table of exit codes (README, "Exit codes"; tui/cli/exit_codes.py): each command is run
 in each situation of the table it can meet, and must end with that situation's code, whichever command met it.
 
 0 done; 1 the gateway or the store said no, a finding remains, or what was asked for was not found; 2 bad input
@@ -22,11 +22,11 @@ import pytest
 from tests import media_files
 from tests.harness import sandbox_for_env_tokens
 from tests.webhooks.conftest import record
-from tui import config
+from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.cli import main
-from tui.exit_codes import Exit
-from tui.paths import profile_events_path
+from tui.cli.main import main
+from tui.cli.exit_codes import Exit
+from tui.local.paths import profile_events_path
 from tui.webhooks.conversations import Inbox, NewMessage
 from tui.webhooks.store import EventStore
 
@@ -157,7 +157,7 @@ async def test_every_command_ends_with_the_tables_code(world: World, argv: list[
 
 def test_every_command_is_in_the_table() -> None:
     """A command added later is held to the table too: each subcommand has a case of its own."""
-    from tui.cli import build_parser
+    from tui.cli.main import build_parser
 
     parser = build_parser()
     [commands] = [action for action in parser._actions if action.dest == "command"]

@@ -96,8 +96,8 @@ def test_the_z_api_sandbox_names_its_missing_handler(with_reaction) -> None:
 
 
 def test_call_lists_describes_and_builds_it(with_reaction, capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.calls import build_request
-    from tui.cli import main
+    from tui.core.calls import build_request
+    from tui.cli.main import main
 
     assert main(["call", "--list"]) == 0
     assert "\nsend-reaction " in "\n" + capsys.readouterr().out
@@ -109,14 +109,14 @@ def test_call_lists_describes_and_builds_it(with_reaction, capsys: pytest.Captur
 
 
 def test_help_names_it(with_reaction) -> None:
-    from tui.screens.main import operations_help
+    from tui.ui.main_screen import operations_help
 
     text = operations_help("chats", (InstanceDialect.SPEC, ops.SessionDialect.SPEC))
     assert "**Send reaction**: `POST send-reaction`" in text and "`gateway-tui call send-reaction`" in text
 
 
 async def test_palette_and_the_chats_form_take_it_and_send_it(with_reaction) -> None:
-    from tui.commands import GatewayCommands
+    from tui.ui.commands import GatewayCommands
 
     async with running_sandbox_app() as pilot:
         app = pilot.app

@@ -15,7 +15,7 @@ missing any one of them fails a test here, by name (a scratch send-reaction touc
 7. a request aimed at the sandbox's demo data in `tests/sandbox/test_client_in_each_dialect.py` (REQUESTS, which
    every per-operation test shares)                            -> test_a_request_to_drive_it
 8. its place in the UI: for a send in Chats nothing, unless a field of its model cannot be typed on one line
-   (then a form widget in `tui/widgets/chats/`, which builds its request, named in `kinds.HAND_BUILT`); in
+   (then a form widget in `tui/ui/sections/chats/`, which builds its request, named in `kinds.HAND_BUILT`); in
    another section, its `open_operation`                       -> test_every_operation_has_a_place_in_the_ui
 
 Derived from the row, and checked here too: the client (`request(op, model)`; named wrappers are optional),
@@ -72,7 +72,7 @@ def test_a_send_reads_in_the_inbox(op: Operation) -> None:
 
 @pytest.mark.parametrize("op", OPS, ids=_id)
 def test_the_sections_help_names_it(op: Operation) -> None:
-    from tui.screens.main import operations_help
+    from tui.ui.main_screen import operations_help
 
     text = operations_help(op.section.value, (InstanceDialect.SPEC, SessionDialect.SPEC))
     assert f"**{op.title}**" in text and f"`gateway-tui call {op.id.value}`" in text
@@ -101,7 +101,7 @@ def test_literal_wire_case_for_each_dialect(op: Operation) -> None:
 
 @pytest.mark.parametrize("op", OPS, ids=_id)
 def test_call_lists_and_describes_it(op: Operation, capsys) -> None:
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["call", "--list"]) == 0
     assert f"\n{op.id.value} " in "\n" + capsys.readouterr().out
@@ -117,7 +117,7 @@ def test_call_lists_and_describes_it(op: Operation, capsys) -> None:
 async def test_every_operation_has_a_place_in_the_ui() -> None:
     """The palette offers every operation, and its section opens it (switches there, no KeyError)."""
     from tests.harness import sandbox_app, wait_ready
-    from tui.commands import GatewayCommands
+    from tui.ui.commands import GatewayCommands
 
     app = sandbox_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,4 +1,4 @@
-"""The live connection state (tui.watch): events of both gateways (literal shapes from wuzapi's wmiau.go and
+"""The live connection state (tui.core.watch): events of both gateways (literal shapes from wuzapi's wmiau.go and
 Z-API's webhook docs) move each family's state; several changes in a minute are flapping; the clock is injected."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tui.api.connection import ConnectionState
 from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import Family
-from tui.watch import Change, ConnectionWatch, header_words
+from tui.core.watch import Change, ConnectionWatch, header_words
 
 
 class Clock:
@@ -175,14 +175,14 @@ async def test_a_connected_zapi_instance_gets_its_number_from_device_once(record
 async def test_a_404_device_leaves_the_number_unknown_without_error(
         recording: RecordingGateway, caplog: pytest.LogCaptureFixture) -> None:
     recording.reply("GET", "/device", 404, json_body={"error": "Not Found"})
-    with caplog.at_level(logging.INFO, logger="tui.watch"):
+    with caplog.at_level(logging.INFO, logger="tui.core.watch"):
         watch, changes = await _polls(recording, InstanceDialect.ZAPI, [CONNECTED] * 3)
     assert _asked(recording, "/device") == 1  # asked once, not again on each poll
     state = watch.state(Family.INSTANCE)
     assert state is not None and state.connected and state.number is None
     assert watch.problem(Family.INSTANCE) is None and header_words(watch) == "connected"
     assert len(changes) == 1  # the first reading only: no change, no problem for the failed read
-    [said] = [record for record in caplog.records if record.name == "tui.watch"]
+    [said] = [record for record in caplog.records if record.name == "tui.core.watch"]
     assert said.levelno == logging.INFO and "NotFound 404" in said.getMessage()
 
 

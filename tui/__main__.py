@@ -1,5 +1,5 @@
 import sys
 
-from tui.cli import main
+from tui.cli.main import main
 
 sys.exit(main())

@@ -158,10 +158,10 @@ async def test_with_a_proxy_in_the_environment_one_client_with_the_bundle_serves
 async def test_a_profile_start_reads_the_bundle_ahead_only_when_its_gateway_is_https(monkeypatch, scheme, prepared):
     """A profile whose gateway is reached over https has the bundle read while the store and the listener start
     (its first call does not wait for it); one over plain http never reads it."""
-    from tui import config
-    from tui.config import Profile
-    from tui.runtime import Runtime
-    from tui.secrets import KeyringSecrets, SecretName
+    from tui.local import config
+    from tui.local.config import Profile
+    from tui.core.runtime import Runtime
+    from tui.local.secrets import KeyringSecrets, SecretName
 
     port = a_closed_port()
     chosen = Profile(name="work", base_url=f"{scheme}://127.0.0.1:{port}", instance_id="3C01", listener_port=0)

@@ -14,12 +14,12 @@ from textual.widgets import Input
 from tests.api.qr_readback import codes_on_screen
 from tests.harness import screen_text, wait_ready, wait_until
 from tui.api.operations import Family
-from tui.app import GatewayApp, build_app
-from tui.screens.account import AccountSection
-from tui.widgets.account.family_state import FamilyState
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.header import GatewayHeader
-from tui.widgets.section import ConfirmScreen
+from tui.ui.app import GatewayApp, build_app
+from tui.ui.sections.account.section import AccountSection
+from tui.ui.sections.account.family_state import FamilyState
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.header import GatewayHeader
+from tui.ui.widgets.section import ConfirmScreen
 
 DIALECTS = ("zapi", "wuzapi")
 

@@ -11,11 +11,11 @@ import httpx
 
 from tests.harness import SIZE, settle, wait_ready, wait_until
 from tui.api.operations import Family
-from tui.app import GatewayApp, build_app
-from tui.runtime import DETERMINISTIC_EPOCH
-from tui.screens.account import AccountSection
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.header import GatewayHeader
+from tui.ui.app import GatewayApp, build_app
+from tui.core.runtime import DETERMINISTIC_EPOCH
+from tui.ui.sections.account.section import AccountSection
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.header import GatewayHeader
 
 SMALL = (80, 24)
 

@@ -3,7 +3,7 @@ events (not the previous one's), and the reply line no longer says "Sent" for a 
 
 from __future__ import annotations
 
-from tui.screens.inbox import InboxView
+from tui.ui.sections.chats.inbox import InboxView
 from tests.fleet.test_sandbox_accounts import sandbox_accounts_app
 from tests.harness import screen_text, wait_until
 from tui.api.models import SendText

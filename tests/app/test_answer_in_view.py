@@ -1,5 +1,5 @@
 """After a call its answer is in view, and so is the button the focus went back to: at 80×24 the Settings HMAC block
-moves up when the warning above it hides. Every section's answer line does this (tui.widgets.feedback.in_view, tested
+moves up when the warning above it hides. Every section's answer line does this (tui.ui.widgets.feedback.in_view, tested
 for the others in test_results_in_view.py), keeping the focused field in view too."""
 
 from __future__ import annotations

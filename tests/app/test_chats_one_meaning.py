@@ -11,8 +11,8 @@ from textual.widgets import Input
 
 from tests.app.test_inbox import open_inbox
 from tests.harness import running_sandbox_app, screen_text, settle, wait_until
-from tui.keymap import ACTIONS
-from tui.screens.main import MainScreen
+from tui.ui.keymap import ACTIONS
+from tui.ui.main_screen import MainScreen
 
 CHATS_SCOPES = ("chats", "inbox", "inbox_list")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import aiohttp
 
 from tests.harness import running_sandbox_app, screen_text, settle, show_section, wait_until
-from tui.screens.event_detail import EventDetailScreen
+from tui.ui.screens.event_detail import EventDetailScreen
 from tui.webhooks.listener import REJECTED_BODY_KEPT
 
 SIZE = 200_000

@@ -7,9 +7,9 @@ from textual.widgets import Input, Static
 
 from tests.harness import fill
 from tests.harness import open_chat_form, settle, show_section, wait_ready, wait_until
-from tui.app import build_app
+from tui.ui.app import build_app
 from tui.sandbox.state import LAUNCH_ID
-from tui.widgets.forms import FieldRow, set_cursor_blink
+from tui.ui.widgets.forms import FieldRow, set_cursor_blink
 
 
 def real_gateways_app():
@@ -78,7 +78,7 @@ async def test_inbox_names_chats_from_the_gateways_lists() -> None:
     entry reads the lists again and shows the conversations; no screen of its own."""
     from tests.harness import screen_text, wait_until
     from tui.sandbox.state import DEMO_CONTACTS
-    from tui.screens.inbox import InboxView
+    from tui.ui.sections.chats.inbox import InboxView
 
     ana = DEMO_CONTACTS[0][0]
     app = real_gateways_app()
@@ -104,7 +104,7 @@ async def test_a_chat_the_gateway_lists_without_history_shows_in_chats() -> None
     says it has no messages here yet; opening it shows an empty thread, not an error."""
     from tests.harness import screen_text, wait_until
     from tui.sandbox.state import Contact
-    from tui.screens.inbox import InboxView
+    from tui.ui.sections.chats.inbox import InboxView
 
     rita = "5511955551234"
     app = real_gateways_app()

@@ -7,10 +7,10 @@ from __future__ import annotations
 import httpx
 
 from tests.harness import wait_ready, wait_until
-from tui.app import build_app
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.settings.doctor import DoctorBlock
-from tui.widgets.webhook_health import WebhookHealth
+from tui.ui.app import build_app
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.sections.settings.doctor import DoctorBlock
+from tui.ui.widgets.webhook_health import WebhookHealth
 
 
 async def fault(url: str, body: dict) -> None:

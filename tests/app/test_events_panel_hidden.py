@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from tests.app.test_events_panel_follows import delivery, post
 from tests.harness import running_sandbox_app, settle, wait_until
-from tui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.events_panel import EventsPanel
 
 
 def count_calls(owner: object, name: str) -> list[int]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.app.test_events_panel_follows import delivery, post
 from tests.app.test_events_panel_hidden import count_calls
 from tests.harness import running_sandbox_app, settle, show_section, wait_until
-from tui.screens.events import EventsSection
+from tui.ui.sections.events import EventsSection
 
 
 async def test_the_events_section_reads_its_page_only_while_shown():

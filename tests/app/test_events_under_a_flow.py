@@ -14,10 +14,10 @@ from tests.app.test_events_panel_follows import delivery, post
 from tests.app.test_events_panel_hidden import count_calls
 from tests.fleet.test_sandbox_accounts import sandbox_accounts_app
 from tests.harness import running_sandbox_app, settle, wait_until
-from tui.screens.inbox import InboxView
-from tui.widgets import events_panel, header
-from tui.widgets.events_panel import FLOW_REDRAW_GAP, REDRAW_DELAY, EventsPanel, EventsTable
-from tui.widgets.header import COUNTS_GAP, GatewayHeader
+from tui.ui.sections.chats.inbox import InboxView
+from tui.ui.widgets import events_panel, header
+from tui.ui.widgets.events_panel import FLOW_REDRAW_GAP, REDRAW_DELAY, EventsPanel, EventsTable
+from tui.ui.widgets.header import COUNTS_GAP, GatewayHeader
 
 
 class Clock:

@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import ContentSwitcher, Input, TextArea
 
 from tests.harness import fill, open_chat_form, running_sandbox_app, screen_text, settle, wait_until
-from tui.keymap import ACTIONS, shown_key
+from tui.ui.keymap import ACTIONS, shown_key
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
 
 RECIPIENT = "5511999999999"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets._footer import FooterKey
 
 from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
-from tui.widgets.footer import GatewayFooter, fitting
+from tui.ui.widgets.footer import GatewayFooter, fitting
 
 
 def test_the_lowest_ranked_entries_go_first_then_the_last_ones():

@@ -10,7 +10,7 @@ from tests.app.test_snapshots import send_text
 from tests.harness import running_sandbox_app, settle, show_section, wait_until
 from tests.webhooks.recording_app import RecordingApp
 from tui.webhooks.signing import sign
-from tui.widgets.forms import FieldRow
+from tui.ui.widgets.forms import FieldRow
 
 
 async def set_forward(pilot, url: str, *, remote: bool = False) -> None:
@@ -99,8 +99,8 @@ async def test_replay_without_a_forward_url_says_where_to_set_it():
 
 
 async def test_a_profiles_forward_target_is_used_from_the_start():
-    from tui import config
-    from tui.runtime import Runtime
+    from tui.local import config
+    from tui.core.runtime import Runtime
 
     app = await RecordingApp().start()
     config.save_profile(config.Profile(name="work", base_url="https://a.example", instance_id="i",

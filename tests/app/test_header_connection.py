@@ -12,10 +12,10 @@ import pytest
 
 from tests.harness import SIZE, wait_ready, wait_until
 from tui.api.operations import Family
-from tui.app import GatewayApp, build_app
-from tui.pairing import PairingActions
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.header import GatewayHeader
+from tui.ui.app import GatewayApp, build_app
+from tui.core.pairing import PairingActions
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.header import GatewayHeader
 
 
 async def drop(url: str, family: Family, reason: str) -> None:

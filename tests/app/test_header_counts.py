@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tests.app.test_inbox import ANA, incoming, post
 from tests.harness import running_sandbox_app, settle, wait_until
-from tui.widgets.events_panel import EventsPanel
-from tui.widgets.header import GatewayHeader
+from tui.ui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.header import GatewayHeader
 
 
 def header_listener_text(app) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.harness import running_sandbox_app, screen_text, settle
-from tui.widgets.header import GatewayHeader
+from tui.ui.widgets.header import GatewayHeader
 
 
 def header_line(app) -> str:

@@ -13,11 +13,11 @@ import asyncio
 
 from tests.app.test_snapshots import send_text
 from tests.harness import SIZE, running_sandbox_app, settle, wait_ready, wait_until
-from tui import watch as watch_module
-from tui.app import build_app
-from tui.widgets import header as header_module
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.header import GatewayHeader
+from tui.core import watch as watch_module
+from tui.ui.app import build_app
+from tui.ui.widgets import header as header_module
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.header import GatewayHeader
 
 
 def status_reads(app) -> int:
@@ -75,7 +75,7 @@ async def test_a_drop_rings_once_with_the_request_log_open_and_after_it_closed()
     closed request log's header stops following it."""
     from tests.app.test_header_connection import app_counting_bells, drop
     from tui.api.operations import Family
-    from tui.pairing import PairingActions
+    from tui.core.pairing import PairingActions
 
     app, bells = app_counting_bells()
     async with app.run_test(size=SIZE, notifications=True) as pilot:

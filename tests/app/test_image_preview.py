@@ -10,7 +10,14 @@ import io
 from PIL import Image
 from textual.app import App, ComposeResult
 
-from tui.widgets.image_preview import Graphics, ImagePreview, block_lines, graphics_from_env, kitty_escape, sixel_escape
+from tui.ui.widgets.image_preview import (
+    Graphics,
+    ImagePreview,
+    block_lines,
+    graphics_from_env,
+    kitty_escape,
+    sixel_escape,
+)
 
 QUADRANTS = ((255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255))
 

@@ -22,13 +22,13 @@ from tests.harness import (
     wait_ready,
     wait_until,
 )
-from tui.runtime import DETERMINISTIC_HMAC_KEY
+from tui.core.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
-from tui.screens.inbox import InboxView
+from tui.ui.sections.chats.inbox import InboxView
 from tui.webhooks.conversations import NewMessage, Status
 from tui.webhooks.signing import sign
-from tui.widgets.thread_view import ThreadView
+from tui.ui.widgets.thread_view import ThreadView
 
 ANA, BRUNO, JORDAN = "5511987654321", "5511976543219", "14155550123"
 LAUNCH = f"{LAUNCH_ID}@g.us"
@@ -419,7 +419,7 @@ async def test_typing_shows_in_the_list_and_the_thread_until_the_message_comes()
 async def test_a_search_typed_before_the_store_is_open_says_wait_and_the_line_goes_once_it_is(monkeypatch):
     """Typed while the runtime still opens the store: "opens once the app has started", then the list, with that
     line gone (it stayed under the thread for the whole session)."""
-    from tui.runtime import Runtime
+    from tui.core.runtime import Runtime
 
     store_may_open = asyncio.Event()
     open_store = Runtime._open_store

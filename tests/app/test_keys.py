@@ -16,9 +16,9 @@ from tests.harness import (
     settle,
     wait_until,
 )
-from tui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap, twins
-from tui.screens.main import MainScreen
-from tui.widgets import section
+from tui.ui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap, twins
+from tui.ui.main_screen import MainScreen
+from tui.ui.widgets import section
 
 RECIPIENT = "5511999999999"
 

@@ -13,8 +13,8 @@ from tests.app.test_media_form import choose_media, open_full_reply
 from tests.harness import running_sandbox_app, screen_text, settle, wait_until
 from tests.media_files import pdf, write
 from tui.api.operations import Family
-from tui.widgets.chats.media_picker import MediaPicker
-from tui.widgets.section import ConfirmScreen
+from tui.ui.sections.chats.media_picker import MediaPicker
+from tui.ui.widgets.section import ConfirmScreen
 
 
 async def browse_to(pilot, document: Path) -> None:
@@ -72,7 +72,7 @@ async def test_a_send_without_an_answer_is_in_the_thread_as_maybe_sent_and_a_rep
             await asyncio.Event().wait()
 
         monkeypatch.setattr(client, "request", no_answer)
-        monkeypatch.setattr("tui.widgets.section.REPEAT_WINDOW", 0.0)  # the next send comes long after this one
+        monkeypatch.setattr("tui.ui.widgets.section.REPEAT_WINDOW", 0.0)  # the next send comes long after this one
         await pilot.press("ctrl+s")
         await wait_until(pilot, reached.is_set, what="the send under way")
         await wait_until(pilot, lambda: "esc Cancel" in screen_text(app), what="escape offered to cancel the call")

@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from tests.harness import running_sandbox_app, screen_text, settle, wait_until
 from tests.media_files import pdf, write
-from tui.widgets.chats.media_picker import MediaPicker, complete_path
+from tui.ui.sections.chats.media_picker import MediaPicker, complete_path
 
 
 async def open_full_reply(pilot) -> str:

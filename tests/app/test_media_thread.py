@@ -22,12 +22,12 @@ from textual.widgets import Input
 from tests.app.test_inbox import choose, inbox_settled, open_inbox, post
 from tests.harness import running_sandbox_app, screen_text, settle, wait_until
 from tui.sandbox.events import MEDIA_PATH, REPLY_FILES
-from tui.screens.media import SaveMediaScreen
-from tui.screens.preview import PreviewScreen
-from tui.widgets.feedback import ErrorLine
-from tui.widgets.image_preview import ImagePreview
-from tui.widgets.section import ConfirmScreen
-from tui.widgets.thread_view import ThreadView
+from tui.ui.screens.media import SaveMediaScreen
+from tui.ui.screens.preview import PreviewScreen
+from tui.ui.widgets.feedback import ErrorLine
+from tui.ui.widgets.image_preview import ImagePreview
+from tui.ui.widgets.section import ConfirmScreen
+from tui.ui.widgets.thread_view import ThreadView
 
 SIZE = (80, 24)
 PEER = "5491155553934"

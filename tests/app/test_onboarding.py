@@ -21,10 +21,10 @@ from tests.harness import (
     wait_until,
 )
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
-from tui import config
-from tui.app import build_app
+from tui.local import config
+from tui.ui.app import build_app
 from tui.sandbox.server import SandboxGateway
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.local.secrets import InsecureFileSecrets, SecretName
 
 
 def shown_text(screen, selector: str) -> str:

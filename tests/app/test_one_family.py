@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.harness import SIZE, fill, screen_text, settle, show_section, wait_ready
-from tui import config
-from tui.app import build_app
-from tui.widgets.forms import set_cursor_blink
+from tui.local import config
+from tui.ui.app import build_app
+from tui.ui.widgets.forms import set_cursor_blink
 
 NOWHERE = "http://127.0.0.1:9"  # nothing listens: no test reaches a gateway
 

@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from tests.harness import open_chat_form, running_sandbox_app, settle, show_section, wait_until
 from tui.api.models import normalized_phone
-from tui.widgets.forms import FieldRow, PhoneListValidator
+from tui.ui.widgets.forms import FieldRow, PhoneListValidator
 
 PASTED = "+55 (11) 98765-4321"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.harness import fill
 from tests.harness import open_chat_form, running_sandbox_app, settle, show_section
-from tui.widgets.forms import FieldRow
+from tui.ui.widgets.forms import FieldRow
 
 
 def row_errors(screen) -> dict[str, str]:

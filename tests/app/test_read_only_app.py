@@ -12,9 +12,9 @@ from textual.widgets import Input
 from tests.harness import (
     SIZE, fill, highlighted, open_chat_form, screen_text, settle, show_section, wait_ready, wait_until,
 )
-from tui import config
-from tui.app import build_app
-from tui.widgets.forms import set_cursor_blink
+from tui.local import config
+from tui.ui.app import build_app
+from tui.ui.widgets.forms import set_cursor_blink
 
 REFUSAL = ("This profile (ops-view) is read-only; nothing was sent. Make it writable with "
            "`gateway-tui profile add ops-view --no-read-only`.")

@@ -7,7 +7,7 @@ from textual.widgets import Input
 
 from tests.app.test_inbox import ANA, BRUNO, JORDAN, choose, inbox_settled, open_inbox
 from tests.harness import running_sandbox_app, wait_until
-from tui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.events_panel import EventsPanel
 
 
 async def test_each_chat_keeps_its_own_reply_draft():

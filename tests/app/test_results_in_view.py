@@ -1,5 +1,5 @@
 """Every result is seen at 80×24 (issue 21, item 9): a section's result line comes into view with the field the
-user is in, or, when both cannot show, is said in a toast too. One mechanism (`tui.widgets.feedback.in_view`)
+user is in, or, when both cannot show, is said in a toast too. One mechanism (`tui.ui.widgets.feedback.in_view`)
 serves every section: Communities' "Promoted …" and the results of Settings' palette actions were below the
 screen's edge, under the events panel."""
 
@@ -11,7 +11,7 @@ from textual.widgets import Input
 from tests.harness import fill, open_chat_form, palette, running_sandbox_app, sandbox_app, screen_text, settle, \
     show_section, wait_ready, wait_until
 from tui.sandbox.state import LAUNCH_ID, PRODUCT_IDS
-from tui.widgets.feedback import ErrorLine
+from tui.ui.widgets.feedback import ErrorLine
 
 SMALL = (80, 24)
 COMMUNITY = "120363186053925765"

@@ -8,9 +8,9 @@ from __future__ import annotations
 from textual.widgets import Button, Static
 
 from tests.harness import screen_text, settle, wait_ready, wait_until
-from tui.app import build_app
-from tui.screens.settings import SettingsSection
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.app import build_app
+from tui.ui.sections.settings.section import SettingsSection
+from tui.ui.widgets.forms import set_cursor_blink
 
 
 async def _open_settings(early: bool) -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section, wait_until
-from tui.widgets.section import CopyableValue
+from tui.ui.widgets.section import CopyableValue
 
 
 async def test_generate_asks_first_and_the_new_key_can_be_copied(monkeypatch):
     copied: list[str] = []
-    monkeypatch.setattr("tui.widgets.section.copy_text", lambda app, text, what, **_: copied.append(text))
+    monkeypatch.setattr("tui.ui.widgets.section.copy_text", lambda app, text, what, **_: copied.append(text))
     async with running_sandbox_app(size=(80, 24)) as pilot:
         app = pilot.app
         await show_section(pilot, "settings")
@@ -42,7 +42,7 @@ async def test_generate_asks_first_and_the_new_key_can_be_copied(monkeypatch):
 
 
 def test_password_span():
-    from tui.widgets.settings.proxy import password_span
+    from tui.ui.sections.settings.proxy import password_span
 
     url = "socks5://bob:hunter2@proxy.example:1080"
     start, end = password_span(url)

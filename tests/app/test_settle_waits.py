@@ -9,9 +9,9 @@ from textual.widgets import DataTable
 
 from tests.app.test_snapshots import send_text
 from tests.harness import running_sandbox_app, settle, show_section
-from tui.screens import events as events_module
-from tui.screens import inbox as inbox_module
-from tui.widgets import events_panel as panel_module
+from tui.ui.sections import events as events_module
+from tui.ui.sections.chats import inbox as inbox_module
+from tui.ui.widgets import events_panel as panel_module
 
 
 async def test_settle_waits_for_the_events_sections_refresh(monkeypatch):

@@ -13,11 +13,12 @@ from textual.widgets import Input
 
 from tests.harness import fill_first_profile, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
-from tui import config, locate_cli
-from tui.app import build_app
+from tui.local import config
+from tui.cli import locate as locate_cli
+from tui.ui.app import build_app
 from tui.sandbox.server import SandboxGateway
-from tui.screens.setup import form_order
-from tui.secrets import InsecureFileSecrets
+from tui.ui.screens.setup import form_order
+from tui.local.secrets import InsecureFileSecrets
 
 SETUP_FIELDS = [f"setup-{field}" for field in form_order()]
 

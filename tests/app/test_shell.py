@@ -10,12 +10,12 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Select
 
 from tests.harness import palette, running_sandbox_app, screen_text, settle, show_section, wait_until
 from tui.api.models import SendText
-from tui.paths import data_dir
-from tui.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
-from tui.screens.events import PAGE_SIZE, EventsSection
+from tui.local.paths import data_dir
+from tui.core.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
+from tui.ui.sections.events import PAGE_SIZE, EventsSection
 from tui.webhooks.events import EventRecord
 from tui.webhooks.signing import Verdict
-from tui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.events_panel import EventsPanel
 
 HELLO = SendText(phone="5511999999999", message="shell test")
 

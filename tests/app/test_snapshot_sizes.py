@@ -11,8 +11,8 @@ from textual.widgets import DataTable, Input
 
 from tests.app.test_snapshots import send_text
 from tests.harness import sandbox_app, screen_text, settle, setup_screen_shown, show_section, wait_ready, wait_until
-from tui.app import build_app
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.app import build_app
+from tui.ui.widgets.forms import set_cursor_blink
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 SECTIONS = ["chats", "groups", "communities", "privacy", "catalog", "settings", "events"]

@@ -9,7 +9,7 @@ from textual.widgets import Input
 from tests.app.test_inbox import choose, open_inbox
 from tests.harness import fill, open_chat_form, running_sandbox_app, settle, show_section, wait_until
 from tui.sandbox.state import COMMUNITY_ID
-from tui.widgets.section import CopyableValue
+from tui.ui.widgets.section import CopyableValue
 
 ANA, BRUNO = "5511987654321", "5511976543219"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.widgets._footer import FooterKey
 
 from tests.harness import running_sandbox_app, settle, wait_until
-from tui.widgets.footer import GatewayFooter
-from tui.widgets.header import GatewayHeader
+from tui.ui.widgets.footer import GatewayFooter
+from tui.ui.widgets.header import GatewayHeader
 
 
 async def test_building_the_footer_restyles_none_of_its_keys(monkeypatch):
@@ -80,10 +80,10 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
     import time
 
     import tui.api.gateway_http
-    import tui.screens.main
-    from tui.app import build_app
+    import tui.ui.main_screen
+    from tui.ui.app import build_app
     from tui.sandbox.process import SandboxProcess
-    from tui.screens.chats import ChatsSection
+    from tui.ui.sections.chats.section import ChatsSection
 
     process = SandboxProcess.spawn(("spec", "spec"))
     try:
@@ -93,7 +93,7 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
             time.sleep(0.02)
         app = build_app(sandbox=True, sandbox_process=process)
         seen: dict[str, object] = {}
-        load = tui.screens.main.section_class
+        load = tui.ui.main_screen.section_class
 
         def loading(section_id: str):
             seen.setdefault(f"{section_id} imported, the sandbox taken on", app.runtime.sandbox is process)
@@ -108,7 +108,7 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
         def no_bundle() -> object:
             raise AssertionError("the sandbox's start read the CA bundle")
 
-        monkeypatch.setattr(tui.screens.main, "section_class", loading)
+        monkeypatch.setattr(tui.ui.main_screen, "section_class", loading)
         monkeypatch.setattr(ChatsSection, "__init__", building)
         monkeypatch.setattr(tui.api.gateway_http, "tls_context", no_bundle)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -127,12 +127,12 @@ async def test_with_the_sandbox_in_its_own_process_the_clients_come_before_the_f
 def test_the_app_never_loads_httpx_s_command_line():
     """httpx's package imports its command line when it can (`httpx._main`: click, pygments' lexers, rich's progress and
     syntax modules), ~20 ms of the main thread before the app took keys; the app never uses it. The secret store's
-    import is the start's first of httpx (tui.config)."""
+    import is the start's first of httpx (tui.local.config)."""
     import json
     import subprocess
     import sys
 
-    probe = ("import json, sys; from tui.cli import build_parser; import tui.secrets, httpx; "
+    probe = ("import json, sys; from tui.cli.main import build_parser; import tui.local.secrets, httpx; "
              "print(json.dumps([m for m in ('click', 'pygments.lexers', 'rich.syntax') if m in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(done.stdout) == []
@@ -140,7 +140,7 @@ def test_the_app_never_loads_httpx_s_command_line():
 
 def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_before_httpx_is():
     """The sandbox process is on the way to "connected" (~300 ms to listen: its interpreter, aiohttp, the API models),
-    so it is spawned as early as can be: the command line's imports (tui.cli, which `prepare_app` runs after) no longer
+    so it is spawned as early as can be: the command line's imports (tui.cli.main, which `prepare_app` runs after) no longer
     load asyncio (~25 ms, imported by Textual after the spawn), and the child no longer loads httpx before it listens
     (~10 ms: it delivers webhooks with it, the first one well after the start)."""
     import json
@@ -150,11 +150,11 @@ def test_the_sandbox_process_is_spawned_before_asyncio_is_imported_and_answers_b
     probe = ("import json, sys, importlib; importlib.import_module(sys.argv[1]); "
              "print(json.dumps(sorted({'asyncio', 'httpx'} & set(sys.modules))))")
     loaded = {}
-    for module in ("tui.cli", "tui.sandbox_cli"):
+    for module in ("tui.cli.main", "tui.cli.sandbox"):
         done = subprocess.run([sys.executable, "-c", probe, module], capture_output=True, text=True, timeout=60,
                               check=True)
         loaded[module] = json.loads(done.stdout)
-    assert loaded == {"tui.cli": [], "tui.sandbox_cli": ["asyncio"]}
+    assert loaded == {"tui.cli.main": [], "tui.cli.sandbox": ["asyncio"]}
 
 
 async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_settled(monkeypatch):
@@ -163,11 +163,11 @@ async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_
     refresh tick, ~35 ms for ~15 ms of work. It starts on Textual's Ready (the first frame drawn), and the main screen
     imports its first section only once that start is under way (its first step, the profiles file or the sandbox,
     then runs beside the import), whichever of the two the event loop runs first."""
-    import tui.screens.main
-    from tui.runtime import Runtime
+    import tui.ui.main_screen
+    from tui.core.runtime import Runtime
 
     order: list[str] = []
-    start, load = Runtime.start, tui.screens.main.section_class
+    start, load = Runtime.start, tui.ui.main_screen.section_class
 
     async def starting(self: Runtime, *args: object, **kwargs: object) -> None:
         order.append("runtime")
@@ -178,7 +178,7 @@ async def test_the_runtime_starts_with_the_first_frame_not_after_the_screen_has_
         return load(section_id)
 
     monkeypatch.setattr(Runtime, "start", starting)
-    monkeypatch.setattr(tui.screens.main, "section_class", loading)
+    monkeypatch.setattr(tui.ui.main_screen, "section_class", loading)
     async with running_sandbox_app(size=(80, 24)):
         assert order[:2] == ["runtime", "chats imported"]
 
@@ -190,8 +190,8 @@ async def test_the_first_section_takes_the_focus_before_its_first_frame(monkeypa
     drawn between the section mounted and the app taking keys."""
     from textual.screen import Screen
 
-    from tui.app import GatewayApp
-    from tui.screens.main import MainScreen
+    from tui.ui.app import GatewayApp
+    from tui.ui.main_screen import MainScreen
 
     frames: list[Screen] = []
     at: dict[str, int] = {}
@@ -247,8 +247,8 @@ NOT_BEFORE_INTERACTIVE = (
     "tui.webhooks.conversations",  # the inbox's SQL (the row types are in tui.webhooks.rows)
     "tui.webhooks.events",  # the event store's rows and marks
     "sqlite3",
-    "tui.widgets.chats.form",  # Chats' send form, built after the start
-    "tui.widgets.chats.media",
+    "tui.ui.sections.chats.form",  # Chats' send form, built after the start
+    "tui.ui.sections.chats.media",
     "textual.widgets._text_area",  # the focus rules' other form controls
     "textual.widgets._tabs",
     "rich._emoji_codes",  # markup in the events panel's column titles
@@ -256,14 +256,14 @@ NOT_BEFORE_INTERACTIVE = (
 
 INTERACTIVE_PROBE = """
 import asyncio, json, sys, time
-from tui.cli import build_parser, prepare_app
+from tui.cli.main import build_parser, prepare_app
 
 app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
 
 def interactive():
     from textual.widgets import Input
-    from tui.screens.main import MainScreen
-    from tui.widgets.header import GatewayHeader
+    from tui.ui.main_screen import MainScreen
+    from tui.ui.widgets.header import GatewayHeader
     screen = app.screen
     if not isinstance(screen, MainScreen) or not screen.sections_ready or not isinstance(app.focused, Input):
         return False

@@ -10,9 +10,9 @@ from textual import events
 from textual.widgets import Input
 
 from tests.harness import SETTLE_TIMEOUT, sandbox_app, screen_text, wait_ready, wait_until
-import tui.app
-from tui.app import build_app
-from tui.screens.main import SECTIONS, MainScreen
+import tui.ui.app
+from tui.ui.app import build_app
+from tui.ui.main_screen import SECTIONS, MainScreen
 
 
 async def first_section_ready(pilot) -> None:
@@ -72,7 +72,7 @@ async def test_quitting_while_the_sections_are_mounted_exits_cleanly():
 
 
 async def test_the_chosen_theme_is_kept_and_used_from_the_first_frame_of_the_next_start(isolated_dirs):
-    from tui.preferences import PREFERENCES_FILE
+    from tui.local.preferences import PREFERENCES_FILE
 
     config, _ = isolated_dirs
     app = sandbox_app()
@@ -93,7 +93,7 @@ async def test_the_chosen_theme_is_kept_and_used_from_the_first_frame_of_the_nex
 
 
 async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs):
-    from tui.preferences import PREFERENCES_FILE
+    from tui.local.preferences import PREFERENCES_FILE
 
     config, _ = isolated_dirs
     config.mkdir(parents=True, exist_ok=True)
@@ -136,7 +136,7 @@ async def test_a_section_whose_own_first_field_is_not_set_up_yet_still_opens_on_
     from textual.app import App, ComposeResult
     from textual.containers import Vertical
 
-    from tui.widgets.focus import focus_first
+    from tui.ui.widgets.focus import focus_first
 
     class NotSetUp(Vertical):
         def compose(self) -> ComposeResult:
@@ -213,7 +213,7 @@ async def test_the_chats_form_is_built_after_the_start_and_keys_typed_for_it_bef
     async def later(self: MainScreen) -> None:  # the background work (which builds the form) waits for the test
         await held.wait()
 
-    from tui.screens.chats import ChatsSection
+    from tui.ui.sections.chats.section import ChatsSection
 
     building = asyncio.Event()
     build = ChatsSection.build_deferred
@@ -298,7 +298,7 @@ async def test_chats_shown_while_its_form_is_being_mounted_waits_for_the_fields(
 
 def groups_first_field_missing(monkeypatch) -> list[int]:
     """Groups' first field is missing (its tabs not set up yet) the next `missing[0]` times it is asked for."""
-    from tui.screens.groups import GroupsSection
+    from tui.ui.sections.groups import GroupsSection
 
     missing = [0]
     first_field = GroupsSection.first_field
@@ -378,8 +378,8 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
     from textual.screen import Screen
 
     from tui.api.client import InstanceClient
-    from tui.runtime import Runtime
-    from tui.widgets.header import GatewayHeader
+    from tui.core.runtime import Runtime
+    from tui.ui.widgets.header import GatewayHeader
 
     drawn: list[str] = []  # the header's connection in each frame drawn
     at_store: list[list[str]] = []
@@ -407,7 +407,7 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
     # The order is what is tested, not the start's fallback: past FIRST_STATUS_WAIT (3 s) the store opens anyway,
     # which a loaded machine (the suite under -n 2) reached before the status read; here each step is waited for,
     # bounded by wait_until's own limit.
-    monkeypatch.setattr(tui.app, "FIRST_STATUS_WAIT", SETTLE_TIMEOUT)
+    monkeypatch.setattr(tui.ui.app, "FIRST_STATUS_WAIT", SETTLE_TIMEOUT)
     app = sandbox_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: bool(at_store), what="the store opened")
@@ -415,7 +415,7 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
 
 
 async def test_the_collector_paused_for_the_start_runs_again_once_every_section_is_built():
-    """`gateway-tui` turns the garbage collector off for its start (tui.cli.prepare_app): its passes over the start's
+    """`gateway-tui` turns the garbage collector off for its start (tui.cli.main.prepare_app): its passes over the start's
     objects cost ~50-80 ms before the app took keys. The app turns it back on, with the start's objects frozen, once
     every section is built; and leaves nothing frozen or off when it stops."""
     import gc
@@ -438,10 +438,10 @@ async def test_the_collector_paused_for_the_start_runs_again_after_a_time_even_i
 ):
     import gc
 
-    import tui.app
+    import tui.ui.app
 
     mount_only_what_is_asked_for(monkeypatch)  # the start never finishes building the sections
-    monkeypatch.setattr(tui.app, "COLLECTOR_OFF_AT_MOST", 0.2)
+    monkeypatch.setattr(tui.ui.app, "COLLECTOR_OFF_AT_MOST", 0.2)
     gc.disable()
     try:
         app = build_app(sandbox=True, deterministic=True, resume_collector=True)
@@ -460,10 +460,10 @@ def test_the_command_line_turns_the_collector_off_and_the_app_it_prepares_import
     import subprocess
     import sys
 
-    deferred = ["tui.screens.chats", "tui.screens.groups", "tui.screens.settings", "tui.screens.events",
+    deferred = ["tui.ui.sections.chats.section", "tui.ui.sections.groups", "tui.ui.sections.settings.section", "tui.ui.sections.events",
                 "tui.api.models", "tui.api.operations", "pydantic", "httpx", "aiohttp", "tui.webhooks.store",
                 "tui.webhooks.listener", "tui.webhooks.forwarder", "tui.sandbox.server"]
-    probe = ("import gc, json, sys; from tui.cli import build_parser, prepare_app; "
+    probe = ("import gc, json, sys; from tui.cli.main import build_parser, prepare_app; "
              "app, process = prepare_app(build_parser().parse_args([])); "
              "print(json.dumps({'collector': gc.isenabled(), 'textual': 'textual.app' in sys.modules, "
              f"'loaded': [m for m in {deferred!r} if m in sys.modules]}}))")

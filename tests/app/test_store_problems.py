@@ -10,8 +10,8 @@ import aiohttp
 
 from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
 from tests.webhooks.test_store_privacy import damage, filled_store
-from tui.paths import profile_events_path
-from tui.runtime import SANDBOX_PROFILE
+from tui.local.paths import profile_events_path
+from tui.core.runtime import SANDBOX_PROFILE
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 

@@ -10,8 +10,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from tests.harness import wait_until
-from tui.runtime import MessageRow, Status
-from tui.widgets.thread_view import ThreadView
+from tui.core.runtime import MessageRow, Status
+from tui.ui.widgets.thread_view import ThreadView
 
 
 def rows(count: int, *, start: int = 1) -> list[MessageRow]:

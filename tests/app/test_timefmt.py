@@ -1,4 +1,4 @@
-"""Display formatting lives in the UI (tui.widgets.timefmt): deterministic runs show fixed times and durations, so
+"""Display formatting lives in the UI (tui.ui.widgets.timefmt): deterministic runs show fixed times and durations, so
 snapshots do not change from run to run; other runs show local times."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from tui.runtime import DETERMINISTIC_EPOCH
-from tui.widgets.timefmt import duration_text, event_time_text, inbox_time_text, moment_text
+from tui.core.runtime import DETERMINISTIC_EPOCH
+from tui.ui.widgets.timefmt import duration_text, event_time_text, inbox_time_text, moment_text
 
 
 def test_deterministic_runs_show_fixed_times_and_durations():

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from tests.app.test_inbox import JORDAN, _dedent, _Result, _text, choose, inbox_settled, open_inbox, post
 from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_ready, wait_until
-from tui.runtime import DETERMINISTIC_EPOCH
-from tui.screens.timeline import TimelineScreen
-from tui.widgets.thread_view import ThreadView
+from tui.core.runtime import DETERMINISTIC_EPOCH
+from tui.ui.screens.timeline import TimelineScreen
+from tui.ui.widgets.thread_view import ThreadView
 
 SIZE = (80, 24)
 EPOCH_MS = int(DETERMINISTIC_EPOCH.timestamp() * 1000)

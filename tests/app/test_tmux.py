@@ -182,7 +182,7 @@ def test_a_sent_text_is_in_the_inbox_after_a_restart(terminal):
     terminal.keys("C-l")  # the conversations, while this run is still up: the sandbox contact answers
     terminal.wait_for("Chats ·", "Is the blue case back in stock?")
     sandbox = [pid for pid in descendants(int(terminal.tmux("display", "-p", "-t", "app", "#{pane_pid}")))
-               if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+               if b"tui.cli.sandbox" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     assert len(sandbox) == 1  # --sandbox runs the sandbox gateway in a process of its own
     terminal.keys("C-q")
     deadline = time.monotonic() + 30
@@ -224,7 +224,7 @@ def test_the_doctor_panel_shows_a_finding_and_fixes_it_with_one_key_at_80x24(sma
     small_terminal.wait_for("● connected", "✓ hooks")  # the header's first check: healthy
     pane = int(small_terminal.tmux("display", "-p", "-t", "app", "#{pane_pid}"))
     sandbox = [pid for pid in [pane, *descendants(pane)]
-               if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+               if b"tui.cli.sandbox" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     port = listening_port(sandbox[0])
     answer = httpx.post(f"http://127.0.0.1:{port}/sandbox/fault", json={"kind": "unsubscribe"}, trust_env=False)
     assert answer.status_code == 200, answer.text

@@ -48,7 +48,7 @@ def sandbox_url(term: Terminal) -> str:
     """The address of the sandbox process the app started (its one listening socket, from /proc: Linux, like tmux
     here), for the test's phone to scan codes at."""
     pane = int(term.tmux("display", "-p", "-t", "app", "#{pane_pid}"))
-    [pid] = [pid for pid in descendants(pane) if b"tui.sandbox_cli" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    [pid] = [pid for pid in descendants(pane) if b"tui.cli.sandbox" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         with contextlib.suppress(OSError):

@@ -159,7 +159,7 @@ def test_set_up_walks_with_enter_and_a_private_file_serves_the_next_start_and_lo
     term = start(plain, env=env)
     try:
         term.wait_for("Set up gateway-tui", "Profile name")
-        # In the form's order: the profile, then Z-API's part, then WuzAPI's (tui.screens.setup.form_order).
+        # In the form's order: the profile, then Z-API's part, then WuzAPI's (tui.ui.screens.setup.form_order).
         values = ["first", None, "", gateway.url, "first", CLIENT_TOKEN, INSTANCE_TOKEN, gateway.url, SESSION_TOKEN, ""]
         for value in values:
             if value is None:  # the listener port, filled in with 8787: any free port instead

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tui.widgets.events_panel import BADGE_WIDTH, verdict_badge
+from tui.ui.widgets.events_panel import BADGE_WIDTH, verdict_badge
 
 
 @pytest.mark.parametrize("verdict", ["valid", "invalid", "unsigned", "no-key"])

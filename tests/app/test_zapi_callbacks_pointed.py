@@ -6,7 +6,7 @@ dialect."""
 from __future__ import annotations
 
 from tests.harness import set_cursor_blink, wait_ready, wait_until
-from tui.app import build_app
+from tui.ui.app import build_app
 from tui.sandbox.zapi_api import CALLBACK_ROUTES
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.hostile_gateway import endless_answer, hostile_gateway, nested_answer, slow_answer
-from tui import config
+from tui.local import config
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "hostile-instance-token-SECRET",

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from tui import config
-from tui.cli import main
+from tui.local import config
+from tui.cli.main import main
 from tests.harness import run_gateway_tui, sandbox_for_env_tokens
 from tui.sandbox.server import SandboxGateway
 
@@ -51,7 +51,7 @@ async def test_send_prints_the_gateways_answer(profile, sandbox) -> None:
 
 async def test_a_sent_message_is_kept_in_the_profiles_inbox(profile, sandbox) -> None:
     """The app lists what `call` sent: the same store, the same conversation tables."""
-    from tui.paths import profile_events_path
+    from tui.local.paths import profile_events_path
     from tui.webhooks.conversations import Inbox
     from tui.webhooks.store import EventStore
 
@@ -291,7 +291,7 @@ PHONE = "5511999999999"
     ids=" ".join,
 )
 def test_global_flags_before_or_after_the_subcommand(command: list[str]) -> None:
-    from tui.cli import build_parser
+    from tui.cli.main import build_parser
 
     after = build_parser().parse_args([*command, "--insecure-storage", *(["--profile", "box"] if command[0] != "profile" else [])])
     before = build_parser().parse_args(["--insecure-storage", "--profile", "box", *command])

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.harness import run_gateway_tui, sandbox_for_env_tokens
-from tui import config
+from tui.local import config
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "one-instance-token-SECRET",

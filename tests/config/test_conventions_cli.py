@@ -10,8 +10,8 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-from tui import config
-from tui.cli import main
+from tui.local import config
+from tui.cli.main import main
 
 
 def test_version(capsys) -> None:

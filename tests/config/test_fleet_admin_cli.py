@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from tests.sandbox.test_fleet import ADMIN, CLIENT, PARTNER, admin_users
-from tui import config
-from tui.cli import main
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.local import config
+from tui.cli.main import main
+from tui.local.secrets import InsecureFileSecrets, SecretName
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from tests.sandbox.test_fleet import ADMIN, CLIENT, PARTNER, admin_users
-from tui import config
-from tui.cli import main
-from tui.secrets import GatewaySecret, InsecureFileSecrets, SecretName, gateway_scope
+from tui.local import config
+from tui.cli.main import main
+from tui.local.secrets import GatewaySecret, InsecureFileSecrets, SecretName, gateway_scope
 
 
 @pytest.fixture(autouse=True)
@@ -129,7 +129,7 @@ def test_zapi_import_needs_the_client_token(fleet_sandbox, monkeypatch, capsys) 
 
 
 def test_names_made_safe_and_unique() -> None:
-    from tui.fleet_import import safe_name, unique_name
+    from tui.core.accounts.fleet_import import safe_name, unique_name
 
     assert safe_name("Loja Centro / São Paulo!") == "loja-centro-s-o-paulo"
     assert safe_name("   ") == "account" and safe_name("x" * 80) == "x" * 64
@@ -160,8 +160,8 @@ async def test_wuzapi_import_of_users_with_numeric_ids() -> None:
     # API.md's `GET /admin/users` example, to this day (and WuzAPI's code until its newest): ids are numbers
     from tests.api.recording_gateway import RecordingGateway
     from tui.api.gateway_http import GatewayHttp
-    from tui.fleet_import import import_wuzapi
-    from tui.secrets import MemorySecrets
+    from tui.core.accounts.fleet_import import import_wuzapi
+    from tui.local.secrets import MemorySecrets
 
     gateway = RecordingGateway()
     await gateway.start()

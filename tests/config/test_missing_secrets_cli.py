@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from tui import config
-from tui.cli import main
-from tui.exit_codes import Exit
+from tui.local import config
+from tui.cli.main import main
+from tui.cli.exit_codes import Exit
 
 INSTANCE_VARIABLES = ("GATEWAY_TUI_INSTANCE_TOKEN", "GATEWAY_TUI_CLIENT_TOKEN")
 SESSION_VARIABLE = "GATEWAY_TUI_SESSION_TOKEN"

@@ -11,10 +11,10 @@ import pytest
 from keyring.backends import fail
 
 from tests.harness import run_gateway_tui, sandbox_for_env_tokens, wait_until
-from tui import config
-from tui.app import build_app
-from tui.cli import main
-from tui.secrets import InsecureFileSecrets, KeyringUnavailable, SecretName
+from tui.local import config
+from tui.ui.app import build_app
+from tui.cli.main import main
+from tui.local.secrets import InsecureFileSecrets, KeyringUnavailable, SecretName
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "env-instance-token-SECRET",

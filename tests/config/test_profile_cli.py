@@ -10,9 +10,9 @@ from keyring.backends import fail
 from keyring.errors import KeyringLocked
 
 from tests.memory_keyring import MemoryKeyring
-from tui import config
-from tui.cli import main
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.local import config
+from tui.cli.main import main
+from tui.local.secrets import InsecureFileSecrets, SecretName
 
 SECRETS = {
     "GATEWAY_TUI_CLIENT_TOKEN": "cli-client-token-0001",

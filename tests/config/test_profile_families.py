@@ -8,10 +8,10 @@ import io
 
 import pytest
 
-from tui import config
-from tui.cli import main
+from tui.local import config
+from tui.cli.main import main
 from tui.api.dialects import Family, InstanceDialect, SessionDialect
-from tui.config import ConfigError, InstanceFamily, MissingFamily, Profile, SessionFamily
+from tui.local.config import ConfigError, InstanceFamily, MissingFamily, Profile, SessionFamily
 
 # A profiles file as gateway-tui wrote it before profiles could have one family: every key, both families.
 OLD_FILE = """\

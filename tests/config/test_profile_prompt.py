@@ -12,8 +12,8 @@ import termios
 import time
 from pathlib import Path
 
-from tui import config
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.local import config
+from tui.local.secrets import InsecureFileSecrets, SecretName
 
 GATEWAY_TUI = Path(sys.executable).with_name("gateway-tui")
 TYPED = {

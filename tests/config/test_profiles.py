@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui import config
-from tui.config import ConfigError, Profile
+from tui.local import config
+from tui.local.config import ConfigError, Profile
 
 
 def work(**changes) -> Profile:

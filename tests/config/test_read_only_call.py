@@ -12,9 +12,9 @@ from aiohttp import web
 
 from tests import media_files
 from tests.harness import run_gateway_tui
-from tui import config
+from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.exit_codes import Exit
+from tui.cli.exit_codes import Exit
 from tui.sandbox.server import SandboxGateway
 
 TOKENS = {
@@ -113,7 +113,7 @@ async def test_the_same_profile_made_writable_sends(read_only, sandbox):
 
 
 def test_call_list_says_which_operations_write(capsys):
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["call", "--list"]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}

@@ -8,8 +8,8 @@ import io
 import pytest
 
 from tests.config.test_profile_families import OLD_FILE, write
-from tui import config
-from tui.cli import main
+from tui.local import config
+from tui.cli.main import main
 
 SECRETS = {
     "GATEWAY_TUI_CLIENT_TOKEN": "ro-client-token-0001",

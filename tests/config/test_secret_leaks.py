@@ -17,10 +17,10 @@ from pathlib import Path
 
 from tests.harness import running_sandbox_app, wait_ready, wait_until
 from tui.api.models import SendText
-from tui.app import build_app
-from tui.paths import config_dir, data_dir
-from tui.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.ui.app import build_app
+from tui.local.paths import config_dir, data_dir
+from tui.core.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
+from tui.local.secrets import InsecureFileSecrets, SecretName
 
 PROFILE_SECRETS = {
     "GATEWAY_TUI_CLIENT_TOKEN": "leakcheck-client-7f3a91",

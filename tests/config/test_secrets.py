@@ -9,7 +9,7 @@ import pytest
 from keyring.backends import fail
 from keyring.errors import KeyringLocked
 
-from tui.secrets import (
+from tui.local.secrets import (
     InsecureFileSecrets,
     KeyringSecrets,
     KeyringUnavailable,

@@ -10,7 +10,7 @@ import pytest
 
 from tests import media_files
 from tests.harness import run_gateway_tui
-from tui import config
+from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.sandbox.server import SandboxGateway
 

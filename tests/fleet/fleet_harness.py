@@ -7,10 +7,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-from tui import config
+from tui.local import config
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.state import seed_demo_state
-from tui.secrets import SecretName, open_secret_store
+from tui.local.secrets import SecretName, open_secret_store
 
 
 def number_of(index: int) -> str:

@@ -13,10 +13,10 @@ import pytest
 
 from tests.memory_keyring import MemoryKeyring
 from tests.webhooks.conftest import until
-from tui import config
-from tui.account import Opening
-from tui.runtime import Runtime
-from tui.secrets import KEYRING_SERVICE, SecretName, keyring_username
+from tui.local import config
+from tui.core.accounts.account import Opening
+from tui.core.runtime import Runtime
+from tui.local.secrets import KEYRING_SERVICE, SecretName, keyring_username
 
 # Z-API's on-message-received callback as its docs show it (docs/gateways/zapi.md §5.3), unsigned as Z-API sends it.
 RECEIVED = (b'{"type":"ReceivedCallback","instanceId":"3C01","messageId":"3EB0ZAPI0001","phone":"5511999990000",'

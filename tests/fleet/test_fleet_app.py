@@ -13,13 +13,13 @@ from textual.widgets import Static
 from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import wait_until, settle
 from tui.api.models import SendText
-from tui.app import GatewayApp, build_app
+from tui.ui.app import GatewayApp, build_app
 from tui.sandbox.server import SandboxGateway
-from tui.widgets.fleet.picker import AccountPicker, fuzzy_order
-from tui.widgets.fleet.section import FleetSection
-from tui.widgets.forms import set_cursor_blink
-from tui.widgets.header import GatewayHeader
-from tui.widgets.section import ConfirmScreen
+from tui.ui.sections.fleet.picker import AccountPicker, fuzzy_order
+from tui.ui.sections.fleet.section import FleetSection
+from tui.ui.widgets.forms import set_cursor_blink
+from tui.ui.widgets.header import GatewayHeader
+from tui.ui.widgets.section import ConfirmScreen
 
 NAMES = ("shop-1", "shop-2", "shop-3")
 

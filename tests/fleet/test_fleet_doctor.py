@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import run_gateway_tui
 from tests.webhooks import headless
-from tui.paths import fleet_events_path
+from tui.local.paths import fleet_events_path
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.zapi_api import CALLBACK_ROUTES
 from tui.webhooks.store import EventStore
@@ -68,12 +68,12 @@ async def test_doctor_keeps_a_fleet_account_on_its_own_paths():
 async def test_the_apps_listener_record_says_where_each_open_accounts_events_go() -> None:
     """The app with several accounts open: `gateway-tui doctor --profile P` reads P's listener from the record the
     app writes, and must arrive at the URL the app itself points P's gateway at (runtime.account_webhook_url)."""
-    from tui import config
+    from tui.local import config
     from tui.api.dialects import Family
-    from tui.doctor import Doctor, DoctorInputs, account_paths_of
-    from tui.listener_record import running
-    from tui.runtime import Runtime
-    from tui.secrets import InsecureFileSecrets, SecretName
+    from tui.core.doctor import Doctor, DoctorInputs, account_paths_of
+    from tui.local.listener_record import running
+    from tui.core.runtime import Runtime
+    from tui.local.secrets import InsecureFileSecrets, SecretName
 
     secrets = InsecureFileSecrets()
     for name in ("alpha", "beta"):
@@ -102,7 +102,7 @@ async def test_with_listen_all_stopped_the_doctor_keeps_the_own_paths_and_says_t
     refuses), and suggests `listen --all`, which runs as printed; with it running the doctor says healthy."""
     from tests.test_doctor import free_port
     from tests.test_doctor_suggestions import start_listen_as_printed, stop, suggested, words_of
-    from tui import config
+    from tui.local import config
 
     port = free_port()
     async with sandbox_fleet(2) as gateways:

@@ -11,9 +11,9 @@ import pytest
 
 from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import settle, wait_until
-from tui.app import build_app
-from tui.widgets.fleet.section import FleetSection
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.app import build_app
+from tui.ui.sections.fleet.section import FleetSection
+from tui.ui.widgets.forms import set_cursor_blink
 
 NAMES = ("shop-1", "shop-2", "shop-3")
 

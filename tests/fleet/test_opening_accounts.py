@@ -23,10 +23,10 @@ import pytest
 
 from tests.memory_keyring import MemoryKeyring
 from tests.webhooks.conftest import until
-from tui import config
-from tui.account import Opening
-from tui.runtime import Runtime
-from tui.secrets import KEYRING_SERVICE, SecretName, keyring_username
+from tui.local import config
+from tui.core.accounts.account import Opening
+from tui.core.runtime import Runtime
+from tui.local.secrets import KEYRING_SERVICE, SecretName, keyring_username
 from tui.webhooks.signing import Verdict
 
 GATE_TIMEOUT = 20.0
@@ -215,7 +215,7 @@ async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_
 
 async def test_from_the_private_file_the_start_still_ends_with_every_account_open() -> None:
     """The 0600 file is read at once: no account waits after the start, as before."""
-    from tui.secrets import InsecureFileSecrets
+    from tui.local.secrets import InsecureFileSecrets
 
     secrets = InsecureFileSecrets()
     for name in ("alpha", "beta"):

@@ -12,13 +12,13 @@ from textual.widgets import DataTable, Static
 
 from tests.harness import wait_until
 from tui.api.models import SendText
-from tui.fleet_board import FleetRow
-from tui.app import build_app
+from tui.core.accounts.fleet_board import FleetRow
+from tui.ui.app import build_app
 from tui.sandbox.fleet import SandboxFleet
-from tui.screens.events import EventsSection
-from tui.screens.inbox import InboxView
-from tui.widgets.events_panel import EventsPanel
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.sections.events import EventsSection
+from tui.ui.sections.chats.inbox import InboxView
+from tui.ui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.forms import set_cursor_blink
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,7 @@ from datetime import timedelta
 from tests.pairing.test_fresh_user import Clock, account_on, start
 from tests.pairing.test_connect_cli import phone
 from tui.api.operations import Family
-from tui.pairing import CHECK_EVERY, PAIRING_LIMIT, Code, CodeKind, Outcome, PairingActions, run_codes
+from tui.core.pairing import CHECK_EVERY, PAIRING_LIMIT, Code, CodeKind, Outcome, PairingActions, run_codes
 from tui.sandbox.dialect import WuzapiRelease
 
 

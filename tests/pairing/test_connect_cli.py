@@ -17,16 +17,16 @@ import pytest
 
 from tests.api import qr_readback
 from tests.harness import run_gateway_tui
-from tui import config
-from tui.account import Tokens, new_account
+from tui.local import config
+from tui.core.accounts.account import Tokens, new_account
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.gateway_http import GatewayHttp
 from tui.api.operations import Family
-from tui.connection_cli import status_answer
-from tui.pairing import Outcome, PairingActions, run_codes
+from tui.cli.connection import status_answer
+from tui.core.pairing import Outcome, PairingActions, run_codes
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.state import OWN_PHONE
-from tui.secrets import MemorySecrets
+from tui.local.secrets import MemorySecrets
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "pair-instance-token-SECRET",

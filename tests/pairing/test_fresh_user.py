@@ -19,18 +19,18 @@ import httpx
 import pytest
 
 from tests.pairing.test_connect_cli import TOKENS, decode_plain, phone, read_qr_block
-from tui import config
-from tui.account import Tokens, new_account
+from tui.local import config
+from tui.core.accounts.account import Tokens, new_account
 from tui.api.connection import SessionStatus
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.gateway_http import GatewayHttp
 from tui.api.operations import Family
-from tui.connection_cli import state_json, status_answer, status_line
-from tui.pairing import Outcome, PairingActions, PairingRefused, Waiting, run_codes
+from tui.cli.connection import state_json, status_answer, status_line
+from tui.core.pairing import Outcome, PairingActions, PairingRefused, Waiting, run_codes
 from tui.sandbox.dialect import PairingOptions, WuzapiRelease
 from tui.sandbox.server import SandboxGateway
-from tui.secrets import MemorySecrets
-from tui.watch import SESSION_SUBSCRIPTION
+from tui.local.secrets import MemorySecrets
+from tui.core.watch import SESSION_SUBSCRIPTION
 
 RELEASES = [WuzapiRelease.OLDER, WuzapiRelease.NEWER]
 CONNECT_DELAY = timedelta(seconds=3)

@@ -10,8 +10,8 @@ import pytest
 
 from tests import media_files
 from tests.harness import run_gateway_tui
-from tui.command_sandbox import share_name
-from tui.exit_codes import Exit
+from tui.cli.command_sandbox import share_name
+from tui.cli.exit_codes import Exit
 from tui.sandbox.process import SandboxProcess, share_socket_answer
 from tui.sandbox.state import OWN_PHONE
 

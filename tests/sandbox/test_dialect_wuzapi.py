@@ -124,7 +124,7 @@ async def test_no_session_is_500(wuzapi):
 
 
 def test_dialect_flags_on_the_sandbox_command_and_on_the_app():
-    from tui.cli import build_parser
+    from tui.cli.main import build_parser
 
     parser = build_parser()
     args = parser.parse_args(["sandbox", "--instance-dialect", "zapi", "--session-dialect", "wuzapi"])

@@ -101,7 +101,7 @@ def test_the_child_dies_with_an_app_killed_by_sigkill(tmp_path):
 @pytest.mark.parametrize("logged_out", [False, True])
 async def test_logged_out_reaches_the_child(logged_out):
     """`gateway-tui --sandbox --logged-out` passes the flag to the sandbox process: it starts unpaired."""
-    from tui.cli import build_parser, prepare_app
+    from tui.cli.main import build_parser, prepare_app
 
     args = build_parser().parse_args(["--sandbox", "--instance-dialect", "zapi", *(["--logged-out"] * logged_out)])
     _app, process = prepare_app(args)  # the app is built, not run: only its sandbox process is used here
@@ -143,16 +143,16 @@ async def test_several_accounts_each_answer_with_the_tokens_the_app_made():
 def test_the_child_starts_with_the_collector_off_and_turns_it_back_on_once_it_answers():
     """The sandbox process's start (aiohttp, the API models, the server: ~220 ms of CPU before it listens, on the way to
     the app's "connected") ran the collector's passes over everything it built, ~20 ms of it. `python -m
-    tui.sandbox_cli` turns the collector off first thing and back on (what it built frozen) once it has answered."""
+    tui.cli.sandbox` turns the collector off first thing and back on (what it built frozen) once it has answered."""
     import json
 
     probe = (
         "import gc, json, runpy, sys\n"
         "passes = []\n"
         "gc.callbacks.append(lambda phase, info: passes.append(gc.isenabled()) if phase == 'start' else None)\n"
-        "sys.argv = ['tui.sandbox_cli']\n"
+        "sys.argv = ['tui.cli.sandbox']\n"
         "try:\n"
-        "    runpy.run_module('tui.sandbox_cli', run_name='__main__')\n"
+        "    runpy.run_module('tui.cli.sandbox', run_name='__main__')\n"
         "except SystemExit:\n"
         "    pass\n"
         "print(json.dumps({'passes': len(passes), 'on': gc.isenabled(), 'frozen': gc.get_freeze_count() > 0}))\n"

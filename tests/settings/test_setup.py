@@ -9,10 +9,10 @@ from textual.widgets import Input
 
 from tests.harness import SIZE, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
-from tui import config
-from tui.app import build_app
+from tui.local import config
+from tui.ui.app import build_app
 from tui.sandbox.server import SandboxGateway
-from tui.widgets.forms import FieldRow
+from tui.ui.widgets.forms import FieldRow
 
 
 def fill(screen, values: dict[str, str]) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from tests.harness import SIZE, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tests.settings.test_setup import errors, fill
-from tui import config
+from tui.local import config
 from tui.api.dialects import Family
-from tui.app import build_app
+from tui.ui.app import build_app
 from tui.sandbox.server import SandboxGateway
 
 

@@ -6,8 +6,8 @@ from textual.widgets import Input
 
 from tests.harness import SIZE, settle, setup_screen_shown, show_section, wait_ready, wait_until
 from tests.harness import sandbox_app
-from tui.app import build_app
-from tui.widgets.forms import set_cursor_blink
+from tui.ui.app import build_app
+from tui.ui.widgets.forms import set_cursor_blink
 
 
 def test_settings_section(snap_compare):

@@ -21,10 +21,10 @@ import pytest
 
 from tests.webhooks import headless
 from tests.webhooks.conftest import KEY
-from tui import config
-from tui.cli import main
-from tui.paths import fleet_events_path
-from tui.secrets import InsecureFileSecrets, SecretName
+from tui.local import config
+from tui.cli.main import main
+from tui.local.paths import fleet_events_path
+from tui.local.secrets import InsecureFileSecrets, SecretName
 from tui.webhooks.events import EventRecord
 from tui.webhooks.signing import Verdict
 from tui.webhooks.store import EventStore
@@ -263,9 +263,9 @@ async def test_listen_all_serves_every_profile_on_one_port(http):
 
 
 async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_key(http, monkeypatch):
-    from tui.account import new_account
+    from tui.core.accounts.account import new_account
     from tui.api.dialects import Family
-    from tui.runtime import Runtime
+    from tui.core.runtime import Runtime
     from tests.webhooks.conftest import until
 
     _profiles()

@@ -23,9 +23,9 @@ from tests.webhooks.headless import start_headless
 from tests.webhooks.recording_app import RecordingApp
 from tests.webhooks.test_headless import stop
 from tests.webhooks.test_signing import JSON_BODY, JSON_BODY_SIGNATURE
-from tui import config
-from tui.cli import main
-from tui.paths import profile_events_path
+from tui.local import config
+from tui.cli.main import main
+from tui.local.paths import profile_events_path
 from tui.webhooks.forwarder import ForwardLog, Outcome
 from tui.webhooks.signing import Verdict, sign
 from tui.webhooks.store import EventStore
@@ -254,7 +254,7 @@ async def test_trigger_with_no_key_anywhere_sends_unsigned_and_says_so(app):
 async def test_trigger_signs_with_the_key_in_the_private_file_without_a_keyring(app):
     """A profile whose secrets live in the opt-in private file: its HMAC key signs, with no keyring at all and
     without --insecure-storage on the command line."""
-    from tui.secrets import InsecureFileSecrets, SecretName
+    from tui.local.secrets import InsecureFileSecrets, SecretName
 
     _save_profile()
     InsecureFileSecrets().set("box", SecretName.HMAC_KEY, KEY)

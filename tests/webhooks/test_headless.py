@@ -14,7 +14,7 @@ import pytest
 from tests.webhooks.conftest import KEY
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_signing import JSON_BODY, JSON_BODY_SIGNATURE
-from tui.listen_cli import _is_loopback
+from tui.cli.listen import _is_loopback
 from tui.webhooks.store import EventStore
 
 SIGNED = {"Content-Type": "application/json", "x-hmac-signature": JSON_BODY_SIGNATURE}

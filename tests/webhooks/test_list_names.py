@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import asynccontextmanager
 
-from tui.runtime import Runtime
+from tui.core.runtime import Runtime
 from tui.sandbox.state import LAUNCH_ID, Contact
 from tui.webhooks.conversations import NewMessage
 

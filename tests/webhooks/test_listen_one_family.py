@@ -12,9 +12,9 @@ import pytest
 
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_listen_profile_key import OTHER_KEY, PROFILE_KEY, judged, stop
-from tui import config
-from tui.cli import main
-from tui.paths import profile_events_path
+from tui.local import config
+from tui.cli.main import main
+from tui.local.paths import profile_events_path
 from tui.webhooks.store import EventStore
 
 # Z-API's on-message-received callback as its docs show it (docs/gateways/zapi.md §5.3), unsigned as Z-API sends it.

@@ -16,8 +16,8 @@ import pytest
 
 from tests.webhooks import headless
 from tests.webhooks.headless import start_headless
-from tui.cli import main
-from tui.paths import profile_events_path
+from tui.cli.main import main
+from tui.local.paths import profile_events_path
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
@@ -50,7 +50,7 @@ WITH_MEMORY_KEYRING = textwrap.dedent(
     backend = MemoryKeyring()
     backend.set_password("gateway-tui", "work:hmac-key", os.environ.pop("TEST_PROFILE_HMAC_KEY"))
     keyring.set_keyring(backend)
-    from tui.cli import main
+    from tui.cli.main import main
     sys.exit(main(sys.argv[1:]))
     """
 )
@@ -105,7 +105,7 @@ async def test_listen_verifies_with_the_key_in_the_private_secrets_file(monkeypa
 
 async def test_listen_verifies_with_the_key_in_the_keyring():
     # The profile (no secrets stored in this process's keyring: the child's keyring holds the key).
-    from tui import config
+    from tui.local import config
 
     config.save_profile(config.Profile(name="work", base_url="https://api.example.com", instance_id="3C01",
                                        session_url="https://wuz.example.com"))
@@ -137,7 +137,7 @@ async def test_a_profile_without_a_key_listens_without_one(monkeypatch):
 async def test_a_profile_whose_key_cannot_be_read_is_refused_not_run_without_a_key(monkeypatch):
     add_profile(monkeypatch, insecure=True, hmac_key=PROFILE_KEY)
     # The profile says its secrets are in the keyring (not the 0600 file it would otherwise remember)...
-    from tui import config
+    from tui.local import config
 
     config.save_profile(config.load_profiles()[0].model_copy(update={"secrets_file": False}))
     # ...and there is no keyring and no --insecure-storage: the key cannot be read, so `listen` must not run as if

@@ -14,8 +14,8 @@ import pytest
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_listen_one_family import RECEIVED
 from tests.webhooks.test_listen_profile_key import PROFILE_KEY, stop
-from tui.cli import main
-from tui.paths import fleet_events_path, profile_events_path
+from tui.cli.main import main
+from tui.local.paths import fleet_events_path, profile_events_path
 from tui.webhooks.listener import REJECTED_BODY_KEPT
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore

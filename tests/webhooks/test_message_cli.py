@@ -12,8 +12,8 @@ import time
 import pytest
 
 from tests.webhooks.test_timeline import ANA, MINUTE, SECOND, T0, ms, stored, zapi_delivery, zapi_status
-from tui.cli import main
-from tui.preferences import preferences_path
+from tui.cli.main import main
+from tui.local.preferences import preferences_path
 from tui.webhooks.conversations import Inbox, NewMessage
 from tui.webhooks.store import EventStore
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.webhooks.conftest import ids, record
-from tui.paths import DATA_DIR_ENV
+from tui.local.paths import DATA_DIR_ENV
 from tui.webhooks import store as store_module
 from tui.webhooks.signing import Verdict
 from tui.webhooks.store import EventStore, StoreClosed

@@ -306,7 +306,7 @@ class ZapiDevice(Response):
     """Z-API's `GET /device` ("Device info", developer.z-api.io/en/instance/device; Z-API/docs
     en/instance/device.mdx): the phone paired with the instance, `{phone, imgUrl, about, name, device:
     {sessionName, device_model}, originalDevice ("iphone", "android", "smbi", "smba"), sessionId, isBusiness}`.
-    Z-API's status read never says the number; this is where the watch learns it (tui.watch)."""
+    Z-API's status read never says the number; this is where the watch learns it (tui.core.watch)."""
 
     phone: str | None = None
     imgUrl: str | None = None

@@ -51,7 +51,7 @@ __all__ = [
 
 
 class Section(enum.StrEnum):
-    """Where an operation lives in the app (ids of `tui.screens.main.SECTIONS`)."""
+    """Where an operation lives in the app (ids of `tui.ui.main_screen.SECTIONS`)."""
 
     CHATS = "chats"
     GROUPS = "groups"
@@ -685,7 +685,7 @@ DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
 )
 
 # Z-API's "Device info" (developer.z-api.io/en/instance/device): the paired phone's number, name and device. The
-# status read never says the number; the connection watch reads this once per connection (tui.watch).
+# status read never says the number; the connection watch reads this once per connection (tui.core.watch).
 
 DEVICE: Operation[m.NoBody, c.ZapiDevice] = Operation(
     id=OperationId.DEVICE, number=None, family=INST, method="GET", path="device",

@@ -1,4 +1,4 @@
-"""The sandbox misbehaves on request, so the webhook doctor (tui.doctor) has something to find.
+"""The sandbox misbehaves on request, so the webhook doctor (tui.core.doctor) has something to find.
 
     POST /sandbox/fault {"kind": "unsubscribe"}                    Message leaves the session subscriptions
     POST /sandbox/fault {"kind": "unsubscribe", "events": [...]}   or the kinds given
@@ -28,7 +28,7 @@ from tui.sandbox.state import Faults, SandboxState
 
 DEFAULT_SLOW_SECONDS = 5.0
 ALL_KIND = "All"
-# What `unsubscribe` expands `All` to before taking kinds out: the kinds the app needs (tui.doctor names them too).
+# What `unsubscribe` expands `All` to before taking kinds out: the kinds the app needs (tui.core.doctor names them too).
 NEEDED_SESSION_KINDS = ("Message", "ReadReceipt", "ChatPresence", "Connected", "Disconnected", "LoggedOut", "PairSuccess")
 
 

@@ -11,7 +11,7 @@ directly); this module is the same server behind a pipe.
     process.tokens                                      # the credentials the clients use
     await process.stop()
 
-The child is `python -m tui.sandbox_cli`. The protocol, over its stdin and stdout (never its arguments or
+The child is `python -m tui.cli.sandbox`. The protocol, over its stdin and stdout (never its arguments or
 environment, which other local users' tools can list, and never a file): the parent writes one JSON line
 {"tokens": {...}, "dialects": [...], "logged_out": bool, "pairing": {...}} (`pairing`: the plain form of
 `tui.sandbox.dialect.PairingOptions`); the child answers one JSON line, {"port": N} once it listens on 127.0.0.1
@@ -86,7 +86,7 @@ class SandboxProcess:
         if accounts > 1:
             request["accounts"] = [{name: login[name] for name in ACCOUNT_TOKEN_NAMES} for login in account_tokens]
         process = subprocess.Popen(
-            [sys.executable, "-m", "tui.sandbox_cli"],
+            [sys.executable, "-m", "tui.cli.sandbox"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,  # never onto the app's terminal; a failure to start comes as {"error"}
@@ -201,7 +201,7 @@ def _read_line(process: subprocess.Popen[bytes], timeout: float) -> bytes:
 
 
 async def serve_until_stdin_ends() -> int:
-    """The child's whole life (run by `python -m tui.sandbox_cli`, which owns its signals): read the request,
+    """The child's whole life (run by `python -m tui.cli.sandbox`, which owns its signals): read the request,
     start, answer the port, serve until stdin ends."""
     import asyncio
 
@@ -345,6 +345,6 @@ def _answer(message: dict[str, Any]) -> None:
     sys.stdout.flush()
     import gc
 
-    if not gc.isenabled():  # turned off for the child's start (tui.sandbox_cli): what it built lives as long as it
+    if not gc.isenabled():  # turned off for the child's start (tui.cli.sandbox): what it built lives as long as it
         gc.freeze()
         gc.enable()

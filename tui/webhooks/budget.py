@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui.config import DEFAULT_MAX_BODY
+from tui.local.config import DEFAULT_MAX_BODY
 
 __all__ = ["DEFAULT_MAX_BODY", "UNPROVEN_SHARE", "BudgetExhausted", "ByteBudget"]
 

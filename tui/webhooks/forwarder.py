@@ -47,7 +47,7 @@ import aiohttp
 
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.signing import SIGNATURE_HEADER
-from tui.forward_targets import ForwardTargetRefused, check_target, is_loopback
+from tui.local.forward_targets import ForwardTargetRefused, check_target, is_loopback
 
 if TYPE_CHECKING:
     from tui.webhooks.store import EventStore

@@ -72,7 +72,7 @@ WAITING_STEPS = frozenset({Status.SENT, Status.HANDED})
 
 def stuck(status: Status | None, since_us: int | None, now_us: int, after_minutes: float) -> bool:
     """Whether a message at `status` since `since_us` waits too long for its next step (never when the time of
-    its step is not known). `after_minutes` is the user's (`tui.preferences.load_stuck_minutes`, default 10)."""
+    its step is not known). `after_minutes` is the user's (`tui.local.preferences.load_stuck_minutes`, default 10)."""
     return (status in WAITING_STEPS and since_us is not None and after_minutes > 0
             and now_us - since_us >= after_minutes * 60_000_000)
 

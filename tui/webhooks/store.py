@@ -52,7 +52,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from tui.paths import data_dir
+from tui.local.paths import data_dir
 from tui.webhooks import conversations, spliced
 from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict

@@ -1,0 +1,399 @@
+"""`gateway-tui listen`: the listener and its store in the foreground, as a command (arguments, printing,
+signals); the service itself is tui.webhooks.listener."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tui.api.dialects import Family
+from tui.cli.exit_codes import Exit
+from tui.cli.serve import start_or_explain, stop_on_sigterm
+from tui.webhooks.budget import DEFAULT_MAX_BODY
+from tui.webhooks.events import StoredEvent, terminal_line
+from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
+from tui.webhooks.store import EventStore, StoreHealth, StoreUnusable
+from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
+
+if TYPE_CHECKING:
+    from tui.local.config import Profile
+
+log = logging.getLogger(__name__)
+
+
+class _Served(NamedTuple):
+    """What one `listen` serves: its store, the old paths' key, account and families, and each account on its
+    `/a/<profile>/` paths (`listen --all`) with its key and families."""
+
+    path: Path
+    key: str | None
+    families: tuple[Family, ...]
+    account: str | None = None
+    accounts: dict[str, str | None] = {}
+    account_families: dict[str, tuple[Family, ...]] = {}
+    old_paths: bool = True
+    records: tuple[str, ...] = ()  # the listener records the doctor reads
+    signing: dict[str, AccountSigning] = {}  # each profile's saved signature policy (its families, its setting)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, a line per event on stdout (or, with
+    `--print-json`, the event as a JSON line)."""
+    _log_briefly_to_stderr()
+    if args.max_body is None:
+        args.max_body = DEFAULT_MAX_BODY
+    if args.max_body < 1:
+        print("gateway-tui listen: --max-body must be at least 1", file=sys.stderr)
+        return Exit.BAD_INPUT
+    if not _is_loopback(args.host):
+        print(
+            f"warning: listening on {args.host}, not loopback: anyone who can reach this address can post events",
+            file=sys.stderr,
+        )
+    forward_to = getattr(args, "forward_to", None)
+    if forward_to:
+        from tui.webhooks.forwarder import ForwardTargetRefused, check_target
+
+        try:
+            check_target(forward_to, allow_remote=args.allow_remote)
+        except ForwardTargetRefused as error:  # it may quote the URL: its token= masked
+            from tui.api.redaction import redact_url_secrets
+
+            print(f"gateway-tui listen: --forward-to: {redact_url_secrets(str(error))}", file=sys.stderr)
+            return Exit.BAD_INPUT
+    from tui.local.config import ConfigError
+    from tui.local.secrets import KeyringUnavailable
+
+    try:
+        served = _every_profile(args) if getattr(args, "all", False) else _one_profile(args)
+    except ConfigError as error:
+        print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    except KeyringUnavailable as error:
+        # Listening without the profile's key would take forged events: refuse, and say how to give the key.
+        print(f"gateway-tui listen: cannot read {error.args[0] if error.args else error}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    store = EventStore(served.path)
+    try:
+        store.open()
+    except StoreUnusable as error:
+        print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return Exit.REFUSED
+    except Exception as error:
+        print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
+        return Exit.REFUSED
+    store.watch_health(_print_health)
+    try:
+        return asyncio.run(_serve(store, args, served))
+    except KeyboardInterrupt:
+        return Exit.OK
+    finally:
+        store.close()
+
+
+def _one_profile(args: argparse.Namespace) -> _Served:
+    """`listen [--profile P]`: one profile's store and key on the old paths, as the app listens."""
+    from tui.local.config import chosen_profile, events_store_path, load_profiles
+    from tui.local.secrets import KeyringUnavailable, run_hmac_key
+
+    # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
+    path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
+    name = None if args.sandbox else chosen_profile(args.profile)
+    profile = next((profile for profile in load_profiles() if profile.name == name), None)
+    families = profile.families if profile is not None else tuple(Family)
+    # The key the app verifies with (GATEWAY_TUI_HMAC_KEY, else the profile's); never the sandbox's (thrown away).
+    # Only the session family (WuzAPI) signs: a Z-API-only profile keeps no key, so none is read (no keyring
+    # needed to listen for Z-API's callbacks).
+    # A profile set up without a keyring remembers its 0600 file (Profile.secrets_file), as the app reads it.
+    in_file = profile is not None and profile.secrets_file or args.insecure_storage
+    try:
+        key = run_hmac_key(name if Family.SESSION in families else None, in_file)
+    except KeyringUnavailable as error:
+        raise KeyringUnavailable(f"the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)") from None
+    record = name or ("sandbox" if args.sandbox else None)
+    signing = {profile.name: _saved_signing(profile)} if profile is not None else {}
+    return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing)
+
+
+def _saved_signing(profile: Profile) -> AccountSigning:
+    """What `profile` saved about unsigned events: no unsigned `/delivery` without Z-API, and its own setting."""
+    return AccountSigning(Family.INSTANCE in profile.families, profile.require_signatures)
+
+
+def _every_profile(args: argparse.Namespace) -> _Served:
+    """`listen --all`: every profile on its `/a/<profile>/` paths with its own key, one store (each event carries
+    its account). With one profile, its old paths are served too, as `listen --profile P` serves them."""
+    from tui.local.config import ConfigError, load_profiles
+    from tui.local.paths import fleet_events_path
+    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key
+
+    if args.sandbox:
+        raise ConfigError("--all serves your profiles, not the sandbox: leave out --sandbox")
+    if args.profile:
+        raise ConfigError("--all serves every profile: leave out --profile")
+    profiles = load_profiles()
+    if not profiles:
+        raise ConfigError("there is no profile yet: add one with `gateway-tui profile add NAME`")
+    environ = run_environment(len(profiles), lambda line: print(line, file=sys.stderr, flush=True))
+    keys: dict[str, str | None] = {}
+    for profile in profiles:
+        in_file = profile.secrets_file or args.insecure_storage
+        try:
+            keys[profile.name] = run_hmac_key(
+                profile.name if Family.SESSION in profile.families else None, in_file, environ)
+        except KeyringUnavailable as error:
+            raise KeyringUnavailable(f"profile {profile.name!r}'s HMAC key: {error}") from None
+    path = Path(args.db) if args.db else fleet_events_path()
+    families = {profile.name: tuple(profile.families) for profile in profiles}
+    signing = {profile.name: _saved_signing(profile) for profile in profiles}
+    names = tuple(keys)
+    if len(profiles) == 1:
+        (name,) = names
+        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing)
+    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
+
+
+async def _serve(store: EventStore, args: argparse.Namespace, served: _Served) -> int:
+    forward_to = getattr(args, "forward_to", None)
+    if not forward_to:
+        return await _listen(store, args, served, None)
+    from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
+
+    def print_attempt(attempt: Any) -> None:
+        print(f"event #{attempt.event_id}: {describe(attempt)}", file=sys.stderr, flush=True)
+
+    with ForwardLog(store.path) as forward_log:
+        forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
+        await forwarder.start()
+        try:
+            return await _listen(store, args, served, forwarder)
+        finally:
+            abandoned = forwarder.waiting_ids()
+            await forwarder.stop()
+            if abandoned:
+                print(f"{_not_forwarded(abandoned)}; {RESUMED_LATER}", file=sys.stderr)
+
+
+RESUMED_LATER = "they are kept and go out when forwarding starts again (`listen --forward-to URL` or the app)"
+
+
+def _not_forwarded(ids: list[int], shown: int = 20) -> str:
+    """`2 events not forwarded yet: #4, #7` (the first `shown` ids, then how many more)."""
+    listed = ", ".join(f"#{event_id}" for event_id in ids[:shown])
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"{len(ids)} event{'' if len(ids) == 1 else 's'} not forwarded yet: {listed}{more}"
+
+
+async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any) -> int:
+    key, families = served.key, served.families
+    printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
+    consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
+    listener = Listener(
+        store,
+        host=args.host,
+        port=args.port,
+        hmac_key=key,
+        strict=not args.accept_unsigned,
+        require_signatures=args.require_signatures,
+        max_body=args.max_body,
+        **({"media_limit": args.media_limit} if getattr(args, "media_limit", None) else {}),
+        on_event=_each(consumers) if consumers else None,
+        account=served.account,
+        accounts=served.accounts,
+        old_paths=served.old_paths,
+        signing=served.signing,
+    )
+    if not await start_or_explain(listener.start, "listen", args.host, args.port):
+        return Exit.REFUSED
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    undo_sigterm = stop_on_sigterm(stopped)
+    if listener.port is not None:
+        from tui.local.listener_record import write_record
+
+        for record in served.records:  # with several profiles, each is served on its own paths only
+            write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths)
+    if not served.old_paths:
+        keyless = [name for name, keyed in listener.accounts.items() if not keyed]
+        signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"
+                   + (f" ({', '.join(keyless)}: no key)" if keyless else ""))
+    elif key is None and Family.SESSION not in families:
+        signing = "no HMAC key (Z-API does not sign its callbacks)"
+    elif key is None:
+        signing = f"no HMAC key (store one in the profile, or set {HMAC_KEY_ENV}, to verify signatures)"
+    elif listener.strict and (_requires(listener, served.account) or Family.INSTANCE not in families):
+        signing = "HMAC key set; unsigned or badly signed events are refused (401) on every path"
+    elif listener.strict:
+        signing = "HMAC key set; unsigned or badly signed events are refused (401), except unsigned instance callbacks"
+    else:
+        signing = "HMAC key set; unsigned or badly signed events are stored and flagged"
+    from tui.webhooks.forwarder import shown_target
+
+    # As the store keeps the target: no user:password, no query (an app's shared secret often rides there).
+    forwarding = f"; forwarding to {shown_target(args.forward_to)}" if forwarder is not None else ""
+    print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
+    if served.old_paths:
+        _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key,
+                           requires=_requires(listener, served.account))
+    for name, keyed in listener.accounts.items():
+        _print_family_urls(listener, served.account_families[name], family_urls(listener.url, name), keyed, name,
+                           requires=_requires(listener, name))
+    print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
+    try:
+        await stopped.wait()
+    finally:
+        undo_sigterm()
+        from tui.local.listener_record import remove_record
+
+        for record in served.records:
+            remove_record(record)
+        # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
+        # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
+        forwards_by = loop.time() + FORWARD_STOP_GRACE
+        store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
+        await listener.stop()
+        if forwarder is not None and forwarder.pending:
+            # A forward already under way usually ends in milliseconds: let it finish and be recorded.
+            with contextlib.suppress(TimeoutError):
+                await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
+        printer.flush()  # the lines of the last events, before the summary
+        again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
+        not_kept = listener.rejections.not_kept
+        counted = f" ({not_kept} of them counted, not stored one by one: a flood)" if not_kept else ""
+        print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
+              file=sys.stderr)
+    return Exit.OK
+
+
+def _print_health(health: StoreHealth) -> None:
+    """One line per change of the store's health (called from the store's writer thread)."""
+    if health.failing and health.appends_failing:
+        line = f"{health}; events are answered 500 (not stored) until it clears"
+    elif health.failing:
+        line = f"{health}; events are still stored, the search index catches up when it clears"
+    else:
+        line = f"store recovered: events are stored again — {health.path}"
+    print(line, file=sys.stderr, flush=True)
+
+
+def _requires(listener: Listener, account: str | None) -> bool:
+    """Whether unsigned events are refused on every path for `account`: the flag, or what its profile saved."""
+    return listener.require_signatures or listener.signing_of(account).require_signatures
+
+
+def _print_family_urls(
+    listener: Listener, families: tuple[Family, ...], urls: dict[PathFamily, str], has_key: bool, account: str = "",
+    *, requires: bool,
+) -> None:
+    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks);
+    for `account`, its own paths, named with it and whether it has a key (never the key)."""
+    keyed = has_key and listener.strict
+    instance_rule = "signature required" if keyed and requires else "unsigned accepted, as Z-API sends"
+    session_rule = "signature required" if keyed else "signatures checked, not required"
+    whose = f"{account} ({'HMAC key set' if has_key else 'no HMAC key'}): " if account else ""
+    if Family.INSTANCE in families:
+        print(f"  {whose}instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}",
+              file=sys.stderr)
+    if Family.SESSION in families:
+        print(f"  {whose}session family (session events; {session_rule}): {urls[PathFamily.SESSION]}", file=sys.stderr)
+
+
+def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEvent], None]:
+    """One on_event hook calling each consumer in turn (the JSON printer, the forwarder)."""
+
+    def call_each(event: StoredEvent) -> None:
+        for consumer in consumers:
+            consumer(event)
+
+    return call_each
+
+
+class LinePrinter:
+    """By default, one line per stored event on stdout for a person watching: local time, id, kind, verdict,
+    summary. A line is formatted at once (no event, body included, is held), and the lines of one moment go out
+    together FLUSH_DELAY later in one write: a flood costs a write per batch, not a system call per event (a
+    terminal's stdout flushes at every newline), and each line still shows within a twentieth of a second."""
+
+    FLUSH_DELAY = 0.05
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lines: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._second, self._clock = -1, ""  # the local time of the last second seen: a flood shares a few
+        self.broken = False
+
+    def __call__(self, event: StoredEvent) -> None:
+        if self.broken:
+            return
+        second = int(event.received_at.timestamp())
+        if second != self._second:
+            self._second, self._clock = second, time.strftime("%H:%M:%S", time.localtime(second))
+        self._lines.append(f"{self._clock}  #{event.id:<6} {terminal_line(event)}\n")
+        if self._timer is None:
+            self._timer = self._loop.call_later(self.FLUSH_DELAY, self.flush)
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        lines, self._lines = self._lines, []
+        if self.broken or not lines:
+            return
+        try:
+            sys.stdout.write("".join(lines))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.broken = True  # the reading program went away; keep storing events, stop writing lines
+
+
+class _JsonLinePrinter:
+    def __init__(self) -> None:
+        self.broken = False
+
+    def flush(self) -> None:
+        """Each line is written and flushed as its event arrives: nothing waits."""
+
+    def __call__(self, event: StoredEvent) -> None:
+        if self.broken:
+            return
+        try:
+            sys.stdout.write(event.to_json_line() + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reading script went away; keep storing events, stop writing lines.
+            self.broken = True
+
+
+def _log_briefly_to_stderr() -> None:
+    """One line per problem: a logged exception (a handler failure, a store error) would print its full
+    traceback each time, and a flood of them would become a flood of stderr."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+    def without_traceback(entry: logging.LogRecord) -> bool:
+        if entry.exc_info and entry.exc_info[1] is not None:
+            entry.msg = f"{entry.getMessage()}: {type(entry.exc_info[1]).__name__}"
+            entry.args = ()
+            entry.exc_info = None
+            entry.exc_text = None
+        return True
+
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(without_traceback)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

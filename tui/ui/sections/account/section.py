@@ -1,0 +1,458 @@
+"""Account section (8): each family's connection, live (tui.core.watch), and pairing from here (tui.core.pairing): the QR
+code drawn to scan, or a code to type on the phone, refreshed before it expires and stopped after three unanswered;
+reconnect (the recovery that works when the gateway contradicts itself, then checked); log out (asked first).
+
+The keys act on the chosen family (`f` chooses the other). The QR code needs about 65×33 cells beside the state
+(`tui.api.qr.needed_size`): when the section is smaller it says the size it needs and offers the phone code
+instead of drawing a code a phone cannot read. The run of codes is a task of this section (not a worker: it lasts
+until a phone pairs), stopped by Escape, a new action, or leaving the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Input, Static
+
+from tui.api.operations import Family, OperationId
+from tui.api.qr import QRError, needed_size, render
+from tui.ui.keymap import bindings_for
+from tui.core.pairing import (
+    GATEWAY_NAMES,
+    RECOVERY_WORDS,
+    UNANSWERED_LIMIT,
+    Code,
+    CodeKind,
+    PairingActions,
+    PairingRefused,
+    Waiting,
+    run_codes,
+)
+from tui.core.watch import utc_now
+from tui.ui.sections.account.family_state import FAMILY_TITLES, FamilyState
+from tui.ui.sections.account.phone_field import PhoneField
+from tui.ui.sections.account.qr_view import QRView
+from tui.ui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.gateway_app import gateway_app
+from tui.ui.widgets.section import ConfirmScreen
+from tui.ui.widgets.section_api import Section
+
+if TYPE_CHECKING:
+    from tui.core.accounts.account import Account
+    from tui.api.connection import ConnectionState
+    from tui.core.watch import Change
+
+log = logging.getLogger(__name__)
+
+INFO_MIN_WIDTH = 40
+"""Columns the state and the words keep beside a drawn QR code."""
+RECOVERY_CHECKS = 10
+RECOVERY_CHECK_EVERY = 0.5
+"""After a recovery, the state is read again this many times, this far apart, until it says connected."""
+WHERE_QR = "WhatsApp › Linked devices › Link a device"
+
+
+class AccountCommand(StrEnum):
+    """The Account section's own palette commands (its gateway operations come from tui.api.operations)."""
+
+    SHOW_QR = "account-show-qr"
+    PHONE_CODE = "account-phone-code"
+    RECONNECT = "account-reconnect"
+    LOGOUT = "account-logout"
+
+
+class AccountSection(VerticalScroll, Section):
+    """The state of each family, the code on show, one key per action."""
+
+    OPERATIONS: ClassVar[Mapping[str, str]] = {
+        AccountCommand.SHOW_QR: "Pair a phone: show the QR code",
+        AccountCommand.PHONE_CODE: "Pair a phone: a code to type on it",
+        AccountCommand.RECONNECT: "Reconnect the account (the recovery of a stuck session)",
+        AccountCommand.LOGOUT: "Log the account's phone out",
+    }
+
+    HELP = """\
+## Account
+
+Each family of the account (instance: Z-API; session: WuzAPI) with its live connection: connected, logged in
+(a phone is paired), the number, since when, and the gateway's reason. When the gateway's answers contradict each
+other (a status that says connected beside a QR call that says not), it says so and names the recovery that works.
+
+The keys act on the family marked ◂ (**f** chooses the other):
+
+- **q** — show the QR code to scan (WhatsApp › Linked devices › Link a device). It is asked again before it
+  expires (every 20 s), with a countdown; after three unanswered codes it stops and says so. When the section is
+  too small to draw it whole it says the size it needs, and whether hiding the events panel (**F9**) makes room;
+  else use the phone code.
+- **p** — a code to type on the phone instead: type the number (country code and number) in the field, Enter.
+- **r** — reconnect: Z-API restarts the instance; WuzAPI disconnects, then connects (with the event kinds the
+  app subscribes). Then the state is read until it says connected, or says what is still wrong.
+- **l** — log out: unpairs the phone (asks first); pairing again needs a code.
+- **Escape** — stop showing codes.
+"""
+
+    BINDINGS = bindings_for("account")
+
+    DEFAULT_CSS = """
+    AccountSection { height: 1fr; }
+    AccountSection .section-title { text-style: bold; padding: 0 1; color: $accent; }
+    AccountSection #account-body { height: auto; }
+    AccountSection #account-info { width: 1fr; min-width: 40; height: auto; }
+    AccountSection #account-words { height: auto; padding: 0 1; }
+    AccountSection #account-words.-code { text-style: bold; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock: Callable[[], datetime] = utc_now
+        """The pairing's clock (the countdown, the refresh); tests may fix it."""
+        self.can_focus = True
+        self.family: Family | None = None
+        """The family the keys act on (the first the account has, until `f` chooses another)."""
+        self._run: asyncio.Task[None] | None = None
+        self._code: Code | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._account: Account | None = None
+        self._words = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("Account", classes="section-title", id="account-title")
+        with Horizontal(id="account-body"):
+            with Vertical(id="account-info"):
+                yield FamilyState(Family.INSTANCE)
+                yield FamilyState(Family.SESSION)
+                yield PhoneField(id="account-phone-field")
+                yield Static("", id="account-words")
+            yield QRView(id="account-qr")
+
+    # -- life cycle ----------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "clients_ready", self._clients_ready, init=True)
+        self.set_interval(1.0, self._tick)
+
+    def on_unmount(self) -> None:
+        run, self._run = self._run, None
+        if run is not None:
+            run.cancel()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _clients_ready(self, ready: bool) -> None:
+        account = gateway_app(self).runtime.current if ready else None
+        if account is None or account is self._account:
+            self.show_state()
+            return
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._account = account
+        self._unsubscribe = account.watch.subscribe(self._on_change)
+        if self.family is None or not account.has(self.family):
+            self.family = next((family for family in Family if account.has(family)), None)
+        self.show_state()
+
+    def _on_change(self, _change: Change) -> None:
+        self.show_state()
+
+    def on_resize(self) -> None:
+        self._show_code()
+
+    # -- what is shown -------------------------------------------------------------------------------------
+
+    def show_state(self) -> None:
+        account = self._account
+        title = self.query_one("#account-title", Static)
+        for panel in self.query(FamilyState):
+            has = account is not None and account.has(panel.family)
+            panel.display = account is None or has
+            if account is None or not has:
+                continue
+            watch = account.watch
+            panel.show(watch.state(panel.family), problem=watch.problem(panel.family),
+                       contradiction=watch.contradiction(panel.family), flapping=watch.flapping(panel.family),
+                       chosen=panel.family is self.family and len(account.families) > 1,
+                       speaks=account.dialects[0 if panel.family is Family.INSTANCE else 1].value,
+                       deterministic=gateway_app(self).deterministic)
+        title.update(f"Account · {account.name}" if account is not None else "Account · starting")
+
+    def say(self, words: str, *, code: bool = False) -> None:
+        self._words = words
+        shown = self.query_one("#account-words", Static)
+        shown.set_class(code, "-code")
+        shown.update(words)
+        self.call_after_refresh(shown.scroll_visible, animate=False)
+
+    def _tick(self) -> None:
+        if self._code is not None:
+            self._show_code()
+
+    def _show_code(self) -> None:
+        """The code on show: the QR drawn when it fits (else the size it needs), or the phone code; its countdown."""
+        code, view = self._code, self.query_one(QRView)
+        if code is None or self.family is None:
+            view.show_code(None)
+            return
+        family = self.family
+        left = code.seconds_left(self.clock())
+        if code.expired:
+            view.show_code(None)
+            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+                     "pairing. Asking for a new one…")
+            return
+        counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
+                   + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
+        if code.kind is CodeKind.PHONE:
+            view.show_code(None)
+            self.say(f"Type this code on the phone: {code.text}  ({counted})\n"
+                     f"{WHERE_QR} › Link with phone number instead.", code=True)
+            return
+        try:
+            needed = needed_size(code.text)
+        except QRError as error:
+            view.show_code(None)
+            self.say(f"The QR code cannot be drawn: {error}. Press p for a phone code instead.")
+            return
+        room_columns, room_rows = self.size.width - INFO_MIN_WIDTH, self.size.height - 1  # the title line
+        if not needed.fits(room_columns, room_rows):
+            view.show_code(None)
+            larger = ("Press F9 to hide the events panel: then it fits. Or press p for a phone code."
+                      if needed.fits(room_columns, room_rows + self._panel_rows())
+                      else "Make the terminal larger, or press p for a phone code.")
+            self.say(f"The QR code needs {needed.columns + INFO_MIN_WIDTH}×{needed.rows + 1} cells here (the code "
+                     f"{needed}, the state beside it) and this section is {self.size.width}×{self.size.height}: "
+                     f"a code cut short cannot be scanned. {larger}")
+            return
+        view.show_code(render(code.text))
+        self.say(f"Scan with the phone ({WHERE_QR}); {counted}.")
+
+    def _panel_rows(self) -> int:
+        """The rows the events panel takes below the section (0 when hidden): F9 gives them to the section."""
+        return sum(panel.outer_size.height for panel in self.screen.query(EventsPanel) if panel.display)
+
+    # -- the run of codes ----------------------------------------------------------------------------------
+
+    def _actions(self) -> PairingActions | None:
+        account, family = self._account, self.family
+        if account is None or family is None:
+            self.say("The gateway is not ready yet; nothing was asked. Try again in a moment.")
+            return None
+        return PairingActions(account, family, clock=self.clock)
+
+    def _stop_run(self) -> None:
+        run, self._run = self._run, None
+        if run is not None and not run.done():
+            run.cancel()
+        self._code = None
+        if self.is_mounted:
+            self.query_one(QRView).show_code(None)
+
+    def _start_run(self, phone: str | None) -> None:
+        actions = self._actions()
+        if actions is None:
+            return
+        self._stop_run()
+        what = "a phone code" if phone else "a QR code"
+        self.say(f"Asking {actions.gateway} for {what}…")
+        self._run = asyncio.create_task(self._run_codes(actions, phone))
+
+    async def _run_codes(self, actions: PairingActions, phone: str | None) -> None:
+        def shown(code: Code) -> None:
+            self._code = code
+            self._show_code()
+
+        def waiting(wait: Waiting) -> None:
+            self._code = None
+            self.query_one(QRView).show_code(None)
+            self.say(f"{actions.gateway} is starting the session (it says \"{wait.said}\"): asking again, "
+                     f"{wait.seconds_left} s left.")
+
+        try:
+            result = await run_codes(actions, on_code=shown, phone=phone, on_wait=waiting)
+        except PairingRefused as refused:
+            self._code = None
+            self.query_one(QRView).show_code(None)
+            self.say(str(refused))
+            return
+        except Exception as error:  # a profile without the family, clients not built: said, never a crash
+            log.warning("pairing stopped: %s", error)
+            self._code = None
+            self.query_one(QRView).show_code(None)
+            self.say(f"Pairing stopped: {error}")
+            return
+        self._code = None
+        self.query_one(QRView).show_code(None)
+        self.say(result.words())
+        self.show_state()
+
+    # -- the actions -----------------------------------------------------------------------------------------
+
+    def action_show_qr(self) -> None:
+        self.query_one(PhoneField).close()
+        self._start_run(None)
+
+    def action_phone_code(self) -> None:
+        self._stop_run()
+        self.query_one(PhoneField).open()
+        self.say("Type the phone's number (country code and number, e.g. 5511999999999), then Enter.")
+
+    @on(Input.Submitted, "#account-phone")
+    def _phone_typed(self, event: Input.Submitted) -> None:
+        event.stop()
+        phone = "".join(character for character in event.value if character.isdigit())
+        if not phone:
+            self.say("Type the phone's number first (country code and number); nothing was asked.")
+            return
+        self.focus()
+        self._start_run(phone)
+
+    def action_next_family(self) -> None:
+        account = self._account
+        if account is None:
+            return
+        families = [family for family in Family if account.has(family)]
+        if len(families) < 2:
+            self.say(f"This profile has only the {families[0].value} family." if families else "No family.")
+            return
+        self._stop_run()
+        self.family = families[(families.index(self.family) + 1) % len(families)] if self.family else families[0]
+        self.show_state()
+
+    def action_reconnect(self) -> None:
+        actions = self._actions()
+        if actions is None:
+            return
+        self._stop_run()
+        self.say(f"Reconnecting the {actions.family.value}: {RECOVERY_WORDS[actions.family]}…")
+        self.run_worker(self._recover(actions), group="account-action", exclusive=True, exit_on_error=False)
+
+    async def _recover(self, actions: PairingActions) -> None:
+        """The recovery, then the state read until it says connected (or what is still wrong)."""
+        done, state = await self._act(actions.reconnect)
+        if not done:
+            return
+        for _ in range(RECOVERY_CHECKS):
+            if state is not None and _connected(state, actions):
+                break
+            await asyncio.sleep(RECOVERY_CHECK_EVERY)
+            state = await actions.check()
+        family = actions.family.value
+        if state is not None and _connected(state, actions):
+            self.say(f"Recovered: the {family} is connected as {state.number or 'an unknown number'}.")
+        elif state is not None and not state.logged_in:
+            self.say(f"Reconnected, but no phone is paired to the {family}: press q for a QR code or p for a "
+                     "phone code.")
+        else:
+            still = actions.account.watch.contradiction(actions.family) or (state.reason if state else None)
+            self.say(f"The {family} is still not connected after the recovery" + (f": {still}" if still else "")
+                     + ". Try r again in a moment, or log out (l) and pair again.")
+
+    async def _act(self, call: Callable[[], Awaitable[ConnectionState | None]]) -> tuple[bool, ConnectionState | None]:
+        """(done, the state read after it); a refusal is said, in the gateway's words."""
+        try:
+            return True, await call()
+        except PairingRefused as refused:
+            self.say(str(refused))
+            return False, None
+
+    def action_logout(self) -> None:
+        actions = self._actions()
+        if actions is None:
+            return
+        family = actions.family
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._stop_run()
+                self.say(f"Logging the {family.value} out…")
+                self.run_worker(self._logout(actions), group="account-action", exclusive=True, exit_on_error=False)
+            else:
+                self.say("Nothing was logged out.")
+
+        self.app.push_screen(ConfirmScreen(
+            f"Log the phone out of the {family.value} ({actions.gateway})?",
+            "The phone is unpaired from the gateway: messages stop until it is paired again with a new code.",
+            confirm_label="Log out"), answered)
+
+    async def _logout(self, actions: PairingActions) -> None:
+        done, _state = await self._act(actions.logout)
+        if not done:
+            return
+        self.say(f"Logged out: the {actions.family.value} has no phone paired now. Press q or p to pair one.")
+
+    def action_cancel(self) -> None:
+        if self._run is not None:
+            self._stop_run()
+            self.say("Stopped showing codes; nothing is paired.")
+        self.query_one(PhoneField).close()
+
+    # -- the palette -----------------------------------------------------------------------------------------
+
+    def open_operation(self, op_id: str) -> None:
+        acts: dict[str, Callable[[], object]] = {
+            AccountCommand.SHOW_QR: self.action_show_qr, AccountCommand.PHONE_CODE: self.action_phone_code,
+            AccountCommand.RECONNECT: self.action_reconnect, AccountCommand.LOGOUT: self.action_logout,
+            # the gateway's pairing calls (tui.api.operations) are the steps of these actions
+            OperationId.QR_CODE: self.action_show_qr, OperationId.QR_CODE_IMAGE: self.action_show_qr,
+            OperationId.SESSION_CONNECT: self.action_show_qr, OperationId.SESSION_QR: self.action_show_qr,
+            OperationId.PHONE_CODE: self.action_phone_code, OperationId.SESSION_PAIRPHONE: self.action_phone_code,
+            OperationId.RESTART: self.action_reconnect, OperationId.SESSION_DISCONNECT: self.action_reconnect,
+            OperationId.DISCONNECT: self.action_logout, OperationId.SESSION_LOGOUT: self.action_logout,
+            OperationId.SESSION_STATUS: self.refresh_state, OperationId.DEVICE: self.read_device,
+        }
+        act = acts[op_id]
+        family = _family_of(op_id)
+        if family is not None and self._account is not None and self._account.has(family):
+            self.family = family
+        self.focus()
+        self.call_after_refresh(act)
+
+    def refresh_state(self) -> None:
+        account = self._account
+        if account is not None:
+            self.run_worker(account.watch.poll(account, force=True), group="account-read", exclusive=True,
+                            exit_on_error=False)
+
+
+    def read_device(self) -> None:
+        """Z-API's `GET /device`, read now and said: the paired phone's number, name and device."""
+        account = self._account
+        if account is None or not account.has(Family.INSTANCE):
+            self.say("No instance account is open; nothing was asked.")
+            return
+        self.say("Reading the paired phone (Z-API GET /device)…")
+        self.run_worker(self._read_device(account), group="account-read", exclusive=True, exit_on_error=False)
+
+    async def _read_device(self, account: Account) -> None:
+        from tui.api.errors import GatewayError
+        from tui.api.models import NoBody
+        from tui.api.operations import DEVICE
+
+        try:
+            device = await account.instance_client().request(DEVICE, NoBody())
+        except GatewayError as error:
+            self.say(f"The paired phone was not read: {error.message}")
+            return
+        kind = "business" if device.isBusiness else "personal" if device.isBusiness is False else ""
+        about = ", ".join(part for part in (device.name, kind, device.originalDevice) if part)
+        self.say(f"Paired phone: {device.number or 'no number in the answer'}" + (f" ({about})" if about else ""))
+
+
+def _connected(state: ConnectionState, actions: PairingActions) -> bool:
+    return state.connected and actions.account.watch.contradiction(actions.family) is None
+
+
+def _family_of(op_id: str) -> Family | None:
+    from tui.api.operations import OPERATIONS
+
+    with contextlib.suppress(ValueError, KeyError):
+        return OPERATIONS[OperationId(op_id)].family
+    return None

@@ -1,0 +1,146 @@
+"""The header's webhook health (issue 24): a few cells saying what the doctor's newest report means (healthy,
+quiet kind, failing, rejected), and one toast for each finding that is new.
+
+While the app runs it checks the current account with the doctor's cheap checks (no probe: that sends a message)
+every `CHECK_INTERVAL` and when an event may change the answer (a refused event, a connection event), never closer
+than `CHECK_MIN_GAP` to the last check. The Settings panel's checks land in the same record (the runtime's
+`doctor_record`), so the cell follows them too. Nothing shows until the first report. In deterministic mode
+(screenshots) only the panel's checks run: a background check's timing would make the pictures differ.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.ui.widgets.gateway_app import gateway_app
+
+if TYPE_CHECKING:
+    from tui.core.doctor import Finding, Report
+
+# (wide words, compact words, style) per tui.core.doctor.Health value
+SHOWN = {
+    "healthy": ("webhooks healthy", "✓ hooks", "$text-success"),
+    "quiet kind": ("webhooks: quiet kind", "◌ quiet kind", "$text-warning"),
+    "failing": ("webhooks failing", "✗ hooks failing", "$text-error"),
+    "rejected": ("webhooks rejected", "✗ hooks rejected", "$text-error"),
+}
+
+
+class WebhookHealth(Static):
+    """`#header-health`: hidden until the doctor's first report."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.display = False
+        self.health: str | None = None
+        self.compact = False  # the header's short forms (set by the header)
+        self._last_check: float | None = None
+        self._pending = False
+        self._unsubscribe: Any = None
+
+    def on_mount(self) -> None:
+        app = gateway_app(self)
+        self.watch(app, "runtime_ready", self._on_ready, init=True)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _on_ready(self, ready: bool) -> None:
+        if not ready or self._unsubscribe is not None:
+            return
+        app = gateway_app(self)
+        record = app.runtime.doctor_record
+        self._unsubscribe = record.subscribe(self._on_report)
+        if record.report is not None:
+            self._show(record.report)
+        if app.runtime.deterministic:
+            return
+        from tui.core.doctor import CHECK_INTERVAL
+
+        app.event_received.subscribe(self, self._on_events)
+        self.set_interval(CHECK_INTERVAL, self.ask)
+        self.ask()
+
+    # -- checking ---------------------------------------------------------------------------------------------
+
+    def _on_events(self, events: tuple[Any, ...]) -> None:
+        from tui.core.watch import CONNECTION_KINDS
+
+        if any(event.rejected or event.kind in CONNECTION_KINDS for event in events):
+            self.ask()
+
+    def ask(self) -> None:
+        """A check now, or as soon as CHECK_MIN_GAP since the last one has passed (one pending at most)."""
+        from tui.core.doctor import CHECK_MIN_GAP
+
+        wait = 0.0 if self._last_check is None else self._last_check + CHECK_MIN_GAP - time.monotonic()
+        if wait <= 0:
+            self.check()
+        elif not self._pending:
+            self._pending = True
+            self.set_timer(wait, self._pending_due)
+
+    def _pending_due(self) -> None:
+        self._pending = False
+        self.check()
+
+    @work(group="webhook-health", exclusive=True, exit_on_error=False, description="check the webhooks")
+    async def check(self) -> None:
+        from tui.core.accounts.account import ClientsNotReady
+        from tui.api.errors import GatewayError
+        from tui.core.doctor import Doctor
+
+        runtime = gateway_app(self).runtime
+        if runtime.current is None or not runtime.started:
+            return
+        self._last_check = time.monotonic()
+        record = runtime.doctor_record  # the account checked, even if another becomes current meanwhile
+        try:
+            report = await Doctor(await runtime.doctor_inputs(account=runtime.current)).examine(probe=False)
+        except (GatewayError, ClientsNotReady):
+            return  # the header's connection words say when the gateway cannot be reached
+        record.update(report, probed=False)
+
+    def rebind(self) -> None:
+        """Another account became current: show its record (hidden until it has a report) and check it soon."""
+        app = gateway_app(self)
+        if self._unsubscribe is None:
+            return  # not ready yet: _on_ready subscribes to the current account's record
+        self._unsubscribe()
+        record = app.runtime.doctor_record
+        self._unsubscribe = record.subscribe(self._on_report)
+        self.health = None
+        self.display = False
+        if record.report is not None:
+            self._show(record.report)
+        if not app.runtime.deterministic:
+            self._last_check = None
+            self.ask()
+
+    # -- showing ----------------------------------------------------------------------------------------------
+
+    def _on_report(self, report: Report, new: list[Finding]) -> None:
+        self._show(report)
+        for finding in new:
+            where = f" ({finding.family.value})" if finding.family else ""
+            self.app.notify(f"{finding.words} Fix: {finding.fix_words}", title=f"Webhooks: {finding.id.value}{where}",
+                            severity="error" if finding.severity.value == "error" else "warning", timeout=8)
+
+    def _show(self, report: Report) -> None:
+        from tui.core.doctor import health_of
+
+        self.health = health_of(report).value
+        self.show_health()
+
+    def show_health(self) -> None:
+        if self.health is None:
+            return
+        wide, short, style = SHOWN[self.health]
+        self.update(Content.from_markup(f"[{style}]$words", words=short if self.compact else wide))
+        self.display = True

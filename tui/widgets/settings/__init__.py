@@ -1,1 +1,0 @@
-"""The Settings section's blocks, one widget per file, composed by `tui.screens.settings.SettingsSection`."""
