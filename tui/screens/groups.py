@@ -224,6 +224,10 @@ with *auto-invite* an invitation is sent instead; each number that failed is lis
 **Rename**: you must be a group administrator. The group id of Add participants and Rename follows the
 group you last looked up or created.
 
+The **group lists** (and any other operation of this section without a tab) open a form of their own below the
+tabs, one line per field of the operation: **Enter** moves to the next field, **ctrl+s** sends it, and the
+gateway's answer is shown under it.
+
 **Escape** cancels a running call.
 """
 

@@ -96,6 +96,9 @@ class SettingsSection(OperationSection):
 - **Listener** — address and port of the local webhook listener; **Theme**.
 - **Forward events to your app** — every accepted event is sent on to your app's URL, unchanged, with its id in
   `X-Gateway-Tui-Event`; loopback only unless **Allow a remote host** is on. In an event's detail, `r` replays it.
+- **Reads and settings without a block** (the instance's data and callback URLs, the session webhook as the
+  gateway has it, ...) — chosen in the palette, each opens a form of its own at the end, one line per field:
+  **ctrl+s** sends it and the gateway's answer is shown under it.
 
 **Escape** cancels a running call.
 """
