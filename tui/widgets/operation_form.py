@@ -1,5 +1,5 @@
 """The form of an operation no form was written for, read off its row's request model as Chats reads a kind's
-(`forms.model_rows`, `forms.model_from_rows`): a row per field, a button, the answer and a status line under it.
+(`forms.model_rows`, `forms.model_from_rows`): a row per field, a button, a status line and the answer under it.
 
 Every section but Chats holds one `DerivedForms`: a form for each operation of its part of the table that the
 section does not declare hand-built (`HAND_BUILT`, op id -> the control that performs it), hidden until the palette
@@ -44,10 +44,11 @@ def form_id(op: ErasedOperation) -> str:
 
 
 class OperationForm(Form):
-    """`#op-<id>`: one operation's fields (`#op-<id>-<field>`), its button, its answer and its status line."""
+    """`#op-<id>`: one operation's fields (`#op-<id>-<field>`), its button, its status line and its answer."""
 
     DEFAULT_CSS = """
     OperationForm { border: round $panel-lighten-2; padding: 0 1; margin-bottom: 1; }
+    OperationForm > .operation-title { text-style: bold; padding: 0 1; }
     OperationForm > .operation-answer { height: auto; padding: 0 1; display: none; }
     OperationForm > .operation-answer.-shown { display: block; }
     """
@@ -66,13 +67,14 @@ class OperationForm(Form):
         self._run_binding = run_binding
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.op.title), classes="subtitle")
+        yield Static(Content(self.op.title), classes="operation-title")
         yield from self._model_rows
         with Horizontal(classes="actions"):
             yield Button(label("Run" if self.op.is_read else "Send", self._run_binding), classes="operation-run",
                          variant="warning" if self.op.destructive else "primary")
-        yield Static("", classes="operation-answer")
+        # the line saying how it went under the button, where the focus comes back; the answer follows it
         yield ErrorLine(classes="operation-status")
+        yield Static("", classes="operation-answer")
 
     @property
     def status(self) -> ErrorLine:
