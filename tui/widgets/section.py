@@ -8,6 +8,11 @@ sends each through the table:
 
     self.run_operation(SEND_POLL, request, busy=form, status=self.status,
                        done=self._sent, group="send")
+
+A gateway operation needs no code here unless a form is written for it: the section declares those it wrote
+(`HAND_BUILT`, op id -> the control that performs it) and composes a `DerivedForms`, which holds a form read off
+the row for every other one; `open_derived` opens it, `submit_derived` sends it on ctrl+s, and this class sends
+what it posts (`OperationForm.Submitted`).
 """
 
 from __future__ import annotations
