@@ -35,6 +35,7 @@ from tui.sandbox.instance_api import InstanceApi
 from tui.sandbox.server import SandboxGateway
 from tui.sandbox.session_api import SessionApi
 from tui.widgets.forms import field_label
+from tui.widgets.operation_form import form_id
 
 GROUP_JID = "120363019502650977@g.us"
 
@@ -201,9 +202,9 @@ async def test_the_palette_opens_its_form_which_sends_it(with_dummy) -> None:
         section = app.screen.section(dummy.op.section.value)
         await wait_until(pilot, lambda: app.screen.current_section == dummy.op.section.value, what="the section")
         names = list(dummy.typed)
-        first = f"op-{dummy.op.id.replace('/', '-')}-{names[0]}"
+        first = f"{form_id(dummy.op)}-{names[0]}"
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == first, what="the form's first field")
-        form = app.focused.parent.parent
+        form = app.screen.query_one(f"#{form_id(dummy.op)}")
         labels = [row.label for row in form.query("FieldRow")]
         assert labels == [field_label(name, dummy.op.request.model_fields[name]) for name in names]
         for position, name in enumerate(names):
@@ -233,7 +234,7 @@ async def test_a_bad_field_is_named_under_it_and_nothing_is_sent(with_dummy) -> 
         screen = app.screen
         screen.open_operation(dummy.op.section.value, dummy.op.id)
         names = list(dummy.typed)
-        first = f"op-{dummy.op.id.replace('/', '-')}-{names[0]}"
+        first = f"{form_id(dummy.op)}-{names[0]}"
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == first, what="the form's first field")
         await pilot.press("ctrl+s")  # nothing typed: every required field is named
         await settle(pilot)
