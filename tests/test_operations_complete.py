@@ -14,13 +14,19 @@ missing any one of them fails a test here, by name (a scratch send-reaction touc
 6. a literal wire case per dialect in `tests/api/dialect_cases.py` -> test_literal_wire_case_for_each_dialect
 7. a request aimed at the sandbox's demo data in `tests/sandbox/test_client_in_each_dialect.py` (REQUESTS, which
    every per-operation test shares)                            -> test_a_request_to_drive_it
-8. its place in the UI: for a send in Chats nothing, unless a field of its model cannot be typed on one line
-   (then a form widget in `tui/ui/sections/chats/`, which builds its request, named in `kinds.HAND_BUILT`); in
-   another section, its `open_operation`                       -> test_every_operation_has_a_place_in_the_ui
+8. its place in the UI: nothing, unless a field of its model cannot be typed on one line. A send in Chats gets a
+   kind of the send form read off its model; an operation of Groups, Communities, Privacy, Catalog or Settings
+   gets a form of its own read off its model (`tui.ui.widgets.operation_form`), opened by the palette. Only a
+   model that needs more (a list, a choice, a nested object) or an operation a hand-built form already performs
+   is a place: a form widget named in `kinds.HAND_BUILT` (Chats) or in the section's `HAND_BUILT` (op id -> the
+   control that performs it). Account's pairing calls are the steps of its actions (its `open_operation`)
+                                                               -> test_every_operation_has_a_place_in_the_ui
 
 Derived from the row, and checked here too: the client (`request(op, model)`; named wrappers are optional),
 `gateway-tui call` (list, describe), the palette, the section's help, what is a send and its inbox kind. A dummy
-operation on a copy of the table shows them picking a new row up: tests/test_operation_added.py.
+operation on a copy of the table shows them picking a new row up, in at most these eight places, for every section
+with forms: tests/test_operation_added.py (a Chats send), tests/test_operation_added_in_each_section.py (a Groups,
+a Privacy and a Settings operation).
 """
 
 from __future__ import annotations
@@ -115,9 +121,12 @@ def test_call_lists_and_describes_it(op: Operation, capsys) -> None:
 
 
 async def test_every_operation_has_a_place_in_the_ui() -> None:
-    """The palette offers every operation, and its section opens it (switches there, no KeyError)."""
+    """The palette offers every operation, and its section opens it (switches there, no KeyError): a Chats send
+    its kind's form; an operation of another section with forms its hand-built form, when the section names one
+    in HAND_BUILT, else the form read off its model, shown with the focus on its first field."""
     from tests.harness import sandbox_app, wait_ready
     from tui.ui.commands import GatewayCommands
+    from tui.ui.widgets.operation_form import DerivedForms
 
     app = sandbox_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -129,6 +138,9 @@ async def test_every_operation_has_a_place_in_the_ui() -> None:
         assert not missing, f"not in the palette: {missing}"
         screen = pilot.app.screen
         for op in OPS:
+            while pilot.app.screen is not screen:  # a palette entry that acts at once may have asked first
+                pilot.app.pop_screen()
+                await pilot.pause()
             section = screen.section(op.section.value)
             section.open_operation(op.id.value)  # raises KeyError when the section has no place for it
             await pilot.pause()
@@ -139,6 +151,17 @@ async def test_every_operation_has_a_place_in_the_ui() -> None:
             if op.sends is not None and op.section is Section.CHATS:  # its kind, with a form to fill
                 assert str(section.query_one("#kind").value) == op.sends.value, op.id
                 assert section.query(f"#form-{op.sends.value}"), f"{op.id}: no form in Chats for {op.sends}"
+            if op.section in (Section.CHATS, Section.ACCOUNT):
+                continue
+            derived = section.query_one(DerivedForms)  # every other section derives its forms from the table
+            if op.id in derived.hand_built:
+                continue
+            form = derived.form_of(op.id)
+            assert form is not None, (
+                f"{op.id}: no form in {op.section}: a field of {op.request.__name__} cannot be typed on one line; "
+                f"write a form for it and name it in the section's HAND_BUILT")
+            assert form.has_class("-open") and derived.display, op.id
+            assert pilot.app.focused is form.first_control(), f"{op.id}: the focus is not on its form's first field"
         # the completeness check itself can fail: an id no section knows is refused
         with pytest.raises(KeyError):
             screen.section("chats").open_operation("send-everything")

@@ -12,11 +12,16 @@ from textual.style import Style
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import Product, ProductQuery, format_price
-from tui.api.operations import PRODUCTS, OperationId
+from tui.api.operations import PRODUCTS, OperationId, Section
 from tui.ui.keymap import bindings_for, label
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput, validated, value_of
+from tui.ui.widgets.operation_form import DerivedForms
 from tui.ui.widgets.section import OperationSection
+
+# The gateway operations of this section with a hand-built form (op id -> its first field). Any other operation of
+# the section gets a form read off its row (tui.ui.widgets.operation_form), below the product.
+HAND_BUILT: dict[str, str] = {OperationId.PRODUCTS: "product-id"}
 
 
 def _link(url: str) -> Content:
@@ -79,15 +84,18 @@ JPY, …). The product link and images are links: click them (or copy the text).
                 yield Button(label("Look up", "catalog.lookup"), id="lookup-product", variant="primary")
         yield Static("", id="product", classes="panel")
         yield ErrorLine(id="catalog-status")
+        yield DerivedForms(Section.CATALOG, HAND_BUILT, run_binding="catalog.lookup")
 
     @property
     def status(self) -> ErrorLine:
         return self.query_one("#catalog-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        if op_id != OperationId.PRODUCTS:
+        if self.open_derived(op_id):
+            return
+        if op_id not in HAND_BUILT:
             raise KeyError(op_id)
-        self.call_after_refresh(self.query_one("#product-id", Input).focus)
+        self.call_after_refresh(self.query_one(f"#{HAND_BUILT[op_id]}", Input).focus)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -96,6 +104,8 @@ JPY, …). The product link and images are links: click them (or copy the text).
 
     @on(Button.Pressed, "#lookup-product")
     def action_lookup(self) -> None:
+        if self.submit_derived():  # ctrl+s in a form read off the table sends that one
+            return
         form = self.query_one("#product-form", Form)
         query = validated(
             form.rows(), lambda: ProductQuery(PRODUCT_ID=value_of(self.query_one("#product-id"))), status=self.status

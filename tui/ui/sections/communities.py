@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
 from tui.api.models import COMMUNITY_ID_RULE, AddAdmin, InviteLink, OperationResult, RedefineInvitationLink
-from tui.api.operations import ADD_ADMIN, REDEFINE_INVITATION_LINK, OperationId
+from tui.api.operations import ADD_ADMIN, REDEFINE_INVITATION_LINK, OperationId, Section
 from tui.ui.keymap import bindings_for, label
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import (
@@ -23,7 +23,14 @@ from tui.ui.widgets.forms import (
     validated,
     value_of,
 )
+from tui.ui.widgets.operation_form import DerivedForms
 from tui.ui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
+
+# The gateway operations of this section with a hand-built form (op id -> the field it starts at). Any other
+# operation of the section gets a form read off its row (tui.ui.widgets.operation_form), below these.
+HAND_BUILT: dict[str, str] = {
+    OperationId.ADD_ADMIN: "promote-phones", OperationId.REDEFINE_INVITATION_LINK: "reset-groups",
+}
 
 
 class CommunitiesSection(OperationSection):
@@ -77,6 +84,7 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
                 yield Button(label("Reset invite link", "communities.reset_link"), id="reset", variant="warning")
             yield CopyableValue("New invite link:", id="invite-link")
             yield ErrorLine(id="reset-status")
+        yield DerivedForms(Section.COMMUNITIES, HAND_BUILT, run_binding="communities.promote")
 
     @property
     def promote_status(self) -> ErrorLine:
@@ -90,10 +98,11 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
         return value_of(self.query_one(f"#{widget_id}"))
 
     def open_operation(self, op_id: str) -> None:
-        targets: dict[str, str] = {OperationId.ADD_ADMIN: "promote-phones", OperationId.REDEFINE_INVITATION_LINK: "reset-groups"}
-        if op_id not in targets:
+        if self.open_derived(op_id):
+            return
+        if op_id not in HAND_BUILT:
             raise KeyError(op_id)
-        target = targets[op_id]
+        target = HAND_BUILT[op_id]
         if not self.text("community-id"):
             target = "community-id"
         self.call_after_refresh(self.query_one(f"#{target}", Input).focus)
@@ -111,6 +120,8 @@ The new link is shown; copy it with the Copy button or **ctrl+o**.
 
     @on(Button.Pressed, "#promote")
     def action_promote(self) -> None:
+        if self.submit_derived():  # ctrl+s in a form read off the table sends that one
+            return
         request = validated(
             self._rows("promote-form"),
             lambda: AddAdmin(communityId=self.text("community-id"), phones=split_list(self.text("promote-phones"))),

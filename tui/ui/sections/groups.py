@@ -23,7 +23,7 @@ from tui.api.models import (
     GroupMetadata,
     UpdateGroupName,
 )
-from tui.api.operations import ADD_PARTICIPANT, GROUP_CREATE, UPDATE_GROUP_NAME, OperationId
+from tui.api.operations import ADD_PARTICIPANT, GROUP_CREATE, UPDATE_GROUP_NAME, OperationId, Section
 from tui.ui.keymap import bindings_for, label
 from tui.ui.widgets.feedback import ErrorLine, explain_error
 from tui.ui.widgets.forms import (
@@ -38,6 +38,7 @@ from tui.ui.widgets.forms import (
     validated,
     value_of,
 )
+from tui.ui.widgets.operation_form import DerivedForms
 from tui.ui.widgets.section import CopyableValue, OperationSection
 
 if TYPE_CHECKING:
@@ -181,21 +182,22 @@ class ParticipantsTable(Vertical):
         return [(str(row[0]), str(row[1])) for row in map(table.get_row_at, range(table.row_count))]
 
 
-TABS: dict[str, str] = {
-    "lookup-group": "tab-lookup",
-    "create-group": "tab-create",
-    "add-participants": "tab-add",
-    "rename-group": "tab-rename",
-    # the gateway operations of this section (tui.api.operations) open the tab that performs them
+# The gateway operations of this section performed by a hand-built tab (the one each opens). Any other operation of
+# the section gets a form read off its row (tui.ui.widgets.operation_form), below the tabs.
+HAND_BUILT: dict[str, str] = {
     OperationId.GROUP_METADATA: "tab-lookup",
     OperationId.GROUP_INFO: "tab-lookup",
     OperationId.GROUP_CREATE: "tab-create",
     OperationId.ADD_PARTICIPANT: "tab-add",
     OperationId.UPDATE_GROUP_NAME: "tab-rename",
-    # the group lists name the inbox's chats (the runtime reads them); here they open the lookup, where a group
-    # is looked up by the id they list
-    OperationId.LIST_GROUPS: "tab-lookup",
-    OperationId.GROUP_LIST: "tab-lookup",
+}
+
+TABS: dict[str, str] = {
+    "lookup-group": "tab-lookup",
+    "create-group": "tab-create",
+    "add-participants": "tab-add",
+    "rename-group": "tab-rename",
+    **HAND_BUILT,
 }
 
 
@@ -221,6 +223,10 @@ ignored by the network). **Add participants**: numbers separated by commas or sp
 with *auto-invite* an invitation is sent instead; each number that failed is listed.
 **Rename**: you must be a group administrator. The group id of Add participants and Rename follows the
 group you last looked up or created.
+
+The **group lists** (and any other operation of this section without a tab) open a form of their own below the
+tabs, one line per field of the operation: **Enter** moves to the next field, **ctrl+s** sends it, and the
+gateway's answer is shown under it.
 
 **Escape** cancels a running call.
 """
@@ -291,6 +297,7 @@ group you last looked up or created.
                     with Horizontal(classes="actions"):
                         yield Button(label("Rename group", "groups.run"), id="rename", variant="primary")
         yield ErrorLine(id="group-status")
+        yield DerivedForms(Section.GROUPS, HAND_BUILT, run_binding="groups.run")
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -310,6 +317,8 @@ group you last looked up or created.
         return self.query_one(f"#{self.FIRST_FIELD[str(self.query_one('#group-tabs', TabbedContent).active)]}", Input)
 
     def open_operation(self, op_id: str) -> None:
+        if self.open_derived(op_id):
+            return
         tab = TABS[op_id]
         self.query_one("#group-tabs", TabbedContent).active = tab
         if self.display and self.screen.is_current:
@@ -324,6 +333,8 @@ group you last looked up or created.
         self.call_after_refresh(self.query_one("#participants-filter", Input).focus)
 
     def action_submit(self) -> None:
+        if self.submit_derived():
+            return
         {
             "tab-lookup": self.action_lookup,
             "tab-create": self.action_create,

@@ -10,10 +10,11 @@ from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 
 from tui.api.models import PHONE_RULE, BlacklistAction, OperationResult, PrivacyScope, Request, is_phone
-from tui.api.operations import PRIVACY_GROUP_ADD, PRIVACY_LAST_SEEN, Operation, erased
+from tui.api.operations import PRIVACY_GROUP_ADD, PRIVACY_LAST_SEEN, Operation, Section, erased
 from tui.ui.keymap import bindings_for, label
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, PhoneValidator, TextInput, validated
+from tui.ui.widgets.operation_form import DerivedForms
 from tui.ui.widgets.section import OperationSection
 
 SCOPE_TITLES: dict[PrivacyScope, str] = {
@@ -107,6 +108,10 @@ SETTINGS: dict[str, tuple[str, str, Operation[Request, OperationResult]]] = {
     "last-seen": ("Who sees my last seen", "visualizationType", erased(PRIVACY_LAST_SEEN)),
 }
 
+# The gateway operations of this section with a hand-built panel (op id -> its prefix in SETTINGS). Any other
+# operation of the section gets a form read off its row (tui.ui.widgets.operation_form), below the panels.
+HAND_BUILT: dict[str, str] = {op.id: prefix for prefix, (_, _, op) in SETTINGS.items()}
+
 
 class PrivacySection(OperationSection):
     # Both settings are gateway operations: the palette takes them from tui.api.operations.
@@ -154,15 +159,18 @@ The gateway cannot report the current setting, so the panel shows what you last 
                         yield Button(label("Apply", "privacy.apply"), id=f"{prefix}-apply", classes="apply", variant="primary")
                     yield Static("Applied: nothing yet in this session.", id=f"{prefix}-applied", classes="applied")
         yield ErrorLine(id="privacy-status")
+        yield DerivedForms(Section.PRIVACY, HAND_BUILT, run_binding="privacy.apply")
 
     @property
     def status(self) -> ErrorLine:
         return self.query_one("#privacy-status", ErrorLine)
 
     def open_operation(self, op_id: str) -> None:
-        prefix = next((prefix for prefix, (_, _, setting) in SETTINGS.items() if setting.id == op_id), None)
-        if prefix is None:
+        if self.open_derived(op_id):
+            return
+        if op_id not in HAND_BUILT:
             raise KeyError(op_id)
+        prefix = HAND_BUILT[op_id]
         self.call_after_refresh(self.query_one(f"#{prefix}-scope", Select).focus)
 
     def scope(self, prefix: str) -> PrivacyScope:
@@ -184,6 +192,8 @@ The gateway cannot report the current setting, so the panel shows what you last 
         return "group-add"
 
     def action_apply(self) -> None:
+        if self.submit_derived():
+            return
         self.apply(self._focused_prefix())
 
     @on(Button.Pressed, ".apply")

@@ -8,6 +8,11 @@ sends each through the table:
 
     self.run_operation(SEND_POLL, request, busy=form, status=self.status,
                        done=self._sent, group="send")
+
+A gateway operation needs no code here unless a form is written for it: the section declares those it wrote
+(`HAND_BUILT`, op id -> the control that performs it) and composes a `DerivedForms`, which holds a form read off
+the row for every other one; `open_derived` opens it, `submit_derived` sends it on ctrl+s, and this class sends
+what it posts (`OperationForm.Submitted`).
 """
 
 from __future__ import annotations
@@ -40,8 +45,9 @@ from tui.ui.messages import SendUnanswered
 from tui.ui.widgets.clipboard import copy_text
 from tui.ui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
 from tui.ui.widgets.focus import restore_focus
-from tui.ui.widgets.forms import Form
+from tui.ui.widgets.forms import Form, validated
 from tui.ui.widgets.gateway_app import GatewayAppBase, gateway_app
+from tui.ui.widgets.operation_form import DerivedForms, OperationForm
 from tui.ui.widgets.section_api import Section
 
 if TYPE_CHECKING:
@@ -317,6 +323,44 @@ class OperationSection(VerticalScroll, Section):
                   else f"You sent exactly this {now - last[1]:.0f} s ago.")
         self.app.push_screen(ConfirmScreen(confirm_repeat, detail, confirm_label="Send again"), answered)
         return None
+
+    # -- the forms read off the table (tui.ui.widgets.operation_form) -----------------------------------------
+
+    def open_derived(self, op_id: str) -> bool:
+        """Open the form read off the table for `op_id`; False when the section has none for it (a hand-built
+        one performs it, or it is not of this section)."""
+        return any(forms.open(op_id) is not None for forms in self.query(DerivedForms))
+
+    def submit_derived(self) -> bool:
+        """ctrl+s in a form read off the table sends that form; False when the focus is in none."""
+        focused = self.screen.focused
+        form = next((node for node in focused.ancestors_with_self if isinstance(node, OperationForm)), None) \
+            if focused is not None else None
+        if form is None:
+            return False
+        form.submit()
+        return True
+
+    @on(OperationForm.Submitted)
+    def _send_derived(self, message: OperationForm.Submitted) -> None:
+        message.stop()
+        form = message.form
+        request = validated(form.rows(), form.request, status=form.status)
+        if request is None:
+            return
+        op = form.op
+
+        def send() -> None:
+            self.run_operation(op, request, busy=form, status=form.status, done=form.show_answer, group=form.id or "call",
+                               confirm_repeat=f"{op.title}: send exactly this again?" if op.writes else None)
+
+        if not op.destructive:
+            send()
+            return
+        self.app.push_screen(
+            ConfirmScreen(f"{op.title}?", "It cannot be undone.", confirm_label=op.title),
+            lambda yes: send() if yes else form.status.show_ok("Not sent."),
+        )
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""

@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
-from tui.api.operations import OperationId
+from tui.api.operations import OperationId, Section
 from tui.ui.keymap import bindings_for
 from tui.core.runtime import HmacDisagreement
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.gateway_app import gateway_app
+from tui.ui.widgets.operation_form import DerivedForms
 from tui.ui.widgets.section import OperationSection
 from tui.ui.sections.settings.block import block_status
 from tui.ui.sections.settings.delivery import DeliveryWebhookBlock
@@ -46,6 +47,18 @@ class SettingsCommand(StrEnum):
     DIALECTS = "dialects"
     LISTENER_ADDRESS = "listener-address"
     FORWARD_TO = "forward-to"
+
+
+# The gateway operations of this section performed by a hand-built block (op id -> the control that performs it).
+# Any other operation of the section gets a form read off its row (tui.ui.widgets.operation_form), below the blocks.
+HAND_BUILT: dict[str, str] = {
+    OperationId.HMAC_SET: "#hmac-key", OperationId.HMAC_STATUS: "#hmac-status",
+    OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
+    OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
+    OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
+    # issue 24's "every callback to one URL": the button that points the webhooks at the listener
+    OperationId.UPDATE_EVERY_WEBHOOKS: "#point-webhooks",
+}
 
 
 class SettingsSection(OperationSection):
@@ -83,6 +96,9 @@ class SettingsSection(OperationSection):
 - **Listener** — address and port of the local webhook listener; **Theme**.
 - **Forward events to your app** — every accepted event is sent on to your app's URL, unchanged, with its id in
   `X-Gateway-Tui-Event`; loopback only unless **Allow a remote host** is on. In an event's detail, `r` replays it.
+- **Reads and settings without a block** (the instance's data and callback URLs, the session webhook as the
+  gateway has it, ...) — chosen in the palette, each opens a form of its own at the end, one line per field:
+  **ctrl+s** sends it and the gateway's answer is shown under it.
 
 **Escape** cancels a running call.
 """
@@ -119,6 +135,7 @@ class SettingsSection(OperationSection):
         yield ProxyBlock(classes="block", id="proxy-form")
         yield ListenerBlock(classes="block", id="listener-form")
         yield ForwardBlock(classes="block", id="forward-form")
+        yield DerivedForms(Section.SETTINGS, HAND_BUILT, run_binding="settings.apply")
 
     # -- life cycle ----------------------------------------------------------------------------------------
 
@@ -212,19 +229,14 @@ class SettingsSection(OperationSection):
     # -- the palette, ctrl+s and Enter ----------------------------------------------------------------------
 
     def open_operation(self, op_id: str) -> None:
+        if self.open_derived(op_id):
+            return
         targets: dict[str, str] = {
             SettingsCommand.GENERATE_HMAC_KEY: "#hmac-generate", SettingsCommand.POINT_WEBHOOKS: "#point-webhooks",
             SettingsCommand.REPLACE_SECRET: "#secret-value", SettingsCommand.LISTENER_ADDRESS: "#listener-port",
             SettingsCommand.DIALECTS: "#instance-dialect", SettingsCommand.FORWARD_TO: "#forward-url",
             SettingsCommand.DOCTOR: "#doctor-check",
-            # the gateway operations of this section (tui.api.operations) focus the control that performs them
-            OperationId.HMAC_SET: "#hmac-key", OperationId.HMAC_STATUS: "#hmac-status",
-            OperationId.HMAC_DELETE: "#hmac-delete", OperationId.PROXY: "#proxy-url",
-            OperationId.UPDATE_WEBHOOK_DELIVERY: "#delivery-url", OperationId.WEBHOOK: "#session-url",
-            OperationId.PROFILE_DESCRIPTION: "#description", OperationId.STATUS: "#connection-check",
-            # issue 24's webhook reads and settings: the button that points the webhooks
-            OperationId.INSTANCE_DATA: "#point-webhooks", OperationId.UPDATE_EVERY_WEBHOOKS: "#point-webhooks",
-            OperationId.WEBHOOK_READ: "#point-webhooks",
+            **HAND_BUILT,  # the gateway operations with a block focus the control that performs them
         }
         hmac = self.query_one(HmacBlock)
         # Palette entries that need nothing typed act at once (the focus still goes to their block).
@@ -251,7 +263,10 @@ class SettingsSection(OperationSection):
         self.call_after_refresh(reveal)
 
     def action_apply_block(self) -> None:
-        """ctrl+s: the first button of the block the focus is in (Set, Replace, Save, Forward there, ...)."""
+        """ctrl+s: the first button of the block the focus is in (Set, Replace, Save, Forward there, ...), or the
+        form read off the table the focus is in."""
+        if self.submit_derived():
+            return
         focused = self.screen.focused
         block = next((node for node in (focused.ancestors_with_self if focused else ()) if node.has_class("block")),
                      None)
