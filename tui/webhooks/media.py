@@ -19,7 +19,6 @@ bounded by the store's retention like the body it replaces; it is never removed 
 
 from __future__ import annotations
 
-import binascii
 import collections
 import hashlib
 import heapq
@@ -36,6 +35,7 @@ from typing import Any
 from tui.api.media import DEFAULT_MEDIA_LIMIT, sniff
 from tui.webhooks.bodies import UnparseableBody, parse_body
 from tui.webhooks.events import StoredEvent
+from tui.webhooks.inline_base64 import decode_strict
 from tui.webhooks.store import EventStore
 from tui.webhooks.signing import Verdict
 
@@ -52,11 +52,9 @@ class InlineMedia:
     file_name: str | None
 
     def decode(self) -> bytes | None:
-        """The file's bytes; None when the base64 does not decode (the event is kept, the file is not)."""
-        try:  # binascii's strict mode checks the alphabet in C (b64decode's validate=True: a regex, 15 ms a MiB)
-            return binascii.a2b_base64(self.text, strict_mode=True)
-        except (binascii.Error, ValueError):
-            return None
+        """The file's bytes; None when the base64 does not decode (the event is kept, the file is not). Strict, as
+        binascii's strict mode judges it (the alphabet, the padding), at SIMD speed (inline_base64)."""
+        return decode_strict(self.text)
 
 
 def inline_media(payload: Any) -> InlineMedia | None:
