@@ -110,6 +110,7 @@ class MediaFolder:
         # frees it, and a rescan counts it again.
         self._in_use = in_use
         self._held: collections.Counter[str] = collections.Counter()  # kept for an event not stored yet
+        self._held_lock = threading.Lock()  # only for `_held`, held for microseconds (see `release`)
         self._lock = threading.Lock()
         self._total: int | None = None  # bytes in the folder (live writers' parts too); None: not counted yet
         self._files: dict[str, tuple[int, int]] = {}  # kept file name -> (its entry's number, size)
@@ -131,27 +132,39 @@ class MediaFolder:
         """Write `data` unless the same bytes are there already; then hold the folder to its limit. `hold`: the file
         is for an event about to be stored, never removed until `release` (then the event refers to it)."""
         kept = self.where(data)
-        with self._lock:
-            if hold:
+        if hold:
+            with self._held_lock:
                 self._held[kept.path.name] += 1
-            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if self._total is None or os.stat(self.path).st_mtime_ns != self._folder_mtime_ns:
-                self._scan()
-            try:
-                os.utime(kept.path)  # seen again: it is the newest now
-            except FileNotFoundError:
-                self._write(kept.path, data)
-            self._note(kept.path.name, len(data), time.time_ns())
-            self._hold_to_limit(keep=kept.path.name)
-            self._folder_mtime_ns = os.stat(self.path).st_mtime_ns
+        try:
+            with self._lock:
+                self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+                if self._total is None or os.stat(self.path).st_mtime_ns != self._folder_mtime_ns:
+                    self._scan()
+                try:
+                    os.utime(kept.path)  # seen again: it is the newest now
+                except FileNotFoundError:
+                    self._write(kept.path, data)
+                self._note(kept.path.name, len(data), time.time_ns())
+                self._hold_to_limit(keep=kept.path.name)
+                self._folder_mtime_ns = os.stat(self.path).st_mtime_ns
+        except BaseException:
+            if hold:  # no event will refer to it: the caller gets the error, not a file to release
+                self.release(kept.path.name)
+            raise
         return kept
 
     def release(self, name: str) -> None:
-        """The event a held file was kept for is stored (or was not): the file is the limit's again."""
-        with self._lock:
+        """The event a held file was kept for is stored (or was not): the file is the limit's again. Takes only the
+        marks' own lock, never the folder's: the listener calls it on its event loop, and a keep on a worker thread
+        may hold the folder for seconds (a rescan, a store that is slow to say which files its events need)."""
+        with self._held_lock:
             self._held[name] -= 1
             if self._held[name] <= 0:
                 del self._held[name]
+
+    def _is_held(self, name: str) -> bool:
+        with self._held_lock:
+            return name in self._held
 
     def _write(self, path: Path, data: bytes) -> None:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.part")
@@ -219,7 +232,7 @@ class MediaFolder:
             counted = self._files.get(name)
             if counted is None or counted[0] != number:
                 continue  # written again since: a newer entry stands for it
-            if name == keep or name in self._held:
+            if name == keep or self._is_held(name):
                 held.append(entry)
                 continue
             if self._in_use is not None and self._in_use(name):
