@@ -11,6 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests import media_files
 from tests.webhooks import headless
 from tui.webhooks.media import MediaFolder
@@ -212,3 +214,24 @@ def test_a_hold_is_undone_when_keeping_its_file_fails(tmp_path: Path, monkeypatc
     for data in files[1:]:
         folder.keep(data)
     assert not first.path.exists()  # the oldest, held by no one: removed to hold the limit
+
+
+def test_a_kept_file_is_on_disk_before_keep_returns(tmp_path: Path, monkeypatch) -> None:
+    """The store commits an accepted event with synchronous=FULL (it survives a power cut once answered 200), and the
+    body it keeps needs the file to be rebuilt: the file's bytes and its name in the folder are flushed to the disk
+    before `keep` returns, i.e. before the event is stored and answered."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("names an open descriptor's file through /proc")
+    synced: list[str] = []
+    real_fsync, real_fdatasync = os.fsync, os.fdatasync
+
+    def named(fd: int) -> str:
+        return os.readlink(f"/proc/self/fd/{fd}")
+
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(named(fd)), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "fdatasync", lambda fd: (synced.append(named(fd)), real_fdatasync(fd))[1])
+    folder = MediaFolder(tmp_path / "media")
+    kept = folder.keep(media_files.png(size=(8, 8), color=(1, 2, 3)) + bytes(1000))
+    assert any(name.endswith(".part") for name in synced), "the file's bytes were not flushed before it was named"
+    assert synced[-1] == str(folder.path), "the folder's new name was not flushed"
+    assert kept.path.exists()
