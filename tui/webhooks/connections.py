@@ -942,12 +942,15 @@ class Server:
     def _admit(self, accepted: socket.socket) -> None:
         task = self.loop.create_task(self.loop.connect_accepted_socket(lambda: _Connection(self), accepted))
         self._admissions.add(task)
-        task.add_done_callback(self._admitted)
+        task.add_done_callback(lambda done: self._admitted(done, accepted))
 
-    def _admitted(self, task: asyncio.Task[tuple[asyncio.Transport, _Connection]]) -> None:
+    def _admitted(self, task: asyncio.Task[tuple[asyncio.Transport, _Connection]], accepted: socket.socket) -> None:
         self._admissions.discard(task)
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            accepted.close()  # stopped before it became a connection (closing twice is harmless)
+        elif task.exception() is not None:
             log.debug("a connection was gone before it could be served: %s", task.exception())
+            accepted.close()
 
     @property
     def open_connections(self) -> int:

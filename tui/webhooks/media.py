@@ -213,7 +213,7 @@ class MediaFolder:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fdatasync(fd)
+            _flush_data(fd)
 
     def _sync_folder(self, renamed: int) -> None:
         """Flush the folder's names, up to its `renamed`-th rename, to the disk (a name is the folder's data): one
@@ -304,6 +304,14 @@ class MediaFolder:
             self._total -= counted[1]
         for entry in held:
             heapq.heappush(self._oldest_first, entry)
+
+
+def _flush_data(fd: int) -> None:
+    """A file's bytes to the disk: fdatasync where the system has it (not macOS), else fsync."""
+    if hasattr(os, "fdatasync"):
+        os.fdatasync(fd)
+    else:
+        os.fsync(fd)
 
 
 def _process_alive(pid: int) -> bool:
