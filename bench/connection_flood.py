@@ -6,7 +6,8 @@ connection (its first request), and the time from connect to its 200 is measured
     uv run python bench/connection_flood.py [--connections 10000] [--runs 3] [--honest 20] [--repo PATH]
 
 Per run: the flood's connects, then --honest senders one after another (the first starts as the flood's connects
-are issued); p50, p99 and max of their latencies, and how many were over 1 s. `--repo` runs another checkout's
+are issued); p50, p99 and max of their latencies, how many were over 1 s, and the SYNs the kernel dropped at a full
+accept queue meanwhile (ListenOverflows, Linux, counted for the whole machine). `--repo` runs another checkout's
 `listen` (an export of an older commit: the "before" figure). Bounded: --connections sockets, --honest requests of
 at most 10 s each, per run. The file limit is raised with resource.setrlimit (both processes need one descriptor per
 connection).
@@ -82,6 +83,20 @@ def honest_post(port: int, number: int) -> tuple[float, int]:
     return time.monotonic() - started, status
 
 
+def listen_overflows() -> int | None:
+    """The kernel's count of SYNs dropped at a full accept queue (Linux, all processes: the machine may be shared);
+    None where it cannot be read. A dropped SYN is sent again only after a second."""
+    try:
+        with open("/proc/net/netstat") as netstat:
+            lines = netstat.read().splitlines()
+    except OSError:
+        return None
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:") and "ListenOverflows" in names.split():
+            return int(values.split()[names.split().index("ListenOverflows")])
+    return None
+
+
 def start_listener(repo: Path, scratch: str) -> tuple[subprocess.Popen[bytes], int]:
     env = {**os.environ, "GATEWAY_TUI_HMAC_KEY": KEY, "PYTHONPATH": str(repo),
            "XDG_DATA_HOME": scratch, "XDG_CONFIG_HOME": scratch, "XDG_STATE_HOME": scratch}
@@ -98,11 +113,12 @@ def start_listener(repo: Path, scratch: str) -> tuple[subprocess.Popen[bytes], i
     return process, int(match.group(1))
 
 
-def one_run(repo: Path, connections: int, honest: int) -> list[tuple[float, int]]:
+def one_run(repo: Path, connections: int, honest: int) -> tuple[list[tuple[float, int]], int | None]:
     with tempfile.TemporaryDirectory() as scratch:
         process, port = start_listener(repo, scratch)
         try:
             honest_post(port, 0)  # the listener's first request (imports, the store's first commit) is not the flood's
+            before = listen_overflows()
             ready, done = multiprocessing.Event(), multiprocessing.Event()
             attacker = multiprocessing.Process(target=flood, args=(port, connections, ready, done))
             attacker.start()
@@ -110,7 +126,8 @@ def one_run(repo: Path, connections: int, honest: int) -> list[tuple[float, int]
             results = [honest_post(port, number) for number in range(1, honest + 1)]
             done.set()
             attacker.join(30)
-            return results
+            after = listen_overflows()
+            return results, (after - before if after is not None and before is not None else None)
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(30)
@@ -131,14 +148,15 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}")
     every: list[float] = []
     for run in range(1, args.runs + 1):
-        results = one_run(repo, args.connections, args.honest)
+        results, overflows = one_run(repo, args.connections, args.honest)
         latencies = sorted(seconds for seconds, _ in results)
         every += latencies
         statuses = sorted({status for _, status in results})
         over = sum(seconds > PROMISE for seconds in latencies)
         print(f"run {run}: first {results[0][0] * 1000:.0f} ms, p50 {statistics.median(latencies) * 1000:.0f} ms, "
               f"p99 {latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000:.0f} ms, "
-              f"max {latencies[-1] * 1000:.0f} ms; over {PROMISE:g} s: {over}; statuses {statuses}")
+              f"max {latencies[-1] * 1000:.0f} ms; over {PROMISE:g} s: {over}; statuses {statuses}"
+              + (f"; SYNs dropped at a full accept queue: {overflows}" if overflows is not None else ""))
     every.sort()
     print(f"all runs: p50 {statistics.median(every) * 1000:.0f} ms, p99 {every[min(len(every) - 1, int(0.99 * len(every)))] * 1000:.0f} ms, "
           f"over {PROMISE:g} s: {sum(seconds > PROMISE for seconds in every)} of {len(every)}; "

@@ -2,7 +2,7 @@
 inline (base64, as WuzAPI's media delivery `base64` sends it: wmiau.go's top-level `base64`, `mimeType`,
 `fileName`), posted to a real `gateway-tui listen`, against the same N events without the file.
 
-    uv run python bench/media_ingest.py [--events 200] [--size 1048576] [--connections 4] [--seconds 120]
+    uv run python bench/media_ingest.py [--events 200] [--size 1048576] [--connections 4] [--seconds 120] [--repo PATH]
 
 Each variant runs its own `listen` process (`python -m tui listen --port 0 --db <scratch>`, the key only in its
 environment) on a fresh store in a scratch directory. Each image is distinct (the PNG signature then random
@@ -11,7 +11,9 @@ every file is kept, none deduplicated; the bodies are made before the clock star
 wall time, from the first request to the last answer), the bytes posted, the store's size on disk (the database,
 its WAL and shared memory after the listener stopped), the media folder's size and file count. Bounded: at most
 --events requests per variant, and --seconds per variant (then it stops and says so). The load average is printed
-before and after: the machine may be shared.
+before and after: the machine may be shared. `--repo` runs another checkout's listener (e.g. an earlier commit
+exported with `git archive`) under this bench, for side-by-side runs; its media / plain ratio is less sensitive to a
+busy machine than either rate.
 """
 
 from __future__ import annotations
@@ -63,14 +65,15 @@ def image(size: int) -> bytes:
     return PNG_SIGNATURE + os.urandom(size - len(PNG_SIGNATURE))
 
 
-async def start_listener(workdir: Path) -> tuple[asyncio.subprocess.Process, str]:
+async def start_listener(workdir: Path, repo: Path) -> tuple[asyncio.subprocess.Process, str]:
     env = {k: v for k, v in os.environ.items() if k != HMAC_KEY_ENV}
     env[HMAC_KEY_ENV] = KEY
+    env["PYTHONPATH"] = str(repo)
     for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
         env[name] = str(workdir / name.lower())
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tui", "listen", "--port", "0", "--db", str(workdir / "events.db"),
-        "--media-limit", "4G", env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, cwd=REPO)
+        "--media-limit", "4G", env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, cwd=repo)
     assert process.stderr is not None
     line = (await asyncio.wait_for(process.stderr.readline(), timeout=60)).decode()
     found = re.search(r"listening on (http://\S+?);", line)
@@ -94,7 +97,7 @@ async def run(variant: str, args: argparse.Namespace) -> dict[str, object]:
         workdir = Path(scratch)
         # Made before the clock starts (about 1.4 MB each with media: 280 MB for 200), so only the posting is timed.
         bodies = [message(index, image(args.size) if variant == "media" else None) for index in range(args.events)]
-        process, url = await start_listener(workdir)
+        process, url = await start_listener(workdir, Path(args.repo).resolve())
         answered = posted = 0
         statuses: dict[int, int] = {}
         next_index = 0
@@ -148,7 +151,9 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=1024 * 1024, help="bytes per image (default 1 MiB)")
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=120.0, help="at most this long per variant")
+    parser.add_argument("--repo", default=str(REPO), help="the checkout whose listener runs (default: this one)")
     args = parser.parse_args()
+    print(f"repo {Path(args.repo).resolve()}")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"SQLite {sqlite3.sqlite_version}; load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     results = [asyncio.run(run(variant, args)) for variant in ("plain", "media")]

@@ -11,6 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests import media_files
 from tests.webhooks import headless
 from tui.webhooks.media import MediaFolder
@@ -159,3 +161,77 @@ def test_files_events_need_do_not_crowd_out_a_fetched_file(tmp_path: Path) -> No
     needed.add(folder.keep(media_files.png(size=(8, 8), color=(0, 0, 9)) + bytes(1000)).path.name)
     assert fetched.path.exists()
     assert all((folder.path / name).exists() for name in needed)
+
+
+def test_releasing_a_held_file_never_waits_for_a_keep_under_way(tmp_path: Path) -> None:
+    """The listener releases a held file on its event loop (the app's UI loop too): that must not wait while another
+    thread's keep holds the folder (a rescan of 100,000 files took seconds; here: its check of whether a stored
+    event needs a file, blocked until the release has returned)."""
+    release_returned = threading.Event()
+    checking = threading.Event()
+
+    def in_use(_name: str) -> bool:
+        checking.set()
+        release_returned.wait(30)  # bounded: the test fails below rather than hanging
+        return False
+
+    folder = MediaFolder(tmp_path / "media", limit=1500, in_use=in_use)
+    files = [media_files.png(size=(8, 8), color=(shade, 0, 0)) + bytes(1000) for shade in range(3)]
+    held = folder.keep(files[0], hold=True)
+    folder.keep(files[1])
+    keeping = threading.Thread(target=folder.keep, args=(files[2],))  # past the limit: asks in_use under the lock
+    keeping.start()
+    assert checking.wait(30)
+    releasing = threading.Thread(target=lambda: (folder.release(held.path.name), release_returned.set()))
+    releasing.start()
+    returned = release_returned.wait(10)
+    release_returned.set()
+    keeping.join(30)
+    releasing.join(30)
+    assert returned, "release waited for the keep under way"
+
+
+def test_a_hold_is_undone_when_keeping_its_file_fails(tmp_path: Path, monkeypatch) -> None:
+    """A held file is never removed to hold the limit (its event is on its way to the store); when writing it fails,
+    there is no event to wait for, and the mark must not outlive the failure (the file, kept later for another
+    reason, would never be removed)."""
+    folder = MediaFolder(tmp_path / "media", limit=2500)
+    files = [media_files.png(size=(8, 8), color=(shade, 0, 0)) + bytes(1000) for shade in range(4)]
+    real_write = MediaFolder._write
+
+    def full_disk(self: MediaFolder, path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(MediaFolder, "_write", full_disk)
+    try:
+        folder.keep(files[0], hold=True)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the failed write was not reported")
+    monkeypatch.setattr(MediaFolder, "_write", real_write)
+    first = folder.keep(files[0])  # the same bytes kept later, for no event
+    for data in files[1:]:
+        folder.keep(data)
+    assert not first.path.exists()  # the oldest, held by no one: removed to hold the limit
+
+
+def test_a_kept_file_is_on_disk_before_keep_returns(tmp_path: Path, monkeypatch) -> None:
+    """The store commits an accepted event with synchronous=FULL (it survives a power cut once answered 200), and the
+    body it keeps needs the file to be rebuilt: the file's bytes and its name in the folder are flushed to the disk
+    before `keep` returns, i.e. before the event is stored and answered."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("names an open descriptor's file through /proc")
+    synced: list[str] = []
+    real_fsync, real_fdatasync = os.fsync, os.fdatasync
+
+    def named(fd: int) -> str:
+        return os.readlink(f"/proc/self/fd/{fd}")
+
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(named(fd)), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "fdatasync", lambda fd: (synced.append(named(fd)), real_fdatasync(fd))[1])
+    folder = MediaFolder(tmp_path / "media")
+    kept = folder.keep(media_files.png(size=(8, 8), color=(1, 2, 3)) + bytes(1000))
+    assert any(name.endswith(".part") for name in synced), "the file's bytes were not flushed before it was named"
+    assert synced[-1] == str(folder.path), "the folder's new name was not flushed"
+    assert kept.path.exists()

@@ -39,6 +39,11 @@ itself on a well-kept parser:
   503 and closed. So stalled sockets never lock an honest sender out: a fresh connection always gets in while
   any unproven one is stalled. Reaching a limit is logged once, and once more with the counts when the listener
   is back under it.
+- Accepting: the server takes every connection the kernel has queued at once (no transport yet, a few microseconds
+  each) and turns them into connections ADMIT_BATCH a turn, the newest first, so that a burst never keeps the
+  kernel's queue full (a full queue drops an honest sender's SYN, resent only after a second) and the sender who
+  came after a burst is read before it. Past the queue's depth, the oldest accepted sockets that have sent nothing
+  are closed, as the longest-stalled unproven connections are; one with bytes waiting becomes a connection.
 - Shedding load: cutting a request under way (an unproven body for the byte share, an unproven connection inside
   a request for a slot) or refusing one (503) is logged once ("shedding load: ..."), `on_shedding(True)` called,
   and once more, `on_shedding(False)`, when SHED_CALM seconds passed without any.
@@ -74,15 +79,19 @@ HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 512
 # Descriptors left for everything else in the process: SQLite's files, the app's own sockets, forwarding.
 FD_RESERVE = 64
-# The listening socket's queue, which is also how many connections asyncio accepts in one go before any of them
-# reaches connection_made (where the cap is applied). Up to two such batches can be open beside the cap before
-# the connections they replace are closed, so the cap leaves room for them under the file limit.
+# How many accepted sockets become connections (a transport and a task each, 50-150 µs) per turn of the loop, before
+# any of them reaches connection_made (where the cap is applied). Up to two such batches can be open beside the cap
+# before the connections they replace are closed, so the cap leaves room for them under the file limit.
 LISTEN_BACKLOG = 64
-# The kernel's queue of connections waiting to be accepted (capped by net.core.somaxconn), deeper than the batch
-# above: under a flood of reconnecting senders a full queue drops an honest sender's SYN, which is retried only
-# after a second. Only as deep as the file limit allows (accept_queue_depth): a full deep queue lets asyncio accept
-# batch after batch before the connections they replace are closed.
+ADMIT_BATCH = LISTEN_BACKLOG
+# The kernel's queue of connections waiting to be accepted (capped by net.core.somaxconn), and as many accepted
+# sockets waiting to become connections (Server._pending): a full kernel queue drops every SYN, an honest sender's
+# too, and TCP sends it again only after a second. Only as deep as the file limit allows (accept_queue_depth).
 ACCEPT_QUEUE = 1024
+# Connections taken off the kernel's queue per readiness of the listening socket (a few microseconds each: no
+# transport yet); the oldest idle ones past the queue's depth are closed as they come (Server._trim_pending).
+ACCEPT_BURST = 4096
+ACCEPT_RETRY = 0.1  # seconds before accepting again after accept itself failed (EMFILE...)
 # After the cap was reached, "back under it" means this fraction of the cap (so a flood is not logged twice).
 UNDER_CAP_AGAIN = 0.5
 # Request heads: the same limits aiohttp's parser had (8190 bytes a line), and at most this many headers.
@@ -824,6 +833,11 @@ class Server:
         self.kept_headers = {name.lower().encode(): name.lower() for name in (*kept_headers, *_FRAMING_HEADERS)}
         self.loop = asyncio.get_running_loop()
         self._server: asyncio.base_events.Server | None = None
+        self._listening: list[socket.socket] = []  # our duplicates of the server's sockets, which we accept on
+        self._pending: deque[socket.socket] = deque()  # accepted, not yet connections (oldest first)
+        self._pending_limit = LISTEN_BACKLOG
+        self._admitting = False
+        self._admissions: set[asyncio.Task[tuple[asyncio.Transport, _Connection]]] = set()
         self._open: set[_Connection] = set()
         # Connections outside a request, oldest first: a dict keeps insertion order and each one is re-inserted
         # when it becomes idle again, so the first key is always the one idle the longest.
@@ -847,15 +861,96 @@ class Server:
         self.unproven_slots = max(1, self.cap // UNPROVEN_SLOTS) if keyed else self.cap
 
     async def start(self, host: str, port: int, *, backlog: int = LISTEN_BACKLOG) -> int:
+        # asyncio makes the listening sockets (names, families, SO_REUSEADDR) but does not accept on them: it took
+        # `backlog` connections a turn, each through a task, so a burst of 10,000 filled the kernel's queue, whose
+        # full state drops every SYN, an honest sender's too, and TCP sends it again only after a second (issue 37,
+        # item 7: every honest request over 1 s coincided with ListenOverflows). The server drains the kernel's
+        # queue itself (_accept_ready), through duplicates of asyncio's descriptors.
         self._server = await self.loop.create_server(
-            lambda: _Connection(self), host, port, reuse_address=True, backlog=backlog
+            lambda: _Connection(self), host, port, reuse_address=True, backlog=backlog, start_serving=False
         )
+        self._pending_limit = max(backlog, accept_queue_depth(self.cap))
         for listening in self._server.sockets:
-            # asyncio listens with `backlog` and accepts that many per turn; only the kernel's queue is deepened
-            # (through a duplicate descriptor of the same socket: asyncio's own is not to be used directly).
-            with socket.socket(fileno=os.dup(listening.fileno())) as duplicate:
-                duplicate.listen(max(backlog, accept_queue_depth(self.cap)))
+            duplicate = socket.socket(fileno=os.dup(listening.fileno()))
+            duplicate.setblocking(False)
+            duplicate.listen(self._pending_limit)
+            self._listening.append(duplicate)
+            self.loop.add_reader(duplicate.fileno(), self._accept_ready, duplicate)
         return int(self._server.sockets[0].getsockname()[1])
+
+    def _accept_ready(self, listening: socket.socket) -> None:
+        """Take every connection the kernel has queued (a few microseconds each, no transport yet) into `_pending`,
+        and let the loop turn them into connections a batch at a time, newest first (_admit_pending)."""
+        pending = self._pending
+        for _ in range(ACCEPT_BURST):
+            try:
+                accepted, _address = listening.accept()
+            except (BlockingIOError, InterruptedError):
+                break
+            except ConnectionAbortedError:
+                continue
+            except OSError as error:  # out of descriptors or memory: pause rather than spin on the error
+                log.warning("accepting a connection failed (%s); accepting again in %g s", error, ACCEPT_RETRY)
+                self.loop.remove_reader(listening.fileno())
+                self.loop.call_later(ACCEPT_RETRY, self._accept_again, listening)
+                break
+            accepted.setblocking(False)
+            pending.append(accepted)
+            if len(pending) > self._pending_limit:
+                self._trim_pending()  # as they come: the descriptors they hold are counted under the file limit
+        if pending and not self._admitting:
+            self._admitting = True
+            self.loop.call_soon(self._admit_pending)
+
+    def _accept_again(self, listening: socket.socket) -> None:
+        if listening in self._listening:
+            self.loop.add_reader(listening.fileno(), self._accept_ready, listening)
+
+    def _trim_pending(self) -> None:
+        """Past `_pending_limit` (the descriptors the file limit leaves: accept_queue_depth), the connections
+        accepted longest ago and never read make room: closed when they have sent nothing yet, as the longest-stalled
+        unproven connections are (a flood's idle sockets); one with bytes waiting is a sender on its way and becomes
+        a connection instead."""
+        pending = self._pending
+        while len(pending) > self._pending_limit:
+            oldest = pending.popleft()
+            try:
+                waiting = oldest.recv(1, socket.MSG_PEEK)
+            except (BlockingIOError, InterruptedError):
+                waiting = b""
+                self._reached_cap()
+                self.closed_for_room += 1
+            except OSError:
+                waiting = b""
+            if waiting:
+                self._admit(oldest)
+            else:
+                oldest.close()
+
+    def _admit_pending(self) -> None:
+        """Turn up to ADMIT_BATCH accepted sockets into connections, the newest first: after a burst, the sender who
+        came last (an honest one, whose request is already on its way) is read before the burst's idle sockets, which
+        the cap would close for room anyway. One batch a turn, so that the kernel's queue is drained in between."""
+        pending = self._pending
+        for _ in range(min(ADMIT_BATCH, len(pending))):
+            self._admit(pending.pop())
+        if pending and self._listening:
+            self.loop.call_soon(self._admit_pending)
+        else:
+            self._admitting = False
+
+    def _admit(self, accepted: socket.socket) -> None:
+        task = self.loop.create_task(self.loop.connect_accepted_socket(lambda: _Connection(self), accepted))
+        self._admissions.add(task)
+        task.add_done_callback(lambda done: self._admitted(done, accepted))
+
+    def _admitted(self, task: asyncio.Task[tuple[asyncio.Transport, _Connection]], accepted: socket.socket) -> None:
+        self._admissions.discard(task)
+        if task.cancelled():
+            accepted.close()  # stopped before it became a connection (closing twice is harmless)
+        elif task.exception() is not None:
+            log.debug("a connection was gone before it could be served: %s", task.exception())
+            accepted.close()
 
     @property
     def open_connections(self) -> int:
@@ -873,6 +968,14 @@ class Server:
     async def stop(self, grace: float) -> None:
         """Stop accepting; close idle connections and requests nothing of which is stored yet; let the others be
         answered for up to `grace` seconds, then close everything."""
+        for listening in self._listening:
+            self.loop.remove_reader(listening.fileno())
+            listening.close()
+        self._listening.clear()
+        while self._pending:
+            self._pending.pop().close()
+        for admission in list(self._admissions):
+            admission.cancel()
         if self._server is not None:
             self._server.close()
         for connection in list(self._open):
@@ -970,22 +1073,27 @@ class Server:
 
     # -- making room ---------------------------------------------------------------------------------------------
 
+    def _reached_cap(self) -> None:
+        """Log, once until the listener is back under it, that connections now make room for new ones."""
+        if self._at_cap:
+            return
+        self._at_cap = True
+        if len(self._open) > self.cap:
+            log.warning(
+                "%d connections open, the cap: each new one now replaces the longest-stalled unverified "
+                "connection or the longest-idle one, or is refused (503) while all are inside a request",
+                self.cap,
+            )
+        else:
+            log.warning(
+                "%d unverified connections open, their share of the cap of %d: each new one now replaces the "
+                "longest-stalled unverified connection, or is refused (503) while all are inside a request",
+                self.unproven_slots,
+                self.cap,
+            )
+
     def _make_room(self, newcomer: _Connection) -> None:
-        if not self._at_cap:
-            self._at_cap = True
-            if len(self._open) > self.cap:
-                log.warning(
-                    "%d connections open, the cap: each new one now replaces the longest-stalled unverified "
-                    "connection or the longest-idle one, or is refused (503) while all are inside a request",
-                    self.cap,
-                )
-            else:
-                log.warning(
-                    "%d unverified connections open, their share of the cap of %d: each new one now replaces the "
-                    "longest-stalled unverified connection, or is refused (503) while all are inside a request",
-                    self.unproven_slots,
-                    self.cap,
-                )
+        self._reached_cap()
         stalled = self._longest_stalled(newcomer)
         if stalled is not None:
             self._close_for_room(stalled)

@@ -461,9 +461,12 @@ class Listener:
         kept = self.media.keep(data, hold=body is not None)
         if body is None:
             return None
-        span = find_span(body, inline.text, data, kept.path.name)
-        if span is None:
-            self.media.release(kept.path.name)  # the body keeps the bytes: no event refers to the file
+        span = None
+        try:
+            span = find_span(body, inline.text, data, kept.path.name)
+        finally:
+            if span is None:
+                self.media.release(kept.path.name)  # the body keeps the bytes: no event refers to the file
         return span
 
     async def _compressed(

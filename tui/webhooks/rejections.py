@@ -20,7 +20,7 @@ from tui.webhooks.signing import Verdict
 
 WINDOW = 10.0  # seconds
 WINDOW_ROWS = 100
-WINDOW_BYTES = 512 * 1024  # a row's body and summary, and ROW_OVERHEAD for the rest of it and its indexes
+WINDOW_BYTES = 512 * 1024  # a row's path, headers, body and summary, and ROW_OVERHEAD for the rest and its indexes
 ROW_OVERHEAD = 512
 REASONS_SHOWN = 4  # the most frequent reasons named in a summary's line (all of them are in its payload)
 KIND = "RejectedMore"
@@ -56,7 +56,7 @@ class RejectionBound:
         """True: store `record`; False: it is counted, and summarised when its window ends."""
         if self._window_end is None or now >= self._window_end:
             self._window_end, self._rows, self._bytes = now + self.window, 0, 0
-        cost = len(record.body) + len(record.summary) + ROW_OVERHEAD
+        cost = _row_bytes(record)
         if self._rows < self.rows and self._bytes + cost <= self.size:
             self._rows += 1
             self._bytes += cost
@@ -84,6 +84,18 @@ class RejectionBound:
         """One rejected event per account whose rejections were counted, not kept; the counts start again."""
         uncounted, self._uncounted = self._uncounted, {}
         return [_summary(account, counted) for account, counted in uncounted.items()]
+
+
+def _row_bytes(record: EventRecord) -> int:
+    """What storing `record` writes, near enough: its path (a request target may be 8 KB), its kept headers (up to
+    1 KiB a value), its body and summary as UTF-8, and ROW_OVERHEAD for the other columns and the indexes."""
+    headers = sum(_utf8_size(name) + _utf8_size(value) for name, value in record.headers.items())
+    return (_utf8_size(record.path) + headers + len(record.body) + _utf8_size(record.summary)
+            + _utf8_size(record.reason or "") + ROW_OVERHEAD)
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
 
 
 def _summary(account: str | None, counted: _Uncounted) -> EventRecord:

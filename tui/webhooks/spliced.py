@@ -18,6 +18,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from tui.webhooks import inline_base64
+
 _FORM_ESCAPES = ((b"+", b"%2B"), (b"/", b"%2F"), (b"=", b"%3D"))
 _PROBE = 64  # base64 characters looked for first; the rest is compared in place
 _SPAN = re.compile(r"^(\d+) (\d+) (json|form)$")
@@ -35,7 +37,7 @@ class MediaSpan:
 
     def encoded(self, data: bytes) -> bytes:
         """The file's bytes as the body spelled them."""
-        text = base64.b64encode(data)
+        text = inline_base64.encode(data)
         return _form_spelled(text) if self.form else text
 
     def to_column(self) -> str:
@@ -59,7 +61,8 @@ def find_span(body: bytes, text: str, data: bytes, file: str) -> MediaSpan | Non
         if form:
             spelled = _form_spelled(spelled)
         at = body.find(spelled[:_PROBE])
-        if at >= 0 and memoryview(body)[at : at + len(spelled)] == spelled:
+        # startswith compares with memcmp; a memoryview's == compares item by item (3 ms for 1.4 MB).
+        if at >= 0 and body.startswith(spelled, at):
             return MediaSpan(file, at, len(spelled), form)
     return None
 
