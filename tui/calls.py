@@ -285,7 +285,7 @@ async def send_media(
     from tui.api.media import MediaRefused, media_request, read_media
 
     chosen, secrets = await _profile_and_secrets(None, profile, insecure_storage, given)
-    family = family or _media_family(chosen, secrets)
+    family = family or profile_media_family(chosen, secrets)
     try:
         media = await asyncio.to_thread(read_media, path, family, kind)
         op, request = media_request(media, family, phone, caption)
@@ -297,7 +297,7 @@ async def send_media(
     return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 
-def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
+def profile_media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
     """The family a media send goes on when `--family` does not say: the one the profile can send media on (its
     secrets are there; the session family only in WuzAPI's dialect, as the spec's has no media call)."""
     usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tui import call_cli, connection_cli, doctor_cli, fleet_cli, fleet_import_cli, locate_cli, message_cli, send_cli
+from tui import call_cli, campaign_cli, connection_cli, doctor_cli, fleet_cli, fleet_import_cli, locate_cli, message_cli, send_cli
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.exit_codes import Exit
 
@@ -343,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     locate_cli.add_parser(commands, _global_flags_after_subcommand)
     connection_cli.add_parsers(commands, _global_flags_after_subcommand)
     message_cli.add_parser(commands, _global_flags_after_subcommand)
+    campaign_cli.add_parser(commands, _global_flags_after_subcommand)
     fleet_commands = fleet_cli.add_parser(commands, _global_flags_after_subcommand)  # `fleet` alone: the board
     fleet_import_cli.add_import_parser(fleet_commands)  # `fleet import`, and the gateways' admin APIs
     fleet_import_cli.add_admin_parsers(fleet_commands)
@@ -406,6 +407,8 @@ def main(argv: list[str] | None = None) -> int:
         from tui.fleet_import_cli import run_cli
     elif args.command == "message":
         from tui.message_cli import run_cli
+    elif args.command == "campaign":
+        from tui.campaign_cli import run_cli
     elif args.command in ("events", "trigger"):
         from tui.events_cli import run_cli
     else:

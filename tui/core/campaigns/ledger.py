@@ -321,3 +321,10 @@ class Ledger:
     def positions(self, name: str, phones: Iterable[str]) -> list[int]:
         wanted = set(phones)
         return [row.position for row in self.recipients(name) if row.phone in wanted]
+
+
+def ledger_path() -> Path:
+    """The campaigns file of this user (beside the event stores)."""
+    from tui.paths import data_dir
+
+    return data_dir() / LEDGER_FILE
