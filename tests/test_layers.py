@@ -41,13 +41,13 @@ SIDEWAYS_ALLOWED = {("tui.sandbox.delivery", "tui.webhooks.signing")}
 def layer_of(module: str) -> str:
     if module in ("tui.cli", "tui.__main__", "tui.doctor_cli", "tui.call_cli", "tui.send_cli", "tui.profile_cli", "tui.events_cli", "tui.listen_cli", "tui.sandbox_cli", "tui.locate_cli",
                   "tui.serve_cli", "tui.connection_cli", "tui.message_cli", "tui.fleet_import_cli", "tui.fleet_cli",
-                  "tui.exit_codes", "tui.command_sandbox"):
+                  "tui.exit_codes", "tui.command_sandbox", "tui.campaign_cli"):
         return CLI
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI
     if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_import",
-                  "tui.fleet_board", "tui.activity"):  # the app's wiring, its accounts, `call`'s and the fleet's services
-        return RUNTIME
+                  "tui.fleet_board", "tui.activity") or module == "tui.core" or module.startswith("tui.core."):
+        return RUNTIME  # the app's wiring, its accounts, `call`'s and the fleet's services, the background capabilities
     if module.startswith("tui.sandbox"):
         return SANDBOX
     if module.startswith("tui.webhooks"):

@@ -110,10 +110,13 @@ class _Refused(Exception):
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    return _run_cli(args, out or sys.stdout, err or sys.stderr)
+
+
+def _run_cli(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tui.api.wording import echoed
     from tui.core.campaigns.ledger import Ledger, LedgerUnusable, ledger_path
 
-    out, err = out or sys.stdout, err or sys.stderr
     command = args.campaign_command
     try:
         with Ledger(ledger_path()) as ledger:
@@ -217,11 +220,12 @@ def _settings(campaign: Campaign, args: argparse.Namespace) -> RunSettings:
 
     saved = campaign.settings
     try:
-        least, most = parse_pace(args.pace) if args.pace else (float(saved.get("least", DEFAULT_LEAST)),  # type: ignore[arg-type]
-                                                               float(saved.get("most", DEFAULT_MOST)))  # type: ignore[arg-type]
+        least, most = parse_pace(args.pace) if args.pace else (_saved_number(saved, "least", DEFAULT_LEAST),
+                                                               _saved_number(saved, "most", DEFAULT_MOST))
         cap: int | None
         if args.daily_cap is None:
-            cap = saved.get("daily_cap", DEFAULT_DAILY_CAP)  # type: ignore[assignment]
+            cap = int(_saved_number(saved, "daily_cap", DEFAULT_DAILY_CAP)) if saved.get("daily_cap", 0) is not None \
+                else None
         elif args.daily_cap.strip().lower() == "none":
             cap = None
         else:
@@ -239,8 +243,13 @@ def _settings(campaign: Campaign, args: argparse.Namespace) -> RunSettings:
     stop_word = args.stop_word or str(saved.get("stop_word") or DEFAULT_STOP_WORD)
     if not stop_word.strip():
         raise _Refused("--stop-word: a word, such as STOP")
-    return RunSettings(Pace(least, most, cap, quiet), args.max_failures or int(saved.get("max_failures")  # type: ignore[call-overload]
-                                                                               or DEFAULT_MAX_FAILURES), stop_word)
+    failures = args.max_failures or int(_saved_number(saved, "max_failures", DEFAULT_MAX_FAILURES))
+    return RunSettings(Pace(least, most, cap, quiet), failures, stop_word)
+
+
+def _saved_number(saved: dict[str, object], key: str, default: float) -> float:
+    value = saved.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float(default)
 
 
 def _local_zone() -> str:
@@ -323,8 +332,10 @@ def _dry_run(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: d
 def _send(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: dict[str, StoreView],
           args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import asyncio
+    import contextlib
     import signal
 
+    from tui.api.errors import ReadOnlyRefused
     from tui.api.wording import echoed
     from tui.calls import CallRefused
     from tui.config import ConfigError
@@ -355,6 +366,8 @@ def _send(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: dict
                                                   file=campaign.file) for name in campaign.profiles]
         except (CallRefused, ConfigError) as refused:
             raise _Refused(str(refused)) from None
+        except ReadOnlyRefused as refused:
+            raise _Refused(refused.message, Exit.READ_ONLY) from None
         runner = CampaignRunner(ledger, campaign.name, accounts, views, settings, on_event=show)
         loop = asyncio.get_running_loop()
 
@@ -364,8 +377,9 @@ def _send(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: dict
             print("pausing after the send in flight (Ctrl+C)", file=err, flush=True)
             runner.request_pause("paused by Ctrl+C")
 
-        loop.add_signal_handler(signal.SIGINT, pause_by_keyboard)
-        loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_pause("paused: the process was asked to end"))
+        with contextlib.suppress(ValueError, RuntimeError):  # not the main thread (a test's): no signals to take
+            loop.add_signal_handler(signal.SIGINT, pause_by_keyboard)
+            loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_pause("paused: the process was asked to end"))
         print(f"campaign {campaign.name}: {settings.pace.describe()}", file=out, flush=True)
         end = await runner.run()
         counts = ledger.counts(campaign.name)
@@ -451,7 +465,7 @@ def _status(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 def _list(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     import json
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for campaign in ledger.campaigns():
         counts = {state.value: count for state, count in ledger.counts(campaign.name).items()}
         rows.append({"name": campaign.name, "state": campaign.state.value, "reason": campaign.reason,
@@ -462,8 +476,8 @@ def _list(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     if not rows:
         print("no campaigns yet: `gateway-tui campaign create NAME --recipients FILE --text TEXT`", file=out)
     for row in rows:
-        counts = ", ".join(f"{count} {state}" for state, count in sorted(row["counts"].items()))
-        print(f"{row['name']:20} {row['state']:9} {row['recipients']:6} recipients: {counts}", file=out)
+        shown = ", ".join(f"{count} {state}" for state, count in sorted(row["counts"].items()))
+        print(f"{row['name']:20} {row['state']:9} {row['recipients']:6} recipients: {shown}", file=out)
     return Exit.OK
 
 

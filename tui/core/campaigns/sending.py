@@ -91,7 +91,7 @@ class GatewayAccount:
     @classmethod
     async def open(cls, name: str, *, insecure_storage: bool, file: str | None) -> GatewayAccount:
         """The profile `name` with its secrets checked, and the media file read and checked once for the whole
-        campaign. CallRefused (naming what is missing) before anything is sent."""
+        campaign. CallRefused (naming what is missing) or ReadOnlyRefused before anything is sent."""
         chosen = await asyncio.to_thread(load_profile, name)
         secrets = await asyncio.to_thread(profile_secrets, chosen.name, insecure_storage=insecure_storage)
         media: MediaFile | None = None
@@ -107,6 +107,8 @@ class GatewayAccount:
                 chosen.require(Family.INSTANCE)
             except config.MissingFamily as missing:
                 raise CallRefused(f"send-text: {missing}") from None
+        if chosen.read_only:  # refused before anything is sent, as `call` refuses a write
+            raise ReadOnlyRefused(chosen.name, OperationId.SEND_TEXT.value if file is None else "send media")
         await asyncio.to_thread(refuse_missing_secrets, chosen, (family,), secrets, insecure_storage=insecure_storage)
         return cls(chosen, secrets, insecure_storage=insecure_storage, media=media, family=family)
 
