@@ -155,3 +155,24 @@ async def test_a_stop_reply_puts_the_recipient_on_the_opt_out_list_and_a_later_c
     found = {row["phone"]: row for row in (await status("second"))["recipients"]}
     assert found[numbers[1]]["state"] == "skipped" and found[numbers[1]]["detail"] == "on the opt-out list"
     assert [sandbox.state.sends_by_recipient[phone] for phone in numbers] == [2, 1, 2, 2]
+
+
+async def test_ctrl_c_pauses_after_the_send_in_flight_and_resume_goes_on(sandbox, tmp_path):
+    numbers = phones(40)
+    write_recipients(tmp_path / "people.csv", numbers)
+    code, _, err = await run_gateway_tui("campaign", "create", "calm", "--recipients", str(tmp_path / "people.csv"),
+                                         "--text", "Hi {name}", "--profile", "shop", env=TOKENS)
+    assert code == 0, err
+    counts = sandbox.state.sends_by_recipient
+    process = await spawn("start", "calm", "--pace", "0.05-0.1", "--daily-cap", "none")
+    await wait_for(lambda: counts.total() >= 5 or process.returncode is not None, "5 sends")
+    process.send_signal(signal.SIGINT)
+    out, err = await asyncio.wait_for(process.communicate(), DEADLINE)
+    assert process.returncode == 130, err.decode()
+    assert "pausing after the send in flight (Ctrl+C)" in err.decode()
+    paused = await status("calm")
+    assert (paused["state"], paused["reason"]) == ("paused", "paused by Ctrl+C")
+    assert "sending" not in paused["counts"] and paused["counts"]["queued"] > 0
+    code, _, err = await run_gateway_tui("campaign", "resume", "calm", env=TOKENS)  # the saved pace
+    assert code == 0, err
+    assert [counts[phone] for phone in numbers] == [1] * 40
