@@ -512,7 +512,7 @@ def _export(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
 
 def _settle(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
     from tui.api.models import normalized_phone
-    from tui.core.campaigns.ledger import RecipientState
+    from tui.core.campaigns.ledger import CampaignState, RecipientState
 
     campaign = _campaign(ledger, args.name)
     held = {row.phone: row for row in ledger.in_state(campaign.name, RecipientState.UNKNOWN)}
@@ -526,5 +526,9 @@ def _settle(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
             ledger.mark_sent(campaign.name, row.position, None, at_us=_now_us(), detail="settled as sent by the operator")
         else:
             ledger.requeue(campaign.name, row.position, "queued again by the operator")
-    print(f"campaign {campaign.name}: {len(wanted)} settled", file=out)
+    if args.send_again and campaign.state is CampaignState.DONE:  # it has something to send again: resumable
+        ledger.set_state(campaign.name, CampaignState.PAUSED, "recipients queued again by the operator",
+                         at_us=_now_us())
+    again = f"; `gateway-tui campaign resume {campaign.name}` sends to them" if args.send_again else ""
+    print(f"campaign {campaign.name}: {len(wanted)} settled{again}", file=out)
     return Exit.OK

@@ -120,3 +120,21 @@ async def test_bad_run_flags_are_named(sandbox, people, flags, words):
     code, _, err = await campaign("start", "c", *flags)
     assert code == Exit.BAD_INPUT and words in err
     assert sandbox.state.sends_by_recipient.total() == 0
+
+
+async def test_a_held_recipient_queued_again_makes_a_done_campaign_resumable(sandbox, people):
+    from tui.core.campaigns.ledger import Ledger, ledger_path
+
+    assert (await campaign("create", "c", "--recipients", str(people), "--text", "Hi {name}", "--profile", "shop"))[0] == 0
+    with Ledger(ledger_path()) as ledger:  # as a crash leaves it: the second one in flight, then held
+        ledger.mark_sending("c", 1, "shop", at_us=1, first_contact=True)
+        ledger.mark_unknown("c", 1, at_us=2)
+    code, _, err = await campaign("start", "c", "--pace", "0.001")
+    assert code == Exit.OK, err
+    assert json.loads((await campaign("status", "c", "--json"))[1])["state"] == "done"
+    assert (await campaign("settle", "c", "5511987000099", "--sent"))[0] == Exit.REFUSED  # not held
+    assert (await campaign("settle", "c", "5511987000002", "--send-again"))[0] == Exit.OK
+    code, _, err = await campaign("resume", "c")
+    assert code == Exit.OK, err
+    assert sandbox.state.sends_by_recipient["5511987000002"] == 1
+    assert json.loads((await campaign("status", "c", "--json"))[1])["counts"] == {"sent": 6}
