@@ -86,7 +86,7 @@ async def test_run_then_status_export_and_list(sandbox, people, tmp_path):
     assert (await campaign("create", "c", "--recipients", str(people), "--text", "Hi {name}", "--profile", "shop"))[0] == 0
     code, out, err = await campaign("start", "c", "--pace", "0.001-0.002", "--daily-cap", "none")
     assert code == Exit.OK, err
-    assert "[6/6] sent 5511987000006 from shop" in out
+    assert "[6/6] sent 5511987000006 from shop · " in out and "ETA 0s" in out
     status = json.loads((await campaign("status", "c", "--json"))[1])
     assert status["state"] == "done" and status["counts"] == {"sent": 6}
     assert status["settings"]["least"] == 0.001 and status["settings"]["daily_cap"] is None  # saved for resume
