@@ -205,8 +205,8 @@ def _create(ledger: Ledger, args: argparse.Namespace, out: TextIO, err: TextIO) 
     except CampaignExists as exists:
         raise _Refused(str(exists)) from None
     if recipients.duplicates:
-        print(f"gateway-tui campaign create: {recipients.duplicates} rows named a recipient already listed: each "
-              "gets one message", file=err)
+        rows_were = "1 row names" if recipients.duplicates == 1 else f"{recipients.duplicates} rows name"
+        print(f"gateway-tui campaign create: {rows_were} a recipient listed above it: each gets one message", file=err)
     print(f"campaign {args.name}: {len(rows)} recipients, {kind}, from {', '.join(chosen)}. "
           f"`gateway-tui campaign start {args.name} --dry-run` shows each message and when it would go.", file=out)
     return Exit.OK
