@@ -160,7 +160,7 @@ def _create(ledger: Ledger, args: argparse.Namespace, out: TextIO, err: TextIO) 
     from pathlib import Path
 
     from tui.calls import CallRefused, load_profile
-    from tui.config import ConfigError
+    from tui.config import ConfigError, load_profiles
     from tui.core.campaigns.ledger import CampaignExists, NewCampaign
     from tui.core.campaigns.recipients import RecipientsRefused, read_recipients
     from tui.core.campaigns.template import Template, TemplateRefused
@@ -178,6 +178,9 @@ def _create(ledger: Ledger, args: argparse.Namespace, out: TextIO, err: TextIO) 
             raise _Refused("--profile or --profiles, not both")
     else:
         names = (getattr(args, "profile", None) or "",)
+    if not load_profiles():
+        raise _Refused("no profile yet: a campaign sends from a profile; add one with `gateway-tui profile add NAME "
+                       "...`")
     try:
         chosen = tuple(load_profile(name or None).name for name in names)
     except (CallRefused, ConfigError) as refused:

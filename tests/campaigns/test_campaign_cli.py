@@ -138,3 +138,10 @@ async def test_a_held_recipient_queued_again_makes_a_done_campaign_resumable(san
     assert code == Exit.OK, err
     assert sandbox.state.sends_by_recipient["5511987000002"] == 1
     assert json.loads((await campaign("status", "c", "--json"))[1])["counts"] == {"sent": 6}
+
+
+async def test_without_a_profile_the_command_says_to_add_one(people):
+    code, _, err = await campaign("create", "c", "--recipients", str(people), "--text", "Hi")
+    assert code == Exit.BAD_INPUT
+    assert "no profile yet: a campaign sends from a profile; add one with `gateway-tui profile add NAME ...`" in err
+    assert "--sandbox" not in err  # campaigns take no --sandbox
