@@ -145,3 +145,21 @@ async def test_without_a_profile_the_command_says_to_add_one(people):
     assert code == Exit.BAD_INPUT
     assert "no profile yet: a campaign sends from a profile; add one with `gateway-tui profile add NAME ...`" in err
     assert "--sandbox" not in err  # campaigns take no --sandbox
+
+
+async def test_two_profiles_share_the_recipients_each_at_its_own_pace(sandbox, people):
+    config.save_profile(config.Profile(name="shop2", base_url=sandbox.url.rstrip("/"), instance_id="cliinst"))
+    assert (await campaign("create", "c", "--recipients", str(people), "--text", "Hi {name}",
+                           "--profiles", "shop,shop2"))[0] == 0
+    code, _, err = await campaign("start", "c", "--pace", "0.05", "--daily-cap", "none")
+    assert code == Exit.OK, err
+    rows = json.loads((await campaign("status", "c", "--json"))[1])["recipients"]
+    accounts = [row["account"] for row in rows]
+    assert set(accounts) == {"shop", "shop2"} and all(row["state"] == "sent" for row in rows)
+    assert sorted(sandbox.state.sends_by_recipient.values()) == [1] * 6
+
+
+async def test_profile_and_profiles_together_are_refused(sandbox, people):
+    code, _, err = await campaign("create", "c", "--recipients", str(people), "--text", "Hi", "--profile", "shop",
+                                  "--profiles", "shop,locked")
+    assert code == Exit.BAD_INPUT and "--profile or --profiles, not both" in err
