@@ -163,3 +163,22 @@ async def test_profile_and_profiles_together_are_refused(sandbox, people):
     code, _, err = await campaign("create", "c", "--recipients", str(people), "--text", "Hi", "--profile", "shop",
                                   "--profiles", "shop,locked")
     assert code == Exit.BAD_INPUT and "--profile or --profiles, not both" in err
+
+
+async def test_a_photo_with_a_caption_from_the_columns_goes_through_the_send_path(sandbox, people, tmp_path):
+    from tests.media_files import png
+
+    (tmp_path / "flyer.png").write_bytes(png())
+    assert (await campaign("create", "c", "--recipients", str(people), "--file", str(tmp_path / "flyer.png"),
+                           "--caption", "For {name}", "--profile", "shop"))[0] == 0
+    code, _, err = await campaign("start", "c", "--pace", "0.001", "--daily-cap", "none")
+    assert code == Exit.OK, err
+    sent = list(sandbox.state.sent)
+    assert len(sent) == 6 and {message.operation for message in sent} == {"send-image"}
+    assert "For P1" in sent[0].text and sent[0].media == png()
+
+
+async def test_a_caption_without_a_file_is_refused(sandbox, people):
+    code, _, err = await campaign("create", "c", "--recipients", str(people), "--text", "Hi", "--caption", "x",
+                                  "--profile", "shop")
+    assert code == Exit.BAD_INPUT and "--caption goes with --file" in err
