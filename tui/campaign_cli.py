@@ -391,7 +391,11 @@ def _send(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: dict
             loop.add_signal_handler(signal.SIGINT, pause_by_keyboard)
             loop.add_signal_handler(signal.SIGTERM, lambda: runner.request_pause("paused: the process was asked to end"))
         print(f"campaign {campaign.name}: {settings.pace.describe()}", file=out, flush=True)
-        end = await runner.run()
+        try:
+            end = await runner.run()
+        finally:
+            for account in accounts:
+                account.close()
         counts = ledger.counts(campaign.name)
         summary = ", ".join(f"{count} {state.value}" for state, count in sorted(counts.items()))
         reason = f": {end.reason}" if end.reason else ""

@@ -46,8 +46,10 @@ from tui.calls import (
     refuse_missing_secrets,
     send_request,
 )
+from tui.paths import profile_events_path
 from tui.secrets import SecretName
 from tui.webhooks.sent import message_id_of
+from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 
 TEXT = "text"
 SEND_DEADLINE = 30.0  # a send that has not ended by then is held as unknown: the next one is not kept waiting longer
@@ -87,6 +89,22 @@ class GatewayAccount:
         self._insecure_storage = insecure_storage
         self._media = media
         self._family = family
+        # The profile's event store, open for the whole run: each send's record_sent would otherwise open it and
+        # check its integrity again (a full read of the file, beside the listener writing it: bench/campaign_pace.py).
+        self._store: EventStore | None = None
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def _inbox_store(self) -> EventStore | None:
+        if self._store is None:
+            try:
+                self._store = EventStore(profile_events_path(self.name)).open()
+            except (StoreFailing, StoreUnusable):
+                return None  # send_request records it on its own, and says so when it cannot
+        return self._store
 
     @classmethod
     async def open(cls, name: str, *, insecure_storage: bool, file: str | None) -> GatewayAccount:
@@ -126,8 +144,9 @@ class GatewayAccount:
     async def send(self, phone: str, body: str) -> Accepted:
         try:
             op, request = self._request(phone, body)
+            store = await asyncio.to_thread(self._inbox_store)
             outcome = await send_request(op, request, self.profile, self._secrets,
-                                         insecure_storage=self._insecure_storage, deadline=SEND_DEADLINE)
+                                         insecure_storage=self._insecure_storage, deadline=SEND_DEADLINE, store=store)
         except CallRefused as refused:
             raise SendFailed(str(refused)) from None
         except GatewayError as error:
