@@ -226,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PER_SECOND",
         help="requests per second per instance before answering 429 (default: unlimited)",
     )
+    sandbox.add_argument("--ban-after", type=_count, default=None, metavar="N",
+                         help="the account is banned at its Nth send: every call answers 403 from then (a campaign's "
+                              "safety stop; POST /sandbox/fault {\"kind\": \"none\"} lifts it)")
     sandbox.add_argument(
         "--webhook-format",
         choices=("json", "form"),

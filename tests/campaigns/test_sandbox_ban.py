@@ -46,3 +46,21 @@ async def test_a_bad_ban_is_refused(sandbox, after):
     async with httpx.AsyncClient() as client:
         answer = await client.post(f"{sandbox.url}/sandbox/fault", json={"kind": "ban", "after": after})
         assert answer.status_code == 400 and "after" in answer.json()["error"]
+
+
+def test_the_sandbox_command_bans_from_the_command_line():
+    """`gateway-tui sandbox --ban-after 2`: a person trying a campaign's safety stop by hand."""
+    import os
+
+    from tests.sandbox.test_cli import ENV_SECRETS, start, stop
+
+    process, url, banner = start(dict(os.environ, **ENV_SECRETS), ("--instance-id", "ID", "--ban-after", "2"),
+                                 last_line="banned at send")
+    try:
+        assert "banned at send 2 (403 from then on)" in banner
+        send = f"{url}/instances/ID/token/cli-instance-token/send-text"
+        codes = [httpx.post(send, json={"phone": "5511999999999", "message": "hi"},
+                            headers={"Client-Token": "cli-client-token"}, timeout=10).status_code for _ in range(3)]
+        assert codes == [202, 403, 403]
+    finally:
+        assert stop(process) == 0
