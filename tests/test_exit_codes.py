@@ -92,6 +92,7 @@ CASES: list[tuple[str, list[str], Exit]] = [
     ("events show", ["events", "show", "1", "--profile", "box"], Exit.OK),
     ("locate", ["locate"], Exit.OK),
     ("profile list", ["profile", "list"], Exit.OK),
+    ("campaign list", ["campaign", "list"], Exit.OK),
     # 1: the gateway or the store said no, a finding remains, not found
     ("call, the gateway unreachable", ["call", "status", "--profile", "gone"], Exit.REFUSED),
     ("send, the gateway unreachable", ["send", "--to", PHONE, "{tmp}/invoice.pdf", "--profile", "gone",
@@ -106,6 +107,7 @@ CASES: list[tuple[str, list[str], Exit]] = [
                                   "--profile", "box"], Exit.REFUSED),
     ("trigger, no answer", ["trigger", "Message", "--to", "http://127.0.0.1:{nothing_there}/"], Exit.REFUSED),
     ("profile remove not found", ["profile", "remove", "nope"], Exit.REFUSED),
+    ("campaign not found", ["campaign", "status", "nope"], Exit.REFUSED),
     ("listen, the port taken", ["listen", "--port", "{taken}", "--profile", "box"], Exit.REFUSED),
     ("sandbox, the port taken", ["sandbox", "--port", "{taken}"], Exit.REFUSED),
     # 2: bad input
@@ -124,6 +126,8 @@ CASES: list[tuple[str, list[str], Exit]] = [
     ("events, store file missing", ["events", "list", "--db", "{tmp}/none.sqlite3"], Exit.BAD_INPUT),
     ("trigger, unknown kind", ["trigger", "Nope", "--to", "http://127.0.0.1:{nothing_there}/"], Exit.BAD_INPUT),
     ("locate, unknown profile", ["locate", "--profile", "nope"], Exit.BAD_INPUT),
+    ("campaign, recipients unreadable", ["campaign", "create", "c", "--recipients", "{tmp}/none.csv", "--text", "hi",
+                                         "--profile", "box"], Exit.BAD_INPUT),
     ("profile add, no gateway", ["profile", "add", "new"], Exit.BAD_INPUT),
     ("listen, remote forward target", ["listen", "--forward-to", "http://203.0.113.9/hook", "--profile", "box"],
      Exit.BAD_INPUT),

@@ -186,6 +186,9 @@ def add_sandbox_parser(commands: Any) -> None:
         metavar="PER_SECOND",
         help="requests per second per instance before answering 429 (default: unlimited)",
     )
+    sandbox.add_argument("--ban-after", type=count, default=None, metavar="N",
+                         help="the account is banned at its Nth send: every call answers 403 from then (a campaign's "
+                              "safety stop; POST /sandbox/fault {\"kind\": \"none\"} lifts it)")
     sandbox.add_argument(
         "--webhook-format",
         choices=("json", "form"),

@@ -74,6 +74,12 @@ def _message(args: argparse.Namespace) -> int:
     return run_cli(args)
 
 
+def _campaign(args: argparse.Namespace) -> int:
+    from tui.cli.campaign import run_cli
+
+    return run_cli(args)
+
+
 def _events(args: argparse.Namespace) -> int:
     from tui.cli.events import run_cli
 
@@ -92,6 +98,7 @@ COMMANDS: Mapping[str, Runner] = {
     "status": _connection,
     "fleet": _fleet,
     "message": _message,
+    "campaign": _campaign,
     "events": _events,
     "trigger": _events,
 }

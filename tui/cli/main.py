@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.cli import (
     call as call_cli,
+    campaign as campaign_cli,
     connection as connection_cli,
     doctor as doctor_cli,
     fleet as fleet_cli,
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     locate_cli.add_parser(commands, global_flags_after_subcommand)
     connection_cli.add_parsers(commands, global_flags_after_subcommand)
     message_cli.add_parser(commands, global_flags_after_subcommand)
+    campaign_cli.add_parser(commands, global_flags_after_subcommand)
     fleet_commands = fleet_cli.add_parser(commands, global_flags_after_subcommand)  # `fleet` alone: the board
     fleet_import_cli.add_import_parser(fleet_commands)  # `fleet import`, and the gateways' admin APIs
     fleet_import_cli.add_admin_parsers(fleet_commands)

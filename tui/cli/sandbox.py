@@ -46,6 +46,10 @@ async def _serve(args: argparse.Namespace) -> int:
         logged_out=bool(getattr(args, "logged_out", False)),
         pairing=PairingOptions.from_plain(vars(args)),
     )
+    if getattr(args, "ban_after", None):
+        from tui.sandbox.faults import apply_fault
+
+        apply_fault(gateway.state, {"kind": "ban", "after": args.ban_after})
     if not await start_or_explain(gateway.start, "sandbox", args.host, args.port):
         return Exit.REFUSED
     stopping = asyncio.Event()
@@ -77,6 +81,8 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
         lines.append(f"  rate limit:      {args.rate:g} requests/s")
     lines.append(f"  instance dialect: {gateway.instance_dialect}   session dialect: {gateway.session_dialect}")
     lines.append(f"  session webhook format: {gateway.webhook_format}")
+    if getattr(args, "ban_after", None):
+        lines.append(f"  ban fault: banned at send {args.ban_after} (403 from then on)")
     if getattr(args, "logged_out", False):
         lines.append("  logged out: pair by QR or phone code, then POST /sandbox/scan {\"code\": ...}")
         pairing = PairingOptions.from_plain(vars(args))
@@ -90,6 +96,10 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
     token). The admin token is never made up here: a generated one would have to be printed or written down."""
     from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, SandboxFleet, fleet_accounts_summary
 
+    if getattr(args, "ban_after", None):
+        print("gateway-tui: --ban-after is for the single sandbox; with --accounts N, POST /sandbox/fault?account=ID "
+              "with {\"kind\": \"ban\", \"after\": N} bans one account", file=sys.stderr)
+        return Exit.BAD_INPUT
     if not 1 <= args.accounts <= MAX_ACCOUNTS:
         print(f"gateway-tui: --accounts must be from 1 to {MAX_ACCOUNTS}", file=sys.stderr)
         return Exit.BAD_INPUT

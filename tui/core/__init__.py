@@ -1,0 +1,1 @@
+"""The product without a screen: services and background capabilities (no Textual, no argparse)."""

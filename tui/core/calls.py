@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
@@ -27,6 +28,9 @@ from tui.api.operations import DialectRefusal, ErasedOperation, Family, Operatio
 from tui.api.redaction import SECRET_BODY_KEYS
 from tui.api.wording import labelled
 from tui.local.secrets import KeyringUnavailable, SecretName, open_secret_store, resolve_secrets
+
+if TYPE_CHECKING:
+    from tui.webhooks.conversations import InboxStore
 
 
 class CallRefused(Exception):
@@ -230,10 +234,11 @@ def _add_command(chosen: config.Profile) -> str:
 
 async def send_request(
     op: ErasedOperation, request: Request, chosen: config.Profile, secrets: dict[SecretName, str | None], *,
-    insecure_storage: bool = False, deadline: float | None = None,
+    insecure_storage: bool = False, deadline: float | None = None, store: InboxStore | None = None,
 ) -> CallOutcome:
-    """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
-    CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
+    """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send (in
+    `store` when given, open already: a caller sending many keeps it open, rather than each send opening and checking
+    the profile's store). CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
     from tui.api.client import GatewayHttp, InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
 
@@ -268,7 +273,10 @@ async def send_request(
     note = None
     if failure is None:
         try:
-            await asyncio.to_thread(record_sent, chosen.name, op.id, request, result)
+            if store is None:
+                await asyncio.to_thread(record_sent, chosen.name, op.id, request, result)
+            else:
+                await asyncio.to_thread(record_sent_in, store, op.id, request, result)
         except Exception as error:  # the message was sent: say the inbox missed it rather than fail the call
             note = f"sent, but the inbox could not keep it: {error}"
     return CallOutcome(result=result, answer=answer, failure=failure, note=note)
@@ -285,7 +293,7 @@ async def send_media(
     from tui.api.media import MediaRefused, media_request, read_media
 
     chosen, secrets = await _profile_and_secrets(None, profile, insecure_storage, given)
-    family = family or _media_family(chosen, secrets)
+    family = family or profile_media_family(chosen, secrets)
     try:
         media = await asyncio.to_thread(read_media, path, family, kind)
         op, request = media_request(media, family, phone, caption)
@@ -297,7 +305,7 @@ async def send_media(
     return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 
-def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
+def profile_media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
     """The family a media send goes on when `--family` does not say: the one the profile can send media on (its
     secrets are there; the session family only in WuzAPI's dialect, as the spec's has no media call)."""
     usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))
@@ -315,18 +323,27 @@ def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None])
 
 def record_sent(profile: str, op_id: OperationId, request: Request, result: BaseModel) -> bool:
     """Keep a sent message in the profile's inbox (the app's event store), so the app lists it too."""
+    from tui.local.paths import profile_events_path
+    from tui.webhooks.sent import sent_message
+    from tui.webhooks.store import EventStore
+
+    if sent_message(op_id, request, None) is None:  # not a send: the store is not even opened
+        return False
+    with EventStore(profile_events_path(profile)) as store:
+        return record_sent_in(store, op_id, request, result)
+
+
+def record_sent_in(store: InboxStore, op_id: OperationId, request: Request, result: BaseModel) -> bool:
+    """`record_sent` in a store the caller holds open."""
     import time
 
-    from tui.local.paths import profile_events_path
     from tui.webhooks.conversations import Inbox
     from tui.webhooks.sent import message_id_of, sent_message
-    from tui.webhooks.store import EventStore
 
     message = sent_message(op_id, request, message_id_of(result))
     if message is None:
         return False
-    with EventStore(profile_events_path(profile)) as store:
-        return Inbox(store).record(message, time.time_ns() // 1000)
+    return Inbox(store).record(message, time.time_ns() // 1000)
 
 
 def _answer_text(exchanges: list[Exchange], result: BaseModel) -> str:

@@ -22,6 +22,7 @@ from tui.sandbox.wire import ApiError
 CLIENT_TOKEN_HEADER = "Client-Token"
 SESSION_TOKEN_HEADER = "token"
 NOT_CONNECTED = "instance not connected"
+BANNED = "this number is banned from WhatsApp"  # the sandbox's `ban` fault (tui.sandbox.faults)
 
 
 def _same_secret(received: str | None, expected: str) -> bool:
@@ -72,6 +73,8 @@ class Context:
             raise ApiError(409, NOT_CONNECTED)
 
     def _check_rate(self) -> None:
+        if self.state.banned:  # after the credentials: a banned account's token is still its own
+            raise ApiError(403, BANNED)
         # Both families operate the same account, so they share its bucket.
         wait = self.limiter.retry_after(self.instance_id)
         if wait:

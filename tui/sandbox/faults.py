@@ -6,8 +6,10 @@
     POST /sandbox/fault {"kind": "drop-events"}                    nothing is sent (or only the kinds given are not)
     POST /sandbox/fault {"kind": "wrong-key"}                      signed with another key than the configured one
     POST /sandbox/fault {"kind": "slow", "seconds": 5}             every delivery that much later (default 5 s)
+    POST /sandbox/fault {"kind": "ban", "after": 3}               banned at the 3rd send: every call answers 403
     POST /sandbox/fault {"kind": "none"}                           everything restored
     GET  /sandbox/info                                             `{"sandbox": true, ...}`: this is the sandbox
+    GET  /sandbox/sent                                             how many messages each recipient got
 
 Kinds are the session events' `type` (Message, ReadReceipt, ChatPresence, Connected, ...) and Z-API's callback
 types (DeliveryCallback, MessageStatusCallback, PresenceChatCallback, ReceivedCallback, ConnectedCallback,
@@ -38,6 +40,7 @@ class FaultKind(enum.StrEnum):
     DROP_EVENTS = "drop-events"
     WRONG_KEY = "wrong-key"
     SLOW = "slow"
+    BAN = "ban"
     NONE = "none"
 
 
@@ -75,6 +78,11 @@ def apply_fault(state: SandboxState, body: dict[str, Any]) -> Faults:
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds <= 600:
             raise FaultRefused("seconds: must be a number from 0 to 600")
         state.faults = replace(faults, slow_seconds=float(seconds))
+    elif kind is FaultKind.BAN:
+        after = body.get("after")
+        if isinstance(after, bool) or not isinstance(after, int) or after < 1:
+            raise FaultRefused("after: the send that meets the ban, a whole number from 1 (1: the next send)")
+        state.faults = replace(faults, ban_after=state.sends_by_recipient.total() + after)
     else:
         restore(state)
     return state.faults
@@ -94,7 +102,7 @@ def describe(faults: Faults) -> dict[str, Any]:
     return {
         "drop_all": faults.drop_all, "dropped": sorted(faults.dropped), "wrong_key": faults.wrong_key,
         "slow_seconds": faults.slow_seconds, "unsubscribed": list(faults.unsubscribed),
-        "deactivated": faults.deactivated,
+        "deactivated": faults.deactivated, "ban_after": faults.ban_after,
     }
 
 
@@ -104,7 +112,8 @@ class FaultRoutes:
         self.info = info
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.post("/sandbox/fault", self.fault), web.get("/sandbox/info", self.read_info)]
+        return [web.post("/sandbox/fault", self.fault), web.get("/sandbox/info", self.read_info),
+                web.get("/sandbox/sent", self.read_sent)]
 
     async def fault(self, request: web.Request) -> web.Response:
         raw = await request.read()
@@ -122,3 +131,7 @@ class FaultRoutes:
 
     async def read_info(self, request: web.Request) -> web.Response:
         return web.json_response({"sandbox": True, **self.info(), "faults": describe(self.state().faults)})
+
+    async def read_sent(self, request: web.Request) -> web.Response:
+        counts = self.state().sends_by_recipient
+        return web.json_response({"total": counts.total(), "by_recipient": dict(counts)})

@@ -14,7 +14,7 @@ Conventions the handlers rely on:
 from __future__ import annotations
 
 import hashlib
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -179,6 +179,7 @@ class Faults:
     unsubscribed: tuple[str, ...] = ()  # kinds `unsubscribe` took out of the subscriptions
     events_before: tuple[str, ...] | None = None  # the subscriptions before the first `unsubscribe`
     deactivated: bool = False  # `deactivate` switched delivery off
+    ban_after: int | None = None  # `ban`: the account is banned at its Nth send (every call answers 403 from then)
 
     def drops(self, kind: str) -> bool:
         return self.drop_all or kind in self.dropped
@@ -223,6 +224,8 @@ class SandboxState:
     sent: deque[SentMessage] = field(default_factory=lambda: deque(maxlen=SENT_HISTORY_LIMIT))
     next_group_serial: int = 1
     faults: Faults = field(default_factory=Faults)  # POST /sandbox/fault
+    # Every message each recipient got, never trimmed (unlike `sent`): what tests of sends count (GET /sandbox/sent).
+    sends_by_recipient: Counter[str] = field(default_factory=Counter)
 
     @property
     def connected(self) -> bool:
@@ -248,7 +251,14 @@ class SandboxState:
 
     def record_send(self, sent: SentMessage) -> None:
         self.sent.append(sent)
+        self.sends_by_recipient[sent.recipient] += 1
         self.chat(sent.recipient).message_count += 1
+
+    @property
+    def banned(self) -> bool:
+        """The `ban` fault holds and the account has made the sends it allows."""
+        after = self.faults.ban_after
+        return after is not None and self.sends_by_recipient.total() >= after - 1
 
     def history(self) -> list[HistoryMessage]:
         return demo_history()
