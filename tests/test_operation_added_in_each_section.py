@@ -169,7 +169,7 @@ def test_the_real_dialects_sandbox_names_its_missing_handler(with_dummy) -> None
 @pytest.mark.parametrize("with_dummy", DUMMIES, indirect=True)
 def test_call_lists_describes_and_builds_it(with_dummy, capsys: pytest.CaptureFixture[str]) -> None:
     from tui.core.calls import build_request
-    from tui.cli import main
+    from tui.cli.main import main
 
     dummy, _received = with_dummy
     assert main(["call", "--list"]) == 0

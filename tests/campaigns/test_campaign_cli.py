@@ -13,7 +13,7 @@ import pytest
 from tests.harness import sandbox_for_env_tokens
 from tui.local import config
 from tui.cli.campaign import run_cli
-from tui.cli import build_parser
+from tui.cli.main import build_parser
 from tui.cli.exit_codes import Exit
 
 TOKENS = {
