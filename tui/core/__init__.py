@@ -1,0 +1,1 @@
+"""The product without a screen: background capabilities (alerts, ...) with no Textual and no argparse."""
