@@ -83,13 +83,26 @@ def test_logged_out_is_its_own_alert_cleared_when_paired_again() -> None:
     assert pairs(alerts) == [("logged-out", "raised"), ("logged-out", "cleared")]
 
 
-def test_a_duplicate_or_a_rejected_event_changes_no_state() -> None:
+def test_a_rejected_event_changes_no_state() -> None:
     clock = Clock()
     engine, alerts = detector(clock)
-    engine.observe(event(WUZAPI_DISCONNECTED, clock(), duplicate_of=1))
     engine.observe(event(WUZAPI_DISCONNECTED, clock(), rejected=True, verdict=Verdict.INVALID,
                          reason="signature invalid"))
     assert pairs(alerts) == [("rejected", "raised")]  # a forged "Disconnected" is not believed
+
+
+def test_wuzapi_connection_events_stored_as_duplicates_still_count() -> None:
+    """WuzAPI's Connected and Disconnected carry an empty struct: each one's body is the same bytes as the one
+    before, so the store marks it a duplicate of the first. It is still a change of state."""
+    clock = Clock()
+    engine, alerts = detector(clock)
+    first_down = event(WUZAPI_DISCONNECTED, clock())
+    first_up = event(WUZAPI_CONNECTED, clock.advance(seconds=5))
+    engine.observe(first_down)
+    engine.observe(first_up)
+    engine.observe(event(WUZAPI_DISCONNECTED, clock.advance(minutes=10), duplicate_of=first_down.id))
+    engine.observe(event(WUZAPI_CONNECTED, clock.advance(minutes=1), duplicate_of=first_up.id))
+    assert pairs(alerts) == [("disconnected", "raised"), ("disconnected", "cleared")] * 2
 
 
 def test_flapping_is_one_alert_not_n_and_clears_when_stable() -> None:

@@ -259,6 +259,11 @@ class SandboxGateway:
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)
 
+    @property
+    def flapping(self) -> bool:
+        """A flap fault is still changing a link (its announcements may still be on their way)."""
+        return bool(self._flaps)
+
     def _start_flap(self, flap: Flap) -> None:
         """The flapping fault (tui.sandbox.flap) on the family's link; FlapRefused (409) when it is not connected."""
         link = self.state.instance_link if flap.family is Family.INSTANCE else self.state.session_link

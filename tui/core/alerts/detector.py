@@ -94,14 +94,16 @@ class AlertDetector:
     # -- what comes in ----------------------------------------------------------------------------------------------
 
     def observe(self, event: StoredEvent) -> None:
-        """One stored event. A duplicate (a gateway's retry) says nothing new; a rejected one is counted as a
-        rejection and believed in nothing else (a forged "Disconnected" changes no state)."""
+        """One stored event. A rejected one is counted as a rejection and believed in nothing else (a forged
+        "Disconnected" changes no state). A duplicate is not a new arrival nor a new rejection, but a connection
+        event marked duplicate still says the state: WuzAPI's Connected and Disconnected carry an empty struct, so
+        each is the same bytes as the first (and a real retry of one changes nothing: episodes are idempotent)."""
+        account, family = _where(event)
+        link = CONNECTION_KINDS.get(event.kind)
         if event.duplicate_of is not None:
+            if link is not None and family is not None and not event.rejected:
+                self._link(account, family, link, f"the gateway sent {event.kind}")
             return
-        account, below = split_account(event.path)
-        account = event.account if event.account is not None else account
-        path_family = family_of(below)
-        family = path_family.value if path_family is not PathFamily.OTHER else None
         if event.rejected:
             self._rejection(account, family, event)
             return
@@ -110,9 +112,15 @@ class AlertDetector:
             count = self._rejected.pop(rejected, 0)
             self._clear(rejected, f"events accepted again after {count} rejected")
         self._arrived(account, family, event.kind, event.received_at)
-        link = CONNECTION_KINDS.get(event.kind)
         if link is not None and family is not None:
             self._link(account, family, link, f"the gateway sent {event.kind}")
+
+    def remember(self, event: StoredEvent) -> None:
+        """An event stored before the detector started, oldest first: it teaches the kinds' usual gaps (for
+        kind-quiet) and raises nothing."""
+        if event.duplicate_of is not None or event.rejected:
+            return
+        self._arrived(*_where(event), event.kind, event.received_at)
 
     def link_changed(self, account: str | None, family: str, *, connected: bool, logged_out: bool = False) -> None:
         """A state learnt otherwise than by webhook (the app's status reads, a reconnect that worked)."""
@@ -225,6 +233,15 @@ class AlertDetector:
         if self._open.pop(episode, None) is None:
             return
         self.sink(Alert(episode.account, episode.family, episode.kind, AlertState.CLEARED, self.clock(), detail))
+
+
+def _where(event: StoredEvent) -> tuple[str | None, str | None]:
+    """(account, family) of an event: its account (else the one its `/a/<profile>/` path names) and the family
+    whose path it came on (None for another path)."""
+    named, below = split_account(event.path)
+    path_family = family_of(below)
+    return (event.account if event.account is not None else named,
+            path_family.value if path_family is not PathFamily.OTHER else None)
 
 
 def _state_words(link: Link | None) -> str:
