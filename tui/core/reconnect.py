@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from tui.config import Profile
 from tui.core.alerts.model import Alert, AlertKind, AlertState
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,11 @@ class ReconnectSettings:
     def __post_init__(self) -> None:
         if not 1 <= self.tries <= MAX_TRIES:
             raise ValueError(f"tries: from 1 to {MAX_TRIES} (0 in the profile: no reconnect policy)")
+
+
+def settings_of_profile(profile: Profile) -> ReconnectSettings | None:
+    """The profile's policy (`reconnect_tries`), None when it has none (0, the default)."""
+    return ReconnectSettings(tries=profile.reconnect_tries) if profile.reconnect_tries else None
 
 
 def backoff(attempt: int, settings: ReconnectSettings, jitter: float) -> float:
