@@ -22,9 +22,15 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from tui.api.dialects import Family
 from tui.config import Profile
 from tui.core.alerts.model import Alert, AlertKind, AlertState
+from tui.watch import SESSION_SUBSCRIPTION
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.account import Account
 
 log = logging.getLogger(__name__)
 
@@ -141,3 +147,31 @@ class ReconnectPolicy:
             # A reconnect that answered OK is not yet a connection: the gateway's Connected (or its status)
             # ends the run through `connected`; until then the next try follows.
         self.on_give_up(account, family, settings.tries)
+
+
+class NotPaired(RuntimeError):
+    """The account is logged out: reconnecting cannot help, and pairing again is the user's to start."""
+
+
+async def gateway_reconnect(account: Account, family: str) -> None:
+    """The gateway's own reconnect of a still-paired account, through the operations of the table: Z-API's
+    GET /restart; WuzAPI's disconnect, then connect with the app's subscriptions (tui.pairing's recovery). Reads
+    the status first: NotPaired when the phone is unpaired (a connect would start a new QR code; never on its own).
+    Nothing to do when it is connected already."""
+    if family == Family.INSTANCE.value:
+        instance = account.instance_client()
+        state = (await instance.status()).state
+        if state.connected:
+            return
+        if not state.logged_in:
+            raise NotPaired("the instance is logged out: pair it again (no code is asked for on its own)")
+        await instance.restart()
+        return
+    session = account.session_client()
+    state = (await session.session_status()).state
+    if state.connected and state.logged_in:
+        return
+    if not state.logged_in:
+        raise NotPaired("the session is logged out: pair it again (no code is asked for on its own)")
+    await session.disconnect()
+    await session.connect(subscribe=SESSION_SUBSCRIPTION)
