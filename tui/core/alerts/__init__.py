@@ -5,7 +5,7 @@
     detector.tick()                                  # now and then: quiet kinds, flapping settled, codes expiring
 """
 
-from tui.core.alerts.detector import AlertDetector
+from tui.core.alerts.detector import AlertDetector, SubscribeEvents
 from tui.core.alerts.model import Alert, AlertKind, AlertState
 
-__all__ = ["Alert", "AlertDetector", "AlertKind", "AlertState"]
+__all__ = ["Alert", "AlertDetector", "AlertKind", "AlertState", "SubscribeEvents"]

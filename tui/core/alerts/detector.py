@@ -26,6 +26,9 @@ from tui.webhooks.families import PathFamily, family_of, split_account
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 AlertSink = Callable[[Alert], None]
+SubscribeEvents = Callable[[Callable[[StoredEvent], None]], Callable[[], None]]
+"""How a host hands the detector the stored events (`Runtime.subscribe_events`, later the event bus): it
+subscribes a callback and gets back the function that unsubscribes it."""
 
 FLAP_CHANGES = 3
 """Connection changes within FLAP_WINDOW that make a storm: down, up, down again within minutes is not a blip."""
