@@ -230,3 +230,18 @@ def test_no_secret_reaches_an_alert() -> None:
     engine.observe(event(WUZAPI_MESSAGE, clock(), path="/session?token=SECRET-TOKEN", rejected=True,
                          verdict=Verdict.INVALID, reason="unknown path /instances/x/token/SECRET-TOKEN/send"))
     assert alerts and "SECRET-TOKEN" not in alerts[0].to_json_line()
+
+
+def test_remembered_events_teach_the_usual_gaps_and_raise_nothing() -> None:
+    """What the store held before `listen` started: a quiet kind is noticed without three new arrivals first."""
+    clock = Clock()
+    engine, alerts = detector(clock)
+    start = clock()
+    for minutes in (0, 1, 2):
+        engine.remember(event(WUZAPI_MESSAGE, start + timedelta(minutes=minutes)))
+    engine.remember(event(WUZAPI_DISCONNECTED, start + timedelta(minutes=3)))
+    assert alerts == []  # an old disconnect is history, not an alert
+    clock.now = start + timedelta(minutes=20)
+    engine.observe(event(WUZAPI_READ, clock()))
+    engine.tick()
+    assert pairs(alerts) == [("kind-quiet", "raised")]
