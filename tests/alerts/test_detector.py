@@ -245,3 +245,16 @@ def test_remembered_events_teach_the_usual_gaps_and_raise_nothing() -> None:
     engine.observe(event(WUZAPI_READ, clock()))
     engine.tick()
     assert pairs(alerts) == [("kind-quiet", "raised")]
+
+
+def test_connection_events_are_never_a_quiet_kind() -> None:
+    """They come from changes, not traffic: a flap's quick Disconnected/Connected are no usual gap to miss."""
+    clock = Clock()
+    engine, alerts = detector(clock)
+    for _ in range(3):
+        engine.observe(event(WUZAPI_DISCONNECTED, clock.advance(seconds=5)))
+        engine.observe(event(WUZAPI_CONNECTED, clock.advance(seconds=5)))
+    for _ in range(30):
+        engine.observe(event(WUZAPI_MESSAGE, clock.advance(minutes=1)))
+        engine.tick()
+    assert "kind-quiet" not in {alert.kind.value for alert in alerts}

@@ -55,6 +55,11 @@ CONNECTION_KINDS = {
 }
 
 
+# WuzAPI's pairing events (docs/gateways/wuzapi.md §4.1): like the connection events, never a quiet kind.
+PAIRING_KINDS = frozenset({"PairSuccess", "PairError", "QR", "QRTimeout", "ConnectFailure", "KeepAliveTimeout",
+                           "KeepAliveRestored", "TemporaryBan", "ClientOutdated", "StreamError"})
+
+
 class _Episode(NamedTuple):
     kind: AlertKind
     account: str | None
@@ -191,6 +196,8 @@ class AlertDetector:
         self._raise(episode, f"the listener refused a {event.kind} delivery: {reason}")
 
     def _arrived(self, account: str | None, family: str | None, kind: str, at: datetime) -> None:
+        if kind in CONNECTION_KINDS or kind in PAIRING_KINDS:
+            return  # they come from changes, not traffic: their gaps say nothing about what should arrive
         times = self._arrivals.setdefault(account, {}).setdefault(kind, deque(maxlen=QUIET_HISTORY))
         times.append(at)
         self._kind_family[account, kind] = family
