@@ -244,6 +244,9 @@ def add_listen_parser(commands: Any) -> None:
         metavar="URL",
         help="send every accepted event on to your app at URL (original body and signature, retried when it is down)",
     )
+    listen.add_argument("--alert-command", metavar="CMD",
+                        help="run CMD (no shell) with each alert as one JSON object on stdin (docs/listener.md)")
+    listen.add_argument("--alert-webhook", metavar="URL", help="POST each alert as JSON to URL (loopback unless --allow-remote)")
     allow_remote(listen)
     global_flags_after_subcommand(listen)
 

@@ -25,6 +25,7 @@ from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 
 if TYPE_CHECKING:
     from tui.local.config import Profile
+    from tui.core.alerts.headless import HeadlessAlerts
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,11 @@ def run_cli(args: argparse.Namespace) -> int:
 
             print(f"gateway-tui listen: --forward-to: {redact_url_secrets(str(error))}", file=sys.stderr)
             return Exit.BAD_INPUT
+    try:
+        alerts = _alerts_from_flags(args)
+    except ValueError as error:
+        print(f"gateway-tui listen: {error}", file=sys.stderr)
+        return Exit.BAD_INPUT
     from tui.local.config import ConfigError
     from tui.local.secrets import KeyringUnavailable
 
@@ -91,8 +97,10 @@ def run_cli(args: argparse.Namespace) -> int:
         print(f"gateway-tui listen: cannot open the event store {store.path}: {error}", file=sys.stderr)
         return Exit.REFUSED
     store.watch_health(_print_health)
+    if alerts is not None:
+        alerts.remember(store)
     try:
-        return asyncio.run(_serve(store, args, served))
+        return asyncio.run(_serve(store, args, served, alerts))
     except KeyboardInterrupt:
         return Exit.OK
     finally:
@@ -161,10 +169,11 @@ def _every_profile(args: argparse.Namespace) -> _Served:
     return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
 
 
-async def _serve(store: EventStore, args: argparse.Namespace, served: _Served) -> int:
+async def _serve(store: EventStore, args: argparse.Namespace, served: _Served,
+                 alerts: HeadlessAlerts | None = None) -> int:
     forward_to = getattr(args, "forward_to", None)
     if not forward_to:
-        return await _listen(store, args, served, None)
+        return await _listen(store, args, served, None, alerts)
     from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
 
     def print_attempt(attempt: Any) -> None:
@@ -174,7 +183,7 @@ async def _serve(store: EventStore, args: argparse.Namespace, served: _Served) -
         forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
         await forwarder.start()
         try:
-            return await _listen(store, args, served, forwarder)
+            return await _listen(store, args, served, forwarder, alerts)
         finally:
             abandoned = forwarder.waiting_ids()
             await forwarder.stop()
@@ -192,10 +201,12 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
     return f"{len(ids)} event{'' if len(ids) == 1 else 's'} not forwarded yet: {listed}{more}"
 
 
-async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any) -> int:
+async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any,
+                  alerts: HeadlessAlerts | None = None) -> int:
     key, families = served.key, served.families
     printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
-    consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None) if consumer is not None]
+    consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None,
+                                           alerts.observe if alerts else None) if consumer is not None]
     listener = Listener(
         store,
         host=args.host,
@@ -213,6 +224,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     )
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
         return Exit.REFUSED
+    if alerts is not None:
+        await alerts.start()
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
@@ -239,7 +252,9 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
 
     # As the store keeps the target: no user:password, no query (an app's shared secret often rides there).
     forwarding = f"; forwarding to {shown_target(args.forward_to)}" if forwarder is not None else ""
-    print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}", file=sys.stderr, flush=True)
+    alerting = f"; {alerts.describe()}" if alerts is not None else ""
+    print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}{alerting}", file=sys.stderr,
+          flush=True)
     if served.old_paths:
         _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key,
                            requires=_requires(listener, served.account))
@@ -264,6 +279,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
             # A forward already under way usually ends in milliseconds: let it finish and be recorded.
             with contextlib.suppress(TimeoutError):
                 await forwarder.wait_idle(max(0.0, forwards_by - loop.time()))
+        if alerts is not None:  # the alerts of the last events go out within the same grace
+            await alerts.stop(max(0.0, forwards_by - loop.time()))
         printer.flush()  # the lines of the last events, before the summary
         again = f"; {listener.duplicates} received again, stored as duplicates" if listener.duplicates else ""
         not_kept = listener.rejections.not_kept
@@ -271,6 +288,23 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
               file=sys.stderr)
     return Exit.OK
+
+
+def _alerts_from_flags(args: argparse.Namespace) -> HeadlessAlerts | None:
+    """The alerts `--alert-command`/`--alert-webhook` ask for (None: neither); ValueError naming the flag that
+    cannot be used, before anything starts."""
+    from tui.api.redaction import redact_url_secrets
+    from tui.core.alerts.headless import HeadlessAlerts
+    from tui.local.forward_targets import ForwardTargetRefused
+
+    command, webhook = getattr(args, "alert_command", None), getattr(args, "alert_webhook", None)
+    try:
+        return HeadlessAlerts.from_flags(command, webhook, allow_remote=args.allow_remote,
+                                         report=lambda line: print(line, file=sys.stderr, flush=True))
+    except ForwardTargetRefused as error:  # it may quote the URL: its token= masked
+        raise ValueError(f"--alert-webhook: {redact_url_secrets(str(error))}") from None
+    except ValueError as error:
+        raise ValueError(f"--alert-command: {error} (give the program and its arguments, as in a shell)") from None
 
 
 def _print_health(health: StoreHealth) -> None:

@@ -1,1 +1,1 @@
-"""The product without a screen: services and background capabilities (no Textual, no argparse)."""
+"""The product without a screen: background capabilities (alerts, ...) with no Textual and no argparse."""

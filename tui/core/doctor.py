@@ -14,16 +14,16 @@ from __future__ import annotations
 import asyncio
 import enum
 import shlex
-import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tui.api.dialects import Family, InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError
 from tui.webhooks.families import PathFamily, family_of, family_urls
+from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
@@ -37,9 +37,6 @@ NEEDED_KINDS = ("Message", "ReadReceipt", "ChatPresence", "Connected", "Disconne
 ALL_KINDS = "All"
 PROBE_TEXT = "gateway-tui doctor probe (you may delete this message)"
 PROBE_WAIT = 15.0  # seconds the probe waits for its first event
-QUIET_FACTOR = 10  # a kind is quiet after ten times its usual gap ...
-QUIET_MINIMUM = timedelta(minutes=15)  # ... and never before 15 minutes
-QUIET_HISTORY = 200  # the newest events read per kind to learn its usual gap
 
 
 class Severity(enum.StrEnum):
@@ -576,22 +573,6 @@ def _events_after(store: EventStore, event_id: int, account: str | None = None) 
 def quiet_kinds(store: EventStore, now: datetime, account: str | None = None) -> list[str]:
     """"Message quiet for 42 min while ReadReceipt still arrives", for each kind silent for more than ten times its
     usual gap (at least 15 min) while another kind arrived since (`account`: that account's events only)."""
-    lasts: dict[str, datetime] = {}
-    limits: dict[str, timedelta] = {}
-    for kind in store.kinds():
-        times = sorted(event.received_at for event in store.newest(QUIET_HISTORY, kind=kind, account=account))
-        if not times:
-            continue
-        lasts[kind] = times[-1]
-        if len(times) >= 3:
-            gap = statistics.median((b - a).total_seconds() for a, b in zip(times, times[1:], strict=False))
-            limits[kind] = max(QUIET_MINIMUM, timedelta(seconds=gap * QUIET_FACTOR))
-    words = []
-    for kind, limit in limits.items():
-        silent = now - lasts[kind]
-        if silent <= limit:
-            continue
-        others = [other for other, last in lasts.items() if other != kind and last > lasts[kind] and now - last <= limit]
-        if others:
-            words.append(f"{kind} quiet for {int(silent.total_seconds() // 60)} min while {others[0]} still arrives")
-    return words
+    times = {kind: [event.received_at for event in store.newest(QUIET_HISTORY, kind=kind, account=account)]
+             for kind in store.kinds()}
+    return [quiet.words() for quiet in quiet_kinds_among(times, now)]

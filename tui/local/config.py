@@ -118,6 +118,9 @@ class Profile(BaseModel):
     # Every operation that writes (`writes` in tui.api.operations) is refused, in the app and in `call`; written
     # only when true, so files from before stay as they were.
     read_only: bool = False
+    # After a disconnect, try the gateway's reconnect this many times (backoff, staggered across the fleet; never
+    # a logout or a new code: tui.core.reconnect). 0, the default: no reconnect policy, and nothing written.
+    reconnect_tries: int = Field(default=0, ge=0, le=20)
 
     @field_validator("name")
     @classmethod
@@ -359,6 +362,8 @@ def _stored_fields(profile: Profile) -> dict[str, object]:
         del fields["secrets_file"]
     if not profile.read_only:
         del fields["read_only"]
+    if not profile.reconnect_tries:
+        del fields["reconnect_tries"]
     if profile.media_limit == DEFAULT_MEDIA_LIMIT:  # a default is not written: files stay as the user wrote them
         del fields["media_limit"]
     return fields

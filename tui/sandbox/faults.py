@@ -3,6 +3,8 @@
     POST /sandbox/fault {"kind": "unsubscribe"}                    Message leaves the session subscriptions
     POST /sandbox/fault {"kind": "unsubscribe", "events": [...]}   or the kinds given
     POST /sandbox/fault {"kind": "deactivate"}                     session delivery switched off
+    POST /sandbox/fault {"kind": "flap", "family": "session", "times": 6, "interval": 1}
+                                                                   down and up again 6 times, 1 s apart (tui.sandbox.flap)
     POST /sandbox/fault {"kind": "drop-events"}                    nothing is sent (or only the kinds given are not)
     POST /sandbox/fault {"kind": "wrong-key"}                      signed with another key than the configured one
     POST /sandbox/fault {"kind": "slow", "seconds": 5}             every delivery that much later (default 5 s)
@@ -26,6 +28,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tui.sandbox.flap import Flap, FlapRefused
 from tui.sandbox.state import Faults, SandboxState
 
 DEFAULT_SLOW_SECONDS = 5.0
@@ -35,6 +38,7 @@ NEEDED_SESSION_KINDS = ("Message", "ReadReceipt", "ChatPresence", "Connected", "
 
 
 class FaultKind(enum.StrEnum):
+    FLAP = "flap"  # an action, not a state: run by FaultRoutes (it needs the deliveries)
     UNSUBSCRIBE = "unsubscribe"
     DEACTIVATE = "deactivate"
     DROP_EVENTS = "drop-events"
@@ -54,6 +58,8 @@ def apply_fault(state: SandboxState, body: dict[str, Any]) -> Faults:
         kind = FaultKind(str(body.get("kind")))
     except ValueError:
         raise FaultRefused(f"kind: must be one of {', '.join(FaultKind)}") from None
+    if kind is FaultKind.FLAP:
+        raise FaultRefused("flap: send it to POST /sandbox/fault, which runs it")
     events = body.get("events")
     if events is not None and (not isinstance(events, list) or not all(isinstance(e, str) and e for e in events)):
         raise FaultRefused("events: must be a list of event kinds, such as [\"Message\", \"ReadReceipt\"]")
@@ -107,9 +113,11 @@ def describe(faults: Faults) -> dict[str, Any]:
 
 
 class FaultRoutes:
-    def __init__(self, state: Callable[[], SandboxState], info: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, state: Callable[[], SandboxState], info: Callable[[], dict[str, Any]],
+                 flap: Callable[[Flap], None] | None = None) -> None:
         self.state = state
         self.info = info
+        self.flap = flap  # starts a flap (the server's: it owns the links and the deliveries)
 
     def routes(self) -> list[web.RouteDef]:
         return [web.post("/sandbox/fault", self.fault), web.get("/sandbox/info", self.read_info),
@@ -123,11 +131,21 @@ class FaultRoutes:
             body = None
         if not isinstance(body, dict):
             return web.json_response({"error": "the body must be a JSON object such as {\"kind\": \"none\"}"}, status=400)
+        if body.get("kind") == FaultKind.FLAP and self.flap is not None:
+            return self._start_flap(self.flap, body)
         try:
             faults = apply_fault(self.state(), body)
         except FaultRefused as refused:
             return web.json_response({"error": str(refused)}, status=400)
         return web.json_response({"faults": describe(faults)})
+
+    def _start_flap(self, start: Callable[[Flap], None], body: dict[str, Any]) -> web.Response:
+        try:
+            flap = Flap.from_body(body)
+            start(flap)
+        except FlapRefused as refused:
+            return web.json_response({"error": str(refused)}, status=refused.status)
+        return web.json_response({"flapping": flap.describe(), "faults": describe(self.state().faults)})
 
     async def read_info(self, request: web.Request) -> web.Response:
         return web.json_response({"sandbox": True, **self.info(), "faults": describe(self.state().faults)})

@@ -7,6 +7,7 @@ instance-family paths carry the instance token.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
@@ -30,6 +31,7 @@ from tui.sandbox.events import (
     zapi_disconnected,
 )
 from tui.sandbox.faults import FaultRoutes
+from tui.sandbox.flap import Flap, FlapRefused, run_flap
 from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
 from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
@@ -156,6 +158,7 @@ class SandboxGateway:
             number=lambda: self.state.own_phone, clock=self.clock, announce=self._announce,
         )
         self._runner: web.AppRunner | None = None
+        self._flaps: set[asyncio.Task[None]] = set()
         self.port = 0
 
     def __repr__(self) -> str:  # the tokens are secrets
@@ -199,7 +202,7 @@ class SandboxGateway:
             app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
             app.add_routes(spec_session.extra_routes())
         app.add_routes(self.phone.routes())
-        app.add_routes(FaultRoutes(lambda: self.state, self._info).routes())
+        app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 
@@ -236,6 +239,8 @@ class SandboxGateway:
     async def stop(self) -> None:
         """Stop serving, cancel deliveries still pending, close the delivery client. Safe to call twice."""
         runner, self._runner = self._runner, None
+        for flap in list(self._flaps):
+            flap.cancel()
         if runner is not None:
             await runner.cleanup()
         await self.deliveries.stop()
@@ -253,6 +258,21 @@ class SandboxGateway:
 
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)
+
+    @property
+    def flapping(self) -> bool:
+        """A flap fault is still changing a link (its announcements may still be on their way)."""
+        return bool(self._flaps)
+
+    def _start_flap(self, flap: Flap) -> None:
+        """The flapping fault (tui.sandbox.flap) on the family's link; FlapRefused (409) when it is not connected."""
+        link = self.state.instance_link if flap.family is Family.INSTANCE else self.state.session_link
+        if not link.connected:
+            raise FlapRefused(f"the {flap.family} family is not connected: a flap starts from a connected link", 409)
+        task = asyncio.get_running_loop().create_task(
+            run_flap(flap, link, clock=self.clock, announce=self._announce))
+        self._flaps.add(task)
+        task.add_done_callback(self._flaps.discard)
 
     def _announce(self, family: Family, event: LinkEvent) -> None:
         """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""
