@@ -20,7 +20,7 @@ from tui import config
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.sandbox.server import SandboxGateway
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "doc-instance-token-SECRET",

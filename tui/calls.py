@@ -234,12 +234,14 @@ async def send_request(
 ) -> CallOutcome:
     """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
     CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
-    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    from tui.api.client import GatewayHttp
     from tui.api.credentials import InstanceCredentials, SessionCredentials
+    from tui.gateways import encode
+    from tui.gateways.clients import InstanceClient, SessionClient
 
     await asyncio.to_thread(refuse_missing_secrets, chosen, (op.family,), secrets, insecure_storage=insecure_storage)
     try:
-        op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
+        encode(op, request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:
         raise CallRefused(f"{op.id}: {refusal.message}", {refusal.field: refusal.problem}) from None
 
@@ -282,7 +284,7 @@ async def send_media(
     """`gateway-tui send`: the file checked (`tui.api.media`), the operation picked from its type or `kind`, sent on
     the profile's (or `given`'s) only media family or `family`. CallRefused (nothing sent) or the client's
     GatewayError."""
-    from tui.api.media import MediaRefused, media_request, read_media
+    from tui.gateways.media import MediaRefused, media_request, read_media
 
     chosen, secrets = await _profile_and_secrets(None, profile, insecure_storage, given)
     family = family or _media_family(chosen, secrets)

@@ -17,7 +17,7 @@ from tui import call_cli, connection_cli, doctor_cli, fleet_cli, fleet_import_cl
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.exit_codes import Exit
 
-# tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
+# tui.api.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
 VERDICTS = ("valid", "invalid", "unsigned", "no-key", "rejected")
 
 

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from tui import config
 from tui.api.admin import AdminCredentials, WuzapiAdminClient, ZapiPartnerClient
-from tui.api.client import InstanceClient, SessionClient
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError

@@ -27,7 +27,7 @@ from tui import config
 from tui.account import Opening
 from tui.runtime import Runtime
 from tui.secrets import KEYRING_SERVICE, SecretName, keyring_username
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 GATE_TIMEOUT = 20.0
 # alpha: both families (current); beta: the session family only (WuzAPI); gamma: the instance family only (Z-API).

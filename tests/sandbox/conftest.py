@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from aiohttp import web
 
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.sandbox.server import SandboxGateway
 

@@ -11,7 +11,8 @@ import pytest
 
 from tests.sandbox.test_client_in_each_dialect import ZAPI_ONLY
 from tui.api import models as m
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import BadRequest
 from tui.api.operations import OPERATIONS, PAIRING_CALLS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect

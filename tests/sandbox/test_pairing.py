@@ -13,7 +13,7 @@ import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN, Receiver
 from tests.webhooks.conftest import until
-from tui.api.client import InstanceClient, SessionClient
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.connection import ConnectionState
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import GatewayError

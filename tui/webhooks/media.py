@@ -37,7 +37,7 @@ from tui.api.media import DEFAULT_MEDIA_LIMIT, sniff
 from tui.webhooks.bodies import UnparseableBody, parse_body
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.store import EventStore
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 log = logging.getLogger(__name__)
 
