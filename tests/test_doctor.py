@@ -18,7 +18,7 @@ from tests.harness import run_gateway_tui
 from tests.webhooks import headless
 from tui import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.webhooks.events import EventRecord
 from tui.api.signing import Verdict
 

@@ -19,7 +19,7 @@ from tui.api.client import GatewayHttp
 from tui.gateways.clients import InstanceClient
 from tui.api.credentials import InstanceCredentials
 from tui.api.operations import Family, InstanceDialect, Operation, Section
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 PHONE = "5511999999999"
 

@@ -16,7 +16,8 @@ import sys
 from tui.serve_cli import start_or_explain, stop_on_sigterm
 from tui.exit_codes import Exit
 from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
-from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
+from tui.gateways.sandbox import SANDBOX_DIALECTS, SandboxGateway
+from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV
 
 _log = logging.getLogger(__name__)
 
@@ -88,7 +89,8 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
 async def _serve_fleet(args: argparse.Namespace) -> int:
     """`--accounts N`: N accounts on one port, behind WuzAPI's admin API (and Z-API's partner API with a partner
     token). The admin token is never made up here: a generated one would have to be printed or written down."""
-    from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, SandboxFleet, fleet_accounts_summary
+    from tui.gateways.sandbox import SandboxFleet
+    from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, fleet_accounts_summary
 
     if not 1 <= args.accounts <= MAX_ACCOUNTS:
         print(f"gateway-tui: --accounts must be from 1 to {MAX_ACCOUNTS}", file=sys.stderr)
@@ -146,7 +148,7 @@ def serve_for_app() -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the app's terminal is the app's; EOF stops this
     try:
-        return asyncio.run(serve_until_stdin_ends())
+        return asyncio.run(serve_until_stdin_ends(SANDBOX_DIALECTS))
     except BrokenPipeError:
         return Exit.OK
 

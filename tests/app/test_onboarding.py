@@ -23,7 +23,7 @@ from tests.harness import (
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config
 from tui.app import build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.secrets import InsecureFileSecrets, SecretName
 
 

@@ -15,7 +15,7 @@ from tests.harness import fill_first_profile, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui import config, locate_cli
 from tui.app import build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.screens.setup import form_order
 from tui.secrets import InsecureFileSecrets
 

@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from tui import config
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import seed_demo_state
 from tui.secrets import SecretName, open_secret_store
 

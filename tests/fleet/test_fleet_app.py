@@ -14,7 +14,7 @@ from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import wait_until, settle
 from tui.api.models import SendText
 from tui.app import GatewayApp, build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.widgets.fleet.picker import AccountPicker, fuzzy_order
 from tui.widgets.fleet.section import FleetSection
 from tui.widgets.forms import set_cursor_blink

@@ -14,7 +14,7 @@ from tests.harness import wait_until
 from tui.api.models import SendText
 from tui.fleet_board import FleetRow
 from tui.app import build_app
-from tui.sandbox.fleet import SandboxFleet
+from tui.gateways.sandbox import SandboxFleet
 from tui.screens.events import EventsSection
 from tui.screens.inbox import InboxView
 from tui.widgets.events_panel import EventsPanel

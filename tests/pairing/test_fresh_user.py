@@ -28,7 +28,7 @@ from tui.api.operations import Family
 from tui.connection_cli import state_json, status_answer, status_line
 from tui.pairing import Outcome, PairingActions, PairingRefused, Waiting, run_codes
 from tui.sandbox.dialect import PairingOptions, WuzapiRelease
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.secrets import MemorySecrets
 from tui.watch import SESSION_SUBSCRIPTION
 

@@ -18,7 +18,7 @@ from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import OPERATIONS, PAIRING_CALLS, DialectRefusal, Family, OperationId
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
 
 PHONE = "5511987654321"

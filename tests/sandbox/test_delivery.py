@@ -16,7 +16,7 @@ from tui.api.client import GatewayHttp
 from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.models import Button, DeliveryWebhook, HmacKey, SendButtonActions, SendText, WebhookUpdate
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 KEY = "delivery-test-key-0123456789abcdef"
 PHONE = "5511999999999"

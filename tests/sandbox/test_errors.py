@@ -12,7 +12,7 @@ from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import Conflict, NotFound, RateLimited, Unauthorized
 from tui.api.models import SendText
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 HI = SendText(phone="5511999999999", message="hi")
 

@@ -8,11 +8,11 @@ import pytest
 from tests.sandbox.test_client_in_each_dialect import REQUESTS
 from tui.gateways import encode
 from tui.api.operations import OPERATIONS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
-from tui.sandbox.instance_api import InstanceApi
-from tui.sandbox.server import SandboxGateway
-from tui.sandbox.session_api import SessionApi
-from tui.sandbox.wuzapi_api import WuzapiSessionApi
-from tui.sandbox.zapi_api import ZapiInstanceApi
+from tui.gateways.spec.sandbox import InstanceApi
+from tui.gateways.sandbox import SandboxGateway
+from tui.gateways.spec.session_sandbox import SessionApi
+from tui.gateways.wuzapi.sandbox import WuzapiSessionApi
+from tui.gateways.zapi.sandbox import ZapiInstanceApi
 
 APIS = [
     (InstanceApi, Family.INSTANCE, InstanceDialect.SPEC),

@@ -16,7 +16,7 @@ from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.gateways.media import MediaRefused, media_request, read_media
 from tui.api.operations import DialectRefusal, Family, SendKind
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 PHONE = "5511987654321"
 FILES: dict[str, tuple[str, Callable[[], bytes], SendKind]] = {

@@ -19,7 +19,7 @@ from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import GatewayError
 from tui.api.models import DeliveryWebhook, SendText, WebhookUpdate
 from tui.api.operations import DialectRefusal, InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import OWN_PHONE
 
 SUBSCRIBED = ["Message", "ReadReceipt", "Connected", "Disconnected", "LoggedOut", "PairSuccess"]
