@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from tui import config
-from tui.api.admin import AdminCredentials, WuzapiAdminClient, ZapiPartnerClient
+from tui.api.admin import AdminCredentials
+from tui.gateways.wuzapi.admin import WuzapiAdminClient
+from tui.gateways.zapi.admin import ZapiPartnerClient
 from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
