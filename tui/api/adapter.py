@@ -81,6 +81,7 @@ class WireForms:
         self.gateway = gateway
         self._encoders: dict[OperationId, Callable[[m.Request], Body | None]] = {}
         self._refusals: dict[OperationId, Refusal] = {}
+        self._routes: dict[OperationId, tuple[str, str]] = {}
 
     def form(self, op: Operation[Req, BaseModel], encoder: Encoder[Req]) -> None:
         """Register `encoder` for `op`, typed by the row's request (the one place its type is forgotten: sound
@@ -93,6 +94,13 @@ class WireForms:
         for op_id in op_ids:
             self._take(op_id)
             self._encoders[op_id] = encoder
+
+    def route(self, op: Operation[Req, BaseModel], method: str, path: str, encoder: Encoder[Req] | None = None) -> None:
+        """The gateway's own method and path for `op` (a template over the request's fields; a `{name}` that is
+        none of them is the endpoint's, e.g. `message/sendText/{instance}`), and its body (None: none for a GET,
+        the model's own otherwise)."""
+        self.form(op, encoder if encoder is not None else (no_body if method == "GET" else _model_body))
+        self._routes[op.id] = (method, path)
 
     def refuse(self, op_id: OperationId, refusal: Refusal) -> None:
         self._take(op_id)
@@ -119,17 +127,27 @@ class WireForms:
         if refusal is not None:
             raise refusal.error()
         encoder = self._encoders.get(op.id, _model_body)
-        return op.wire_request(request, encoder(request))
+        wire = op.wire_request(request, encoder(request))
+        route = self._routes.get(op.id)
+        if route is None:
+            return wire
+        method, template = route
+        values = request.model_dump(mode="json")
+        path = tuple(str(values[part[1:-1]]) if part.startswith("{") and part[1:-1] in values else part
+                     for part in template.split("/"))
+        return WireRequest(path, wire.body, wire.query, method=method)
 
 
 @dataclass(frozen=True)
 class Endpoint:
     """Where a family's operations live and how they authenticate: `url` and `headers` carry secrets, `shown_url`
-    is what logs and errors show. A wire path is appended to both, after a `/`."""
+    is what logs and errors show. A wire path is appended to both, after a `/`, its `{name}` segments filled from
+    `placeholders` (a gateway that names the instance inside its paths)."""
 
     url: str
     shown_url: str
     headers: Mapping[str, str]
+    placeholders: Mapping[str, str] = field(default_factory=dict)  # `{name}` path segments' values (not secret)
 
 
 def _segment(value: str) -> str:

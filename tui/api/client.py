@@ -155,12 +155,17 @@ class _FamilyClient:
             except GatewayError as error:
                 raise type(error)(first.failed(error), status=error.status, body=error.body) from None
             wire = WireRequest(wire.path, first.merge(current), wire.query)
-        return await self._send_wire(op.id.value, op.method, wire, op.result, is_read=op.is_read)
+        method = wire.method or op.method
+        return await self._send_wire(op.id.value, method, wire, op.result, is_read=method == "GET")
 
     async def _send_wire(
         self, operation: str, method: str, wire: WireRequest, result: type[Result], *, is_read: bool
     ) -> Result:
-        tail = "/".join(quote(part, safe="") for part in wire.path)
+        filled = self._endpoint.placeholders
+        tail = "/".join(
+            quote(filled.get(part[1:-1], part) if part.startswith("{") and part.endswith("}") else part, safe="")
+            for part in wire.path
+        )
         query = ("?" + urlencode(wire.query)) if wire.query else ""
         return await self.http.call(
             Call(

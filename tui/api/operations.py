@@ -137,11 +137,14 @@ Body = dict[str, Any]  # a JSON object as the gateway reads it
 
 @dataclass(frozen=True)
 class WireRequest:
-    """What goes on the wire: the path after the family prefix (segments unquoted), body and query."""
+    """What goes on the wire: the path after the family prefix (segments unquoted; a `{name}` segment is filled
+    from the gateway's endpoint, e.g. its instance name), body and query; `method` when the gateway's differs from
+    the row's."""
 
     path: tuple[str, ...]
     body: Body | None
     query: dict[str, str] = field(default_factory=dict)
+    method: str | None = None
 
 
 Req = TypeVar("Req", bound=m.Request)
