@@ -22,7 +22,6 @@ from tui import config
 from tui.api.exchange import Exchange
 from tui.api.json_text import load_json
 from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, Request, field_errors
-from tui.api.dialects import SessionDialect
 from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId, SendKind
 from tui.api.redaction import SECRET_BODY_KEYS
 from tui.api.wording import labelled
@@ -301,9 +300,12 @@ async def send_media(
 
 def _media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
     """The family a media send goes on when `--family` does not say: the one the profile can send media on (its
-    secrets are there; the session family only in WuzAPI's dialect, as the spec's has no media call)."""
+    secrets are there; the session family only where its gateway has a media call: WuzAPI's, not the spec's)."""
+    from tui.gateways import adapter_for
+
     usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))
-              and not (family is Family.SESSION and chosen.session_dialect is SessionDialect.SPEC)]
+              and not (family is Family.SESSION
+                       and adapter_for(chosen.session_dialect).refusal(OperationId.CHAT_SEND_IMAGE) is not None)]
     if len(usable) == 1:
         return usable[0]
     if not usable:
