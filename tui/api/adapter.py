@@ -113,14 +113,6 @@ class WireForms:
     def refusal(self, op_id: OperationId) -> Refusal | None:
         return self._refusals.get(op_id)
 
-    @property
-    def refused(self) -> frozenset[OperationId]:
-        return frozenset(self._refusals)
-
-    @property
-    def written(self) -> frozenset[OperationId]:
-        return frozenset(self._encoders)
-
     def wire(self, op: Operation[Req, Res], request: Req) -> WireRequest:
         op.check(request)
         refusal = self._refusals.get(op.id)
