@@ -175,7 +175,7 @@ async def load_child(args: argparse.Namespace) -> int:
     """Post `rate × seconds` signed events, round-robin over the profiles; print a JSON report on stdout."""
     sys.path.insert(0, str(REPO))
     from tui.local.secrets import InsecureFileSecrets, SecretName
-    from tui.webhooks.signing import SIGNATURE_HEADER
+    from tui.api.signing import SIGNATURE_HEADER
 
     profiles = args.profiles.split(",")
     secrets = InsecureFileSecrets()

@@ -52,7 +52,7 @@ def chat_of(n: int, chats: int, long: int) -> str:
 def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
     from tui.webhooks import conversations
     from tui.webhooks.events import EventRecord
-    from tui.webhooks.signing import Verdict
+    from tui.api.signing import Verdict
     from tui.webhooks.store import EventStore, _microseconds
 
     start = datetime(2025, 1, 1, tzinfo=UTC)  # history before the sandbox's own (which starts at 08:00)

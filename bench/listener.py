@@ -108,7 +108,7 @@ async def serve(variant: str, db: Path) -> None:
 
 
 def make_requests(count: int) -> list[bytes]:
-    from tui.webhooks.signing import sign
+    from tui.api.signing import sign
 
     requests = []
     for n in range(count):

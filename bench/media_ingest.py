@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tui.webhooks.listener import HMAC_KEY_ENV  # noqa: E402
-from tui.webhooks.signing import SIGNATURE_HEADER, sign  # noqa: E402
+from tui.api.signing import SIGNATURE_HEADER, sign  # noqa: E402
 
 KEY = "media-bench-key-0123456789abcdef0123"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -36,7 +36,7 @@ STORE_FILE = "events-sandbox.sqlite3"  # the store the sandbox runtime opens in 
 
 def fill(data_dir: Path, count: int) -> None:
     from tui.webhooks.events import EventRecord
-    from tui.webhooks.signing import Verdict
+    from tui.api.signing import Verdict
     from tui.webhooks.store import EventStore
 
     kinds = ("Message", "ReadReceipt", "ChatPresence", "Delivery")

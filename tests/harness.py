@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from tui.ui.app import GatewayApp, build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.ui.widgets.forms import set_cursor_blink
 
 SIZE = (120, 40)

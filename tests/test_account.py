@@ -163,7 +163,7 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
     webhook, and asking for the instance family says so in words."""
     from tui.local import config
     from tui.core.runtime import Runtime
-    from tui.sandbox.server import SandboxGateway
+    from tui.gateways.sandbox import SandboxGateway
     from tui.local.secrets import KeyringSecrets
 
     sandbox = SandboxGateway(instance_id="sandbox", instance_token="i", client_token="c", session_token="s-token",

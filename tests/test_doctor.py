@@ -18,9 +18,9 @@ from tests.harness import run_gateway_tui
 from tests.webhooks import headless
 from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "doc-instance-token-SECRET",

@@ -15,10 +15,11 @@ import pytest
 from tests.harness import fill, open_chat_form, running_sandbox_app, settle, show_section, wait_until
 from tui.api import models as m
 from tui.api import operations as ops
-from tui.api.client import GatewayHttp, InstanceClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient
 from tui.api.credentials import InstanceCredentials
 from tui.api.operations import Family, InstanceDialect, Operation, Section
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 PHONE = "5511999999999"
 

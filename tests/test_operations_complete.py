@@ -7,9 +7,9 @@ missing any one of them fails a test here, by name (a scratch send-reaction touc
 3. a `SendKind` member, when it sends a new kind of message   -> test_every_send_kind_is_one_rows
 4. its row constant in `tui/api/operations.py` (a typed `Operation[Req, Res]`; the table is every row the
    module writes)                                              -> the others find nothing without it
-5. a sandbox handler in each dialect where it is not derived: the Z-API sandbox (`sandbox/zapi_api.py`) for the
+5. a sandbox handler in each dialect where it is not derived: the Z-API sandbox (`gateways/zapi/sandbox.py`) for the
    instance family, the WuzAPI and spec session sandboxes for the session family, the spec instance sandbox
-   (`sandbox/instance_api.py`) for an instance operation that sends nothing (its sends are taken as their model
+   (`gateways/spec/sandbox.py`) for an instance operation that sends nothing (its sends are taken as their model
    says)                                                       -> test_sandbox_handler_in_every_dialect
 6. a literal wire case per dialect in `tests/api/dialect_cases.py` -> test_literal_wire_case_for_each_dialect
 7. a request aimed at the sandbox's demo data in `tests/sandbox/test_client_in_each_dialect.py` (REQUESTS, which
@@ -39,7 +39,7 @@ from tests.api.dialect_cases import CASES as WIRE_CASES
 from tests.sandbox.test_client_in_each_dialect import REQUESTS
 from tui.api.models import Sendable
 from tui.api.operations import MEDIA_KINDS, OPERATIONS, Family, InstanceDialect, Operation, OperationId, Section, SendKind, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 OPS = list(OPERATIONS.values())
 

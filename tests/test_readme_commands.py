@@ -33,7 +33,7 @@ import pytest
 
 from tests.webhooks.recording_app import RecordingApp
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"

@@ -13,6 +13,7 @@ import pytest
 
 from tui.api.models import SendText
 from tui.api.operations import OPERATIONS, InstanceDialect, OperationId
+from tui.gateways import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +66,7 @@ def test_mypy_rejects_a_request_through_another_row_and_accepts_the_right_one(tm
 
 def test_an_erased_row_refuses_another_request_before_anything_is_sent() -> None:
     with pytest.raises(TypeError, match="modify-chat takes ModifyChat, not SendText"):
-        OPERATIONS[OperationId.MODIFY_CHAT].encode(SendText(phone="5511999999999", message="hi"), InstanceDialect.SPEC)
+        encode(OPERATIONS[OperationId.MODIFY_CHAT], SendText(phone="5511999999999", message="hi"), InstanceDialect.SPEC)
 
 
 def test_no_row_type_is_erased_outside_the_one_named_place() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from tests.api.dialect_cases import ZAPI_DEVICE_DOC
 from tests.api.recording_gateway import RecordingGateway
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.connection import ConnectionState
 from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect

@@ -3,14 +3,8 @@ from __future__ import annotations
 import pytest
 
 from tests.api.recording_gateway import RecordingGateway
-from tui.api.client import (
-    GatewayHttp,
-    InstanceClient,
-    InstanceCredentials,
-    RequestLog,
-    SessionClient,
-    SessionCredentials,
-)
+from tui.api.client import GatewayHttp, InstanceCredentials, RequestLog, SessionCredentials
+from tui.gateways.clients import InstanceClient, SessionClient
 
 # Distinctive secrets: tests assert they never show up where a person could read them.
 INSTANCE_TOKEN = "inst-tok-SECRET-3b1f9"

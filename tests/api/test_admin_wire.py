@@ -16,7 +16,9 @@ import json
 
 import pytest
 
-from tui.api.admin import AdminCredentials, NewInstance, NewUser, WuzapiAdminClient, ZapiPartnerClient
+from tui.api.admin import AdminCredentials
+from tui.gateways.wuzapi.admin import NewUser, WuzapiAdminClient
+from tui.gateways.zapi.admin import NewInstance, ZapiPartnerClient
 from tui.api.errors import GatewayError
 
 ADMIN_TOKEN = "admin-tok-SECRET-9f8e7d"

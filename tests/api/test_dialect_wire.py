@@ -10,7 +10,8 @@ import pytest
 from tests.api.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tests.api.dialect_cases import CASES, WireCase
 from tui.api import models as m
-from tui.api.client import InstanceClient, InstanceCredentials, SessionClient, SessionCredentials
+from tui.api.client import InstanceCredentials, SessionCredentials
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.errors import NotFound
 from tui.api.operations import (
     OPERATIONS,

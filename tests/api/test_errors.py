@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.api.conftest import CLIENT_TOKEN, INSTANCE_TOKEN
-from tui.api.client import GatewayHttp, InstanceClient, InstanceCredentials, RequestLog
+from tui.api.client import GatewayHttp, InstanceCredentials, RequestLog
+from tui.gateways.clients import InstanceClient
 from tui.api.errors import (
     BadRequest,
     Conflict,

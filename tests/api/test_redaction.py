@@ -18,13 +18,8 @@ from tests.api.conftest import (
     PROXY_PASSWORD,
     SESSION_TOKEN,
 )
-from tui.api.client import (
-    GatewayHttp,
-    InstanceClient,
-    InstanceCredentials,
-    SessionClient,
-    SessionCredentials,
-)
+from tui.api.client import GatewayHttp, InstanceCredentials, SessionCredentials
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.errors import GatewayError
 from tui.api.exchange import Exchange
 from tui.api.models import GroupInfoRequest, HmacKey, ProxyConfig, SendText

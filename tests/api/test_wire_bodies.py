@@ -72,7 +72,8 @@ async def test_the_body_is_utf8_json_not_ascii_escaped(instance, gateway) -> Non
 
 
 async def test_instance_id_is_url_quoted_in_the_path(http, gateway) -> None:
-    from tui.api.client import InstanceClient, InstanceCredentials
+    from tui.api.client import InstanceCredentials
+    from tui.gateways.clients import InstanceClient
 
     client = InstanceClient(http, InstanceCredentials(gateway.url + "/", "my inst/1", "tok/en?x", CLIENT_TOKEN))
     gateway.reply("GET", "/status", json_body={"connected": False})

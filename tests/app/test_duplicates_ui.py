@@ -8,7 +8,7 @@ import aiohttp
 from tests.harness import running_sandbox_app, screen_text, settle, show_section, wait_until
 from tui.core.runtime import DETERMINISTIC_HMAC_KEY
 from tui.ui.screens.event_detail import EventDetailScreen
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 BODY = b'{"type":"Message","event":{"Info":{"ID":"DUP1","Sender":"5511900000000"},"Message":{"conversation":"again"}}}'
 

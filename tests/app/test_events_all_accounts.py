@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from tests.fleet.test_sandbox_accounts import sandbox_accounts_app
 from tests.harness import show_section, wait_until
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 
 def _record(account: str | None, summary: str) -> EventRecord:

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from tests.harness import fill, open_chat_form, running_sandbox_app, screen_text, settle, show_section
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 RECIPIENT = "5511999999999"
 

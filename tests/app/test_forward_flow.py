@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Input, Switch
 from tests.app.test_snapshots import send_text
 from tests.harness import running_sandbox_app, settle, show_section, wait_until
 from tests.webhooks.recording_app import RecordingApp
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 from tui.ui.widgets.forms import FieldRow
 
 

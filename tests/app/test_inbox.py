@@ -27,7 +27,7 @@ from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
 from tui.ui.sections.chats.inbox import InboxView
 from tui.webhooks.conversations import NewMessage, Status
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 from tui.ui.widgets.thread_view import ThreadView
 
 ANA, BRUNO, JORDAN = "5511987654321", "5511976543219", "14155550123"

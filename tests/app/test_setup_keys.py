@@ -16,7 +16,7 @@ from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui.local import config
 from tui.cli import locate as locate_cli
 from tui.ui.app import build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.ui.screens.setup import form_order
 from tui.local.secrets import InsecureFileSecrets
 

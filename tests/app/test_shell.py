@@ -14,7 +14,7 @@ from tui.local.paths import data_dir
 from tui.core.runtime import DETERMINISTIC_HMAC_KEY, DETERMINISTIC_TOKENS
 from tui.ui.sections.events import PAGE_SIZE, EventsSection
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.ui.widgets.events_panel import EventsPanel
 
 HELLO = SendText(phone="5511999999999", message="shell test")

@@ -8,12 +8,12 @@ import pytest
 from textual.widgets import DataTable
 
 from tests.harness import SIZE, fill, open_chat_form, sandbox_app, settle, show_section, wait_ready
-from tui.api.client import InstanceClient
+from tui.gateways.clients import InstanceClient
 from tui.api.credentials import InstanceCredentials
 from tui.core.runtime import DETERMINISTIC_TOKENS
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import LAUNCH_ID, NEIGHBOURS_ID, PRODUCT_IDS
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 
 
 def snapshot(snap_compare, steps) -> bool:

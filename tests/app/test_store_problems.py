@@ -12,7 +12,7 @@ from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle,
 from tests.webhooks.test_store_privacy import damage, filled_store
 from tui.local.paths import profile_events_path
 from tui.core.runtime import SANDBOX_PROFILE
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 
 async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events():

@@ -29,7 +29,7 @@ import pytest
 
 from tests.app.test_tmux import Terminal, app_command
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 pytestmark = [
     pytest.mark.tmux,

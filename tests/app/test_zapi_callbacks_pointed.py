@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.harness import set_cursor_blink, wait_ready, wait_until
 from tui.ui.app import build_app
-from tui.sandbox.zapi_api import CALLBACK_ROUTES
+from tui.gateways.zapi.sandbox import CALLBACK_ROUTES
 
 
 async def test_every_zapi_callback_points_at_the_listener_after_start() -> None:

@@ -13,7 +13,7 @@ import pytest
 from tui.local import config
 from tui.cli.main import main
 from tests.harness import run_gateway_tui, sandbox_for_env_tokens
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "call-instance-token-SECRET",

@@ -15,7 +15,7 @@ from tests.harness import run_gateway_tui
 from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.cli.exit_codes import Exit
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "ro-instance-token-SECRET",

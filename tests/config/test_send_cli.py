@@ -12,7 +12,7 @@ from tests import media_files
 from tests.harness import run_gateway_tui
 from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 TOKENS = {
     "GATEWAY_TUI_INSTANCE_TOKEN": "send-instance-token-SECRET",

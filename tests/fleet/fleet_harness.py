@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from tui.local import config
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import seed_demo_state
 from tui.local.secrets import SecretName, open_secret_store
 

@@ -14,7 +14,7 @@ from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import wait_until, settle
 from tui.api.models import SendText
 from tui.ui.app import GatewayApp, build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.ui.sections.fleet.picker import AccountPicker, fuzzy_order
 from tui.ui.sections.fleet.section import FleetSection
 from tui.ui.widgets.forms import set_cursor_blink

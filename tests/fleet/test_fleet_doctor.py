@@ -15,8 +15,8 @@ from tests.fleet.fleet_harness import sandbox_fleet
 from tests.harness import run_gateway_tui
 from tests.webhooks import headless
 from tui.local.paths import fleet_events_path
-from tui.sandbox.server import SandboxGateway
-from tui.sandbox.zapi_api import CALLBACK_ROUTES
+from tui.gateways.sandbox import SandboxGateway
+from tui.gateways.zapi.sandbox import CALLBACK_ROUTES
 from tui.webhooks.store import EventStore
 
 

@@ -27,7 +27,7 @@ from tui.local import config
 from tui.core.accounts.account import Opening
 from tui.core.runtime import Runtime
 from tui.local.secrets import KEYRING_SERVICE, SecretName, keyring_username
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 GATE_TIMEOUT = 20.0
 # alpha: both families (current); beta: the session family only (WuzAPI); gamma: the instance family only (Z-API).

@@ -14,7 +14,7 @@ from tests.harness import wait_until
 from tui.api.models import SendText
 from tui.core.accounts.fleet_board import FleetRow
 from tui.ui.app import build_app
-from tui.sandbox.fleet import SandboxFleet
+from tui.gateways.sandbox import SandboxFleet
 from tui.ui.sections.events import EventsSection
 from tui.ui.sections.chats.inbox import InboxView
 from tui.ui.widgets.events_panel import EventsPanel

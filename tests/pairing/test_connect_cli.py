@@ -24,7 +24,7 @@ from tui.api.gateway_http import GatewayHttp
 from tui.api.operations import Family
 from tui.cli.connection import status_answer
 from tui.core.pairing import Outcome, PairingActions, run_codes
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import OWN_PHONE
 from tui.local.secrets import MemorySecrets
 

@@ -28,7 +28,7 @@ from tui.api.operations import Family
 from tui.cli.connection import state_json, status_answer, status_line
 from tui.core.pairing import Outcome, PairingActions, PairingRefused, Waiting, run_codes
 from tui.sandbox.dialect import PairingOptions, WuzapiRelease
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.local.secrets import MemorySecrets
 from tui.core.watch import SESSION_SUBSCRIPTION
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from aiohttp import web
 
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 INSTANCE_ID = "sbx-inst"
 INSTANCE_TOKEN = "sbx-instance-token"

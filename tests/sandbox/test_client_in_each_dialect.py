@@ -13,11 +13,12 @@ from tests.api.spec_cases import media_requests
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
 from tui.api import connection as c
 from tui.api import models as m
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.operations import OPERATIONS, PAIRING_CALLS, DialectRefusal, Family, OperationId
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, PRODUCT_IDS
 
 PHONE = "5511987654321"

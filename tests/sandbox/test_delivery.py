@@ -12,10 +12,11 @@ from urllib.parse import parse_qs
 import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN, Receiver
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.models import Button, DeliveryWebhook, HmacKey, SendButtonActions, SendText, WebhookUpdate
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 KEY = "delivery-test-key-0123456789abcdef"
 PHONE = "5511999999999"

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 import httpx
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN, Receiver
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 KEY = "dialect-webhook-key-0123456789abcdef"
 PHONE = "5511987654321"

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import LAUNCH_ID, NEIGHBOURS_ID
 
 KEY = "wuzapi-dialect-key-0123456789abcdef"

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import COMMUNITY_ID, LAUNCH_ID, NEIGHBOURS_ID, PRODUCT_IDS
 
 PHONE = "5511987654321"

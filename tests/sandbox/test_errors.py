@@ -7,11 +7,12 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import Conflict, NotFound, RateLimited, Unauthorized
 from tui.api.models import SendText
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 HI = SendText(phone="5511999999999", message="hi")
 

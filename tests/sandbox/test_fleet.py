@@ -14,7 +14,7 @@ import pytest
 from tests.sandbox.test_cli import start as start_sandbox
 from tests.sandbox.test_cli import stop
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
-from tui.sandbox.fleet import SandboxFleet
+from tui.gateways.sandbox import SandboxFleet
 
 ADMIN = "fleet-admin-SECRET-0001"
 PARTNER = "fleet-partner-SECRET-0002"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from tests.sandbox.test_client_in_each_dialect import REQUESTS
+from tui.gateways import encode
 from tui.api.operations import OPERATIONS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
-from tui.sandbox.instance_api import InstanceApi
-from tui.sandbox.server import SandboxGateway
-from tui.sandbox.session_api import SessionApi
-from tui.sandbox.wuzapi_api import WuzapiSessionApi
-from tui.sandbox.zapi_api import ZapiInstanceApi
+from tui.gateways.spec.sandbox import InstanceApi
+from tui.gateways.sandbox import SandboxGateway
+from tui.gateways.spec.session_sandbox import SessionApi
+from tui.gateways.wuzapi.sandbox import WuzapiSessionApi
+from tui.gateways.zapi.sandbox import ZapiInstanceApi
 
 APIS = [
     (InstanceApi, Family.INSTANCE, InstanceDialect.SPEC),
@@ -38,9 +39,9 @@ def test_every_operation_of_the_family_has_a_handler_or_is_refused(api, family, 
         op = OPERATIONS[op_id]
         if op_id in api.REFUSED:  # the sandbox answers 404 there: the client must refuse it before sending
             with pytest.raises(DialectRefusal):
-                op.encode(REQUESTS[op_id](), dialect)
+                encode(op, REQUESTS[op_id](), dialect)
         else:
-            op.encode(REQUESTS[op_id](), dialect)  # a handled operation is one the dialect can say
+            encode(op, REQUESTS[op_id](), dialect)  # a handled operation is one the dialect can say
 
 
 def test_the_spec_sandbox_refuses_exactly_the_gateways_lists_pairing_calls_and_session_media() -> None:

@@ -10,12 +10,13 @@ import pytest
 
 from tests import media_files
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
-from tui.api.media import MediaRefused, media_request, read_media
+from tui.gateways.media import MediaRefused, media_request, read_media
 from tui.api.operations import DialectRefusal, Family, SendKind
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 PHONE = "5511987654321"
 FILES: dict[str, tuple[str, Callable[[], bytes], SendKind]] = {

@@ -11,12 +11,13 @@ import pytest
 
 from tests.sandbox.test_client_in_each_dialect import ZAPI_ONLY
 from tui.api import models as m
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import BadRequest
 from tui.api.operations import OPERATIONS, PAIRING_CALLS, DialectRefusal, Family, InstanceDialect, OperationId, SessionDialect
 from tests.sandbox.test_client_in_each_dialect import REQUESTS as SHARED_REQUESTS
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 TOKENS = {"instance_token": "dia-inst-token", "client_token": "dia-client-token", "session_token": "dia-session-token"}
 

@@ -13,13 +13,13 @@ import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN, Receiver
 from tests.webhooks.conftest import until
-from tui.api.client import InstanceClient, SessionClient
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.connection import ConnectionState
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.errors import GatewayError
 from tui.api.models import DeliveryWebhook, SendText, WebhookUpdate
 from tui.api.operations import DialectRefusal, InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import OWN_PHONE
 
 SUBSCRIBED = ["Message", "ReadReceipt", "Connected", "Disconnected", "LoggedOut", "PairSuccess"]

@@ -8,7 +8,7 @@ from textual.widgets import Input, Switch
 from tests.harness import running_sandbox_app, screen_text, settle, show_section, wait_until
 from tui.api.models import SendText
 from tui.local.secrets import SecretName
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.ui.widgets.forms import FieldRow
 
 HELLO = SendText(phone="5511999999999", message="verdict probe")

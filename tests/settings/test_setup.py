@@ -11,7 +11,7 @@ from tests.harness import SIZE, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui.local import config
 from tui.ui.app import build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 from tui.ui.widgets.forms import FieldRow
 
 

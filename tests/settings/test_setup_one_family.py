@@ -10,7 +10,7 @@ from tests.settings.test_setup import errors, fill
 from tui.local import config
 from tui.api.dialects import Family
 from tui.ui.app import build_app
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 
 def status_text(screen) -> str:

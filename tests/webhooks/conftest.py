@@ -18,7 +18,7 @@ import pytest
 from tests.webhooks import headless
 from tui.webhooks.events import EventRecord, StoredEvent
 from tui.webhooks.listener import Listener
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.webhooks.store import EventStore
 
 # 32+ characters, as the gateway requires (spec §8); the signature vectors in the tests were made with it.

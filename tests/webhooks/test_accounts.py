@@ -26,7 +26,7 @@ from tui.cli.main import main
 from tui.local.paths import fleet_events_path
 from tui.local.secrets import InsecureFileSecrets, SecretName
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.webhooks.store import EventStore
 
 ALPHA_KEY = "alpha-hmac-key-0123456789abcdefghijkl"

@@ -10,7 +10,7 @@ import re
 from collections.abc import AsyncIterator
 
 from tests.webhooks.conftest import KEY
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 
 BODY = b'{"type":"Message","event":{"Info":{"ID":"M1"},"Message":{"conversation":"hi"}}}'
 WAIT = 10.0

@@ -15,7 +15,7 @@ from tui.webhooks import store as store_module
 from tui.webhooks.classify import classify
 from tui.webhooks.conversations import Inbox, NameSource, Status
 from tui.webhooks.sent import sent_message
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.webhooks.store import EventStore
 
 ANA = "5511987654321"

@@ -11,7 +11,7 @@ import aiohttp
 
 from tests.webhooks.conftest import KEY
 from tests.webhooks.headless import start_headless
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
 FLOOD = 3000  # at most this many events are sent

@@ -27,7 +27,7 @@ from tui.local import config
 from tui.cli.main import main
 from tui.local.paths import profile_events_path
 from tui.webhooks.forwarder import ForwardLog, Outcome
-from tui.webhooks.signing import Verdict, sign
+from tui.api.signing import Verdict, sign
 from tui.webhooks.store import EventStore
 
 MESSAGE = {"type": "Message", "event": {"Info": {"ID": "3EB0AA", "Chat": "1@s.whatsapp.net"}, "Message": {"conversation": "pizza tonight"}}}

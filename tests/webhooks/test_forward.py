@@ -28,7 +28,7 @@ from tui.webhooks.forwarder import (
     replay,
     shown_target,
 )
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 from tui.webhooks.store import EventStore
 
 FORM = "application/x-www-form-urlencoded"

@@ -16,7 +16,7 @@ from tests.webhooks.headless import start_headless
 from tests.webhooks.recording_app import RecordingApp, free_port
 from tests.webhooks.test_events_cli import cli
 from tui.webhooks.forwarder import Forwarder, ForwardLog, Outcome
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
 CHATS = 5

@@ -61,7 +61,7 @@ async def test_by_default_one_readable_line_per_event_on_stdout_at_once(tmp_path
     wrote made harmless for the terminal (no escape sequences)."""
     import re
 
-    from tui.webhooks.signing import sign
+    from tui.api.signing import sign
 
     process, url = await start_headless(tmp_path / "e.sqlite3", key=KEY, stdout=asyncio.subprocess.PIPE)
     try:
@@ -152,7 +152,7 @@ def test_non_loopback_addresses_are_recognised(host, loopback):
 
 def test_webhooks_package_never_imports_textual():
     code = (
-        "import sys, tui.webhooks.listener, tui.webhooks.store, tui.webhooks.events, tui.webhooks.signing;"
+        "import sys, tui.webhooks.listener, tui.webhooks.store, tui.webhooks.events, tui.api.signing;"
         "print('textual' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

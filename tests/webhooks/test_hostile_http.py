@@ -25,7 +25,7 @@ from tests.webhooks.test_bad_input import VALID_REQUEST_HEADERS, exchange, reque
 from tests.webhooks.test_signing import JSON_BODY
 from tui.webhooks import connections
 from tui.webhooks import listener as listener_module
-from tui.webhooks.signing import sign
+from tui.api.signing import sign
 
 HONEST = request("POST", JSON_BODY, VALID_REQUEST_HEADERS)
 HONEST_DEADLINE = 5.0  # seconds; an honest event on loopback normally takes milliseconds

@@ -18,7 +18,7 @@ import httpx
 from tests import media_files
 from tests.webhooks import headless
 from tui.webhooks.media import MediaFolder
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 KEY = "inline-media-key-0123456789abcdef0123"
 

@@ -14,7 +14,7 @@ from tests.webhooks.test_signing import JSON_BODY, JSON_BODY_SIGNATURE
 from tests.webhooks.test_real_gateways import INFO, wuz_form
 from tui.webhooks import listener as listener_module
 from tui.webhooks.budget import DEFAULT_MAX_BODY, ByteBudget
-from tui.webhooks.signing import Verdict, sign
+from tui.api.signing import Verdict, sign
 
 VIDEO = os.urandom(16 * 1000 * 1000)
 

@@ -18,7 +18,7 @@ from tests.webhooks import headless
 from tests.webhooks.headless import start_headless
 from tui.cli.main import main
 from tui.local.paths import profile_events_path
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
 PROFILE_KEY = "profile-hmac-key-0123456789abcdefghij"

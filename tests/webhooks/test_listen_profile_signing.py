@@ -17,7 +17,7 @@ from tests.webhooks.test_listen_profile_key import PROFILE_KEY, stop
 from tui.cli.main import main
 from tui.local.paths import fleet_events_path, profile_events_path
 from tui.webhooks.listener import REJECTED_BODY_KEPT
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.store import EventStore
 
 WUZ = ["--session-url", "https://wuz.example.com"]

@@ -6,7 +6,7 @@ import pytest
 
 from tests.webhooks.conftest import KEY
 from tests.webhooks.test_signing import FORM_BODY, FORM_BODY_SIGNATURE, JSON_BODY, JSON_BODY_SIGNATURE
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
+from tui.api.signing import SIGNATURE_HEADER, Verdict, sign
 
 JSON = {"Content-Type": "application/json"}
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}

@@ -15,7 +15,7 @@ from aiohttp import web
 from tests import media_files
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.media import FetchRefused, fetch_media, is_loopback_url, media_urls
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 IMAGE = media_files.png(size=(20, 20))
 

@@ -24,7 +24,7 @@ from tests import media_files
 from tests.webhooks import headless
 from tests.webhooks.recording_app import RecordingApp
 from tests.webhooks.test_inline_media import show
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign, verify
+from tui.api.signing import SIGNATURE_HEADER, Verdict, sign, verify
 
 KEY = "kept-once-key-0123456789abcdef0123456"
 FORM = "application/x-www-form-urlencoded"
@@ -177,7 +177,7 @@ async def test_a_file_kept_when_the_stores_shared_one_folder_is_still_found(stor
     beside the stores: `events show` and the thread still find that file there."""
     from tests.webhooks.conftest import record
     from tui.webhooks.media import MediaFolder, event_media
-    from tui.webhooks.signing import Verdict
+    from tui.api.signing import Verdict
 
     image = photo(5)
     body, _kind = json_delivery(image, 5)

@@ -13,7 +13,7 @@ from urllib.parse import quote_plus
 import pytest
 
 from tests.webhooks.conftest import KEY
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
+from tui.api.signing import SIGNATURE_HEADER, Verdict, sign
 
 INFO = (
     '"Info":{"Chat":"5491155553934@s.whatsapp.net","ID":"3EB0C1","IsFromMe":false,"IsGroup":false,'

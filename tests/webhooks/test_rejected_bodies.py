@@ -15,7 +15,7 @@ from tests.webhooks.conftest import KEY
 from tests.webhooks.headless import start_headless
 from tests.webhooks.recording_app import RecordingApp
 from tests.webhooks.test_events_cli import cli
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 BIG = 5 * 1024 * 1024
 KEPT = 4096

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.webhooks.conftest import KEY
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign, verify
+from tui.api.signing import SIGNATURE_HEADER, Verdict, sign, verify
 
 JSON_BODY = (
     b'{"type":"Message","event":{"Info":{"ID":"3EB0A1","Sender":"5511999999999@s.whatsapp.net"},'

@@ -13,7 +13,7 @@ import pytest
 from tests.webhooks.conftest import ids, record
 from tui.local.paths import DATA_DIR_ENV
 from tui.webhooks import store as store_module
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 from tui.webhooks.store import EventStore, StoreClosed
 
 

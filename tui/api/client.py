@@ -1,13 +1,15 @@
 """Async clients of the two endpoint families (spec §4): one method per operation, typed in and out.
 
     http = GatewayHttp(on_exchange=request_log.append)
-    instance = InstanceClient(http, InstanceCredentials(base_url, instance_id, instance_token, client_token))
+    instance = InstanceClient(http, InstanceCredentials(base_url, instance_id, instance_token, client_token), adapter)
     result = await instance.send_text(SendText(phone="5511999999999", message="hi"))
     ...
     await http.aclose()
 
 Requests are the strict models of `tui.api.models`, validated when built; every failure is a
-`tui.api.errors.GatewayError` whose text is safe to show (secrets redacted).
+`tui.api.errors.GatewayError` whose text is safe to show (secrets redacted). The gateway is the `adapter`
+(`tui.api.adapter.GatewayAdapter`, found by dialect in `tui.gateways`): it writes each operation, says where the
+family lives and how it authenticates, and reads the answers; the client never asks which gateway it is.
 """
 
 from __future__ import annotations
@@ -87,20 +89,11 @@ from tui.api.models import (
     WebhookConfig,
     WebhookUpdate,
 )
+from tui.api.adapter import Endpoint, GatewayAdapter
 from tui.api.errors import GatewayError, ReadOnlyRefused
 from tui.api import operations as ops
-from tui.api.operations import (
-    WUZAPI_WEBHOOK_READ_PATH,
-    Family,
-    InstanceDialect,
-    Operation,
-    OperationId,
-    SessionDialect,
-    WireRequest,
-    merged_wuzapi_webhook,
-    needs_current_webhook,
-)
-from tui.api.redaction import INSTANCE_TOKEN_PLACEHOLDER
+from tui.api.operations import Dialect, Family, Operation, WireRequest
+from tui.api.redaction import Redactor
 
 __all__ = [
     "Exchange",
@@ -115,11 +108,6 @@ __all__ = [
 Result = TypeVar("Result", bound=BaseModel)
 Req = TypeVar("Req", bound=Request)
 
-JSON = "application/json"
-
-
-def _segment(value: str) -> str:
-    return quote(value, safe="")
 
 
 def _require_family(op: Operation[Req, Result], family: Family) -> None:
@@ -134,53 +122,87 @@ def _refuse_a_write(op: Operation[Req, Result], read_only: str | None) -> None:
         raise ReadOnlyRefused(read_only, op.id.value)
 
 
-class InstanceClient:
-    """Instance family: `{base_url}/instances/{instanceId}/token/{instanceToken}/...`, header `Client-Token`.
+class _FamilyClient:
+    """What both families' clients do: write the operation through the adapter, refuse a write on a read-only
+    profile, read first where the gateway takes a write only whole, and send to the adapter's endpoint."""
 
-    `request(op, model)` sends any instance operation of `tui.api.operations`, written in `dialect`; the
-    named methods below are thin typed wrappers over it. With `read_only` (the profile's name), every operation
-    that writes is refused (ReadOnlyRefused) before anything is sent.
+    family: Family
+
+    def __init__(self, http: GatewayHttp, adapter: GatewayAdapter, endpoint: Endpoint, redactor: Redactor,
+                 read_only: str | None) -> None:
+        if self.family not in adapter.dialects:
+            raise ValueError(f"{adapter.name} has no {self.family.label}")
+        self.http = http
+        self.adapter = adapter
+        self.read_only = read_only
+        self._endpoint = endpoint
+        self._redactor = redactor
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.adapter.dialects[self.family]
+
+    async def request(self, op: Operation[Req, Result], request: Req) -> Result:
+        """Send `request` as `op`, written by this client's gateway. DialectRefusal (nothing sent) when it cannot
+        be said; ReadOnlyRefused when the profile is read-only and `op` writes."""
+        _require_family(op, self.family)
+        _refuse_a_write(op, self.read_only)
+        wire = self.adapter.wire(op, request)
+        first = self.adapter.read_first(op, request)
+        if first is not None:
+            try:
+                current = await self._send_wire(first.operation, "GET", first.read, first.answer, is_read=True)
+            except GatewayError as error:
+                raise type(error)(first.failed(error), status=error.status, body=error.body) from None
+            wire = WireRequest(wire.path, first.merge(current), wire.query)
+        method = wire.method or op.method
+        return await self._send_wire(op.id.value, method, wire, op.result, is_read=method == "GET")
+
+    async def _send_wire(
+        self, operation: str, method: str, wire: WireRequest, result: type[Result], *, is_read: bool
+    ) -> Result:
+        filled = self._endpoint.placeholders
+        tail = "/".join(
+            quote(filled.get(part[1:-1], part) if part.startswith("{") and part.endswith("}") else part, safe="")
+            for part in wire.path
+        )
+        query = ("?" + urlencode(wire.query)) if wire.query else ""
+        return await self.http.call(
+            Call(
+                operation=operation,
+                method=method,
+                url=f"{self._endpoint.url}/{tail}{query}",
+                shown_url=f"{self._endpoint.shown_url}/{tail}{query}",
+                headers=dict(self._endpoint.headers),
+                result=result,
+                redactor=self._redactor,
+                body=wire.body,
+                is_read=is_read,
+                read=self.adapter.read_answer,
+            )
+        )
+
+
+class InstanceClient(_FamilyClient):
+    """Instance family: `{base_url}/instances/{instanceId}/token/{instanceToken}/...`, header `Client-Token` (as the
+    spec and Z-API have it; another gateway's adapter says its own endpoint).
+
+    `request(op, model)` sends any instance operation of `tui.api.operations`, written by `adapter`; the named
+    methods below are thin typed wrappers over it. With `read_only` (the profile's name), every operation that
+    writes is refused (ReadOnlyRefused) before anything is sent.
     """
 
     family = Family.INSTANCE
 
     def __init__(
-        self, http: GatewayHttp, credentials: InstanceCredentials, dialect: InstanceDialect = InstanceDialect.SPEC,
+        self, http: GatewayHttp, credentials: InstanceCredentials, adapter: GatewayAdapter,
         *, read_only: str | None = None,
     ) -> None:
-        self.http = http
         self.credentials = credentials
-        self.dialect = InstanceDialect(dialect)
-        self.read_only = read_only
-        self._redactor = credentials.redactor()
+        super().__init__(http, adapter, adapter.instance_endpoint(credentials), credentials.redactor(), read_only)
 
     def __repr__(self) -> str:
         return f"InstanceClient({self.credentials!r}, dialect={self.dialect.value!r})"
-
-    def _prefix(self, token: str) -> str:
-        base = self.credentials.base_url.rstrip("/")
-        return f"{base}/instances/{_segment(self.credentials.instance_id)}/token/{token}"
-
-    async def request(self, op: Operation[Req, Result], request: Req) -> Result:
-        """Send `request` as `op` in this client's dialect. DialectRefusal (nothing sent) when it cannot be said."""
-        _require_family(op, self.family)
-        _refuse_a_write(op, self.read_only)
-        wire = op.encode(request, self.dialect)
-        tail = "/".join(_segment(part) for part in wire.path)
-        query = ("?" + urlencode(wire.query)) if wire.query else ""
-        return await self.http.call(
-            Call(
-                operation=op.id.value,
-                method=op.method,
-                url=f"{self._prefix(_segment(self.credentials.instance_token))}/{tail}{query}",
-                shown_url=f"{self._prefix(INSTANCE_TOKEN_PLACEHOLDER)}/{tail}{query}",
-                headers={"Client-Token": self.credentials.client_token, "Content-Type": JSON},
-                result=op.result,
-                redactor=self._redactor,
-                body=wire.body,
-                is_read=op.is_read,
-            )
-        )
 
     # -- sends (202 or 200 with messageId / id / zaapId); never retried ------------------------------------
 
@@ -304,74 +326,25 @@ class InstanceClient:
         return await self.request(ops.LIST_GROUPS, page)
 
 
-class SessionClient:
+class SessionClient(_FamilyClient):
     """Session family: `{base_url}/session/...`, `/group/...`, `/chat/send/contact`, `/webhook`; header `token`.
 
-    In the `wuzapi` dialect a partial webhook update first reads the current configuration (GET /webhook) and
-    sends the merged whole, because WuzAPI's PUT zeroes every field it is not sent. With `read_only` (the
-    profile's name), every operation that writes is refused (ReadOnlyRefused) before anything is sent.
+    Where the gateway takes a write only whole (WuzAPI's PUT /webhook zeroes every field it is not sent), the
+    adapter's `read_first` reads the current state and the merged whole is sent. With `read_only` (the profile's
+    name), every operation that writes is refused (ReadOnlyRefused) before anything is sent.
     """
 
     family = Family.SESSION
 
     def __init__(
-        self, http: GatewayHttp, credentials: SessionCredentials, dialect: SessionDialect = SessionDialect.SPEC,
+        self, http: GatewayHttp, credentials: SessionCredentials, adapter: GatewayAdapter,
         *, read_only: str | None = None,
     ) -> None:
-        self.http = http
         self.credentials = credentials
-        self.dialect = SessionDialect(dialect)
-        self.read_only = read_only
-        self._redactor = credentials.redactor()
+        super().__init__(http, adapter, adapter.session_endpoint(credentials), credentials.redactor(), read_only)
 
     def __repr__(self) -> str:
         return f"SessionClient({self.credentials!r}, dialect={self.dialect.value!r})"
-
-    async def request(self, op: Operation[Req, Result], request: Req) -> Result:
-        _require_family(op, self.family)
-        _refuse_a_write(op, self.read_only)
-        wire = op.encode(request, self.dialect)
-        if op.id is OperationId.WEBHOOK and self.dialect is SessionDialect.WUZAPI:
-            assert isinstance(request, WebhookUpdate)
-            if needs_current_webhook(request):
-                current = await self._current_webhook()
-                wire = WireRequest(wire.path, merged_wuzapi_webhook(request, current), wire.query)
-        return await self._send_wire(op.id.value, op.method, wire, op.result, is_read=op.is_read)
-
-    async def _current_webhook(self) -> WebhookConfig:
-        try:
-            return await self._send_wire(
-                "webhook (read before a partial update)", "GET", WireRequest(WUZAPI_WEBHOOK_READ_PATH, None),
-                WebhookConfig, is_read=True,
-            )
-        except GatewayError as error:
-            raise type(error)(
-                "Not sent: WuzAPI's PUT /webhook blanks every field it is not given, so a partial update needs "
-                f"the current configuration, and reading it (GET /webhook) failed: {error.message}. "
-                "Give webhook, events and active together to update without reading.",
-                status=error.status,
-                body=error.body,
-            ) from None
-
-    async def _send_wire(
-        self, operation: str, method: str, wire: WireRequest, result: type[Result], *, is_read: bool
-    ) -> Result:
-        url = self.credentials.base_url.rstrip("/") + "/" + "/".join(wire.path)
-        if wire.query:
-            url += "?" + urlencode(wire.query)
-        return await self.http.call(
-            Call(
-                operation=operation,
-                method=method,
-                url=url,
-                shown_url=url,
-                headers={"token": self.credentials.token, "Content-Type": JSON},
-                result=result,
-                redactor=self._redactor,
-                body=wire.body,
-                is_read=is_read,
-            )
-        )
 
     async def set_hmac_key(self, request: HmacKey) -> Details:
         return await self.request(ops.HMAC_SET, request)

@@ -81,6 +81,8 @@ class Call(Generic[Result]):
     body: Any = None
     is_read: bool = False
     answer_secret_keys: frozenset[str] = frozenset()  # keys whose values the answer's record masks (admin answers)
+    # How a 2xx answer reads: the gateway adapter's reader (tui.api.adapter.AnswerReader), the liberal one if none.
+    read: Callable[[type[Result], int, str, str], Result] = decode_success
 
 
 def tls_context() -> ssl.SSLContext:
@@ -267,7 +269,7 @@ class GatewayHttp:
                 raise InvalidBaseUrl(f"Cannot build a request URL for {call.operation}: {redact(str(error))}") from None
 
             if 200 <= status < 300:
-                return decode_success(call.result, status, response_text, call.operation)
+                return call.read(call.result, status, response_text, call.operation)
             raise error_for_status(status, response_text, retry_after=response.headers.get("Retry-After"))
         except GatewayError as error:
             failure = _redacted(error, redact)

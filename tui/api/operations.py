@@ -1,6 +1,6 @@
 """Every gateway operation as one row of one table: what it is, where it lives, and how each dialect writes it.
 
-    wire = SEND_POLL.encode(SendPoll(...), InstanceDialect.ZAPI)   # WireRequest(path=..., body=..., query=...)
+    wire = adapter_for(InstanceDialect.ZAPI).wire(SEND_POLL, SendPoll(...))   # tui.gateways: WireRequest(path=..., ...)
     answer = await instance_client.request(SEND_POLL, SendPoll(...))   # typed SendResult
 
 Each row is a typed constant, `Operation[Req, Res]`; `OPERATIONS` finds a row by id with its types erased
@@ -11,14 +11,14 @@ dispatch all read this table; no other module keeps a list of operations.
 
 Dialects (docs/gateways/zapi.md, docs/gateways/wuzapi.md): the spec is the contract and the default. A profile may speak
 its real gateway's dialect instead: `zapi` for the instance family, `wuzapi` for the session family. A dialect
-only changes how a request is written; the request models always carry the spec's field names. A request that
-a dialect cannot express raises `DialectRefusal` naming the field, before anything is sent.
+only changes how a request is written, and that is its gateway's adapter's (`tui.gateways.<name>`); the request
+models always carry the spec's field names. A request that a dialect cannot express raises `DialectRefusal` naming
+the field, before anything is sent.
 """
 
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
@@ -137,25 +137,19 @@ Body = dict[str, Any]  # a JSON object as the gateway reads it
 
 @dataclass(frozen=True)
 class WireRequest:
-    """What goes on the wire: the path after the family prefix (segments unquoted), body and query."""
+    """What goes on the wire: the path after the family prefix (segments unquoted; a `{name}` segment is filled
+    from the gateway's endpoint, e.g. its instance name), body and query; `method` when the gateway's differs from
+    the row's."""
 
     path: tuple[str, ...]
     body: Body | None
     query: dict[str, str] = field(default_factory=dict)
+    method: str | None = None
 
 
 Req = TypeVar("Req", bound=m.Request)
 Res = TypeVar("Res", bound=BaseModel, covariant=True)  # an answer is read, never given
 
-Encoder = Callable[[Req], Body | None]  # how a dialect writes the body of a `Req` (None: no body)
-
-
-def _spec_body(request: m.Request) -> Body:
-    return request.wire()
-
-
-def _no_body(_request: m.Request) -> None:
-    return None
 
 
 class SendKind(enum.StrEnum):
@@ -182,8 +176,8 @@ MEDIA_KINDS: tuple[SendKind, ...] = (SendKind.IMAGE, SendKind.VIDEO, SendKind.AU
 @dataclass(frozen=True, kw_only=True)
 class Operation(Generic[Req, Res]):
     """One operation, typed by its request and its answer: `Operation[m.SendText, m.SendResult]`. `path` is a
-    template over the request's field names, e.g. `group-metadata/{GROUP_PHONE_NUMBER}`; `bodies` maps a dialect
-    to how it writes the body (absent: the spec's body, unchanged); `sends` is what kind of message the
+    template over the request's field names, e.g. `group-metadata/{GROUP_PHONE_NUMBER}`; how each gateway writes it
+    (or refuses it) is its adapter's (`tui.gateways`); `sends` is what kind of message the
     operation sends (None: it sends none); `writes` whether it changes anything on the gateway or sends (pairing
     actions, settings, group changes...) rather than only reading: a read-only profile refuses every row that
     writes."""
@@ -200,8 +194,6 @@ class Operation(Generic[Req, Res]):
     writes: bool  # changes the gateway or sends; no default: every row says (a read-only profile refuses it)
     destructive: bool = False
     sends: SendKind | None = None
-    spec_body: Encoder[Req] = _spec_body
-    bodies: Mapping[Dialect, Encoder[Req]] = field(default_factory=dict)
     query: Callable[[Req], dict[str, str]] | None = None
     path_params: tuple[str, ...] = ()
     notes: Mapping[Dialect, str] = field(default_factory=dict)  # what a dialect writes differently, for people
@@ -224,12 +216,14 @@ class Operation(Generic[Req, Res]):
             str(values[part[1:-1]]) if part.startswith("{") else part for part in self.path.split("/")
         )
 
-    def encode(self, request: Req, dialect: Dialect) -> WireRequest:
-        """The request as `dialect` writes it; raises DialectRefusal when the dialect cannot express it."""
+    def check(self, request: Req) -> None:
+        """TypeError, before anything is written, when `request` is not this row's model (a caller that found the
+        row by id at run time holds it with its types forgotten)."""
         if not isinstance(request, self.request):
             raise TypeError(f"{self.id} takes {self.request.__name__}, not {type(request).__name__}")
-        encoder = self.bodies.get(dialect, self.spec_body)
-        body = encoder(request)
+
+    def wire_request(self, request: Req, body: Body | None) -> WireRequest:
+        """The row's path and query for `request`, with the body its gateway wrote (`tui.api.adapter`)."""
         query = self.query(request) if self.query is not None else {}
         return WireRequest(self.wire_path(request), body, query)
 
@@ -239,191 +233,7 @@ class Operation(Generic[Req, Res]):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Z-API wire forms (docs/gateways/zapi.md §1.5, §2, §3)
-
-ZAPI_DELAY_RULE = "Z-API waits whole seconds from 1 to 15 (1000 to 15000 milliseconds in steps of 1000)"
-_GROUP_JID = re.compile(r"(\d+(?:-\d+)?)@g\.us")
-_GROUP_ID = re.compile(r"(\d+(?:-\d+)?)-group")
-
-
-def zapi_phone(value: str) -> str:
-    """Z-API addresses a group as `<digits>-group` in `phone`; numbers pass unchanged."""
-    match = _GROUP_JID.fullmatch(value)
-    return f"{match.group(1)}-group" if match else value
-
-
-def spec_phone(value: str) -> str:
-    """The spec addresses a group as `<digits>@g.us` in sends; `-group` input is rewritten."""
-    match = _GROUP_ID.fullmatch(value)
-    return f"{match.group(1)}@g.us" if match else value
-
-
-def zapi_delay_seconds(milliseconds: int) -> int:
-    """The spec's `delayMessage` (ms) as Z-API's whole seconds, or DialectRefusal."""
-    seconds, rest = divmod(milliseconds, 1000)
-    if rest or not 1 <= seconds <= 15:
-        raise DialectRefusal("delayMessage", f"of {milliseconds} ms cannot be written: {ZAPI_DELAY_RULE}")
-    return seconds
-
-
-def _with_phones(body: Body, convert: Callable[[str], str], *keys: str) -> Body:
-    for key in keys:
-        if key in body:
-            body[key] = convert(body[key])
-    return body
-
-
-def _spec_send(*keys: str) -> Callable[[m.Request], Body]:
-    def encode(request: m.Request) -> Body:
-        return _with_phones(request.wire(), spec_phone, *keys)
-
-    return encode
-
-
-def _zapi_send(*keys: str) -> Callable[[m.Request], Body]:
-    def encode(request: m.Request) -> Body:
-        body = _with_phones(request.wire(), zapi_phone, *keys)
-        if "delayMessage" in body:
-            body["delayMessage"] = zapi_delay_seconds(body["delayMessage"])
-        return body
-
-    return encode
-
-
-def _zapi_button_actions(request: m.SendButtonActions) -> Body:
-    body = _zapi_send("phone")(request)
-    body["buttonActions"] = [
-        {"id": button["id"], "type": "REPLY", "label": button["text"]} for button in body.pop("buttons")
-    ]
-    return body
-
-
-ZAPI_LINK_PREVIEW_RULE = "Z-API requires image, title and linkDescription on every link message"
-
-
-def _zapi_link(request: m.SendLink) -> Body:
-    for name, value in (("image", request.image), ("title", request.title), ("linkDescription", request.linkDescription)):
-        if not (value or "").strip():
-            raise DialectRefusal(name, f"is required: {ZAPI_LINK_PREVIEW_RULE}")
-    return _zapi_send("phone")(request)
-
-
-def _zapi_poll(request: m.SendPoll) -> dict[str, Any]:
-    """Z-API's `pollMaxOptions` is "the maximum number of votes per person" (send-poll.mdx): the spec's
-    `selectableCount` N (1 to the number of options, checked by the model) goes out as itself."""
-    body = _zapi_send("phone")(request)
-    body["pollMaxOptions"] = body.pop("selectableCount", 1)
-    return body
-
-
-def _zapi_location(request: m.SendLocation) -> Body:
-    body = _zapi_send("phone")(request)
-    body["latitude"] = repr(float(body.pop("lat")))
-    body["longitude"] = repr(float(body.pop("lng")))
-    return body
-
-
-def _zapi_scope(scope: str, field_name: str, *, allow_none: bool) -> str:
-    if scope == m.PrivacyScope.NONE and not allow_none:
-        raise DialectRefusal(field_name, "cannot be NONE: Z-API offers ALL, CONTACT or CONTACT_BLACKLIST here")
-    return "CONTACTS" if scope == m.PrivacyScope.CONTACT else scope
-
-
-def _zapi_group_add(request: m.PrivacyGroupAdd) -> Body:
-    body = request.wire()
-    body["type"] = _zapi_scope(body["type"], "type", allow_none=False)
-    return body
-
-
-def _zapi_last_seen(request: m.PrivacyLastSeen) -> Body:
-    body = request.wire()
-    body["visualizationType"] = _zapi_scope(body["visualizationType"], "visualizationType", allow_none=True)
-    return body
-
-
-def _zapi_redefine_link(request: m.RedefineInvitationLink) -> None:
-    if request.groupsPhones:
-        raise DialectRefusal("groupsPhones", "must be empty: Z-API resets the community's own link only")
-    return None  # Z-API takes the community from the path; the docs ask for no body
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Media (issue 25). Instance family: Z-API's send-image, send-video, send-audio, send-document/{extension}
-# (developer.z-api.io, Z-API/docs en/message/send-message-*.mdx): the file as a URL or a base64 data URL, `caption`,
-# `fileName`, `delayMessage` in whole seconds. The spec names no media call, so its instance family writes these same
-# shapes (delay in seconds too); only a group keeps the spec's `@g.us` form there, as in every spec send.
-# Session family: WuzAPI's /chat/send/image|video|audio|document (spec.yml; handlers.go SendImage, SendVideo,
-# SendAudio, SendDocument), data URLs only; the spec dialect has no media call at all and refuses before sending.
-
-MEDIA_DELAY_NOTE = "delayMessage in whole seconds 1-15 (give 1000-15000 ms)"
-
-
-def _media_body(convert: Callable[[str], str]) -> Callable[[m.Request], Body]:
-    def encode(request: m.Request) -> Body:
-        body = _with_phones(request.wire(), convert, "phone")
-        body.pop("extension", None)  # send-document's extension is in the path
-        if "delayMessage" in body:
-            body["delayMessage"] = zapi_delay_seconds(body["delayMessage"])
-        return body
-
-    return encode
-
-
-_spec_media, _zapi_media = _media_body(spec_phone), _media_body(zapi_phone)
-
-
-def _no_media_in_spec(path: str) -> Callable[[m.Request], None]:
-    def refuse(_request: m.Request) -> None:
-        raise DialectRefusal(
-            path,
-            "cannot be sent in the spec dialect: the service's session family has no media call (WuzAPI's "
-            f"POST /{path} has one: set the profile's session_dialect to wuzapi, or send on the instance family)",
-        )
-
-    return refuse
-
-
-# What WuzAPI's handlers accept (handlers.go): the data URL's head, and spec.yml's words for it.
-WUZAPI_IMAGE_TYPES = ("image/png", "image/jpeg")  # spec.yml: "must be base64 encoded in image/png or image/jpeg"
-WUZAPI_VIDEO_TYPES = ("video/mp4", "video/3gpp")  # spec.yml: "video/mp4 or video/3gpp ... H.264 ... AAC"
-WUZAPI_AUDIO_TYPE = "audio/ogg"  # spec.yml: "opus format, mime type audio/ogg"; the handler checks data:audio/ogg
-WUZAPI_DOCUMENT_HEAD = "data:application/octet-stream;base64,"  # handlers.go SendDocument refuses any other head
-
-
-def _wuzapi_data(field_name: str, allowed: tuple[str, ...], rule: str) -> Callable[[m.Request], Body]:
-    def encode(request: m.Request) -> Body:
-        body = _with_phones(request.wire(), spec_phone, "Phone")
-        if m.data_url_type(body[field_name]) not in allowed:
-            raise DialectRefusal(field_name, f"is {m.data_url_type(body[field_name])}: {rule}")
-        return body
-
-    return encode
-
-
-def _wuzapi_document(request: m.ChatSendDocument) -> Body:
-    """WuzAPI reads a document only from `data:application/octet-stream;base64,` (it sniffs the type itself)."""
-    body = _with_phones(request.wire(), spec_phone, "Phone")
-    body["Document"] = WUZAPI_DOCUMENT_HEAD + m.data_url_payload(request.Document)
-    return body
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # Lists (docs/gateways/zapi.md §3.6, docs/gateways/wuzapi.md §2.8): the gateways offer them, the spec does not.
-
-
-def _not_in_spec(what: str, where: str) -> Callable[[m.Request], None]:
-    def refuse(_request: m.Request) -> None:
-        raise DialectRefusal(what, f"cannot be listed in the spec dialect: the service has no such list ({where})")
-
-    return refuse
-
-
-def _no_such_call(what: str, where: str) -> Callable[[m.Request], None]:
-    def refuse(_request: m.Request) -> None:
-        raise DialectRefusal(what, f"cannot be called in the spec dialect: the service has no such call ({where})")
-
-    return refuse
-
 
 def _page_query(request: m.ListPage) -> dict[str, str]:
     return {"page": str(request.page), "pageSize": str(request.pageSize)}
@@ -442,6 +252,7 @@ NAME_LISTS: tuple[OperationId, ...] = (
 INST, SESS = Family.INSTANCE, Family.SESSION
 Z, W = InstanceDialect.ZAPI, SessionDialect.WUZAPI
 GROUP_AS_DIGITS = "a group is sent as <digits>-group"
+MEDIA_DELAY_NOTE = "delayMessage in whole seconds 1-15 (give 1000-15000 ms)"
 PAGED = "page and pageSize go in the query; the answer is a bare array"
 
 
@@ -455,57 +266,49 @@ def _group_info_query(request: m.GroupInfoRequest) -> dict[str, str]:
 SEND_TEXT: Operation[m.SendText, m.SendResult] = Operation(
     id=OperationId.SEND_TEXT, number=None, family=INST, method="POST", path="send-text",
     request=m.SendText, result=m.SendResult, title="Send text", section=Section.CHATS, sends=SendKind.TEXT,
-    spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: GROUP_AS_DIGITS},
+    notes={Z: GROUP_AS_DIGITS},
     writes=True,
 )
 SEND_BUTTON_ACTIONS: Operation[m.SendButtonActions, m.SendResult] = Operation(
     id=OperationId.SEND_BUTTON_ACTIONS, number=1, family=INST, method="POST", path="send-button-actions",
     request=m.SendButtonActions, result=m.SendResult, title="Send quick-reply buttons", section=Section.CHATS,
-    sends=SendKind.BUTTONS, spec_body=_spec_send("phone"), bodies={Z: _zapi_button_actions},
-    notes={Z: "buttons go out as buttonActions [{id, type: REPLY, label}]"},
+    sends=SendKind.BUTTONS, notes={Z: "buttons go out as buttonActions [{id, type: REPLY, label}]"},
     writes=True,
 )
 SEND_BUTTON_LIST: Operation[m.SendButtonList, m.SendResult] = Operation(
     id=OperationId.SEND_BUTTON_LIST, number=None, family=INST, method="POST", path="send-button-list",
     request=m.SendButtonList, result=m.SendResult, title="Send button list", section=Section.CHATS,
-    sends=SendKind.LIST, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
-    notes={Z: GROUP_AS_DIGITS},
+    sends=SendKind.LIST, notes={Z: GROUP_AS_DIGITS},
     writes=True,
 )
 SEND_LINK: Operation[m.SendLink, m.SendResult] = Operation(
     id=OperationId.SEND_LINK, number=2, family=INST, method="POST", path="send-link",
     request=m.SendLink, result=m.SendResult, title="Send link with preview", section=Section.CHATS,
-    sends=SendKind.LINK, spec_body=_spec_send("phone"), bodies={Z: _zapi_link},
-    notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"},
+    sends=SendKind.LINK, notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"},
     writes=True,
 )
 SEND_POLL: Operation[m.SendPoll, m.SendResult] = Operation(
     id=OperationId.SEND_POLL, number=3, family=INST, method="POST", path="send-poll",
     request=m.SendPoll, result=m.SendResult, title="Send poll", section=Section.CHATS,
-    sends=SendKind.POLL, spec_body=_spec_send("phone"), bodies={Z: _zapi_poll},
-    notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"},
+    sends=SendKind.POLL, notes={Z: "selectableCount N goes out as pollMaxOptions N (the most options a voter may pick)"},
     writes=True,
 )
 SEND_LOCATION: Operation[m.SendLocation, m.SendResult] = Operation(
     id=OperationId.SEND_LOCATION, number=4, family=INST, method="POST", path="send-location",
     request=m.SendLocation, result=m.SendResult, title="Send location", section=Section.CHATS,
-    sends=SendKind.LOCATION, spec_body=_spec_send("phone"), bodies={Z: _zapi_location},
-    notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"},
+    sends=SendKind.LOCATION, notes={Z: "lat/lng go out as latitude/longitude strings; delayMessage in whole seconds 1-15 (give 1000-15000 ms)"},
     writes=True,
 )
 SEND_STICKER: Operation[m.SendSticker, m.SendResult] = Operation(
     id=OperationId.SEND_STICKER, number=5, family=INST, method="POST", path="send-sticker",
     request=m.SendSticker, result=m.SendResult, title="Send sticker", section=Section.CHATS,
-    sends=SendKind.STICKER, spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")},
-    notes={Z: "delayMessage in whole seconds 1-15 (give 1000-15000 ms); a group is sent as <digits>-group"},
+    sends=SendKind.STICKER, notes={Z: "delayMessage in whole seconds 1-15 (give 1000-15000 ms); a group is sent as <digits>-group"},
     writes=True,
 )
 FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
     id=OperationId.FORWARD_MESSAGE, number=None, family=INST, method="POST", path="forward-message",
     request=m.ForwardMessage, result=m.SendResult, title="Forward a message", section=Section.CHATS,
-    sends=SendKind.FORWARD, spec_body=_spec_send("phone", "messagePhone"),
-    bodies={Z: _zapi_send("phone", "messagePhone")},
-    notes={Z: "phone and messagePhone groups are sent as <digits>-group"},
+    sends=SendKind.FORWARD, notes={Z: "phone and messagePhone groups are sent as <digits>-group"},
     writes=True,
 )
 
@@ -514,7 +317,6 @@ FORWARD_MESSAGE: Operation[m.ForwardMessage, m.SendResult] = Operation(
 SEND_IMAGE: Operation[m.SendImage, m.SendResult] = Operation(
     id=OperationId.SEND_IMAGE, number=None, family=INST, method="POST", path="send-image",
     request=m.SendImage, result=m.SendResult, title="Send image", section=Section.CHATS, sends=SendKind.IMAGE,
-    spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
     writes=True,
@@ -522,7 +324,6 @@ SEND_IMAGE: Operation[m.SendImage, m.SendResult] = Operation(
 SEND_VIDEO: Operation[m.SendVideo, m.SendResult] = Operation(
     id=OperationId.SEND_VIDEO, number=None, family=INST, method="POST", path="send-video",
     request=m.SendVideo, result=m.SendResult, title="Send video", section=Section.CHATS, sends=SendKind.VIDEO,
-    spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
     writes=True,
@@ -530,7 +331,6 @@ SEND_VIDEO: Operation[m.SendVideo, m.SendResult] = Operation(
 SEND_AUDIO: Operation[m.SendAudio, m.SendResult] = Operation(
     id=OperationId.SEND_AUDIO, number=None, family=INST, method="POST", path="send-audio",
     request=m.SendAudio, result=m.SendResult, title="Send audio", section=Section.CHATS, sends=SendKind.AUDIO,
-    spec_body=_spec_media, bodies={Z: _zapi_media},
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); {MEDIA_DELAY_NOTE}",
            Z: f"{MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
     writes=True,
@@ -538,7 +338,7 @@ SEND_AUDIO: Operation[m.SendAudio, m.SendResult] = Operation(
 SEND_DOCUMENT: Operation[m.SendDocument, m.SendResult] = Operation(
     id=OperationId.SEND_DOCUMENT, number=None, family=INST, method="POST", path="send-document/{extension}",
     request=m.SendDocument, result=m.SendResult, title="Send document", section=Section.CHATS,
-    sends=SendKind.DOCUMENT, spec_body=_spec_media, bodies={Z: _zapi_media}, path_params=("extension",),
+    sends=SendKind.DOCUMENT, path_params=("extension",),
     notes={InstanceDialect.SPEC: f"Z-API's shape (the spec names no media call); the extension goes in the path; "
                                  f"{MEDIA_DELAY_NOTE}",
            Z: f"the extension goes in the path; {MEDIA_DELAY_NOTE}; {GROUP_AS_DIGITS}"},
@@ -550,13 +350,13 @@ SEND_DOCUMENT: Operation[m.SendDocument, m.SendResult] = Operation(
 PRIVACY_GROUP_ADD: Operation[m.PrivacyGroupAdd, m.OperationResult] = Operation(
     id=OperationId.PRIVACY_GROUP_ADD, number=6, family=INST, method="POST", path="privacy/group-add",
     request=m.PrivacyGroupAdd, result=m.OperationResult, title="Privacy: who may add me to groups",
-    section=Section.PRIVACY, bodies={Z: _zapi_group_add}, notes={Z: "CONTACT goes out as CONTACTS; NONE is refused"},
+    section=Section.PRIVACY, notes={Z: "CONTACT goes out as CONTACTS; NONE is refused"},
     writes=True,
 )
 PRIVACY_LAST_SEEN: Operation[m.PrivacyLastSeen, m.OperationResult] = Operation(
     id=OperationId.PRIVACY_LAST_SEEN, number=7, family=INST, method="POST", path="privacy/last-seen",
     request=m.PrivacyLastSeen, result=m.OperationResult, title="Privacy: who may see my last seen",
-    section=Section.PRIVACY, bodies={Z: _zapi_last_seen}, notes={Z: "CONTACT goes out as CONTACTS"},
+    section=Section.PRIVACY, notes={Z: "CONTACT goes out as CONTACTS"},
     writes=True,
 )
 ADD_PARTICIPANT: Operation[m.AddParticipant, m.AddParticipantResult] = Operation(
@@ -573,7 +373,7 @@ UPDATE_GROUP_NAME: Operation[m.UpdateGroupName, m.OperationResult] = Operation(
 GROUP_METADATA: Operation[m.GroupMetadataQuery, m.GroupMetadata] = Operation(
     id=OperationId.GROUP_METADATA, number=10, family=INST, method="GET", path="group-metadata/{GROUP_PHONE_NUMBER}",
     request=m.GroupMetadataQuery, result=m.GroupMetadata, title="Group metadata", section=Section.GROUPS,
-    spec_body=_no_body, path_params=("GROUP_PHONE_NUMBER",),
+    path_params=("GROUP_PHONE_NUMBER",),
     writes=False,
 )
 ADD_ADMIN: Operation[m.AddAdmin, m.OperationResult] = Operation(
@@ -586,14 +386,14 @@ REDEFINE_INVITATION_LINK: Operation[m.RedefineInvitationLink, m.InviteLink] = Op
     id=OperationId.REDEFINE_INVITATION_LINK, number=12, family=INST, method="POST",
     path="redefine-invitation-link/{communityId}", request=m.RedefineInvitationLink, result=m.InviteLink,
     title="Reset community invite link", section=Section.COMMUNITIES, destructive=True,
-    bodies={Z: _zapi_redefine_link}, path_params=("communityId",),
+    path_params=("communityId",),
     notes={Z: "no body (the community is in the path); groupsPhones is refused"},
     writes=True,
 )
 MODIFY_CHAT: Operation[m.ModifyChat, m.OperationResult] = Operation(
     id=OperationId.MODIFY_CHAT, number=13, family=INST, method="POST", path="modify-chat",
     request=m.ModifyChat, result=m.OperationResult, title="Act on a chat", section=Section.CHATS,
-    spec_body=_spec_send("phone"), bodies={Z: _zapi_send("phone")}, notes={Z: f"{GROUP_AS_DIGITS}; answers {{value}}"},
+    notes={Z: f"{GROUP_AS_DIGITS}; answers {{value}}"},
     writes=True,
 )
 PROFILE_DESCRIPTION: Operation[m.ProfileDescription, m.OperationResult] = Operation(
@@ -605,7 +405,7 @@ PROFILE_DESCRIPTION: Operation[m.ProfileDescription, m.OperationResult] = Operat
 PRODUCTS: Operation[m.ProductQuery, m.Product] = Operation(
     id=OperationId.PRODUCTS, number=15, family=INST, method="GET", path="products/{PRODUCT_ID}",
     request=m.ProductQuery, result=m.Product, title="Look up catalog product", section=Section.CATALOG,
-    spec_body=_no_body, path_params=("PRODUCT_ID",),
+    path_params=("PRODUCT_ID",),
     writes=False,
 )
 UPDATE_WEBHOOK_DELIVERY: Operation[m.DeliveryWebhook, m.OperationResult] = Operation(
@@ -616,7 +416,7 @@ UPDATE_WEBHOOK_DELIVERY: Operation[m.DeliveryWebhook, m.OperationResult] = Opera
 STATUS: Operation[m.NoBody, c.InstanceStatus] = Operation(
     id=OperationId.STATUS, number=None, family=INST, method="GET", path="status",
     request=m.NoBody, result=c.InstanceStatus, title="Connection status", section=Section.SETTINGS,
-    spec_body=_no_body, notes={Z: "error is a status text (You are already connected / You need to restore the "
+    notes={Z: "error is a status text (You are already connected / You need to restore the "
                                   "session / You are not connected), not a failure"},
     writes=False,
 )
@@ -626,21 +426,21 @@ STATUS: Operation[m.NoBody, c.InstanceStatus] = Operation(
 LIST_CHATS: Operation[m.ListPage, m.ChatList] = Operation(
     id=OperationId.LIST_CHATS, number=None, family=INST, method="GET", path="chats",
     request=m.ListPage, result=m.ChatList, title="List chats (Z-API)", section=Section.CHATS,
-    spec_body=_not_in_spec("chats", "Z-API's GET /chats"), bodies={Z: _no_body}, query=_page_query,
+    query=_page_query,
     notes={Z: PAGED},
     writes=False,
 )
 LIST_CONTACTS: Operation[m.ListPage, m.ContactList] = Operation(
     id=OperationId.LIST_CONTACTS, number=None, family=INST, method="GET", path="contacts",
     request=m.ListPage, result=m.ContactList, title="List contacts (Z-API)", section=Section.CHATS,
-    spec_body=_not_in_spec("contacts", "Z-API's GET /contacts"), bodies={Z: _no_body}, query=_page_query,
+    query=_page_query,
     notes={Z: "page and pageSize go in the query; name is set only for saved contacts, notify is the push name"},
     writes=False,
 )
 LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
     id=OperationId.LIST_GROUPS, number=None, family=INST, method="GET", path="groups",
     request=m.ListPage, result=m.ChatList, title="List groups (Z-API)", section=Section.GROUPS,
-    spec_body=_not_in_spec("groups", "Z-API's GET /groups"), bodies={Z: _no_body}, query=_page_query,
+    query=_page_query,
     notes={Z: PAGED},
     writes=False,
 )
@@ -651,36 +451,31 @@ LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
 QR_CODE: Operation[m.NoBody, c.ZapiQr] = Operation(
     id=OperationId.QR_CODE, number=None, family=INST, method="GET", path="qr-code",
     request=m.NoBody, result=c.ZapiQr, title="QR code to pair (Z-API)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("qr-code", "Z-API's GET /qr-code"), bodies={Z: _no_body},
     notes={Z: "answers {value}: the QR text (or a PNG data URL); a new code every 20 s"},
     writes=False,
 )
 QR_CODE_IMAGE: Operation[m.NoBody, c.ZapiQr] = Operation(
     id=OperationId.QR_CODE_IMAGE, number=None, family=INST, method="GET", path="qr-code/image",
     request=m.NoBody, result=c.ZapiQr, title="QR code image to pair (Z-API)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("qr-code/image", "Z-API's GET /qr-code/image"), bodies={Z: _no_body},
     notes={Z: "answers {value: data:image/png;base64,...}"},
     writes=False,
 )
 PHONE_CODE: Operation[c.PhoneCodeQuery, c.ZapiPhoneCode] = Operation(
     id=OperationId.PHONE_CODE, number=None, family=INST, method="GET", path="phone-code/{phone}",
     request=c.PhoneCodeQuery, result=c.ZapiPhoneCode, title="Phone code to pair (Z-API)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("phone-code", "Z-API's GET /phone-code/{phone}"), bodies={Z: _no_body},
     path_params=("phone",), notes={Z: "the number goes in the path; answers {value: <code to type on the phone>}"},
     writes=True,
 )
 RESTART: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.RESTART, number=None, family=INST, method="GET", path="restart",
     request=m.NoBody, result=m.OperationResult, title="Restart the instance (Z-API)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("restart", "Z-API's GET /restart"), bodies={Z: _no_body},
     notes={Z: "GET, no body; reconnects the paired phone without a new QR code"},
     writes=True,
 )
 DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
     id=OperationId.DISCONNECT, number=None, family=INST, method="GET", path="disconnect",
     request=m.NoBody, result=m.OperationResult, title="Log out the phone (Z-API)", section=Section.ACCOUNT,
-    destructive=True, spec_body=_no_such_call("disconnect", "Z-API's GET /disconnect"), bodies={Z: _no_body},
-    notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
+    destructive=True, notes={Z: "GET, no body; unpairs the phone: pairing again needs a new QR or phone code"},
     writes=True,
 )
 
@@ -690,7 +485,6 @@ DISCONNECT: Operation[m.NoBody, m.OperationResult] = Operation(
 DEVICE: Operation[m.NoBody, c.ZapiDevice] = Operation(
     id=OperationId.DEVICE, number=None, family=INST, method="GET", path="device",
     request=m.NoBody, result=c.ZapiDevice, title="Paired phone's number and device (Z-API)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("device", "Z-API's GET /device"), bodies={Z: _no_body},
     notes={Z: "answers {phone, imgUrl, about, name, device: {sessionName, device_model}, originalDevice, sessionId, "
               "isBusiness} of the connected phone"},
     writes=False,
@@ -702,8 +496,7 @@ DEVICE: Operation[m.NoBody, c.ZapiDevice] = Operation(
 INSTANCE_DATA: Operation[m.NoBody, c.ZapiInstanceData] = Operation(
     id=OperationId.INSTANCE_DATA, number=None, family=INST, method="GET", path="me",
     request=m.NoBody, result=c.ZapiInstanceData, title="Instance data and callback URLs (Z-API)",
-    section=Section.SETTINGS, spec_body=_no_such_call("me", "Z-API's GET /me"), bodies={Z: _no_body},
-    notes={Z: "answers the instance's settings, among them deliveryCallbackUrl, receivedCallbackUrl, "
+    section=Section.SETTINGS, notes={Z: "answers the instance's settings, among them deliveryCallbackUrl, receivedCallbackUrl, "
               "messageStatusCallbackUrl, presenceChatCallbackUrl, connectedCallbackUrl, disconnectedCallbackUrl"},
     writes=False,
 )
@@ -711,7 +504,6 @@ UPDATE_EVERY_WEBHOOKS: Operation[c.EveryCallback, m.OperationResult] = Operation
     id=OperationId.UPDATE_EVERY_WEBHOOKS, number=None, family=INST, method="PUT", path="update-every-webhooks",
     request=c.EveryCallback, result=m.OperationResult, title="Point every callback at one URL (Z-API)",
     section=Section.SETTINGS,
-    spec_body=_no_such_call("update-every-webhooks", "Z-API's PUT /update-every-webhooks"), bodies={Z: _spec_body},
     notes={Z: "{value, notifySentByMe?}: delivery, received, status, presence, connected and disconnected at once; "
               "Z-API takes only https URLs"},
     writes=True,
@@ -727,14 +519,12 @@ HMAC_SET: Operation[m.HmacKey, m.Details] = Operation(
 HMAC_STATUS: Operation[m.NoBody, m.HmacStatus] = Operation(
     id=OperationId.HMAC_STATUS, number=18, family=SESS, method="GET", path="session/hmac/config",
     request=m.NoBody, result=m.HmacStatus, title="HMAC signing key status", section=Section.SETTINGS,
-    spec_body=_no_body,
     writes=False,
 )
 HMAC_DELETE: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.HMAC_DELETE, number=19, family=SESS, method="DELETE", path="session/hmac/config",
     request=m.NoBody, result=m.Details, title="Remove HMAC signing key", section=Section.SETTINGS,
-    destructive=True, spec_body=_no_body,
-    writes=True,
+    destructive=True, writes=True,
 )
 PROXY: Operation[m.ProxyConfig, m.Details] = Operation(
     id=OperationId.PROXY, number=20, family=SESS, method="POST", path="session/proxy",
@@ -761,32 +551,25 @@ SEND_CONTACT: Operation[m.ContactCard, m.ContactSent] = Operation(
 CHAT_SEND_IMAGE: Operation[m.ChatSendImage, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_IMAGE, number=None, family=SESS, method="POST", path="chat/send/image",
     request=m.ChatSendImage, result=m.ContactSent, title="Send image (WuzAPI)", section=Section.CHATS,
-    sends=SendKind.IMAGE, spec_body=_no_media_in_spec("chat/send/image"),
-    bodies={W: _wuzapi_data("Image", WUZAPI_IMAGE_TYPES, "WuzAPI takes PNG or JPEG only")},
-    notes={W: "Image is a PNG or JPEG data URL; answers {Details, Id, Timestamp}"},
+    sends=SendKind.IMAGE, notes={W: "Image is a PNG or JPEG data URL; answers {Details, Id, Timestamp}"},
     writes=True,
 )
 CHAT_SEND_VIDEO: Operation[m.ChatSendVideo, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_VIDEO, number=None, family=SESS, method="POST", path="chat/send/video",
     request=m.ChatSendVideo, result=m.ContactSent, title="Send video (WuzAPI)", section=Section.CHATS,
-    sends=SendKind.VIDEO, spec_body=_no_media_in_spec("chat/send/video"),
-    bodies={W: _wuzapi_data("Video", WUZAPI_VIDEO_TYPES, "WuzAPI takes MP4 or 3GPP only (H.264 video, AAC audio)")},
-    notes={W: "Video is an MP4 or 3GPP data URL"},
+    sends=SendKind.VIDEO, notes={W: "Video is an MP4 or 3GPP data URL"},
     writes=True,
 )
 CHAT_SEND_AUDIO: Operation[m.ChatSendAudio, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_AUDIO, number=None, family=SESS, method="POST", path="chat/send/audio",
     request=m.ChatSendAudio, result=m.ContactSent, title="Send voice note (WuzAPI)", section=Section.CHATS,
-    sends=SendKind.AUDIO, spec_body=_no_media_in_spec("chat/send/audio"),
-    bodies={W: _wuzapi_data("Audio", (WUZAPI_AUDIO_TYPE,), "WuzAPI takes Opus in Ogg only (data:audio/ogg;base64,)")},
-    notes={W: "Audio is Opus in Ogg, data:audio/ogg;base64,…; sent as a voice note"},
+    sends=SendKind.AUDIO, notes={W: "Audio is Opus in Ogg, data:audio/ogg;base64,…; sent as a voice note"},
     writes=True,
 )
 CHAT_SEND_DOCUMENT: Operation[m.ChatSendDocument, m.ContactSent] = Operation(
     id=OperationId.CHAT_SEND_DOCUMENT, number=None, family=SESS, method="POST", path="chat/send/document",
     request=m.ChatSendDocument, result=m.ContactSent, title="Send document (WuzAPI)", section=Section.CHATS,
-    sends=SendKind.DOCUMENT, spec_body=_no_media_in_spec("chat/send/document"), bodies={W: _wuzapi_document},
-    notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required; "
+    sends=SendKind.DOCUMENT, notes={W: "Document goes out as data:application/octet-stream;base64,… whatever its type; FileName required; "
               "a caption goes with it"},
     writes=True,
 )
@@ -800,21 +583,18 @@ WEBHOOK: Operation[m.WebhookUpdate, m.WebhookConfig] = Operation(
 USER_CONTACTS: Operation[m.NoBody, m.ContactList] = Operation(
     id=OperationId.USER_CONTACTS, number=None, family=SESS, method="GET", path="user/contacts",
     request=m.NoBody, result=m.ContactList, title="List contacts (WuzAPI)", section=Section.CHATS,
-    spec_body=_not_in_spec("user/contacts", "WuzAPI's GET /user/contacts"), bodies={W: _no_body},
     notes={W: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"},
     writes=False,
 )
 WEBHOOK_READ: Operation[m.NoBody, m.WebhookConfig] = Operation(
     id=OperationId.WEBHOOK_READ, number=None, family=SESS, method="GET", path="webhook",
     request=m.NoBody, result=m.WebhookConfig, title="Read session webhook", section=Section.SETTINGS,
-    spec_body=_no_body, bodies={W: _no_body},
     notes={W: "answers {webhook, subscribe}: no events reads [\"\"], and nothing says whether delivery is on"},
     writes=False,
 )
 GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
     id=OperationId.GROUP_LIST, number=None, family=SESS, method="GET", path="group/list",
     request=m.NoBody, result=m.GroupList, title="List groups (WuzAPI)", section=Section.GROUPS,
-    spec_body=_not_in_spec("group/list", "WuzAPI's GET /group/list"), bodies={W: _no_body},
     notes={W: "answers {Groups: [GroupInfo…]}, Groups null when there are none"},
     writes=False,
 )
@@ -826,45 +606,38 @@ GROUP_LIST: Operation[m.NoBody, m.GroupList] = Operation(
 SESSION_STATUS: Operation[m.NoBody, c.SessionStatus] = Operation(
     id=OperationId.SESSION_STATUS, number=None, family=SESS, method="GET", path="session/status",
     request=m.NoBody, result=c.SessionStatus, title="Session status (WuzAPI)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("session/status", "WuzAPI's GET /session/status"), bodies={W: _no_body},
     notes={W: "answers {Connected, LoggedIn} (older) or {connected, loggedIn, jid, ...} (newer)"},
     writes=False,
 )
 SESSION_CONNECT: Operation[c.SessionConnect, c.SessionConnected] = Operation(
     id=OperationId.SESSION_CONNECT, number=None, family=SESS, method="POST", path="session/connect",
     request=c.SessionConnect, result=c.SessionConnected, title="Connect the session (WuzAPI)",
-    section=Section.ACCOUNT, spec_body=_no_such_call("session/connect", "WuzAPI's POST /session/connect"),
-    bodies={W: _spec_body},
-    notes={W: "always sends Subscribe (the profile's event kinds: WuzAPI stores what it is sent, and an empty list "
+    section=Section.ACCOUNT, notes={W: "always sends Subscribe (the profile's event kinds: WuzAPI stores what it is sent, and an empty list "
               "stores none) and Immediate: true"},
     writes=True,
 )
 SESSION_QR: Operation[m.NoBody, c.SessionQr] = Operation(
     id=OperationId.SESSION_QR, number=None, family=SESS, method="GET", path="session/qr",
     request=m.NoBody, result=c.SessionQr, title="QR code to pair (WuzAPI)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("session/qr", "WuzAPI's GET /session/qr"), bodies={W: _no_body},
     notes={W: "after connect; answers {QRCode: data:image/png;base64,...}, a new code every 20 s"},
     writes=False,
 )
 SESSION_PAIRPHONE: Operation[c.PairPhone, c.SessionLinkingCode] = Operation(
     id=OperationId.SESSION_PAIRPHONE, number=None, family=SESS, method="POST", path="session/pairphone",
     request=c.PairPhone, result=c.SessionLinkingCode, title="Phone code to pair (WuzAPI)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("session/pairphone", "WuzAPI's POST /session/pairphone"), bodies={W: _spec_body},
     notes={W: "after connect; answers {LinkingCode: XXXX-XXXX}"},
     writes=True,
 )
 SESSION_DISCONNECT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_DISCONNECT, number=None, family=SESS, method="POST", path="session/disconnect",
     request=m.NoBody, result=m.Details, title="Disconnect the session (WuzAPI)", section=Section.ACCOUNT,
-    spec_body=_no_such_call("session/disconnect", "WuzAPI's POST /session/disconnect"), bodies={W: _no_body},
     notes={W: "keeps the pairing (connect again reconnects); WuzAPI also clears the stored event kinds"},
     writes=True,
 )
 SESSION_LOGOUT: Operation[m.NoBody, m.Details] = Operation(
     id=OperationId.SESSION_LOGOUT, number=None, family=SESS, method="POST", path="session/logout",
     request=m.NoBody, result=m.Details, title="Log out the session (WuzAPI)", section=Section.ACCOUNT,
-    destructive=True, spec_body=_no_such_call("session/logout", "WuzAPI's POST /session/logout"),
-    bodies={W: _no_body}, notes={W: "unpairs the phone: pairing again needs a new QR or phone code"},
+    destructive=True, notes={W: "unpairs the phone: pairing again needs a new QR or phone code"},
     writes=True,
 )
 
@@ -923,27 +696,6 @@ PAIRING_CALLS: tuple[OperationId, ...] = (
     OperationId.DISCONNECT, OperationId.SESSION_STATUS, OperationId.SESSION_CONNECT, OperationId.SESSION_QR,
     OperationId.SESSION_PAIRPHONE, OperationId.SESSION_DISCONNECT, OperationId.SESSION_LOGOUT,
 )
-
-# WuzAPI's PUT /webhook zeroes what it is not sent (URL blank, no events, delivery off); a partial update reads
-# the current configuration with this GET first and sends the merged whole (docs/gateways/wuzapi.md §2.5).
-WUZAPI_WEBHOOK_READ_PATH = ("webhook",)
-
-
-def needs_current_webhook(request: m.WebhookUpdate) -> bool:
-    return request.webhook is None or request.events is None or request.active is None
-
-
-def merged_wuzapi_webhook(request: m.WebhookUpdate, current: m.WebhookConfig) -> Body:
-    """The whole configuration WuzAPI must be sent: the request's fields over what GET /webhook answered
-    (`{webhook, subscribe}`; no events reads `[""]`). GET says nothing of `active`: a configured URL is on."""
-    events = request.events if request.events is not None else [e for e in current.events or [] if e]
-    url = request.webhook if request.webhook is not None else current.webhook
-    active = request.active if request.active is not None else bool(url)
-    if not url and request.active is not False:
-        # Sent without a URL, WuzAPI would switch delivery off and drop the events: the update would be lost.
-        raise DialectRefusal("webhook", "is required: WuzAPI has no webhook URL yet, and without one it drops the rest")
-    return {"webhook": url, "events": events, "active": active}
-
 
 def operation(op_id: OperationId | str) -> ErasedOperation:
     """The row of `op_id`; KeyError naming the known ids when there is none."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from tui.api.dialects import InstanceDialect, SessionDialect
 
-# tui.webhooks.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
+# tui.api.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
 VERDICTS = ("valid", "invalid", "unsigned", "no-key", "rejected")
 
 

@@ -49,7 +49,8 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui.local import config
     from tui.core.accounts.account import SANDBOX_PROFILE
-    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    from tui.api.client import GatewayHttp
+    from tui.gateways.clients import InstanceClient, SessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
     from tui.core.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.core.doctor import Doctor, DoctorInputs, account_paths_of

@@ -28,7 +28,7 @@ from tui.webhooks.forwarder import (
     check_target,
     describe,
 )
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, sign
+from tui.api.signing import SIGNATURE_HEADER, Verdict, sign
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_private
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"

@@ -117,7 +117,7 @@ def run_cli(args: argparse.Namespace) -> int:
 
 async def _import(args: argparse.Namespace) -> int:
     from tui.local import config
-    from tui.api.admin import ZAPI_PARTNER_URL
+    from tui.gateways.zapi.admin import ZAPI_PARTNER_URL
     from tui.api.gateway_http import GatewayHttp
     from tui.core.accounts.fleet_import import ImportRefused, ListenerPlace, import_wuzapi, import_zapi
     from tui.local.secrets import GatewaySecret
@@ -157,7 +157,8 @@ async def _import(args: argparse.Namespace) -> int:
 async def _users(args: argparse.Namespace) -> int:
     import secrets as random
 
-    from tui.api.admin import AdminCredentials, NewUser, WuzapiAdminClient
+    from tui.api.admin import AdminCredentials
+    from tui.gateways.wuzapi.admin import NewUser, WuzapiAdminClient
     from tui.api.gateway_http import GatewayHttp
     from tui.local.secrets import GatewaySecret
 
@@ -188,7 +189,8 @@ async def _users(args: argparse.Namespace) -> int:
 
 
 async def _instances(args: argparse.Namespace) -> int:
-    from tui.api.admin import ZAPI_PARTNER_URL, AdminCredentials, NewInstance, ZapiPartnerClient
+    from tui.api.admin import AdminCredentials
+    from tui.gateways.zapi.admin import ZAPI_PARTNER_URL, NewInstance, ZapiPartnerClient
     from tui.api.gateway_http import GatewayHttp
     from tui.local.secrets import GatewaySecret
 

@@ -16,7 +16,8 @@ import sys
 from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.cli.exit_codes import Exit
 from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
-from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV, SandboxGateway
+from tui.gateways.sandbox import SANDBOX_DIALECTS, SandboxGateway
+from tui.sandbox.server import CLIENT_TOKEN_ENV, INSTANCE_TOKEN_ENV, SESSION_TOKEN_ENV
 
 _log = logging.getLogger(__name__)
 
@@ -94,7 +95,8 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
 async def _serve_fleet(args: argparse.Namespace) -> int:
     """`--accounts N`: N accounts on one port, behind WuzAPI's admin API (and Z-API's partner API with a partner
     token). The admin token is never made up here: a generated one would have to be printed or written down."""
-    from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, SandboxFleet, fleet_accounts_summary
+    from tui.gateways.sandbox import SandboxFleet
+    from tui.sandbox.fleet import ADMIN_TOKEN_ENV, MAX_ACCOUNTS, PARTNER_TOKEN_ENV, fleet_accounts_summary
 
     if getattr(args, "ban_after", None):
         print("gateway-tui: --ban-after is for the single sandbox; with --accounts N, POST /sandbox/fault?account=ID "
@@ -156,7 +158,7 @@ def serve_for_app() -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c in the app's terminal is the app's; EOF stops this
     try:
-        return asyncio.run(serve_until_stdin_ends())
+        return asyncio.run(serve_until_stdin_ends(SANDBOX_DIALECTS))
     except BrokenPipeError:
         return Exit.OK
 

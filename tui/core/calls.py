@@ -23,7 +23,6 @@ from tui.local import config
 from tui.api.exchange import Exchange
 from tui.api.json_text import load_json
 from tui.api.models import HMAC_KEY_MIN_LENGTH, OperationResult, Request, field_errors
-from tui.api.dialects import SessionDialect
 from tui.api.operations import DialectRefusal, ErasedOperation, Family, OperationId, SendKind
 from tui.api.redaction import SECRET_BODY_KEYS
 from tui.api.wording import labelled
@@ -236,15 +235,16 @@ async def send_request(
     op: ErasedOperation, request: Request, chosen: config.Profile, secrets: dict[SecretName, str | None], *,
     insecure_storage: bool = False, deadline: float | None = None, store: InboxStore | None = None,
 ) -> CallOutcome:
-    """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send (in
-    `store` when given, open already: a caller sending many keeps it open, rather than each send opening and checking
-    the profile's store). CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
-    from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+    """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
+    CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
+    from tui.api.client import GatewayHttp
     from tui.api.credentials import InstanceCredentials, SessionCredentials
+    from tui.gateways import encode
+    from tui.gateways.clients import InstanceClient, SessionClient
 
     await asyncio.to_thread(refuse_missing_secrets, chosen, (op.family,), secrets, insecure_storage=insecure_storage)
     try:
-        op.encode(request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
+        encode(op, request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:
         raise CallRefused(f"{op.id}: {refusal.message}", {refusal.field: refusal.problem}) from None
 
@@ -290,7 +290,7 @@ async def send_media(
     """`gateway-tui send`: the file checked (`tui.api.media`), the operation picked from its type or `kind`, sent on
     the profile's (or `given`'s) only media family or `family`. CallRefused (nothing sent) or the client's
     GatewayError."""
-    from tui.api.media import MediaRefused, media_request, read_media
+    from tui.gateways.media import MediaRefused, media_request, read_media
 
     chosen, secrets = await _profile_and_secrets(None, profile, insecure_storage, given)
     family = family or profile_media_family(chosen, secrets)
@@ -307,9 +307,12 @@ async def send_media(
 
 def profile_media_family(chosen: config.Profile, secrets: dict[SecretName, str | None]) -> Family:
     """The family a media send goes on when `--family` does not say: the one the profile can send media on (its
-    secrets are there; the session family only in WuzAPI's dialect, as the spec's has no media call)."""
+    secrets are there; the session family only where its gateway has a media call: WuzAPI's, not the spec's)."""
+    from tui.gateways import adapter_for
+
     usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))
-              and not (family is Family.SESSION and chosen.session_dialect is SessionDialect.SPEC)]
+              and not (family is Family.SESSION
+                       and adapter_for(chosen.session_dialect).refusal(OperationId.CHAT_SEND_IMAGE) is not None)]
     if len(usable) == 1:
         return usable[0]
     if not usable:

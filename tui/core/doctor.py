@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tui.api.dialects import Family, InstanceDialect, SessionDialect
+from tui.api.dialects import Family
+from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
 from tui.webhooks.families import PathFamily, family_of, family_urls
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
@@ -318,7 +319,7 @@ class Doctor:
         if not state.connected:
             findings.append(_not_connected(Family.INSTANCE, state.reason or "not connected"))
         wanted = self.url_for(Family.INSTANCE)
-        if client.dialect is InstanceDialect.ZAPI:
+        if client.adapter.refusal(OperationId.INSTANCE_DATA) is None:  # the gateway reads its callbacks (Z-API)
             data = await client.instance_data()
             urls = data.callback_urls()
             wrong = {name: url for name, url in urls.items() if not self._reaches(Family.INSTANCE, url)}
@@ -344,7 +345,7 @@ class Doctor:
         assert client is not None
         findings: list[Finding] = []
         connected = True
-        if client.dialect is SessionDialect.WUZAPI:
+        if client.adapter.refusal(OperationId.SESSION_STATUS) is None:  # the gateway says its state (WuzAPI)
             try:
                 state = (await client.session_status()).state
             except GatewayError as error:
@@ -487,7 +488,8 @@ class Doctor:
             current = self._session_webhook or await session.read_webhook()
             kinds = list(dict.fromkeys([*(k for k in current.events or [] if k), *NEEDED_KINDS]))
             url = self.url_for(Family.SESSION) if Fix.POINT_WEBHOOKS in wanted else (current.webhook or self.url_for(Family.SESSION))
-            if Fix.SUBSCRIBE in wanted and self._session_connected is False and session.dialect is SessionDialect.WUZAPI:
+            if (Fix.SUBSCRIBE in wanted and self._session_connected is False
+                    and session.adapter.refusal(OperationId.SESSION_CONNECT) is None):
                 await session.connect(subscribe=kinds)  # WuzAPI stores what connect is sent: the whole list
             await session.update_webhook(WebhookUpdate(webhook=url, events=kinds, active=True))
             lines.append(f"session webhook: subscribed to {', '.join(kinds)}, delivery on")
@@ -510,7 +512,7 @@ class Doctor:
         instance, session = self.inputs.instance, self.inputs.session
         if instance is not None and Family.INSTANCE in families:
             new = self.url_for(Family.INSTANCE)
-            if instance.dialect is InstanceDialect.ZAPI:
+            if instance.adapter.refusal(OperationId.UPDATE_EVERY_WEBHOOKS) is None:  # every callback at once (Z-API)
                 await instance.point_every_callback(new)
             else:
                 await instance.set_delivery_webhook(DeliveryWebhook(value=new))

@@ -75,9 +75,9 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.operations import OperationId
     from tui.local.config import Profile
     from tui.core.doctor import DoctorInputs, DoctorRecord
-    from tui.sandbox.fleet import SandboxFleet
+    from tui.gateways.sandbox import SandboxFleet
     from tui.sandbox.process import SandboxProcess
-    from tui.sandbox.server import SandboxGateway
+    from tui.gateways.sandbox import SandboxGateway
     from tui.sandbox.state import SandboxState
     from tui.local.secrets import SecretName, SecretStore
     from tui.webhooks.events import StoredEvent
@@ -784,7 +784,7 @@ class Runtime:
         """`--sandbox --accounts N` in this process (the tests): every account on one port (tui.sandbox.fleet)."""
         from tui.api.dialects import InstanceDialect as InstanceDialectValue
         from tui.api.dialects import SessionDialect as SessionDialectValue
-        from tui.sandbox.fleet import SandboxFleet
+        from tui.gateways.sandbox import SandboxFleet
 
         def made(number: int, name: str) -> str:
             return f"sandbox-{number:02d}-{name}" if self.deterministic else _random.token_urlsafe(24)
@@ -850,7 +850,7 @@ class Runtime:
 
     async def _start_sandbox_here(self, tokens: Tokens) -> None:
         """The sandbox gateway on this process's event loop (the tests: its state is read directly)."""
-        from tui.sandbox.server import SandboxGateway
+        from tui.gateways.sandbox import SandboxGateway
 
         from tui.api.dialects import InstanceDialect as InstanceDialectValue
         from tui.api.dialects import SessionDialect as SessionDialectValue

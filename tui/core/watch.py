@@ -309,15 +309,16 @@ class ConnectionWatch:
 
     async def _read_number(self, account: Account) -> None:
         """Z-API's status never says the paired number: when the instance is connected and its number is not
-        known, read `GET /device` once (not on every poll; again after it was seen not connected). A failing read
-        leaves the number unknown and is only logged: it is no problem of the connection's."""
-        from tui.api.dialects import InstanceDialect
+        known, read `GET /device` once, where the account's gateway has that call (its adapter refuses it
+        otherwise; not on every poll; again after it was seen not connected). A failing read leaves the number
+        unknown and is only logged: it is no problem of the connection's."""
         from tui.api.errors import GatewayError
+        from tui.gateways import adapter_for
 
         watched = self.families[Family.INSTANCE]
         state = watched.state
         if (state is None or not state.connected or state.number or watched.number_asked
-                or account.dialects[0] is not InstanceDialect.ZAPI):
+                or adapter_for(account.dialects[0]).refusal(DEVICE.id) is not None):
             return
         watched.number_asked = True
         try:

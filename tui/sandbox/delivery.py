@@ -53,7 +53,7 @@ from tui.sandbox.events import (
     zapi_text_reply,
 )
 from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
 WRONG_KEY = "not-the-key-you-configured-not-the-key-you-configured"

@@ -34,6 +34,7 @@ from aiohttp import web
 
 from tui.sandbox.context import _same_secret
 from tui.sandbox.dialect import InstanceDialect, SessionDialect
+from tui.sandbox.handlers import SandboxDialects
 from tui.sandbox.server import MAX_BODY, SandboxGateway, _json_errors, local_now
 from tui.sandbox.state import OWN_NAME, SandboxState, seed_demo_state
 from tui.api.addresses import http_base
@@ -84,9 +85,11 @@ class SandboxFleet:
         delivery_delay: float = 0.05,
         clock: Callable[[], datetime] | None = None,
         logins: Sequence[tuple[str, str]] = (),
+        dialects: SandboxDialects,
     ) -> None:
         """`logins`: the first accounts' (instance token, session token), chosen by the caller (the app's sandbox
-        process: the app made them); the other accounts' are made here."""
+        process: the app made them); the other accounts' are made here. `dialects`: the gateways' sandbox dialects
+        (tui.gateways.sandbox), which every account serves."""
         if not 1 <= accounts <= MAX_ACCOUNTS:
             raise ValueError(f"accounts must be from 1 to {MAX_ACCOUNTS}")
         if not admin_token or not client_token or partner_token == "":
@@ -99,7 +102,7 @@ class SandboxFleet:
         self._client_token = client_token
         self._options: dict[str, Any] = {
             "rate_limit": rate_limit, "webhook_format": webhook_format, "instance_dialect": instance_dialect,
-            "session_dialect": session_dialect, "delivery_delay": delivery_delay,
+            "session_dialect": session_dialect, "delivery_delay": delivery_delay, "dialects": dialects,
         }
         self.instance_dialect, self.session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
         self.clock = clock or local_now

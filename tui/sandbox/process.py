@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - the state's module is imported when first read
+    from tui.sandbox.handlers import SandboxDialects
     from tui.sandbox.state import SandboxState
 
 TOKEN_NAMES = ("instance_token", "client_token", "session_token")
@@ -200,9 +201,9 @@ def _read_line(process: subprocess.Popen[bytes], timeout: float) -> bytes:
 # -- the child ------------------------------------------------------------------------------------------------
 
 
-async def serve_until_stdin_ends() -> int:
-    """The child's whole life (run by `python -m tui.cli.sandbox`, which owns its signals): read the request,
-    start, answer the port, serve until stdin ends."""
+async def serve_until_stdin_ends(dialects: SandboxDialects) -> int:
+    """The child's whole life (run by `python -m tui.cli.sandbox`, which owns its signals, with the gateways'
+    sandbox dialects): read the request, start, answer the port, serve until stdin ends."""
     import asyncio
 
     loop = asyncio.get_running_loop()
@@ -223,12 +224,13 @@ async def serve_until_stdin_ends() -> int:
         _answer({"error": "the app sent no usable start request"})
         return 2
     if len(logins) > 1:
-        return await _serve_accounts(reader, tokens["client_token"], logins, instance_dialect, session_dialect)
+        return await _serve_accounts(reader, tokens["client_token"], logins, instance_dialect, session_dialect, dialects)
     try:
         from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect
         from tui.sandbox.server import SandboxGateway
 
         gateway = SandboxGateway(
+            dialects=dialects,
             instance_id="sandbox",
             host="127.0.0.1",
             port=0,
@@ -316,7 +318,7 @@ def share_socket_answer(name: str, timeout: float = 2.0) -> dict[str, Any] | Non
 
 
 async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str, str]], instance_dialect: str,
-                          session_dialect: str) -> int:
+                          session_dialect: str, dialects: SandboxDialects) -> int:
     """The child of `--sandbox --accounts N`: every account on one port (tui.sandbox.fleet), each with the tokens the
     parent made; its admin APIs take a token made here and told to no one (the app never calls them)."""
     try:
@@ -326,6 +328,7 @@ async def _serve_accounts(reader: Any, client_token: str, logins: list[tuple[str
         fleet = SandboxFleet(
             accounts=len(logins), admin_token=secrets.token_urlsafe(24), client_token=client_token, logins=logins,
             instance_dialect=InstanceDialect(instance_dialect), session_dialect=SessionDialect(session_dialect),
+            dialects=dialects,
         )
         await fleet.start()
     except Exception as error:  # told to the app, which shows it

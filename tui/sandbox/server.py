@@ -32,16 +32,14 @@ from tui.sandbox.events import (
 )
 from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.flap import Flap, FlapRefused, run_flap
-from tui.sandbox.instance_api import INSTANCE_PREFIX, InstanceApi
+from tui.sandbox.handlers import SandboxDialects
 from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
-from tui.sandbox.session_api import SessionApi
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
 from tui.sandbox.wire import Handler
-from tui.sandbox.wuzapi_api import WuzapiSessionApi
-from tui.sandbox.zapi_api import ZapiInstanceApi
 from tui.api.addresses import http_base
 
+INSTANCE_PREFIX = "/instances/{instance_id}/token/{instance_token}"
 INSTANCE_TOKEN_ENV = "GATEWAY_TUI_INSTANCE_TOKEN"
 CLIENT_TOKEN_ENV = "GATEWAY_TUI_CLIENT_TOKEN"
 SESSION_TOKEN_ENV = "GATEWAY_TUI_SESSION_TOKEN"
@@ -81,9 +79,13 @@ async def _json_errors(
 
 
 class SandboxGateway:
+    """One sandbox account: the host's state, checks, deliveries and pairing, serving the routes each family's
+    dialect hands it (`dialects`: the gateways' sandbox dialects, tui.gateways.sandbox)."""
+
     def __init__(
         self,
         *,
+        dialects: SandboxDialects,
         instance_id: str = "sandbox",
         instance_token: str,
         client_token: str,
@@ -113,6 +115,7 @@ class SandboxGateway:
             if not value:
                 raise ValueError(f"{name} must not be empty")
         pairing = pairing or PairingOptions()
+        self.dialects = dialects
         self.host = host
         self.instance_dialect = instance_dialect
         self.session_dialect = session_dialect
@@ -187,20 +190,11 @@ class SandboxGateway:
         """Every route of this account, in an order fixed by the dialects (a fleet of accounts of the same
         dialects lines them up: tui.sandbox.fleet)."""
         app = _RouteList()
-        if self.instance_dialect is InstanceDialect.ZAPI:
-            zapi = ZapiInstanceApi(self.context)
-            app.add_routes(_operation_routes(zapi.handlers(), Family.INSTANCE, INSTANCE_PREFIX))
-            app.add_routes(zapi.extra_routes(INSTANCE_PREFIX))
-        else:
-            app.add_routes(_operation_routes(InstanceApi(self.context).handlers(), Family.INSTANCE, INSTANCE_PREFIX))
-        if self.session_dialect is SessionDialect.WUZAPI:
-            wuzapi = WuzapiSessionApi(self.context)
-            app.add_routes(_operation_routes(wuzapi.handlers(), Family.SESSION, ""))
-            app.add_routes(wuzapi.extra_routes())
-        else:
-            spec_session = SessionApi(self.context)
-            app.add_routes(_operation_routes(spec_session.handlers(), Family.SESSION, ""))
-            app.add_routes(spec_session.extra_routes())
+        for family, dialect, prefix in ((Family.INSTANCE, self.instance_dialect, INSTANCE_PREFIX),
+                                        (Family.SESSION, self.session_dialect, "")):
+            api = self.dialects[(family, dialect.value)](self.context)
+            app.add_routes(_operation_routes(api.handlers(), family, prefix))
+            app.add_routes(api.extra_routes(prefix))
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])

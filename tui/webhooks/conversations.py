@@ -56,7 +56,7 @@ from tui.webhooks.rows import (  # noqa: F401 (read here by the inbox's callers)
     Step,
     Timeline,
 )
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_messages (

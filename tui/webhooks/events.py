@@ -12,7 +12,7 @@ from typing import Any
 
 from tui.webhooks.classify import classify
 from tui.webhooks.spliced import MediaSpan
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 __all__ = [
     "EventRecord", "StoredEvent", "classify", "HEADERS_OF_INTEREST", "strict_json", "duplicate_marker", "terminal_line",

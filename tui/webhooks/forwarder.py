@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from tui.webhooks.events import StoredEvent
-from tui.webhooks.signing import SIGNATURE_HEADER
+from tui.api.signing import SIGNATURE_HEADER
 from tui.local.forward_targets import ForwardTargetRefused, check_target, is_loopback
 
 if TYPE_CHECKING:

@@ -86,7 +86,7 @@ from tui.webhooks.families import (
     split_account,
     unsigned_allowed,
 )
-from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
+from tui.api.signing import SIGNATURE_HEADER, Verdict, verify
 from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
 

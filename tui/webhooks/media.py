@@ -37,7 +37,7 @@ from tui.webhooks.bodies import UnparseableBody, parse_body
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.inline_base64 import decode_strict
 from tui.webhooks.store import EventStore
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from tui.webhooks.events import EventRecord
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 WINDOW = 10.0  # seconds
 WINDOW_ROWS = 100

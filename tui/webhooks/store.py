@@ -55,7 +55,7 @@ from typing import Any, TextIO, TypeVar
 from tui.local.paths import data_dir
 from tui.webhooks import conversations, spliced
 from tui.webhooks.events import EventRecord, StoredEvent, stored
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 T = TypeVar("T")
 AccountFilter = str | tuple[str, ...] | None

@@ -215,16 +215,17 @@ class Account:
         """Build the clients of the families the profile has (no I/O); a family it lacks keeps no client."""
         from tui.api.client import InstanceClient, SessionClient
         from tui.api.credentials import InstanceCredentials, SessionCredentials
+        from tui.gateways import adapter_for
 
         instance_dialect, session_dialect = self.dialects
         instance, session = self.profile.instance, self.profile.session
         self.instance = InstanceClient(
             http,
             InstanceCredentials(instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token),
-            instance_dialect, read_only=self.profile.refuses_writes_as,
+            adapter_for(instance_dialect), read_only=self.profile.refuses_writes_as,
         ) if instance is not None else None
         self.session = SessionClient(
-            http, SessionCredentials(session.url, tokens.session_token), session_dialect,
+            http, SessionCredentials(session.url, tokens.session_token), adapter_for(session_dialect),
             read_only=self.profile.refuses_writes_as,
         ) if session is not None else None
 
@@ -257,12 +258,15 @@ class Account:
         self.profile = profile
         instance_dialect, session_dialect = self.dialects
         read_only = profile.refuses_writes_as
+        from tui.api.client import InstanceClient, SessionClient
+        from tui.gateways import adapter_for
+
         if self.instance is not None:
-            self.instance = type(self.instance)(
-                self.instance.http, self.instance.credentials, instance_dialect, read_only=read_only)
+            self.instance = InstanceClient(
+                self.instance.http, self.instance.credentials, adapter_for(instance_dialect), read_only=read_only)
         if self.session is not None:
-            self.session = type(self.session)(
-                self.session.http, self.session.credentials, session_dialect, read_only=read_only)
+            self.session = SessionClient(
+                self.session.http, self.session.credentials, adapter_for(session_dialect), read_only=read_only)
 
     # -- events and the store ------------------------------------------------------------------------------
 

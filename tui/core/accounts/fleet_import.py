@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from tui.local import config
-from tui.api.admin import AdminCredentials, WuzapiAdminClient, ZapiPartnerClient
-from tui.api.client import InstanceClient, SessionClient
+from tui.api.admin import AdminCredentials
+from tui.gateways.wuzapi.admin import WuzapiAdminClient
+from tui.gateways.zapi.admin import ZapiPartnerClient
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import GatewayError

@@ -33,7 +33,8 @@ from tui.api.errors import (
     TransportFault,
     Unauthorized,
 )
-from tui.api.media import MediaFile, MediaRefused, media_request, read_media
+from tui.api.media import MediaFile, MediaRefused
+from tui.gateways.media import media_request, read_media
 from tui.api.models import Request, field_errors
 from tui.api.operations import ErasedOperation, Family, OperationId, operation
 from tui.api.wording import labelled

@@ -7,7 +7,7 @@ from textual.containers import Horizontal
 
 from tui.api.dialects import InstanceDialect
 from tui.api.models import SendLink
-from tui.api.operations import ZAPI_LINK_PREVIEW_RULE
+from tui.gateways.zapi.wire import ZAPI_LINK_PREVIEW_RULE
 from tui.ui.sections.chats.kind_form import KindForm, text_row
 from tui.ui.widgets.forms import FieldProblems, optional
 

@@ -121,7 +121,7 @@ class MediaForm(KindForm):
     async def read(self, family: Family, *, sending: bool) -> MediaFile | None:
         """The typed file read and checked for `family`: what it is shows on the info line, or why it cannot be
         sent under the field (None). A large file about to be sent shows the progress bar (until `finished`)."""
-        from tui.api.media import MediaRefused, described, read_media
+        from tui.gateways.media import MediaRefused, described, read_media
 
         self.checked = self.text("media-path")
         path = Path(os.path.expanduser(self.checked))
@@ -141,14 +141,14 @@ class MediaForm(KindForm):
         return media
 
     def sending(self, media: MediaFile) -> None:
-        from tui.api.media import described
+        from tui.gateways.media import described
 
         if self._large:
             self._info.update(f"{described(media)} — sending…")
 
     def finished(self, media: MediaFile | None) -> None:
         """The send answered (or never started): the bar goes, the line says what the file is again."""
-        from tui.api.media import described
+        from tui.gateways.media import described
 
         self._progress.display = False
         if media is not None:

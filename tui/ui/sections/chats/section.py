@@ -468,7 +468,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     # family, the recipient, the send and its answer are the section's -----------------------------------------
 
     def _media_family(self) -> Family | None:
-        from tui.api.media import media_family
+        from tui.gateways.media import media_family
 
         account = gateway_app(self).runtime.current
         if account is None:
@@ -531,7 +531,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
 
     async def _media_checked(self, *, send: bool) -> None:
         """Have the form read the file and check it for the account's media family; then send when asked."""
-        from tui.api.media import media_request
+        from tui.gateways.media import media_request
         from tui.ui.sections.chats.media import MediaForm
         from tui.ui.sections.chats.model_form import RECIPIENT_FIELDS
 

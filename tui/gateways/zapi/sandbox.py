@@ -29,7 +29,7 @@ from aiohttp import web
 
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
-from tui.sandbox.context import Context
+from tui.sandbox.handlers import DialectApi
 from tui.sandbox.events import zaap_id
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
@@ -75,12 +75,8 @@ def _internal_recipient(phone: str) -> str:
     return f"{group_digits(phone)}@g.us" if ZAPI_GROUP.fullmatch(phone) else phone
 
 
-class ZapiInstanceApi:
+class ZapiInstanceApi(DialectApi):
     REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
-
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.state = context.state
 
     def handlers(self) -> dict[OperationId, Handler]:
         """One handler per instance-family operation id, guarded by the family's checks."""

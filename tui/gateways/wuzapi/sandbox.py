@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
-from tui.sandbox.context import Context
+from tui.sandbox.handlers import handles
+from tui.sandbox.session_family import SessionFamilyApi
 from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import DEVICE, Link, LinkEvent, png_data_url
 from tui.sandbox.media import wuzapi_media
@@ -80,45 +81,27 @@ async def read_go_body(request: web.Request, decode_error: str = "could not deco
     return GoBody(data)
 
 
-class WuzapiSessionApi:
-    REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
+class WuzapiSessionApi(SessionFamilyApi):
+    """WuzAPI's session family, each handler registered by its operation (tui.sandbox.handlers); the real gateway
+    offers every operation of the family, so nothing is refused."""
 
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.state = context.state
-
-    def handlers(self) -> dict[OperationId, Handler]:
-        """One handler per session-family operation id."""
+    def generated(self) -> dict[OperationId, Handler]:
         return {
-            OperationId.HMAC_SET: self.guarded(self.set_hmac),
-            OperationId.HMAC_STATUS: self.guarded(self.hmac_status),
-            OperationId.HMAC_DELETE: self.guarded(self.delete_hmac),
-            OperationId.PROXY: self.guarded(self.set_proxy),
-            OperationId.GROUP_INFO: self.guarded(self.group_info, needs_session=True),
-            OperationId.GROUP_CREATE: self.guarded(self.create_group, needs_session=True),
-            OperationId.SEND_CONTACT: self.guarded(self.send_contact, needs_session=True),
-            OperationId.WEBHOOK: self.guarded(self.update_webhook),
-            OperationId.WEBHOOK_READ: self.guarded(self.read_webhook),
-            OperationId.USER_CONTACTS: self.guarded(self.user_contacts, needs_session=True),
-            OperationId.GROUP_LIST: self.guarded(self.group_list, needs_session=True),
-            OperationId.SESSION_STATUS: self.guarded(self.session_status),
-            OperationId.SESSION_CONNECT: self.guarded(self.connect),
-            OperationId.SESSION_QR: self.guarded(self.session_qr),
-            OperationId.SESSION_PAIRPHONE: self.guarded(self.pair_phone),
-            OperationId.SESSION_DISCONNECT: self.guarded(self.disconnect),
-            OperationId.SESSION_LOGOUT: self.guarded(self.logout),
             OperationId.CHAT_SEND_IMAGE: self.guarded(self._media_handler("image"), needs_session=True),
             OperationId.CHAT_SEND_VIDEO: self.guarded(self._media_handler("video"), needs_session=True),
             OperationId.CHAT_SEND_AUDIO: self.guarded(self._media_handler("audio"), needs_session=True),
             OperationId.CHAT_SEND_DOCUMENT: self.guarded(self._media_handler("document"), needs_session=True),
         }
 
-    def extra_routes(self) -> list[web.RouteDef]:
+    def extra_routes(self, prefix: str) -> list[web.RouteDef]:
         """WuzAPI's other webhook calls: the app reads with GET before a partial update."""
         return [
-            web.post("/webhook", self.guarded(self.set_webhook)),
-            web.delete("/webhook", self.guarded(self.delete_webhook)),
+            web.post(f"{prefix}/webhook", self.guarded(self.set_webhook)),
+            web.delete(f"{prefix}/webhook", self.guarded(self.delete_webhook)),
         ]
+
+    def guard(self, handler: Handler, *, needs_connection: bool | None) -> Handler:
+        return self.guarded(handler, needs_session=bool(needs_connection))
 
     def guarded(self, handler: Handler, *, needs_session: bool = False) -> Handler:
         def check(request: web.Request) -> None:
@@ -130,6 +113,7 @@ class WuzapiSessionApi:
 
     # -- HMAC and proxy --------------------------------------------------------------------------------------
 
+    @handles(OperationId.HMAC_SET)
     async def set_hmac(self, request: web.Request) -> web.Response:
         body = await read_go_body(request, "could not decode payload")
         key = body.string("hmac_key")
@@ -138,13 +122,12 @@ class WuzapiSessionApi:
         self.state.hmac_key = key
         return _bare({"Details": "HMAC configuration saved successfully"})
 
-    async def hmac_status(self, request: web.Request) -> web.Response:
-        return _bare({"hmac_key": "***" if self.state.hmac_key else ""})
-
+    @handles(OperationId.HMAC_DELETE)
     async def delete_hmac(self, request: web.Request) -> web.Response:
         self.state.hmac_key = None
         return _bare({"Details": "HMAC configuration deleted successfully"})
 
+    @handles(OperationId.PROXY)
     async def set_proxy(self, request: web.Request) -> web.Response:
         body = await read_go_body(request, "could not decode payload")
         enable = body.boolean("enable")  # defaults to false: a body without it disables the proxy
@@ -167,6 +150,7 @@ class WuzapiSessionApi:
 
     # -- groups ----------------------------------------------------------------------------------------------
 
+    @handles(OperationId.GROUP_INFO, needs_connection=True)
     async def group_info(self, request: web.Request) -> web.Response:
         value = request.query.get("groupJID")  # case-sensitive; any body is ignored (§2.8)
         if not value:
@@ -179,6 +163,7 @@ class WuzapiSessionApi:
             raise WhatsAppFailure()
         return envelope(self._group_info(group))
 
+    @handles(OperationId.GROUP_CREATE, needs_connection=True)
     async def create_group(self, request: web.Request) -> web.Response:
         body = await read_go_body(request)
         name = body.string("name")
@@ -261,6 +246,7 @@ class WuzapiSessionApi:
             "Suspended": False,
         }
 
+    @handles(OperationId.GROUP_LIST, needs_connection=True)
     async def group_list(self, request: web.Request) -> web.Response:
         """`{"Groups": [GroupInfo…]}` of the groups the account is in; `null` when there are none (§2.8)."""
         joined = [self._group_info(group) for group in self.state.groups.values()
@@ -269,6 +255,7 @@ class WuzapiSessionApi:
 
     # -- contacts --------------------------------------------------------------------------------------------
 
+    @handles(OperationId.USER_CONTACTS, needs_connection=True)
     async def user_contacts(self, request: web.Request) -> web.Response:
         """whatsmeow's contact store: JID -> ContactInfo (`{}` when empty), in the envelope (GetContacts)."""
         return envelope({
@@ -279,6 +266,7 @@ class WuzapiSessionApi:
 
     # -- contact card ----------------------------------------------------------------------------------------
 
+    @handles(OperationId.SEND_CONTACT, needs_connection=True)
     async def send_contact(self, request: web.Request) -> web.Response:
         body = await read_go_body(request)
         phone, name, vcard = body.string("Phone"), body.string("Name"), body.string("Vcard")
@@ -331,6 +319,7 @@ class WuzapiSessionApi:
     def _events(body: GoBody) -> list[str]:
         return [name for name in dict.fromkeys(body.strings("events") or []) if name in SUPPORTED_EVENTS]
 
+    @handles(OperationId.WEBHOOK)
     async def update_webhook(self, request: web.Request) -> web.Response:
         """Every field is written: `active` false (or omitted) clears the URL and the events (§2.5)."""
         body = await read_go_body(request, "could not decode payload")
@@ -343,6 +332,7 @@ class WuzapiSessionApi:
             webhook.url, webhook.events, webhook.active = "", [], False
         return envelope({"webhook": webhook.url, "events": list(webhook.events) or None, "active": webhook.active})
 
+    @handles(OperationId.WEBHOOK_READ)
     async def read_webhook(self, request: web.Request) -> web.Response:
         webhook = self.state.session_webhook
         # The stored comma string split on commas: no events reads back as one empty string.
@@ -417,6 +407,7 @@ class WuzapiSessionApi:
         link = self.link
         return f"{link.number}.0:{DEVICE}@s.whatsapp.net" if link.paired and link.number else ""
 
+    @handles(OperationId.SESSION_STATUS)
     async def session_status(self, request: web.Request) -> web.Response:
         link = self.link
         webhook = self.state.session_webhook
@@ -438,6 +429,7 @@ class WuzapiSessionApi:
             "hmac_configured": self.state.hmac_key is not None,
         })
 
+    @handles(OperationId.SESSION_CONNECT)
     async def connect(self, request: web.Request) -> web.Response:
         body = await read_go_body(request, self._said("could not decode Payload", "Could not decode Payload"))
         link = self.link
@@ -464,6 +456,7 @@ class WuzapiSessionApi:
             raise ApiError(500, self._said("no session", "No session"))
         return link
 
+    @handles(OperationId.SESSION_QR)
     async def session_qr(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         if not link.online or link.stuck:
@@ -472,6 +465,7 @@ class WuzapiSessionApi:
             raise ApiError(500, self._said("already logged in", "Already Loggedin"))
         return envelope({"QRCode": png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))})
 
+    @handles(OperationId.SESSION_PAIRPHONE)
     async def pair_phone(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         body = await read_go_body(request, self._said("could not decode Payload", "Could not decode Payload"))
@@ -488,6 +482,7 @@ class WuzapiSessionApi:
         closes = (link.window_start or now) + self.context.codes.pairing_lifetime  # the code lasts as long
         return envelope({"LinkingCode": self.context.codes.phone_code(Family.SESSION, link, phone, now, expires=closes)})
 
+    @handles(OperationId.SESSION_DISCONNECT)
     async def disconnect(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         if not link.paired:
@@ -498,6 +493,7 @@ class WuzapiSessionApi:
         self.state.session_webhook.events = []  # 71df569 clears the stored subscriptions
         return envelope({"Details": "Disconnected"})
 
+    @handles(OperationId.SESSION_LOGOUT)
     async def logout(self, request: web.Request) -> web.Response:
         link = self._pairing_client()
         if not link.connected:

@@ -14,14 +14,13 @@ Sandbox rules beyond the spec:
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import MEDIA_OPERATIONS, OPERATIONS, PAIRING_CALLS, Family, OperationId
-from tui.sandbox.context import Context
+from tui.api.operations import MEDIA_OPERATIONS, NAME_LISTS, OPERATIONS, Family, OperationId, all_operations
+from tui.gateways.spec import SPEC
+from tui.sandbox.handlers import handles
+from tui.sandbox.session_family import SessionFamilyApi
 from tui.sandbox.media import no_media_in_spec
 from tui.sandbox.state import Group, Participant, SentMessage, is_group_jid, is_registered, send_failure, user_jid
 from tui.sandbox.wire import (
@@ -39,62 +38,39 @@ from tui.sandbox.wire import (
 
 
 
-class SessionApi:
-    # WuzAPI's lists and pairing calls are not in the spec (see tui.api.operations): the spec's sandbox refuses
-    # them, with a 404
-    REFUSED_LISTS: ClassVar[frozenset[OperationId]] = frozenset({OperationId.USER_CONTACTS, OperationId.GROUP_LIST})
-    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
-        op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.SESSION
-    )
-    # and WuzAPI's media sends: the spec's session family has none (404; the app refuses before sending anyway)
-    NO_MEDIA: ClassVar[frozenset[OperationId]] = frozenset(
-        op for op in MEDIA_OPERATIONS if OPERATIONS[op].family is Family.SESSION
-    )
-    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS | NO_MEDIA
+class SessionApi(SessionFamilyApi):
+    """The spec's session family, each handler registered by its operation (tui.sandbox.handlers). What the spec
+    has no call for (WuzAPI's lists, pairing calls and media sends) is what the spec's adapter refuses: the sandbox
+    answers those with a 404 (the app refuses them before sending anyway)."""
 
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.state = context.state
+    REFUSED = frozenset(op.id for op in all_operations() if op.family is Family.SESSION and SPEC.refusal(op.id))
 
-    def handlers(self) -> dict[OperationId, Handler]:
-        """One handler per session-family operation id; the routes come from the operations table."""
-        return {
-            OperationId.HMAC_SET: self._guarded(self.set_hmac),
-            OperationId.HMAC_STATUS: self._guarded(self.hmac_status),
-            OperationId.HMAC_DELETE: self._guarded(self.delete_hmac),
-            OperationId.PROXY: self._guarded(self.set_proxy),
-            OperationId.GROUP_INFO: self._guarded(self.group_info, needs_connection=True),
-            OperationId.GROUP_CREATE: self._guarded(self.create_group, needs_connection=True),
-            OperationId.SEND_CONTACT: self._guarded(self.send_contact, needs_connection=True),
-            OperationId.WEBHOOK: self._guarded(self.update_webhook),
-            OperationId.WEBHOOK_READ: self._guarded(self.read_webhook),
-            **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
-            **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call")) for op in self.REFUSED_CALLS},
-            **{op: self._guarded(no_media_in_spec(OPERATIONS[op].path)) for op in self.NO_MEDIA},
-        }
-
-    def extra_routes(self) -> list[web.RouteDef]:
-        """None now: GET /webhook became an operation (webhook-read, issue 24)."""
-        return []
-
-    def _guarded(self, handler: Handler, *, needs_connection: bool = False) -> Handler:
-        return guarded(handler, lambda request: self.context.check_session(request, needs_connection=needs_connection),
+    def guard(self, handler: Handler, *, needs_connection: bool | None) -> Handler:
+        return guarded(handler, lambda request: self.context.check_session(request, needs_connection=bool(needs_connection)),
                        session_error)
+
+    def refusal(self, op_id: OperationId) -> Handler:
+        op = OPERATIONS[op_id]
+        if op_id in MEDIA_OPERATIONS:
+            refuse = no_media_in_spec(op.path)
+        else:
+            refuse = not_in_spec(op.path, "list" if op_id in NAME_LISTS else "call")
+        return self.guard(refuse, needs_connection=False)
 
     # -- HMAC and proxy -------------------------------------------------------------------------
 
+    @handles(OperationId.HMAC_SET)
     async def set_hmac(self, request: web.Request) -> web.Response:
         body = parse(m.HmacKey, await read_json_object(request))
         self.state.hmac_key = body.hmac_key
         return envelope({"Details": "HMAC configuration saved successfully"})
 
-    async def hmac_status(self, request: web.Request) -> web.Response:
-        return web.json_response({"hmac_key": "***" if self.state.hmac_key else ""})
-
+    @handles(OperationId.HMAC_DELETE)
     async def delete_hmac(self, request: web.Request) -> web.Response:
         self.state.hmac_key = None
         return envelope({"Details": "HMAC configuration deleted successfully"})
 
+    @handles(OperationId.PROXY)
     async def set_proxy(self, request: web.Request) -> web.Response:
         body = parse(m.ProxyConfig, await read_json_object(request))
         self.state.proxy_enabled = body.enable
@@ -103,6 +79,7 @@ class SessionApi:
 
     # -- groups ---------------------------------------------------------------------------------
 
+    @handles(OperationId.GROUP_INFO, needs_connection=True)
     async def group_info(self, request: web.Request) -> web.Response:
         from_body = (await read_json_object(request)).get("GroupJID")
         from_query = request.query.get("groupJID")
@@ -115,6 +92,7 @@ class SessionApi:
             raise not_found(f"group {query.GroupJID}", field="GroupJID")
         return envelope(_group_info(group))
 
+    @handles(OperationId.GROUP_CREATE, needs_connection=True)
     async def create_group(self, request: web.Request) -> web.Response:
         body = parse(m.GroupCreate, await read_json_object(request))
         own = self.state.own_phone
@@ -148,6 +126,7 @@ class SessionApi:
 
     # -- contact card ---------------------------------------------------------------------------
 
+    @handles(OperationId.SEND_CONTACT, needs_connection=True)
     async def send_contact(self, request: web.Request) -> web.Response:
         body = parse(m.ContactCard, await read_json_object(request))
         if is_group_jid(body.Phone) and self.state.group(body.Phone) is None:
@@ -162,6 +141,7 @@ class SessionApi:
 
     # -- webhook --------------------------------------------------------------------------------
 
+    @handles(OperationId.WEBHOOK)
     async def update_webhook(self, request: web.Request) -> web.Response:
         body = parse(m.WebhookUpdate, await read_json_object(request))
         webhook = self.state.session_webhook
@@ -173,6 +153,7 @@ class SessionApi:
             webhook.active = body.active
         return await self.read_webhook(request)
 
+    @handles(OperationId.WEBHOOK_READ)
     async def read_webhook(self, request: web.Request) -> web.Response:
         webhook = self.state.session_webhook
         return envelope({"webhook": webhook.url, "events": list(webhook.events), "active": webhook.active})

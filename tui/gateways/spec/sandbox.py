@@ -21,9 +21,10 @@ from typing import Any, ClassVar
 from aiohttp import web
 
 from tui.api import models as m
-from tui.api.operations import OPERATIONS, PAIRING_CALLS, ErasedOperation, Family, OperationId, all_operations
+from tui.api.operations import OPERATIONS, ErasedOperation, Family, OperationId, all_operations
+from tui.gateways.spec import SPEC
+from tui.sandbox.handlers import DialectApi
 from tui.sandbox.checks import ZapiBody
-from tui.sandbox.context import Context
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
 from tui.sandbox.wire import (
@@ -38,7 +39,6 @@ from tui.sandbox.wire import (
     read_json_object,
 )
 
-INSTANCE_PREFIX = "/instances/{instance_id}/token/{instance_token}"
 NOT_FORWARDABLE = "Message does not forward because it was not found"
 
 
@@ -47,21 +47,14 @@ def _ok(**extra: Any) -> web.Response:
     return web.json_response({"success": True, **extra})
 
 
-class InstanceApi:
-    # Z-API's lists are not in the spec (see tui.api.operations): the spec's sandbox refuses them, with a 404
-    # Z-API's lists and pairing calls are not in the spec (see tui.api.operations; the spec has only the status
-    # read): the spec's sandbox refuses them, with a 404
+class InstanceApi(DialectApi):
+    # What the spec's adapter refuses (Z-API's lists, pairing calls and webhook settings: the spec has only the
+    # status read) the spec's sandbox answers with a 404
+    REFUSED: ClassVar[frozenset[OperationId]] = frozenset(
+        op.id for op in all_operations() if op.family is Family.INSTANCE and SPEC.refusal(op.id))
     REFUSED_LISTS: ClassVar[frozenset[OperationId]] = frozenset(
-        {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS}
-    )
-    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = frozenset(
-        op for op in PAIRING_CALLS if OPERATIONS[op].family is Family.INSTANCE
-    ) | {OperationId.INSTANCE_DATA, OperationId.UPDATE_EVERY_WEBHOOKS, OperationId.DEVICE}
-    REFUSED: ClassVar[frozenset[OperationId]] = REFUSED_LISTS | REFUSED_CALLS
-
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.state = context.state
+        op_id for op_id in REFUSED if OPERATIONS[op_id].request is m.ListPage)
+    REFUSED_CALLS: ClassVar[frozenset[OperationId]] = REFUSED - REFUSED_LISTS
 
     def handlers(self) -> dict[OperationId, Handler]:
         """One handler per instance-family operation id; the routes come from the operations table

@@ -1,0 +1,58 @@
+"""The registry has an adapter for every dialect a profile may name, and every adapter either writes or refuses (with
+a reason, before sending) every operation of the table in each family it serves: a new gateway, or a new row, cannot
+leave an operation that nobody decided."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sandbox.test_client_in_each_dialect import REQUESTS
+from tui.api.adapter import GatewayAdapter
+from tui.api.dialects import Family, InstanceDialect, SessionDialect
+from tui.api.operations import OPERATIONS, DialectRefusal, WireRequest
+from tui.gateways import ADAPTERS, adapter_for
+
+
+@pytest.mark.parametrize("dialect", [*InstanceDialect, *SessionDialect], ids=lambda d: f"{type(d).__name__}.{d.name}")
+def test_every_dialect_has_an_adapter_that_serves_its_family(dialect: InstanceDialect | SessionDialect) -> None:
+    adapter = adapter_for(dialect)
+    family = Family.INSTANCE if isinstance(dialect, InstanceDialect) else Family.SESSION
+    assert adapter.dialects[family] == dialect
+
+
+def test_a_dialect_no_gateway_speaks_is_named() -> None:
+    with pytest.raises(KeyError, match="evolution"):
+        adapter_for("evolution")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda adapter: adapter.name)
+def test_every_operation_is_written_or_refused_with_a_reason(adapter: GatewayAdapter) -> None:
+    undecided = []
+    for op in OPERATIONS.values():
+        if op.family not in adapter.dialects:
+            continue
+        refusal = adapter.refusal(op.id)
+        if refusal is None:
+            wire = adapter.wire(op, REQUESTS[op.id]())
+            assert isinstance(wire, WireRequest)
+            continue
+        assert refusal.field and refusal.problem, f"{adapter.name} refuses {op.id} without saying why"
+        with pytest.raises(DialectRefusal) as refused:
+            adapter.wire(op, REQUESTS[op.id]())
+        if (refused.value.field, refused.value.problem) != (refusal.field, refusal.problem):
+            undecided.append(op.id)
+    assert not undecided, f"{adapter.name}: its refusal and its wire form disagree on {undecided}"
+
+
+def test_the_gateways_refuse_only_what_the_spec_lacks() -> None:
+    # Literal (docs/gateways/zapi.md §3, docs/gateways/wuzapi.md §2): the real gateways have every call of their
+    # family; the spec has neither's lists, pairing calls, webhook settings nor session media.
+    for dialect in (InstanceDialect.ZAPI, SessionDialect.WUZAPI):
+        adapter = adapter_for(dialect)
+        assert [op.id for op in OPERATIONS.values() if op.family in adapter.dialects and adapter.refusal(op.id)] == []
+    spec = adapter_for(InstanceDialect.SPEC)
+    assert {op.id.value for op in OPERATIONS.values() if spec.refusal(op.id)} == {
+        "chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart", "disconnect", "me",
+        "update-every-webhooks", "device", "user-contacts", "group-list", "session-status", "session-connect",
+        "session-qr", "session-pairphone", "session-disconnect", "session-logout", "chat-send-image",
+        "chat-send-video", "chat-send-audio", "chat-send-document"}
