@@ -97,7 +97,7 @@ async def main() -> None:
         env = dict(os.environ)
         from tui.local import config
         from tui.local.paths import profile_events_path
-        from tui.sandbox.server import SandboxGateway
+        from tui.gateways.sandbox import SandboxGateway
 
         gateway = SandboxGateway(instance_id="benchinst", instance_token=TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"],
                                  client_token=TOKENS["GATEWAY_TUI_CLIENT_TOKEN"],

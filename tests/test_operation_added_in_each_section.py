@@ -28,12 +28,13 @@ from textual.widgets import Input
 from tests.harness import palette, running_sandbox_app, settle, wait_until
 from tui.api import models as m
 from tui.api import operations as ops
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.operations import ErasedOperation, Family, InstanceDialect, Operation, Section, SessionDialect
-from tui.sandbox.instance_api import InstanceApi
-from tui.sandbox.server import SandboxGateway
-from tui.sandbox.session_api import SessionApi
+from tui.gateways.spec.sandbox import InstanceApi
+from tui.gateways.sandbox import SandboxGateway
+from tui.gateways.spec.session_sandbox import SessionApi
 from tui.ui.widgets.forms import field_label
 from tui.ui.widgets.operation_form import form_id
 
@@ -125,7 +126,7 @@ def with_dummy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     handlers_of: Callable[[Any], dict[Any, Any]] = api.handlers
 
     def with_handler(self: Any) -> dict[Any, Any]:
-        return {**handlers_of(self), dummy.op.id: self._guarded(handle)}
+        return {**handlers_of(self), dummy.op.id: self.guard(handle, needs_connection=None)}
 
     monkeypatch.setattr(api, "handlers", with_handler)
     yield dummy, received

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from tui.webhooks.classify import classify
 from tui.webhooks.events import StoredEvent
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 # docs/gateways/wuzapi.md §4.3 (whatsmeow's events.Connected / Disconnected carry an empty struct; LoggedOut
 # {OnConnect, Reason}, 401 being whatsmeow's logged-out failure).

@@ -18,7 +18,7 @@ from tests.alerts.events import (
     event,
 )
 from tui.core.alerts import Alert, AlertDetector
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 
 def detector(clock: Clock, **options) -> tuple[AlertDetector, list[Alert]]:

@@ -17,11 +17,12 @@ import pytest
 
 from tests.alerts.test_sinks import APPEND_STDIN, lines, until
 from tests.webhooks.headless import start_headless
-from tui.api.client import GatewayHttp, InstanceClient, SessionClient
+from tui.api.client import GatewayHttp
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.models import DeliveryWebhook, WebhookUpdate
 from tui.api.operations import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 INSTANCE_ID, INSTANCE_TOKEN, CLIENT_TOKEN, SESSION_TOKEN = "alerts", "alerts-instance-tk", "alerts-client-tk", "alerts-session-tk"
 SUBSCRIBED = ["Message", "ReadReceipt", "Connected", "Disconnected", "LoggedOut"]

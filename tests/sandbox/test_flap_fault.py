@@ -11,11 +11,11 @@ import pytest
 
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_ID, INSTANCE_TOKEN, SESSION_TOKEN
 from tests.webhooks.conftest import until
-from tui.api.client import InstanceClient, SessionClient
+from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.models import DeliveryWebhook, WebhookUpdate
 from tui.api.operations import InstanceDialect, SessionDialect
-from tui.sandbox.server import SandboxGateway
+from tui.gateways.sandbox import SandboxGateway
 
 SUBSCRIBED = ["Message", "Connected", "Disconnected", "LoggedOut"]
 

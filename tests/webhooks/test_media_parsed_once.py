@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.webhooks.conftest import KEY
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
+from tui.api.signing import SIGNATURE_HEADER, sign
 
 # WuzAPI's JSON mode (wmiau.go: top-level `base64`, `mimeType`, `fileName`; docs/gateways/wuzapi.md §4.3), as Go's
 # json.Marshal writes it: keys sorted, no spaces; nothing in it needs a \u escape.

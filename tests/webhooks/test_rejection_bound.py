@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from tui.webhooks.events import EventRecord
 from tui.webhooks.listener import HEADER_VALUE_LIMIT
 from tui.webhooks.rejections import ROW_OVERHEAD, WINDOW_BYTES, RejectionBound
-from tui.webhooks.signing import Verdict
+from tui.api.signing import Verdict
 
 
 def forged(number: int) -> EventRecord:

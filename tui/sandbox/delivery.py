@@ -57,7 +57,7 @@ from tui.api.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
 WRONG_KEY = "not-the-key-you-configured-not-the-key-you-configured"
-# Z-API's callback routes' kinds (tui.sandbox.zapi_api) by the `type` their bodies carry; /sandbox/fault names these.
+# Z-API's callback routes' kinds (tui.gateways.zapi.sandbox) by the `type` their bodies carry; /sandbox/fault names these.
 ZAPI_CALLBACK_TYPES = {
     "delivery": "DeliveryCallback", "received": "ReceivedCallback", "message-status": "MessageStatusCallback",
     "chat-presence": "PresenceChatCallback", "connected": "ConnectedCallback", "disconnected": "DisconnectedCallback",

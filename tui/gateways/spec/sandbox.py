@@ -98,6 +98,10 @@ class InstanceApi(DialectApi):
         )
         return table
 
+    def guard(self, handler: Handler, *, needs_connection: bool | None) -> Handler:
+        """A handler guarded as this dialect's own are (a connection needed unless said otherwise)."""
+        return self._guarded(handler, needs_connection=True if needs_connection is None else needs_connection)
+
     def _guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
         return guarded(handler, lambda request: self.context.check_instance(request, needs_connection=needs_connection),
                        instance_error)
