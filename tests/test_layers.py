@@ -43,7 +43,7 @@ def layer_of(module: str) -> str:
                   "tui.serve_cli", "tui.connection_cli", "tui.message_cli", "tui.fleet_import_cli", "tui.fleet_cli",
                   "tui.exit_codes", "tui.command_sandbox"):
         return CLI
-    if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
+    if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.ui", "tui.screens", "tui.widgets")):
         return UI
     if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_import",
                   "tui.fleet_board", "tui.activity"):  # the app's wiring, its accounts, `call`'s and the fleet's services
