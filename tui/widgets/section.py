@@ -39,7 +39,7 @@ from tui.keymap import bindings_for, label
 from tui.messages import SendUnanswered
 from tui.widgets.clipboard import copy_text
 from tui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
-from tui.widgets.focus import restore_focus
+from tui.widgets.focus import TypingInForms, restore_focus
 from tui.widgets.forms import Form
 from tui.widgets.gateway_app import GatewayAppBase, gateway_app
 from tui.widgets.section_api import Section
@@ -363,7 +363,7 @@ class OperationSection(VerticalScroll, Section):
         copy_text(self.app, text, what)
 
 
-class CopyableValue(Horizontal):
+class CopyableValue(Horizontal, TypingInForms):
     """A labelled result value (message id, invite link) with a Copy button; the text is selectable."""
 
     DEFAULT_CSS = """

@@ -16,9 +16,10 @@ from tui.widgets.chats.model_form import RECIPIENT_FIELDS
 from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import RecipientValidator
 from tui.widgets.section import CopyableValue
+from tui.widgets.focus import TypingInForms
 
 
-class ChatForm(Vertical):
+class ChatForm(Vertical, TypingInForms):
     """`#compose` of ChatsSection."""
 
     def __init__(self, *, with_inbox: bool, id: str | None = None) -> None:

@@ -18,9 +18,10 @@ from tui.widgets.feedback import ErrorLine
 from tui.widgets.forms import FieldRow, Form, TextInput
 from tui.widgets.section import ConfirmScreen
 from tui.widgets.settings.block import block_status, run_on_section, runtime_of
+from tui.widgets.focus import TypingInForms
 
 
-class SecretsBlock(Vertical):
+class SecretsBlock(Vertical, TypingInForms):
     """`#secrets-block`. After a secret changed it posts `SecretsBlock.Changed`: the section shows the profile
     again."""
 
