@@ -23,6 +23,7 @@ Rules the defaults keep (tests/app/test_keys.py checks them):
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -315,6 +316,7 @@ def use_keymap(keymap: dict[str, str]) -> None:
     """The user's keymap in force from now on (labels and help read it)."""
     _current.clear()
     _current.update(keymap)
+    _typed_in_a_form.cache_clear()
 
 
 def keys_of(binding_id: str) -> str:
@@ -403,6 +405,13 @@ def typed_in_a_form(key: str, binding_ids: Iterable[str | None]) -> bool:
     those of the bindings on it (None: a binding the keymap cannot move). It is typing when the key, or a key the
     user's keymap moved one of them onto, types a character (`ctrl+s` -> `s`); a binding the keymap moved from a
     character onto keys that type nothing (`e` -> ctrl+e) stays a command."""
+    return _typed_in_a_form(key, tuple(binding_ids))
+
+
+@functools.cache
+def _typed_in_a_form(key: str, binding_ids: tuple[str | None, ...]) -> bool:
+    """`typed_in_a_form`, remembered until the keymap changes: Textual asks it for every key above the focus each
+    time it works out the keys in force (every key typed, every footer update)."""
     keys_now = [new for binding_id in binding_ids for new in (_current.get(binding_id or "") or key).split(",")]
     return any(typed_character(new.strip()) is not None for new in keys_now or [key])
 

@@ -26,6 +26,7 @@ from tui.ui.textual_compat import (
     character_key_name,
     check_textual_version,
     clear_render_caches,
+    installed_textual_version,
     notifications_of,
     pinned_textual_version,
 )
@@ -41,6 +42,7 @@ def test_the_pin_is_read_from_pyproject_and_is_the_installed_textual():
     dependencies = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     assert f"textual=={pinned_textual_version()}" in dependencies
     assert textual.__version__ == pinned_textual_version()
+    assert installed_textual_version() == textual.__version__  # read from the dist-info, as importlib.metadata does
 
 
 def test_another_textual_stops_the_app_naming_both_versions():

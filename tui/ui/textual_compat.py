@@ -15,13 +15,12 @@ snapshot and key tests (tests/app/test_snapshots.py, test_keys.py, test_typing_i
 from __future__ import annotations
 
 import re
-import tomllib
 import types
 from collections.abc import Awaitable, Iterable
-from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import textual
 from textual import events
 from textual.app import App
 from textual.cache import LRUCache
@@ -40,6 +39,7 @@ __all__ = [
     "check_textual_version",
     "character_key_name",
     "clear_render_caches",
+    "installed_textual_version",
     "notifications_of",
     "pinned_textual_version",
 ]
@@ -47,6 +47,8 @@ __all__ = [
 _PROJECT = "gateway-tui"
 _PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 _PIN = re.compile(r"^textual\s*==\s*([^\s;,]+)")
+_OUR_NAME = re.compile(rf'^name = "{_PROJECT}"$', re.MULTILINE)
+_DEPENDENCY = re.compile(r'^\s*"([^"]+)",?\s*(?:#.*)?$', re.MULTILINE)
 
 
 # -- the version check ---------------------------------------------------------------------------------------------
@@ -56,11 +58,15 @@ class TextualVersionMismatch(RuntimeError):
 
 
 def pinned_textual_version() -> str:
-    """The Textual version pyproject.toml pins (`"textual==8.2.8"` in `[project] dependencies`); from the installed
-    package's metadata when run from a wheel, which has no pyproject.toml beside it."""
-    if _PYPROJECT.is_file():
-        dependencies = tomllib.loads(_PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
+    """The Textual version pyproject.toml pins (`"textual==8.2.8",` in `[project] dependencies`); from the installed
+    package's metadata when run from a wheel, which has no pyproject.toml beside it. Read with a pattern, not a TOML
+    parser: this runs at every start."""
+    text = _PYPROJECT.read_text(encoding="utf-8") if _PYPROJECT.is_file() else ""
+    if _OUR_NAME.search(text):
+        dependencies = [match.group(1) for match in _DEPENDENCY.finditer(text)]
     else:
+        from importlib.metadata import PackageNotFoundError, requires
+
         try:
             dependencies = requires(_PROJECT) or []
         except PackageNotFoundError:
@@ -72,6 +78,18 @@ def pinned_textual_version() -> str:
                                  "the shims in tui/ui/textual_compat.py are checked against one version only")
 
 
+def installed_textual_version() -> str:
+    """The installed Textual's version, from its `textual-X.Y.Z.dist-info` beside the package: what
+    importlib.metadata would find, without importing it at every start (~10 ms); through it when not found so."""
+    found = [path.name.removeprefix("textual-").removesuffix(".dist-info")
+             for path in Path(textual.__file__).resolve().parent.parent.glob("textual-*.dist-info")]
+    if len(found) == 1:
+        return found[0]
+    from importlib.metadata import version
+
+    return version("textual")
+
+
 def check_textual_version(installed: str, pinned: str) -> None:
     """Stop when the installed Textual is not the pinned one: every shim below relies on that version's insides."""
     if installed != pinned:
@@ -81,7 +99,7 @@ def check_textual_version(installed: str, pinned: str) -> None:
             "tui/ui/textual_compat.py (tests/ui/test_textual_compat.py) and then move the pin.")
 
 
-check_textual_version(version("textual"), pinned_textual_version())
+check_textual_version(installed_textual_version(), pinned_textual_version())
 
 
 # -- the footer's keys ---------------------------------------------------------------------------------------------

@@ -118,7 +118,19 @@ class TypingInForms(Widget):
 def takes_typed_key(node: Widget, key: str) -> bool:
     """`key` (as `BINDINGS` write it, before the user's keymap) is typing at `node`: the focus is on a form control
     and the bindings above `node` on that key type a character once the user's keymap is applied."""
-    return in_form(node.screen.focused) and typed_in_a_form(key, _binding_ids_above(node).get(key, [None]))
+    if not typed_in_a_form(key, _binding_ids_above(node).get(key, (None,))):
+        return False
+    focused = node.screen.focused
+    if focused is None:
+        return False
+    if (answer := _IN_FORM.get(focused)) is None:
+        answer = _IN_FORM[focused] = in_form(focused)
+    return answer
+
+
+_IN_FORM: weakref.WeakKeyDictionary[Widget, bool] = weakref.WeakKeyDictionary()
+"""`in_form` of a focused widget, worked out once: Textual asks `takes_typed_key` for every key above the focus each
+time it works out the keys in force (every key typed, every footer update)."""
 
 
 _IDS_ABOVE: weakref.WeakKeyDictionary[Widget, dict[str, list[str | None]]] = weakref.WeakKeyDictionary()
