@@ -1,8 +1,22 @@
-"""Fixtures every test gets: private config/data dirs and an in-memory keyring, so no test touches the user's."""
+"""Fixtures every test gets: private config/data dirs and an in-memory keyring, so no test touches the user's; and
+the markers of the fast inner loop, given by what a test does rather than remembered by whoever writes it:
+
+- `app`: starts the Textual app or another Textual app (`run_test`, `tests/harness.py`'s `running_sandbox_app`,
+  `snap_compare`);
+- `tmux`: drives the real app in a real terminal (tmux);
+- `process`: starts another program (`subprocess`, asyncio's subprocesses: the CLI, `sandbox`, `listen`);
+- `slow` (written on the test): seconds of work or waiting on purpose (a 22 MB body, an expiry); a quick-loop test
+  that takes over QUICK_AT_MOST seconds is named at the end of the run, to be marked.
+
+`uv run pytest -m "not app and not tmux and not process"` is the quick loop (README, Development)."""
 
 from __future__ import annotations
 
+import inspect
 import signal
+import sys
+from collections.abc import Callable, Iterator
+from types import CodeType, ModuleType
 
 import keyring
 import pytest
@@ -43,3 +57,88 @@ def memory_keyring():
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+# -- markers --------------------------------------------------------------------------------------------------------
+
+STARTS_AN_APP = frozenset({"run_test", "running_sandbox_app", "sandbox_app", "snap_compare", "run_async", "Pilot"})
+STARTS_A_PROCESS = frozenset({"subprocess", "create_subprocess_exec", "create_subprocess_shell", "Popen",
+                              "SandboxProcess", "prepare_app"})  # prepare_app: the command line's, with its sandbox
+
+
+QUICK_AT_MOST = 2.0
+"""Seconds a test of the quick loop may take before the run's summary names it (mark it `slow`, or make it quick)."""
+_QUICK = ("app", "tmux", "process", "slow")
+_slow_quick: list[tuple[float, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.duration > QUICK_AT_MOST and not any(name in report.keywords for name in _QUICK):
+        _slow_quick.append((report.duration, f"{report.nodeid} ({report.when})"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _slow_quick:
+        terminalreporter.section(f"quick-loop tests over {QUICK_AT_MOST:g} s: mark them slow (tests/conftest.py)")
+        for duration, nodeid in sorted(_slow_quick, reverse=True):
+            terminalreporter.write_line(f"{duration:6.2f} s  {nodeid}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        names, strings = _what_it_calls(item)
+        if names & STARTS_AN_APP or "snap_compare" in item.fixturenames:
+            item.add_marker(pytest.mark.app)
+        if "tmux" in strings or item.module.__name__.rsplit(".", 1)[-1].startswith("test_tmux"):
+            item.add_marker(pytest.mark.tmux)
+        if names & STARTS_A_PROCESS:
+            item.add_marker(pytest.mark.process)
+
+
+def _what_it_calls(item: pytest.Function) -> tuple[set[str], set[str]]:
+    """The names and string constants in the test's code, its fixtures' and the code of the tests package they call
+    (helpers, classes), followed through."""
+    functions: list[Callable[..., object]] = [item.function]
+    for definitions in item._fixtureinfo.name2fixturedefs.values():
+        functions.extend(definition.func for definition in definitions)
+    names: set[str] = set()
+    strings: set[str] = set()
+    seen: set[CodeType] = set()
+    while functions:
+        function = inspect.unwrap(functions.pop())
+        code = getattr(function, "__code__", None)
+        if code is None or code in seen:
+            continue
+        scope = getattr(function, "__globals__", {})
+        for inner in _codes(code):
+            seen.add(inner)
+            names.update(inner.co_names)
+            strings.update(const for const in inner.co_consts if isinstance(const, str))
+            # What it names, in its module or in a module of the tests package it uses (`headless.start_headless`,
+            # `from tests.sandbox.test_fleet import start` inside the test).
+            modules = [module for name in inner.co_names
+                       if isinstance(module := scope.get(name, sys.modules.get(name)), ModuleType)
+                       and module.__name__.startswith("tests")]
+            for name in inner.co_names:
+                functions.extend(_ours(scope.get(name)))
+                for module in modules:
+                    functions.extend(_ours(getattr(module, name, None)))
+    return names, strings
+
+
+def _codes(code: CodeType) -> Iterator[CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _codes(const)
+
+
+def _ours(value: object) -> list[Callable[..., object]]:
+    """A function or class of the tests package (what a test calls to do its work), as the functions to follow."""
+    if not str(getattr(value, "__module__", "")).startswith("tests"):
+        return []
+    if inspect.isclass(value):
+        return [member for member in vars(value).values() if inspect.isfunction(member)]
+    return [value] if callable(value) else []

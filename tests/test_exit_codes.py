@@ -148,7 +148,9 @@ def run_main(argv: list[str]) -> int:
         return int(done.code or 0)
 
 
-@pytest.mark.parametrize(("argv", "code"), [(argv, code) for _, argv, code in CASES], ids=[what for what, _, _ in CASES])
+@pytest.mark.parametrize(("argv", "code"), [
+    # doctor waits out its probe of the events (~15 s): slow, out of the quick loop
+    pytest.param(argv, code, id=what, marks=[pytest.mark.slow] if argv[0] == "doctor" else []) for what, argv, code in CASES])
 async def test_every_command_ends_with_the_tables_code(world: World, argv: list[str], code: Exit,
                                                        monkeypatch) -> None:
     monkeypatch.setattr(sys, "stdin", open(os.devnull))  # no terminal: nothing is asked

@@ -10,10 +10,11 @@ import pytest
 
 from tests.app.test_snapshots import send_text
 from tests.harness import running_sandbox_app, settle, wait_until
+from tui.ui.textual_compat import notifications_of
 
 
 def toasts(app) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications_of(app)]
 
 
 def fake_tool(tmp_path, name: str, script: str) -> None:

@@ -11,6 +11,7 @@ from tui.ui.app import build_app
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.sections.settings.doctor import DoctorBlock
 from tui.ui.widgets.webhook_health import WebhookHealth
+from tui.ui.textual_compat import notifications_of
 
 
 async def fault(url: str, body: dict) -> None:
@@ -20,7 +21,7 @@ async def fault(url: str, body: dict) -> None:
 
 
 def toasts(app, words: str) -> int:
-    return sum(words in str(note.title) for note in app._notifications)
+    return sum(words in str(note.title) for note in notifications_of(app))
 
 
 async def test_a_fault_is_found_fixed_with_its_key_and_checked_healthy() -> None:

@@ -4,7 +4,7 @@ the last; nothing is cut in the middle of a label."""
 
 from __future__ import annotations
 
-from textual.widgets._footer import FooterKey
+from tui.ui.textual_compat import FooterKey
 
 from tests.harness import open_chat_form, running_sandbox_app, screen_text, settle, show_section
 from tui.ui.widgets.footer import GatewayFooter, fitting

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets._footer import FooterKey
+from tui.ui.textual_compat import FooterKey
 
 from tests.harness import open_chat_form, running_sandbox_app, settle, show_section, wait_until
 from tui.sandbox.state import LAUNCH_ID

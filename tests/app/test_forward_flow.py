@@ -11,6 +11,7 @@ from tests.harness import running_sandbox_app, settle, show_section, wait_until
 from tests.webhooks.recording_app import RecordingApp
 from tui.api.signing import sign
 from tui.ui.widgets.forms import FieldRow
+from tui.ui.textual_compat import notifications_of
 
 
 async def set_forward(pilot, url: str, *, remote: bool = False) -> None:
@@ -95,7 +96,7 @@ async def test_replay_without_a_forward_url_says_where_to_set_it():
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
-        assert any("No forward URL" in str(n.message) for n in pilot.app._notifications)
+        assert any("No forward URL" in str(n.message) for n in notifications_of(pilot.app))
 
 
 async def test_a_profiles_forward_target_is_used_from_the_start():

@@ -16,6 +16,7 @@ from tui.ui.app import GatewayApp, build_app
 from tui.core.pairing import PairingActions
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.widgets.header import GatewayHeader
+from tui.ui.textual_compat import notifications_of
 
 
 async def drop(url: str, family: Family, reason: str) -> None:
@@ -51,7 +52,7 @@ async def test_a_drop_shows_in_the_header_within_2_s_and_recovers(family: Family
                          what="the header to change")
         assert family.value in header.connection
         await wait_until(pilot, lambda: bells == [1], timeout=2.0, what="one bell")
-        await wait_until(pilot, lambda: any("lost its connection" in str(note.message) for note in app._notifications),
+        await wait_until(pilot, lambda: any("lost its connection" in str(note.message) for note in notifications_of(app)),
                          timeout=2.0, what="the toast")
         actions = PairingActions(account, family)
         if reason == "logged_out":

@@ -18,6 +18,7 @@ from tui.ui.app import build_app
 from tui.ui.widgets import header as header_module
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.widgets.header import GatewayHeader
+from tui.ui.textual_compat import notifications_of
 
 
 def status_reads(app) -> int:
@@ -86,7 +87,7 @@ async def test_a_drop_rings_once_with_the_request_log_open_and_after_it_closed()
         actions = PairingActions(account, Family.INSTANCE)
 
         def toasts() -> int:
-            return sum("lost its connection" in str(note.message) for note in app._notifications)
+            return sum("lost its connection" in str(note.message) for note in notifications_of(app))
 
         app.action_request_log()
         await wait_until(pilot, lambda: log_shown(app), what="the request log")

@@ -16,7 +16,17 @@ from tests.harness import (
     settle,
     wait_until,
 )
-from tui.ui.keymap import ACTIONS, ACTIONS_BY_ID, ACTIVE_TOGETHER, KEYMAP_FILE, check_keymap, load_user_keymap, twins
+from tui.ui.keymap import (
+    ACTIONS,
+    ACTIONS_BY_ID,
+    ACTIVE_TOGETHER,
+    KEYMAP_FILE,
+    check_keymap,
+    load_user_keymap,
+    twins,
+    typed_in_a_form,
+    use_keymap,
+)
 from tui.ui.main_screen import MainScreen
 from tui.ui.widgets import section
 
@@ -72,6 +82,20 @@ def test_user_keymap_is_checked_entry_by_entry(tmp_path):
     assert keymap == {} and len(problems) == 1 and "not valid TOML" in problems[0]
     assert check_keymap({"chats.send": 5}) == ({}, [
         'keymap.toml: chats.send must be a string of keys like "ctrl+s" or "f5,ctrl+s"; ignored.'])
+
+
+def test_in_a_form_a_key_is_typing_by_where_the_users_keymap_puts_its_binding():
+    """Textual offers a binding's key as BINDINGS write it, before the user's keymap: what decides is where the
+    keymap puts it."""
+    assert typed_in_a_form("e", ["panel.toggle.letter"]) and typed_in_a_form("slash", [None])
+    assert not typed_in_a_form("ctrl+s", ["chats.send"]) and not typed_in_a_form("alt+2", ["section.groups"])
+    try:
+        use_keymap({"chats.send": "s", "panel.toggle.letter": "ctrl+e"})
+        assert typed_in_a_form("ctrl+s", ["chats.send"])  # moved onto a letter: typing in a form
+        assert not typed_in_a_form("ctrl+s", ["groups.run"])  # another binding on the same key, not moved
+        assert not typed_in_a_form("e", ["panel.toggle.letter"])  # moved off the letter: still a command
+    finally:
+        use_keymap({})
 
 
 async def test_a_user_keymap_changes_the_key_the_footer_and_the_button(isolated_dirs):

@@ -25,6 +25,7 @@ from tui.local import config
 from tui.ui.app import build_app
 from tui.gateways.sandbox import SandboxGateway
 from tui.local.secrets import InsecureFileSecrets, SecretName
+from tui.ui.textual_compat import notifications_of
 
 
 def shown_text(screen, selector: str) -> str:
@@ -121,7 +122,7 @@ async def test_settings_warns_when_the_listener_moved_and_points_the_webhooks_in
         # deterministic mode names the old listener's random port
         assert "The webhooks still point at http://old-listener.test, but the listener is now at http://listener.test" in warning
         assert "sends produce no events here" in warning
-        assert any("sends produce no events" in n.message for n in app._notifications)
+        assert any("sends produce no events" in n.message for n in notifications_of(app))
 
         app.screen.query_one("#health-point").press()
         await settle(pilot)
@@ -162,4 +163,4 @@ async def test_while_running_the_palette_adds_a_profile_and_says_how_to_start_it
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back to the app")
         assert [p.name for p in config.load_profiles()] == ["work"]
-        assert any("Start it with: gateway-tui --profile work" in n.message for n in app._notifications)
+        assert any("Start it with: gateway-tui --profile work" in n.message for n in notifications_of(app))

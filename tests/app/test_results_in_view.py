@@ -12,6 +12,7 @@ from tests.harness import fill, open_chat_form, palette, running_sandbox_app, sa
     show_section, wait_ready, wait_until
 from tui.sandbox.state import LAUNCH_ID, PRODUCT_IDS
 from tui.ui.widgets.feedback import ErrorLine
+from tui.ui.textual_compat import notifications_of
 
 SMALL = (80, 24)
 COMMUNITY = "120363186053925765"
@@ -23,7 +24,7 @@ def on_screen(app, text: str) -> bool:
 
 
 def toasted(app, text: str) -> bool:
-    return any(text in notification.message for notification in app._notifications)
+    return any(text in notification.message for notification in notifications_of(app))
 
 
 def seen(app, line: ErrorLine) -> bool:

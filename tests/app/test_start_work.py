@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from textual.widgets._footer import FooterKey
+from textual.widgets import Tabs, TextArea
 
 from tests.harness import running_sandbox_app, settle, wait_until
+from tui.ui.textual_compat import FooterKey
 from tui.ui.widgets.footer import GatewayFooter
 from tui.ui.widgets.header import GatewayHeader
 
@@ -249,8 +250,8 @@ NOT_BEFORE_INTERACTIVE = (
     "sqlite3",
     "tui.ui.sections.chats.form",  # Chats' send form, built after the start
     "tui.ui.sections.chats.media",
-    "textual.widgets._text_area",  # the focus rules' other form controls
-    "textual.widgets._tabs",
+    TextArea.__module__,  # the focus rules' other form controls
+    Tabs.__module__,
     "rich._emoji_codes",  # markup in the events panel's column titles
 )
 

@@ -13,6 +13,7 @@ from tests.harness import SETTLE_TIMEOUT, sandbox_app, screen_text, wait_ready, 
 import tui.ui.app
 from tui.ui.app import build_app
 from tui.ui.main_screen import SECTIONS, MainScreen
+from tui.ui.textual_compat import notifications_of
 
 
 async def first_section_ready(pilot) -> None:
@@ -105,7 +106,7 @@ async def test_an_unreadable_preferences_file_is_reported_and_kept(isolated_dirs
         await wait_ready(pilot)
         # The toast's text wraps where the file's path ends (a worker's longer tmp path moved "not valid TOML"
         # across a line break): the notice's own words, and its title on screen.
-        await wait_until(pilot, lambda: any("not valid TOML" in note.message for note in app._notifications)
+        await wait_until(pilot, lambda: any("not valid TOML" in note.message for note in notifications_of(app))
                          and "Preferences" in screen_text(app), what="the notice")
         app.theme = "nord"
         await wait_until(pilot, lambda: not any(worker.is_running for worker in app.workers

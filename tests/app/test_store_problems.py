@@ -13,6 +13,7 @@ from tests.webhooks.test_store_privacy import damage, filled_store
 from tui.local.paths import profile_events_path
 from tui.core.runtime import SANDBOX_PROFILE
 from tui.api.signing import SIGNATURE_HEADER, sign
+from tui.ui.textual_compat import notifications_of
 
 
 async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events():
@@ -27,7 +28,7 @@ async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events
         assert app.runtime_ready and not app.runtime_error
         assert app.runtime.store is None and app.runtime.listener is None
         def named() -> bool:  # the toast is posted with the start's end, and shown once the app gets to it
-            return any(str(path) in note.message and "Move it away" in note.message for note in app._notifications)
+            return any(str(path) in note.message and "Move it away" in note.message for note in notifications_of(app))
 
         await wait_until(pilot, named, what="the store's problem named in a toast")
         await settle(pilot)
@@ -102,7 +103,7 @@ async def test_a_store_from_a_newer_version_turns_events_off_and_says_why():
 
         def named() -> bool:
             return any(str(path) in note.message and "newer version of gateway-tui" in note.message
-                       for note in app._notifications)
+                       for note in notifications_of(app))
 
         await wait_until(pilot, named, what="the reason named in a toast")
         await settle(pilot)

@@ -10,6 +10,9 @@ import pytest
 from textual.widgets import ContentSwitcher, Input
 
 from tests.harness import open_chat_form, running_sandbox_app, screen_text, show_section, wait_until
+from tui.ui.keymap import ACTIONS, SECTION_ORDER, typed_character, use_keymap
+from tui.ui.main_screen import SECTIONS
+from tui.ui.widgets.focus import TypingInForms, in_form
 
 # What a user types on a control by mistake: section digits, the panel and help letters, and letters the Events
 # section binds (older, newest, export, this message, search).
@@ -89,3 +92,52 @@ async def test_outside_forms_the_single_keys_act_as_the_footer_says():
         await wait_until(pilot, lambda: " 1…9 Sections" in screen_text(app).splitlines()[-1], what="1…9 in Events")
         await pilot.press("x")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "ExportScreen", what="x exports from the table")
+
+
+# A user keymap that puts every command of the sections on a letter (`z`): on a form control, typing all the same.
+EVERY_SECTION_COMMAND_ON_A_LETTER = {action.id: "z" for action in ACTIONS if action.scope in (*SECTION_ORDER, "section")}
+
+
+@pytest.mark.parametrize("keymap", [{}, EVERY_SECTION_COMMAND_ON_A_LETTER], ids=["defaults", "sections-on-z"])
+async def test_on_every_form_control_of_every_section_only_the_controls_own_printable_keys_are_bound(keymap):
+    """Whatever form control has the focus, in any section: the printable keys in force (what would act, and what
+    the footer shows) are only the ones the control binds itself (space on a checkbox, a picker's open list), never
+    one bound around it (1-9, `e`, `?`, a section's letters, a command the user's keymap put on a letter)."""
+    async with running_sandbox_app(size=(120, 40)) as pilot:
+        app = pilot.app
+        screen = app.screen
+        use_keymap(keymap)
+        app.set_keymap(keymap)
+        await wait_until(pilot, lambda: screen.all_sections_mounted, what="every section mounted")
+        checked = 0
+        wrong: list[str] = []
+        for section in SECTIONS:
+            await show_section(pilot, section.id)
+            body = screen.query_one(f"#{section.id}")
+            controls = [widget for widget in body.query("*") if widget.focusable and in_form(widget)]
+            for widget in controls:
+                screen.set_focus(widget)
+                await pilot.pause()
+                if app.focused is not widget:
+                    continue  # scrolled out of reach or set up later: the ones reached are enough
+                own = own_nodes(widget)
+                bound_around = sorted(f"{key} ({type(active.node).__name__})"
+                                      for key, active in screen.active_bindings.items()
+                                      if typed_character(key) is not None and active.node not in own)
+                if bound_around:
+                    wrong.append(f"{section.id}: on {widget!r}: {bound_around}")
+                checked += 1
+        use_keymap({})
+        assert not wrong, "\n".join(wrong)
+        assert checked >= 40, checked  # every section's fields, pickers, switches, buttons
+
+
+def own_nodes(widget) -> list:
+    """The focused control and what it sits in up to the first part that takes typed keys (a field row, a form, a
+    section): the keys bound there are the control's own (a picker's open list and the picker)."""
+    nodes = []
+    for node in widget.ancestors_with_self:
+        if isinstance(node, TypingInForms):
+            break
+        nodes.append(node)
+    return nodes

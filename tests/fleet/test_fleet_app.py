@@ -20,6 +20,7 @@ from tui.ui.sections.fleet.section import FleetSection
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.widgets.header import GatewayHeader
 from tui.ui.widgets.section import ConfirmScreen
+from tui.ui.textual_compat import notifications_of
 
 NAMES = ("shop-1", "shop-2", "shop-3")
 
@@ -115,7 +116,7 @@ async def test_marked_rows_take_a_bulk_action_after_one_confirmation_naming_the_
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="asked again")
         await pilot.press("y")
         await wait_until(pilot, lambda: any("reconnect: 2 accounts done" in str(note.message)
-                                            for note in app._notifications), what="done")
+                                            for note in notifications_of(app)), what="done")
         assert board(app).marked == set()
         await settle(pilot)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from tests.pairing.test_fresh_user import Clock, account_on, start
 from tests.pairing.test_connect_cli import phone
 from tui.api.operations import Family
@@ -35,6 +37,7 @@ async def test_a_zapi_phone_code_lasts_its_countdown_after_a_qr_code_was_asked()
         await sandbox.stop()
 
 
+@pytest.mark.slow  # ~40 s: the code counts down on the pairing websocket until it closes
 async def test_a_wuzapi_phone_code_counts_to_the_pairing_websocket_and_expires_when_it_closes() -> None:
     clock = Clock()
     sandbox = await start(WuzapiRelease.NEWER, clock, delay=timedelta(0))

@@ -157,6 +157,7 @@ async def test_connect_gives_up_at_its_timeout_with_exit_1() -> None:
         await sandbox.stop()
 
 
+@pytest.mark.slow  # three 20 s code windows stepped through with polls on the way: seconds of work
 @pytest.mark.parametrize("family", [Family.INSTANCE, Family.SESSION])
 async def test_codes_are_refreshed_before_expiry_and_stop_after_three_unanswered(family: Family) -> None:
     clock = Clock()

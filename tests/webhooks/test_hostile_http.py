@@ -27,6 +27,9 @@ from tui.webhooks import connections
 from tui.webhooks import listener as listener_module
 from tui.api.signing import sign
 
+# Floods of connections and slow senders, with deadlines: seconds of work each, and load-sensitive.
+pytestmark = pytest.mark.slow
+
 HONEST = request("POST", JSON_BODY, VALID_REQUEST_HEADERS)
 HONEST_DEADLINE = 5.0  # seconds; an honest event on loopback normally takes milliseconds
 LONG = 600.0  # a deadline the test never reaches: the attack stays in place while the honest event is sent

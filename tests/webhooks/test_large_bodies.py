@@ -44,6 +44,7 @@ def test_default_limit_takes_a_100_mb_document_inlined_by_wuzapi():
     assert form_length < DEFAULT_MAX_BODY
 
 
+@pytest.mark.slow  # 22 MB signed, sent and compared
 async def test_a_22_mb_signed_video_is_accepted_with_its_exact_bytes(store, start_listener, http):
     body = wuz_form(video_event(VIDEO))
     assert 21_000_000 < len(body) < 23_500_000
@@ -75,6 +76,7 @@ def signed_json() -> dict[str, str]:
     return {"Content-Type": "application/json", "X-Hmac-Signature": JSON_BODY_SIGNATURE}
 
 
+@pytest.mark.slow  # four 6 MB bodies at once
 async def test_bodies_in_flight_never_exceed_the_budget(store, start_listener, http):
     body = wuz_form(video_event(VIDEO[: 6 * 1000 * 1000]))
     listener = await start_listener(hmac_key=KEY, in_flight_limit=int(len(body) * 1.5))

@@ -84,6 +84,7 @@ async def test_a_redirect_to_another_scheme_is_not_followed(server: str) -> None
         await fetch_media(f"{server}/to-ftp", allow_loopback=True)
 
 
+@pytest.mark.slow  # its stalled server takes seconds to close
 async def test_the_size_cap_and_the_timeout(server: str) -> None:
     with pytest.raises(FetchRefused, match="over the 1000 bytes"):
         await fetch_media(f"{server}/big", allow_loopback=True, limit=1000)

@@ -26,11 +26,13 @@ from textual.app import App
 from textual.command import Provider
 from textual.signal import Signal
 
-from tui.ui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
+from tui.ui.keymap import bindings_for, load_user_keymap, use_keymap
 from tui.ui.messages import MessageSent, SendUnanswered
+from tui.ui.textual_compat import FinishBeforeShutdown, alt_digits_driver
 from tui.ui.widgets.gateway_app import GatewayAppBase
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
     from textual.screen import Screen
 
     from textual.theme import Theme
@@ -43,13 +45,13 @@ FIRST_STATUS_WAIT = 3.0
 """Seconds the sandbox's set-up (store, listener, webhooks) waits for the header's first status read, and then
 for the first section to take keys."""
 SHUTDOWN_MOUNT_WAIT = 5.0
-"""Seconds an exit waits for a section being mounted in the background (see GatewayApp._shutdown)."""
+"""Seconds an exit waits for a section being mounted in the background (see GatewayApp.before_shutdown)."""
 COLLECTOR_OFF_AT_MOST = 30.0
 """Seconds after the first frame at which a collector paused for the start (`resume_collector`) runs again even if
 the sections are not all built yet."""
 
 
-class GatewayApp(GatewayAppBase):
+class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
     """gateway-tui. Build it with `build_app()`. Screens and widgets reach it as `gateway_app(self)`
     (tui.ui.widgets.gateway_app), which also declares the reactive start-up flags."""
 
@@ -95,7 +97,6 @@ class GatewayApp(GatewayAppBase):
         self.runtime_settled = asyncio.Event()
         """Set once the first start of the Runtime has finished, started or not (the main screen mounts the
         sections not shown yet after it: before, they would compete with the start for the event loop)."""
-        let_alt_digits_through()
         self.keymap_problems: list[str] = []
         self.preference_problems: list[str] = []
         self._load_keymap()
@@ -115,6 +116,12 @@ class GatewayApp(GatewayAppBase):
             self.set_keymap(keymap)
 
     # -- start-up -------------------------------------------------------------------------------------------
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, reading ESC+digit (what xterm, GNOME Terminal and tmux send for
+        alt+1..9) as alt+digit rather than as the macOS Option characters ("™"): the section keys work while
+        typing (tests/app/test_tmux.py)."""
+        return alt_digits_driver(super().get_driver_class())
 
     def get_default_screen(self) -> Screen:
         from tui.ui.main_screen import MainScreen
@@ -281,7 +288,7 @@ class GatewayApp(GatewayAppBase):
     # while one is being composed, and the section's own Mount handlers then fail on children that were never
     # mounted (Groups' tabs: "No Tab with id"), which the exit would report as a crash. Both ways out wait: exit()
     # (ctrl+q, the palette; once it has posted its message the mount can no longer finish) and Textual's shutdown
-    # (which test harnesses call directly).
+    # (which test harnesses call directly; `before_shutdown`).
 
     def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
         if not any(screen.mounting for screen in self._main_screens()):
@@ -294,9 +301,8 @@ class GatewayApp(GatewayAppBase):
 
         self.run_worker(after_the_mounts(), group="exit", exclusive=True, description="exit after the mounts")
 
-    async def _shutdown(self) -> None:
+    async def before_shutdown(self) -> None:
         await self._finish_mounting()
-        await super()._shutdown()
 
     async def _finish_mounting(self) -> None:
         for screen in self._main_screens():

@@ -16,18 +16,23 @@ Rules the defaults keep (tests/app/test_keys.py checks them):
 - Section switching, help, the request log and the events panel have keys that work while typing (alt+1..7,
   F1, F2, F9, priority bindings); their letter and digit twins (`1`-`7`, `?`, `e`) act only outside forms
   (lists, tables, the events panel). Inside a form, whatever part of it has the focus (a field, a picker, a
-  checkbox, a button), a printable key is never a command: `MainScreen._binding_chain` holds that one rule.
+  checkbox, a button), a printable key is never a command: `typed_in_a_form` says which keys, and the sections and
+  forms consume them (`tui.ui.widgets.focus.TypingInForms`, Textual's `check_consume_key`).
 - Within one scope, and between a scope and the scopes that are active with it, a key has one meaning.
 """
 
 from __future__ import annotations
 
+import functools
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.binding import Binding, BindingType
-from textual.keys import Keys, _character_to_key
+from textual.keys import Keys
+
+from tui.ui.textual_compat import character_key_name
 
 KEYMAP_FILE = "keymap.toml"
 
@@ -311,6 +316,7 @@ def use_keymap(keymap: dict[str, str]) -> None:
     """The user's keymap in force from now on (labels and help read it)."""
     _current.clear()
     _current.update(keymap)
+    _typed_in_a_form.cache_clear()
 
 
 def keys_of(binding_id: str) -> str:
@@ -372,36 +378,17 @@ def reference_table(ids: tuple[str, ...] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- alt+digit in real terminals ----------------------------------------------------------------------------------
-
-def let_alt_digits_through() -> None:
-    """Make ESC+digit (what xterm, GNOME Terminal, iTerm2 with "Esc+", and tmux at its default settings send for
-    alt+1..8) arrive as `alt+1`..`alt+8`.
-
-    Textual's parser table maps ESC+digit to the characters macOS's Option key types (`\x1b2` -> "™", for WezTerm
-    on macOS), so in every other terminal alt+2 would type "™" into the focused field instead of switching
-    sections. Dropping those seven entries lets the parser's ordinary ESC-prefix rule report them as alt keys;
-    checked by tests/app/test_tmux.py in a real tmux.
-    """
-    from textual import _ansi_sequences
-
-    table = _ansi_sequences.ANSI_SEQUENCES_KEYS
-    if isinstance(table, dict):
-        for digit in "123456789":
-            table.pop(f"\x1b{digit}", None)
-
-
 # -- the user's keymap ---------------------------------------------------------------------------------------------
 
 _MODIFIERS = {"ctrl", "alt", "shift", "super", "meta", "hyper"}
 _KEY_NAMES = (
     {key.value for key in Keys}
-    | {_character_to_key(chr(code)) for code in range(32, 127)}
+    | {character_key_name(chr(code)) for code in range(32, 127)}
     | {"space", "tab", "enter", "escape", "backspace", "delete"}
 )
 
 
-_KEY_CHARACTERS = {_character_to_key(chr(code)): chr(code) for code in range(32, 127)}
+_KEY_CHARACTERS = {character_key_name(chr(code)): chr(code) for code in range(32, 127)}
 
 
 def typed_character(key: str) -> str | None:
@@ -410,6 +397,23 @@ def typed_character(key: str) -> str | None:
     if len(key) == 1:
         return key if key.isprintable() else None
     return _KEY_CHARACTERS.get(key)
+
+
+def typed_in_a_form(key: str, binding_ids: Iterable[str | None]) -> bool:
+    """Whether the bindings `binding_ids` on `key` are typing inside a form, never a command. `key` is the key as
+    written in `BINDINGS` (Textual offers it to `check_consume_key` before it applies the user's keymap), the ids
+    those of the bindings on it (None: a binding the keymap cannot move). It is typing when the key, or a key the
+    user's keymap moved one of them onto, types a character (`ctrl+s` -> `s`); a binding the keymap moved from a
+    character onto keys that type nothing (`e` -> ctrl+e) stays a command."""
+    return _typed_in_a_form(key, tuple(binding_ids))
+
+
+@functools.cache
+def _typed_in_a_form(key: str, binding_ids: tuple[str | None, ...]) -> bool:
+    """`typed_in_a_form`, remembered until the keymap changes: Textual asks it for every key above the focus each
+    time it works out the keys in force (every key typed, every footer update)."""
+    keys_now = [new for binding_id in binding_ids for new in (_current.get(binding_id or "") or key).split(",")]
+    return any(typed_character(new.strip()) is not None for new in keys_now or [key])
 
 
 def key_problem(key: str) -> str | None:

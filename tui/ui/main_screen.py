@@ -24,16 +24,14 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import BindingsMap
 from textual.containers import Container
-from textual.dom import DOMNode
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static
 
-from tui.ui.keymap import bindings_for, typed_character
+from tui.ui.keymap import bindings_for
 from tui.ui.widgets.events_panel import EventsPanel
-from tui.ui.widgets.focus import control_of, first_field, first_field_set_up, focus_first, in_form
+from tui.ui.widgets.focus import first_field, first_field_set_up, focus_first, in_form
 from tui.ui.widgets.footer import GatewayFooter
 from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.header import GatewayHeader
@@ -263,27 +261,6 @@ class MainScreen(SectionHost):
         self._waiting_for_section = False  # a section shown before it was mounted: keys are kept until it is
         self._holding = 0  # parts asked for and being built (hold_keys_while): their end replays the keys
         self._replay_tries = 0  # replays put off because the section had no field to focus yet
-
-    @property
-    def _binding_chain(self) -> list[tuple[DOMNode, BindingsMap]]:
-        """Textual's chain of bindings from the focus up, with one rule added: inside a form (`in_form`: a field, a
-        picker, a checkbox, a button...) a printable key is typing, never a command. The keys bound to letters,
-        digits and symbols above the focused control (1-7, `e`, `?`, a section's letters) are left out, for acting
-        and for the footer; the control's own keys (space toggles a checkbox) and the keys that cannot be text
-        (alt+1..7, ctrl+..., F-keys) stay. Textual does this for an Input or a TextArea (`check_consume_key`);
-        this does it for every part of a form, in every section."""
-        chain = super()._binding_chain
-        focused = self.focused
-        if not in_form(focused):
-            return chain
-        own = control_of(focused) if focused is not None else []
-        for node, bindings in chain:
-            if node in own:
-                continue  # the control's own keys (and a picker's, around its open list)
-            for key in list(bindings.key_to_bindings):
-                if typed_character(key) is not None:
-                    del bindings.key_to_bindings[key]
-        return chain
 
     def on_key(self, event: events.Key) -> None:
         """While the section on screen is not mounted yet, keep what is typed (replayed by `_replay_early_keys`);

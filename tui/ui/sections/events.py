@@ -25,6 +25,7 @@ from tui.core.runtime import duplicate_marker
 from tui.ui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.ui.keymap import bindings_for
 from tui.ui.widgets.feedback import is_shown
+from tui.ui.widgets.focus import TypingInForms
 from tui.ui.widgets.path_dialog import PathDialog
 from tui.ui.widgets.section_api import Section
 from tui.ui.widgets.gateway_app import gateway_app
@@ -83,6 +84,11 @@ class EventsCommand(StrEnum):
     NEWEST = "newest"
 
 
+class EventsFilters(Horizontal, TypingInForms):
+    """The kind and verdict pickers and the search field. On them the section's own letters (`g`, `x`, `/`...) are
+    typing: the pickers are form controls right under the section, with no form around them to take the keys."""
+
+
 class EventsSection(Vertical, Section):
     """The stored history. Built by the main screen into the `#events` slot."""
 
@@ -121,7 +127,7 @@ class EventsSection(Vertical, Section):
         return self._live_pending
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="events-filters"):
+        with EventsFilters(id="events-filters"):
             yield Select([], prompt="Kind: all", id="events-kind", allow_blank=True)
             yield Select(VERDICT_OPTIONS, prompt="Verdict: all", id="events-verdict", allow_blank=True)
             yield Input(placeholder="Search body text…", id="events-search", compact=False)

@@ -50,7 +50,7 @@ from tui.ui.widgets.event_marks import (
     verdict_badge,
 )
 from tui.ui.widgets.gateway_app import gateway_app
-from tui.ui.widgets.tables import FreedCachesTable
+from tui.ui.textual_compat import FreedCachesTable, clear_render_caches
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -100,10 +100,9 @@ class EventsTable(FreedCachesTable):
         """Order the rows on their event ids, newest first, after new rows were added below. The table's render
         caches are keyed on its update count, which ordering bumps: emptied here (as `clear` does), they would
         otherwise fill with lines never used again (thousands of kept objects that each full pass of the
-        collector walks: its passes grew from ~10 to ~100 ms in a minute of events), freed at once (FreedCachesTable).
-        Textual is pinned (8.2.8)."""
+        collector walks: its passes grew from ~10 to ~100 ms in a minute of events), freed at once (FreedCachesTable)."""
         self.sort("time", key=lambda cell: cell.event_id, reverse=True)
-        self._clear_caches()
+        clear_render_caches(self)
 
     def action_filter_message(self) -> None:
         if (panel := self.panel) is not None:

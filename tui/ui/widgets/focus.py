@@ -7,14 +7,18 @@ input, not the tab bar); otherwise the first focusable widget inside it that is 
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Protocol, runtime_checkable
 
+from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Input
+
+from tui.ui.keymap import typed_in_a_form
 
 
 @runtime_checkable
@@ -90,7 +94,7 @@ def _is_form_scroller(node: object) -> bool:
 
 def in_form(widget: Widget | None) -> bool:
     """The focus is on a part of a form: a field, a picker (open or not), a checkbox, a switch, a radio set, a button.
-    What is typed there is never a command (`tui.ui.main_screen.MainScreen` holds the rule). Outside forms: lists,
+    What is typed there is never a command (`TypingInForms`). Outside forms: lists,
     tables, the thread, the tab bar, a section itself, nothing focused."""
     if widget is None:
         return False
@@ -99,17 +103,52 @@ def in_form(widget: Widget | None) -> bool:
     return not isinstance(widget, (ScrollView, ScrollableContainer, _tab_bar(), Screen))
 
 
-def control_of(widget: Widget) -> list[Widget]:
-    """The focused widget and, when it is part of a bigger control (a picker's open list), the nodes up to that
-    control: the keys bound there are the control's own."""
-    nodes: list[Widget] = []
-    for node in widget.ancestors_with_self:
-        if not isinstance(node, Widget):
-            break
-        nodes.append(node)
-        if _is_form_scroller(node):
-            return nodes
-    return nodes[:1]
+class TypingInForms(Widget):
+    """A part of the screen (a section, a form, a field row) that takes the printable keys while the focus is on a
+    form control inside it: the keys bound to letters, digits and symbols above it (1-9, `e`, `?`, a section's
+    letters) are typing there, never a command, and the footer leaves them out. The control's own keys (space
+    toggles a checkbox) and the keys that cannot be text (alt+1..9, ctrl+..., F-keys) stay. Textual asks every node
+    between the focus and a binding (`check_consume_key`) before it acts on a key or shows it; an Input or a
+    TextArea says so of itself, this says it for every part of a form, in every section."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return takes_typed_key(self, key)
+
+
+def takes_typed_key(node: Widget, key: str) -> bool:
+    """`key` (as `BINDINGS` write it, before the user's keymap) is typing at `node`: the focus is on a form control
+    and the bindings above `node` on that key type a character once the user's keymap is applied."""
+    if not typed_in_a_form(key, _binding_ids_above(node).get(key, (None,))):
+        return False
+    focused = node.screen.focused
+    if focused is None:
+        return False
+    if (answer := _IN_FORM.get(focused)) is None:
+        answer = _IN_FORM[focused] = in_form(focused)
+    return answer
+
+
+_IN_FORM: weakref.WeakKeyDictionary[Widget, bool] = weakref.WeakKeyDictionary()
+"""`in_form` of a focused widget, worked out once: Textual asks `takes_typed_key` for every key above the focus each
+time it works out the keys in force (every key typed, every footer update)."""
+
+
+_IDS_ABOVE: weakref.WeakKeyDictionary[Widget, dict[str, list[str | None]]] = weakref.WeakKeyDictionary()
+
+
+def _binding_ids_above(node: Widget) -> dict[str, list[str | None]]:
+    """Key -> the ids of the bindings the nodes above `node` declare on it (their classes' `BINDINGS`), worked out
+    once per node: a part of a form stays where it was mounted."""
+    ids = _IDS_ABOVE.get(node)
+    if ids is None:
+        ids = _IDS_ABOVE[node] = {}
+        for ancestor in node.ancestors:
+            for cls in type(ancestor).__mro__:
+                for binding in vars(cls).get("BINDINGS", ()):
+                    if isinstance(binding, Binding):
+                        for key in binding.key.split(","):
+                            ids.setdefault(key.strip(), []).append(binding.id)
+    return ids
 
 
 def focus_first(container: Widget) -> None:

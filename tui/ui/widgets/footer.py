@@ -11,9 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 from tui.ui.keymap import ACTIONS_BY_ID
+from tui.ui.textual_compat import FooterKey
 
 PALETTE_WIDTH_EXTRA = 0
 """Columns of the palette key beyond its key and label (its left border takes the place of its left padding)."""

@@ -33,6 +33,7 @@ from textual.widgets import Input, Label, Static
 from tui.api.models import PHONE_RULE, RECIPIENT_RULE, field_errors, is_phone, is_recipient, normalized_phone
 from tui.api.wording import labelled
 from tui.ui.widgets.feedback import ErrorLine
+from tui.ui.widgets.focus import TypingInForms, takes_typed_key
 
 # The single switch for cursor blink in every input this package builds. Tests and snapshots set it
 # to False (tests/sections/conftest.py does), so screenshots do not depend on timing.
@@ -55,6 +56,11 @@ class TextInput(Input):
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
         self.cursor_blink = CURSOR_BLINK
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Textual's Input takes the keys that type a character as it sees them, before the user's keymap; this
+        also takes a command the keymap put on a character (and `/`, which Textual's Input misses)."""
+        return super().check_consume_key(key, character) or takes_typed_key(self, key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,8 +187,9 @@ def optional(text: str) -> str | None:
 # Rows
 
 
-class FieldRow(Vertical):
-    """Label, the control, and an inline error line under it (plain text, never markup)."""
+class FieldRow(Vertical, TypingInForms):
+    """Label, the control, and an inline error line under it (plain text, never markup). On its control, printable
+    keys are typing (`TypingInForms`)."""
 
     DEFAULT_CSS = """
     FieldRow { height: auto; margin: 0 0 0 0; }
@@ -382,8 +389,9 @@ def validated(
     return request
 
 
-class Form(Vertical):
-    """A group of FieldRows with its own scope for errors."""
+class Form(Vertical, TypingInForms):
+    """A group of FieldRows with its own scope for errors. On its controls, printable keys are typing
+    (`TypingInForms`)."""
 
     DEFAULT_CSS = """
     Form { height: auto; }

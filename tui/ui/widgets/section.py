@@ -44,10 +44,10 @@ from tui.ui.keymap import bindings_for, label
 from tui.ui.messages import SendUnanswered
 from tui.ui.widgets.clipboard import copy_text
 from tui.ui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
-from tui.ui.widgets.focus import restore_focus
+from tui.ui.widgets.focus import TypingInForms, restore_focus
 from tui.ui.widgets.forms import Form, validated
-from tui.ui.widgets.gateway_app import GatewayAppBase, gateway_app
 from tui.ui.widgets.operation_form import DerivedForms, OperationForm
+from tui.ui.widgets.gateway_app import GatewayAppBase, gateway_app
 from tui.ui.widgets.section_api import Section
 
 if TYPE_CHECKING:
@@ -407,7 +407,7 @@ class OperationSection(VerticalScroll, Section):
         copy_text(self.app, text, what)
 
 
-class CopyableValue(Horizontal):
+class CopyableValue(Horizontal, TypingInForms):
     """A labelled result value (message id, invite link) with a Copy button; the text is selectable."""
 
     DEFAULT_CSS = """

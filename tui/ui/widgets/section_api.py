@@ -13,10 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import ClassVar
 
 from textual.screen import Screen
-from textual.widget import Widget
+
+from tui.ui.widgets.focus import TypingInForms
 
 
-class Section(Widget):
+class Section(TypingInForms):
     """A section of the main screen (alt+1..7). Overrides what it has:
 
     - `HELP` (Textual's own attribute): markdown for `?`; the section's gateway operations are appended.
@@ -25,6 +26,9 @@ class Section(Widget):
       any other.
     - `build_deferred()`: builds the parts the first frame does not show, after start (Chats' compose form).
     - `action_cancel()`: Escape when nothing else takes it: cancel the section's work.
+
+    On a form control inside it, printable keys are typing: a section takes them from the keys bound above it
+    (`TypingInForms`).
     """
 
     OPERATIONS: ClassVar[Mapping[str, str]] = {}

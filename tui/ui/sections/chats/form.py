@@ -16,9 +16,10 @@ from tui.ui.sections.chats.model_form import RECIPIENT_FIELDS
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import RecipientValidator
 from tui.ui.widgets.section import CopyableValue
+from tui.ui.widgets.focus import TypingInForms
 
 
-class ChatForm(Vertical):
+class ChatForm(Vertical, TypingInForms):
     """`#compose` of ChatsSection."""
 
     def __init__(self, *, with_inbox: bool, id: str | None = None) -> None:

@@ -6,6 +6,7 @@ from textual.message import Message
 from textual.widgets import Input
 
 from tui.ui.keymap import bindings_for
+from tui.ui.widgets.focus import takes_typed_key
 
 
 class FleetFilter(Input):
@@ -13,6 +14,11 @@ class FleetFilter(Input):
 
     class Leave(Message):
         """Back to the board (the filter kept or cleared)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Typed keys are the filter's, the board's `/` too: Textual's Input asks `key_to_character`, which has no
+        character for `slash`, and the footer would offer "/ Filter" while the filter is being typed."""
+        return super().check_consume_key(key, character) or takes_typed_key(self, key)
 
     def action_clear_filter(self) -> None:
         self.value = ""

@@ -24,6 +24,7 @@ from tui.ui.keymap import label, shown_key
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.section import ConfirmScreen
 from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of, section_of
+from tui.ui.widgets.focus import TypingInForms
 
 if TYPE_CHECKING:
     from tui.core.doctor import Finding, Fix, Report
@@ -34,7 +35,7 @@ FIX_KEYS = {"point-webhooks": "settings.fix_point", "subscribe": "settings.fix_s
 SEVERITY_MARKS = {"error": ("✗", "$text-error"), "warning": ("!", "$text-warning"), "info": ("i", "$text-muted")}
 
 
-class DoctorBlock(Vertical):
+class DoctorBlock(Vertical, TypingInForms):
     """`#doctor-block`: `#doctor-findings`, the button `#doctor-check`."""
 
     def __init__(self, **kwargs: object) -> None:

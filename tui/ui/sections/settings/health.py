@@ -11,9 +11,10 @@ from textual.widgets import Button, Static
 
 from tui.core.runtime import HmacDisagreement
 from tui.ui.sections.settings.block import runtime_of
+from tui.ui.widgets.focus import TypingInForms
 
 
-class HealthBlock(Vertical):
+class HealthBlock(Vertical, TypingInForms):
     """`#health-block`: `#webhook-warning` (button `#health-point`) and `#hmac-warning` (button `#health-hmac`)."""
 
     def compose(self) -> ComposeResult:

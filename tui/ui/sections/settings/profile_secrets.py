@@ -18,9 +18,10 @@ from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput
 from tui.ui.widgets.section import ConfirmScreen
 from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of
+from tui.ui.widgets.focus import TypingInForms
 
 
-class SecretsBlock(Vertical):
+class SecretsBlock(Vertical, TypingInForms):
     """`#secrets-block`. After a secret changed it posts `SecretsBlock.Changed`: the section shows the profile
     again."""
 

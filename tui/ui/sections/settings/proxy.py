@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.highlighter import Highlighter
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -34,17 +37,22 @@ def password_span(url: str) -> tuple[int, int]:
     return colon + 1, end
 
 
-class ProxyUrlInput(TextInput):
-    """The proxy URL with its host and user in view and only the password masked: `socks5://user:•••@host:1080`
-    (each hidden character one `•`, so the cursor stays where it is typed)."""
+class PasswordMask(Highlighter):
+    """Shows the password of a proxy URL as `•`, one per character, so the cursor stays where it is typed; the host
+    and the user stay readable. A highlighter is the public way into what an Input draws (Textual hands it the text
+    before it is shown); the value itself is untouched."""
 
-    @property
-    def _value(self) -> Text:
-        start, end = password_span(self.value)
-        if start == end:
-            return super()._value
-        shown = self.value[:start] + "•" * (end - start) + self.value[end:]
-        return Text(shown, no_wrap=True, overflow="ignore", end="")
+    def highlight(self, text: Text) -> None:
+        start, end = password_span(text.plain)
+        if start != end:
+            text.plain = text.plain[:start] + "•" * (end - start) + text.plain[end:]
+
+
+class ProxyUrlInput(TextInput):
+    """The proxy URL with its host and user in view and only the password masked: `socks5://user:•••@host:1080`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(highlighter=PasswordMask(), **kwargs)
 
 
 class ProxyBlock(Form):
