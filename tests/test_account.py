@@ -95,15 +95,24 @@ def test_tokens_read_from_resolved_secrets_and_never_print():
     assert "i-token" not in repr(TOKENS) and "s-token" not in repr(TOKENS)
 
 
-def test_an_accounts_event_stream_reaches_its_subscribers_until_they_leave():
+def test_an_accounts_events_count_in_its_activity_and_an_accepted_connection_event_moves_its_watch():
+    from datetime import UTC, datetime
+
+    from tui.api.operations import Family
+    from tui.webhooks.events import StoredEvent
+    from tui.webhooks.signing import Verdict
+
+    def event(kind: str, payload: object, *, rejected: bool = False) -> StoredEvent:
+        return StoredEvent(1, datetime.now(UTC), "/delivery", {}, b"{}", payload, kind, "", Verdict.UNSIGNED,
+                           rejected, None, ())
+
     account = account_of(profile())
-    seen: list[object] = []
-    unsubscribe = account.subscribe_events(seen.append)
-    account.subscribe_events(lambda _event: 1 / 0)  # a broken view never stops the others
-    account.publish("first")  # type: ignore[arg-type]
-    unsubscribe()
-    account.publish("second")  # type: ignore[arg-type]
-    assert seen == ["first"]
+    account.receive(event("DisconnectedCallback", {"type": "DisconnectedCallback"}, rejected=True))
+    assert account.activity.received == 0 and account.watch.families[Family.INSTANCE].state is None
+    account.receive(event("DisconnectedCallback", {"type": "DisconnectedCallback"}))
+    assert account.activity.received == 1
+    state = account.watch.families[Family.INSTANCE].state
+    assert state is not None and not state.connected
 
 
 # -- the runtime holds the accounts ---------------------------------------------------------------------------
@@ -147,8 +156,10 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
         from tests.webhooks.conftest import until
 
         sandbox = runtimes[0]
+        from tui.core.feed.bus import EventStored
+
         seen: list[object] = []
-        sandbox.current.subscribe_events(seen.append)
+        sandbox.bus.subscribe(EventStored, lambda stored: seen.append(stored) if stored.account == "sandbox" else None)
         async with httpx.AsyncClient() as client:
             await client.post(sandbox.listener.url + "/delivery", content=b'{"type":"DeliveryCallback","phone":"1"}',
                               headers={"Content-Type": "application/json"})

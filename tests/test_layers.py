@@ -46,8 +46,8 @@ def layer_of(module: str) -> str:
     if module in ("tui.app", "tui.commands", "tui.messages", "tui.keymap") or module.startswith(("tui.screens", "tui.widgets")):
         return UI
     if module in ("tui.runtime", "tui.account", "tui.calls", "tui.pairing", "tui.watch", "tui.doctor", "tui.fleet_import",
-                  "tui.fleet_board", "tui.activity"):  # the app's wiring, its accounts, `call`'s and the fleet's services
-        return RUNTIME
+                  "tui.fleet_board", "tui.activity") or module.startswith("tui.core"):
+        return RUNTIME  # the app's wiring, its services, its accounts, `call`'s and the fleet's services
     if module.startswith("tui.sandbox"):
         return SANDBOX
     if module.startswith("tui.webhooks"):

@@ -26,6 +26,7 @@ from textual.app import App
 from textual.command import Provider
 from textual.signal import Signal
 
+from tui.core.feed.bus import EventStored, ForwardAttempted
 from tui.keymap import bindings_for, let_alt_digits_through, load_user_keymap, use_keymap
 from tui.messages import MessageSent, SendUnanswered
 from tui.widgets.gateway_app import GatewayAppBase
@@ -100,9 +101,9 @@ class GatewayApp(GatewayAppBase):
         self.preference_problems: list[str] = []
         self._load_keymap()
         self._unsubscribers = [
-            runtime.subscribe_events(self._publish_event),
+            runtime.bus.subscribe(EventStored, lambda stored: self._publish_event(stored.event)),
             runtime.request_log.subscribe(self._publish_exchange),
-            runtime.subscribe_forward_attempts(self._publish_attempt),
+            runtime.bus.subscribe(ForwardAttempted, lambda forwarded: self._publish_attempt(forwarded.attempt)),
         ]
 
     def _load_keymap(self) -> None:

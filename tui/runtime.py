@@ -2,7 +2,7 @@
 the embedded sandbox gateway. No Textual here: the app owns a Runtime and starts it after its first frame.
 
     runtime = Runtime(sandbox=True)
-    runtime.subscribe_events(on_event)        # every stored webhook event (StoredEvent), on the event loop
+    runtime.bus.subscribe(EventStored, on_event)  # every stored webhook event, on the event loop
     runtime.request_log.subscribe(on_exchange)
     await runtime.start()                     # servers, clients, gateway configuration
     await runtime.instance.send_poll(...)
@@ -61,6 +61,14 @@ from tui.account import (
     new_account,
     sandbox_account_name,
     sandbox_profile,
+)
+from tui.core.feed.bus import (
+    EventBus,
+    EventStored,
+    ForwardAttempted,
+    InboxChanged,
+    ListenerLoadChanged,
+    StoreHealthChanged,
 )
 from tui.fleet_board import FleetRow  # the Fleet section's rows (tui.fleet_board imports only the standard library)
 
@@ -141,8 +149,6 @@ DETERMINISTIC_HMAC_KEY = "sandbox-hmac-key-0123456789abcdef-deterministic"
 # Shown instead of event reception times in deterministic mode: this base plus one second per event id.
 DETERMINISTIC_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
 
-EventCallback = Callable[["StoredEvent"], None]
-AttemptCallback = Callable[["ForwardAttempt"], None]
 
 
 class MediaUnavailable(Exception):
@@ -258,8 +264,6 @@ class Runtime:
         self.http: GatewayHttp | None = None
         self.store: EventStore | None = None
         self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
-        self._health_subscribers: list[Callable[[], None]] = []
-        self._load_subscribers: list[Callable[[], None]] = []
         self.listener: Listener | None = None
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
@@ -267,13 +271,13 @@ class Runtime:
         self.request_log: RequestLog = _new_request_log()
         self.stats = ListenerStats()
         self.started = False
-        self._event_subscribers: list[EventCallback] = []
-        self._inbox_subscribers: list[Callable[[str], None]] = []
+        self.bus = EventBus()
+        """Everything that happens in the run, published (tui.core.feed.bus): events stored, the store's health, the
+        listener's load, forward attempts, inbox changes."""
         self._names_asked = False
         self._names_task: asyncio.Task[None] | None = None
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
-        self._attempt_subscribers: list[AttemptCallback] = []
         self._hmac_key: str | None = None
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
@@ -335,21 +339,6 @@ class Runtime:
 
     # -- subscriptions --------------------------------------------------------------------------------------
 
-    def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
-        """Call `callback(event)` for every stored webhook event; returns an unsubscribe function."""
-        self._event_subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._event_subscribers:
-                self._event_subscribers.remove(callback)
-
-        return unsubscribe
-
-    def subscribe_store_health(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call `callback()` on the event loop whenever the store starts or stops failing (see `store_status`)."""
-        self._health_subscribers.append(callback)
-        return lambda: self._health_subscribers.remove(callback) if callback in self._health_subscribers else None
-
     def store_status(self) -> str | None:
         """One line for the header about the event store; None while it works."""
         if self.store_problem is not None:
@@ -359,38 +348,23 @@ class Runtime:
             return f"store failing: {health.problem}" + ("" if health.appends_failing else " (search index only)")
         return None
 
-    def subscribe_listener_load(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call `callback()` on the event loop whenever the listener starts or stops shedding load (`listener_status`)."""
-        self._load_subscribers.append(callback)
-        return lambda: self._load_subscribers.remove(callback) if callback in self._load_subscribers else None
-
     def listener_status(self) -> str | None:
         """One line for the header about the listener's load; None while it sheds nothing."""
         if self.listener is not None and self.listener.shedding:
             return "listener shedding load: unverified senders cut or refused (503)"
         return None
 
-    def _on_listener_load(self, _shedding: bool) -> None:
-        for callback in list(self._load_subscribers):
-            try:
-                callback()
-            except Exception:
-                log.exception("listener load subscriber failed")
+    def _on_listener_load(self, shedding: bool) -> None:
+        self.bus.publish(ListenerLoadChanged(shedding))
 
     def _on_store_health(self) -> None:
-        for callback in list(self._health_subscribers):
-            try:
-                callback()
-            except Exception:
-                log.exception("store health subscriber failed")
+        self.bus.publish(StoreHealthChanged())
 
-    def subscribe_inbox(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Call `callback(chat_id)` after one of the account's own messages was recorded (events come through
-        `subscribe_events`); returns an unsubscribe function."""
-        self._inbox_subscribers.append(callback)
-        if not self._names_asked:  # the inbox opens for the first time: name its chats from the gateway's lists
+    def ask_names(self) -> None:
+        """The inbox opened: name its chats from the gateway's lists, the first time only (`refresh_names` reads
+        them again). Its changes are published as `InboxChanged`."""
+        if not self._names_asked:
             self.refresh_names()
-        return lambda: self._inbox_subscribers.remove(callback) if callback in self._inbox_subscribers else None
 
     @property
     def inbox(self) -> Inbox | None:
@@ -462,11 +436,7 @@ class Runtime:
         if inbox is None or message is None:
             return None
         await asyncio.to_thread(inbox.record, message, _now_us())
-        for callback in list(self._inbox_subscribers):
-            try:
-                callback(message.chat_id)
-            except Exception:
-                log.exception("inbox subscriber failed")
+        self.bus.publish(InboxChanged(message.chat_id))
         return message.chat_id
 
     async def forget_chat(self, recipient: str) -> bool:
@@ -480,11 +450,7 @@ class Runtime:
             return False
         chat_id = chat_id_of(recipient)
         forgotten = await asyncio.to_thread(inbox.forget, chat_id)
-        for callback in list(self._inbox_subscribers):
-            try:
-                callback(chat_id)
-            except Exception:
-                log.exception("inbox subscriber failed")
+        self.bus.publish(InboxChanged(chat_id))
         return forgotten
 
     # -- names from the gateway's lists ---------------------------------------------------------------------
@@ -564,26 +530,13 @@ class Runtime:
         else:
             self.names_note = "no lists in these dialects: names come from the history"
         if written or chats:
-            for callback in list(self._inbox_subscribers):
-                try:
-                    callback("")
-                except Exception:
-                    log.exception("inbox subscriber failed")
+            self.bus.publish(InboxChanged(""))
 
     def now_us(self) -> int:
         return _now_us()
 
-    def subscribe_forward_attempts(self, callback: AttemptCallback) -> Callable[[], None]:
-        """Call `callback(attempt)` for every forward or replay attempt, on the event loop."""
-        self._attempt_subscribers.append(callback)
-        return lambda: self._attempt_subscribers.remove(callback) if callback in self._attempt_subscribers else None
-
     def _on_attempt(self, attempt: ForwardAttempt) -> None:
-        for callback in list(self._attempt_subscribers):
-            try:
-                callback(attempt)
-            except Exception:
-                log.exception("forward attempt subscriber failed")
+        self.bus.publish(ForwardAttempted(attempt))
 
     def _on_event(self, event: StoredEvent) -> None:
         from tui.webhooks.store import LIST_BODY_LIMIT
@@ -596,12 +549,8 @@ class Runtime:
             event = dataclasses.replace(event, body=b"")
         account = self._account_of(event)
         if account is not None:
-            account.publish(event)
-        for callback in list(self._event_subscribers):
-            try:
-                callback(event)
-            except Exception:  # a broken view must not break the listener's answer
-                log.exception("event subscriber failed")
+            account.receive(event)
+        self.bus.publish(EventStored(event, account.name if account is not None else None))
 
     def _account_of(self, event: StoredEvent) -> Account | None:
         """The open account an event came for (its `/a/<profile>/` path, or the old paths' single account)."""

@@ -23,6 +23,7 @@ from tests.webhooks import headless
 from tests.webhooks.conftest import KEY
 from tui import config
 from tui.cli import main
+from tui.core.feed.bus import EventStored
 from tui.paths import fleet_events_path
 from tui.secrets import InsecureFileSecrets, SecretName
 from tui.webhooks.events import EventRecord
@@ -282,8 +283,7 @@ async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_k
         await runtime.listen_for_accounts()
         alpha, beta = runtime.accounts
         seen: dict[str, list] = {"alpha": [], "beta": []}
-        alpha.subscribe_events(seen["alpha"].append)
-        beta.subscribe_events(seen["beta"].append)
+        runtime.bus.subscribe(EventStored, lambda stored: seen[stored.account].append(stored.event))
         results = [
             await post(http, base + "/a/alpha/session", SECOND, signed(ALPHA_KEY, SECOND)),
             await post(http, base + "/a/beta/session", SECOND, signed(BETA_KEY, SECOND)),

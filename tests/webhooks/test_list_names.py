@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import asynccontextmanager
 
+from tui.core.feed.bus import InboxChanged
 from tui.runtime import Runtime
 from tui.sandbox.state import LAUNCH_ID, Contact
 from tui.webhooks.conversations import NewMessage
@@ -31,7 +32,8 @@ async def started(dialects: tuple[str, str]):
 async def open_inbox(runtime: Runtime) -> asyncio.Event:
     """Subscribe as the inbox does when it opens; the event is set when the runtime says names changed."""
     told = asyncio.Event()
-    runtime.subscribe_inbox(lambda _chat: told.set())
+    runtime.bus.subscribe(InboxChanged, lambda _changed: told.set())
+    runtime.ask_names()
     return told
 
 

@@ -37,6 +37,7 @@ from tui.keymap import bindings_for
 from tui.messages import MessageSent
 from tui.account import ClientsNotReady
 from tui.config import MissingFamily
+from tui.core.feed.bus import InboxChanged
 from tui.preferences import STUCK_MINUTES_DEFAULT, PreferencesError, load_stuck_minutes
 from tui.runtime import ConversationRow, Runtime
 from tui.widgets.conversation_list import ConversationList
@@ -172,7 +173,8 @@ class InboxView(Widget):
         app = gateway_app(self)
         app.event_received.subscribe(self, self._on_events)
         runtime = app.runtime
-        self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
+        self._unsubscribe.append(runtime.bus.subscribe(InboxChanged, self._on_recorded))
+        runtime.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
         self.set_interval(TICK_INTERVAL, self._tick)
         try:
             self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
@@ -224,7 +226,7 @@ class InboxView(Widget):
         if account is None or any(event.account == account for event in events):
             self._changed()
 
-    def _on_recorded(self, _chat_id: str) -> None:
+    def _on_recorded(self, _changed: InboxChanged) -> None:
         self.call_later(self._changed)
 
     def _changed(self) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import work
+from tui.core.feed.bus import ListenerLoadChanged, StoreHealthChanged
 from tui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
 from tui.widgets.webhook_health import WebhookHealth
@@ -158,8 +159,8 @@ class GatewayHeader(Horizontal):
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
-        app.runtime.subscribe_store_health(self._show_store)
-        app.runtime.subscribe_listener_load(self._show_load)
+        app.runtime.bus.subscribe(StoreHealthChanged, lambda _changed: self._show_store())
+        app.runtime.bus.subscribe(ListenerLoadChanged, lambda _changed: self._show_load())
         self._show_profile()
         self._show_connection()
         self._show_listener()
