@@ -121,7 +121,7 @@ def test_an_accounts_events_count_in_its_activity_and_an_accepted_connection_eve
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
     """Every account the runtime makes, through the one factory."""
-    import tui.runtime
+    import tui.core.accounts.accounts
 
     accounts: list[Account] = []
 
@@ -129,7 +129,7 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
         accounts.append(new_account(*args, **kwargs))
         return accounts[-1]
 
-    monkeypatch.setattr(tui.runtime, "new_account", recording)
+    monkeypatch.setattr(tui.core.accounts.accounts, "new_account", recording)
     return accounts
 
 
@@ -149,7 +149,7 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
             assert isinstance(account.profile, Profile) and account.name == name == runtime.profile_name
             assert account.families == {Family.INSTANCE, Family.SESSION}
             assert (runtime.instance, runtime.session) == (account.instance, account.session) != (None, None)
-            assert runtime.secrets is account.secrets and runtime.dialects == account.dialects
+            assert runtime.secrets is account.secrets and runtime.open_accounts.dialects == account.dialects
         # The events the listener stores reach the current account's own stream.
         import httpx
 
@@ -188,8 +188,8 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
     await runtime.start()
     try:
         assert runtime.instance is None and runtime.session is not None
-        await runtime.configure_webhooks(runtime.listener_base())
-        assert sandbox.state.session_webhook.url.startswith(runtime.listener_base())
+        await runtime.webhooks.configure_webhooks(runtime.webhooks.listener_base())
+        assert sandbox.state.session_webhook.url.startswith(runtime.webhooks.listener_base())
         assert sandbox.state.delivery_url == ""  # the instance family was never called
         with pytest.raises(MissingFamily, match="has no instance family"):
             runtime.current.client(Family.INSTANCE)

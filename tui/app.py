@@ -205,8 +205,8 @@ class GatewayApp(GatewayAppBase):
             return
         finally:
             self.runtime_settled.set()
-        if self.runtime.store_problem:
-            self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
+        if self.runtime.feed.store_problem:
+            self.notify(self.runtime.feed.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
         profile = self.runtime.profile
         theme = profile.theme if profile is not None else None  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
@@ -383,7 +383,7 @@ class GatewayApp(GatewayAppBase):
         if not isinstance(message.request, Request):
             return  # nothing the inbox can show was sent
         try:
-            await self.runtime.record_sent(message.kind, message.request, message.result)
+            await self.runtime.inbox_service.record_sent(message.kind, message.request, message.result)
         except Exception as error:
             self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
 
@@ -398,7 +398,7 @@ class GatewayApp(GatewayAppBase):
         if not isinstance(message.request, Request):
             return
         try:
-            await self.runtime.record_unanswered(message.kind, message.request)
+            await self.runtime.inbox_service.record_unanswered(message.kind, message.request)
         except Exception as error:
             self.notify(f"A send got no answer, and the inbox could not keep it: {error}", severity="warning",
                         markup=False)

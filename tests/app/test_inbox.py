@@ -115,7 +115,7 @@ async def test_marks_follow_delivery_then_read_live():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)
         await choose(pilot, screen, JORDAN)
-        await pilot.app.runtime.record_sent("send-text", _text(JORDAN, "sent from elsewhere"), _Result("EXT1"))
+        await pilot.app.runtime.inbox_service.record_sent("send-text", _text(JORDAN, "sent from elsewhere"), _Result("EXT1"))
         await inbox_settled(pilot)
         assert "You · 12:00 ✓\n" in thread_text(screen) + "\n"
         assert await post(pilot, "/delivery", {"type": "DeliveryCallback", "instanceId": "sandbox",
@@ -162,14 +162,14 @@ async def test_a_reply_recorded_after_its_read_receipt_shows_read():
         screen = await open_inbox(pilot)
         await choose(pilot, screen, JORDAN)
         runtime = pilot.app.runtime
-        record = runtime.record_sent
+        record = runtime.inbox_service.record_sent
 
         async def record_after_the_receipts(*args, **kwargs):
             await wait_until(pilot, lambda: any(event.kind == "ReadReceipt" for event in runtime.store.newest(10)),
                              what="the read receipt stored first")
             return await record(*args, **kwargs)
 
-        runtime.record_sent = record_after_the_receipts
+        runtime.inbox_service.record_sent = record_after_the_receipts
         await pilot.press("enter", *"receipt first", "enter")
         await wait_until(pilot, lambda: "receipt first" in thread_text(screen), what="the reply recorded")
         await inbox_settled(pilot)

@@ -177,7 +177,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 if app.runtime_ready:
                     from tui.widgets.samples import apply_samples
 
-                    apply_samples(form, app.runtime.sandbox_samples())
+                    apply_samples(form, app.runtime.sandbox_host.samples())
                 self.show_dialect_rules()
         finally:
             self._form_built.set_result(None)
@@ -372,7 +372,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             self.action_inbox()
             return
         if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
-            gateway_app(self).runtime.refresh_names()
+            gateway_app(self).runtime.inbox_service.refresh_names()
             self.action_inbox()
             return
         if op_id == "compose":
@@ -635,7 +635,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     async def _forget_chat(self, recipient: str) -> None:
         """Deleted on the gateway: out of the inbox too (its events stay in Events)."""
         try:
-            await gateway_app(self).runtime.forget_chat(recipient)
+            await gateway_app(self).runtime.inbox_service.forget_chat(recipient)
         except Exception as error:  # a failing store: say so, the gateway's delete stands
             self.status.show_error(f"Deleted on the gateway, but the inbox still lists it: {error}")
 

@@ -167,7 +167,7 @@ class EventsSection(Vertical, Section):
 
     def account_shown(self) -> str | None:
         """The account whose events show: the current one when several are open (unless `a` asked for all)."""
-        return None if self.all_accounts else gateway_app(self).runtime.account_shown
+        return None if self.all_accounts else gateway_app(self).runtime.open_accounts.shown
 
     def accounts_shown(self) -> str | tuple[str, ...] | None:
         """The store's account filter: the account shown, or with `a` every open account (an account not open

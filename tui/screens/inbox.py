@@ -174,7 +174,7 @@ class InboxView(Widget):
         app.event_received.subscribe(self, self._on_events)
         runtime = app.runtime
         self._unsubscribe.append(runtime.bus.subscribe(InboxChanged, self._on_recorded))
-        runtime.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
+        runtime.inbox_service.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
         self.set_interval(TICK_INTERVAL, self._tick)
         try:
             self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
@@ -222,7 +222,7 @@ class InboxView(Widget):
 
     def _on_events(self, events: tuple[Any, ...]) -> None:
         """Only events for this inbox's account change it (with 100 accounts open, one event in a hundred)."""
-        account = gateway_app(self).runtime.account_shown
+        account = gateway_app(self).runtime.open_accounts.shown
         if account is None or any(event.account == account for event in events):
             self._changed()
 

@@ -142,7 +142,7 @@ class SettingsSection(OperationSection):
         listener.show_address()
         listener.show_limits()
         if runtime.profile is not None:
-            base = runtime.scrub(runtime.listener_base())
+            base = runtime.scrub(runtime.webhooks.listener_base())
             self.query_one(DeliveryWebhookBlock).show_listener(base)
             self.query_one(SessionWebhookBlock).show_listener(base)
         self.query_one(DialectsBlock).show_dialects()
@@ -165,7 +165,7 @@ class SettingsSection(OperationSection):
         if not read_gateway:
             return
         try:
-            disagreement = await gateway_app(self).runtime.hmac_disagreement()
+            disagreement = await gateway_app(self).runtime.webhooks.hmac_disagreement()
         except GatewayError:
             return  # the header already says when the gateway cannot be reached
         self.show_hmac_disagreement(disagreement)

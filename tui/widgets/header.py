@@ -263,7 +263,7 @@ class GatewayHeader(Horizontal):
         runtime = gateway_app(self).runtime
         name = runtime.current.name if runtime.current is not None else runtime.profile_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
-        instance, session = runtime.dialects
+        instance, session = runtime.open_accounts.dialects
         account = runtime.current
         # A family the profile lacks shows as "–", not as the spec dialect it would default to.
         i = instance.value if account is None or account.has(Family.INSTANCE) else "–"
@@ -313,7 +313,7 @@ class GatewayHeader(Horizontal):
         self._counts_pending = False
         self._counts_shown_at = time.monotonic()
         runtime = gateway_app(self).runtime
-        stats = runtime.stats
+        stats = runtime.feed.stats
         address = runtime.listener_address()
         # Several accounts share the listener: the counts are the current account's (after a switch the listener's
         # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
@@ -342,18 +342,18 @@ class GatewayHeader(Horizontal):
     def _show_store(self) -> None:
         """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
         runtime = gateway_app(self).runtime
-        status = runtime.store_status()
+        status = runtime.feed.store_status()
         piece = self.query_one("#header-store", Static)
         piece.display = status is not None
         if status is not None:
             piece.update(Content(f"⚠ {status}"))
             store = runtime.store
-            piece.tooltip = str(store.health) if store is not None else runtime.store_problem
+            piece.tooltip = str(store.health) if store is not None else runtime.feed.store_problem
         self._fit()
 
     def _show_load(self) -> None:
         """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
-        status = gateway_app(self).runtime.listener_status()
+        status = gateway_app(self).runtime.feed.listener_status()
         piece = self.query_one("#header-load", Static)
         piece.display = status is not None
         if status is not None:

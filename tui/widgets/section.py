@@ -320,7 +320,7 @@ class OperationSection(VerticalScroll, Section):
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
-        return gateway_app(self).runtime.dialects
+        return gateway_app(self).runtime.open_accounts.dialects
 
     def _recheck_connection(self) -> None:
         """The error says something about the connection: let the header read the status again now."""

@@ -100,7 +100,7 @@ class FleetSection(Section):
         runtime = app.runtime
         now = None if runtime.deterministic else datetime.now(UTC)
         words = self.query_one(FleetFilter).value
-        self.rows = arranged(runtime.fleet_rows(), words=words, sort=self.sort, now=now)
+        self.rows = arranged(runtime.open_accounts.fleet_rows(), words=words, sort=self.sort, now=now)
         current = runtime.current.name if runtime.current is not None else None
         shown = []
         for row in self.rows:
@@ -117,8 +117,8 @@ class FleetSection(Section):
         parts.append(f"sorted by {title.lower()}")
         if self.marked:
             parts.append(f"{len(self.marked)} marked")
-        if runtime.accounts_note:
-            parts.append(runtime.accounts_note)
+        if runtime.open_accounts.note:
+            parts.append(runtime.open_accounts.note)
         self.query_one("#fleet-line", Static).update(Content(" · ".join(parts)))
 
     def on_show(self) -> None:
@@ -128,7 +128,7 @@ class FleetSection(Section):
     async def _read(self) -> None:
         if not self.region.area:
             return  # not on screen (mounted in the background, another section shown): no status reads for it
-        await gateway_app(self).runtime.read_fleet()
+        await gateway_app(self).runtime.open_accounts.read_fleet()
         self.refresh_board()
 
     # -- keys ------------------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ class FleetSection(Section):
         runtime = gateway_app(self).runtime
         names = [row.profile for row in self.rows if row.profile in self.marked] if self.marked else (
             [self.table.cursor_name] if self.table.cursor_name else [])
-        return [account for name in names if (account := runtime.account_named(name)) is not None]
+        return [account for name in names if (account := runtime.open_accounts.named(name)) is not None]
 
     def action_bulk(self, what: str) -> None:
         accounts = self.chosen()
@@ -224,10 +224,10 @@ class FleetSection(Section):
         runtime = gateway_app(self).runtime
         try:
             if what == "point":
-                await runtime.configure_webhooks(runtime.listener_base(), account=account)
-                await runtime.check_webhooks(account)  # the board's health says what it is now
+                await runtime.webhooks.configure_webhooks(runtime.webhooks.listener_base(), account=account)
+                await runtime.webhooks.check_webhooks(account)  # the board's health says what it is now
             elif what == "fix":
-                await runtime.fix_webhooks(account)
+                await runtime.webhooks.fix_webhooks(account)
             else:
                 for family in sorted(account.families, key=lambda family: family.value):
                     await PairingActions(account, family).reconnect()

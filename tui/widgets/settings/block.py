@@ -43,7 +43,7 @@ async def save_to_profile(block: Widget, **changes: object) -> bool:
     from tui.config import ConfigError
 
     try:
-        return await runtime_of(block).save_profile_changes(**changes)
+        return await runtime_of(block).open_accounts.save_profile_changes(**changes)
     except (ConfigError, OSError) as error:
         block_status(section_of(block).query_one("#listener-form")).show_error(f"Not saved to the profile: {error}")
         return False

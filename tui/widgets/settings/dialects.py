@@ -46,7 +46,7 @@ class DialectsBlock(Form):
 
     def show_dialects(self) -> None:
         runtime = runtime_of(self)
-        instance, session = runtime.dialects
+        instance, session = runtime.open_accounts.dialects
         self.query_one("#instance-dialect", Select).value = instance.value
         self.query_one("#session-dialect", Select).value = session.value
         sandbox = runtime.sandbox_mode
@@ -69,7 +69,7 @@ class DialectsBlock(Form):
 
         status = block_status(self)
         try:
-            await runtime_of(self).set_dialects(instance, session)
+            await runtime_of(self).open_accounts.set_dialects(instance, session)
         except (ConfigError, OSError, StartupError) as error:
             status.show_error(f"Dialects not changed: {error}")
             return

@@ -59,7 +59,7 @@ class DoctorBlock(Vertical):
         """Show the newest report of this run from now on (the header's checks write it too)."""
         if self._unsubscribe is not None:
             return
-        record = runtime_of(self).doctor_record
+        record = runtime_of(self).webhooks.doctor_record
         self._unsubscribe = record.subscribe(lambda report, _new: self.show_report(report))
         if record.report is not None:
             self.show_report(record.report)
@@ -103,13 +103,13 @@ class DoctorBlock(Vertical):
 
         runtime = runtime_of(self)
         try:
-            report = await Doctor(await runtime.doctor_inputs(self._may_probe)).examine(probe=True)
+            report = await Doctor(await runtime.webhooks.doctor_inputs(self._may_probe)).examine(probe=True)
         except (GatewayError, ClientsNotReady) as error:
             from tui.widgets.feedback import explain_error
 
             block_status(self).show_error(f"The check stopped: {explain_error(error)}")
             return None
-        runtime.doctor_record.update(report, probed=True)
+        runtime.webhooks.doctor_record.update(report, probed=True)
         return report
 
     async def _fix(self, fix: Fix) -> None:
@@ -122,7 +122,7 @@ class DoctorBlock(Vertical):
         runtime = runtime_of(self)
         shown = self.report.findings if self.report is not None else []
         try:
-            doctor = Doctor(await runtime.doctor_inputs(self._may_probe))
+            doctor = Doctor(await runtime.webhooks.doctor_inputs(self._may_probe))
             fresh = await doctor.examine(probe=False)  # what the gateway says now (the fix reads it)
             lines = await doctor.fix(Report([*fresh.findings, *(f for f in shown if f.id in PROBE_ONLY)]), only=fix)
         except (GatewayError, ClientsNotReady) as error:

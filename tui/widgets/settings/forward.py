@@ -36,7 +36,7 @@ class ForwardBlock(Form):
         runtime = runtime_of(self)
         profile = runtime.profile
         if profile is not None:
-            self.query_one("#forward-url", Input).value = runtime.forward_target or ""
+            self.query_one("#forward-url", Input).value = runtime.feed.forward_target or ""
             self.query_one("#forward-remote", Switch).value = profile.forward_allow_remote
 
     @on(Button.Pressed, "#forward-apply")
@@ -59,7 +59,7 @@ class ForwardBlock(Form):
     async def _forward(self, url: str, allow_remote: bool) -> None:
         status = block_status(self)
         try:
-            await runtime_of(self).set_forward_target(url or None, allow_remote=allow_remote)
+            await runtime_of(self).feed.set_forward_target(url or None, allow_remote=allow_remote)
         except ValueError as error:  # ForwardTargetRefused: not a URL, or a remote host not allowed
             self.apply_errors({"forward_to": str(error)})
             return

@@ -32,7 +32,7 @@ class HealthBlock(Vertical):
 
     def show_webhook_drift(self) -> None:
         runtime = runtime_of(self)
-        drift = runtime.webhook_drift()
+        drift = runtime.webhooks.webhook_drift()
         text = ""
         if drift is not None:
             old, new = (runtime.scrub(url) for url in drift)

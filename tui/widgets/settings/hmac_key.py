@@ -50,9 +50,9 @@ class HmacBlock(Form):
     def show_state(self) -> None:
         runtime = runtime_of(self)
         disagrees = self._health.hmac_disagrees
-        if runtime.hmac_key_set and disagrees:
+        if runtime.webhooks.hmac_key_set and disagrees:
             text = "The profile has a key, but the gateway does not sign with it (see the warning at the top)."
-        elif runtime.hmac_key_set:
+        elif runtime.webhooks.hmac_key_set:
             text = "A key is set: the listener verifies every event with it."
         else:
             text = "No key: events are stored with the verdict \"no key configured\"."
@@ -74,7 +74,7 @@ class HmacBlock(Form):
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
         """Asks first: the new key replaces the old one on the gateway and in the listener at once."""
-        replaces = runtime_of(self).hmac_key_set
+        replaces = runtime_of(self).webhooks.hmac_key_set
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -111,20 +111,20 @@ class HmacBlock(Form):
             block_status(self).show_ok(
                 f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
 
-        section_of(self).call("Set HMAC key", lambda _: runtime.set_hmac_key(key), group="hmac", family="session",
+        section_of(self).call("Set HMAC key", lambda _: runtime.webhooks.set_hmac_key(key), group="hmac", family="session",
                               busy=self, status=block_status(self), done=done)
 
     def fix_disagreement(self) -> None:
         """The health block's button: the profile's key onto the gateway, or a new key for both."""
         runtime = runtime_of(self)
-        if runtime.hmac_key_set:
+        if runtime.webhooks.hmac_key_set:
 
             def done(_: Any) -> None:
                 self._health.set_warning("#hmac-warning", "")
                 block_status(self).show_ok("The profile's key is now set on the gateway: events are signed "
                                            "and verified again.")
 
-            section_of(self).call("Set HMAC key", lambda _: runtime.push_hmac_key(), group="hmac", family="session",
+            section_of(self).call("Set HMAC key", lambda _: runtime.webhooks.push_hmac_key(), group="hmac", family="session",
                                   busy=self, status=block_status(self), done=done)
         else:
             self.generate_hmac_key()
@@ -139,8 +139,8 @@ class HmacBlock(Form):
             status.show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                            f"({mask_secret(answer.hmac_key) if configured else 'nothing to show'}).")
             disagreement = None
-            if configured != runtime.hmac_key_set:
-                disagreement = HmacDisagreement.PROFILE_ONLY if runtime.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
+            if configured != runtime.webhooks.hmac_key_set:
+                disagreement = HmacDisagreement.PROFILE_ONLY if runtime.webhooks.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
             self.show_disagreement(disagreement)
 
         section_of(self).run_operation(HMAC_STATUS, NoBody(), group="hmac", busy=self, status=status, done=done)
@@ -156,7 +156,7 @@ class HmacBlock(Form):
                     self.show_state()
                     block_status(self).show_ok("HMAC key deleted: events are no longer signed or verified.")
 
-                section_of(self).call("Delete HMAC key", lambda _: runtime.delete_hmac_key(), group="hmac",
+                section_of(self).call("Delete HMAC key", lambda _: runtime.webhooks.delete_hmac_key(), group="hmac",
                                       family="session", busy=self, status=block_status(self), done=deleted)
 
         self.app.push_screen(

@@ -78,7 +78,7 @@ class ListenerBlock(Form):
         status = block_status(self)
         runtime = runtime_of(self)
         try:
-            await runtime.restart_listener(host, port, max_body=max_body, require_signatures=require_signatures)
+            await runtime.webhooks.restart_listener(host, port, max_body=max_body, require_signatures=require_signatures)
         except OSError as error:
             status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
                               "it keeps running on its old address.")
@@ -88,7 +88,7 @@ class ListenerBlock(Form):
         )
         moved = f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}."
         section_of(self).query_one(HealthBlock).show_webhook_drift()
-        if runtime.webhook_drift() is not None:
+        if runtime.webhooks.webhook_drift() is not None:
             status.show_ok(moved + " The gateway still sends events to the old address, so sends produce no events "
                            "here until the webhooks point here (the button at the top of Settings).")
             self.app.notify("The listener moved: sends produce no events until the webhooks point here "

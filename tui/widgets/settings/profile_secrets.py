@@ -150,7 +150,7 @@ class SecretsBlock(Vertical):
             status.show_error(f"{name.label} not saved: {error}")
             return
         self.query_one("#secret-value", Input).value = ""
-        await runtime.reload_credentials()
+        await runtime.open_accounts.reload_credentials()
         done = "removed" if value is None else "replaced"
         status.show_ok(f"{name.label} {done}; the gateway calls use it from now on.")
         self.post_message(self.Changed())

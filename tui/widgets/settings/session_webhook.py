@@ -68,7 +68,7 @@ class SessionWebhookBlock(Form):
     @on(Button.Pressed, "#point-webhooks")
     def point_webhooks(self) -> None:
         runtime = runtime_of(self)
-        base = runtime.listener_base()
+        base = runtime.webhooks.listener_base()
         status = block_status(self)
         if not base:
             status.show_error("The listener is not running; nothing was changed.")
@@ -79,7 +79,7 @@ class SessionWebhookBlock(Form):
             status.show_ok(f"Both webhooks now point at {runtime.scrub(base)} (/delivery and /session).")
             section.query_one(HealthBlock).show_webhook_drift()
 
-        section.call("Point webhooks at the listener", lambda _: runtime.configure_webhooks(base),
+        section.call("Point webhooks at the listener", lambda _: runtime.webhooks.configure_webhooks(base),
                      group="session-webhook", family="instance", busy=self, status=status, done=done)
 
 
