@@ -76,6 +76,7 @@ class GatewayApp(GatewayAppBase):
     ) -> None:
         super().__init__()
         self.runtime = runtime
+        self.services = runtime.services
         self._resume_collector = resume_collector
         """The command line turned the garbage collector off for the start (`tui.cli.prepare_app`): it runs again once
         every section is built (`keep_start_up_out_of_collections`), after COLLECTOR_OFF_AT_MOST, or at exit."""

@@ -12,8 +12,9 @@ builds and holds (docs/ARCHITECTURE.md, "Services, handed down"), each with a ty
 `feed` (tui.core.feed.feed): the store, the listener, the forwarder; `open_accounts` (tui.core.accounts.accounts):
 the open accounts, switching, dialects, the Fleet board; `webhooks` (tui.core.webhook_setup): pointing, fixing and
 checking webhooks, the HMAC key, the doctor's inputs; `inbox_service` (tui.core.inbox): recording sends, media
-files, contact names; `sandbox_host` (tui.core.sandbox_host): the embedded sandbox. They exist from construction
-and do their work once started.
+files, contact names; `sandbox_host` (tui.core.sandbox_host): the embedded sandbox; `display` (tui.core.display):
+the run's details as shown. They exist from construction and do their work once started; `services` bundles them
+for the UI.
 
 Heavy modules (httpx, pydantic, aiohttp, keyring) are imported inside `start()`, never at import time, so
 importing this module costs nothing before the app's first frame.
@@ -26,7 +27,7 @@ listener `/delivery`, session webhook (op 24) → listener `/session` with Messa
 ChatPresence active, HMAC key (op 17).
 
 `deterministic=True` (tests and snapshots): fixed tokens and HMAC key, the sandbox's clock and id factory
-fixed, and `scrub()` hides the random ports that would otherwise make screenshots differ from run to run (the UI's
+fixed, and `display.scrub()` (tui.core.display) hides the random ports that would otherwise make screenshots differ from run to run (the UI's
 `tui.widgets.timefmt` hides wall-clock times and durations the same way, given `runtime.deterministic`).
 """
 
@@ -44,10 +45,11 @@ from tui.webhooks.rows import ConversationRow, MessageRow, Step, Timeline  # noq
 # The account (one profile's clients, secrets, dialects and events), its errors, and the services, for the UI.
 from tui.account import SANDBOX_PROFILE, Account, ClientsNotReady, Opening, Tokens  # noqa: F401
 from tui.core.accounts.accounts import MAX_ACCOUNTS, Accounts
+from tui.core.display import Display
 from tui.core.errors import SetupRequired, StartupError
 from tui.core.feed.bus import EventBus, EventStored  # noqa: F401
 from tui.core.feed.feed import EventFeed
-from tui.core.inbox import InboxService, MediaUnavailable, now_us  # noqa: F401
+from tui.core.inbox import InboxService, MediaUnavailable  # noqa: F401
 from tui.core.sandbox_host import (  # noqa: F401
     DETERMINISTIC_EPOCH,
     DETERMINISTIC_HMAC_KEY,
@@ -57,6 +59,7 @@ from tui.core.sandbox_host import (  # noqa: F401
     StartSignals,
     seed_sandbox_inbox,
 )
+from tui.core.services import Services
 from tui.core.webhook_setup import HmacDisagreement, WebhookSetup  # noqa: F401
 from tui.fleet_board import FleetRow  # noqa: F401 - the Fleet section's rows (the standard library only)
 
@@ -135,10 +138,14 @@ class Runtime:
                                       http_timeout=http_timeout)
         self.webhooks = WebhookSetup(self.open_accounts, self.feed, doctor_records, sandbox_mode=sandbox)
         self.inbox_service = InboxService(self.bus, self.feed, self.open_accounts, sandbox_mode=sandbox,
-                                          scrub=self.scrub)
+                                          scrub=lambda text: self.display.scrub(text))
         self.sandbox_host = SandboxHost(
             self.open_accounts, self.feed, self.webhooks, dialects=sandbox_dialects, deterministic=deterministic,
             logged_out=sandbox_logged_out, process=sandbox_process, accounts_count=sandbox_accounts)
+        self.display = Display(self.feed, self.sandbox_host, self.webhooks, deterministic=deterministic)
+        self.services = Services(self.bus, self.feed, self.open_accounts, self.webhooks, self.inbox_service,
+                                 self.sandbox_host, self.display)
+        """The services in one typed bundle, for the UI to hand down."""
         self._on_clients: Callable[[], Awaitable[None]] | None = None
 
     def __repr__(self) -> str:
@@ -292,41 +299,6 @@ class Runtime:
             accounts.start_opening_others()
         elif others:
             await accounts.open_others()  # the 0600 file (or memory): read at once, the start ends with all of them open
-
-    # -- display helpers --------------------------------------------------------------------------------------
-
-    def now_us(self) -> int:
-        return now_us()
-
-    def scrub(self, text: str) -> str:
-        """Text for display: in deterministic mode random loopback ports become fixed names."""
-        if not self.deterministic or not text:
-            return text
-        for url, name in sorted(self._random_urls(), key=lambda pair: -len(pair[0])):  # longest first
-            text = text.replace(url, name)
-        return text
-
-    def _random_urls(self) -> list[tuple[str, str]]:
-        urls: list[tuple[str, str]] = []
-        sandbox, listener, pointed = self.sandbox, self.listener, self.webhooks.webhooks_base
-        if sandbox is not None and sandbox.url:
-            urls.append((sandbox.url.rstrip("/"), "http://sandbox.test"))
-            urls.append((sandbox.url.rstrip("/").removeprefix("http://"), "sandbox.test"))
-        if listener is not None and listener.port:
-            urls.append((listener.url, "http://listener.test"))
-            urls.append((listener.url.removeprefix("http://"), "listener.test"))
-        if pointed and pointed.startswith("http://127.0.0.1:") and pointed not in (url for url, _ in urls):
-            # where the webhooks point after the listener moved (a random port of the previous listener)
-            urls.append((pointed, "http://old-listener.test"))
-        return urls
-
-    def listener_address(self) -> str:
-        if self.listener is None or self.listener.port is None:
-            return "not listening"
-        if self.deterministic:
-            return f"{self.listener.host}:port"
-        return self.listener.url.removeprefix("http://")
-
 
 def describe_forward_attempt(attempt: ForwardAttempt, *, duration: str) -> str:
     """The forwarder's own line about an attempt, with `duration` as the UI shows it (tui.widgets.timefmt)."""

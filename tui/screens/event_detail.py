@@ -68,7 +68,7 @@ class EventDetailScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         event = self.event
         app = gateway_app(self)
-        scrub = app.runtime.scrub
+        scrub = app.runtime.display.scrub
         title = Text.assemble(
             (f"Event #{event.id}", "bold"),
             f" · {event.kind} · {event_time(app, event)} · {event.path} · ",
@@ -144,7 +144,7 @@ class EventDetailScreen(ModalScreen[None]):
         if not attempts and target:
             lines.append("not forwarded (rejected events are kept back; events stored before forwarding began too)")
         if target:
-            lines.append(f"\nforwarding to {runtime.scrub(target)} · r replays this event there", style="dim")
+            lines.append(f"\nforwarding to {runtime.display.scrub(target)} · r replays this event there", style="dim")
         self.query_one("#detail-forward", Static).update(lines)
         shown = bool(attempts or target)
         self.query_one("#detail-forward", Static).display = shown

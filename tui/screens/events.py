@@ -281,7 +281,7 @@ class EventsSection(Vertical, Section):
         for event in rows:
             marker = sent_marker(app, event)
             duplicate = duplicate_marker(event) + cut_marker(event)
-            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), widths["summary"]), no_wrap=True)
+            summary = Text(clip(duplicate + marker + runtime.display.scrub(event.summary), widths["summary"]), no_wrap=True)
             if duplicate:
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:

@@ -269,7 +269,7 @@ class InboxView(Widget):
         return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
 
     def _now_us(self) -> int:
-        return self.runtime.now_us()
+        return self.runtime.display.now_us()
 
     def _step_time_text(self, at_us: int) -> str:
         """A timeline step's time, to the second (deterministic mode: the thread's fixed times)."""
@@ -405,7 +405,7 @@ class InboxView(Widget):
 
     def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
         table = self.query_one(ConversationList)
-        now = self.runtime.now_us()
+        now = self.runtime.display.now_us()
         shown = (rows, [row.typing(now) for row in rows])
         if shown != self._shown:  # redrawn only when a row changed, not when the choice moves
             self._shown = shown
@@ -425,7 +425,7 @@ class InboxView(Widget):
         row = next((r for r in self.rows if r.chat_id == chat), None)
         name = row.title if row else chat
         extra = f" · {chat}" if row and row.name else ""
-        typing = " · typing…" if row and row.typing(self.runtime.now_us()) else ""
+        typing = " · typing…" if row and row.typing(self.runtime.display.now_us()) else ""
         title.update(Text(f"{name}{extra}{typing}"))
 
     @on(ThreadView.NeedOlder)
@@ -553,7 +553,7 @@ class InboxView(Widget):
         try:
             result = await client.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
-            self._answer(chat, runtime.scrub(explain_error(error)), ok=False)
+            self._answer(chat, runtime.display.scrub(explain_error(error)), ok=False)
             return
         if not result.ok:
             self._answer(chat, f"Mark read: the gateway answered {result.refusal}; {chat} stays unread.", ok=False)
@@ -622,7 +622,7 @@ class InboxView(Widget):
         try:
             result = await client.request(SEND_TEXT, request)
         except Exception as error:
-            status.show_error(runtime.scrub(explain_error(error)))
+            status.show_error(runtime.display.scrub(explain_error(error)))
             return
         finally:
             reply.loading = False

@@ -436,7 +436,7 @@ class MainScreen(SectionHost):
                 widget = Static(f"{info.title}: not available in this build.", classes="section-placeholder")
             else:
                 try:
-                    widget = cls()
+                    widget = cls.with_services(gateway_app(self).services)
                 except Exception:
                     log.exception("section %s failed to build", info.id)
                     widget = Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder")

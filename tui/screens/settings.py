@@ -20,9 +20,7 @@ from tui.api.operations import OperationId
 from tui.keymap import bindings_for
 from tui.runtime import HmacDisagreement
 from tui.widgets.feedback import ErrorLine
-from tui.widgets.gateway_app import gateway_app
-from tui.widgets.section import OperationSection
-from tui.widgets.settings.block import block_status
+from tui.widgets.settings.block import SettingsHost, block_status
 from tui.widgets.settings.delivery import DeliveryWebhookBlock
 from tui.widgets.settings.description import DescriptionBlock
 from tui.widgets.settings.dialects import DialectsBlock
@@ -48,7 +46,7 @@ class SettingsCommand(StrEnum):
     FORWARD_TO = "forward-to"
 
 
-class SettingsSection(OperationSection):
+class SettingsSection(SettingsHost):
     OPERATIONS: ClassVar[Mapping[str, str]] = {
         SettingsCommand.DOCTOR: "Webhook doctor: check why events do not arrive",
         SettingsCommand.GENERATE_HMAC_KEY: "Generate HMAC key",
@@ -130,19 +128,18 @@ class SettingsSection(OperationSection):
         if ready:
             self.query_one(DoctorBlock).follow_record()
             self.refresh_profile()
-            self.check_health(read_gateway=not gateway_app(self).runtime.sandbox_mode)
+            self.check_health(read_gateway=not self.accounts.sandbox_mode)
 
     @work(group="settings-profile", exclusive=True, exit_on_error=False)
     async def refresh_profile(self) -> None:
-        runtime = gateway_app(self).runtime
         secrets = self.query_one(SecretsBlock)
         secrets.show_profile_line()
         self.query_one(ForwardBlock).show_target()
         listener = self.query_one(ListenerBlock)
         listener.show_address()
         listener.show_limits()
-        if runtime.profile is not None:
-            base = runtime.scrub(runtime.webhooks.listener_base())
+        if self.profile is not None:
+            base = self.run_display.scrub(self.webhooks.listener_base())
             self.query_one(DeliveryWebhookBlock).show_listener(base)
             self.query_one(SessionWebhookBlock).show_listener(base)
         self.query_one(DialectsBlock).show_dialects()
@@ -165,7 +162,7 @@ class SettingsSection(OperationSection):
         if not read_gateway:
             return
         try:
-            disagreement = await gateway_app(self).runtime.webhooks.hmac_disagreement()
+            disagreement = await self.webhooks.hmac_disagreement()
         except GatewayError:
             return  # the header already says when the gateway cannot be reached
         self.show_hmac_disagreement(disagreement)

@@ -423,7 +423,7 @@ class EventsPanel(Vertical):
         marker, attempt = state
         forwarded = forward_mark(attempt)
         duplicate = duplicate_marker(event) + cut_marker(event)
-        summary_text = clip(marker + app.runtime.scrub(event.summary),
+        summary_text = clip(marker + app.runtime.display.scrub(event.summary),
                             widths["summary"] - len(forwarded) - len(duplicate))
         summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
         if duplicate:

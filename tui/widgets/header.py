@@ -314,7 +314,7 @@ class GatewayHeader(Horizontal):
         self._counts_shown_at = time.monotonic()
         runtime = gateway_app(self).runtime
         stats = runtime.feed.stats
-        address = runtime.listener_address()
+        address = runtime.display.listener_address()
         # Several accounts share the listener: the counts are the current account's (after a switch the listener's
         # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
         account = runtime.current if len(runtime.accounts) > 1 else None

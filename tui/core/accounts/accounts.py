@@ -64,8 +64,8 @@ class Accounts:
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
         self.note: str | None = None
         """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
-        self.run_name = SANDBOX_PROFILE
-        """The run's own name (its first profile, or the sandbox) for the listener's records, whichever is current."""
+        self.run_name: str | None = None
+        """The run's own name (its first profile, or the sandbox) whichever is current; None until the start knows it."""
         self.started = False
         """Set by the runtime once its start has finished (the board reads nothing before)."""
         self._unread: dict[str, int] = {}
@@ -329,7 +329,7 @@ class Accounts:
         """Where this run's listener is, for the doctor: under the run's name and, for real profiles, each open
         account's. Never recorded for the sandbox's accounts, whose names a real profile may have."""
         open_names = [account.name for account in self.all]
-        self._feed.record_listener({self.run_name, *(() if self.sandbox_mode else open_names)}, open_names)
+        self._feed.record_listener({self.run_name or SANDBOX_PROFILE, *(() if self.sandbox_mode else open_names)}, open_names)
 
     # -- the Fleet board ----------------------------------------------------------------------------------------
 
