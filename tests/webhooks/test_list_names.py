@@ -54,7 +54,7 @@ async def write_from_rita(runtime: Runtime) -> None:
     inbox = runtime.inbox
     assert inbox is not None
     await asyncio.to_thread(inbox.record, NewMessage(RITA, False, "text", "hi, is the shop open?", "RITA1",
-                                                     push_name="Rita"), runtime.now_us())
+                                                     push_name="Rita"), runtime.display.now_us())
 
 
 def list_requests(runtime: Runtime) -> list[str]:
@@ -89,7 +89,7 @@ async def test_zapi_and_wuzapi_lists_name_the_conversations() -> None:
 
         # a push name arriving later never replaces the saved one
         await asyncio.to_thread(inbox.record, NewMessage(RITA, False, "text", "thanks!", "RITA2", push_name="R"),
-                                runtime.now_us())
+                                runtime.display.now_us())
         assert await name_of(runtime, RITA) == "Rita Gomes"
 
 
