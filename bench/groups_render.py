@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from types import SimpleNamespace
 
 from textual.app import App, ComposeResult
 
 from tui.api.models import GroupInfo
 from tui.sandbox.state import ALL_HANDS_ID, seed_demo_state, user_jid
 from tui.ui.sections.groups import GroupsSection, ParticipantsTable, participant_rows
+from tui.core.runtime import Runtime
 from tui.ui.widgets import forms
 
 TARGET_MS = 150.0
@@ -39,10 +39,10 @@ def group_info_payload() -> dict:
 class BenchApp(App[None]):
     def __init__(self) -> None:
         super().__init__()
-        self.runtime = SimpleNamespace(instance=None, session=None)
+        self.runtime = Runtime()  # never started: the section reaches no gateway here
 
     def compose(self) -> ComposeResult:
-        yield GroupsSection()
+        yield GroupsSection.with_services(self.runtime.services)
 
 
 async def measure() -> tuple[float, int]:

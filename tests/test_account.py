@@ -95,15 +95,24 @@ def test_tokens_read_from_resolved_secrets_and_never_print():
     assert "i-token" not in repr(TOKENS) and "s-token" not in repr(TOKENS)
 
 
-def test_an_accounts_event_stream_reaches_its_subscribers_until_they_leave():
+def test_an_accounts_events_count_in_its_activity_and_an_accepted_connection_event_moves_its_watch():
+    from datetime import UTC, datetime
+
+    from tui.api.operations import Family
+    from tui.webhooks.events import StoredEvent
+    from tui.api.signing import Verdict
+
+    def event(kind: str, payload: object, *, rejected: bool = False) -> StoredEvent:
+        return StoredEvent(1, datetime.now(UTC), "/delivery", {}, b"{}", payload, kind, "", Verdict.UNSIGNED,
+                           rejected, None, ())
+
     account = account_of(profile())
-    seen: list[object] = []
-    unsubscribe = account.subscribe_events(seen.append)
-    account.subscribe_events(lambda _event: 1 / 0)  # a broken view never stops the others
-    account.publish("first")  # type: ignore[arg-type]
-    unsubscribe()
-    account.publish("second")  # type: ignore[arg-type]
-    assert seen == ["first"]
+    account.receive(event("DisconnectedCallback", {"type": "DisconnectedCallback"}, rejected=True))
+    assert account.activity.received == 0 and account.watch.families[Family.INSTANCE].state is None
+    account.receive(event("DisconnectedCallback", {"type": "DisconnectedCallback"}))
+    assert account.activity.received == 1
+    state = account.watch.families[Family.INSTANCE].state
+    assert state is not None and not state.connected
 
 
 # -- the runtime holds the accounts ---------------------------------------------------------------------------
@@ -112,7 +121,7 @@ def test_an_accounts_event_stream_reaches_its_subscribers_until_they_leave():
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
     """Every account the runtime makes, through the one factory."""
-    import tui.core.runtime
+    import tui.core.accounts.accounts
 
     accounts: list[Account] = []
 
@@ -120,7 +129,7 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[Account]:
         accounts.append(new_account(*args, **kwargs))
         return accounts[-1]
 
-    monkeypatch.setattr(tui.core.runtime, "new_account", recording)
+    monkeypatch.setattr(tui.core.accounts.accounts, "new_account", recording)
     return accounts
 
 
@@ -140,15 +149,17 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
             assert isinstance(account.profile, Profile) and account.name == name == runtime.profile_name
             assert account.families == {Family.INSTANCE, Family.SESSION}
             assert (runtime.instance, runtime.session) == (account.instance, account.session) != (None, None)
-            assert runtime.secrets is account.secrets and runtime.dialects == account.dialects
+            assert runtime.secrets is account.secrets and runtime.open_accounts.dialects == account.dialects
         # The events the listener stores reach the current account's own stream.
         import httpx
 
         from tests.webhooks.conftest import until
 
         sandbox = runtimes[0]
+        from tui.core.feed.bus import EventStored
+
         seen: list[object] = []
-        sandbox.current.subscribe_events(seen.append)
+        sandbox.bus.subscribe(EventStored, lambda stored: seen.append(stored) if stored.account == "sandbox" else None)
         async with httpx.AsyncClient() as client:
             await client.post(sandbox.listener.url + "/delivery", content=b'{"type":"DeliveryCallback","phone":"1"}',
                               headers={"Content-Type": "application/json"})
@@ -177,8 +188,8 @@ async def test_a_session_only_profile_runs_and_points_only_its_own_webhook(made:
     await runtime.start()
     try:
         assert runtime.instance is None and runtime.session is not None
-        await runtime.configure_webhooks(runtime.listener_base())
-        assert sandbox.state.session_webhook.url.startswith(runtime.listener_base())
+        await runtime.webhooks.configure_webhooks(runtime.webhooks.listener_base())
+        assert sandbox.state.session_webhook.url.startswith(runtime.webhooks.listener_base())
         assert sandbox.state.delivery_url == ""  # the instance family was never called
         with pytest.raises(MissingFamily, match="has no instance family"):
             runtime.current.client(Family.INSTANCE)

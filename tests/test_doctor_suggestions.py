@@ -134,7 +134,7 @@ async def test_the_apps_doctor_in_the_sandbox_names_no_command_that_fails():
         runtime = pilot.app.runtime
         assert runtime.session is not None and runtime.current is not None
         await runtime.session.update_webhook(WebhookUpdate(webhook=THEIR_APP, events=["All"], active=True))
-        lines = await runtime.fix_webhooks(runtime.current)
+        lines = await runtime.webhooks.fix_webhooks(runtime.current)
         kept = [line for line in lines if THEIR_APP in line and "another app" in line]
         assert kept and "Settings > Forward events to your app" in kept[0], lines
         assert not any("--profile sandbox" in line for line in lines), lines

@@ -179,6 +179,6 @@ async def test_a_profile_start_reads_the_bundle_ahead_only_when_its_gateway_is_h
     runtime = Runtime(profile="work")
     await runtime.start()
     try:
-        assert len(calls) == prepared and all(http is runtime.http for http in calls)
+        assert len(calls) == prepared and all(http is runtime.open_accounts.http for http in calls)
     finally:
         await runtime.stop()

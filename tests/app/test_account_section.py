@@ -210,7 +210,7 @@ async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_conta
         await pilot.press("p")
         field = app.screen.query_one("#account-phone", Input)
         await wait_until(pilot, lambda: OWN_PHONE in field.placeholder, what="the own number offered")
-        contacts = app.runtime.sandbox_samples().contacts
+        contacts = app.runtime.sandbox_host.samples().contacts
         assert not any(phone in field.placeholder for phone, _name in contacts)
         assert field.suggester is not None
         assert await field.suggester.get_suggestion("55") == OWN_PHONE

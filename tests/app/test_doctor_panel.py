@@ -65,7 +65,7 @@ async def test_the_header_checks_by_itself_and_toasts_a_new_finding_once() -> No
         assert app.runtime.sandbox is not None
         await fault(app.runtime.sandbox.url, {"kind": "unsubscribe", "events": ["ReadReceipt"]})
         reports: list[object] = []
-        app.runtime.doctor_record.subscribe(lambda report, _new: reports.append(report))
+        app.runtime.webhooks.doctor_record.subscribe(lambda report, _new: reports.append(report))
         for checks in (1, 2):
             health.check()  # what the 60 s timer does
             await wait_until(pilot, lambda: len(reports) == checks, timeout=15.0, what="the check")  # noqa: B023

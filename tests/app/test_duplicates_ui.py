@@ -18,7 +18,7 @@ async def test_a_delivery_received_again_is_flagged_everywhere_and_counted_once(
         app = pilot.app
         runtime = app.runtime
         headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(DETERMINISTIC_HMAC_KEY, BODY)}
-        before = runtime.stats.received
+        before = runtime.feed.stats.received
         ids = []
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
             for _ in range(2):
@@ -27,7 +27,7 @@ async def test_a_delivery_received_again_is_flagged_everywhere_and_counted_once(
                     ids.append((await response.json())["id"])
         first, again = ids
         await wait_until(pilot, lambda: f"duplicate of #{first}" in screen_text(app), what="the panel's flag")
-        assert runtime.stats.received == before + 1  # counted once
+        assert runtime.feed.stats.received == before + 1  # counted once
         assert runtime.store.get(again).duplicate_of == first
 
         await show_section(pilot, "events")

@@ -30,13 +30,13 @@ async def test_events_are_forwarded_marked_detailed_and_replayed():
             await set_forward(pilot, app.url)
             status = str(pilot.app.screen.query_one("#forward-form .block-status").render())
             assert "Forwarding every accepted event to" in status
-            assert pilot.app.runtime.forward_target == app.url
+            assert pilot.app.runtime.feed.forward_target == app.url
 
             await send_text(pilot)
             stored = pilot.app.runtime.store.newest(10)
             await app.wait_for(len(stored))
-            await pilot.app.runtime.forwarder.wait_idle()
-            key = pilot.app.runtime._hmac_key
+            await pilot.app.runtime.feed.forwarder.wait_idle()
+            key = pilot.app.runtime.open_accounts.hmac_key
             by_id = {int(received.headers["x-gateway-tui-event"]): received for received in app.received}
             assert set(by_id) == {event.id for event in stored}
             for event in stored:
@@ -76,12 +76,12 @@ async def test_a_remote_host_needs_the_switch_and_nothing_changes_meanwhile():
         rows = {row.fields[0]: row for row in pilot.app.screen.query(FieldRow)}
         assert "203.0.113.7 is not this machine" in rows["forward_to"].error
         assert "Allow a remote host" in rows["forward_to"].error
-        assert pilot.app.runtime.forward_target is None
+        assert pilot.app.runtime.feed.forward_target is None
         await set_forward(pilot, "http://203.0.113.7:3000/hook", remote=True)
-        assert pilot.app.runtime.forward_target == "http://203.0.113.7:3000/hook"
+        assert pilot.app.runtime.feed.forward_target == "http://203.0.113.7:3000/hook"
         pilot.app.screen.query_one("#forward-stop").press()
         await settle(pilot)
-        assert pilot.app.runtime.forward_target is None
+        assert pilot.app.runtime.feed.forward_target is None
 
 
 async def test_replay_without_a_forward_url_says_where_to_set_it():
@@ -109,7 +109,7 @@ async def test_a_profiles_forward_target_is_used_from_the_start():
     runtime = Runtime(profile="work")
     await runtime.start()
     try:
-        assert runtime.forward_target == app.url
+        assert runtime.feed.forward_target == app.url
         async with httpx.AsyncClient() as client:
             answer = await client.post(runtime.listener.url + "/delivery", content=b'{"type":"DeliveryCallback","phone":"1"}',
                                        headers={"Content-Type": "application/json"})

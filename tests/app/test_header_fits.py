@@ -22,7 +22,7 @@ async def test_the_header_keeps_the_listener_counts_whole(width):
         header.show_insecure()  # the keyring was missing: the private file's warning
         # A real pair of gateways says each family's state; the last event's verdict follows the counts.
         header.connection = "instance connected · session not connected"
-        app.runtime.stats.last_verdict = "valid"
+        app.runtime.feed.stats.last_verdict = "valid"
         header._show_listener()
         await settle(pilot)
         line = header_line(app)
@@ -36,7 +36,7 @@ async def test_the_long_forms_come_back_when_they_fit_again():
         app = pilot.app
         header = app.screen.query_one(GatewayHeader)
         header.connection = "instance connected · session not connected"
-        app.runtime.stats.last_verdict = "valid"
+        app.runtime.feed.stats.last_verdict = "valid"
         header._show_listener()
         await settle(pilot)
         assert "gateway-tui" not in header_line(app)  # the title went first

@@ -115,7 +115,7 @@ async def test_marks_follow_delivery_then_read_live():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)
         await choose(pilot, screen, JORDAN)
-        await pilot.app.runtime.record_sent("send-text", _text(JORDAN, "sent from elsewhere"), _Result("EXT1"))
+        await pilot.app.runtime.inbox_service.record_sent("send-text", _text(JORDAN, "sent from elsewhere"), _Result("EXT1"))
         await inbox_settled(pilot)
         assert "You · 12:00 ✓\n" in thread_text(screen) + "\n"
         assert await post(pilot, "/delivery", {"type": "DeliveryCallback", "instanceId": "sandbox",
@@ -162,14 +162,14 @@ async def test_a_reply_recorded_after_its_read_receipt_shows_read():
         screen = await open_inbox(pilot)
         await choose(pilot, screen, JORDAN)
         runtime = pilot.app.runtime
-        record = runtime.record_sent
+        record = runtime.inbox_service.record_sent
 
         async def record_after_the_receipts(*args, **kwargs):
             await wait_until(pilot, lambda: any(event.kind == "ReadReceipt" for event in runtime.store.newest(10)),
                              what="the read receipt stored first")
             return await record(*args, **kwargs)
 
-        runtime.record_sent = record_after_the_receipts
+        runtime.inbox_service.record_sent = record_after_the_receipts
         await pilot.press("enter", *"receipt first", "enter")
         await wait_until(pilot, lambda: "receipt first" in thread_text(screen), what="the reply recorded")
         await inbox_settled(pilot)
@@ -183,7 +183,7 @@ async def test_reopening_chats_reads_the_thread_again():
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)
         await choose(pilot, screen, JORDAN)
-        inbox, now = pilot.app.runtime.inbox, pilot.app.runtime.now_us()
+        inbox, now = pilot.app.runtime.inbox, pilot.app.runtime.display.now_us()
         await asyncio.to_thread(inbox.record, NewMessage(JORDAN, True, "text", "first from the shell", "CALL-1"), now)
         screen.schedule_refresh()  # as the 5 s tick does
         await inbox_settled(pilot)
@@ -419,16 +419,18 @@ async def test_typing_shows_in_the_list_and_the_thread_until_the_message_comes()
 async def test_a_search_typed_before_the_store_is_open_says_wait_and_the_line_goes_once_it_is(monkeypatch):
     """Typed while the runtime still opens the store: "opens once the app has started", then the list, with that
     line gone (it stayed under the thread for the whole session)."""
-    from tui.core.runtime import Runtime
+    from pathlib import Path
+
+    from tui.core.feed.feed import EventFeed
 
     store_may_open = asyncio.Event()
-    open_store = Runtime._open_store
+    open_store = EventFeed.open_store
 
-    async def held(self: Runtime) -> None:
+    async def held(self: EventFeed, path: Path) -> None:
         await store_may_open.wait()
-        await open_store(self)
+        await open_store(self, path)
 
-    monkeypatch.setattr(Runtime, "_open_store", held)
+    monkeypatch.setattr(EventFeed, "open_store", held)
     app = sandbox_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: bool(app.screen.query("#inbox-search")) and app.focused is app.screen.query_one(

@@ -80,7 +80,7 @@ def test_catalog_with_a_product(snap_compare):
 def test_events_panel_with_valid_invalid_and_unsigned_events(snap_compare):
     async def steps(pilot):
         await send_text(pilot)
-        key = pilot.app.runtime._hmac_key
+        key = pilot.app.runtime.open_accounts.hmac_key
         await post_to_listener(pilot, signature=sign(key, PRESENCE), body=PRESENCE)
         await post_to_listener(pilot, signature="0" * 64, body=PRESENCE)
         await post_to_listener(pilot, signature=None, body=PRESENCE)
@@ -130,8 +130,8 @@ def test_form_with_inline_errors(snap_compare):
 
 async def wrong_credentials(pilot) -> None:
     runtime = pilot.app.runtime
-    runtime.instance = InstanceClient(
-        runtime.http,
+    runtime.current.instance = InstanceClient(
+        runtime.open_accounts.http,
         InstanceCredentials(runtime.sandbox.url, "sandbox", DETERMINISTIC_TOKENS["instance_token"], "wrong-token"),
     )
     await send_text(pilot)

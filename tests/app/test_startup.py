@@ -4,6 +4,7 @@ is mounted gets what was typed meanwhile, and quitting while sections are still 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from textual import events
@@ -379,12 +380,12 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
     from textual.screen import Screen
 
     from tui.api.client import InstanceClient
-    from tui.core.runtime import Runtime
+    from tui.core.feed.feed import EventFeed
     from tui.ui.widgets.header import GatewayHeader
 
     drawn: list[str] = []  # the header's connection in each frame drawn
     at_store: list[list[str]] = []
-    draw, open_store, status = Screen._compositor_refresh, Runtime._open_store, InstanceClient.status
+    draw, open_store, status = Screen._compositor_refresh, EventFeed.open_store, InstanceClient.status
 
     def drawing(self: Screen) -> None:
         draw(self)
@@ -392,9 +393,9 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
         if headers:
             drawn.append(headers[0].connection)
 
-    async def opening(self: Runtime) -> None:
+    async def opening(self: EventFeed, path: Path) -> None:
         at_store.append(list(drawn))
-        await open_store(self)
+        await open_store(self, path)
 
     async def status_after_the_section(self: InstanceClient) -> Any:  # the order the bench sees: the read ends last
         answer = await status(self)
@@ -402,7 +403,7 @@ async def test_the_frame_that_says_connected_is_drawn_before_the_rest_of_the_sta
         return answer
 
     monkeypatch.setattr(Screen, "_compositor_refresh", drawing)
-    monkeypatch.setattr(Runtime, "_open_store", opening)
+    monkeypatch.setattr(EventFeed, "open_store", opening)
     monkeypatch.setattr(InstanceClient, "status", status_after_the_section)
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)  # frames far apart: no frame drawn by chance between
     # The order is what is tested, not the start's fallback: past FIRST_STATUS_WAIT (3 s) the store opens anyway,

@@ -54,7 +54,7 @@ async def test_the_header_says_the_store_is_failing_and_when_it_recovers():
         body = b'{"type":"Message","text":"' + b"x" * 65536 + b'"}'
         # Signed with the sandbox's key: an accepted event the store cannot keep is a 500 (a refused one is refused
         # whether or not it is kept: the rejections' bound may only count it).
-        signed = {SIGNATURE_HEADER: sign(runtime._hmac_key, body)}
+        signed = {SIGNATURE_HEADER: sign(runtime.open_accounts.hmac_key, body)}
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
             async with http.post(runtime.listener.url + "/hook", data=body, headers=signed) as response:
                 assert response.status == 500

@@ -20,13 +20,13 @@ EPOCH_MS = int(DETERMINISTIC_EPOCH.timestamp() * 1000)
 async def sent_and_read_without_delivered(pilot, screen) -> None:
     """Two sends to Jordan (after the seeded history's one): EXT1 handed to the network then read (no delivered ever said), EXT2 only sent."""
     await choose(pilot, screen, JORDAN)
-    await pilot.app.runtime.record_sent("send-text", _text(JORDAN, "first, read"), _Result("EXT1"))
+    await pilot.app.runtime.inbox_service.record_sent("send-text", _text(JORDAN, "first, read"), _Result("EXT1"))
     assert await post(pilot, "/delivery", {"type": "DeliveryCallback", "instanceId": "sandbox", "phone": JORDAN,
                                            "zaapId": "Z1", "messageId": "EXT1", "momment": EPOCH_MS + 1000}) == 200
     assert await post(pilot, "/delivery", {"type": "MessageStatusCallback", "instanceId": "sandbox", "status": "READ",
                                            "ids": ["EXT1"], "momment": EPOCH_MS + 60_000, "phoneDevice": 0,
                                            "phone": JORDAN, "isGroup": False}) == 200
-    await pilot.app.runtime.record_sent("send-text", _text(JORDAN, "second, only sent"), _Result("EXT2"))
+    await pilot.app.runtime.inbox_service.record_sent("send-text", _text(JORDAN, "second, only sent"), _Result("EXT2"))
     await inbox_settled(pilot)
 
 

@@ -16,7 +16,7 @@ async def test_every_zapi_callback_points_at_the_listener_after_start() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         state = app.runtime.sandbox.state
-        listener = app.runtime.listener_base()
+        listener = app.runtime.webhooks.listener_base()
         kinds = {kind for kinds in CALLBACK_ROUTES.values() for kind in kinds}
         await wait_until(pilot, lambda: set(state.zapi_callback_urls) >= kinds, what="every Z-API callback set")
         assert state.delivery_url.startswith(listener)

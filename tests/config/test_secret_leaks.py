@@ -110,9 +110,9 @@ async def test_no_secret_leaks_anywhere(caplog):
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_ready(pilot)
             runtime = app.runtime
-            await runtime.configure_webhooks(runtime.listener.url)
+            await runtime.webhooks.configure_webhooks(runtime.listener.url)
             await runtime.instance.send_text(SendText(phone="5511999999999", message="leak check"))
-            await runtime.set_hmac_key(NEW_HMAC_KEY)
+            await runtime.webhooks.set_hmac_key(NEW_HMAC_KEY)
             await runtime.instance.send_text(SendText(phone="5511999999999", message="signed with the new key"))
             await wait_until(pilot, lambda: runtime.store.count() >= 2, what="webhooks from the gateway process")
             assert runtime.store.export_jsonl(data_dir() / "profile-export.jsonl") > 0
@@ -123,7 +123,7 @@ async def test_no_secret_leaks_anywhere(caplog):
     async with running_sandbox_app() as pilot:
         runtime = pilot.app.runtime
         await runtime.instance.send_text(SendText(phone="5511999999999", message="leak check"))
-        await runtime.set_hmac_key(NEW_HMAC_KEY)
+        await runtime.webhooks.set_hmac_key(NEW_HMAC_KEY)
         await runtime.instance.send_text(SendText(phone="5511999999999", message="signed with the new key"))
         await runtime.sandbox.wait_for_deliveries()
         assert runtime.store.export_jsonl(data_dir() / "sandbox-export.jsonl") > 0

@@ -67,7 +67,7 @@ async def test_doctor_keeps_a_fleet_account_on_its_own_paths():
 
 async def test_the_apps_listener_record_says_where_each_open_accounts_events_go() -> None:
     """The app with several accounts open: `gateway-tui doctor --profile P` reads P's listener from the record the
-    app writes, and must arrive at the URL the app itself points P's gateway at (runtime.account_webhook_url)."""
+    app writes, and must arrive at the URL the app itself points P's gateway at (runtime.webhooks.account_webhook_url)."""
     from tui.local import config
     from tui.api.dialects import Family
     from tui.core.doctor import Doctor, DoctorInputs, account_paths_of
@@ -89,7 +89,7 @@ async def test_the_apps_listener_record_says_where_each_open_accounts_events_go(
             assert record is not None and record.store == runtime.store.path, name
             seen_by_the_cli = Doctor(DoctorInputs(name, None, None, None, record.url, None,
                                                   account_paths=account_paths_of(record, name)))
-            assert seen_by_the_cli.url_for(Family.SESSION) == runtime.account_webhook_url(name, Family.SESSION)
+            assert seen_by_the_cli.url_for(Family.SESSION) == runtime.webhooks.account_webhook_url(name, Family.SESSION)
             assert seen_by_the_cli.url_for(Family.SESSION).endswith(f"/a/{name}/session")
     finally:
         await runtime.stop()

@@ -103,16 +103,16 @@ async def test_the_start_does_not_wait_for_the_other_accounts_secrets(ring: Gate
     async with started(ring) as runtime:
         assert runtime.current is not None and runtime.current.name == "alpha"
         assert runtime.instance is not None and runtime.session is not None  # the current account's clients
-        assert runtime.hmac_key_set
+        assert runtime.webhooks.hmac_key_set
         assert [account.name for account in runtime.accounts] == ["alpha", "beta", "gamma"]
-        beta, gamma = runtime.account_named("beta"), runtime.account_named("gamma")
+        beta, gamma = runtime.open_accounts.named("beta"), runtime.open_accounts.named("gamma")
         assert beta is not None and gamma is not None
         assert beta.opening is Opening.READING and beta.session is None and gamma.instance is None
         # the board says so, never "connected" nor a failed read
-        rows = {row.profile: row for row in runtime.fleet_rows()}
+        rows = {row.profile: row for row in runtime.open_accounts.fleet_rows()}
         assert (rows["beta"].connected, rows["beta"].connection) == (None, "opening…")
-        await runtime.read_fleet()  # the board's poll leaves an opening account alone (no clients to read with)
-        assert {row.profile: row.connection for row in runtime.fleet_rows()}["gamma"] == "opening…"
+        await runtime.open_accounts.read_fleet()  # the board's poll leaves an opening account alone (no clients to read with)
+        assert {row.profile: row.connection for row in runtime.open_accounts.fleet_rows()}["gamma"] == "opening…"
 
         ring.gate.set()
         await until(lambda: beta.opening is Opening.OPEN and gamma.opening is Opening.OPEN, "both opened", timeout=10)
@@ -124,7 +124,7 @@ async def test_the_start_does_not_wait_for_the_other_accounts_secrets(ring: Gate
             "gamma-instance-token", "gamma-client-token")
         assert runtime.listener is not None
         assert dict(runtime.listener.accounts) == {"alpha": True, "beta": True, "gamma": True}
-        assert {row.profile: row.connection for row in runtime.fleet_rows()}["beta"] != "opening…"
+        assert {row.profile: row.connection for row in runtime.open_accounts.fleet_rows()}["beta"] != "opening…"
 
 
 async def test_only_the_secrets_of_each_accounts_families_are_read(ring: GatedKeyring) -> None:
@@ -163,7 +163,7 @@ async def test_a_webhook_for_an_account_still_opening_is_answered_503_and_never_
         assert [event.account for event in stored] == ["alpha"]
 
         ring.gate.set()
-        beta = runtime.account_named("beta")
+        beta = runtime.open_accounts.named("beta")
         assert beta is not None
         await until(lambda: beta.opening is Opening.OPEN, "beta opened", timeout=10)
         status, answer, _ = await post(http, f"{base}/a/beta/session", MESSAGE, signed(key_of("beta"), MESSAGE))
@@ -175,7 +175,7 @@ async def test_a_webhook_for_an_account_still_opening_is_answered_503_and_never_
 
 async def test_switching_to_an_account_still_opening_waits_for_it_then_acts_with_its_tokens(ring: GatedKeyring) -> None:
     async with started(ring) as runtime:
-        switching = asyncio.ensure_future(runtime.switch_account("gamma"))
+        switching = asyncio.ensure_future(runtime.open_accounts.switch("gamma"))
         for _ in range(50):  # many turns of the loop: it must not switch while gamma's secrets are unknown
             await asyncio.sleep(0)
         assert not switching.done()
@@ -184,7 +184,7 @@ async def test_switching_to_an_account_still_opening_waits_for_it_then_acts_with
         account = await asyncio.wait_for(switching, timeout=10)
         assert account.name == "gamma" and runtime.current is account
         assert runtime.instance is not None and runtime.instance.credentials.instance_token == "gamma-instance-token"
-        assert runtime.hmac_key_set  # gamma's own key, for Settings and the doctor
+        assert runtime.webhooks.hmac_key_set  # gamma's own key, for Settings and the doctor
 
 
 async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_stay_refused(
@@ -198,10 +198,10 @@ async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_
 
     monkeypatch.setattr(ring, "get_password", locked_for_beta)
     async with started(ring) as runtime, aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
-        beta = runtime.account_named("beta")
+        beta = runtime.open_accounts.named("beta")
         assert beta is not None and runtime.listener is not None
         await until(lambda: beta.opening is Opening.UNREADABLE, "beta unreadable", timeout=10)
-        row = {row.profile: row for row in runtime.fleet_rows()}["beta"]
+        row = {row.profile: row for row in runtime.open_accounts.fleet_rows()}["beta"]
         assert row.connection == "secrets unreadable" and row.connected is None
         status, answer, retry_after = await post(http, f"{runtime.listener.url}/a/beta/session", MESSAGE,
                                                  signed(key_of("beta"), MESSAGE))
@@ -209,7 +209,7 @@ async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_
         assert "could not read its secrets" in str(answer["error"])
         assert "KeyringLocked" not in str(answer["error"])  # the sender is told no local detail
         with pytest.raises(LookupError, match="could not be read"):
-            await runtime.switch_account("beta")
+            await runtime.open_accounts.switch("beta")
         assert runtime.current is not None and runtime.current.name == "alpha"
 
 
@@ -227,7 +227,7 @@ async def test_from_the_private_file_the_start_still_ends_with_every_account_ope
     try:
         await asyncio.wait_for(runtime.start(), timeout=10)
         assert [account.opening for account in runtime.accounts] == [Opening.OPEN, Opening.OPEN]
-        beta = runtime.account_named("beta")
+        beta = runtime.open_accounts.named("beta")
         assert beta is not None and beta.session is not None and beta.session.credentials.token == "beta-session-token"
         assert runtime.listener is not None and dict(runtime.listener.accounts) == {"alpha": True, "beta": True}
         assert not runtime.listener.pending_accounts

@@ -41,7 +41,7 @@ async def test_every_sandbox_account_is_open_watched_and_served_with_its_own_key
         assert listener is not None and dict(listener.accounts) == dict.fromkeys(
             ("sandbox-01", "sandbox-02", "sandbox-03"), True)
         assert not listener.old_paths
-        keys = [(await runtime.doctor_inputs(account=account)).hmac_key for account in runtime.accounts]
+        keys = [(await runtime.webhooks.doctor_inputs(account=account)).hmac_key for account in runtime.accounts]
         assert len(set(keys)) == 3 and None not in keys  # each its own key, as the doctor checks it
         fleet = runtime.sandbox
         for number, account in enumerate(fleet.accounts, start=1):
@@ -56,7 +56,7 @@ async def test_every_sandbox_account_is_open_watched_and_served_with_its_own_key
 async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
     async with sandbox_accounts_app(3) as pilot:
         runtime = pilot.app.runtime
-        await runtime.switch_account("sandbox-02")
+        await runtime.open_accounts.switch("sandbox-02")
         assert runtime.instance is not None
         await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
         fleet = runtime.sandbox
@@ -73,7 +73,7 @@ async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
         # activity): wait for that hand-over, as the board does at its next refresh.
 
         def row() -> FleetRow:
-            return next(row for row in runtime.fleet_rows() if row.profile == "sandbox-02")
+            return next(row for row in runtime.open_accounts.fleet_rows() if row.profile == "sandbox-02")
 
         await wait_until(pilot, lambda: row().last_event_at is not None and row().per_minute >= 1,
                          what="the event counted on sandbox-02's board row")
@@ -134,8 +134,8 @@ async def test_the_inbox_lists_the_current_accounts_conversations_only() -> None
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: "5511912345678" in {row.chat_id for row in view.rows},
                          what="Chats to list it")
-        await runtime.read_fleet()
-        unread = {row.profile: row.unread for row in runtime.fleet_rows()}
+        await runtime.open_accounts.read_fleet()
+        unread = {row.profile: row.unread for row in runtime.open_accounts.fleet_rows()}
         assert unread["sandbox-02"] == unread["sandbox-01"] + 1 and unread["sandbox-03"] == unread["sandbox-01"]
         await app.screen.make_current("sandbox-01")
         await wait_until(pilot, lambda: "5511912345678" not in {row.chat_id for row in view.rows},

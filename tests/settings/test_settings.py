@@ -35,7 +35,7 @@ async def test_hmac_key_delete_and_set_drive_the_verdicts(tmp_path):
         await pilot.pause()
         await pilot.press("y")  # confirm
         await settle(pilot)
-        assert not app.runtime.hmac_key_set
+        assert not app.runtime.webhooks.hmac_key_set
         assert app.runtime.sandbox.state.hmac_key is None
         assert await newest_verdict(pilot) == str(Verdict.NO_KEY)
 

@@ -23,6 +23,7 @@ from tests.webhooks import headless
 from tests.webhooks.conftest import KEY
 from tui.local import config
 from tui.cli.main import main
+from tui.core.feed.bus import EventStored
 from tui.local.paths import fleet_events_path
 from tui.local.secrets import InsecureFileSecrets, SecretName
 from tui.webhooks.events import EventRecord
@@ -274,16 +275,15 @@ async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_k
     await runtime.start()
     try:
         base = runtime.listener.url
-        assert runtime.account_webhook_url("alpha", Family.SESSION) == base + "/session"  # one account: unchanged
+        assert runtime.webhooks.account_webhook_url("alpha", Family.SESSION) == base + "/session"  # one account: unchanged
         assert (await post(http, base + "/a/alpha/session", MESSAGE, signed(KEY, MESSAGE)))[0] == 200
         # a second account opens (the fleet): each is served with its own stored key, the variable is ignored
         beta_profile = next(p for p in config.load_profiles() if p.name == "beta")
         runtime.accounts.append(new_account(beta_profile, runtime.current.secrets, store=lambda: runtime.store))
-        await runtime.listen_for_accounts()
+        await runtime.open_accounts.listen_for_accounts()
         alpha, beta = runtime.accounts
         seen: dict[str, list] = {"alpha": [], "beta": []}
-        alpha.subscribe_events(seen["alpha"].append)
-        beta.subscribe_events(seen["beta"].append)
+        runtime.bus.subscribe(EventStored, lambda stored: seen[stored.account].append(stored.event))
         results = [
             await post(http, base + "/a/alpha/session", SECOND, signed(ALPHA_KEY, SECOND)),
             await post(http, base + "/a/beta/session", SECOND, signed(BETA_KEY, SECOND)),
@@ -293,10 +293,10 @@ async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_k
         await until(lambda: len(seen["alpha"]) == 1 and len(seen["beta"]) == 2, "each event on its account's stream",
                     timeout=10)
         assert [event.account for event in seen["alpha"] + seen["beta"]] == ["alpha", "beta", "beta"]
-        assert runtime.account_webhook_url("beta", Family.INSTANCE) == base + "/a/beta/delivery"
-        assert runtime.account_webhook_url("alpha", Family.SESSION) == base + "/a/alpha/session"
+        assert runtime.webhooks.account_webhook_url("beta", Family.INSTANCE) == base + "/a/beta/delivery"
+        assert runtime.webhooks.account_webhook_url("alpha", Family.SESSION) == base + "/a/alpha/session"
         # Settings moves the listener: the new one serves the same accounts
-        await runtime.restart_listener("127.0.0.1", 0)
+        await runtime.webhooks.restart_listener("127.0.0.1", 0)
         moved = runtime.listener.url
         assert moved != base
         assert (await post(http, moved + "/a/beta/session", MESSAGE, signed(BETA_KEY, MESSAGE)))[0] == 200

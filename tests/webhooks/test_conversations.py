@@ -316,7 +316,7 @@ async def test_a_store_from_before_listed_chats_is_upgraded_in_place(tmp_path):
 def test_a_live_sandbox_seeds_its_history_as_this_mornings_chats(store, inbox):
     """Deterministic runs keep the history's own times (snapshots); a live sandbox moves it to end a few minutes
     before now, spacing kept, so the inbox is not a list of chats from 1 January 2025."""
-    from tui.core.runtime import SEEDED_HISTORY_ENDS_BEFORE_US, seed_sandbox_inbox
+    from tui.core.sandbox_host import SEEDED_HISTORY_ENDS_BEFORE_US, seed_sandbox_inbox
     from tui.sandbox.state import demo_history, seed_demo_state
 
     now_us = 1_795_000_000 * 1_000_000

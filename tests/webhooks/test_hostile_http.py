@@ -731,7 +731,7 @@ async def test_shedding_load_is_said_once_on_stderr(tmp_path):
 
 
 async def test_shedding_load_reaches_the_app_once(store, start_listener):
-    """The app's header learns through on_shedding (runtime.listener_status): once when shedding starts."""
+    """The app's header learns through on_shedding (runtime.feed.listener_status): once when shedding starts."""
     calls: list[bool] = []
     listener = await start_listener(hmac_key=KEY, max_body=MIB, on_shedding=calls.append)
     heavy = await stalled_heavy_bodies(listener.port)

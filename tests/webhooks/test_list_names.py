@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import asynccontextmanager
 
+from tui.core.feed.bus import InboxChanged
 from tui.core.runtime import Runtime
 from tui.sandbox.state import LAUNCH_ID, Contact
 from tui.webhooks.conversations import NewMessage
@@ -31,12 +32,13 @@ async def started(dialects: tuple[str, str]):
 async def open_inbox(runtime: Runtime) -> asyncio.Event:
     """Subscribe as the inbox does when it opens; the event is set when the runtime says names changed."""
     told = asyncio.Event()
-    runtime.subscribe_inbox(lambda _chat: told.set())
+    runtime.bus.subscribe(InboxChanged, lambda _changed: told.set())
+    runtime.inbox_service.ask_names()
     return told
 
 
 async def names_read(runtime: Runtime) -> None:
-    task = runtime._names_task
+    task = runtime.inbox_service._names_task
     assert task is not None, "opening the inbox did not start reading the lists"
     await asyncio.wait_for(asyncio.shield(task), 10)
 
@@ -52,7 +54,7 @@ async def write_from_rita(runtime: Runtime) -> None:
     inbox = runtime.inbox
     assert inbox is not None
     await asyncio.to_thread(inbox.record, NewMessage(RITA, False, "text", "hi, is the shop open?", "RITA1",
-                                                     push_name="Rita"), runtime.now_us())
+                                                     push_name="Rita"), runtime.display.now_us())
 
 
 def list_requests(runtime: Runtime) -> list[str]:
@@ -80,14 +82,14 @@ async def test_zapi_and_wuzapi_lists_name_the_conversations() -> None:
         assert inbox is not None
         rows = {row.chat_id: row for row in await asyncio.to_thread(inbox.conversations)}
         assert rows[RITA].title == "Rita Gomes"  # what the inbox's list shows, no UI change
-        assert "names from" in (runtime.names_note or "")
+        assert "names from" in (runtime.inbox_service.names_note or "")
         requested = list_requests(runtime)
         assert any("/contacts?page=1&pageSize=" in url for url in requested)
         assert any(url.endswith("/group/list") for url in requested)
 
         # a push name arriving later never replaces the saved one
         await asyncio.to_thread(inbox.record, NewMessage(RITA, False, "text", "thanks!", "RITA2", push_name="R"),
-                                runtime.now_us())
+                                runtime.display.now_us())
         assert await name_of(runtime, RITA) == "Rita Gomes"
 
 
@@ -106,7 +108,7 @@ async def test_chats_the_gateway_lists_are_in_the_inbox_without_history() -> Non
         await asyncio.wait_for(told.wait(), 10)
         rows = {row.chat_id: row for row in await asyncio.to_thread(inbox.conversations)}
         assert (rows[RITA].title, rows[RITA].unread, rows[RITA].messages) == ("Rita Gomes", 2, 0)
-        assert "chats listed" in (runtime.names_note or "")
+        assert "chats listed" in (runtime.inbox_service.names_note or "")
 
 
 async def test_an_explicit_refresh_reads_the_lists_again() -> None:
@@ -114,7 +116,7 @@ async def test_an_explicit_refresh_reads_the_lists_again() -> None:
         await open_inbox(runtime)
         await names_read(runtime)
         runtime.sandbox.state.contacts[ANA].name = "Ana (VIP)"
-        runtime.refresh_names()
+        runtime.inbox_service.refresh_names()
         await names_read(runtime)
         assert await name_of(runtime, ANA) == "Ana (VIP)"
 
@@ -127,7 +129,7 @@ async def test_the_spec_dialect_has_no_lists_and_the_history_names_stay() -> Non
         await names_read(runtime)
         assert await name_of(runtime, RITA) == "Rita"
         assert list_requests(runtime) == []  # refused before sending: nothing on the wire
-        assert runtime.names_note == "no lists in these dialects: names come from the history"
+        assert runtime.inbox_service.names_note == "no lists in these dialects: names come from the history"
 
 
 async def test_a_failing_gateway_leaves_the_history_names() -> None:
@@ -138,7 +140,7 @@ async def test_a_failing_gateway_leaves_the_history_names() -> None:
         await open_inbox(runtime)
         await names_read(runtime)
         assert await name_of(runtime, RITA) == "Rita"
-        note = runtime.names_note or ""
+        note = runtime.inbox_service.names_note or ""
         assert "List contacts (Z-API)" in note and "List groups (WuzAPI)" in note
         assert "409" in note and "no session" in note
         assert runtime.instance is not None and runtime.instance.credentials.instance_token not in note

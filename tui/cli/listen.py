@@ -327,7 +327,7 @@ def _print_family_urls(
     listener: Listener, families: tuple[Family, ...], urls: dict[PathFamily, str], has_key: bool, account: str = "",
     *, requires: bool,
 ) -> None:
-    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.configure_webhooks);
+    """The URLs to give each gateway the profile has: the same paths the app configures (runtime.webhooks.configure_webhooks);
     for `account`, its own paths, named with it and whether it has a key (never the key)."""
     keyed = has_key and listener.strict
     instance_rule = "signature required" if keyed and requires else "unsigned accepted, as Z-API sends"

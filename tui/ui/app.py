@@ -26,10 +26,11 @@ from textual.app import App
 from textual.command import Provider
 from textual.signal import Signal
 
+from tui.core.feed.bus import EventStored, ForwardAttempted
 from tui.ui.keymap import bindings_for, load_user_keymap, use_keymap
 from tui.ui.messages import MessageSent, SendUnanswered
-from tui.ui.textual_compat import FinishBeforeShutdown, alt_digits_driver
 from tui.ui.widgets.gateway_app import GatewayAppBase
+from tui.ui.textual_compat import FinishBeforeShutdown, alt_digits_driver
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -77,6 +78,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
     ) -> None:
         super().__init__()
         self.runtime = runtime
+        self.services = runtime.services
         self._resume_collector = resume_collector
         """The command line turned the garbage collector off for the start (`tui.cli.main.prepare_app`): it runs again once
         every section is built (`keep_start_up_out_of_collections`), after COLLECTOR_OFF_AT_MOST, or at exit."""
@@ -101,9 +103,9 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         self.preference_problems: list[str] = []
         self._load_keymap()
         self._unsubscribers = [
-            runtime.subscribe_events(self._publish_event),
+            runtime.bus.subscribe(EventStored, lambda stored: self._publish_event(stored.event)),
             runtime.request_log.subscribe(self._publish_exchange),
-            runtime.subscribe_forward_attempts(self._publish_attempt),
+            runtime.bus.subscribe(ForwardAttempted, lambda forwarded: self._publish_attempt(forwarded.attempt)),
         ]
 
     def _load_keymap(self) -> None:
@@ -211,8 +213,8 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             return
         finally:
             self.runtime_settled.set()
-        if self.runtime.store_problem:
-            self.notify(self.runtime.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
+        if self.runtime.feed.store_problem:
+            self.notify(self.runtime.feed.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
         profile = self.runtime.profile
         theme = profile.theme if profile is not None else None  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
@@ -388,7 +390,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         if not isinstance(message.request, Request):
             return  # nothing the inbox can show was sent
         try:
-            await self.runtime.record_sent(message.kind, message.request, message.result)
+            await self.runtime.inbox_service.record_sent(message.kind, message.request, message.result)
         except Exception as error:
             self.notify(f"Sent, but the inbox could not keep it: {error}", severity="warning", markup=False)
 
@@ -403,7 +405,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         if not isinstance(message.request, Request):
             return
         try:
-            await self.runtime.record_unanswered(message.kind, message.request)
+            await self.runtime.inbox_service.record_unanswered(message.kind, message.request)
         except Exception as error:
             self.notify(f"A send got no answer, and the inbox could not keep it: {error}", severity="warning",
                         markup=False)

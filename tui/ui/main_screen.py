@@ -301,7 +301,7 @@ class MainScreen(SectionHost):
         if app.runtime_ready:
             from tui.ui.widgets.samples import apply_samples
 
-            apply_samples(root, app.runtime.sandbox_samples())
+            apply_samples(root, app.runtime.sandbox_host.samples())
 
     async def _mount_sections(self) -> None:
         """At start: the section on screen only, then the focus and the keys typed so far; the other sections
@@ -413,7 +413,7 @@ class MainScreen(SectionHost):
                 widget = Static(f"{info.title}: not available in this build.", classes="section-placeholder")
             else:
                 try:
-                    widget = cls()
+                    widget = cls.with_services(gateway_app(self).services)
                 except Exception:
                     log.exception("section %s failed to build", info.id)
                     widget = Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder")
@@ -665,12 +665,12 @@ class MainScreen(SectionHost):
 
         runtime = gateway_app(self).runtime
         before = runtime.current
-        chosen = runtime.account_named(name)
+        chosen = runtime.open_accounts.named(name)
         if chosen is not None and chosen.opening is Opening.READING:
             self.notify(f"{name} is still opening (its secrets are being read): it becomes current when they are.",
                         title="Account", markup=False, timeout=4)
         try:
-            account = await runtime.switch_account(name)
+            account = await runtime.open_accounts.switch(name)
         except LookupError as error:
             self.notify(str(error), severity="warning", markup=False)
             return
@@ -713,7 +713,7 @@ class MainScreen(SectionHost):
         info = SECTIONS_BY_ID[self.current_section]
         section = self.section(self.current_section)
         markdown = (section.HELP if section is not None else "") or ""
-        markdown += operations_help(info.id, gateway_app(self).runtime.dialects)
+        markdown += operations_help(info.id, gateway_app(self).runtime.open_accounts.dialects)
         self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))
 
 

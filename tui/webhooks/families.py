@@ -1,6 +1,6 @@
 """Which gateway family a listener path belongs to, and whether a call there must be signed.
 
-The app and `gateway-tui listen` point each family's webhooks at its own path (runtime.configure_webhooks):
+The app and `gateway-tui listen` point each family's webhooks at its own path (runtime.webhooks.configure_webhooks):
 the instance family's delivery callbacks at `/delivery`, the session family's events at `/session`. Z-API,
 the real instance-family gateway, never signs its callbacks (docs/gateways/zapi.md §5.5), so with a key set an unsigned call
 below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every

@@ -5,7 +5,7 @@ connection state and its events. No Textual here; the runtime holds the accounts
     account = new_account(profile, secrets, store=lambda: runtime.store)   # the one factory, sandbox included
     account.connect(http, tokens)                  # clients for the families the profile has
     account.client(Family.INSTANCE)                # or MissingFamily ("This profile has no instance family ...")
-    account.subscribe_events(on_event)             # this account's stored webhook events
+    account.receive(event)                         # a stored webhook event of this account's (the feed's routing)
 
 Heavy modules (httpx, pydantic) are imported inside the methods that build clients, never at import time.
 """
@@ -38,8 +38,6 @@ SANDBOX_PROFILE = "sandbox"
 def sandbox_account_name(number: int) -> str:
     """The name of account `number` (from 1) of `--sandbox --accounts N`: sandbox-01, sandbox-02, ..."""
     return f"{SANDBOX_PROFILE}-{number:02d}"
-
-EventCallback = Callable[["StoredEvent"], None]
 
 
 class ClientsNotReady(Exception):
@@ -140,17 +138,14 @@ class Account:
         self.inbox_account = ""
         """Whose inbox in the store: "" while the store is this account's alone, its name when several accounts
         share one (the runtime sets it; their events come on their own listener paths)."""
-        self._event_subscribers: list[EventCallback] = []
         from tui.core.watch import ConnectionWatch
 
         self.watch = ConnectionWatch(self.families)
         """Each family's connection, live (tui.core.watch): fed by status reads and by this account's connection events."""
-        self.subscribe_events(self._watch_event)
         from tui.core.accounts.activity import AccountActivity
 
         self.activity = AccountActivity()
         """What the account did in this run (its events per kind and per minute, its sends): the Fleet board's."""
-        self.subscribe_events(self.activity.record_event)
         self.opening = Opening.OPEN
         """Whether its secrets are known (an account is open once built, unless `reading()` said otherwise)."""
         self.opening_problem: str | None = None
@@ -283,23 +278,12 @@ class Account:
         store = self._store()
         return Inbox(store, self.inbox_account) if store is not None else None
 
-    def subscribe_events(self, callback: EventCallback) -> Callable[[], None]:
-        """Call `callback(event)` for every webhook event stored for this account; returns an unsubscribe function."""
-        self._event_subscribers.append(callback)
-        return lambda: self._event_subscribers.remove(callback) if callback in self._event_subscribers else None
-
-    def _watch_event(self, event: StoredEvent) -> None:
-        """A connection event the listener stored (and accepted) moves the family's live state."""
+    def receive(self, event: StoredEvent) -> None:
+        """One stored event of this account's: an accepted connection event moves the family's live state, and every
+        event counts in its activity. (Views subscribe to the run's bus: `tui.core.feed.bus.EventStored`.)"""
         if not event.rejected:
             self.watch.apply_event(event.kind, event.payload)
-
-    def publish(self, event: StoredEvent) -> None:
-        """Hand one stored event to this account's subscribers (a failing one is logged, never raised)."""
-        for callback in list(self._event_subscribers):
-            try:
-                callback(event)
-            except Exception:  # a broken view must not break the listener's answer
-                log.exception("event subscriber failed")
+        self.activity.record_event(event)
 
 
 def new_account(profile: Profile, secrets: SecretStore, *, store: Callable[[], EventStore | None]) -> Account:

@@ -62,7 +62,7 @@ class EventDetailScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         event = self.event
         app = gateway_app(self)
-        scrub = app.runtime.scrub
+        scrub = app.runtime.display.scrub
         title = Text.assemble(
             (f"Event #{event.id}", "bold"),
             f" · {event.kind} · {event_time(app, event)} · {event.path} · ",
@@ -123,12 +123,12 @@ class EventDetailScreen(ModalScreen[None]):
 
     @work(thread=True, group="detail-attempts", exclusive=True, exit_on_error=False)
     def _load_attempts(self) -> None:
-        attempts = gateway_app(self).runtime.forward_attempts(self.event.id)
+        attempts = gateway_app(self).runtime.feed.forward_attempts(self.event.id)
         self.app.call_from_thread(self._show_forwarding, attempts)
 
     def _show_forwarding(self, attempts: list[Any]) -> None:
         runtime = gateway_app(self).runtime
-        target = runtime.forward_target
+        target = runtime.feed.forward_target
         lines = Text()
         for attempt in attempts:
             when = moment_text(attempt.at, deterministic=runtime.deterministic)
@@ -138,7 +138,7 @@ class EventDetailScreen(ModalScreen[None]):
         if not attempts and target:
             lines.append("not forwarded (rejected events are kept back; events stored before forwarding began too)")
         if target:
-            lines.append(f"\nforwarding to {runtime.scrub(target)} · r replays this event there", style="dim")
+            lines.append(f"\nforwarding to {runtime.display.scrub(target)} · r replays this event there", style="dim")
         self.query_one("#detail-forward", Static).update(lines)
         shown = bool(attempts or target)
         self.query_one("#detail-forward", Static).display = shown
@@ -147,14 +147,14 @@ class EventDetailScreen(ModalScreen[None]):
     @work(group="detail-replay", exclusive=True, exit_on_error=False)
     async def action_replay(self) -> None:
         runtime = gateway_app(self).runtime
-        if runtime.forward_target is None:
+        if runtime.feed.forward_target is None:
             self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
                         severity="warning", markup=False)
             return
         if (refusal := self.event.replay_refusal()) is not None:  # a cut or unkept body is not the original
             self.notify(f"Not replayed: {refusal}", severity="warning", markup=False)
             return
-        attempt = await runtime.replay(self.event)
+        attempt = await runtime.feed.replay(self.event)
         self.notify(attempt_text(runtime, attempt), severity="information" if attempt.delivered else "error", markup=False)
 
     def action_copy(self) -> None:

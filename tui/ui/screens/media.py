@@ -1,7 +1,7 @@
 """A received media message's file, from the thread's keys (issue 25): open it with the system viewer, save it to
 a path, preview an image in the terminal.
 
-The file comes from `Runtime.media_file` (WuzAPI's inline file kept by the listener, or the event's URL fetched on
+The file comes from `InboxService.media_file` (tui.core.inbox) (WuzAPI's inline file kept by the listener, or the event's URL fetched on
 demand). Opening hands the path to `xdg-open` (or macOS's `open`) found on PATH, detached, and says plainly when
 there is none: at once for an image, audio or video by its content, after a yes for anything else (a PDF, HTML, an
 SVG may run what they hold; `tui.api.media.OPENED_WITHOUT_ASKING`). Saving asks the path in a small dialog (its one
@@ -76,7 +76,7 @@ async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action:
     if row.media is not None and row.media.url and not row.media.inline:
         say(f"Fetching the {what}…", True)
     try:
-        kept = await runtime.media_file(row)
+        kept = await runtime.inbox_service.media_file(row)
     except MediaUnavailable as why:
         say(f"The {what} cannot be {_DONE[action]}: {why}.", False)
         return

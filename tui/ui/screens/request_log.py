@@ -107,7 +107,7 @@ class RequestLogScreen(Screen):
                 status = Text("no answer", style="bold red")
             else:
                 status = Text(str(exchange.status), style="green" if exchange.ok else "bold red")
-            url = runtime.scrub(exchange.url)
+            url = runtime.display.scrub(exchange.url)
             table.add_row(
                 Text(moment_text(exchange.started_at, deterministic=runtime.deterministic)),
                 Text(exchange.method),
@@ -137,24 +137,24 @@ class RequestLogScreen(Screen):
     def _show(self, exchange: Any) -> None:
         runtime = gateway_app(self).runtime
         parts: list[Any] = []
-        head = Text.assemble((f"{exchange.method} ", "bold"), runtime.scrub(exchange.url))
+        head = Text.assemble((f"{exchange.method} ", "bold"), runtime.display.scrub(exchange.url))
         outcome = str(exchange.status) if exchange.status is not None else "no answer"
         head.append(f"\n→ {outcome} in {duration_text(exchange.duration_ms, deterministic=runtime.deterministic)}")
         if exchange.error:
-            head.append(f"\nerror: {runtime.scrub(exchange.error)}", style="red")
+            head.append(f"\nerror: {runtime.display.scrub(exchange.error)}", style="red")
         parts.append(head)
         if exchange.request_headers:
             headers = Text("\nRequest headers\n", style="bold")
             for name, value in exchange.request_headers.items():
                 headers.append(f"{name}: ", style="bold")
-                headers.append(runtime.scrub(value) + "\n", style="")
+                headers.append(runtime.display.scrub(value) + "\n", style="")
             parts.append(headers)
         for title, body in (("Request body", exchange.request_body), ("Response body", exchange.response_body)):
             if body is None:
                 continue
             text, lexer = _pretty(body)
             parts.append(Text(f"\n{title}", style="bold"))
-            parts.append(Syntax(runtime.scrub(text), lexer, theme="ansi_dark", word_wrap=True, background_color="default"))
+            parts.append(Syntax(runtime.display.scrub(text), lexer, theme="ansi_dark", word_wrap=True, background_color="default"))
         self.query_one("#requests-exchange", Static).update(Group(*parts))
 
     def action_copy_curl(self) -> None:
@@ -165,5 +165,5 @@ class RequestLogScreen(Screen):
         copy_text(self.app, curl, "The curl command", note="Set the GATEWAY_TUI_* variables before running it.")
         shown = self.query_one("#requests-curl", Static)
         runtime = gateway_app(self).runtime
-        shown.update(Text.assemble(("as curl: ", "bold"), runtime.scrub(curl)))
+        shown.update(Text.assemble(("as curl: ", "bold"), runtime.display.scrub(curl)))
         shown.add_class("-shown")

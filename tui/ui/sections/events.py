@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -21,15 +21,19 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Select, Static
 
 from tui.ui.widgets.columns import Column, fit_columns
+from tui.core.accounts.accounts import Accounts
+from tui.core.display import Display
+from tui.core.feed.feed import EventFeed
+from tui.core.services import Services
 from tui.core.runtime import duplicate_marker
 from tui.ui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.ui.keymap import bindings_for
 from tui.ui.widgets.feedback import is_shown
-from tui.ui.widgets.focus import TypingInForms
 from tui.ui.widgets.path_dialog import PathDialog
 from tui.ui.widgets.section_api import Section
 from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.timefmt import event_time_text
+from tui.ui.widgets.focus import TypingInForms
 
 PAGE_SIZE = 100
 # At 80 columns the Verdict stays; the date, the id's padding, the summary, then the kind give way.
@@ -110,8 +114,11 @@ class EventsSection(Vertical, Section):
     EventsSection #events-table { height: 1fr; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, accounts: Accounts, feed: EventFeed, display: Display) -> None:
         super().__init__()
+        self.accounts = accounts
+        self.feed = feed
+        self.run_display = display
         self.page_starts: list[int | None] = [None]  # `before_id` of each page shown so far
         self.rows: list[Any] = []
         self.total: int | None = None
@@ -120,6 +127,10 @@ class EventsSection(Vertical, Section):
         """With several accounts open: every account's events (`a`), not only the current one's."""
         self._live_pending = False
         self._stale = False  # events came while the section was not shown: read the newest page when it shows
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts, services.feed, services.display)
 
     @property
     def refresh_pending(self) -> bool:
@@ -173,17 +184,17 @@ class EventsSection(Vertical, Section):
 
     def account_shown(self) -> str | None:
         """The account whose events show: the current one when several are open (unless `a` asked for all)."""
-        return None if self.all_accounts else gateway_app(self).runtime.account_shown
+        return None if self.all_accounts else self.accounts.shown
 
     def accounts_shown(self) -> str | tuple[str, ...] | None:
         """The store's account filter: the account shown, or with `a` every open account (an account not open
         here, whose events another app or `listen --all` stored, is not among them)."""
         if self.all_accounts:
-            return tuple(account.name for account in gateway_app(self).runtime.accounts)
+            return tuple(account.name for account in self.accounts.all)
         return self.account_shown()
 
     def action_all_accounts(self) -> None:
-        if len(gateway_app(self).runtime.accounts) < 2:
+        if len(self.accounts.all) < 2:
             self.app.notify("Only one account is open: its events are all shown.", markup=False)
             return
         self.all_accounts = not self.all_accounts
@@ -246,7 +257,7 @@ class EventsSection(Vertical, Section):
 
     @work(thread=True, group="events-page", exclusive=True, exit_on_error=False, description="read events")
     def _load_page(self, before_id: int | None, filters: dict[str, Any], count: bool = False) -> None:
-        store = gateway_app(self).runtime.store
+        store = self.feed.store
         if store is None:
             return
         if self.only_message is not None:
@@ -262,7 +273,7 @@ class EventsSection(Vertical, Section):
 
     @work(thread=True, group="events-count", exclusive=True, exit_on_error=False, description="count events")
     def _count(self, filters: dict[str, Any]) -> None:
-        store = gateway_app(self).runtime.store
+        store = self.feed.store
         if store is None:
             return
         if self.only_message is not None:
@@ -283,11 +294,11 @@ class EventsSection(Vertical, Section):
         widths = fit_columns(table, self._columns())
         table.clear()
         app = gateway_app(self)
-        runtime = app.runtime
+        display = self.run_display
         for event in rows:
             marker = sent_marker(app, event)
             duplicate = duplicate_marker(event) + cut_marker(event)
-            summary = Text(clip(duplicate + marker + runtime.scrub(event.summary), widths["summary"]), no_wrap=True)
+            summary = Text(clip(duplicate + marker + display.scrub(event.summary), widths["summary"]), no_wrap=True)
             if duplicate:
                 summary.stylize(DUPLICATE_STYLE, 0, len(duplicate))
             if marker:
@@ -297,8 +308,8 @@ class EventsSection(Vertical, Section):
                 cells.append(Text(clip(event.account or "–", widths["account"]), no_wrap=True))
             table.add_row(
                 *cells,
-                Text(event_time_text(event, deterministic=runtime.deterministic,
-                                     with_date=not runtime.deterministic and widths["time"] >= 19)),
+                Text(event_time_text(event, deterministic=display.deterministic,
+                                     with_date=not display.deterministic and widths["time"] >= 19)),
                 Text(clip(event.kind, widths["kind"]), style="red" if event.rejected else ""),
                 summary,
                 verdict_badge(event),
@@ -334,13 +345,13 @@ class EventsSection(Vertical, Section):
 
     def _whose(self) -> str:
         """With several accounts open: whose events these are, and the key that shows the others."""
-        runtime = gateway_app(self).runtime
-        if len(runtime.accounts) < 2 or self.only_message is not None:
+        accounts = self.accounts
+        if len(accounts.all) < 2 or self.only_message is not None:
             return ""
         account = self.account_shown()
         if account is None:
-            current = runtime.current.name if runtime.current is not None else "the current account"
-            return f"all {len(runtime.accounts)} accounts · a: only {current} · "
+            current = accounts.current.name if accounts.current is not None else "the current account"
+            return f"all {len(accounts.all)} accounts · a: only {current} · "
         return f"{account}'s events · a: all accounts · "
 
     def _status(self, text: str) -> None:
@@ -441,7 +452,7 @@ class EventsSection(Vertical, Section):
         filters = {} if self.only_message is not None else self.filters()
         # The data dir, not the current directory: exports hold people's messages (and are written 0600).
         name = "events-export.jsonl"
-        if not gateway_app(self).runtime.deterministic:
+        if not self.run_display.deterministic:
             name = f"events-export-{datetime.now().strftime('%Y%m%d-%H%M%S')}.jsonl"
         default = str(data_dir() / name)
 
@@ -453,7 +464,7 @@ class EventsSection(Vertical, Section):
 
     @work(thread=True, group="events-export", exclusive=True, exit_on_error=False, description="export events")
     def _export(self, path: Path, filters: dict[str, Any]) -> None:
-        store = gateway_app(self).runtime.store
+        store = self.feed.store
         if store is None:
             self.app.call_from_thread(self.app.notify, "No event store: nothing to export.", severity="error")
             return

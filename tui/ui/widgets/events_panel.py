@@ -198,8 +198,8 @@ class EventsPanel(Vertical):
             self._load_history(self.account_shown())
 
     def account_shown(self) -> str | None:
-        """The account whose events show (`Runtime.account_shown`)."""
-        return gateway_app(self).runtime.account_shown
+        """The account whose events show (`Accounts.shown`)."""
+        return gateway_app(self).runtime.open_accounts.shown
 
     def account_changed(self) -> None:
         """Another account became current: its newest events replace the other's."""
@@ -218,7 +218,7 @@ class EventsPanel(Vertical):
         if store is None:
             return
         history = store.newest(PANEL_SIZE, account=account)
-        marks = gateway_app(self).runtime.latest_forward_attempts([event.id for event in history])
+        marks = gateway_app(self).runtime.feed.latest_forward_attempts([event.id for event in history])
         self.app.call_from_thread(self._merge_history, history, marks, account)
 
     def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None,
@@ -422,7 +422,7 @@ class EventsPanel(Vertical):
         marker, attempt = state
         forwarded = forward_mark(attempt)
         duplicate = duplicate_marker(event) + cut_marker(event)
-        summary_text = clip(marker + app.runtime.scrub(event.summary),
+        summary_text = clip(marker + app.runtime.display.scrub(event.summary),
                             widths["summary"] - len(forwarded) - len(duplicate))
         summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
         if duplicate:

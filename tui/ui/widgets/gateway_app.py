@@ -19,6 +19,7 @@ from textual.signal import Signal
 from tui.ui.messages import MessageSent
 
 if TYPE_CHECKING:
+    from tui.core.services import Services
     from tui.core.runtime import Runtime, StoredEvent
 
 
@@ -37,6 +38,8 @@ class GatewayAppBase(App[Any]):
     """Plain text of a start-up failure, shown in the header; empty when none."""
 
     runtime: Runtime
+    services: Services
+    """The runtime's services, handed down: the main screen builds each section with the ones it names."""
     sandbox: bool
     insecure_storage: bool
     deterministic: bool

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import work
+from tui.core.feed.bus import ListenerLoadChanged, StoreHealthChanged
 from tui.ui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
 from tui.ui.widgets.webhook_health import WebhookHealth
@@ -158,8 +159,8 @@ class GatewayHeader(Horizontal):
         self.watch(app, "runtime_ready", self._on_ready, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
-        app.runtime.subscribe_store_health(self._show_store)
-        app.runtime.subscribe_listener_load(self._show_load)
+        app.runtime.bus.subscribe(StoreHealthChanged, lambda _changed: self._show_store())
+        app.runtime.bus.subscribe(ListenerLoadChanged, lambda _changed: self._show_load())
         self._show_profile()
         self._show_connection()
         self._show_listener()
@@ -262,7 +263,7 @@ class GatewayHeader(Horizontal):
         runtime = gateway_app(self).runtime
         name = runtime.current.name if runtime.current is not None else runtime.profile_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
-        instance, session = runtime.dialects
+        instance, session = runtime.open_accounts.dialects
         account = runtime.current
         # A family the profile lacks shows as "–", not as the spec dialect it would default to.
         i = instance.value if account is None or account.has(Family.INSTANCE) else "–"
@@ -312,8 +313,8 @@ class GatewayHeader(Horizontal):
         self._counts_pending = False
         self._counts_shown_at = time.monotonic()
         runtime = gateway_app(self).runtime
-        stats = runtime.stats
-        address = runtime.listener_address()
+        stats = runtime.feed.stats
+        address = runtime.display.listener_address()
         # Several accounts share the listener: the counts are the current account's (after a switch the listener's
         # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
         account = runtime.current if len(runtime.accounts) > 1 else None
@@ -341,18 +342,18 @@ class GatewayHeader(Horizontal):
     def _show_store(self) -> None:
         """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
         runtime = gateway_app(self).runtime
-        status = runtime.store_status()
+        status = runtime.feed.store_status()
         piece = self.query_one("#header-store", Static)
         piece.display = status is not None
         if status is not None:
             piece.update(Content(f"⚠ {status}"))
             store = runtime.store
-            piece.tooltip = str(store.health) if store is not None else runtime.store_problem
+            piece.tooltip = str(store.health) if store is not None else runtime.feed.store_problem
         self._fit()
 
     def _show_load(self) -> None:
         """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
-        status = gateway_app(self).runtime.listener_status()
+        status = gateway_app(self).runtime.feed.listener_status()
         piece = self.query_one("#header-load", Static)
         piece.display = status is not None
         if status is not None:

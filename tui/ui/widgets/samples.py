@@ -1,8 +1,8 @@
 """In sandbox mode, identifier fields offer ids that exist there: the placeholder shows a real one (with its
 name) and typing completes from all of them (→ accepts, Textual's suggester). The ids are read from the
-running sandbox's state through `Runtime.sandbox_samples()`, never copied here.
+running sandbox's state through `SandboxHost.samples()` (tui.core.sandbox_host), never copied here.
 
-    apply_samples(screen, runtime.sandbox_samples())   # after the runtime is ready and the sections mounted
+    apply_samples(screen, runtime.sandbox_host.samples())   # after the runtime is ready and the sections mounted
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import functools
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
@@ -44,11 +44,15 @@ from tui.ui.keymap import bindings_for, label
 from tui.ui.messages import SendUnanswered
 from tui.ui.widgets.clipboard import copy_text
 from tui.ui.widgets.feedback import ErrorLine, explain_error, in_view, status_hint
-from tui.ui.widgets.focus import TypingInForms, restore_focus
-from tui.ui.widgets.forms import Form, validated
-from tui.ui.widgets.operation_form import DerivedForms, OperationForm
-from tui.ui.widgets.gateway_app import GatewayAppBase, gateway_app
+from tui.ui.widgets.focus import restore_focus
+from tui.ui.widgets.forms import Form
+from tui.core.accounts.accounts import Accounts
+from tui.core.display import Display
+from tui.core.services import Services
 from tui.ui.widgets.section_api import Section
+from tui.ui.widgets.focus import TypingInForms
+from tui.ui.widgets.forms import validated
+from tui.ui.widgets.operation_form import DerivedForms, OperationForm
 
 if TYPE_CHECKING:
 
@@ -68,16 +72,16 @@ class GatewayNotReady(Exception):
 
 
 @overload
-def runtime_client(app: GatewayAppBase, family: Literal["instance"]) -> InstanceClient: ...
+def runtime_client(accounts: Accounts, family: Literal["instance"]) -> InstanceClient: ...
 @overload
-def runtime_client(app: GatewayAppBase, family: Literal["session"]) -> SessionClient: ...
-def runtime_client(app: GatewayAppBase, family: Family) -> InstanceClient | SessionClient:
+def runtime_client(accounts: Accounts, family: Literal["session"]) -> SessionClient: ...
+def runtime_client(accounts: Accounts, family: Family) -> InstanceClient | SessionClient:
     """The current account's client of `family`, or raise GatewayNotReady with what to do: the profile has no such
     family (in plain words), or the clients are not built yet."""
     from tui.core.accounts.account import ClientsNotReady
     from tui.local.config import MissingFamily
 
-    account = app.runtime.current
+    account = accounts.current
     if account is not None:
         try:
             return account.client(OperationFamily(family))
@@ -119,7 +123,8 @@ REPEAT_WINDOW = 5.0
 
 
 class OperationSection(VerticalScroll, Section):
-    """Base of the Chats, Groups, Communities, Privacy, Catalog and Settings sections."""
+    """Base of the Chats, Groups, Communities, Privacy, Catalog and Settings sections: the current account's
+    clients and dialects come from `accounts`, what the run's details look like on screen from `run_display`."""
 
     HELP: ClassVar[str | None] = ""  # Textual's own attribute (DOMNode.HELP): the section's help markdown
 
@@ -134,6 +139,15 @@ class OperationSection(VerticalScroll, Section):
     OperationSection .side-by-side { height: auto; }
     OperationSection .panel { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
     """
+
+    def __init__(self, accounts: Accounts, display: Display, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.accounts = accounts
+        self.run_display = display
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts, services.display)
 
     @functools.cached_property
     def _unanswered_sends(self) -> dict[str, str]:
@@ -156,10 +170,10 @@ class OperationSection(VerticalScroll, Section):
     def client(self, family: Family | Both) -> InstanceClient | SessionClient | tuple[InstanceClient, SessionClient]:
         """One family's client, or both (instance, session) for calls that need the two."""
         if isinstance(family, tuple):
-            return runtime_client(gateway_app(self), "instance"), runtime_client(gateway_app(self), "session")
+            return runtime_client(self.accounts, "instance"), runtime_client(self.accounts, "session")
         if family == "instance":
-            return runtime_client(gateway_app(self), "instance")
-        return runtime_client(gateway_app(self), "session")
+            return runtime_client(self.accounts, "instance")
+        return runtime_client(self.accounts, "session")
 
     @overload
     def call(
@@ -233,7 +247,7 @@ class OperationSection(VerticalScroll, Section):
             raise
         except Exception as error:  # every failure reaches the user, as plain text
             text = explain_error(error)
-            text = gateway_app(self).runtime.scrub(text)  # deterministic runs hide random loopback ports
+            text = self.run_display.scrub(text)  # deterministic runs hide random loopback ports
             status.show_error(text, notified=True)  # the toast below says it too
             if isinstance(error, (Unauthorized, Conflict, TransportFault)):
                 self._recheck_connection()
@@ -364,7 +378,7 @@ class OperationSection(VerticalScroll, Section):
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
-        return gateway_app(self).runtime.dialects
+        return self.accounts.dialects
 
     def _recheck_connection(self) -> None:
         """The error says something about the connection: let the header read the status again now."""

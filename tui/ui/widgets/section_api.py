@@ -10,11 +10,14 @@ before any section is built.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual.screen import Screen
 
 from tui.ui.widgets.focus import TypingInForms
+
+if TYPE_CHECKING:  # the services' modules are imported by the app before any section is built
+    from tui.core.services import Services
 
 
 class Section(TypingInForms):
@@ -32,6 +35,11 @@ class Section(TypingInForms):
     """
 
     OPERATIONS: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        """The section built by the main screen with the services its constructor names (none by default)."""
+        return cls()
 
     def open_operation(self, op_id: str) -> None:
         raise KeyError(op_id)

@@ -53,4 +53,4 @@ def attempt_text(runtime: Runtime, attempt: ForwardAttempt) -> str:
     from tui.core.runtime import describe_forward_attempt
 
     duration = duration_text(attempt.duration_ms, deterministic=runtime.deterministic)
-    return runtime.scrub(describe_forward_attempt(attempt, duration=duration))
+    return runtime.display.scrub(describe_forward_attempt(attempt, duration=duration))

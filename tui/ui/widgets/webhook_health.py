@@ -55,7 +55,7 @@ class WebhookHealth(Static):
         if not ready or self._unsubscribe is not None:
             return
         app = gateway_app(self)
-        record = app.runtime.doctor_record
+        record = app.runtime.webhooks.doctor_record
         self._unsubscribe = record.subscribe(self._on_report)
         if record.report is not None:
             self._show(record.report)
@@ -100,9 +100,9 @@ class WebhookHealth(Static):
         if runtime.current is None or not runtime.started:
             return
         self._last_check = time.monotonic()
-        record = runtime.doctor_record  # the account checked, even if another becomes current meanwhile
+        record = runtime.webhooks.doctor_record  # the account checked, even if another becomes current meanwhile
         try:
-            report = await Doctor(await runtime.doctor_inputs(account=runtime.current)).examine(probe=False)
+            report = await Doctor(await runtime.webhooks.doctor_inputs(account=runtime.current)).examine(probe=False)
         except (GatewayError, ClientsNotReady):
             return  # the header's connection words say when the gateway cannot be reached
         record.update(report, probed=False)
@@ -113,7 +113,7 @@ class WebhookHealth(Static):
         if self._unsubscribe is None:
             return  # not ready yet: _on_ready subscribes to the current account's record
         self._unsubscribe()
-        record = app.runtime.doctor_record
+        record = app.runtime.webhooks.doctor_record
         self._unsubscribe = record.subscribe(self._on_report)
         self.health = None
         self.display = False

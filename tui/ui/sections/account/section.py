@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from textual import on
 from textual.app import ComposeResult
@@ -25,6 +25,8 @@ from textual.widgets import Input, Static
 
 from tui.api.operations import Family, OperationId
 from tui.api.qr import QRError, needed_size, render
+from tui.core.accounts.accounts import Accounts
+from tui.core.services import Services
 from tui.ui.keymap import bindings_for
 from tui.core.pairing import (
     GATEWAY_NAMES,
@@ -111,8 +113,9 @@ The keys act on the family marked ◂ (**f** chooses the other):
     AccountSection #account-words.-code { text-style: bold; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, accounts: Accounts) -> None:
         super().__init__()
+        self.accounts = accounts
         self.clock: Callable[[], datetime] = utc_now
         """The pairing's clock (the countdown, the refresh); tests may fix it."""
         self.can_focus = True
@@ -123,6 +126,10 @@ The keys act on the family marked ◂ (**f** chooses the other):
         self._unsubscribe: Callable[[], None] | None = None
         self._account: Account | None = None
         self._words = ""
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts)
 
     def compose(self) -> ComposeResult:
         yield Static("Account", classes="section-title", id="account-title")
@@ -148,7 +155,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self._unsubscribe()
 
     def _clients_ready(self, ready: bool) -> None:
-        account = gateway_app(self).runtime.current if ready else None
+        account = self.accounts.current if ready else None
         if account is None or account is self._account:
             self.show_state()
             return

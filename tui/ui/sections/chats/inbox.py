@@ -37,6 +37,7 @@ from tui.ui.keymap import bindings_for
 from tui.ui.messages import MessageSent
 from tui.core.accounts.account import ClientsNotReady
 from tui.local.config import MissingFamily
+from tui.core.feed.bus import InboxChanged
 from tui.local.preferences import STUCK_MINUTES_DEFAULT, PreferencesError, load_stuck_minutes
 from tui.core.runtime import ConversationRow, Runtime
 from tui.ui.widgets.conversation_list import ConversationList
@@ -172,7 +173,8 @@ class InboxView(Widget):
         app = gateway_app(self)
         app.event_received.subscribe(self, self._on_events)
         runtime = app.runtime
-        self._unsubscribe.append(runtime.subscribe_inbox(self._on_recorded))
+        self._unsubscribe.append(runtime.bus.subscribe(InboxChanged, self._on_recorded))
+        runtime.inbox_service.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
         self.set_interval(TICK_INTERVAL, self._tick)
         try:
             self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
@@ -220,11 +222,11 @@ class InboxView(Widget):
 
     def _on_events(self, events: tuple[Any, ...]) -> None:
         """Only events for this inbox's account change it (with 100 accounts open, one event in a hundred)."""
-        account = gateway_app(self).runtime.account_shown
+        account = gateway_app(self).runtime.open_accounts.shown
         if account is None or any(event.account == account for event in events):
             self._changed()
 
-    def _on_recorded(self, _chat_id: str) -> None:
+    def _on_recorded(self, _changed: InboxChanged) -> None:
         self.call_later(self._changed)
 
     def _changed(self) -> None:
@@ -267,7 +269,7 @@ class InboxView(Widget):
         return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
 
     def _now_us(self) -> int:
-        return self.runtime.now_us()
+        return self.runtime.display.now_us()
 
     def _step_time_text(self, at_us: int) -> str:
         """A timeline step's time, to the second (deterministic mode: the thread's fixed times)."""
@@ -403,7 +405,7 @@ class InboxView(Widget):
 
     def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
         table = self.query_one(ConversationList)
-        now = self.runtime.now_us()
+        now = self.runtime.display.now_us()
         shown = (rows, [row.typing(now) for row in rows])
         if shown != self._shown:  # redrawn only when a row changed, not when the choice moves
             self._shown = shown
@@ -423,7 +425,7 @@ class InboxView(Widget):
         row = next((r for r in self.rows if r.chat_id == chat), None)
         name = row.title if row else chat
         extra = f" · {chat}" if row and row.name else ""
-        typing = " · typing…" if row and row.typing(self.runtime.now_us()) else ""
+        typing = " · typing…" if row and row.typing(self.runtime.display.now_us()) else ""
         title.update(Text(f"{name}{extra}{typing}"))
 
     @on(ThreadView.NeedOlder)
@@ -551,7 +553,7 @@ class InboxView(Widget):
         try:
             result = await client.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
-            self._answer(chat, runtime.scrub(explain_error(error)), ok=False)
+            self._answer(chat, runtime.display.scrub(explain_error(error)), ok=False)
             return
         if not result.ok:
             self._answer(chat, f"Mark read: the gateway answered {result.refusal}; {chat} stays unread.", ok=False)
@@ -620,7 +622,7 @@ class InboxView(Widget):
         try:
             result = await client.request(SEND_TEXT, request)
         except Exception as error:
-            status.show_error(runtime.scrub(explain_error(error)))
+            status.show_error(runtime.display.scrub(explain_error(error)))
             return
         finally:
             reply.loading = False

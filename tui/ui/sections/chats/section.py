@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import ValidationError
 from textual import on, work
@@ -36,6 +36,11 @@ from tui.api.operations import (
     Family,
     OperationId,
 )
+from tui.core.accounts.accounts import Accounts
+from tui.core.display import Display
+from tui.core.inbox import InboxService
+from tui.core.sandbox_host import SandboxHost
+from tui.core.services import Services
 from tui.ui.keymap import bindings_for, shown_key
 from tui.ui.messages import MessageSent
 from tui.ui.sections.chats.actions import CHAT_ACTION_TITLES, ChatActions
@@ -118,9 +123,16 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     ChatsSection #chat-actions > Select { width: 30; }
     """
 
-    def __init__(self, *, with_inbox: bool = True, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, accounts: Accounts, display: Display, inbox: InboxService, sandbox: SandboxHost, *,
+                 with_inbox: bool = True, id: str | None = None) -> None:
+        super().__init__(accounts, display, id=id)
+        self.inbox = inbox
+        self.sandbox = sandbox
         self.with_inbox = with_inbox
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts, services.display, services.inbox, services.sandbox)
 
     @property
     def view(self) -> str:
@@ -172,7 +184,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 if app.runtime_ready:
                     from tui.ui.widgets.samples import apply_samples
 
-                    apply_samples(form, app.runtime.sandbox_samples())
+                    apply_samples(form, self.sandbox.samples())
                 self.show_dialect_rules()
         finally:
             self._form_built.set_result(None)
@@ -367,7 +379,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
             self.action_inbox()
             return
         if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
-            gateway_app(self).runtime.refresh_names()
+            self.inbox.refresh_names()
             self.action_inbox()
             return
         if op_id == "compose":
@@ -470,14 +482,14 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     def _media_family(self) -> Family | None:
         from tui.gateways.media import media_family
 
-        account = gateway_app(self).runtime.current
+        account = self.accounts.current
         if account is None:
             return None
         return media_family(account.families, account.dialects[1])
 
     def _media_problem(self) -> str | None:
         """Why no media can be sent from this account, in words; None when it can."""
-        if gateway_app(self).runtime.current is None:
+        if self.accounts.current is None:
             return "The gateway is not ready yet; nothing was sent."
         if self._media_family() is None:
             return ("This profile cannot send media: the instance family (Z-API) or the session family in WuzAPI's "
@@ -630,7 +642,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     async def _forget_chat(self, recipient: str) -> None:
         """Deleted on the gateway: out of the inbox too (its events stay in Events)."""
         try:
-            await gateway_app(self).runtime.forget_chat(recipient)
+            await self.inbox.forget_chat(recipient)
         except Exception as error:  # a failing store: say so, the gateway's delete stands
             self.status.show_error(f"Deleted on the gateway, but the inbox still lists it: {error}")
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import asyncio
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,12 +17,15 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from tui.core.accounts.accounts import Accounts
+from tui.core.display import Display
+from tui.core.services import Services
+from tui.core.webhook_setup import WebhookSetup
 from tui.core.runtime import Account, FleetRow
 from tui.ui.sections.fleet.filter import FleetFilter
 from tui.ui.sections.fleet.rows import COLUMN_KEYS, COLUMNS, arranged, cells
 from tui.ui.sections.fleet.table import FleetTable
 from tui.ui.keymap import bindings_for
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section import ConfirmScreen
 from tui.ui.widgets.section_api import Section, SectionHost
 
@@ -65,12 +68,19 @@ class FleetSection(Section):
     FleetSection FleetTable { height: 1fr; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, accounts: Accounts, webhooks: WebhookSetup, display: Display) -> None:
         super().__init__(id="fleet-section")
+        self.accounts = accounts
+        self.webhooks = webhooks
+        self.run_display = display
         self.sort = "name"
         self.marked: set[str] = set()
         self.rows: list[FleetRow] = []
         """What the board shows now, filtered and sorted."""
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts, services.webhooks, services.display)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -96,12 +106,11 @@ class FleetSection(Section):
 
     def refresh_board(self) -> None:
         """Rows from what the runtime knows now; the focus and the cursor stay where they are."""
-        app = gateway_app(self)
-        runtime = app.runtime
-        now = None if runtime.deterministic else datetime.now(UTC)
+        accounts = self.accounts
+        now = None if self.run_display.deterministic else datetime.now(UTC)
         words = self.query_one(FleetFilter).value
-        self.rows = arranged(runtime.fleet_rows(), words=words, sort=self.sort, now=now)
-        current = runtime.current.name if runtime.current is not None else None
+        self.rows = arranged(accounts.fleet_rows(), words=words, sort=self.sort, now=now)
+        current = accounts.current.name if accounts.current is not None else None
         shown = []
         for row in self.rows:
             row_cells = cells(row, now)
@@ -110,15 +119,15 @@ class FleetSection(Section):
             shown.append((row.profile, (mark + row_cells[0] + here, *row_cells[1:])))
         self.table.show(shown)
         title = next(column.title for column in COLUMNS if column.key == self.sort)
-        total = len(runtime.accounts)
+        total = len(accounts.all)
         parts = [f"{total} account{'s' if total != 1 else ''}"]
         if words:
             parts.append(f"{len(self.rows)} match “{words}”")
         parts.append(f"sorted by {title.lower()}")
         if self.marked:
             parts.append(f"{len(self.marked)} marked")
-        if runtime.accounts_note:
-            parts.append(runtime.accounts_note)
+        if accounts.note:
+            parts.append(accounts.note)
         self.query_one("#fleet-line", Static).update(Content(" · ".join(parts)))
 
     def on_show(self) -> None:
@@ -128,7 +137,7 @@ class FleetSection(Section):
     async def _read(self) -> None:
         if not self.region.area:
             return  # not on screen (mounted in the background, another section shown): no status reads for it
-        await gateway_app(self).runtime.read_fleet()
+        await self.accounts.read_fleet()
         self.refresh_board()
 
     # -- keys ------------------------------------------------------------------------------------------------
@@ -180,10 +189,9 @@ class FleetSection(Section):
 
     def chosen(self) -> list[Account]:
         """The marked accounts still open, in the board's order; none marked: the one under the cursor."""
-        runtime = gateway_app(self).runtime
         names = [row.profile for row in self.rows if row.profile in self.marked] if self.marked else (
             [self.table.cursor_name] if self.table.cursor_name else [])
-        return [account for name in names if (account := runtime.account_named(name)) is not None]
+        return [account for name in names if (account := self.accounts.named(name)) is not None]
 
     def action_bulk(self, what: str) -> None:
         accounts = self.chosen()
@@ -221,13 +229,13 @@ class FleetSection(Section):
         from tui.core.runtime import ClientsNotReady
         from tui.ui.widgets.feedback import explain_error
 
-        runtime = gateway_app(self).runtime
+        webhooks = self.webhooks
         try:
             if what == "point":
-                await runtime.configure_webhooks(runtime.listener_base(), account=account)
-                await runtime.check_webhooks(account)  # the board's health says what it is now
+                await webhooks.configure_webhooks(webhooks.listener_base(), account=account)
+                await webhooks.check_webhooks(account)  # the board's health says what it is now
             elif what == "fix":
-                await runtime.fix_webhooks(account)
+                await webhooks.fix_webhooks(account)
             else:
                 for family in sorted(account.families, key=lambda family: family.value):
                     await PairingActions(account, family).reconnect()

@@ -1,19 +1,23 @@
-"""What every Settings block shares: its answer line, the section it runs its calls on, the runtime, and saving
-a changed field to the profile (through the runtime's own save)."""
+"""What every Settings block shares: its answer line, the section it runs its calls on and the services that section
+was built with (`settings_of`), and saving a changed field to the profile (through the accounts' own save)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from textual.widget import Widget
 
+from tui.core.accounts.accounts import Accounts
+from tui.core.display import Display
+from tui.core.feed.feed import EventFeed
+from tui.core.services import Services
+from tui.core.webhook_setup import WebhookSetup
 from tui.ui.widgets.feedback import ErrorLine
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section import OperationSection
 
 if TYPE_CHECKING:
-    from tui.core.runtime import Runtime
+    from tui.local.config import Profile
 
 MIB = 1024 * 1024
 
@@ -28,8 +32,29 @@ def section_of(block: Widget) -> OperationSection:
     return block.query_ancestor(OperationSection)
 
 
-def runtime_of(block: Widget) -> Runtime:
-    return gateway_app(block).runtime
+class SettingsHost(OperationSection):
+    """The Settings section as its blocks see it: the services it was built with, which they read from it."""
+
+    def __init__(self, accounts: Accounts, display: Display, webhooks: WebhookSetup, feed: EventFeed, *,
+                 id: str | None = None) -> None:
+        super().__init__(accounts, display, id=id)
+        self.webhooks = webhooks
+        self.feed = feed
+
+    @classmethod
+    def with_services(cls, services: Services) -> Self:
+        return cls(services.accounts, services.display, services.webhooks, services.feed)
+
+    @property
+    def profile(self) -> Profile | None:
+        """The current account's profile (None before the start has loaded it)."""
+        current = self.accounts.current
+        return current.profile if current is not None else None
+
+
+def settings_of(block: Widget) -> SettingsHost:
+    """The Settings section a block is part of, and so the services it uses."""
+    return block.query_ancestor(SettingsHost)
 
 
 def run_on_section(block: Widget, work: Callable[[], Coroutine[object, object, object]], group: str) -> None:
@@ -43,7 +68,7 @@ async def save_to_profile(block: Widget, **changes: object) -> bool:
     from tui.local.config import ConfigError
 
     try:
-        return await runtime_of(block).save_profile_changes(**changes)
+        return await settings_of(block).accounts.save_profile_changes(**changes)
     except (ConfigError, OSError) as error:
         block_status(section_of(block).query_one("#listener-form")).show_error(f"Not saved to the profile: {error}")
         return False

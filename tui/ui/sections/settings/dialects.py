@@ -14,7 +14,7 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.core.runtime import StartupError
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form
-from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of
+from tui.ui.sections.settings.block import block_status, run_on_section, settings_of
 
 DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
     InstanceDialect.SPEC: "spec (default)",
@@ -45,11 +45,11 @@ class DialectsBlock(Form):
         yield ErrorLine(classes="block-status")
 
     def show_dialects(self) -> None:
-        runtime = runtime_of(self)
-        instance, session = runtime.dialects
+        host = settings_of(self)
+        instance, session = host.accounts.dialects
         self.query_one("#instance-dialect", Select).value = instance.value
         self.query_one("#session-dialect", Select).value = session.value
-        sandbox = runtime.sandbox_mode
+        sandbox = host.accounts.sandbox_mode
         for selector in ("#instance-dialect", "#session-dialect", "#dialect-apply"):
             self.query_one(selector).disabled = sandbox
         note = self.query_one("#dialect-note", Static)
@@ -69,7 +69,7 @@ class DialectsBlock(Form):
 
         status = block_status(self)
         try:
-            await runtime_of(self).set_dialects(instance, session)
+            await settings_of(self).accounts.set_dialects(instance, session)
         except (ConfigError, OSError, StartupError) as error:
             status.show_error(f"Dialects not changed: {error}")
             return

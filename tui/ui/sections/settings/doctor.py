@@ -23,7 +23,7 @@ from textual.widgets import Button, Input, Static, TextArea
 from tui.ui.keymap import label, shown_key
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.section import ConfirmScreen
-from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of, section_of
+from tui.ui.sections.settings.block import block_status, run_on_section, settings_of, section_of
 from tui.ui.widgets.focus import TypingInForms
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class DoctorBlock(Vertical, TypingInForms):
         """Show the newest report of this run from now on (the header's checks write it too)."""
         if self._unsubscribe is not None:
             return
-        record = runtime_of(self).doctor_record
+        record = settings_of(self).webhooks.doctor_record
         self._unsubscribe = record.subscribe(lambda report, _new: self.show_report(report))
         if record.report is not None:
             self.show_report(record.report)
@@ -102,15 +102,15 @@ class DoctorBlock(Vertical, TypingInForms):
         from tui.api.errors import GatewayError
         from tui.core.doctor import Doctor
 
-        runtime = runtime_of(self)
+        host = settings_of(self)
         try:
-            report = await Doctor(await runtime.doctor_inputs(self._may_probe)).examine(probe=True)
+            report = await Doctor(await host.webhooks.doctor_inputs(self._may_probe)).examine(probe=True)
         except (GatewayError, ClientsNotReady) as error:
             from tui.ui.widgets.feedback import explain_error
 
             block_status(self).show_error(f"The check stopped: {explain_error(error)}")
             return None
-        runtime.doctor_record.update(report, probed=True)
+        host.webhooks.doctor_record.update(report, probed=True)
         return report
 
     async def _fix(self, fix: Fix) -> None:
@@ -120,10 +120,10 @@ class DoctorBlock(Vertical, TypingInForms):
 
         status = block_status(self)
         status.show_ok(f"Fixing ({fix.value})…")
-        runtime = runtime_of(self)
+        host = settings_of(self)
         shown = self.report.findings if self.report is not None else []
         try:
-            doctor = Doctor(await runtime.doctor_inputs(self._may_probe))
+            doctor = Doctor(await host.webhooks.doctor_inputs(self._may_probe))
             fresh = await doctor.examine(probe=False)  # what the gateway says now (the fix reads it)
             lines = await doctor.fix(Report([*fresh.findings, *(f for f in shown if f.id in PROBE_ONLY)]), only=fix)
         except (GatewayError, ClientsNotReady) as error:
@@ -134,7 +134,7 @@ class DoctorBlock(Vertical, TypingInForms):
             return
         report = await self._examine()
         if report is not None:
-            done = "; ".join(runtime.scrub(line.strip()) for line in lines) or "nothing needed changing"
+            done = "; ".join(host.run_display.scrub(line.strip()) for line in lines) or "nothing needed changing"
             status.show_ok(f"Fixed: {done}. {_summary(report)}")
         self._bring_into_view()
 

@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Static, Switch
 
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput, value_of
-from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of, save_to_profile
+from tui.ui.sections.settings.block import block_status, run_on_section, settings_of, save_to_profile
 
 
 class ForwardBlock(Form):
@@ -33,10 +33,10 @@ class ForwardBlock(Form):
         yield ErrorLine(classes="block-status")
 
     def show_target(self) -> None:
-        runtime = runtime_of(self)
-        profile = runtime.profile
+        host = settings_of(self)
+        profile = host.profile
         if profile is not None:
-            self.query_one("#forward-url", Input).value = runtime.forward_target or ""
+            self.query_one("#forward-url", Input).value = host.feed.forward_target or ""
             self.query_one("#forward-remote", Switch).value = profile.forward_allow_remote
 
     @on(Button.Pressed, "#forward-apply")
@@ -59,7 +59,7 @@ class ForwardBlock(Form):
     async def _forward(self, url: str, allow_remote: bool) -> None:
         status = block_status(self)
         try:
-            await runtime_of(self).set_forward_target(url or None, allow_remote=allow_remote)
+            await settings_of(self).feed.set_forward_target(url or None, allow_remote=allow_remote)
         except ValueError as error:  # ForwardTargetRefused: not a URL, or a remote host not allowed
             self.apply_errors({"forward_to": str(error)})
             return

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from tui.core.runtime import HmacDisagreement
-from tui.ui.sections.settings.block import runtime_of
+from tui.ui.sections.settings.block import settings_of
 from tui.ui.widgets.focus import TypingInForms
 
 
@@ -32,11 +32,11 @@ class HealthBlock(Vertical, TypingInForms):
         self.set_class(any(r.has_class("-shown") for r in self.query(".health-row")), "-shown")
 
     def show_webhook_drift(self) -> None:
-        runtime = runtime_of(self)
-        drift = runtime.webhook_drift()
+        host = settings_of(self)
+        drift = host.webhooks.webhook_drift()
         text = ""
         if drift is not None:
-            old, new = (runtime.scrub(url) for url in drift)
+            old, new = (host.run_display.scrub(url) for url in drift)
             text = (f"The webhooks still point at {old}, but the listener is now at {new}: the gateway's events "
                     "go to the old address, so sends produce no events here.")
         self.set_warning("#webhook-warning", text)

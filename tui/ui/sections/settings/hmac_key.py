@@ -19,7 +19,7 @@ from tui.local.secrets import mask_secret
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput, validated
 from tui.ui.widgets.section import ConfirmScreen, CopyableValue
-from tui.ui.sections.settings.block import block_status, runtime_of, section_of
+from tui.ui.sections.settings.block import block_status, settings_of, section_of
 from tui.ui.sections.settings.health import HealthBlock
 
 GENERATED_KEY_BYTES = 48  # token_urlsafe(48) → 64 characters, twice the minimum
@@ -48,11 +48,11 @@ class HmacBlock(Form):
         return section_of(self).query_one(HealthBlock)
 
     def show_state(self) -> None:
-        runtime = runtime_of(self)
+        host = settings_of(self)
         disagrees = self._health.hmac_disagrees
-        if runtime.hmac_key_set and disagrees:
+        if host.webhooks.hmac_key_set and disagrees:
             text = "The profile has a key, but the gateway does not sign with it (see the warning at the top)."
-        elif runtime.hmac_key_set:
+        elif host.webhooks.hmac_key_set:
             text = "A key is set: the listener verifies every event with it."
         else:
             text = "No key: events are stored with the verdict \"no key configured\"."
@@ -74,7 +74,7 @@ class HmacBlock(Form):
     @on(Button.Pressed, "#hmac-generate")
     def generate_hmac_key(self) -> None:
         """Asks first: the new key replaces the old one on the gateway and in the listener at once."""
-        replaces = runtime_of(self).hmac_key_set
+        replaces = settings_of(self).webhooks.hmac_key_set
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -94,7 +94,7 @@ class HmacBlock(Form):
         )
 
     def _apply_hmac_key(self, key: str, *, generated: bool) -> None:
-        runtime = runtime_of(self)
+        host = settings_of(self)
 
         def done(_: Any) -> None:
             self.query_one("#hmac-key", Input).value = ""
@@ -111,27 +111,27 @@ class HmacBlock(Form):
             block_status(self).show_ok(
                 f"{origin} ({mask_secret(key)}) is set on the gateway and used by the listener now.")
 
-        section_of(self).call("Set HMAC key", lambda _: runtime.set_hmac_key(key), group="hmac", family="session",
+        section_of(self).call("Set HMAC key", lambda _: host.webhooks.set_hmac_key(key), group="hmac", family="session",
                               busy=self, status=block_status(self), done=done)
 
     def fix_disagreement(self) -> None:
         """The health block's button: the profile's key onto the gateway, or a new key for both."""
-        runtime = runtime_of(self)
-        if runtime.hmac_key_set:
+        host = settings_of(self)
+        if host.webhooks.hmac_key_set:
 
             def done(_: Any) -> None:
                 self._health.set_warning("#hmac-warning", "")
                 block_status(self).show_ok("The profile's key is now set on the gateway: events are signed "
                                            "and verified again.")
 
-            section_of(self).call("Set HMAC key", lambda _: runtime.push_hmac_key(), group="hmac", family="session",
+            section_of(self).call("Set HMAC key", lambda _: host.webhooks.push_hmac_key(), group="hmac", family="session",
                                   busy=self, status=block_status(self), done=done)
         else:
             self.generate_hmac_key()
 
     @on(Button.Pressed, "#hmac-status")
     def hmac_status(self) -> None:
-        runtime = runtime_of(self)
+        host = settings_of(self)
         status = block_status(self)
 
         def done(answer: Any) -> None:
@@ -139,15 +139,15 @@ class HmacBlock(Form):
             status.show_ok(f"Gateway: {'a key is configured' if configured else 'no key configured'} "
                            f"({mask_secret(answer.hmac_key) if configured else 'nothing to show'}).")
             disagreement = None
-            if configured != runtime.hmac_key_set:
-                disagreement = HmacDisagreement.PROFILE_ONLY if runtime.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
+            if configured != host.webhooks.hmac_key_set:
+                disagreement = HmacDisagreement.PROFILE_ONLY if host.webhooks.hmac_key_set else HmacDisagreement.GATEWAY_ONLY
             self.show_disagreement(disagreement)
 
         section_of(self).run_operation(HMAC_STATUS, NoBody(), group="hmac", busy=self, status=status, done=done)
 
     @on(Button.Pressed, "#hmac-delete")
     def delete_hmac_key(self) -> None:
-        runtime = runtime_of(self)
+        host = settings_of(self)
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -156,7 +156,7 @@ class HmacBlock(Form):
                     self.show_state()
                     block_status(self).show_ok("HMAC key deleted: events are no longer signed or verified.")
 
-                section_of(self).call("Delete HMAC key", lambda _: runtime.delete_hmac_key(), group="hmac",
+                section_of(self).call("Delete HMAC key", lambda _: host.webhooks.delete_hmac_key(), group="hmac",
                                       family="session", busy=self, status=block_status(self), done=deleted)
 
         self.app.push_screen(

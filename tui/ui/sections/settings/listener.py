@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Select, Static, Switch
 
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput, value_of
-from tui.ui.sections.settings.block import MIB, block_status, run_on_section, runtime_of, save_to_profile, section_of
+from tui.ui.sections.settings.block import MIB, block_status, run_on_section, settings_of, save_to_profile, section_of
 from tui.ui.sections.settings.health import HealthBlock
 
 
@@ -41,15 +41,15 @@ class ListenerBlock(Form):
         theme.value = self.app.theme if self.app.theme in themes else Select.NULL
 
     def show_address(self) -> None:
-        runtime = runtime_of(self)
-        profile = runtime.profile
+        host = settings_of(self)
+        profile = host.profile
         if profile is not None:
             self.query_one("#listener-host", Input).value = profile.listener_host or "127.0.0.1"
-            port = runtime.listener.port if runtime.listener is not None else profile.listener_port
+            port = host.feed.listener.port if host.feed.listener is not None else profile.listener_port
             self.query_one("#listener-port", Input).value = str(profile.listener_port or port or 0)
 
     def show_limits(self) -> None:
-        listener = runtime_of(self).listener
+        listener = settings_of(self).feed.listener
         if listener is not None:
             self.query_one("#listener-max-body", Input).value = str(max(1, listener.max_body // MIB))
             self.query_one("#listener-require-signatures", Switch).value = listener.require_signatures
@@ -76,9 +76,9 @@ class ListenerBlock(Form):
 
     async def _restart_listener(self, host: str, port: int, max_body: int, require_signatures: bool) -> None:
         status = block_status(self)
-        runtime = runtime_of(self)
+        settings = settings_of(self)
         try:
-            await runtime.restart_listener(host, port, max_body=max_body, require_signatures=require_signatures)
+            await settings.webhooks.restart_listener(host, port, max_body=max_body, require_signatures=require_signatures)
         except OSError as error:
             status.show_error(f"The listener could not bind {host}:{port} ({error.strerror or error}); "
                               "it keeps running on its old address.")
@@ -86,9 +86,9 @@ class ListenerBlock(Form):
         saved = await save_to_profile(
             self, listener_host=host, listener_port=port, max_body=max_body, require_signatures=require_signatures
         )
-        moved = f"Listener now on {runtime.listener_address()}{' and saved to the profile' if saved else ''}."
+        moved = f"Listener now on {settings.run_display.listener_address()}{' and saved to the profile' if saved else ''}."
         section_of(self).query_one(HealthBlock).show_webhook_drift()
-        if runtime.webhook_drift() is not None:
+        if settings.webhooks.webhook_drift() is not None:
             status.show_ok(moved + " The gateway still sends events to the old address, so sends produce no events "
                            "here until the webhooks point here (the button at the top of Settings).")
             self.app.notify("The listener moved: sends produce no events until the webhooks point here "

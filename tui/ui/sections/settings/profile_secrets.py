@@ -17,7 +17,7 @@ from tui.local.secrets import SecretName, mask_secret
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput
 from tui.ui.widgets.section import ConfirmScreen
-from tui.ui.sections.settings.block import block_status, run_on_section, runtime_of
+from tui.ui.sections.settings.block import block_status, run_on_section, settings_of
 from tui.ui.widgets.focus import TypingInForms
 
 
@@ -47,9 +47,9 @@ class SecretsBlock(Vertical, TypingInForms):
         yield ErrorLine(classes="block-status")
 
     def show_profile_line(self) -> None:
-        runtime = runtime_of(self)
-        profile = runtime.profile
-        if runtime.sandbox_mode:
+        host = settings_of(self)
+        profile = host.profile
+        if host.accounts.sandbox_mode:
             self.query_one("#profile-line", Static).update(
                 Content("Profile: sandbox — throwaway secrets in memory, gone when the app exits.")
             )
@@ -66,8 +66,8 @@ class SecretsBlock(Vertical, TypingInForms):
         self.query_one("#secret-lines", Static).update(Content(lines))
 
     async def show_other_profiles(self) -> None:
-        runtime = runtime_of(self)
-        if runtime.sandbox_mode:
+        host = settings_of(self)
+        if host.accounts.sandbox_mode:
             return
         from tui.local.config import load_profiles
 
@@ -77,7 +77,7 @@ class SecretsBlock(Vertical, TypingInForms):
             names, note = [], f" (profiles file: {error})"
         else:
             note = ""
-        others = [name for name in names if name != runtime.profile_name]
+        others = [name for name in names if name != host.accounts.run_name]
         self.query_one("#other-profiles", Static).update(
             Content("Other profiles: " + (", ".join(others) if others else "none") + note
                     + " · switch with `gateway-tui --profile NAME`")
@@ -87,11 +87,11 @@ class SecretsBlock(Vertical, TypingInForms):
         """Masked values and where each comes from (runs in a thread: keyring calls may block)."""
         from tui.local.secrets import secret_sources
 
-        runtime = runtime_of(self)
-        store = runtime.secrets
+        host = settings_of(self)
+        store = (host.accounts.current.secrets if host.accounts.current is not None else None)
         if store is None:
             return "Secrets: not available (the secret store did not open)."
-        profile = runtime.profile_name
+        profile = host.accounts.run_name
         if profile is None:
             return "Secrets: no profile yet (ctrl+p → Set up a profile)."
         sources = secret_sources(profile, store)
@@ -136,8 +136,8 @@ class SecretsBlock(Vertical, TypingInForms):
 
     async def _write_secret(self, name: SecretName, value: str | None) -> None:
         status = block_status(self)
-        runtime = runtime_of(self)
-        account = runtime.current
+        host = settings_of(self)
+        account = host.accounts.current
         if account is None:
             status.show_error("The secret store is not open; nothing was changed.")
             return
@@ -151,7 +151,7 @@ class SecretsBlock(Vertical, TypingInForms):
             status.show_error(f"{name.label} not saved: {error}")
             return
         self.query_one("#secret-value", Input).value = ""
-        await runtime.reload_credentials()
+        await host.accounts.reload_credentials()
         done = "removed" if value is None else "replaced"
         status.show_ok(f"{name.label} {done}; the gateway calls use it from now on.")
         self.post_message(self.Changed())

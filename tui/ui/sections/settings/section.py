@@ -16,14 +16,11 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
-from tui.api.operations import OperationId, Section
+from tui.api.operations import OperationId
 from tui.ui.keymap import bindings_for
 from tui.core.runtime import HmacDisagreement
 from tui.ui.widgets.feedback import ErrorLine
-from tui.ui.widgets.gateway_app import gateway_app
-from tui.ui.widgets.operation_form import DerivedForms
-from tui.ui.widgets.section import OperationSection
-from tui.ui.sections.settings.block import block_status
+from tui.ui.sections.settings.block import SettingsHost, block_status
 from tui.ui.sections.settings.delivery import DeliveryWebhookBlock
 from tui.ui.sections.settings.description import DescriptionBlock
 from tui.ui.sections.settings.dialects import DialectsBlock
@@ -35,6 +32,8 @@ from tui.ui.sections.settings.listener import ListenerBlock
 from tui.ui.sections.settings.profile_secrets import SecretsBlock
 from tui.ui.sections.settings.proxy import ProxyBlock
 from tui.ui.sections.settings.session_webhook import SessionWebhookBlock
+from tui.api.operations import Section
+from tui.ui.widgets.operation_form import DerivedForms
 
 
 class SettingsCommand(StrEnum):
@@ -61,7 +60,7 @@ HAND_BUILT: dict[str, str] = {
 }
 
 
-class SettingsSection(OperationSection):
+class SettingsSection(SettingsHost):
     OPERATIONS: ClassVar[Mapping[str, str]] = {
         SettingsCommand.DOCTOR: "Webhook doctor: check why events do not arrive",
         SettingsCommand.GENERATE_HMAC_KEY: "Generate HMAC key",
@@ -147,19 +146,18 @@ class SettingsSection(OperationSection):
         if ready:
             self.query_one(DoctorBlock).follow_record()
             self.refresh_profile()
-            self.check_health(read_gateway=not gateway_app(self).runtime.sandbox_mode)
+            self.check_health(read_gateway=not self.accounts.sandbox_mode)
 
     @work(group="settings-profile", exclusive=True, exit_on_error=False)
     async def refresh_profile(self) -> None:
-        runtime = gateway_app(self).runtime
         secrets = self.query_one(SecretsBlock)
         secrets.show_profile_line()
         self.query_one(ForwardBlock).show_target()
         listener = self.query_one(ListenerBlock)
         listener.show_address()
         listener.show_limits()
-        if runtime.profile is not None:
-            base = runtime.scrub(runtime.listener_base())
+        if self.profile is not None:
+            base = self.run_display.scrub(self.webhooks.listener_base())
             self.query_one(DeliveryWebhookBlock).show_listener(base)
             self.query_one(SessionWebhookBlock).show_listener(base)
         self.query_one(DialectsBlock).show_dialects()
@@ -182,7 +180,7 @@ class SettingsSection(OperationSection):
         if not read_gateway:
             return
         try:
-            disagreement = await gateway_app(self).runtime.hmac_disagreement()
+            disagreement = await self.webhooks.hmac_disagreement()
         except GatewayError:
             return  # the header already says when the gateway cannot be reached
         self.show_hmac_disagreement(disagreement)

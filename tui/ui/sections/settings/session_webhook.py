@@ -14,7 +14,7 @@ from tui.api.models import SESSION_EVENT_KINDS, WebhookUpdate
 from tui.api.operations import WEBHOOK
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
-from tui.ui.sections.settings.block import block_status, runtime_of, section_of
+from tui.ui.sections.settings.block import block_status, settings_of, section_of
 from tui.ui.sections.settings.health import HealthBlock
 
 DEFAULT_EVENTS = ("Message", "ReadReceipt", "ChatPresence")
@@ -67,8 +67,8 @@ class SessionWebhookBlock(Form):
 
     @on(Button.Pressed, "#point-webhooks")
     def point_webhooks(self) -> None:
-        runtime = runtime_of(self)
-        base = runtime.listener_base()
+        host = settings_of(self)
+        base = host.webhooks.listener_base()
         status = block_status(self)
         if not base:
             status.show_error("The listener is not running; nothing was changed.")
@@ -76,10 +76,10 @@ class SessionWebhookBlock(Form):
         section = section_of(self)
 
         def done(_: Any) -> None:
-            status.show_ok(f"Both webhooks now point at {runtime.scrub(base)} (/delivery and /session).")
+            status.show_ok(f"Both webhooks now point at {host.run_display.scrub(base)} (/delivery and /session).")
             section.query_one(HealthBlock).show_webhook_drift()
 
-        section.call("Point webhooks at the listener", lambda _: runtime.configure_webhooks(base),
+        section.call("Point webhooks at the listener", lambda _: host.webhooks.configure_webhooks(base),
                      group="session-webhook", family="instance", busy=self, status=status, done=done)
 
 
