@@ -53,7 +53,8 @@ def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
     from tui.webhooks import conversations
     from tui.webhooks.events import EventRecord
     from tui.webhooks.signing import Verdict
-    from tui.webhooks.store import EventStore, _microseconds
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_rows import _microseconds
 
     start = datetime(2025, 1, 1, tzinfo=UTC)  # history before the sandbox's own (which starts at 08:00)
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.webhooks.conftest import record
 from tui.api.models import SendButtonActions, SendLocation, SendText
-from tui.webhooks import store as store_module
+from tui.webhooks import store_schema
 from tui.webhooks.classify import classify
 from tui.webhooks.conversations import Inbox, NameSource, Status
 from tui.webhooks.sent import sent_message
@@ -214,7 +214,7 @@ async def test_a_schema_2_store_gets_its_inbox_from_the_events_already_stored(tm
     with EventStore(path) as upgraded:
         assert [m.body for m in Inbox(upgraded).thread(ANA, 10)] == ["from before the upgrade"]
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 3
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_schema.SCHEMA_VERSION == 3
 
 
 async def test_an_inbox_failure_inside_a_batch_loses_no_event_and_spares_its_neighbours(store, inbox, monkeypatch):

@@ -586,7 +586,7 @@ class Runtime:
                 log.exception("forward attempt subscriber failed")
 
     def _on_event(self, event: StoredEvent) -> None:
-        from tui.webhooks.store import LIST_BODY_LIMIT
+        from tui.webhooks.store_rows import LIST_BODY_LIMIT
 
         self.stats.record(event)
         if self.forwarder is not None:
@@ -1083,7 +1083,8 @@ class Runtime:
         # loop held the sandbox's first "connected" frame back (bench/start_interactive.py).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.forwarder")
         from tui.local.paths import fleet_events_path, profile_events_path
-        from tui.webhooks.store import EventStore, StoreUnusable
+        from tui.webhooks.store import EventStore
+        from tui.webhooks.store_faults import StoreUnusable
 
         store = EventStore(fleet_events_path() if shared else profile_events_path(self.profile_name or "default"))
         try:

@@ -87,7 +87,8 @@ from tui.webhooks.families import (
     unsigned_allowed,
 )
 from tui.webhooks.signing import SIGNATURE_HEADER, Verdict, verify
-from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
