@@ -2,8 +2,8 @@
 
 aiohttp's server took about 30 µs of the listener's ~75 µs per webhook on the request path alone (README, issue 13);
 the listener needs a small part of HTTP (a POST with a body, a one-piece JSON answer), so it speaks that part
-itself on a well-kept parser: Each connection is an
-http_connection._Connection; the handler sees each request as an http_request.Request.
+itself on a well-kept parser (httptools: uvicorn's, llhttp). Each connection is an http_connection._Connection
+(the framing of requests and answers); the handler sees each request as an http_request.Request.
 
 - Proven and unproven connections. A connection is *unproven* until the handler calls Request.prove() for one of
   its requests (the listener does so when a request's signature verifies against its key). The source address
