@@ -82,7 +82,8 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.local.secrets import SecretName, SecretStore
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
-    from tui.webhooks.conversations import Inbox, NewMessage
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.inbox_changes import NewMessage
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -473,7 +474,7 @@ class Runtime:
         """A chat the gateway deleted (modify-chat `delete` answered ok) leaves the inbox; its events stay in the
         store. `recipient` as the request named it (a number, `…@g.us` or `…-group`). Returns whether the inbox
         had it; inbox subscribers are told."""
-        from tui.webhooks.conversations import chat_id_of
+        from tui.webhooks.inbox_changes import chat_id_of
 
         inbox = self.inbox
         if inbox is None:
@@ -505,7 +506,7 @@ class Runtime:
         from tui.api.errors import GatewayError
         from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
         from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
-        from tui.webhooks.conversations import (
+        from tui.webhooks.inbox_changes import (
             ChatName,
             ListedChat,
             chats_from_chat_list,
@@ -1591,18 +1592,10 @@ def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us
     history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
     chats rather than a day in 2025; deterministic runs keep the history's own times. `account`: whose inbox (one of
     `--sandbox --accounts N`'s)."""
-    from tui.webhooks.conversations import (
-        ChatName,
-        Inbox,
-        NameSource,
-        NewMessage,
-        StatusChange,
-        add_message,
-        apply,
-        is_group,
-        render_whatsmeow,
-        set_names,
-    )
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.inbox_changes import ChatName, NameSource, NewMessage, StatusChange, is_group
+    from tui.webhooks.inbox_sql import add_message, apply, set_names
+    from tui.webhooks.render import render_whatsmeow
 
     history = state.history()
     shift_us = 0

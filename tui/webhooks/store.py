@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tui.local.paths import data_dir
-from tui.webhooks import conversations
+from tui.webhooks import inbox_sql
 from tui.webhooks.events import EventRecord, StoredEvent
 from tui.webhooks.store_faults import HealthCallback, StoreClosed, StoreFailing, StoreHealth, StoreUnusable
 from tui.webhooks.store_queries import EventQueries
@@ -477,7 +477,7 @@ class EventStore(StoreWriter, EventQueries):
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
-        steps_are_new = conversations.create_schema(connection)
+        steps_are_new = inbox_sql.create_schema(connection)
         if version in (1, 2):  # the inbox tables are new in 3: derive them from the events already stored
             _backfill_inbox(connection)
         elif steps_are_new:  # the timeline is new: its steps from the status events already stored
@@ -497,7 +497,7 @@ class EventStore(StoreWriter, EventQueries):
         columns = {row[1] for row in connection.execute("PRAGMA table_info(events)")}
         return (expected <= names and not {"events_by_fingerprint", "events_after_insert"} & names
                 and _COLUMNS_ADDED_IN_PLACE <= columns
-                and "conversations" in names and conversations.schema_is_current(connection))
+                and "conversations" in names and inbox_sql.schema_is_current(connection))
 
 
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tui.webhooks import conversations, spliced
+from tui.webhooks import inbox_changes, inbox_sql, spliced
 from tui.webhooks.events import EventRecord, StoredEvent, stored
 from tui.webhooks.signing import Verdict
 
@@ -49,22 +49,22 @@ def _derive_inbox(
     connection: sqlite3.Connection, record: EventRecord, at_us: int, event_id: int | None, *, guarded: bool = True
 ) -> None:
     """The append hook: what this event changes in the inbox, in the transaction that stores it."""
-    if record.payload is None or record.rejected or record.verdict not in conversations.TRUSTED_VERDICTS:
+    if record.payload is None or record.rejected or record.verdict not in inbox_changes.TRUSTED_VERDICTS:
         return
-    changes = conversations.changes_of(record.kind, record.payload)
+    changes = inbox_changes.changes_of(record.kind, record.payload)
     if not changes:
         return
-    account = conversations.inbox_of(record.path)
+    account = inbox_changes.inbox_of(record.path)
     if not guarded:
         try:
-            conversations.apply(connection, changes, at_us, event_id, account)
+            inbox_sql.apply(connection, changes, at_us, event_id, account)
         except sqlite3.Error as error:
             raise _RetryAlone(str(error)) from error
         return
     # A savepoint: should the inbox fail on an odd event, the event itself is still stored and acknowledged.
     connection.execute("SAVEPOINT inbox")
     try:
-        conversations.apply(connection, changes, at_us, event_id, account)
+        inbox_sql.apply(connection, changes, at_us, event_id, account)
     except sqlite3.Error:
         connection.execute("ROLLBACK TO inbox")
         log.exception("the inbox could not take event %s", event_id)

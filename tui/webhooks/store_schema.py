@@ -7,12 +7,13 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 
-from tui.webhooks import conversations
+from tui.webhooks import inbox_changes, inbox_sql
+from tui.webhooks.receipts import Status
 from tui.webhooks.signing import Verdict
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 3: the inbox tables of tui.webhooks.conversations
+SCHEMA_VERSION = 3  # 3: the inbox tables of tui.webhooks.inbox_sql
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -121,12 +122,12 @@ def _backfill_inbox(connection: sqlite3.Connection) -> None:
     """Schema 2 → 3: derive the inbox from every trusted event already stored, oldest first."""
     for event_id, received_us, changes, account in _trusted_changes(connection):
         if changes:
-            conversations.apply(connection, changes, received_us, event_id, account)
+            inbox_sql.apply(connection, changes, received_us, event_id, account)
 
 
 def _trusted_changes(
     connection: sqlite3.Connection, kinds: tuple[str, ...] = ()
-) -> Iterator[tuple[int, int, list[conversations.Change], str]]:
+) -> Iterator[tuple[int, int, list[inbox_changes.Change], str]]:
     """(event id, received µs, the inbox changes it says, whose inbox) for every trusted event stored (of `kinds`,
     if given), oldest first: what the backfills derive from."""
     only = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
@@ -138,8 +139,8 @@ def _trusted_changes(
     )
     while rows := cursor.fetchmany(1000):
         for event_id, received_us, kind, body, payload, path in rows:
-            yield (event_id, received_us, conversations.changes_of(kind, conversations.payload_of(bytes(body), payload)),
-                   conversations.inbox_of(path))
+            yield (event_id, received_us, inbox_changes.changes_of(kind, inbox_changes.payload_of(bytes(body), payload)),
+                   inbox_changes.inbox_of(path))
 
 
 def _backfill_steps(connection: sqlite3.Connection) -> None:
@@ -149,9 +150,9 @@ def _backfill_steps(connection: sqlite3.Connection) -> None:
         """INSERT OR IGNORE INTO message_steps(message_id, status, at_us)
            SELECT message_id, ?, min(at_us) FROM chat_messages WHERE outgoing AND message_id IS NOT NULL
            GROUP BY message_id""",
-        (int(conversations.Status.SENT),),
+        (int(Status.SENT),),
     )
     for event_id, received_us, changes, account in _trusted_changes(
             connection, ("Delivery", "MessageStatusCallback", "ReadReceipt")):
-        statuses = [change for change in changes if isinstance(change, conversations.StatusChange)]
-        conversations.apply(connection, statuses, received_us, event_id, account)
+        statuses = [change for change in changes if isinstance(change, inbox_changes.StatusChange)]
+        inbox_sql.apply(connection, statuses, received_us, event_id, account)
