@@ -7,9 +7,6 @@ takes them for up to a couple of milliseconds first (GATHER_QUIET), so that each
 The commit runs off the event loop; each append's future is resolved back on its loop only after the transaction
 holding it has committed, so nothing is acknowledged before it is stored.
 
-Reads: plain synchronous methods, safe from any thread (the app calls them from thread workers). Each call
-borrows a connection from a small pool; WAL lets readers run while the writer commits.
-
 Search index: the FTS5 index is derived data, so it is kept out of the acknowledgement path (so are the
 message-id index and the fingerprints' table, written with it). The writer indexes
 new rows once its queue has been quiet for INDEX_IDLE_DELAY (or one chunk per commit once the index trails by
