@@ -5,7 +5,7 @@ open the inbox, to open the long thread and to scroll it, and the process's peak
 
 A child process fills the sandbox profile's event store: the events themselves (WuzAPI `Message` events and
 read receipts, bulk insert) and the inbox tables derived from them by the store's own append hook code
-(`conversations.changes_of` + `apply`) plus the account's sends, so the fill's memory is not counted. Then this
+(`inbox_changes.changes_of` + `apply`) plus the account's sends, so the fill's memory is not counted. Then this
 process runs the real app (`--sandbox`, headless, 120×40) on that store and measures, each until it is on screen
 (layout and a full frame rendered):
 - the list and thread queries alone (the data layer);
@@ -50,10 +50,11 @@ def chat_of(n: int, chats: int, long: int) -> str:
 
 
 def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
-    from tui.webhooks import conversations
+    from tui.webhooks import inbox_changes, inbox_sql
     from tui.webhooks.events import EventRecord
     from tui.api.signing import Verdict
-    from tui.webhooks.store import EventStore, _microseconds
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_rows import _microseconds
 
     start = datetime(2025, 1, 1, tzinfo=UTC)  # history before the sandbox's own (which starts at 08:00)
 
@@ -86,9 +87,9 @@ def fill(data_dir: Path, messages: int, chats: int, long: int) -> None:
                 at = _microseconds(record.received_at)
                 if outgoing:
                     chat = chat_of(n, chats, long)
-                    conversations.add_message(connection, conversations.NewMessage(
+                    inbox_sql.add_message(connection, inbox_changes.NewMessage(
                         chat, True, "text", f"our answer {n}: thanks, noted", f"OUT{n:010d}"), at - 1, None)
-                conversations.apply(connection, conversations.changes_of(record.kind, record.payload), at, n + 1)
+                inbox_sql.apply(connection, inbox_changes.changes_of(record.kind, record.payload), at, n + 1)
 
         store.write(derive)
 

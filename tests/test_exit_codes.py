@@ -27,7 +27,8 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.cli.main import main
 from tui.cli.exit_codes import Exit
 from tui.local.paths import profile_events_path
-from tui.webhooks.conversations import Inbox, NewMessage
+from tui.webhooks.conversations import Inbox
+from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.store import EventStore
 
 TOKENS = {

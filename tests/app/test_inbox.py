@@ -26,7 +26,8 @@ from tui.core.runtime import DETERMINISTIC_HMAC_KEY
 from tui.sandbox.events import text_reply_for
 from tui.sandbox.state import LAUNCH_ID
 from tui.ui.sections.chats.inbox import InboxView
-from tui.webhooks.conversations import NewMessage, Status
+from tui.webhooks.conversations import Status
+from tui.webhooks.inbox_changes import NewMessage
 from tui.api.signing import sign
 from tui.ui.widgets.thread_view import ThreadView
 
@@ -478,7 +479,7 @@ async def test_a_chat_with_no_message_shows_no_date():
     import asyncio as _asyncio
     from datetime import UTC, datetime
 
-    from tui.webhooks.conversations import ListedChat
+    from tui.webhooks.inbox_changes import ListedChat
 
     async with running_sandbox_app() as pilot:
         screen = await open_inbox(pilot)

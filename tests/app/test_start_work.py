@@ -245,7 +245,9 @@ async def test_the_frame_that_shows_a_new_focus_shows_its_keys_in_the_footer(mon
 
 # What the app's first frame does not use, and which it no longer imports before it takes keys (each was, ~2-15 ms).
 NOT_BEFORE_INTERACTIVE = (
-    "tui.webhooks.conversations",  # the inbox's SQL (the row types are in tui.webhooks.rows)
+    "tui.webhooks.conversations",  # the inbox's reads (the row types are in tui.webhooks.rows)
+    "tui.webhooks.inbox_sql",  # the inbox's tables and writes
+    "tui.webhooks.inbox_changes",  # what an event means for the inbox
     "tui.webhooks.events",  # the event store's rows and marks
     "sqlite3",
     "tui.ui.sections.chats.form",  # Chats' send form, built after the start

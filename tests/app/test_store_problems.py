@@ -85,7 +85,8 @@ async def test_the_header_says_when_the_listener_sheds_load_and_when_it_stops(mo
 async def test_a_store_from_a_newer_version_turns_events_off_and_says_why():
     import sqlite3
 
-    from tui.webhooks.store import SCHEMA_VERSION, EventStore
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_schema import SCHEMA_VERSION
 
     path = profile_events_path(SANDBOX_PROFILE)
     path.parent.mkdir(parents=True, exist_ok=True)

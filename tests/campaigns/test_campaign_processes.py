@@ -20,7 +20,8 @@ import pytest
 from tests.harness import run_gateway_tui, sandbox_for_env_tokens
 from tui.local import config
 from tui.local.paths import data_dir, profile_events_path
-from tui.webhooks.conversations import Inbox, NewMessage
+from tui.webhooks.conversations import Inbox
+from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.store import EventStore
 
 TOKENS = {

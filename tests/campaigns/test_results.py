@@ -6,7 +6,8 @@ from __future__ import annotations
 from tui.core.campaigns.ledger import Ledger, NewCampaign, RecipientState
 from tui.core.campaigns.results import results
 from tui.core.campaigns.store_view import StoreView
-from tui.webhooks.conversations import NewMessage, StatusChange, apply
+from tui.webhooks.inbox_changes import NewMessage, StatusChange
+from tui.webhooks.inbox_sql import apply
 from tui.webhooks.receipts import Status
 from tui.webhooks.store import EventStore
 

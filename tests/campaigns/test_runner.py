@@ -14,7 +14,9 @@ from tui.core.campaigns.pacer import Pace
 from tui.core.campaigns.runner import CampaignRunner, RunSettings, recover
 from tui.core.campaigns.sending import Accepted, SendFailed, SendStopped, SendUnknown
 from tui.core.campaigns.store_view import StoreView
-from tui.webhooks.conversations import Inbox, NewMessage, StatusChange, apply
+from tui.webhooks.conversations import Inbox
+from tui.webhooks.inbox_changes import NewMessage, StatusChange
+from tui.webhooks.inbox_sql import apply
 from tui.webhooks.receipts import Status
 from tui.webhooks.store import EventStore
 

@@ -17,7 +17,8 @@ import socket
 import pytest
 
 from tui.webhooks.budget import ByteBudget
-from tui.webhooks.connections import Answer, Request, Server
+from tui.webhooks.connections import Server
+from tui.webhooks.http_request import Answer, Request
 
 BURST = 800  # idle sockets, within the kernel's queue (net.core.somaxconn, 4096 by default) and the server's cap
 CAP = 1000

@@ -11,9 +11,10 @@ import pytest
 
 from tests.webhooks.conftest import record
 from tui.api.models import SendButtonActions, SendLocation, SendText
-from tui.webhooks import store as store_module
+from tui.webhooks import store_schema
 from tui.webhooks.classify import classify
-from tui.webhooks.conversations import Inbox, NameSource, Status
+from tui.webhooks.conversations import Inbox, Status
+from tui.webhooks.inbox_changes import NameSource
 from tui.webhooks.sent import sent_message
 from tui.api.signing import Verdict
 from tui.webhooks.store import EventStore
@@ -214,7 +215,7 @@ async def test_a_schema_2_store_gets_its_inbox_from_the_events_already_stored(tm
     with EventStore(path) as upgraded:
         assert [m.body for m in Inbox(upgraded).thread(ANA, 10)] == ["from before the upgrade"]
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 3
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_schema.SCHEMA_VERSION == 3
 
 
 async def test_an_inbox_failure_inside_a_batch_loses_no_event_and_spares_its_neighbours(store, inbox, monkeypatch):
@@ -223,16 +224,16 @@ async def test_an_inbox_failure_inside_a_batch_loses_no_event_and_spares_its_nei
     import asyncio
     import threading
 
-    from tui.webhooks import conversations
+    from tui.webhooks import inbox_sql
 
-    real_add = conversations.add_message
+    real_add = inbox_sql.add_message
 
     def fails_for_bad(connection, message, *args):
         if message.message_id == "BAD":
             raise sqlite3.IntegrityError("odd event (simulated)")
         return real_add(connection, message, *args)
 
-    monkeypatch.setattr(conversations, "add_message", fails_for_bad)
+    monkeypatch.setattr(inbox_sql, "add_message", fails_for_bad)
     entered, hold = threading.Event(), threading.Event()
 
     def hold_the_writer(_connection) -> None:
@@ -255,12 +256,12 @@ async def test_an_inbox_failure_inside_a_batch_loses_no_event_and_spares_its_nei
 
 
 async def test_an_inbox_failure_never_loses_the_event(store, inbox, monkeypatch):
-    from tui.webhooks import conversations
+    from tui.webhooks import inbox_sql
 
     def broken(*_args):
         raise sqlite3.OperationalError("disk I/O error (simulated)")
 
-    monkeypatch.setattr(conversations, "add_message", broken)
+    monkeypatch.setattr(inbox_sql, "add_message", broken)
     stored = await store.append(event(wuzapi_message("X1", {"conversation": "kept"})))
     assert store.get(stored.id) is not None
     assert inbox.conversations() == []
@@ -270,7 +271,7 @@ async def test_chats_the_gateway_lists_show_without_history_with_the_phones_unre
     """Z-API's /chats (docs/gateways/zapi.md §3.6, literal): a chat with no message stored here is listed in its place
     by its last message time, with the phone's unread count; a chat with history keeps its own preview."""
     from tui.api.models import ChatList, ContactList
-    from tui.webhooks.conversations import chats_from_chat_list, names_from_chats, names_from_contacts
+    from tui.webhooks.inbox_changes import chats_from_chat_list, names_from_chats, names_from_contacts
 
     await store.append(event(wuzapi_message("3EB0A1", {"conversation": "Is the charger in stock?"})))  # at 12:00
     answer = ChatList.model_validate([
@@ -308,7 +309,7 @@ async def test_a_store_from_before_listed_chats_is_upgraded_in_place(tmp_path):
     with EventStore(path) as upgraded:
         inbox = Inbox(upgraded)
         assert [row.last_body for row in inbox.conversations()] == ["kept"]
-        from tui.webhooks.conversations import ListedChat
+        from tui.webhooks.inbox_changes import ListedChat
         inbox.enrich([], [ListedChat("5511976543219", 5, 1)])
         assert [row.chat_id for row in inbox.conversations()] == [ANA, "5511976543219"]
 

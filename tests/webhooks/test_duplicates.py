@@ -104,10 +104,10 @@ async def test_a_store_from_before_duplicates_gets_them_in_place(tmp_path):
 
 
 async def test_duplicates_are_found_before_and_after_the_idle_indexing_and_across_a_restart(tmp_path, monkeypatch):
-    from tui.webhooks import store as store_module
+    from tui.webhooks import store_writer
 
     path = tmp_path / "e.sqlite3"
-    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)  # nothing indexed: the writer's memory answers
+    monkeypatch.setattr(store_writer, "INDEX_IDLE_DELAY", 3600.0)  # nothing indexed: the writer's memory answers
     with EventStore(path) as store:
         first = await store.append(record({"n": 1}))
         assert (await store.append(record({"n": 1}))).duplicate_of == first.id

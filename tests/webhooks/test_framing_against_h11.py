@@ -1,10 +1,10 @@
-"""Differential test of the listener's HTTP layer (connections.py, on httptools: llhttp) against h11, a separate
+"""Differential test of the listener's HTTP layer (connections.py and http_connection.py, on httptools: llhttp) against h11, a separate
 HTTP/1.1 implementation: the same byte streams, whole and split at every byte, go to our server over a real socket
 and to an h11 server connection, and each must frame them the same way: for every request its method, target and
 body (a POST's body; other methods' bodies are never kept by the listener, so for them only the framing of what
 follows is compared); and where h11 refuses a stream, our server refuses it too (a 400 and a close), after at most
 the requests h11 accepted before the refusal (those that came in the same read as a refused head are dropped, as
-connections.py says). The few deliberate differences are listed in DIFFERENT, each with its reason, and checked to
+http_connection.py says). The few deliberate differences are listed in DIFFERENT, each with its reason, and checked to
 be exactly as described, so the list stays true.
 """
 
@@ -19,9 +19,10 @@ from typing import NamedTuple
 import h11
 import pytest
 
-from tui.webhooks import connections
+from tui.webhooks import http_connection
 from tui.webhooks.budget import ByteBudget
-from tui.webhooks.connections import Answer, BrokenFraming, PeerGone, Request, Server
+from tui.webhooks.connections import Server
+from tui.webhooks.http_request import Answer, BrokenFraming, PeerGone, Request
 
 CEILING = 10.0  # seconds: the longest any one exchange may take (they take milliseconds)
 HOST = "Host: x\r\n"
@@ -72,7 +73,7 @@ STREAMS: dict[str, bytes] = {
     "Connection: close then more": post(b"{}", extra="Connection: close\r\n") + post(b"{}"),
     "absolute-form target": post(b"{}", "http://x/h?q=1"),
     "Expect: 100-continue": post(b"{}", extra="Expect: 100-continue\r\n") + post(b"{}"),
-    # Past MAX_QUEUED and FEED_SLICE (connections.py): the rest of the read is parsed as the first are answered.
+    # Past MAX_QUEUED and FEED_SLICE (http_connection.py): the rest of the read is parsed as the first are answered.
     "60 pipelined, of each kind": b"".join(
         post(b'{"n":%d}' % n, f"/p{n}") + chunked(b"c%d" % n, extensions=";x=1") + f"GET /g{n} HTTP/1.1\r\n{HOST}\r\n".encode()
         for n in range(20)
@@ -213,7 +214,7 @@ def by_h11(pieces: Iterable[bytes]) -> Outcome:
                 body += event.data
             elif isinstance(event, h11.EndOfMessage):
                 requests.append(Seen(method, target, body if method == "POST" else None))
-                if method == "CONNECT":  # the listener closes after answering a CONNECT (see connections.py)
+                if method == "CONNECT":  # the listener closes after answering a CONNECT (see http_connection.py)
                     return Outcome(tuple(requests), refused=False)
                 connection.send(h11.Response(status_code=200 if method == "POST" else 405, headers=[("Content-Length", "0")]))
                 connection.send(h11.EndOfMessage())
@@ -298,15 +299,15 @@ async def _read_to_the_end(reader: asyncio.StreamReader) -> bytes:
 @pytest.fixture
 async def ours(monkeypatch) -> AsyncIterator[Ours]:
     wrapper = Ours()
-    # The test's one reach into connections.py's private side: what the server has read, so that each piece can be
+    # The test's one reach into http_connection.py's private side: what the server has read, so that each piece can be
     # sent as a read of its own.
-    original = connections._Connection.data_received
+    original = http_connection._Connection.data_received
 
-    def counting(self: connections._Connection, data: bytes) -> None:
+    def counting(self: http_connection._Connection, data: bytes) -> None:
         wrapper.received(self.transport, data)
         original(self, data)
 
-    monkeypatch.setattr(connections._Connection, "data_received", counting)
+    monkeypatch.setattr(http_connection._Connection, "data_received", counting)
     wrapper.port = await wrapper.server.start("127.0.0.1", 0)
     yield wrapper
     await wrapper.server.stop(1.0)

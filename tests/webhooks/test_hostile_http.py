@@ -23,7 +23,7 @@ from tests.webhooks.conftest import KEY, until
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_bad_input import VALID_REQUEST_HEADERS, exchange, request
 from tests.webhooks.test_signing import JSON_BODY
-from tui.webhooks import connections
+from tui.webhooks import http_connection
 from tui.webhooks import listener as listener_module
 from tui.api.signing import sign
 
@@ -519,14 +519,14 @@ async def test_a_flood_of_tiny_pipelined_requests_is_answered_in_order_with_few_
     def released() -> None:
         held["now"] -= 1
 
-    class CountedRequest(connections.Request):
+    class CountedRequest(http_connection.Request):
         def __init__(self, *args: object) -> None:
             super().__init__(*args)  # type: ignore[arg-type]
             held["now"] += 1
             held["peak"] = max(held["peak"], held["now"])
             weakref.finalize(self, released)
 
-    monkeypatch.setattr(connections, "Request", CountedRequest)
+    monkeypatch.setattr(http_connection, "Request", CountedRequest)
     listener = await start_listener()
     reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
     writer.write(b"GET /h HTTP/1.1\r\nHost: x\r\n\r\n" * 5000)

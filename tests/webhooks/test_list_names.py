@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from tui.core.feed.bus import InboxChanged
 from tui.core.runtime import Runtime
 from tui.sandbox.state import LAUNCH_ID, Contact
-from tui.webhooks.conversations import NewMessage
+from tui.webhooks.inbox_changes import NewMessage
 
 ANA = "5511987654321"
 RITA = "5511955551234"  # writes before the account saved her; the history knows only her push name
@@ -151,7 +151,7 @@ async def test_a_failing_gateway_leaves_the_history_names() -> None:
 
 def test_contacts_give_saved_names_over_push_names() -> None:
     from tui.api.models import ContactList
-    from tui.webhooks.conversations import NameSource, names_from_contacts
+    from tui.webhooks.inbox_changes import NameSource, names_from_contacts
 
     zapi = ContactList.model_validate([
         {"name": "Ana Souza", "short": "Ana", "notify": "Aninha", "vname": "", "phone": "5511987654321"},
@@ -178,7 +178,7 @@ def test_contacts_give_saved_names_over_push_names() -> None:
 
 def test_chats_name_groups_and_skip_bare_numbers() -> None:
     from tui.api.models import ChatList
-    from tui.webhooks.conversations import NameSource, names_from_chats
+    from tui.webhooks.inbox_changes import NameSource, names_from_chats
 
     chats = ChatList.model_validate([
         {"phone": "120363019502650977-group", "name": "Team", "isGroup": True, "unread": "0"},
@@ -196,7 +196,7 @@ def test_chats_name_groups_and_skip_bare_numbers() -> None:
 
 def test_group_list_names_each_group() -> None:
     from tui.api.models import GroupList
-    from tui.webhooks.conversations import NameSource, names_from_groups
+    from tui.webhooks.inbox_changes import NameSource, names_from_groups
 
     groups = GroupList.model_validate({"Groups": [
         {"JID": "120363019502650977@g.us", "Name": "Team", "Participants": None},

@@ -14,7 +14,8 @@ import pytest
 from tests.webhooks.test_timeline import ANA, MINUTE, SECOND, T0, ms, stored, zapi_delivery, zapi_status
 from tui.cli.main import main
 from tui.local.preferences import preferences_path
-from tui.webhooks.conversations import Inbox, NewMessage
+from tui.webhooks.conversations import Inbox
+from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.store import EventStore
 
 

@@ -133,7 +133,8 @@ def test_a_store_from_before_the_media_columns_read_only_is_named_older_not_a_cr
 
     import pytest
 
-    from tui.webhooks.store import EventStore, StoreUnusable
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_faults import StoreUnusable
 
     path = tmp_path / "events.sqlite3"
     with EventStore(path):

@@ -16,7 +16,8 @@ import pytest
 
 from tests.webhooks.conftest import record
 from tui.webhooks.classify import classify
-from tui.webhooks.conversations import Inbox, NewMessage, Status
+from tui.webhooks.conversations import Inbox, Status
+from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.receipts import RECEIPTS, Receipt, receipt_of
 
 ANA = "5544999999999"

@@ -12,9 +12,10 @@ import pytest
 
 from tests.webhooks.conftest import ids, record
 from tui.local.paths import DATA_DIR_ENV
-from tui.webhooks import store as store_module
+from tui.webhooks import store_rows, store_schema, store_writer
 from tui.api.signing import Verdict
-from tui.webhooks.store import EventStore, StoreClosed
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreClosed
 
 
 def message(text: str, message_id: str = "M1") -> dict:
@@ -44,7 +45,7 @@ async def test_one_commit_of_many_events_with_retries_among_them_gives_each_its_
     # of 25 bodies arrives 3 or 4 times, so a retry often sits in the same statement as its original.
     bodies = [b'{"n":%d}' % (n % 25) for n in range(80)]
     events = await asyncio.gather(*(store.append(record({"n": n % 25}, body=body)) for n, body in enumerate(bodies)))
-    assert commits == [80] and 80 > store_module.INSERT_ROWS
+    assert commits == [80] and 80 > store_rows.INSERT_ROWS
     assert len({event.id for event in events}) == 80
     first_id: dict[bytes, int] = {}
     for event, body in zip(events, bodies, strict=True):
@@ -72,9 +73,9 @@ def commits(monkeypatch) -> list[int]:
 @pytest.fixture
 def long_gathering(monkeypatch) -> None:
     """A gathering writer that would wait far longer than any test: only what ends a wait by design ends it."""
-    monkeypatch.setattr(store_module, "GATHER_QUIET", 60.0)
-    monkeypatch.setattr(store_module, "GATHER_WINDOW", 60.0)
-    monkeypatch.setattr(store_module, "STREAM_GAP", 60.0)
+    monkeypatch.setattr(store_writer, "GATHER_QUIET", 60.0)
+    monkeypatch.setattr(store_writer, "GATHER_WINDOW", 60.0)
+    monkeypatch.setattr(store_writer, "STREAM_GAP", 60.0)
 
 
 async def test_a_stream_of_senders_commits_together_across_turns_of_the_loop(store, commits, long_gathering):
@@ -98,7 +99,7 @@ async def test_a_lone_event_is_committed_at_once(store, commits, long_gathering,
     await asyncio.wait_for(store.append(record(message("its next one"))), timeout=10)
     await asyncio.gather(*(store.append(record(message(f"m{i}"))) for i in range(4)))
     # After a quiet moment (no stream) the first event does not wait for the others of the previous commit.
-    monkeypatch.setattr(store_module, "STREAM_GAP", 0.0)
+    monkeypatch.setattr(store_writer, "STREAM_GAP", 0.0)
     await asyncio.wait_for(store.append(record(message("after a quiet moment"))), timeout=10)
     assert commits == [1, 1, 4, 1]
 
@@ -137,14 +138,14 @@ async def test_concurrent_appends_share_a_commit(store, monkeypatch):
 async def test_no_answer_before_commit(store, monkeypatch):
     # At the moment the answers are released, another connection must already see the rows: committed.
     visible_when_answered: list[int] = []
-    original = store_module._settle_on_loops
+    original = store_writer._settle_on_loops
 
     def checked(batch, results):
         with sqlite3.connect(store.path) as other:
             visible_when_answered.append(other.execute("SELECT count(*) FROM events").fetchone()[0])
         original(batch, results)
 
-    monkeypatch.setattr(store_module, "_settle_on_loops", checked)
+    monkeypatch.setattr(store_writer, "_settle_on_loops", checked)
     await store.append(record(message("x")))
     assert visible_when_answered == [1]
 
@@ -352,7 +353,7 @@ async def test_bulk_insert_for_bench(store):
 def test_refuses_a_newer_schema(tmp_path):
     path = tmp_path / "future.sqlite3"
     with sqlite3.connect(path) as raw:
-        raw.execute(f"PRAGMA user_version={store_module.SCHEMA_VERSION + 1}")
+        raw.execute(f"PRAGMA user_version={store_schema.SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="schema"):
         EventStore(path).open()
 
@@ -422,7 +423,7 @@ async def test_a_schema_1_store_is_upgraded_with_its_rows_searchable(tmp_path):
         await upgraded.append(record(message("fresh text")))
         assert upgraded.count(search="fresh") == 1
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store_schema.SCHEMA_VERSION
         raw.execute("INSERT INTO events_fts(events_fts) VALUES('integrity-check')")
 
 

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from tests.webhooks.conftest import record, until
-from tui.webhooks import store as store_module
+from tui.webhooks import store_writer
 from tui.webhooks.store import EventStore
 
 WAIT = 30.0  # generous bound for every condition below; each normally holds within a fraction of a second
@@ -38,7 +38,7 @@ def big(seed: int) -> dict:
 
 
 async def test_the_writer_never_checkpoints_inside_a_commit(tmp_path, monkeypatch):
-    monkeypatch.setattr(store_module, "CHECKPOINT_INTERVAL", 3600.0)  # the checkpointer waits past this test
+    monkeypatch.setattr(store_writer, "CHECKPOINT_INTERVAL", 3600.0)  # the checkpointer waits past this test
     with EventStore(tmp_path / "events.sqlite3") as store:
         setting: list[int] = []
         store.on_writer(lambda connection: setting.append(connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0]))
@@ -59,7 +59,7 @@ async def test_the_wal_reaches_the_database_file_while_events_arrive_and_after(s
 
 
 async def test_a_reader_holding_an_old_snapshot_postpones_the_checkpoint_but_no_answer(store, monkeypatch):
-    monkeypatch.setattr(store_module, "CHECKPOINT_INTERVAL", 0.01)
+    monkeypatch.setattr(store_writer, "CHECKPOINT_INTERVAL", 0.01)
     await store.append(record(big(0)))
     await until(lambda: in_database_file(store.path) == 1 and store.checkpoints >= 1, "the first checkpoint")
     reader = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
@@ -79,7 +79,7 @@ async def test_a_reader_holding_an_old_snapshot_postpones_the_checkpoint_but_no_
 
 
 async def test_a_wal_the_checkpointer_cannot_finish_is_finished_by_the_writer(tmp_path, monkeypatch):
-    monkeypatch.setattr(store_module, "CHECKPOINT_INTERVAL", 3600.0)
+    monkeypatch.setattr(store_writer, "CHECKPOINT_INTERVAL", 3600.0)
     with EventStore(tmp_path / "events.sqlite3") as store:
         await store.append(record(big(0)))
         assert in_database_file(store.path) == 0
@@ -94,7 +94,7 @@ async def test_a_wal_the_checkpointer_cannot_finish_is_finished_by_the_writer(tm
 
 
 async def test_events_checkpointed_are_the_ones_acknowledged(store, monkeypatch):
-    monkeypatch.setattr(store_module, "CHECKPOINT_INTERVAL", 0.01)
+    monkeypatch.setattr(store_writer, "CHECKPOINT_INTERVAL", 0.01)
     events = await asyncio.gather(*(store.append(record(big(n))) for n in range(50)))
     await until(lambda: in_database_file(store.path) == 50, "every acknowledged event in the file")
     view = sqlite3.connect(f"file:{store.path}?immutable=1", uri=True)

@@ -21,7 +21,8 @@ from tests.webhooks.conftest import until
 from tests.webhooks import headless
 from tests.webhooks.headless import start_headless
 from tests.webhooks.test_store_faults import hold_write_lock, post
-from tui.webhooks.store import SCHEMA_VERSION, EventStore
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_schema import SCHEMA_VERSION
 
 LOCKED_ANSWER_WITHIN = 10.0  # seconds, as the README promises
 

@@ -16,9 +16,10 @@ import pytest
 
 from tests.webhooks.conftest import record, until
 from tests.webhooks.headless import start_headless
-from tui.webhooks import store as store_module
+from tui.webhooks import store_writer
 from tui.webhooks.listener import Listener
-from tui.webhooks.store import EventStore, StoreFailing, StoreHealth
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreHealth
 
 WAIT = 30.0  # generous bound for every condition below; each normally holds within milliseconds
 BIG = 64 * 1024  # a body this big needs new pages, so a store without room refuses it
@@ -80,11 +81,11 @@ async def test_disk_full_during_appends_answers_500_then_200_when_space_is_back(
 
 async def test_disk_full_during_idle_indexing_is_retried_and_appends_recover(served, monkeypatch):
     store, listener, http, changes = served
-    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)  # hold indexing back while rows arrive
+    monkeypatch.setattr(store_writer, "INDEX_IDLE_DELAY", 3600.0)  # hold indexing back while rows arrive
     for seed in range(20):
         assert await post(http, listener.url, words(seed)) == 200
-    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 0.01)
-    monkeypatch.setattr(store_module, "RETRY_MAX_DELAY", 0.1)
+    monkeypatch.setattr(store_writer, "INDEX_IDLE_DELAY", 0.01)
+    monkeypatch.setattr(store_writer, "RETRY_MAX_DELAY", 0.1)
     await asyncio.to_thread(store.on_writer, fill_to_the_brim)  # also wakes the writer: it indexes, and fails
     await until(lambda: store.health.failing, "the index failure to be reported")
     assert store.health.problem == "database or disk is full"
@@ -92,8 +93,8 @@ async def test_disk_full_during_idle_indexing_is_retried_and_appends_recover(ser
     # From the failed search below on, the writer's next idle retry of the index is an hour away: so the next
     # change is the append's, whenever the post below arrives (with a 0.1 s retry, a post slowed past it on a
     # loaded machine found the index already recovered). A working append retries the index at once.
-    monkeypatch.setattr(store_module, "RETRY_FIRST_DELAY", 3600.0)
-    monkeypatch.setattr(store_module, "RETRY_MAX_DELAY", 3600.0)
+    monkeypatch.setattr(store_writer, "RETRY_FIRST_DELAY", 3600.0)
+    monkeypatch.setattr(store_writer, "RETRY_MAX_DELAY", 3600.0)
     with pytest.raises(StoreFailing, match="database or disk is full"):
         await asyncio.to_thread(store.newest, 5, search="w3x7")  # a search says why instead of hanging
     await asyncio.to_thread(store.on_writer, free_space)
@@ -108,7 +109,7 @@ async def test_disk_full_during_idle_indexing_is_retried_and_appends_recover(ser
 
 async def test_lock_held_past_the_timeout_during_appends(served, monkeypatch):
     store, listener, http, changes = served
-    monkeypatch.setattr(store_module, "WRITE_LOCK_TIMEOUT", 0.3)
+    monkeypatch.setattr(store_writer, "WRITE_LOCK_TIMEOUT", 0.3)
     other = await asyncio.to_thread(hold_write_lock, store.path)
     try:
         assert await post(http, listener.url, "locked out") == 500
@@ -123,14 +124,14 @@ async def test_lock_held_past_the_timeout_during_appends(served, monkeypatch):
 
 async def test_lock_held_past_the_timeout_during_idle_indexing(served, monkeypatch):
     store, listener, http, changes = served
-    monkeypatch.setattr(store_module, "WRITE_LOCK_TIMEOUT", 0.3)
-    monkeypatch.setattr(store_module, "RETRY_MAX_DELAY", 0.1)
-    monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 3600.0)
+    monkeypatch.setattr(store_writer, "WRITE_LOCK_TIMEOUT", 0.3)
+    monkeypatch.setattr(store_writer, "RETRY_MAX_DELAY", 0.1)
+    monkeypatch.setattr(store_writer, "INDEX_IDLE_DELAY", 3600.0)
     for seed in range(5):
         assert await post(http, listener.url, words(seed, 20)) == 200
     other = await asyncio.to_thread(hold_write_lock, store.path)
     try:
-        monkeypatch.setattr(store_module, "INDEX_IDLE_DELAY", 0.01)
+        monkeypatch.setattr(store_writer, "INDEX_IDLE_DELAY", 0.01)
         await asyncio.to_thread(store.on_writer, lambda _connection: None)  # wake the writer: it indexes
         await until(lambda: store.health.failing, "the lock failure to be reported")
         assert store.health.problem == "database is locked"

@@ -18,7 +18,8 @@ import pytest
 
 from tests.webhooks.conftest import record
 from tui.webhooks.events import strict_json
-from tui.webhooks.store import EventStore, StoreUnusable
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreUnusable
 
 
 def mode(path: Path) -> int:

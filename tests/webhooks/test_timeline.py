@@ -24,7 +24,8 @@ import pytest
 
 from tests.webhooks.conftest import record
 from tui.webhooks.classify import classify
-from tui.webhooks.conversations import Inbox, NewMessage, Status, Step
+from tui.webhooks.conversations import Inbox, Status, Step
+from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.store import EventStore
 
 ANA = "5544999999999"

@@ -29,7 +29,9 @@ from tui.webhooks.forwarder import (
     describe,
 )
 from tui.api.signing import SIGNATURE_HEADER, Verdict, sign
-from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable, open_private
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreUnusable
+from tui.webhooks.store_queries import open_private
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"
 PENDING_FORWARD = "kept in the store; sent while `listen --forward-to URL` or the app forwards"

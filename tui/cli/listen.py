@@ -20,7 +20,8 @@ from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
-from tui.webhooks.store import EventStore, StoreHealth, StoreUnusable
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 
 if TYPE_CHECKING:

@@ -46,7 +46,8 @@ def run_cli(args: argparse.Namespace, *, now_us: int | None = None) -> int:
     from tui.local import config
     from tui.local.preferences import PreferencesError, load_stuck_minutes
     from tui.webhooks.conversations import Inbox
-    from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 
     message_id = args.message_id.strip()
     try:

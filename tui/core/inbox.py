@@ -97,7 +97,7 @@ class InboxService:
         """A chat the gateway deleted (modify-chat `delete` answered ok) leaves the inbox; its events stay in the
         store. `recipient` as the request named it (a number, `…@g.us` or `…-group`). Returns whether the inbox
         had it; the change is published."""
-        from tui.webhooks.conversations import chat_id_of
+        from tui.webhooks.inbox_changes import chat_id_of
 
         inbox = self.inbox
         if inbox is None:
@@ -181,7 +181,7 @@ class InboxService:
         from tui.api.errors import GatewayError
         from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
         from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
-        from tui.webhooks.conversations import (
+        from tui.webhooks.inbox_changes import (
             ChatName,
             ListedChat,
             chats_from_chat_list,

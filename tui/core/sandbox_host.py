@@ -293,18 +293,10 @@ def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us
     history keeps its spacing but ends a few minutes before that moment, so the inbox reads as this morning's
     chats rather than a day in 2025; deterministic runs keep the history's own times. `account`: whose inbox (one of
     `--sandbox --accounts N`'s)."""
-    from tui.webhooks.conversations import (
-        ChatName,
-        Inbox,
-        NameSource,
-        NewMessage,
-        StatusChange,
-        add_message,
-        apply,
-        is_group,
-        render_whatsmeow,
-        set_names,
-    )
+    from tui.webhooks.conversations import Inbox
+    from tui.webhooks.inbox_changes import ChatName, NameSource, NewMessage, StatusChange, is_group
+    from tui.webhooks.inbox_sql import add_message, apply, set_names
+    from tui.webhooks.render import render_whatsmeow
 
     history = state.history()
     shift_us = 0

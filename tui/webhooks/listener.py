@@ -63,18 +63,13 @@ from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_medi
 from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
 from tui.api.media import DEFAULT_MEDIA_LIMIT
+from tui.webhooks.http_request import Answer, BodyTooLarge, BrokenFraming, PeerGone, Request, Shed
 from tui.webhooks.media import InlineMedia, MediaFolder, inline_media
 from tui.webhooks.rejections import RejectionBound
 from tui.webhooks.spliced import MediaSpan, find_span
 from tui.webhooks.connections import (
     HEADER_TIMEOUT,
-    Answer,
-    BodyTooLarge,
-    BrokenFraming,
-    PeerGone,
-    Request,
     Server,
-    Shed,
     connection_cap,
 )
 from tui.webhooks.events import HEADERS_OF_INTEREST, EventRecord, StoredEvent
@@ -87,7 +82,8 @@ from tui.webhooks.families import (
     unsigned_allowed,
 )
 from tui.api.signing import SIGNATURE_HEADER, Verdict, verify
-from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
 
 HMAC_KEY_ENV = "GATEWAY_TUI_HMAC_KEY"

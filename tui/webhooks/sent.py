@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from tui.api.models import ContactSent, Request, Sendable
 from tui.api.operations import OperationId, all_operations, operation
-from tui.webhooks.conversations import NewMessage, chat_id_of
+from tui.webhooks.inbox_changes import NewMessage, chat_id_of
 
 
 def send_operations() -> frozenset[OperationId]:

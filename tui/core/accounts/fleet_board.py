@@ -132,7 +132,8 @@ def _stored_activity(name: str) -> tuple[int | None, datetime | None]:
     """(unread, newest event's time) from the profile's own event store, when it has one (blocking)."""
     from tui.local.paths import profile_events_path
     from tui.webhooks.conversations import Inbox
-    from tui.webhooks.store import EventStore, StoreUnusable
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_faults import StoreUnusable
 
     path = profile_events_path(name)
     if not path.exists():

@@ -50,7 +50,8 @@ from tui.core.calls import (
 from tui.local.paths import profile_events_path
 from tui.local.secrets import SecretName
 from tui.webhooks.sent import message_id_of
-from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 
 TEXT = "text"
 SEND_DEADLINE = 30.0  # a send that has not ended by then is held as unknown: the next one is not kept waiting longer

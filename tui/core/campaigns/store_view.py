@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.local.paths import profile_events_path
-from tui.webhooks.conversations import Step, Timeline, chat_id_of, statuses, timeline_of
-from tui.webhooks.store import EventStore, StoreFailing, StoreUnusable
+from tui.webhooks.conversations import Step, Timeline, statuses, timeline_of
+from tui.webhooks.inbox_changes import chat_id_of
+from tui.webhooks.store import EventStore
+from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 
 
 @dataclass(frozen=True)

@@ -218,7 +218,7 @@ class EventFeed:
         self._recorded = names
 
     def _on_event(self, event: StoredEvent) -> None:
-        from tui.webhooks.store import LIST_BODY_LIMIT
+        from tui.webhooks.store_rows import LIST_BODY_LIMIT
 
         self.stats.record(event)
         if self.forwarder is not None:
