@@ -21,8 +21,8 @@ def test_every_dialect_has_an_adapter_that_serves_its_family(dialect: InstanceDi
 
 
 def test_a_dialect_no_gateway_speaks_is_named() -> None:
-    with pytest.raises(KeyError, match="evolution"):
-        adapter_for("evolution")  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="baileys"):
+        adapter_for("baileys")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda adapter: adapter.name)

@@ -38,7 +38,10 @@ LOGGED_OUT_FIRST = {OperationId.QR_CODE, OperationId.QR_CODE_IMAGE, OperationId.
                     OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}
 CONNECT_FIRST = {OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}
 
-CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects]
+# Evolution's sandbox dialect comes after its client side (issue 33): until then the sandbox refuses to start in it
+# (tests/sandbox/test_dialect_not_served.py), and its wire is checked against its own fixtures (tests/gateways/evolution).
+NOT_SERVED_YET = {InstanceDialect.EVOLUTION}
+CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects if dialect not in NOT_SERVED_YET]
 
 
 async def _sandbox(instance: InstanceDialect, session: SessionDialect, *, logged_out: bool = False) -> SandboxGateway:

@@ -36,7 +36,7 @@ Result = TypeVar("Result", bound=BaseModel)
 
 MAX_MESSAGE = 500
 _ENVELOPE_KEYS = frozenset({"code", "data", "success", "error", "message", "details"})
-_MESSAGE_KEYS = ("error", "message", "data", "details", "Details")
+_MESSAGE_KEYS = ("error", "message", "data", "details", "Details", "response")
 
 
 def status_line(status: int) -> str:
@@ -63,6 +63,10 @@ def _texts_in(value: Any) -> list[str]:
         for key in _MESSAGE_KEYS:
             found.extend(_texts_in(value.get(key)))
         return found
+    if isinstance(value, list):
+        # Evolution API's envelope: `{"response": {"message": [...]}}`, its texts in a list, a schema failure's
+        # in a list inside it, a group validator's as `{property, message}` rows (docs/gateways/evolution.md §1.3).
+        return [text for item in value for text in _texts_in(item)]
     return []
 
 

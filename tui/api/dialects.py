@@ -29,10 +29,12 @@ class Family(enum.StrEnum):
 
 
 class InstanceDialect(enum.StrEnum):
-    """How the instance family is written: the spec's shapes, or Z-API's."""
+    """How the instance family is written: the spec's shapes, Z-API's, or Evolution API's (a gateway of its own,
+    tui.gateways.evolution, that also says what the spec puts in the session family)."""
 
     SPEC = "spec"
     ZAPI = "zapi"
+    EVOLUTION = "evolution"
 
 
 class SessionDialect(enum.StrEnum):

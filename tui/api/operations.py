@@ -251,6 +251,8 @@ NAME_LISTS: tuple[OperationId, ...] = (
 
 INST, SESS = Family.INSTANCE, Family.SESSION
 Z, W = InstanceDialect.ZAPI, SessionDialect.WUZAPI
+E = InstanceDialect.EVOLUTION
+EVOLUTION_LINK_NOTE = "the preview's image, title and linkDescription are not sent: Evolution makes it from the URL"
 GROUP_AS_DIGITS = "a group is sent as <digits>-group"
 MEDIA_DELAY_NOTE = "delayMessage in whole seconds 1-15 (give 1000-15000 ms)"
 PAGED = "page and pageSize go in the query; the answer is a bare array"
@@ -284,7 +286,8 @@ SEND_BUTTON_LIST: Operation[m.SendButtonList, m.SendResult] = Operation(
 SEND_LINK: Operation[m.SendLink, m.SendResult] = Operation(
     id=OperationId.SEND_LINK, number=2, family=INST, method="POST", path="send-link",
     request=m.SendLink, result=m.SendResult, title="Send link with preview", section=Section.CHATS,
-    sends=SendKind.LINK, notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group"},
+    sends=SendKind.LINK, notes={Z: "image, title and linkDescription are required; a group is sent as <digits>-group",
+                                E: EVOLUTION_LINK_NOTE},
     writes=True,
 )
 SEND_POLL: Operation[m.SendPoll, m.SendResult] = Operation(

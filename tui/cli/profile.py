@@ -91,7 +91,7 @@ def _add(args: argparse.Namespace) -> int:
         if not secrets_in_environment():
             raise
         return _add_without_keyring(profile)
-    wanted = SecretName.of(profile.families)
+    wanted = SecretName.of(profile.families, profile.instance_dialect)
     stored = {name for name in SecretName if store.get(profile.name, name) is not None}
     already = stored & set(wanted)
     values: dict[SecretName, str | None] = dict(_read_secrets(profile.name, wanted, already, interactive=interactive))
@@ -173,7 +173,7 @@ def _required_problem(answer: str) -> str | None:
 def _add_without_keyring(profile: config.Profile) -> int:
     """No keyring, secrets in the environment: save the profile (nothing secret in it) and store no secret, so
     runs take them from the same variables, as the no-keyring message says they can."""
-    wanted = SecretName.of(profile.families)
+    wanted = SecretName.of(profile.families, profile.instance_dialect)
     _read_secrets(profile.name, wanted, set(), interactive=False)  # the variables must hold every required secret
     config.save_profile(profile)
     variables = ", ".join(name.env_var for name in wanted)
@@ -261,7 +261,7 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
         stored_label = "set (0600 file)" if store is not None and store.kind == "insecure-file" else "set (keyring)"
         not_set_label = "not set" if store is not None else "unknown (no keyring)"
         sources = secret_sources(profile.name, store)
-        for name in SecretName.of(profile.families):
+        for name in SecretName.of(profile.families, profile.instance_dialect):
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
             print(f"  {name.label:<16} {shown}", file=out)
     return Exit.OK

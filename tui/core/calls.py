@@ -190,8 +190,11 @@ async def call_operation(
     return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 
-def _needed_secrets(family: Family) -> tuple[SecretName, ...]:
-    return (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
+def _needed_secrets(chosen: config.Profile, family: Family) -> tuple[SecretName, ...]:
+    """The tokens `family` sends (the HMAC key signs nothing sent), as the profile's gateway has them."""
+    tokens = (SecretName.INSTANCE_TOKEN, SecretName.CLIENT_TOKEN) if family is Family.INSTANCE else (SecretName.SESSION_TOKEN,)
+    has = set(SecretName.of([family], chosen.instance_dialect))
+    return tuple(name for name in tokens if name in has)
 
 
 def refuse_missing_secrets(
@@ -201,7 +204,7 @@ def refuse_missing_secrets(
     """CallRefused naming every token `families` need that `secrets` lacks, its variable, and the `profile add` that
     stores it, before anything is sent: without it the gateway only answers "401 Unauthorized" (or, for a token in
     the path, 404), which does not say which secret is missing. May read the keyring: off the event loop."""
-    missing = [name for family in families for name in _needed_secrets(family) if not secrets.get(name)]
+    missing = [name for family in families for name in _needed_secrets(chosen, family) if not secrets.get(name)]
     if not missing:
         return
     named = [f"no {name.label} ({name.env_var})" for name in missing]
@@ -310,7 +313,7 @@ def profile_media_family(chosen: config.Profile, secrets: dict[SecretName, str |
     secrets are there; the session family only where its gateway has a media call: WuzAPI's, not the spec's)."""
     from tui.gateways import adapter_for
 
-    usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(family))
+    usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(chosen, family))
               and not (family is Family.SESSION
                        and adapter_for(chosen.session_dialect).refusal(OperationId.CHAT_SEND_IMAGE) is not None)]
     if len(usable) == 1:

@@ -14,13 +14,14 @@ from pydantic import BaseModel
 from tui.api.adapter import GatewayAdapter
 from tui.api.dialects import Dialect, InstanceDialect, SessionDialect
 from tui.api.operations import Operation, Req, WireRequest
+from tui.gateways.evolution import EVOLUTION
 from tui.gateways.spec import SPEC
 from tui.gateways.wuzapi import WUZAPI
 from tui.gateways.zapi import ZAPI
 
 __all__ = ["ADAPTERS", "GatewayAdapter", "adapter_for", "encode"]
 
-ADAPTERS: tuple[GatewayAdapter, ...] = (SPEC, ZAPI, WUZAPI)
+ADAPTERS: tuple[GatewayAdapter, ...] = (SPEC, ZAPI, WUZAPI, EVOLUTION)
 
 _BY_DIALECT: Mapping[Dialect, GatewayAdapter] = {
     dialect: adapter for adapter in ADAPTERS for dialect in adapter.dialects.values()

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from tui.api.dialects import Family
+from tui.api.dialects import Family, InstanceDialect
 from tui.local.paths import config_dir
 
 if TYPE_CHECKING:
@@ -24,6 +24,10 @@ T = TypeVar("T")
 KEYRING_SERVICE = "gateway-tui"
 INSECURE_FILE_NAME = "secrets-insecure.json"
 MASK = "••••"
+
+
+WITHOUT_CLIENT_TOKEN = frozenset({InstanceDialect.EVOLUTION})
+"""Instance-family dialects whose gateway has no Client-Token: never asked for, stored or required."""
 
 
 class SecretName(StrEnum):
@@ -52,10 +56,12 @@ class SecretName(StrEnum):
         return Family.INSTANCE if self in (SecretName.CLIENT_TOKEN, SecretName.INSTANCE_TOKEN) else Family.SESSION
 
     @classmethod
-    def of(cls, families: Iterable[Family]) -> list[SecretName]:
-        """The secrets of these families, in the usual order."""
+    def of(cls, families: Iterable[Family], instance_dialect: InstanceDialect | None = None) -> list[SecretName]:
+        """The secrets of these families, in the usual order; none a gateway lacks (Evolution API's instance has
+        one key, its `apikey`, kept as the instance token, and no Client-Token)."""
         wanted = set(families)
-        return [name for name in cls if name.family in wanted]
+        lacking = {SecretName.CLIENT_TOKEN} if instance_dialect in WITHOUT_CLIENT_TOKEN else set()
+        return [name for name in cls if name.family in wanted and name not in lacking]
 
 
 class GatewaySecret(StrEnum):

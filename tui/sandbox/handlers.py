@@ -102,3 +102,12 @@ class DialectApiFactory(Protocol):
 
 SandboxDialects = Mapping[tuple[Family, str], DialectApiFactory]
 """Each family's sandbox dialects by the dialect's value: what the host serves (tui.gateways.sandbox fills it)."""
+
+
+def require_served(dialects: SandboxDialects, family: Family, dialect: str) -> None:
+    """ValueError, before anything starts, when no sandbox dialect speaks `dialect` (a gateway whose client side
+    exists before its sandbox side), naming those that do."""
+    if (family, dialect) not in dialects:
+        served = " or ".join(value for served_family, value in dialects if served_family is family)
+        raise ValueError(f"the sandbox does not speak the {dialect} {family.value} dialect yet: run it with "
+                         f"--{family.value}-dialect {served}")

@@ -32,7 +32,7 @@ from tui.sandbox.events import (
 )
 from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.flap import Flap, FlapRefused, run_flap
-from tui.sandbox.handlers import SandboxDialects
+from tui.sandbox.handlers import SandboxDialects, require_served
 from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
@@ -105,6 +105,8 @@ class SandboxGateway:
         pairing: PairingOptions | None = None,
     ) -> None:
         instance_dialect, session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
+        require_served(dialects, Family.INSTANCE, instance_dialect.value)
+        require_served(dialects, Family.SESSION, session_dialect.value)
         if webhook_format is None:
             webhook_format = default_webhook_format(session_dialect)
         if webhook_format not in WEBHOOK_FORMATS:

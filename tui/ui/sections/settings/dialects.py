@@ -19,6 +19,7 @@ from tui.ui.sections.settings.block import block_status, run_on_section, setting
 DIALECT_TITLES: dict[InstanceDialect | SessionDialect, str] = {
     InstanceDialect.SPEC: "spec (default)",
     InstanceDialect.ZAPI: "Z-API",
+    InstanceDialect.EVOLUTION: "Evolution API",
     SessionDialect.SPEC: "spec (default)",
     SessionDialect.WUZAPI: "WuzAPI",
 }
