@@ -63,7 +63,8 @@ async def test_s_on_a_ready_campaign_asks_first_and_no_sends_nothing():
     make_ledger()
     async with running_sandbox_app((80, 24)) as pilot:
         await pilot.press("alt+0")
-        await wait_until(pilot, lambda: "flyer" in screen_text(pilot.app), what="the list")
+        await wait_until(pilot, lambda: "flyer" in screen_text(pilot.app) and pilot.app.focused is not None
+                         and pilot.app.focused.id == "campaign-list", what="the list focused")
         await pilot.press("down")  # flyer: ready
         await wait_until(pilot, lambda: "Start" in screen_text(pilot.app).splitlines()[-1], what="s: Start")
         await pilot.press("s")
@@ -83,3 +84,20 @@ async def test_the_bar_at_120_columns_shows_the_nine_as_before_and_campaigns_onl
         await pilot.press("alt+0")
         await wait_until(pilot, lambda: "0 Campaigns" in screen_text(pilot.app).splitlines()[1], what="the bar")
         assert "No campaigns yet" in screen_text(pilot.app)
+
+
+async def test_the_list_widens_its_columns_as_a_campaign_goes_from_ready_to_running():
+    with Ledger(ledger_path()) as ledger:
+        ledger.create(NewCampaign("solo", "text", "Hi", None, ("shop",), "people.csv",
+                                  [(f"55119870001{i:02d}", "Hi") for i in range(10)]), at_us=US)
+    async with running_sandbox_app((80, 24)) as pilot:
+        await pilot.press("alt+0")
+        await wait_until(pilot, lambda: "ready" in screen_text(pilot.app), what="the list")
+        with Ledger(ledger_path()) as ledger:  # as a run in another process writes it
+            for position in range(3):
+                ledger.mark_sending("solo", position, "shop", at_us=US + position * 2_000_000, first_contact=False)
+                ledger.mark_sent("solo", position, f"ID{position}", at_us=US + position * 2_000_000)
+            ledger.set_state("solo", CampaignState.RUNNING, at_us=US)
+        await wait_until(pilot, lambda: "solo: 3/10" in screen_text(pilot.app), what="the next read")
+        row = next(line for line in screen_text(pilot.app).splitlines() if line.startswith(" solo "))
+        assert "running" in row and "3/10" in row and "30.0/min" in row and "14s" in row

@@ -75,7 +75,7 @@ class CampaignsSection(Section):
         self._recipients_seen: tuple[object, ...] = ()  # what the recipients table was last drawn from
         self._run: subprocess.Popen[bytes] | None = None  # a run started here
         self._run_name = ""
-        self._run_said = ""  # why the last run started here ended, when it was refused
+        self._note = ""  # what the last key or run said; shown instead of the state until the next one
 
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(id="campaign-list", cursor_type="row", zebra_stripes=True)
@@ -170,7 +170,7 @@ class CampaignsSection(Section):
             return
         for row in rows:  # in place: the cursor stays where the user put it
             for key, value in zip(("state", "sent", "rate", "eta"), row[1:], strict=True):
-                table.update_cell(row[0], key, value)
+                table.update_cell(row[0], key, value, update_width=True)
 
     def _draw_chosen(self, found: Progress | None) -> None:
         bar = self.query_one("#campaign-progress", ProgressBar)
@@ -188,7 +188,7 @@ class CampaignsSection(Section):
         pace = f" · {_rate(found)} · ETA {eta_words(found.eta_seconds)}" if running else ""
         counts.update(Content(f"{found.campaign.name}: {found.settled}/{found.total} · {shown}{pace}"))
         reason = f" ({found.campaign.reason})" if found.campaign.reason else ""
-        self.say(self._run_said or f"{found.campaign.state.value}{reason}")
+        self.say(self._note or f"{found.campaign.state.value}{reason}")
 
     def _draw_recipients(self, rows: list[RecipientRow]) -> None:
         table: DataTable[str] = self.query_one("#campaign-recipients", DataTable)
@@ -202,13 +202,14 @@ class CampaignsSection(Section):
         for row in rows:
             for key, value in zip(("phone", "state", "said"), _recipient_cells(row), strict=True):
                 if table.get_cell(str(row.position), key) != value:
-                    table.update_cell(str(row.position), key, value)
+                    table.update_cell(str(row.position), key, value, update_width=True)
 
     @on(DataTable.RowHighlighted, "#campaign-list")
     def _chosen(self, event: DataTable.RowHighlighted) -> None:
         name = str(event.row_key.value) if event.row_key.value is not None else None
         if name != self.chosen:
             self.chosen = name
+            self._note = ""
             self._recipients_seen = ()
             self.read()
 
@@ -231,7 +232,8 @@ class CampaignsSection(Section):
             if yes:
                 self._launch("start", name)
             else:
-                self.say("Nothing was sent.")
+                self._note = "Nothing was sent."
+                self.read()
 
         self.app.push_screen(ConfirmScreen(
             f"Start campaign {name}: {chosen.total} messages from {', '.join(chosen.campaign.profiles)}?",
@@ -249,16 +251,17 @@ class CampaignsSection(Section):
         if chosen is None or ledger is None:
             return
         if ledger.pause_if_running(chosen.campaign.name, "paused from the app"):
-            self.say("Pausing after the send in flight…")
+            self._note = ""  # the state line says it: paused (paused from the app)
         self.read()
 
     def _launch(self, action: str, name: str) -> None:
         if self._run is not None and self._run.poll() is None:
-            self.say(f"Campaign {self._run_name} is still running from here.")
+            self._note = f"Campaign {self._run_name} is still running from here."
+            self.read()
             return
         self._run = launch("start" if action == "start" else "resume", name)
         self._run_name = name
-        self._run_said = ""
+        self._note = ""
         self.say(f"{'Starting' if action == 'start' else 'Resuming'} {name}…")
 
     def _watch_run(self) -> None:
@@ -269,4 +272,4 @@ class CampaignsSection(Section):
         self._run = None
         words = last_words(run)
         if run.returncode not in (0, 130) and words:
-            self._run_said = words
+            self._note = words
