@@ -7,7 +7,7 @@ import pytest
 
 from tui.local.config import MissingFamily
 from tui.core.accounts.account import Account, ClientsNotReady, Tokens, new_account, sandbox_profile
-from tui.gateways.clients import InstanceClient, SessionClient
+from tui.api.client import InstanceClient, SessionClient
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.gateway_http import GatewayHttp
 from tui.api.operations import Family

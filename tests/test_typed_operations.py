@@ -32,7 +32,7 @@ async def read_as_another_answer(client: InstanceClient) -> GroupMetadata:
 '''
 
 RIGHT = '''\
-from tui.gateways.clients import InstanceClient, SessionClient
+from tui.api.client import InstanceClient, SessionClient
 from tui.api.models import ContactCard, ContactSent, ModifyChat, OperationResult, SendResult, SendText
 from tui.api.operations import MODIFY_CHAT, SEND_CONTACT, SEND_TEXT, ErasedOperation, operation
 

@@ -48,7 +48,7 @@ async def test_session_operation_on_the_wire(case: Case, session, gateway) -> No
 
 
 def test_every_client_method_has_a_wire_case() -> None:
-    from tui.gateways.clients import InstanceClient, SessionClient
+    from tui.api.client import InstanceClient, SessionClient
 
     def public_methods(cls: type) -> set[str]:
         named = {name for name in vars(cls) if not name.startswith("_") and callable(getattr(cls, name))}

@@ -45,7 +45,7 @@ async def test_only_the_shown_section_is_mounted_before_the_app_takes_keys(monke
         screen = app.screen
         assert screen.section("chats") is not None and app.focused is screen.query_one("#inbox-search")
         assert [info.id for info in SECTIONS if screen.section(info.id) is None] == [
-            "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet"]
+            "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet", "campaigns"]
         held.set()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.gateways.clients import InstanceClient, SessionClient
+from tui.api.client import InstanceClient, SessionClient
 from tui.api.models import (
     AddAdmin,
     AddParticipant,

@@ -53,8 +53,29 @@ class KeyAction:
     # this message / all events): the node's check_action enables one of the two, never both
 
 
-SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet")
-_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events", "Account", "Fleet")
+SECTION_ORDER = ("chats", "groups", "communities", "privacy", "catalog", "settings", "events", "account", "fleet",
+                 "campaigns")
+_SECTION_TITLES = ("Chats", "Groups", "Communities", "Privacy", "Catalog", "Settings", "Events", "Account", "Fleet",
+                   "Campaigns")
+# The footer's one entry for the section keys says "1…9": the tenth section's key is 0 (alt+0), as on the keyboard's
+# row of digits, and is listed in the help and the palette.
+_DIGITS_SHOWN = "1…9"
+
+
+def section_key(number: int) -> str:
+    """The digit of the section at `number` (1-based): 1..9, then 0 for the tenth."""
+    return str(number % 10)
+
+
+# Textual reads alt+0 as most terminals send it (ESC 0) as the character "º" (macOS's option+0), never as alt+0.
+# So "º" goes to the tenth section too, but only where the digits do (outside forms): in a form it is typed, as
+# Portuguese and Spanish writers type it ("nº 5"). alt+0 itself works where the terminal reports it as such.
+ALT_ZERO_AS_TYPED = "º"
+
+
+def _digit_keys(number: int) -> str:
+    return section_key(number) + (f",{ALT_ZERO_AS_TYPED}" if section_key(number) == "0" else "")
+
 
 # Scopes, and the scopes that are active at the same time (for the one-meaning check).
 SCOPES: dict[str, str] = {
@@ -75,6 +96,7 @@ SCOPES: dict[str, str] = {
     "account": "Account",
     "fleet": "Fleet (the board)",
     "fleet_filter": "Fleet's filter",
+    "campaigns": "Campaigns",
     "picker": "the account picker",
     "panel": "events panel",
     "confirm": "confirmation dialog",
@@ -98,6 +120,7 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "account": ("app", "main", "account"),
     "fleet": ("app", "main", "fleet"),
     "fleet_filter": ("app", "main", "fleet_filter"),
+    "campaigns": ("app", "main", "campaigns"),
     "picker": ("app", "picker"),
     "panel": ("app", "main", "panel"),
     "confirm": ("app", "confirm"),
@@ -125,16 +148,16 @@ ACTIONS: tuple[KeyAction, ...] = (
     # digits work, "alt+1…8 Sections" inside a form (the digits first: the footer keeps the first binding of an
     # action that is active). Kept in a narrow footer before the section's own keys (footer_drop -1).
     *(
-        KeyAction(f"section.{section}.digit", str(number), f"screen.show_section('{section}')",
+        KeyAction(f"section.{section}.digit", _digit_keys(number), f"screen.show_section('{section}')",
                   "Sections" if number == 1 else title, "main", show=number == 1,
-                  key_display=f"1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  key_display=_DIGITS_SHOWN if number == 1 else None, footer_drop=-1,
                   help=f"go to {title} outside forms (lists, tables, the events panel)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
     *(
-        KeyAction(f"section.{section}", f"alt+{number}", f"screen.show_section('{section}')",
+        KeyAction(f"section.{section}", f"alt+{section_key(number)}", f"screen.show_section('{section}')",
                   "Sections" if number == 1 else title, "main", show=number == 1, priority=True,
-                  key_display=f"alt+1…{len(SECTION_ORDER)}" if number == 1 else None, footer_drop=-1,
+                  key_display=f"alt+{_DIGITS_SHOWN}" if number == 1 else None, footer_drop=-1,
                   help=f"go to {title} (works everywhere, inside forms too)")
         for number, (section, title) in enumerate(zip(SECTION_ORDER, _SECTION_TITLES, strict=True), 1)
     ),
@@ -275,6 +298,15 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("panel.leave", "escape", "screen.leave", "Leave panel", "panel",
               help="leave the events panel for where you were; it follows the newest event again"),
     # -- dialogs ----------------------------------------------------------------------------------------------------
+    # -- Campaigns ------------------------------------------------------------------------------------------------
+    # One key, one meaning at a time: `s` starts a campaign never started, resumes a paused one (check_action enables
+    # the one that applies); `p` only while it runs.
+    KeyAction("campaigns.start", "s", "start", "Start", "campaigns",
+              help="start the chosen campaign (asks first: it sends real messages)"),
+    KeyAction("campaigns.resume", "s", "resume", "Resume", "campaigns", instead_of="campaigns.start",
+              help="go on with the chosen paused campaign"),
+    KeyAction("campaigns.pause", "p", "pause", "Pause", "campaigns",
+              help="pause the chosen campaign after its send in flight (also one run by `gateway-tui campaign start`)"),
     KeyAction("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
     KeyAction("confirm.no", "n,escape", "answer(False)", "No", "confirm"),
     KeyAction("help.close", "escape,q,question_mark", "dismiss", "Close", "help"),  # F1 too: app.help closes it

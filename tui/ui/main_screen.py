@@ -100,6 +100,12 @@ def _fleet() -> type[Section]:
     return FleetSection
 
 
+def _campaigns() -> type[Section]:
+    from tui.ui.sections.campaigns import CampaignsSection
+
+    return CampaignsSection
+
+
 def _events() -> type[Section]:
     from tui.ui.sections.events import EventsSection
 
@@ -125,11 +131,14 @@ SECTIONS: tuple[SectionInfo, ...] = (
     SectionInfo("events", "7", "Events", _events),
     SectionInfo("account", "8", "Account", _account),
     SectionInfo("fleet", "9", "Fleet", _fleet),
+    SectionInfo("campaigns", "0", "Campaigns", _campaigns),
 )
 REBOUND_ON_SWITCH = ("account", "settings")
 """The sections that read the current account's profile and watch when they are built: built again after a switch
 (the others ask the runtime for the current account's clients at each call)."""
 SECTIONS_BY_ID = {section.id: section for section in SECTIONS}
+BAR_ALWAYS = 9
+"""The section bar always shows the first nine; the tenth (alt+0, the palette) where the width leaves room."""
 
 
 def section_class(section_id: str) -> type[Section] | None:
@@ -198,12 +207,13 @@ class SectionBar(Static):
     def show(self, current: str) -> None:
         self.current = current
         width = self.size.width or self.app.size.width
-        # The widest form that fits: each name padded and spaced; padded only; neither; at 80 columns the digit
-        # against its name, in the accent colour (the nine names take 79 columns as `1Chats 2Groups ...`).
-        padded = sum(len(section.key) + len(section.title) + 3 for section in SECTIONS)
-        plain = sum(len(section.key) + len(section.title) + 1 for section in SECTIONS) + len(SECTIONS) - 1
+        always, extra = SECTIONS[:BAR_ALWAYS], SECTIONS[BAR_ALWAYS:]
+        # The widest form that fits the first nine: each name padded and spaced; padded only; neither; at 80 columns
+        # the digit against its name, in the accent colour (the nine names take 79 columns as `1Chats 2Groups ...`).
+        padded = sum(len(section.key) + len(section.title) + 3 for section in always)
+        plain = sum(len(section.key) + len(section.title) + 1 for section in always) + len(always) - 1
         space = " "
-        if 1 + padded + len(SECTIONS) - 1 <= width:
+        if 1 + padded + len(always) - 1 <= width:
             lead, pad, gap = " ", " ", " "
         elif 1 + padded <= width:
             lead, pad, gap = " ", " ", ""
@@ -211,15 +221,38 @@ class SectionBar(Static):
             lead, pad, gap = "", "", " "
         else:
             lead, pad, gap, space = "", "", " ", ""
+        # (section, its title shown, its padding)
+        entries = [(section, True, pad) for section in always]
+        used = len(lead) + sum(2 * len(pad) + len(s.key) + len(space) + len(s.title) for s in always) + \
+            len(gap) * (len(always) - 1)
+        for section in extra:
+            # A section past the ninth shows where it fits; where it does not (80 and 120 columns), only while it
+            # is the current one, unpadded, the titles at the right of the bar giving way to their digits.
+            fits = len(gap) + 2 * len(pad) + len(section.key) + len(space) + len(section.title)
+            if used + fits <= width:
+                entries.append((section, True, pad))
+                used += fits
+            elif section.id == current:
+                entries.append((section, True, ""))
+                used += len(gap or " ") + len(section.key) + len(space) + len(section.title)
+                for index in range(len(always) - 1, -1, -1):
+                    if used <= width:
+                        break
+                    if always[index].id != current:
+                        entries[index] = (always[index], False, pad)
+                        used -= len(space) + len(always[index].title)
         parts: list[Content | str] = [lead]
-        for index, section in enumerate(SECTIONS):
+        for index, (section, titled, padding) in enumerate(entries):
             style = "reverse bold" if section.id == current else ""
             key = "$key" if space or section.id == current else "[$accent]$key[/]"
+            shown = "$space$title" if titled else ""
             label = Content.from_markup(
-                f"[{style} @click=screen.show_section('{section.id}')]$pad{key}$space$title$pad",
-                key=section.key, title=section.title, pad=pad, space=space,
+                f"[{style} @click=screen.show_section('{section.id}')]$pad{key}{shown}$pad",
+                key=section.key, title=section.title, pad=padding, space=space,
             )
-            parts.extend([label, gap] if index < len(SECTIONS) - 1 else [label])
+            if index:
+                parts.append(gap if padding or gap else " ")
+            parts.append(label)
         self.update(Content.assemble(*parts))
 
 

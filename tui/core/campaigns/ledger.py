@@ -279,6 +279,12 @@ class Ledger:
         return {RecipientState(state): count for state, count in self._db.execute(
             "SELECT state, count(*) FROM campaign_recipients WHERE campaign = ? GROUP BY state", (name,))}
 
+    def recent_settle_times(self, name: str, limit: int) -> list[int]:
+        """When the last `limit` settled recipients were settled, newest first (for the rate)."""
+        return [int(row[0]) for row in self._db.execute(
+            "SELECT done_us FROM campaign_recipients WHERE campaign = ? AND done_us IS NOT NULL "
+            "ORDER BY done_us DESC LIMIT ?", (name, limit))]
+
     def mark_sending(self, name: str, position: int, account: str, *, at_us: int, first_contact: bool) -> None:
         """Written and committed before the request goes: after a crash, this recipient is checked, never resent."""
         self._settle(name, position, RecipientState.SENDING, account=account, sending_us=at_us,
