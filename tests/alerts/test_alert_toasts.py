@@ -10,6 +10,7 @@ from textual.app import App
 from tests.alerts.events import WUZAPI_CONNECTED, WUZAPI_DISCONNECTED, Clock, event
 from tui.webhooks.events import StoredEvent
 from tui.ui.widgets.alert_toasts import AlertToasts
+from tui.ui.textual_compat import notifications_of
 
 
 class Feed:
@@ -38,7 +39,7 @@ async def test_one_toast_per_raised_alert() -> None:
         feed.publish(event(WUZAPI_DISCONNECTED, clock.advance(seconds=5)))
         feed.publish(event(WUZAPI_CONNECTED, clock.advance(seconds=5)))
         await pilot.pause()
-        notes = list(app._notifications)
+        notes = notifications_of(app)
         assert [(note.title, note.severity) for note in notes] == [("Alert: shop", "warning")]
         assert "disconnected" in notes[0].message
         assert [alert.state.value for alert in toasts.seen] == ["raised", "cleared"]
