@@ -13,10 +13,13 @@ import sys
 from typing import Literal
 
 
-def launch(action: Literal["start", "resume"], name: str) -> subprocess.Popen[bytes]:
-    """The run, started in the background; its standard error is kept for the reason it stopped, if it failed."""
+def launch(action: Literal["start", "resume"], name: str, *, insecure_storage: bool = False) -> subprocess.Popen[bytes]:
+    """The run, started in the background; its standard error is kept for the reason it stopped, if it failed.
+    `insecure_storage`: the app reads its secrets from the 0600 file, so the run must too (it would look in a
+    keyring that does not have them)."""
+    flags = ["--insecure-storage"] if insecure_storage else []
     return subprocess.Popen(
-        [sys.executable, "-m", "tui", "campaign", action, name],
+        [sys.executable, "-m", "tui", "campaign", action, name, *flags],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         start_new_session=True,  # not the app's terminal's signals: the app pauses it through the ledger
     )

@@ -23,6 +23,7 @@ from tui.core.campaigns.ledger import CampaignState, Ledger, LedgerUnusable, Rec
 from tui.core.campaigns.progress import Progress, eta_words, progress
 from tui.ui.keymap import bindings_for
 from tui.ui.widgets.section import ConfirmScreen
+from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section_api import Section
 
 READ_INTERVAL = 1.0
@@ -259,7 +260,8 @@ class CampaignsSection(Section):
             self._note = f"Campaign {self._run_name} is still running from here."
             self.read()
             return
-        self._run = launch("start" if action == "start" else "resume", name)
+        self._run = launch("start" if action == "start" else "resume", name,
+                           insecure_storage=gateway_app(self).insecure_storage)
         self._run_name = name
         self._note = ""
         self.say(f"{'Starting' if action == 'start' else 'Resuming'} {name}…")
