@@ -233,8 +233,10 @@ class Server:
         came last (an honest one, whose request is already on its way) is read before the burst's idle sockets, which
         the cap would close for room anyway. One batch a turn, so that the kernel's queue is drained in between."""
         pending = self._pending
-        for _ in range(min(ADMIT_BATCH, len(pending))):
-            self._admit(pending.pop())
+        for turn in range(min(ADMIT_BATCH, len(pending))):
+            # Newest and oldest in turn: the newest sender is still read first, and one accepted while newer sockets
+            # keep coming (a flood that reconnects) is not buried under them (newest-only starved it past 1 s).
+            self._admit(pending.pop() if turn % 2 == 0 else pending.popleft())
         if pending and self._listening:
             self.loop.call_soon(self._admit_pending)
         else:
