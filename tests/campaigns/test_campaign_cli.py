@@ -7,6 +7,7 @@ import asyncio
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -72,6 +73,9 @@ async def test_the_dry_run_prints_each_message_and_its_time_and_sends_nothing(sa
     assert len(lines) == 6 and "Hi P1" in lines[0] and "+     0.0s" in lines[0]
     gaps = [float(line.split("+")[1].split("s")[0]) for line in lines]
     assert all(20 <= later - earlier <= 60 for earlier, later in zip(gaps, gaps[1:], strict=False))
+    # The span in the words the ETA uses (5 gaps of 20-60 s: 1m40s to 5m), never "over 0.0 minutes".
+    summary = re.search(r"^6 messages over (\d+)m; 0 skipped$", out, flags=re.MULTILINE)
+    assert summary is not None and 2 <= int(summary.group(1)) <= 5, out
     assert sandbox.state.sends_by_recipient.total() == 0
     assert json.loads((await campaign("status", "c", "--json"))[1])["state"] == "ready"
 
@@ -182,3 +186,12 @@ async def test_a_caption_without_a_file_is_refused(sandbox, people):
     code, _, err = await campaign("create", "c", "--recipients", str(people), "--text", "Hi", "--caption", "x",
                                   "--profile", "shop")
     assert code == Exit.BAD_INPUT and "--caption goes with --file" in err
+
+
+def test_the_runs_eta_is_told_as_the_section_tells_it():
+    """`campaign start`'s progress line and the Campaigns section say the same ETA: the line rounded the hours
+    (1h30m left was "2h30m")."""
+    from tui.cli.campaign import _rate_and_eta
+
+    assert _rate_and_eta(settled=2, seconds=120, left=90) == " · 1.0/min · ETA 1h30m"
+    assert _rate_and_eta(settled=1, seconds=120, left=90) == ""  # one send tells no pace

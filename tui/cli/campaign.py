@@ -328,7 +328,11 @@ def _dry_run(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: d
     going = [item for item in planned if item.at is not None]
     if going:
         span = (going[-1].at or start) - start
-        print(f"{len(going)} messages over {span / 60:.1f} minutes; {len(planned) - len(going)} skipped", file=out)
+        from tui.core.campaigns.progress import eta_words
+
+        over = f"over {eta_words(span)}" if len(going) > 1 else "at once"
+        print(f"{len(going)} message{'s' if len(going) != 1 else ''} {over}; {len(planned) - len(going)} skipped",
+              file=out)
     return Exit.OK
 
 
@@ -410,13 +414,12 @@ def _send(ledger: Ledger, campaign: Campaign, settings: RunSettings, views: dict
 
 def _rate_and_eta(settled: int, seconds: float, left: int) -> str:
     """` · 2.9/min · ETA 41m`: this run's pace so far, and when the rest would be done at it."""
+    from tui.core.campaigns.progress import eta_words
+
     if settled < 2 or seconds <= 0:
         return ""
     per_second = settled / seconds
-    eta = left / per_second
-    when = f"{eta / 3600:.0f}h{eta % 3600 / 60:02.0f}m" if eta >= 3600 else f"{eta / 60:.0f}m" if eta >= 60 else \
-        f"{eta:.0f}s"
-    return f" · {per_second * 60:.1f}/min · ETA {when}"
+    return f" · {per_second * 60:.1f}/min · ETA {eta_words(left / per_second)}"
 
 
 def _pause(ledger: Ledger, args: argparse.Namespace, out: TextIO) -> int:
