@@ -142,6 +142,10 @@ async def _import(args: argparse.Namespace) -> int:
     except ImportRefused as refused:
         raise _Refused(str(refused)) from None
     access.keep()
+    if report.created or report.updated:
+        from tui.cli.listen_reload import tell_listeners_serving_all
+
+        tell_listeners_serving_all(sys.stderr)  # a running `listen --all` serves the new profiles without a restart
     gateway = "WuzAPI users" if args.session_url else "Z-API instances"
     print(f"Imported {len(report.accounts)} {gateway} from {url}: {report.created} new profile(s), "
           f"{report.updated} updated; secrets stored in "

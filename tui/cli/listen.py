@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tui.api.dialects import Family
 from tui.cli.exit_codes import Exit
+from tui.cli.listen_reload import ProfilesNow, Reloader
 from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
@@ -49,6 +50,15 @@ class _Served(NamedTuple):
 def run_cli(args: argparse.Namespace) -> int:
     """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, a line per event on stdout (or, with
     `--print-json`, the event as a JSON line)."""
+    if getattr(args, "print_unit", False):
+        from tui.cli.listen_unit import UnitRefused, systemd_unit
+
+        try:
+            print(systemd_unit(sys.argv[1:]), end="")
+        except UnitRefused as error:
+            print(f"gateway-tui listen: {error}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        return Exit.OK
     _log_briefly_to_stderr()
     if args.max_body is None:
         args.max_body = DEFAULT_MAX_BODY
@@ -140,17 +150,31 @@ def _saved_signing(profile: Profile) -> AccountSigning:
 def _every_profile(args: argparse.Namespace) -> _Served:
     """`listen --all`: every profile on its `/a/<profile>/` paths with its own key, one store (each event carries
     its account). With one profile, its old paths are served too, as `listen --profile P` serves them."""
-    from tui.local.config import ConfigError, load_profiles
+    from tui.local.config import ConfigError
     from tui.local.paths import fleet_events_path
-    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key
 
     if args.sandbox:
         raise ConfigError("--all serves your profiles, not the sandbox: leave out --sandbox")
     if args.profile:
         raise ConfigError("--all serves every profile: leave out --profile")
-    profiles = load_profiles()
-    if not profiles:
+    now = _profiles_now(args)
+    if not now.keys:
         raise ConfigError("there is no profile yet: add one with `gateway-tui profile add NAME`")
+    path = Path(args.db) if args.db else fleet_events_path()
+    keys, families, signing = now.keys, now.families, now.signing
+    names = tuple(keys)
+    if len(names) == 1:
+        (name,) = names
+        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing)
+    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
+
+
+def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
+    """Every profile with its key, families and signature policy, as they are now (at start, and on SIGHUP)."""
+    from tui.local.config import load_profiles
+    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key
+
+    profiles = load_profiles()
     environ = run_environment(len(profiles), lambda line: print(line, file=sys.stderr, flush=True))
     keys: dict[str, str | None] = {}
     for profile in profiles:
@@ -160,14 +184,8 @@ def _every_profile(args: argparse.Namespace) -> _Served:
                 profile.name if Family.SESSION in profile.families else None, in_file, environ)
         except KeyringUnavailable as error:
             raise KeyringUnavailable(f"profile {profile.name!r}'s HMAC key: {error}") from None
-    path = Path(args.db) if args.db else fleet_events_path()
-    families = {profile.name: tuple(profile.families) for profile in profiles}
-    signing = {profile.name: _saved_signing(profile) for profile in profiles}
-    names = tuple(keys)
-    if len(profiles) == 1:
-        (name,) = names
-        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing)
-    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
+    return ProfilesNow(keys, {profile.name: tuple(profile.families) for profile in profiles},
+                       {profile.name: _saved_signing(profile) for profile in profiles})
 
 
 async def _serve(store: EventStore, args: argparse.Namespace, served: _Served,
@@ -230,11 +248,30 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
+    serves_all = bool(getattr(args, "all", False))
+    undo_sighup: Callable[[], None] = lambda: None  # noqa: E731 - only `listen --all` follows the profiles
+    reloader = None
     if listener.port is not None:
-        from tui.local.listener_record import write_record
+        from tui.local.listener_record import remove_record, write_record, write_serving_all
+
+        port = listener.port
+
+        def record_profile(name: str) -> None:
+            write_record(name, args.host, port, store=store.path, account_paths=not listener.old_paths,
+                         serves_all=serves_all)
 
         for record in served.records:  # with several profiles, each is served on its own paths only
-            write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths)
+            record_profile(record)
+        if serves_all:
+            write_serving_all(args.host, port, store=store.path)
+
+            def announce(name: str, families: tuple[Family, ...], keyed: bool) -> None:
+                _print_family_urls(listener, families, family_urls(listener.url, name), keyed, name,
+                                   requires=_requires(listener, name))
+
+            reloader = Reloader(listener, lambda: _profiles_now(args), announce, record_profile, remove_record,
+                                dict(served.accounts))
+            undo_sighup = reloader.install()
     if not served.old_paths:
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"
@@ -267,10 +304,15 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         await stopped.wait()
     finally:
         undo_sigterm()
-        from tui.local.listener_record import remove_record
+        undo_sighup()
+        if reloader is not None:
+            await reloader.wait()
+        from tui.local.listener_record import remove_record, remove_serving_all
 
-        for record in served.records:
+        for record in reloader.served if reloader is not None else served.records:
             remove_record(record)
+        if serves_all:
+            remove_serving_all()
         # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
         # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
         forwards_by = loop.time() + FORWARD_STOP_GRACE

@@ -40,7 +40,12 @@ class _Refused(Exception):
 def run_cli(args: argparse.Namespace) -> int:
     action = {"add": _add, "list": _list, "remove": _remove}[args.profile_command]
     try:
-        return action(args)
+        code = action(args)
+        if code == Exit.OK and args.profile_command in ("add", "remove"):
+            from tui.cli.listen_reload import tell_listeners_serving_all
+
+            tell_listeners_serving_all(sys.stderr)  # a running `listen --all` serves the change without a restart
+        return code
     except (_Refused, config.ConfigError, KeyringUnavailable) as error:
         print(f"gateway-tui: {error}", file=sys.stderr)
         return Exit.BAD_INPUT
