@@ -61,6 +61,7 @@ _BRANDS = {b"3gp": ("video/3gpp", "3gp", "3GPP video"), b"3g2": ("video/3gpp", "
            b"qt ": ("video/quicktime", "mov", "QuickTime video")}
 
 
+SNIFFED_BYTES = 64 * 1024  # enough of a file's head for `sniff` to tell its type
 _USUAL_EXTENSIONS = {"image/jpeg": "jpg", "audio/mpeg": "mp3"}  # where puremagic's first guess is a rarer one
 
 
@@ -76,7 +77,9 @@ def sniff(data: bytes) -> Sniffed:
     import puremagic
 
     try:
-        matches = puremagic.magic_string(data)
+        # Its head alone, as sniff_file reads a file: puremagic's cost grows with what it is given (2.6 ms for a
+        # 1 MiB image, a third of the listener's work for an event carrying one), and a type is told by the head.
+        matches = puremagic.magic_string(data[:SNIFFED_BYTES])
     except (puremagic.PureError, ValueError):
         matches = []
     typed = sorted((match for match in matches if match.mime_type), key=lambda match: -match.confidence)
@@ -98,7 +101,6 @@ OPENED_WITHOUT_ASKING = frozenset({
     "audio/webm", "audio/opus",
     "video/mp4", "video/3gpp", "video/quicktime", "video/webm", "video/x-matroska", "video/mpeg", "video/x-msvideo",
 })
-SNIFFED_BYTES = 64 * 1024  # enough of a file's head for `sniff` to tell its type
 
 
 def opens_without_asking(sniffed: Sniffed) -> bool:
