@@ -440,6 +440,12 @@ class EvolutionInstanceApi(DialectApi):
         participants = body.data.get("participants")
         if not isinstance(participants, list) or not participants:
             raise EvolutionError(400, [{"property": "participants", "message": "participants is required"}])
+        community = self.state.communities.get(group_digits(jid))
+        if community is not None and action == "promote":  # a community's own id is a group JID here (§2.6)
+            phones = [create_jid(str(entry)).split("@")[0] for entry in participants]
+            community.admins += [phone for phone in phones if phone not in community.admins]
+            return web.json_response({"updateParticipants": [
+                {"status": "200", "jid": f"{phone}@s.whatsapp.net", "content": {}} for phone in phones]}, status=201)
         group = self._group(jid)
         rows = []
         for entry in participants:
@@ -492,9 +498,10 @@ class EvolutionInstanceApi(DialectApi):
 
     async def revoke_invite(self, request: web.Request) -> web.Response:
         body = await self._body(request)
-        group = self._group(group_jid(request, body))
-        group.invite_generation += 1
-        return web.json_response({"revoked": True, "inviteCode": group.invite_link.rsplit("/", 1)[-1]}, status=201)
+        jid = group_jid(request, body)
+        target = self.state.communities.get(group_digits(jid)) or self._group(jid)  # a community's id is a group's
+        target.invite_generation += 1
+        return web.json_response({"revoked": True, "inviteCode": target.invite_link.rsplit("/", 1)[-1]}, status=201)
 
     async def fetch_all_groups(self, request: web.Request) -> web.Response:
         wanted = request.query.get("getParticipants")
