@@ -42,8 +42,7 @@ CONNECT_FIRST = {OperationId.SESSION_QR, OperationId.SESSION_PAIRPHONE}
 CASES = [(op.id, dialect) for op in OPERATIONS.values() for dialect in op.dialects]
 # What Evolution API has no call for (docs/gateways/evolution.md §2.1, "no" rows; written here from that table, not
 # read from the adapter): refused before sending, and that is the success.
-EVOLUTION_HAS_NO_CALL = {OperationId.FORWARD_MESSAGE, OperationId.PRODUCTS, OperationId.MODIFY_CHAT,
-                         OperationId.PRIVACY_GROUP_ADD, OperationId.PRIVACY_LAST_SEEN}
+EVOLUTION_HAS_NO_CALL = {OperationId.FORWARD_MESSAGE, OperationId.PRODUCTS, OperationId.MODIFY_CHAT}
 
 
 async def _sandbox(instance: InstanceDialect, session: SessionDialect, *, logged_out: bool = False) -> SandboxGateway:

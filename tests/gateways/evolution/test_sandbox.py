@@ -20,6 +20,7 @@ from tui.api import operations as ops
 from tui.api.client import GatewayHttp
 from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import InstanceDialect
+from tui.api.operations import DialectRefusal
 from tui.gateways.clients import InstanceClient
 from tui.gateways.sandbox import SandboxGateway
 from tui.sandbox.state import LAUNCH_ID
@@ -44,6 +45,7 @@ SERVED = {
     "group-info": 200, "group-list": 200, "group-add-participants": 201, "community-promote-admins": 201,
     "group-rename": 201, "group-revoke-invite": 201, "profile-about": 200, "list-chats": 200, "list-contacts": 200,
     "webhook-set": 201, "webhook-off": 201, "webhook-read": 200, "connection-state": 200, "fetch-instances-own": 200,
+    "privacy-read": 200, "privacy-last-seen-contacts": 201, "privacy-group-add-contacts": 201,
 }
 
 
@@ -139,6 +141,7 @@ ERRORS: list[tuple[str, str, str, Any, dict[str, str] | None, str | None]] = [
     ("connection-state-open", "GET", "/instance/connectionState/office", None, None, API_KEY),
     ("connect-when-open", "GET", "/instance/connect/office", None, None, API_KEY),
     ("fetch-instances-unknown-name", "GET", "/instance/fetchInstances", None, {"instanceName": "warehouse"}, API_KEY),
+    ("privacy-one-setting-only", "POST", "/chat/updatePrivacySettings/office", {"last": "contacts"}, None, API_KEY),
     ("group-route-without-group", "GET", "/group/findGroupInfos/office", None, None, API_KEY),
     ("group-update-participant-bad-action", "POST", "/group/updateParticipant/office",
      {"groupJid": "120363041234567890@g.us", "action": "kick", "participants": ["5511999999999"]}, None, API_KEY),
@@ -206,3 +209,27 @@ async def test_our_client_speaks_evolution_to_the_sandbox(evolution):
     assert evolution.state.evolution_webhook["url"] == "http://127.0.0.1:9/evolution"
     assert webhooks.receivedCallbackUrl == "http://127.0.0.1:9/evolution"
 
+
+
+async def test_a_privacy_setting_is_written_with_the_other_five_read_first(evolution):
+    """Evolution takes all six settings at once (§2.7): our client reads them (GET fetchPrivacySettings, answered as
+    the fixture's `privacy-read`), then sends the six with the one changed: the bodies on the wire are the
+    fixtures' `privacy-last-seen-contacts`, then `privacy-group-add-contacts`. Excepted contacts cannot be said."""
+    evolution.state.privacy.last_seen = evolution.state.privacy.group_add = "ALL"  # as the fixture's account has them
+    exchanges: list[Any] = []
+    async with GatewayHttp(timeout=5.0, on_exchange=exchanges.append) as http:
+        client = InstanceClient(http, InstanceCredentials(evolution.url, INSTANCE, API_KEY, ""),
+                                InstanceDialect.EVOLUTION)
+        read = await send(evolution, "GET", "/chat/fetchPrivacySettings/office")
+        assert read.json() == ANSWERS["privacy-read"]["body"]
+        assert (await client.request(ops.PRIVACY_LAST_SEEN, m.PrivacyLastSeen(visualizationType=m.PrivacyScope.CONTACT))).ok
+        assert (await client.request(ops.PRIVACY_GROUP_ADD, m.PrivacyGroupAdd(type=m.PrivacyScope.CONTACT))).ok
+        with pytest.raises(DialectRefusal, match="contactsBlacklist"):
+            await client.request(ops.PRIVACY_GROUP_ADD, m.PrivacyGroupAdd(
+                type=m.PrivacyScope.CONTACT_BLACKLIST, contactsBlacklist=[m.BlacklistEntry(action="add", phone="5511999999999")]))
+    wire = [(exchange.method, exchange.url.split(evolution.url)[1], exchange.request_body) for exchange in exchanges]
+    assert [(method, path) for method, path, _ in wire] == [
+        ("GET", "/chat/fetchPrivacySettings/office"), ("POST", "/chat/updatePrivacySettings/office")] * 2
+    assert json.loads(wire[1][2]) == REQUESTS["privacy-last-seen-contacts"]["body"]
+    assert json.loads(wire[3][2]) == REQUESTS["privacy-group-add-contacts"]["body"]
+    assert evolution.state.privacy.last_seen == "CONTACT"  # the other dialects read it in the spec's words

@@ -43,6 +43,10 @@ WEBHOOK_EVENTS = (
     "TYPEBOT_CHANGE_STATUS", "REMOVE_INSTANCE", "LOGOUT_INSTANCE", "INSTANCE_CREATE", "INSTANCE_DELETE",
     "STATUS_INSTANCE")
 PARTICIPANT_ACTIONS = ("add", "remove", "promote", "demote")
+SCOPE_WORDS = {"ALL": "all", "CONTACT": "contacts", "CONTACT_BLACKLIST": "contact_blacklist", "NONE": "none"}
+_WHO = ("all", "contacts", "contact_blacklist", "none")
+PRIVACY_VALUES = {"readreceipts": ("all", "none"), "profile": _WHO, "status": _WHO, "online": ("all", "match_last_seen"),
+                  "last": _WHO, "groupadd": _WHO}  # privacySettingsSchema (§2.7), in its order
 
 
 class EvolutionError(ApiError):
@@ -202,6 +206,8 @@ class EvolutionInstanceApi(DialectApi):
             web.post(f"/group/revokeInviteCode/{{{INSTANCE}}}", guard(self.revoke_invite)),
             web.get(f"/group/fetchAllGroups/{{{INSTANCE}}}", guard(self.fetch_all_groups)),
             web.post(f"/chat/updateProfileStatus/{{{INSTANCE}}}", guard(self.update_profile_status)),
+            web.get(f"/chat/fetchPrivacySettings/{{{INSTANCE}}}", guard(self.fetch_privacy)),
+            web.post(f"/chat/updatePrivacySettings/{{{INSTANCE}}}", guard(self.update_privacy)),
             web.post(f"/chat/findChats/{{{INSTANCE}}}", guard(self.find_chats)),
             web.post(f"/chat/findContacts/{{{INSTANCE}}}", guard(self.find_contacts)),
             web.post(f"/webhook/set/{{{INSTANCE}}}", guard(self.set_webhook)),
@@ -517,6 +523,29 @@ class EvolutionInstanceApi(DialectApi):
         body.require("status")
         self.state.profile_description = body.text("status")
         return web.json_response({"update": "success"})
+
+    def _privacy(self) -> dict[str, str]:
+        privacy = self.state.privacy
+        return {**self.state.evolution_privacy, "last": SCOPE_WORDS[privacy.last_seen],
+                "groupadd": SCOPE_WORDS[privacy.group_add]}
+
+    async def fetch_privacy(self, request: web.Request) -> web.Response:
+        return web.json_response(self._privacy())
+
+    async def update_privacy(self, request: web.Request) -> web.Response:
+        """All six required (§2.7); each checked against its enum. The state keeps `last` and `groupadd` in the
+        spec's words (the other dialects read them) and the other four as Evolution says them."""
+        body = await self._body(request)
+        body.schema(tuple(PRIVACY_VALUES), strings=tuple(PRIVACY_VALUES))
+        wrong = [f"{key} is not one of enum values: {','.join(allowed)}" for key, allowed in PRIVACY_VALUES.items()
+                 if body.data[key] not in allowed]
+        if wrong:
+            raise schema_error(*wrong)
+        words = {word: scope for scope, word in SCOPE_WORDS.items()}
+        self.state.privacy.last_seen = words[body.data["last"]]
+        self.state.privacy.group_add = words[body.data["groupadd"]]
+        self.state.evolution_privacy = {key: body.data[key] for key in ("readreceipts", "profile", "status", "online")}
+        return web.json_response({"update": "success", "data": self._privacy()}, status=201)
 
     async def find_chats(self, request: web.Request) -> web.Response:
         body = await self._body(request)
