@@ -666,9 +666,14 @@ CASES += [
              "POST", "/message/sendMedia/inst-1",
              {"number": "5511999999999", "mediatype": "document", "mimetype": "application/pdf",
               "media": "JVBERi0xLjQKJcOkw7zDtsOfCg==", "fileName": "invoice.pdf"}, EVO_SENT, _sent),
-    _evo_refused(OperationId.PRIVACY_GROUP_ADD, lambda: m.PrivacyGroupAdd(type=m.PrivacyScope.CONTACT), "type"),
-    _evo_refused(OperationId.PRIVACY_LAST_SEEN, lambda: m.PrivacyLastSeen(visualizationType=m.PrivacyScope.ALL),
-                 "visualizationType"),
+    # A scope alone is read-then-written (the six settings at once: tests/gateways/evolution/test_sandbox.py checks
+    # both bodies against the fixtures); excepted contacts have no word in Evolution.
+    _evo_refused(OperationId.PRIVACY_GROUP_ADD, lambda: m.PrivacyGroupAdd(
+        type=m.PrivacyScope.CONTACT_BLACKLIST, contactsBlacklist=[m.BlacklistEntry(action="add", phone="5511999999999")]),
+        "contactsBlacklist"),
+    _evo_refused(OperationId.PRIVACY_LAST_SEEN, lambda: m.PrivacyLastSeen(
+        visualizationType=m.PrivacyScope.CONTACT_BLACKLIST,
+        contactsBlacklist=[m.BlacklistEntry(action="remove", phone="5511999999999")]), "contactsBlacklist"),
     WireCase(OperationId.ADD_PARTICIPANT, EVOLUTION,
              lambda: m.AddParticipant(groupId="120363019502650977-group", phones=["5511966665555", "5511955554444"]),
              "POST", "/group/updateParticipant/inst-1",

@@ -14,6 +14,8 @@ family lives and how it authenticates, and reads the answers; the client never a
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Sequence
 from typing import TypeVar
 from urllib.parse import quote, urlencode
@@ -154,7 +156,7 @@ class _FamilyClient:
                 current = await self._send_wire(first.operation, "GET", first.read, first.answer, is_read=True)
             except GatewayError as error:
                 raise type(error)(first.failed(error), status=error.status, body=error.body) from None
-            wire = WireRequest(wire.path, first.merge(current), wire.query)
+            wire = dataclasses.replace(wire, body=first.merge(current))  # the gateway's own method kept
         method = wire.method or op.method
         return await self._send_wire(op.id.value, method, wire, op.result, is_read=method == "GET")
 

@@ -72,8 +72,12 @@ def _banner(gateway: SandboxGateway, args: argparse.Namespace, tokens: dict[str,
     lines = [f"Sandbox gateway listening on {gateway.url}  (Ctrl+C stops it)"]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         lines.append(f"warning: bound to {args.host}, reachable from other machines")
+    if gateway.instance_dialect is InstanceDialect.EVOLUTION:  # its routes hang off the root, its key in `apikey`
+        lines.append(f"  instance family: {gateway.url}/  (Evolution API: instance {gateway.instance_id!r}, header "
+                     f"apikey: {shown(INSTANCE_TOKEN_ENV)})")
+    else:
+        lines.append(f"  instance family: {gateway.url}/instances/{gateway.instance_id}/token/{shown(INSTANCE_TOKEN_ENV)}/")
     lines += [
-        f"  instance family: {gateway.url}/instances/{gateway.instance_id}/token/{shown(INSTANCE_TOKEN_ENV)}/",
         f"  session family:  {gateway.url}/",
         f"  Client-Token:    {shown(CLIENT_TOKEN_ENV)}",
         f"  session token:   {shown(SESSION_TOKEN_ENV)}",

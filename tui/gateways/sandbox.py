@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from tui.api.dialects import Family
+from tui.gateways.evolution import EVOLUTION
+from tui.gateways.evolution.sandbox import EvolutionInstanceApi
 from tui.gateways.spec import SPEC
 from tui.gateways.spec.sandbox import InstanceApi
 from tui.gateways.spec.session_sandbox import SessionApi
@@ -25,6 +27,7 @@ SANDBOX_DIALECTS: SandboxDialects = {
     (Family.SESSION, SPEC.dialects[Family.SESSION].value): SessionApi,
     (Family.INSTANCE, ZAPI.dialects[Family.INSTANCE].value): ZapiInstanceApi,
     (Family.SESSION, WUZAPI.dialects[Family.SESSION].value): WuzapiSessionApi,
+    (Family.INSTANCE, EVOLUTION.dialects[Family.INSTANCE].value): EvolutionInstanceApi,
 }
 
 

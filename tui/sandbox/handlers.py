@@ -84,6 +84,12 @@ class DialectApi:
             table[op] = self.refusal(op)
         return table
 
+    def routes(self, prefix: str) -> list[web.RouteDef] | None:
+        """A gateway whose routes are not one per operation under the family's prefix (Evolution: several
+        operations share a route, off the server's root) gives them all here; None: one route per operation, at its
+        row's method and path under `prefix`, each with its `handlers()` entry."""
+        return None
+
     def extra_routes(self, prefix: str) -> list[web.RouteDef]:
         """Routes of the real gateway that are no operation of the app (none unless a dialect says)."""
         return []

@@ -195,7 +195,8 @@ class SandboxGateway:
         for family, dialect, prefix in ((Family.INSTANCE, self.instance_dialect, INSTANCE_PREFIX),
                                         (Family.SESSION, self.session_dialect, "")):
             api = self.dialects[(family, dialect.value)](self.context)
-            app.add_routes(_operation_routes(api.handlers(), family, prefix))
+            own = api.routes(prefix)
+            app.add_routes(own if own is not None else _operation_routes(api.handlers(), family, prefix))
             app.add_routes(api.extra_routes(prefix))
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())

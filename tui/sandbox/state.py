@@ -17,6 +17,7 @@ import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 from tui.sandbox.pairing import Link
 
@@ -217,6 +218,11 @@ class SandboxState:
     delivery_url: str = ""  # operation 16
     # Z-API's other callback URLs by kind ("received", "message-status", "chat-presence"); zapi dialect only
     zapi_callback_urls: dict[str, str] = field(default_factory=dict)
+    # Evolution's one webhook row as `/webhook/set` stored it (None: never set, `/webhook/find` answers null)
+    evolution_webhook: dict[str, Any] | None = None
+    # Evolution's four privacy settings the spec has no word for (its `last` and `groupadd` are `privacy`'s)
+    evolution_privacy: dict[str, str] = field(default_factory=lambda: {
+        "readreceipts": "all", "profile": "all", "status": "contacts", "online": "all"})
     session_webhook: SessionWebhook = field(default_factory=SessionWebhook)  # operation 24
     hmac_key: str | None = None  # operations 17-19; never logged or returned
     proxy_enabled: bool = False

@@ -13,12 +13,13 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from tui.api import models as m
-from tui.api.adapter import Endpoint, FamilyAdapter
+from tui.api.adapter import Endpoint, FamilyAdapter, ReadFirst
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import Family, InstanceDialect
 from tui.api.operations import Operation, WireRequest
 from tui.gateways.evolution.answers import read_evolution_answer
 from tui.gateways.evolution.media import EVOLUTION_MEDIA_RULES
+from tui.gateways.evolution.privacy import PRIVACY_OPERATIONS, privacy_read_first
 from tui.gateways.evolution.wire import QUERIES, evolution_forms
 
 Req = TypeVar("Req", bound=m.Request)
@@ -43,6 +44,12 @@ class EvolutionAdapter(FamilyAdapter):
         wire = self.forms.wire(op, request)
         query = QUERIES.get(op.id)
         return replace(wire, query=query(request) if query is not None else {})
+
+    def read_first(self, op: Operation[Req, Res], request: Req) -> ReadFirst | None:
+        """A privacy setting: Evolution takes all six at once, so the others are read first (privacy.py)."""
+        if op.id in PRIVACY_OPERATIONS:
+            return privacy_read_first(op, request)
+        return None
 
     def instance_endpoint(self, credentials: InstanceCredentials) -> Endpoint:
         return evolution_endpoint(credentials.base_url, credentials.instance_id, credentials.instance_token)

@@ -15,6 +15,7 @@ from tui.api.adapter import Refusal, WireForms
 from tui.api.models import data_url_type
 from tui.api.operations import Body, DialectRefusal, OperationId
 from tui.gateways.addressing import spec_phone
+from tui.gateways.evolution.privacy import placeholder_body
 
 GATEWAY = "Evolution API"
 
@@ -223,11 +224,6 @@ REFUSALS: Mapping[OperationId, Refusal] = {
     OperationId.MODIFY_CHAT: Refusal("action", "cannot be written yet: Evolution reads and archives by a message's "
                                                 "key (id, fromMe), which modify-chat does not carry, and has no "
                                                 "route to pin, mute, clear or delete a chat"),
-    OperationId.PRIVACY_GROUP_ADD: Refusal("type", "cannot be written yet: Evolution takes all six privacy "
-                                                    "settings at once, read first (not done here yet)"),
-    OperationId.PRIVACY_LAST_SEEN: Refusal("visualizationType", "cannot be written yet: Evolution takes all six "
-                                                                "privacy settings at once, read first (not done "
-                                                                "here yet)"),
     OperationId.HMAC_SET: Refusal("key", f"cannot be set: {NO_ROUTE}; Evolution signs no delivery"),
     OperationId.HMAC_STATUS: Refusal("key", f"cannot be read: {NO_ROUTE}; Evolution signs no delivery"),
     OperationId.HMAC_DELETE: Refusal("key", f"cannot be removed: {NO_ROUTE}; Evolution signs no delivery"),
@@ -262,6 +258,8 @@ def evolution_forms() -> WireForms:
     forms.route(ops.GROUP_METADATA, "GET", "group/findGroupInfos/{instance}")
     forms.route(ops.REDEFINE_INVITATION_LINK, "POST", "group/revokeInviteCode/{instance}", _revoke_link)
     forms.route(ops.LIST_GROUPS, "GET", "group/fetchAllGroups/{instance}")
+    forms.route(ops.PRIVACY_GROUP_ADD, "POST", "chat/updatePrivacySettings/{instance}", placeholder_body)
+    forms.route(ops.PRIVACY_LAST_SEEN, "POST", "chat/updatePrivacySettings/{instance}", placeholder_body)
     forms.route(ops.PROFILE_DESCRIPTION, "POST", "chat/updateProfileStatus/{instance}", _about)
     forms.route(ops.LIST_CHATS, "POST", "chat/findChats/{instance}", _chats)
     forms.route(ops.LIST_CONTACTS, "POST", "chat/findContacts/{instance}", _contacts)
