@@ -213,6 +213,8 @@ def test_wuzapi_import_from_the_older_release_with_numeric_ids(monkeypatch, caps
         created = httpx.post(f"{url}/admin/users", headers={"Authorization": ADMIN}, timeout=10,
                              json={"name": "Probe", "token": "probe-token-SECRET", "webhook": "", "events": ""})
         assert (created.status_code, created.json()) == (200, {"id": 4})
+        assert main(["fleet", "users", "list", "--session-url", url]) == 0
+        assert "4 user(s)" in capsys.readouterr().out
         assert main(["fleet", "users", "create", "Support Desk", "--session-url", url]) == 0
         assert "5" in capsys.readouterr().out  # its id, the next integer key
         assert main(["fleet", "users", "delete", "5", "--session-url", url, "--yes"]) == 0
