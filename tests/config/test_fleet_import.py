@@ -177,3 +177,47 @@ async def test_wuzapi_import_of_users_with_numeric_ids() -> None:
         await gateway.stop()
     assert [(item.profile, item.account, item.created) for item in report.accounts] == [("admin", "admin", True)]
     assert store.get("admin", SecretName.SESSION_TOKEN) == "H4Zbhwr72PBrtKdTIgS"
+
+
+# handlers.go ListUsers at asternic/wuzapi 79ee4cd (2025-05): the users in the envelope, each `id` the database's
+# integer key, and these keys only (no proxy_config / s3_config yet)
+OLDER_USER_KEYS = {"id", "name", "token", "webhook", "jid", "qrcode", "connected", "loggedIn", "expiration",
+                   "proxy_url", "events"}
+
+
+def test_wuzapi_import_from_the_older_release_with_numeric_ids(monkeypatch, capsys) -> None:
+    """`fleet import`, then `fleet users create` / `delete`, against the sandbox playing the older WuzAPI's admin
+    API (`--wuzapi-release older`): numeric ids in the list, AddUser's bare `{"id": N}`, DeleteUser's bare
+    `{"Details": "User deleted successfully"}`. The import said "items.0.id: must be text" to these."""
+    import os
+
+    from tests.sandbox.test_fleet import ENV, start, stop
+
+    process, url, _banner = start("--accounts", "3", "--session-dialect", "wuzapi", "--instance-dialect", "zapi",
+                                  "--wuzapi-release", "older", env=dict(os.environ, **ENV))
+    try:
+        listing = httpx.get(f"{url}/admin/users", headers={"Authorization": ADMIN}, timeout=10)
+        assert listing.status_code == 200
+        body = listing.json()
+        assert (body["code"], body["success"]) == (200, True)
+        assert [user["id"] for user in body["data"]] == [1, 2, 3]
+        assert all(set(user) == OLDER_USER_KEYS for user in body["data"])
+
+        monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", ADMIN)
+        assert main(["--insecure-storage", "fleet", "import", "--session-url", url]) == 0
+        assert "3 new profile(s), 0 updated" in capsys.readouterr().out
+        tokens = {user["name"]: user["token"] for user in body["data"]}
+        store = InsecureFileSecrets()
+        assert store.get("sandbox-02", SecretName.SESSION_TOKEN) == tokens["Sandbox 02"]
+
+        created = httpx.post(f"{url}/admin/users", headers={"Authorization": ADMIN}, timeout=10,
+                             json={"name": "Probe", "token": "probe-token-SECRET", "webhook": "", "events": ""})
+        assert (created.status_code, created.json()) == (200, {"id": 4})
+        assert main(["fleet", "users", "list", "--session-url", url]) == 0
+        assert "4 user(s)" in capsys.readouterr().out
+        assert main(["fleet", "users", "create", "Support Desk", "--session-url", url]) == 0
+        assert "5" in capsys.readouterr().out  # its id, the next integer key
+        assert main(["fleet", "users", "delete", "5", "--session-url", url, "--yes"]) == 0
+        assert [user["id"] for user in admin_users(url)] == [1, 2, 3, 4]
+    finally:
+        assert stop(process) == 0

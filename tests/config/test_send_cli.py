@@ -117,3 +117,29 @@ async def test_the_gateway_saying_no_exits_1(sandbox, tmp_path: Path) -> None:
     png = media_files.write(tmp_path, "photo.png", media_files.png())
     code, out, err = await send("--to", PHONE, str(png), "--profile", profile)
     assert code == 1 and out == "" and "send-image" not in out and str(png) in err
+
+
+async def test_a_caption_goes_with_a_wuzapi_document(tmp_path: Path) -> None:
+    """`send --caption` on a WuzAPI-only profile (the Z-API tokens set in the environment too, as for a user of
+    both): handlers.go SendDocument has decoded `Caption` and set it on the DocumentMessage since 2024-04 ("Add
+    Caption to SendDocument"), though spec.yml's MessageDocument never listed it. The body, as the handler reads it."""
+    from tests.api.recording_gateway import RecordingGateway
+
+    gateway = RecordingGateway()
+    await gateway.start()
+    try:
+        gateway.reply("POST", "/chat/send/document", json_body={
+            "code": 200, "data": {"Details": "Sent", "Id": "90B2F8B13FAC8A9CF6B06E99C7834DC5",
+                                  "Timestamp": "2022-04-20T12:49:30Z"}, "success": True})
+        config.save_profile(config.Profile(name="wuz-doc", session_url=gateway.url.rstrip("/"),
+                                           session_dialect=SessionDialect.WUZAPI))
+        path = media_files.write(tmp_path, "invoice.pdf", b"%PDF-1.4\n")
+        code, out, err = await send("--to", PHONE, str(path), "--caption", "As promised", "--profile", "wuz-doc")
+    finally:
+        await gateway.stop()
+    assert (code, err) == (0, ""), err
+    assert json.loads(out)["data"]["Details"] == "Sent"
+    [request] = gateway.requests
+    assert (request.method, request.raw_path) == ("POST", "/chat/send/document")
+    assert request.json() == {"Phone": "5511999999999", "Document": "data:application/octet-stream;base64,JVBERi0xLjQK",
+                              "FileName": "invoice.pdf", "Caption": "As promised"}

@@ -28,6 +28,7 @@ from tui.api.operations import Family
 from tui.cli.connection import state_json, status_answer, status_line
 from tui.core.pairing import Outcome, PairingActions, PairingRefused, Waiting, run_codes
 from tui.sandbox.dialect import PairingOptions, WuzapiRelease
+from tui.sandbox.pairing import FIRST_CODE_GAP
 from tui.gateways.sandbox import SandboxGateway
 from tui.local.secrets import MemorySecrets
 from tui.core.watch import SESSION_SUBSCRIPTION
@@ -126,6 +127,38 @@ async def test_the_newer_release_answers_the_status_and_not_connected_for_a_whil
         assert (answer["data"]["connected"], answer["data"]["loggedIn"]) == (True, False)
         assert answer["data"]["qrcode"].startswith("data:image/png;base64,")
     finally:
+        await sandbox.stop()
+
+
+@pytest.mark.parametrize("release", RELEASES)
+async def test_up_before_the_first_qr_code_answers_an_empty_one_and_is_waited_for(release: WuzapiRelease) -> None:
+    # Both releases' GetQR read the code from the users table, where startClient stores each code whatsmeow emits
+    # once the websocket is up (wmiau.go at 79ee4cd): connected, but no code yet, is `{"QRCode": ""}` (research
+    # §2.3: "This can be "" if no code has been generated yet"). A pairing run asks again; it is no failure.
+    clock = Clock()
+    sandbox = await start(release, clock)
+    account, http = account_on(sandbox, clock)
+    try:
+        assert (await wire(sandbox, "POST", "/session/connect", {"Subscribe": ["Message"], "Immediate": True}))[0] == 200
+        clock.now += CONNECT_DELAY - FIRST_CODE_GAP  # the websocket is up; WhatsApp has not sent a code yet
+        status, answer = await wire(sandbox, "GET", "/session/status")
+        if release is WuzapiRelease.OLDER:
+            assert answer == {"code": 200, "data": {"Connected": True, "LoggedIn": False}, "success": True}
+        else:
+            data = answer["data"]
+            assert (data["connected"], data["loggedIn"], data["qrcode"]) == (True, False, "")
+        assert await wire(sandbox, "GET", "/session/qr") == (200, {"code": 200, "data": {"QRCode": ""}, "success": True})
+
+        waits: list[Waiting] = []
+        codes: list[str] = []
+        result = await run_codes(PairingActions(account, Family.SESSION, clock=clock), on_wait=waits.append,
+                                 on_code=lambda code: (codes.append(code.text),
+                                                       sandbox.state.session_link.pair("5511912345678", clock())),
+                                 sleep=clock.sleep)
+        assert result.outcome is Outcome.PAIRED and len(codes) == 1
+        assert [(wait.said, wait.seconds_left) for wait in waits] == [("no QR code yet", 30)]
+    finally:
+        await http.aclose()
         await sandbox.stop()
 
 

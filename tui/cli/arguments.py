@@ -96,7 +96,7 @@ def dialect_flags(parser: argparse.ArgumentParser, *, for_app: bool = False) -> 
     parser.add_argument(
         "--wuzapi-release", choices=["newer", "older"], default="newer" if for_app else argparse.SUPPRESS,
         help=f"{where}the WuzAPI release the wuzapi dialect plays for a user never paired: newer (status always "
-             "answers) or older (status 500 \"No session\" until connected)")
+             "answers) or older (status 500 \"No session\" until connected; integer user ids in its admin API)")
     parser.add_argument(
         "--connect-delay", type=seconds, metavar="SECONDS", default=1.0 if for_app else argparse.SUPPRESS,
         help=f"{where}WuzAPI's websocket comes up this long after an immediate connect (it answers \"not "

@@ -120,6 +120,7 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
         partner_token=os.environ.get(PARTNER_TOKEN_ENV) or None, host=args.host, port=args.port,
         rate_limit=args.rate, webhook_format=args.webhook_format,
         instance_dialect=InstanceDialect(args.instance_dialect), session_dialect=SessionDialect(args.session_dialect),
+        pairing=PairingOptions.from_plain(vars(args)),
     )
     if not await start_or_explain(fleet.start, "sandbox", args.host, args.port):
         return Exit.REFUSED

@@ -313,7 +313,10 @@ def profile_media_family(chosen: config.Profile, secrets: dict[SecretName, str |
     secrets are there; the session family only where its gateway has a media call: WuzAPI's, not the spec's)."""
     from tui.gateways import adapter_for
 
-    usable = [family for family in Family if all(secrets.get(name) for name in _needed_secrets(chosen, family))
+    # Only the profile's own families: a token in the environment for a family the profile lacks (a user of both
+    # gateways) does not make it one to send on.
+    usable = [family for family in chosen.families
+              if all(secrets.get(name) for name in _needed_secrets(chosen, family))
               and not (family is Family.SESSION
                        and adapter_for(chosen.session_dialect).refusal(OperationId.CHAT_SEND_IMAGE) is not None)]
     if len(usable) == 1:

@@ -19,6 +19,10 @@ The admin APIs (docs/gateways/wuzapi.md §2.10, docs/gateways/zapi.md §7), answ
 
 Every account shares one Client-Token, as Z-API's is the security token of the whole Z-API account (its partner
 API never returns it). Accounts created through an admin API start unpaired, as a new user or instance does.
+
+With the older WuzAPI (`--wuzapi-release older`, asternic/wuzapi 79ee4cd) the admin API answers as its handlers.go
+did: a user's id is the database's integer key (ListUsers, in the envelope, without proxy_config / s3_config);
+AddUser answers a bare `{"id": N}` and DeleteUser a bare `{"Details": "User deleted successfully"}`.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 from aiohttp import web
 
 from tui.sandbox.context import _same_secret
-from tui.sandbox.dialect import InstanceDialect, SessionDialect
+from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect, WuzapiRelease
 from tui.sandbox.handlers import SandboxDialects
 from tui.sandbox.server import MAX_BODY, SandboxGateway, _json_errors, local_now
 from tui.sandbox.state import OWN_NAME, SandboxState, seed_demo_state
@@ -86,10 +90,12 @@ class SandboxFleet:
         clock: Callable[[], datetime] | None = None,
         logins: Sequence[tuple[str, str]] = (),
         dialects: SandboxDialects,
+        pairing: PairingOptions | None = None,
     ) -> None:
         """`logins`: the first accounts' (instance token, session token), chosen by the caller (the app's sandbox
         process: the app made them); the other accounts' are made here. `dialects`: the gateways' sandbox dialects
-        (tui.gateways.sandbox), which every account serves."""
+        (tui.gateways.sandbox), which every account serves. `pairing`: every account's (the WuzAPI release played
+        by its session family and by the admin API)."""
         if not 1 <= accounts <= MAX_ACCOUNTS:
             raise ValueError(f"accounts must be from 1 to {MAX_ACCOUNTS}")
         if not admin_token or not client_token or partner_token == "":
@@ -103,7 +109,10 @@ class SandboxFleet:
         self._options: dict[str, Any] = {
             "rate_limit": rate_limit, "webhook_format": webhook_format, "instance_dialect": instance_dialect,
             "session_dialect": session_dialect, "delivery_delay": delivery_delay, "dialects": dialects,
+            "pairing": pairing,
         }
+        self.older = pairing is not None and pairing.wuzapi_release is WuzapiRelease.OLDER
+        self._last_user_key = 0  # the older release's integer ids: SQLite's next rowid, never one taken
         self.instance_dialect, self.session_dialect = InstanceDialect(instance_dialect), SessionDialect(session_dialect)
         self.clock = clock or local_now
         self.accounts: list[FleetAccount] = []
@@ -140,7 +149,10 @@ class SandboxFleet:
             session_token=session_token or secrets.token_urlsafe(18),
             state=state, logged_out=not paired, clock=self.clock, **self._options,
         )
-        account = FleetAccount(gateway=gateway, user_id=secrets.token_hex(16), name=name, created=self.clock(),
+        if self.older:
+            self._last_user_key += 1
+        user_id = str(self._last_user_key) if self.older else secrets.token_hex(16)
+        account = FleetAccount(gateway=gateway, user_id=user_id, name=name, created=self.clock(),
                                handlers=[_function(route) for route in gateway.routes()])
         if not self._routes:
             self._routes = gateway.routes()
@@ -231,11 +243,16 @@ class SandboxFleet:
         gateway, state = account.gateway, account.gateway.state
         link = state.session_link
         webhook = state.session_webhook
-        return {
-            "id": account.user_id, "name": account.name, "token": gateway.session_token,
+        user = {
+            "id": int(account.user_id) if self.older else account.user_id, "name": account.name,
+            "token": gateway.session_token,
             "webhook": webhook.url, "jid": f"{link.number}:12@s.whatsapp.net" if link.paired and link.number else "",
             "qrcode": "", "connected": link.connected, "loggedIn": link.paired, "expiration": 0, "proxy_url": "",
             "events": ",".join(webhook.events),
+        }
+        if self.older:
+            return user
+        return user | {
             "proxy_config": {"enabled": False, "proxy_url": ""},
             "s3_config": {"enabled": False, "endpoint": "", "region": "", "bucket": "", "access_key": "***",
                           "path_style": False, "public_url": "", "media_delivery": "", "retention_days": 0},
@@ -264,6 +281,8 @@ class SandboxFleet:
             account.gateway.state.session_webhook.events = [kind for kind in events.split(",") if kind]
         if self._runner is not None:
             await self._start_account(account)
+        if self.older:  # AddUser at 79ee4cd: json.NewEncoder, no envelope, the new integer key only
+            return web.json_response({"id": int(account.user_id)})
         user = self._user(account)
         data = {key: user[key] for key in ("id", "name", "token", "webhook", "expiration", "events", "proxy_config",
                                            "s3_config")} | {"hmac_key": False}
@@ -281,6 +300,8 @@ class SandboxFleet:
             return _envelope_error(409, "the sandbox keeps its last account")
         self.accounts.remove(account)
         await account.gateway.deliveries.stop()
+        if self.older:  # DeleteUser at 79ee4cd: json.NewEncoder, no envelope, no id
+            return web.json_response({"Details": "User deleted successfully"})
         return web.json_response({"code": 200, "data": {"id": user_id}, "details": "user deleted successfully",
                                   "success": True})
 

@@ -44,6 +44,9 @@ ISSUED_LIMIT = 256  # codes remembered per family (expired ones answer 410 "expi
 LINKING_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTVWXYZ"  # whatsmeow's linkingBase32: no 0, I, O or U
 QR_REF_BYTES = 76  # a ref of 104 base64 characters, as WhatsApp's servers send today
 KEY_BYTES = 32
+FIRST_CODE_GAP = timedelta(milliseconds=250)
+"""WuzAPI: from its websocket being up (connected) to WhatsApp's first code stored (GET /session/qr answers
+`{"QRCode": ""}` meanwhile); within the connect delay when that is longer."""
 DEVICE = 12  # the device number the paired JIDs carry (`<number>:12@s.whatsapp.net`)
 PNG_DATA_URL = "data:image/png;base64,"
 
@@ -81,6 +84,7 @@ class Link:
     issued: dict[str, datetime] = field(default_factory=dict)  # code (phone codes without the dash) -> expiry
     phone_codes: dict[str, tuple[str, datetime]] = field(default_factory=dict)  # phone -> (code, expiry)
     online_at: datetime | None = None  # WuzAPI after an immediate connect: when its websocket comes up
+    first_code_at: datetime | None = None  # and when WhatsApp's first code is stored (none to give before)
 
     @property
     def connected(self) -> bool:
@@ -94,7 +98,7 @@ class Link:
         self.paired = self.online = self.client = True
         self.stuck = False
         self.number, self.since = number, now
-        self.window_start = self.online_at = None
+        self.window_start = self.online_at = self.first_code_at = None
         self.issued.clear()
         self.phone_codes.clear()
 
@@ -107,7 +111,7 @@ class Link:
         self.paired = self.online = self.stuck = False
         self.client = keep_client
         self.number, self.since = None, now
-        self.window_start = self.online_at = None
+        self.window_start = self.online_at = self.first_code_at = None
         self.phone_codes.clear()
 
     def drop(self, reason: DropReason, now: datetime, *, keep_client: bool) -> None:

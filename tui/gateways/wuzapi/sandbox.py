@@ -31,7 +31,7 @@ from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.handlers import handles
 from tui.sandbox.session_family import SessionFamilyApi
 from tui.sandbox.dialect import WuzapiRelease
-from tui.sandbox.pairing import DEVICE, Link, LinkEvent, png_data_url
+from tui.sandbox.pairing import DEVICE, FIRST_CODE_GAP, Link, LinkEvent, png_data_url
 from tui.sandbox.media import wuzapi_media
 from tui.sandbox.state import (
     Group,
@@ -358,7 +358,9 @@ class WuzapiSessionApi(SessionFamilyApi):
     #     unpaired one starts issuing codes;
     #   starting (an immediate connect returned, the websocket not up yet: `connect_delay` on the sandbox's clock;
     #     API.md: "it will return immediately, but you will have to check shortly after"): status {false, false};
-    #     qr 500 "not connected"; pairphone 400 "websocket not connected" (whatsmeow's ErrNotConnected);
+    #     qr 500 "not connected"; pairphone 400 "websocket not connected" (whatsmeow's ErrNotConnected); the
+    #     websocket is up `FIRST_CODE_GAP` before WhatsApp's first code: status {true, false}, qr `{"QRCode": ""}`
+    #     (GetQR reads the code startClient stores in the users table, wmiau.go);
     #   pairing (client up, no phone yet): status {true, false}; qr gives the current code's PNG, pairphone a
     #     code XXXX-XXXX; connect: 500 "already connected". When the QR codes run out (whatsmeow's 160 s:
     #     `CodeIssuer.pairing_lifetime`) the websocket closes and the client goes: back to no client;
@@ -392,8 +394,8 @@ class WuzapiSessionApi(SessionFamilyApi):
         link, now = self.state.session_link, self.context.clock()
         if link.client and not link.online and link.online_at is not None and now >= link.online_at:
             link.online = True
-            link.start_codes(link.online_at)
-            link.online_at = None
+            link.start_codes(link.first_code_at or link.online_at)
+            link.online_at = link.first_code_at = None
         started = link.window_start
         if (link.client and link.online and not link.paired and started is not None
                 and now >= started + self.context.codes.pairing_lifetime):
@@ -418,7 +420,7 @@ class WuzapiSessionApi(SessionFamilyApi):
                 raise ApiError(500, "No session")
             return envelope({"Connected": connected, "LoggedIn": logged_in})
         qrcode = ""
-        if link.client and link.online and not link.paired and link.window_start is not None:
+        if link.client and link.online and not link.paired and self._has_code(link):
             qrcode = png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))
         # The newer handler's map (research §2.3), without `token`: the sandbox never echoes a secret.
         return envelope({
@@ -443,12 +445,19 @@ class WuzapiSessionApi(SessionFamilyApi):
             link.reconnect(now)
             self.context.announce(Family.SESSION, LinkEvent.CONNECTED)
         elif self.context.connect_delay > timedelta(0):
-            link.client, link.online, link.online_at = True, False, now + self.context.connect_delay
+            # the websocket is up a moment before WhatsApp's first code (GetQR answers "" in between)
+            link.first_code_at = now + self.context.connect_delay
+            link.client, link.online = True, False
+            link.online_at = link.first_code_at - min(FIRST_CODE_GAP, self.context.connect_delay / 2)
         else:
             link.client = link.online = True
             link.start_codes(now)
         return envelope({"details": "Connected!", "events": ",".join(events), "jid": self._jid(),
                          "webhook": webhook.url})
+
+    def _has_code(self, link: Link) -> bool:
+        """WhatsApp has sent the run's first code (stored from `window_start`, once the websocket is up)."""
+        return link.window_start is not None and self.context.clock() >= link.window_start
 
     def _pairing_client(self) -> Link:
         link = self.link
@@ -463,6 +472,8 @@ class WuzapiSessionApi(SessionFamilyApi):
             raise ApiError(500, self._said("not connected", "Not connected"))
         if link.paired:
             raise ApiError(500, self._said("already logged in", "Already Loggedin"))
+        if not self._has_code(link):  # up, but WhatsApp has sent no code yet: the users table's qrcode is ""
+            return envelope({"QRCode": ""})
         return envelope({"QRCode": png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))})
 
     @handles(OperationId.SESSION_PAIRPHONE)
