@@ -90,7 +90,7 @@ def _add(args: argparse.Namespace) -> int:
             read_only=args.read_only if args.read_only is not None else existing is not None and existing.read_only,
             **({"max_body": args.max_body} if args.max_body is not None else {}),
             # What `add` has no flag for (set in the app's Settings) stays as it was on an update.
-            **(existing.model_dump(exclude=_SET_BY_ADD) if existing is not None else {}),
+            **(existing.model_dump(exclude=set(_SET_BY_ADD)) if existing is not None else {}),
         )
     except ValidationError as error:
         raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None
