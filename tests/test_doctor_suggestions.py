@@ -147,14 +147,16 @@ async def test_a_sandbox_started_for_the_doctor_suggests_the_app_whose_sandbox_t
     """`doctor --sandbox` with no app running examines a sandbox started for it, which ends with it, as the doctor's
     own listener does: a `listen` beside it feeds no sandbox (each command starts another), so `listen` then
     `doctor --fix` never got healthy. It suggests the app, whose sandbox the next `doctor --sandbox` uses: run as
-    printed, that doctor says healthy."""
+    printed (in the dialects of the sandbox it examined), that doctor says healthy."""
     from tui.cli.main import build_parser, prepare_app
 
-    code, out, err = await run_gateway_tui("doctor", "--sandbox", "--fix", env={})
+    dialects = ("--instance-dialect", "zapi", "--session-dialect", "wuzapi")
+    code, out, err = await run_gateway_tui("doctor", "--sandbox", *dialects, "--fix", env={})
     assert code == Exit.REFUSED and "listener-not-running" in out, (out, err)
     commands = suggested(out)
     assert not any("listen" in words_of(command) for command in commands), commands
     [app_command] = [command for command in commands if "doctor" not in words_of(command)]
+    assert words_of(app_command) == ["--sandbox", *dialects], app_command  # the sandbox the doctor examined
     [doctor_command] = [command for command in commands if "doctor" in words_of(command)]
 
     app, process = prepare_app(build_parser().parse_args(words_of(app_command)))

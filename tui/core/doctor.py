@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from tui.api.dialects import Family
 from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
+from tui.core.suggested_commands import SPEC, profile_command, sandbox_command
 from tui.webhooks.families import PathFamily, family_of, family_urls
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
@@ -228,10 +229,10 @@ class DoctorInputs:
         if "--all" in words:  # every profile: none is named
             return shlex.join(["gateway-tui", *words])
         if self.sandbox_app:
-            return shlex.join(["gateway-tui", "--sandbox", *words])
-        if not words:
-            return shlex.join(["gateway-tui", "--profile", self.name])
-        return shlex.join(["gateway-tui", words[0], "--profile", self.name, *words[1:]])
+            dialects = (self.instance.dialect.value if self.instance is not None else SPEC,
+                        self.session.dialect.value if self.session is not None else SPEC)
+            return sandbox_command(dialects, *words)
+        return profile_command(self.name, *words)
 
 
 class Doctor:
