@@ -41,3 +41,22 @@ async def test_the_command_a_long_answer_names_runs_as_printed(monkeypatch) -> N
     code, out, err = await run_gateway_tui(*words[1:], env={})
     assert code == Exit.OK and err == "", (command, err)
     assert isinstance(json.loads(out), (list, dict)), out
+
+
+def test_a_secret_typed_in_the_form_is_not_in_the_command() -> None:
+    """The command is shown, and would be in the process's arguments: a secret typed (the HMAC key) stays out of it,
+    `--data @FILE` in its place, as `call` itself asks."""
+    from types import SimpleNamespace
+
+    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.api.operations import operation
+    from tui.ui.widgets.section import OperationSection
+
+    op = operation(OperationId.HMAC_SET)
+    key = "typed-hmac-key-" + "s" * 32
+    section = SimpleNamespace(accounts=SimpleNamespace(sandbox_mode=True, current=None),
+                              dialects=lambda: (InstanceDialect.ZAPI, SessionDialect.WUZAPI))
+    command = OperationSection.call_command(section, op, op.request.model_validate({"hmac_key": key}))
+    assert key not in command
+    assert shlex.split(command) == ["gateway-tui", "--sandbox", "--instance-dialect", "zapi", "--session-dialect",
+                                    "wuzapi", "call", "hmac-set", "--data", "@FILE"]

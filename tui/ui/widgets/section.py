@@ -381,10 +381,17 @@ class OperationSection(VerticalScroll, Section):
     def call_command(self, op: ErasedOperation, request: Request) -> str:
         """The `gateway-tui call` that sends `request` as the current account, as the user types it (a long answer
         names it, to print it whole): the fields typed, and the profile, or the sandbox in its dialects."""
+        from tui.core.calls import CallRefused, refuse_secrets_in_arguments
         from tui.core.suggested_commands import profile_command, sandbox_command
 
         data = request.model_dump(mode="json", exclude_none=True)
-        words = ("call", op.id.value, *(("--data", json.dumps(data)) if data else ()))
+        try:
+            refuse_secrets_in_arguments(op, data)
+        except CallRefused:  # a secret is never shown, nor put in a process's arguments: `call` takes it from a file
+            given = "@FILE"
+        else:
+            given = json.dumps(data)
+        words = ("call", op.id.value, *(("--data", given) if data else ()))
         account = self.accounts.current
         if self.accounts.sandbox_mode or account is None:
             instance, session = self.dialects()
