@@ -20,6 +20,7 @@ from tests.test_doctor import KEY, TOKENS, make_sandbox, profile_for
 from tests.webhooks import headless
 from tui.local import config
 from tui.api.dialects import InstanceDialect, SessionDialect
+from tui.cli.exit_codes import Exit
 from tui.local.listener_record import running
 
 SUGGESTION = re.compile(r"`(gateway-tui [^`]*)`")
@@ -140,3 +141,31 @@ async def test_the_apps_doctor_in_the_sandbox_names_no_command_that_fails():
         assert not any("--profile sandbox" in line for line in lines), lines
         for command in (c for line in lines for c in suggested(line)):
             assert "--profile sandbox" not in command, command
+
+
+async def test_a_sandbox_started_for_the_doctor_suggests_the_app_whose_sandbox_the_next_doctor_finds_healthy():
+    """`doctor --sandbox` with no app running examines a sandbox started for it, which ends with it, as the doctor's
+    own listener does: a `listen` beside it feeds no sandbox (each command starts another), so `listen` then
+    `doctor --fix` never got healthy. It suggests the app, whose sandbox the next `doctor --sandbox` uses: run as
+    printed (in the dialects of the sandbox it examined), that doctor says healthy."""
+    from tui.cli.main import build_parser, prepare_app
+
+    dialects = ("--instance-dialect", "zapi", "--session-dialect", "wuzapi")
+    code, out, err = await run_gateway_tui("doctor", "--sandbox", *dialects, "--fix", env={})
+    assert code == Exit.REFUSED and "listener-not-running" in out, (out, err)
+    commands = suggested(out)
+    assert not any("listen" in words_of(command) for command in commands), commands
+    [app_command] = [command for command in commands if "doctor" not in words_of(command)]
+    assert words_of(app_command) == ["--sandbox", *dialects], app_command  # the sandbox the doctor examined
+    [doctor_command] = [command for command in commands if "doctor" in words_of(command)]
+
+    app, process = prepare_app(build_parser().parse_args(words_of(app_command)))
+    assert process is not None, app_command  # the app with its sandbox, shared with this user's commands
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="the start")
+            assert not app.runtime_error, app.runtime_error
+            code, out, err = await run_gateway_tui(*words_of(doctor_command), env={})
+            assert code == Exit.OK and out.rstrip().endswith("healthy"), (doctor_command, out, err)
+    finally:
+        process.stop_now()

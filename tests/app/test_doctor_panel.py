@@ -96,3 +96,18 @@ async def test_the_palette_opens_the_doctor_and_checks() -> None:
         assert "event-not-subscribed" in block.report.ids()
         assert app.screen.focused is not None and app.screen.focused.id == "doctor-check"
         assert block.region.height and "event-not-subscribed" in str(block.query_one("#doctor-findings").render())
+
+
+def test_the_readme_says_where_the_doctor_is_in_the_app_as_the_app_names_it() -> None:
+    """Issue 38: a newcomer looked for the doctor in the README and found nothing about the app. It names the
+    section and its key, the palette's entry and the check's key as the app has them."""
+    from pathlib import Path
+
+    from tui.ui.keymap import ACTIONS_BY_ID
+    from tui.ui.sections.settings.section import SettingsCommand, SettingsSection
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    entry = SettingsSection.OPERATIONS[SettingsCommand.DOCTOR].split(":")[0]
+    assert f"Settings (`{ACTIONS_BY_ID['section.settings'].keys.split(',')[0]}`), *{entry}*" in readme
+    assert f"`ctrl+p` → *{entry}* opens it and checks" in readme
+    assert f"`{ACTIONS_BY_ID['settings.doctor_check'].keys.split(',')[0].upper()}` checks" in readme

@@ -78,7 +78,7 @@ async def test_only_the_secrets_of_the_profiles_own_family_are_asked_for(gateway
     err = capsys.readouterr().err
     assert code == Exit.BAD_INPUT and asked == []
     assert SESSION_VARIABLE in err and not any(variable in err for variable in INSTANCE_VARIABLES)
-    assert f"gateway-tui profile add wuz --session-url {url}`" in err
+    assert f"gateway-tui profile add wuz --session-url {url} --listener-port 0`" in err  # its port, as it is
 
 
 @pytest.mark.parametrize("command", [*COMMANDS, ["call", "status"]], ids=" ".join)
@@ -91,3 +91,47 @@ async def test_a_secret_set_in_the_environment_is_not_named(gateway, command, ca
     assert code == Exit.BAD_INPUT and asked == []
     assert "GATEWAY_TUI_CLIENT_TOKEN" in err and "GATEWAY_TUI_INSTANCE_TOKEN" not in err
     assert "set-in-the-environment" not in err
+
+
+SECRETS = {"GATEWAY_TUI_INSTANCE_TOKEN": "missing-instance-token-01", "GATEWAY_TUI_CLIENT_TOKEN": "missing-client-02",
+           "GATEWAY_TUI_SESSION_TOKEN": "missing-session-token-03"}
+
+
+@pytest.mark.parametrize("keyring_here", ["memory", "none"])
+async def test_the_profile_add_it_suggests_runs_as_printed_keeps_the_profile_and_stores_the_secrets(
+        gateway, keyring_here, capsys, monkeypatch) -> None:
+    """Issue 38, item 7: the `profile add` in the refusal, copied and run with the variables set, stores the secrets
+    where the next run reads them (a file, with --insecure-storage, when there is no OS keyring: the printed command
+    stored nothing there) and leaves the profile's other settings as they were (it reset the listener's port, the
+    public URL and the signature policy to the defaults, and the settings it has no flag for, kept in the app's
+    Settings); the command then reaches the gateway."""
+    import io
+    import re
+    import shlex
+
+    import keyring
+    from keyring.backends import fail
+
+    if keyring_here == "none":
+        keyring.set_keyring(fail.Keyring())
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no terminal: `profile add` reads the variables
+    url, asked = gateway
+    config.save_profile(config.Profile(
+        name="box", base_url=url, instance_id="inst1", instance_dialect="zapi", session_url=url,
+        session_dialect="wuzapi", listener_port=9123, public_url="https://tunnel.example/hooks",
+        require_signatures=True, theme="textual-light", forward_to="http://127.0.0.1:9/app", max_body=4096,
+        media_limit=1024, reconnect_tries=3,
+    ))
+    before = config.load_profiles()[0]
+    assert await asyncio.to_thread(main, ["status", "--profile", "box"]) == Exit.BAD_INPUT
+    [add] = re.findall(r"`(gateway-tui [^`]*profile add[^`]*)`", capsys.readouterr().err)
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    assert await asyncio.to_thread(main, shlex.split(add)[1:]) == Exit.OK, add
+    for name in SECRETS:
+        monkeypatch.delenv(name)
+    after = config.load_profiles()[0]
+    assert after.model_dump(exclude={"secrets_file"}) == before.model_dump(exclude={"secrets_file"}), add
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["status", "--profile", "box"]) == Exit.REFUSED  # the gateway's 401
+    assert asked and "GATEWAY_TUI_" not in capsys.readouterr().err

@@ -114,6 +114,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
                 listener_running=bool(listener_url), is_sandbox=sandbox_info is not None,
                 account_paths=account_paths_of(record, profile.name),
                 listener_for_check=own_listener is not None,
+                sandbox_for_check=sandbox is not None and not sandbox.shared,
                 sandbox_app=bool(getattr(args, "sandbox", False)) and profile.name == SANDBOX_PROFILE,
                 listen_port=record.port if record is not None else profile.listener_port,
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),

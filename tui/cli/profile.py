@@ -59,6 +59,14 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.INTERRUPTED
 
 
+_SET_BY_ADD = frozenset({
+    "name", "base_url", "instance_id", "session_url", "listener_host", "listener_port", "public_url", "theme",
+    "instance_dialect", "session_dialect", "forward_to", "forward_allow_remote", "require_signatures", "secrets_file",
+    "read_only", "max_body",
+})
+"""The profile's fields `profile add` sets from its arguments (or their defaults)."""
+
+
 def _add(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
     families = {"base_url": args.base_url, "instance_id": args.instance_id, "session_url": args.session_url}
@@ -86,6 +94,8 @@ def _add(args: argparse.Namespace) -> int:
             secrets_file=bool(args.insecure_storage),  # later runs find them there without the flag
             read_only=args.read_only if args.read_only is not None else existing is not None and existing.read_only,
             **({"max_body": args.max_body} if args.max_body is not None else {}),
+            # What `add` has no flag for (set in the app's Settings) stays as it was on an update.
+            **(existing.model_dump(exclude=set(_SET_BY_ADD)) if existing is not None else {}),
         )
     except ValidationError as error:
         raise _Refused(f"profile {args.name!r} not saved: {config.describe_profile_error(error)}") from None

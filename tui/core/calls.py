@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,17 +212,23 @@ def refuse_missing_secrets(
     names = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
     plural = "s" if len(named) > 1 else ""
     hint = ""
-    if not insecure_storage and not _keyring_usable():
+    in_file = insecure_storage or chosen.secrets_file
+    if not in_file and not _keyring_usable():
+        in_file = True  # the keyring's `profile add` would store nothing here
         hint = (" There is no OS keyring here, so nothing stored could be read: if the profile's secrets were "
                 "stored with --insecure-storage, pass --insecure-storage again.")
+    where = "a file only you can read" if in_file else "the OS keyring"
     raise CallRefused(
         f"profile {chosen.name!r} has {names}; nothing was sent. Set the variable{plural} for one run, or store the "
-        f"secret{plural} in the OS keyring with `{_add_command(chosen)}` (it asks on a hidden prompt).{hint}"
+        f"secret{plural} in {where} with `{_add_command(chosen, in_file=in_file)}` (it asks on a hidden prompt)."
+        f"{hint}"
     )
 
 
-def _add_command(chosen: config.Profile) -> str:
-    """The `profile add` that gives this profile its secrets again, its gateways as they are (so it can be copied)."""
+def _add_command(chosen: config.Profile, *, in_file: bool) -> str:
+    """The `profile add` that gives this profile its secrets again, as it can be copied and run: its gateways and
+    every setting `add` would otherwise reset to its default, as they are; the secrets in the 0600 file when
+    `in_file` (where the next run reads them)."""
     words = ["gateway-tui", "profile", "add", chosen.name]
     if chosen.instance is not None:
         words += ["--base-url", chosen.instance.base_url, "--instance-id", chosen.instance.instance_id]
@@ -231,7 +238,16 @@ def _add_command(chosen: config.Profile) -> str:
         words += ["--session-url", chosen.session.url]
         if chosen.session.dialect.value != "spec":
             words += ["--session-dialect", chosen.session.dialect.value]
-    return " ".join(words)
+    for flag, name in (("--listener-host", "listener_host"), ("--listener-port", "listener_port"),
+                       ("--public-url", "public_url"), ("--theme", "theme"), ("--max-body", "max_body"),
+                       ("--forward-to", "forward_to")):
+        value = getattr(chosen, name)
+        if value != config.Profile.model_fields[name].default:
+            words += [flag, str(value)]
+    words += ["--require-signatures"] if chosen.require_signatures else []
+    words += ["--forward-allow-remote"] if chosen.forward_allow_remote else []
+    words += ["--insecure-storage"] if in_file else []
+    return shlex.join(words)
 
 
 async def send_request(

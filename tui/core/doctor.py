@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from tui.api.dialects import Family
 from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
+from tui.core.suggested_commands import SPEC, profile_command, sandbox_command
 from tui.webhooks.families import PathFamily, family_of, family_urls
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
@@ -213,6 +214,7 @@ class DoctorInputs:
     settle: float = 1.5  # seconds after a fix before the second look
     account_paths: str | None = None  # several accounts open: the account whose `/a/<name>/` paths are its own
     listener_for_check: bool = False  # the listener is the doctor's own, started for this check: gone after it
+    sandbox_for_check: bool = False  # the sandbox too (`doctor --sandbox`, no app running): only the app keeps one
     in_app: bool = False  # the app's own doctor: the listener and the forwarding are the app's (its Settings)
     sandbox_app: bool = False  # the app's built-in sandbox, which `--sandbox` names (no `--profile` does)
     listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
@@ -227,10 +229,10 @@ class DoctorInputs:
         if "--all" in words:  # every profile: none is named
             return shlex.join(["gateway-tui", *words])
         if self.sandbox_app:
-            return shlex.join(["gateway-tui", "--sandbox", *words])
-        if not words:
-            return shlex.join(["gateway-tui", "--profile", self.name])
-        return shlex.join(["gateway-tui", words[0], "--profile", self.name, *words[1:]])
+            dialects = (self.instance.dialect.value if self.instance is not None else SPEC,
+                        self.session.dialect.value if self.session is not None else SPEC)
+            return sandbox_command(dialects, *words)
+        return profile_command(self.name, *words)
 
 
 class Doctor:
@@ -286,7 +288,7 @@ class Doctor:
         inputs = self.inputs
         if not inputs.listener_running or not base:
             start = ("The app's listener did not start: give it a free port in Settings > Listener." if inputs.in_app
-                     else f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}`.")
+                     else f"{_start_listening(inputs)}.")
             return [Finding(FindingId.LISTENER_UNREACHABLE, Severity.ERROR, "The listener is not running.", start)]
         check = self.inputs.reachable or _answers
         if not await check(base):
@@ -299,10 +301,16 @@ class Doctor:
     def _not_running(self) -> Finding:
         """The probe works, but only because the doctor listens for its check: once it ends, every event is lost."""
         inputs = self.inputs
+        if inputs.sandbox_for_check:
+            return Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
+                           "No app was running: the sandbox and the listener were started for this check only, and "
+                           "both end with it.",
+                           f"Run the app (`{inputs.command()}`) and keep it running: then "
+                           f"`{inputs.command('doctor')}` examines the app's sandbox and listener.")
         if self._on_own_paths:  # `listen --all` is what serves those paths (with the other profiles)
             start = f"Run `{inputs.command('listen', '--all')}` and keep it running"
         else:
-            start = f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}` and keep it running"
+            start = f"{_start_listening(inputs)} and keep it running"
         return Finding(FindingId.LISTENER_NOT_RUNNING, Severity.ERROR,
                        "No listener was running for this profile: the doctor listened only for this check, and the "
                        "gateway's events go nowhere once it ends.",
@@ -528,6 +536,14 @@ class Doctor:
             lines.append(f"session webhook: {current.webhook or '(none)'} -> {new}")
             lines += _keep_fed([current.webhook] if current.webhook else [], base, self.inputs)
         return lines
+
+
+def _start_listening(inputs: DoctorInputs) -> str:
+    """What starts a listener for the profile, as the user types it. A sandbox started for the doctor's check is
+    gone when it ends (each `--sandbox` command starts its own): only the app's sandbox stays, with its listener."""
+    if inputs.sandbox_for_check:
+        return f"Run the app (`{inputs.command()}`)"
+    return f"Run the app (`{inputs.command()}`) or `{inputs.command('listen')}`"
 
 
 def _keep_fed(olds: Sequence[str], base: str, inputs: DoctorInputs) -> list[str]:

@@ -89,12 +89,13 @@ class OperationForm(Form):
         """The request of what is typed; raises ValidationError as the model does."""
         return model_from_rows(self.op.request, self.rows(), {})
 
-    def show_answer(self, result: BaseModel) -> None:
-        """The answer as the gateway's fields, and a line saying how it went (a 200 that says false is a no)."""
+    def show_answer(self, result: BaseModel, command: str) -> None:
+        """The answer as the gateway's fields, and a line saying how it went (a 200 that says false is a no);
+        `command`: the `gateway-tui call` of this request, named when the answer is too long to show whole."""
         lines = result.model_dump_json(indent=2, exclude_none=True).splitlines()
         if len(lines) > ANSWER_LINES:  # a long list: the app stays quick; the command line prints it whole
-            lines = [*lines[:ANSWER_LINES], f"… {len(lines) - ANSWER_LINES} more lines: "
-                     f"`gateway-tui call {self.op.id.value}` prints the whole answer"]
+            lines = [*lines[:ANSWER_LINES], f"… {len(lines) - ANSWER_LINES} more lines: `{command}` prints the whole "
+                     "answer"]
         answer = self.query_one(".operation-answer", Static)
         answer.update(Content("\n".join(lines)))
         answer.add_class("-shown")

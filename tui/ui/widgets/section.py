@@ -38,7 +38,7 @@ from textual.worker import Worker
 from tui.api.dialects import InstanceDialect, SessionDialect
 from tui.api.errors import BadRequest, Conflict, ConnectionLost, GatewayTimeout, TransportFault, Unauthorized
 from tui.api.models import Request, Sendable
-from tui.api.operations import DialectRefusal, Operation
+from tui.api.operations import DialectRefusal, ErasedOperation, Operation
 from tui.api.operations import Family as OperationFamily
 from tui.ui.keymap import bindings_for, label
 from tui.ui.messages import SendUnanswered
@@ -365,7 +365,9 @@ class OperationSection(VerticalScroll, Section):
         op = form.op
 
         def send() -> None:
-            self.run_operation(op, request, busy=form, status=form.status, done=form.show_answer, group=form.id or "call",
+            command = self.call_command(op, request)
+            self.run_operation(op, request, busy=form, status=form.status,
+                               done=lambda result: form.show_answer(result, command), group=form.id or "call",
                                confirm_repeat=f"{op.title}: send exactly this again?" if op.writes else None)
 
         if not op.destructive:
@@ -375,6 +377,26 @@ class OperationSection(VerticalScroll, Section):
             ConfirmScreen(f"{op.title}?", "It cannot be undone.", confirm_label=op.title),
             lambda yes: send() if yes else form.status.show_ok("Not sent."),
         )
+
+    def call_command(self, op: ErasedOperation, request: Request) -> str:
+        """The `gateway-tui call` that sends `request` as the current account, as the user types it (a long answer
+        names it, to print it whole): the fields typed, and the profile, or the sandbox in its dialects."""
+        from tui.core.calls import CallRefused, refuse_secrets_in_arguments
+        from tui.core.suggested_commands import profile_command, sandbox_command
+
+        data = request.model_dump(mode="json", exclude_none=True)
+        try:
+            refuse_secrets_in_arguments(op, data)
+        except CallRefused:  # a secret is never shown, nor put in a process's arguments: `call` takes it from a file
+            given = "@FILE"
+        else:
+            given = json.dumps(data)
+        words = ("call", op.id.value, *(("--data", given) if data else ()))
+        account = self.accounts.current
+        if self.accounts.sandbox_mode or account is None:
+            instance, session = self.dialects()
+            return sandbox_command((instance.value, session.value), *words)
+        return profile_command(account.name, *words)
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
