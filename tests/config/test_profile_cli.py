@@ -264,3 +264,11 @@ def test_list_names_the_gateway_each_dialect_speaks(monkeypatch, memory_keyring,
     listing = capsys.readouterr().out
     assert "instance family  https://api.example.com  (instance 3C01; Evolution API, dialect evolution)" in listing
     assert "session family   https://wuz.example.com  (dialect spec)" in listing
+
+
+def test_remove_of_a_profile_whose_secrets_were_never_stored_in_the_keyring_succeeds(memory_keyring, capsys):
+    """Issue 38 item 15: a keyring that answers, with none of the profile's secrets in it: nothing to remove there."""
+    config.save_profile(config.Profile(name="bare", base_url="https://api.example.com", instance_id="3C01"))
+    assert main(["profile", "remove", "bare"]) == 0, capsys.readouterr().err
+    assert "Profile 'bare' and its secrets removed" in capsys.readouterr().out
+    assert config.load_profiles() == [] and memory_keyring.entries == {}
