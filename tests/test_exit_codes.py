@@ -102,6 +102,10 @@ CASES: list[tuple[str, list[str], Exit]] = [
     ("doctor, a finding remains (no webhook set)", ["doctor", "--profile", "box"], Exit.REFUSED),
     ("message not found", ["message", "3EB0NOPE", "--profile", "box"], Exit.REFUSED),
     ("events show not found", ["events", "show", "99", "--profile", "box"], Exit.REFUSED),
+    # a profile with nothing stored yet has no store: what was asked for is not found (no file was given)
+    ("message, nothing stored yet", ["message", SENT_ID, "--profile", "ro"], Exit.REFUSED),
+    ("events show, nothing stored yet", ["events", "show", "1", "--profile", "ro"], Exit.REFUSED),
+    ("events list, nothing stored yet", ["events", "list", "--profile", "ro"], Exit.REFUSED),
     ("events replay not found", ["events", "replay", "99", "--to", "http://127.0.0.1:{nothing_there}/",
                                  "--profile", "box"], Exit.REFUSED),
     ("events replay, no answer", ["events", "replay", "1", "--to", "http://127.0.0.1:{nothing_there}/",
@@ -125,6 +129,7 @@ CASES: list[tuple[str, list[str], Exit]] = [
     ("message, empty id", ["message", " ", "--profile", "box"], Exit.BAD_INPUT),
     ("events, bad --limit", ["events", "list", "--limit", "0", "--profile", "box"], Exit.BAD_INPUT),
     ("events, store file missing", ["events", "list", "--db", "{tmp}/none.sqlite3"], Exit.BAD_INPUT),
+    ("message, store file missing", ["message", SENT_ID, "--db", "{tmp}/none.sqlite3"], Exit.BAD_INPUT),
     ("trigger, unknown kind", ["trigger", "Nope", "--to", "http://127.0.0.1:{nothing_there}/"], Exit.BAD_INPUT),
     ("locate, unknown profile", ["locate", "--profile", "nope"], Exit.BAD_INPUT),
     ("campaign, recipients unreadable", ["campaign", "create", "c", "--recipients", "{tmp}/none.csv", "--text", "hi",

@@ -216,6 +216,23 @@ async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_conta
         assert await field.suggester.get_suggestion("55") == OWN_PHONE
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_phone_code_fields_offer_is_read_whole(size: tuple[int, int]) -> None:
+    """Issue 38 item 12: the field says whose number it wants, whole: at 28 columns it read "5511912345678 (this"."""
+    from tui.sandbox.state import OWN_PHONE
+
+    app = account_app()
+    async with app.run_test(size=size) as pilot:
+        await wait_ready(pilot)
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), what="every section")
+        await open_account(pilot, Family.INSTANCE)
+        await pilot.press("p")
+        field = app.screen.query_one("#account-phone", Input)
+        await wait_until(pilot, lambda: OWN_PHONE in field.placeholder, what="the own number offered")
+        await wait_until(pilot, lambda: f"{OWN_PHONE} (your own phone)" in screen_text(app),
+                         what="the offer read whole")
+
+
 async def test_a_wuzapi_phone_code_counts_to_the_gateways_expiry_and_is_said_expired_when_it_closes() -> None:
     """Issue 38 item 12: WuzAPI's phone code lasts as long as its pairing websocket (whatsmeow's 160 s), and the
     section says it expired as soon as WuzAPI's status says the pairing closed; then a new code comes."""

@@ -69,3 +69,23 @@ async def test_a_reply_longer_than_whatsapp_takes_is_refused_and_kept():
         await settle(pilot)
         assert len(app.runtime.sandbox.state.sent) == sent_before
         assert len(app.screen.query_one("#reply", Input).value) == 100_000  # kept, to shorten
+
+
+async def test_a_message_longer_than_whatsapp_takes_is_refused_in_the_full_form_and_kept():
+    """Issue 38 item 16, the full form: its message box refuses 100,000 characters under the field, before sending."""
+    from tests.harness import fill, open_chat_form, show_section
+    from tui.ui.widgets.forms import FieldRow
+
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        await show_section(pilot, "chats")
+        await open_chat_form(pilot)
+        sent_before = len(app.runtime.sandbox.state.sent)
+        fill(app.screen, {"recipient": "5511999999999", "text-message": "x" * 100_000})
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        errors = {row.fields[0]: row.error for row in app.screen.query(FieldRow) if row.error}
+        assert errors.get("message") == "is 100,000 characters long; WhatsApp takes at most 65,536 in one message", \
+            errors
+        assert len(app.runtime.sandbox.state.sent) == sent_before
+        assert len(app.screen.query_one("#text-message").text) == 100_000  # kept, to shorten

@@ -194,7 +194,7 @@ def test_list_shows_each_familys_dialect(monkeypatch, memory_keyring, capsys):
     assert main(["profile", "list"]) == 0
     listing = capsys.readouterr().out
     assert "instance family  https://api.example.com  (instance 3C01; Z-API, dialect zapi)" in listing
-    assert "session family   https://wuz.example.com  (WuzAPI, dialect spec)" in listing
+    assert "session family   https://wuz.example.com  (dialect spec)" in listing
 
 
 def test_invalid_profile_is_named_and_nothing_is_asked(monkeypatch, memory_keyring, capsys):
@@ -252,3 +252,23 @@ def test_list_reads_a_profile_saved_in_the_private_file_without_the_flag(monkeyp
     assert "HMAC key         not set" in listing
     assert "unknown (no keyring)" not in listing and "No OS keyring here" not in listing
     assert SECRETS["GATEWAY_TUI_SESSION_TOKEN"] not in listing
+
+
+def test_list_names_the_gateway_each_dialect_speaks(monkeypatch, memory_keyring, capsys):
+    """Issue 38 item 15: the gateway named is the dialect's, not the family's usual one (Evolution API speaks the
+    instance family; the spec dialect is no gateway's)."""
+    set_secrets(monkeypatch)
+    assert main([*ADD, "--instance-dialect", "evolution", "--session-dialect", "spec"]) == 0
+    capsys.readouterr()
+    assert main(["profile", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "instance family  https://api.example.com  (instance 3C01; Evolution API, dialect evolution)" in listing
+    assert "session family   https://wuz.example.com  (dialect spec)" in listing
+
+
+def test_remove_of_a_profile_whose_secrets_were_never_stored_in_the_keyring_succeeds(memory_keyring, capsys):
+    """Issue 38 item 15: a keyring that answers, with none of the profile's secrets in it: nothing to remove there."""
+    config.save_profile(config.Profile(name="bare", base_url="https://api.example.com", instance_id="3C01"))
+    assert main(["profile", "remove", "bare"]) == 0, capsys.readouterr().err
+    assert "Profile 'bare' and its secrets removed" in capsys.readouterr().out
+    assert config.load_profiles() == [] and memory_keyring.entries == {}

@@ -92,7 +92,7 @@ async def test_a_caption_longer_than_whatsapp_takes_sends_nothing(sandbox, tmp_p
     png = media_files.write(tmp_path, "photo.png", media_files.png())
     code, out, err = await send("--to", PHONE, str(png), "--caption", "x" * 70_000, "--profile", profile)
     assert code == 2 and out == ""
-    assert "is 70,000 characters long; WhatsApp takes at most 65,536 in one message" in err
+    assert "--caption: is 70,000 characters long; WhatsApp takes at most 65,536 in one message" in err  # not --to
 @pytest.mark.parametrize("exists", [True, False], ids=["a-gif-named-png", "missing"])
 async def test_a_file_name_with_escape_sequences_is_shown_escaped_on_one_line(sandbox, tmp_path: Path,
                                                                               exists: bool) -> None:

@@ -82,7 +82,10 @@ def _store_path(args: argparse.Namespace) -> Path:
     else:
         path = config.events_store_path(args.profile, sandbox=args.sandbox)
     if not path.exists():
-        raise _Refused(f"no event store at {path} (nothing received yet, or pass --db PATH)")
+        # a --db given that is not there is bad input; the profile's own store not made yet means nothing was
+        # received: what was asked for is not found
+        missing = f"no event store at {path} (nothing received yet, or pass --db PATH)"
+        raise _Refused(missing) if args.db else _NotFound(missing)
     return path
 
 

@@ -11,7 +11,8 @@ A step no event named shows "—" (the gateways' events, one table for both: tui
 waiting at "sent" or "handed to the network" longer than `stuck_after_minutes` (preferences, default 10) says so.
 `--json` prints one object: message_id, chat_id, outgoing, kind, text, status, steps (the steps reached, each with
 step, at (RFC 3339, UTC), at_us and error), stuck (null, or step, since, minutes, after_minutes).
-Exit 0 when found, 1 when no message has that id, 2 for bad input (no store, an unusable preferences file).
+Exit 0 when found, 1 when no message has that id (or the profile has stored nothing yet), 2 for bad input (a --db
+that is not there, an unusable preferences file).
 """
 
 from __future__ import annotations
@@ -55,12 +56,16 @@ def run_cli(args: argparse.Namespace, *, now_us: int | None = None) -> int:
             raise ValueError("the message id is empty: give the id the send answered (messageId, Id)")
         path = Path(args.db) if args.db else config.events_store_path(
             getattr(args, "profile", None), sandbox=bool(getattr(args, "sandbox", False)))
-        if not path.exists():
-            raise ValueError(f"no event store at {path} (nothing sent or received yet, or pass --db PATH)")
         after_minutes = load_stuck_minutes()
     except (ValueError, config.ConfigError, PreferencesError) as error:
         print(f"gateway-tui message: {error}", file=sys.stderr)
         return Exit.BAD_INPUT
+    if not path.exists():
+        # a --db given that is not there is bad input; the profile's own store not made yet means nothing was
+        # stored: the message is not found, as in a store without it
+        print(f"gateway-tui message: no event store at {path} (nothing sent or received yet, or pass --db PATH)",
+              file=sys.stderr)
+        return Exit.BAD_INPUT if args.db else Exit.REFUSED
     try:
         with EventStore(path) as store:
             timeline = Inbox(store).timeline(message_id)

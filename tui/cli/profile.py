@@ -14,7 +14,7 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from tui.local import config
-from tui.api.dialects import Family
+from tui.api.dialects import Dialect, Family
 from tui.api.models import HmacKey, field_errors
 from tui.cli.exit_codes import Exit
 from tui.local.secrets import (
@@ -261,9 +261,9 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     for profile in profiles:
         print(f"{profile.name}", file=out)
         instance, session = profile.instance, profile.session
-        print(f"  instance family  {instance.base_url}  (instance {instance.instance_id}; Z-API, dialect "
-              f"{instance.dialect.value})" if instance else "  instance family  none (no Z-API)", file=out)
-        print(f"  session family   {session.url}  (WuzAPI, dialect {session.dialect.value})" if session
+        print(f"  instance family  {instance.base_url}  (instance {instance.instance_id}; "
+              f"{_spoken(instance.dialect)})" if instance else "  instance family  none (no Z-API)", file=out)
+        print(f"  session family   {session.url}  ({_spoken(session.dialect)})" if session
               else "  session family   none (no WuzAPI)", file=out)
         public = f", public URL {profile.public_url}" if profile.public_url else ""
         print(f"  listener         {profile.listener_host}:{profile.listener_port}{public}", file=out)
@@ -280,6 +280,14 @@ def _list(args: argparse.Namespace, out: TextIO | None = None) -> int:
             shown = {"stored": stored_label, "environment": "from environment", "not set": not_set_label}[sources[name]]
             print(f"  {name.label:<16} {shown}", file=out)
     return Exit.OK
+
+
+def _spoken(dialect: Dialect) -> str:
+    """`Evolution API, dialect evolution`: the gateway the dialect is, which is not always the family's usual one
+    (Evolution API speaks the instance family too); the spec's dialect is no gateway's."""
+    from tui.gateways import adapter_for
+
+    return f"dialect {dialect.value}" if dialect.value == "spec" else f"{adapter_for(dialect).name}, dialect {dialect.value}"
 
 
 def _signature_policy(profile: config.Profile) -> str:

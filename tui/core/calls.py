@@ -320,7 +320,10 @@ async def send_media(
         raise CallRefused(f"{str(refused).rstrip('.')}. Nothing was sent.") from None
     except ValidationError as error:
         problems = field_errors(error)
-        raise CallRefused(f"--to: {next(iter(problems.values()))}. Nothing was sent.", problems) from None
+        field, problem = next(iter(problems.items()))
+        # the file was checked above: what is left to refuse is the recipient or the caption, each named by its flag
+        flag = "--caption" if field.rsplit(".", 1)[-1].lower() == "caption" else "--to"
+        raise CallRefused(f"{flag}: {problem}. Nothing was sent.", problems) from None
     return await send_request(op, request, chosen, secrets, insecure_storage=insecure_storage, deadline=deadline)
 
 

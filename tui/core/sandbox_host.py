@@ -267,7 +267,7 @@ class SandboxHost:
             communities=tuple((c.community_id, c.name) for c in state.communities.values()),
             products=tuple((p.product_id, p.name) for p in state.products.values() if not p.is_hidden),
             contacts=tuple((c.phone, c.name) for c in state.contacts.values()),
-            own=((state.own_phone, "this account's own phone"),),
+            own=((state.own_phone, "your own phone"),),
         )
 
     async def stop(self) -> None:

@@ -13,7 +13,7 @@ class PhoneField(Horizontal):
     PhoneField { height: auto; display: none; padding: 0 1; }
     PhoneField.-shown { display: block; layout: horizontal; }
     PhoneField Label { padding: 1 1 0 0; width: auto; }
-    PhoneField Input { width: 28; }
+    PhoneField Input { width: 1fr; min-width: 28; max-width: 48; }  /* room for "5511… (your own phone)" at 80 */
     """
 
     def compose(self) -> ComposeResult:
