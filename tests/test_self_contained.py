@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SCANNED = ("tui", "tests", "bench")
+SCANNED = ("tui", "tests", "bench", "docs")
 # Notes kept outside the repository, as the code and tests once cited them.
-OUTSIDE = re.compile(r"shared/|\.\./shared|research/|field-notes|gateway-pain|(?<![\w/-])(?:zapi|wuzapi)\.md")
+OUTSIDE = re.compile(r"shared/|\.\./shared|research|field-notes|gateway-pain|(?<![\w/-])(?:zapi|wuzapi)\.md",
+                     flags=re.IGNORECASE)
 CITATION = re.compile(r"docs/gateways/([\w-]+\.md)(?:[,;]? (?:§|\"|“)?(\d+(?:\.\d+)?))?")
 THIS_FILE = Path(__file__).resolve()
 
