@@ -10,6 +10,7 @@ on the screen, bounded in time.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import uuid
@@ -165,3 +166,65 @@ def test_after_f3_the_header_counts_and_the_reply_line_are_the_new_accounts(flee
     wait_until(lambda: re.search(r" · 0 ev(ents)? · 0/min", header(terminal)) is not None,
                "sandbox-02's counts (none)")
     assert "Sent, message id" not in terminal.screen()  # the reply was sandbox-01's
+
+
+def keep_an_event_of_an_account_not_open_here(account: str, summary: str) -> None:
+    """An event in the sandbox's store for `account`, as an earlier run with more accounts (or `listen --all`)
+    left it: this run does not open that account."""
+    from datetime import UTC, datetime
+
+    from tui.api.signing import Verdict
+    from tui.local.paths import profile_events_path
+    from tui.webhooks.events import EventRecord
+    from tui.webhooks.store import EventStore
+
+    record = EventRecord(received_at=datetime.now(UTC), path=f"/a/{account}/session", headers={}, body=b"{}",
+                         payload={}, kind="ChatPresence", summary=summary, verdict=Verdict.VALID, account=account)
+
+    async def append() -> None:
+        with EventStore(profile_events_path("sandbox")) as store:
+            await store.append(record)
+
+    asyncio.run(append())
+
+
+def reply_from_the_list(term: Terminal, text: str) -> None:
+    """From the conversations' list: the chosen chat's reply line, `text` typed and sent."""
+    wait_until(lambda: "⏎ Reply" in footer(term), "the list's footer")
+    term.keys("Enter")
+    term.type(text)
+    wait_until(lambda: text in term.screen(), "the reply typed")
+    term.keys("Enter")
+    term.wait_for("Sent, message id")
+
+
+def test_events_with_a_shows_the_open_accounts_events_each_with_its_account(size, home):
+    keep_an_event_of_an_account_not_open_here("sandbox-09", "typing, of an account not open here")
+    terminal = start(app_in(home) + " --accounts 3", size)
+    try:
+        wait_for_open_thread(terminal)
+        terminal.wait_for("sandbox-01", timeout=40)
+        terminal.keys("Escape")  # from the search to the list
+        reply_from_the_list(terminal, "hi from one")  # sandbox-01's events come
+        terminal.keys("F3")  # the account picker
+        terminal.wait_for("sandbox-02")
+        terminal.keys("Down")
+        terminal.keys("Enter")
+        terminal.wait_for("Now on sandbox-02")
+        wait_for_open_thread(terminal)
+        terminal.keys("Escape")
+        reply_from_the_list(terminal, "hi from two")  # and sandbox-02's
+        terminal.keys("M-7")  # Events: the current account's, no Account column
+        terminal.wait_for("Events")
+        wait_until(lambda: "Receipt" in terminal.screen() or "Read" in terminal.screen(), "sandbox-02's events")
+        assert not re.search(r"│ *Account *│|\bAccount\b.*\bReceived\b", terminal.screen())
+        terminal.keys("a")  # all accounts
+        shown = terminal.wait_for("sandbox-01")
+        wait_until(lambda: re.search(r"\bAccount\b.*\bReceived\b", terminal.screen()) is not None,
+                   "the Account column")
+        shown = terminal.screen()
+        assert "sandbox-02" in shown and "sandbox-09" not in shown and "not open here" not in shown
+        terminal.keys("a")  # the current account's again: the column goes
+        wait_until(lambda: re.search(r"\bAccount\b.*\bReceived\b", terminal.screen()) is None, "the column gone")
+    finally:
+        terminal.tmux("kill-server")
