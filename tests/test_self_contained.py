@@ -18,8 +18,9 @@ THIS_FILE = Path(__file__).resolve()
 
 
 def sources() -> list[Path]:
-    return sorted(path for folder in SCANNED for path in (REPO / folder).rglob("*")
-                  if path.suffix in (".py", ".md") and path.is_file() and path.resolve() != THIS_FILE)
+    return sorted([REPO / "README.md", *(path for folder in SCANNED for path in (REPO / folder).rglob("*")
+                                         if path.suffix in (".py", ".md") and path.is_file()
+                                         and path.resolve() != THIS_FILE)])
 
 
 def test_nothing_cites_or_reads_notes_outside_the_repository() -> None:
