@@ -9,16 +9,18 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SCANNED = ("tui", "tests", "bench")
+SCANNED = ("tui", "tests", "bench", "docs")
 # Notes kept outside the repository, as the code and tests once cited them.
-OUTSIDE = re.compile(r"shared/|\.\./shared|research/|field-notes|gateway-pain|(?<![\w/-])(?:zapi|wuzapi)\.md")
+OUTSIDE = re.compile(r"shared/|\.\./shared|research|field-notes|gateway-pain|(?<![\w/-])(?:zapi|wuzapi)\.md",
+                     flags=re.IGNORECASE)
 CITATION = re.compile(r"docs/gateways/([\w-]+\.md)(?:[,;]? (?:§|\"|“)?(\d+(?:\.\d+)?))?")
 THIS_FILE = Path(__file__).resolve()
 
 
 def sources() -> list[Path]:
-    return sorted(path for folder in SCANNED for path in (REPO / folder).rglob("*")
-                  if path.suffix in (".py", ".md") and path.is_file() and path.resolve() != THIS_FILE)
+    return sorted([REPO / "README.md", *(path for folder in SCANNED for path in (REPO / folder).rglob("*")
+                                         if path.suffix in (".py", ".md") and path.is_file()
+                                         and path.resolve() != THIS_FILE)])
 
 
 def test_nothing_cites_or_reads_notes_outside_the_repository() -> None:

@@ -2,7 +2,7 @@
 JSON the dialect must put on the wire, written by hand from the spec (§4) and the gateway notes
 (docs/gateways/zapi.md §2-§3, docs/gateways/wuzapi.md §2), never produced by the models or the encoders.
 
-`reply` is an answer shape the research shows that gateway sending; `check` what the typed result must say.
+`reply` is an answer shape that gateway's code or docs show it sending; `check` what the typed result must say.
 """
 
 from __future__ import annotations

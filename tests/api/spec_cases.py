@@ -1,7 +1,7 @@
 """Every operation of the spec as a case: how to call it, and the literal request the spec says goes on the wire.
 
 Expected bodies are literal JSON written from the spec (§4), never produced by the models, so a model bug
-cannot hide on both sides of a comparison. Replies use the shapes the research shows real gateways send.
+cannot hide on both sides of a comparison. Replies use the shapes real gateways send (docs/gateways/).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ async def test_pair_by_the_qr_code_read_from_the_screen(family: Family) -> None:
         assert payload.count(",") == 3 and len(payload) > 200  # whatsmeow's ref,noise,identity,adv
         answer = await sandbox_post(app, "/sandbox/scan", {"code": payload})
         assert answer.status_code == 200, answer.text
-        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), what="paired")
         assert connected(app, family)
         assert not codes_on_screen(screen_text(app))  # the code is gone once paired
 
@@ -92,7 +92,7 @@ async def test_pair_by_a_phone_code_typed_in_its_field(family: Family) -> None:
         assert len(code) == 9 and code[4] == "-"  # XXXX-XXXX
         answer = await sandbox_post(app, "/sandbox/scan", {"code": code})
         assert answer.status_code == 200, answer.text
-        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), what="paired")
         assert connected(app, family)
 
 
@@ -106,13 +106,13 @@ async def test_a_stuck_session_is_said_and_its_recovery_key_brings_it_back(famil
         answer = await sandbox_post(app, "/sandbox/disconnect", {"family": family.value, "reason": "stuck"})
         assert answer.status_code == 200, answer.text
         app.screen.query_one(GatewayHeader).poll_status()  # the 10 s read, now
-        await wait_until(pilot, lambda: "The gateway contradicts itself" in screen_text(app), timeout=2.0,
+        await wait_until(pilot, lambda: "The gateway contradicts itself" in screen_text(app),
                          what="the contradiction in words")
         shown = " ".join(screen_text(app).split())
         recovery = "restart the instance" if family is Family.INSTANCE else "disconnect, then connect again"
         assert f"press r to {recovery}" in shown
         await pilot.press("r")
-        await wait_until(pilot, lambda: "Recovered: the " in screen_text(app), timeout=6.0, what="recovered")
+        await wait_until(pilot, lambda: "Recovered: the " in screen_text(app), what="recovered")
         assert connected(app, family)
         assert app.runtime.current is not None and app.runtime.current.watch.contradiction(family) is None
         assert "contradicts" not in screen_text(app)
@@ -132,8 +132,8 @@ async def test_log_out_asks_first() -> None:
         await pilot.press("l")
         await wait_until(pilot, lambda: "Log the phone out of the session" in screen_text(app), what="the question")
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Logged out: the session" in screen_text(app), timeout=5.0, what="logged out")
-        await wait_until(pilot, lambda: not connected(app, Family.SESSION), timeout=2.0, what="not connected")
+        await wait_until(pilot, lambda: "Logged out: the session" in screen_text(app), what="logged out")
+        await wait_until(pilot, lambda: not connected(app, Family.SESSION), what="not connected")
 
 
 async def test_the_z_api_number_is_shown_and_its_device_read_on_demand() -> None:
@@ -146,11 +146,11 @@ async def test_the_z_api_number_is_shown_and_its_device_read_on_demand() -> None
         assert app.runtime.sandbox is not None
         number = app.runtime.sandbox.state.own_phone
         panel = next(panel for panel in section.query(FamilyState) if panel.family is Family.INSTANCE)
-        await wait_until(pilot, lambda: f"number {number}" in str(panel.render()), timeout=5.0,
+        await wait_until(pilot, lambda: f"number {number}" in str(panel.render()),
                          what="the instance's number")
         section.open_operation("device")
         await wait_until(pilot, lambda: f"Paired phone: {number} (Acme Store (sandbox), business, smba)"
-                         in screen_text(app), timeout=5.0, what="the device said")
+                         in screen_text(app), what="the device said")
 
 
 class SandboxClock:
@@ -183,19 +183,19 @@ async def test_a_wuzapi_user_never_paired_is_connected_waited_for_and_shown_the_
         sandbox.context.connect_delay = timedelta(seconds=5)
         section = await open_account(pilot, Family.SESSION)
         await pilot.press("q")
-        await wait_until(pilot, lambda: "asking again" in screen_text(app), timeout=5.0,
+        await wait_until(pilot, lambda: "asking again" in screen_text(app),
                          what="the wait for the session said, with its countdown")
         shown = " ".join(screen_text(app).split())
         assert "starting the session" in shown and "s left" in shown and "would not" not in shown
         assert sandbox.state.session_link.client  # POST /session/connect was sent
         clock.now += timedelta(seconds=5)  # the websocket comes up
-        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(app))), timeout=10.0, what="the QR code")
+        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(app))), what="the QR code")
         section.refresh_state()
-        await wait_until(pilot, lambda: "connected, waiting for a scan" in screen_text(app), timeout=5.0,
+        await wait_until(pilot, lambda: "connected, waiting for a scan" in screen_text(app),
                          what="the session's state: connected, waiting for a scan")
         [payload] = codes_on_screen(screen_text(app))
         assert (await sandbox_post(app, "/sandbox/scan", {"code": payload})).status_code == 200
-        await wait_until(pilot, lambda: "connected as" in screen_text(app), timeout=5.0, what="paired")
+        await wait_until(pilot, lambda: "connected as" in screen_text(app), what="paired")
 
 
 async def test_the_phone_code_field_offers_the_accounts_own_number_not_the_contacts() -> None:
@@ -256,5 +256,5 @@ async def test_a_wuzapi_phone_code_counts_to_the_gateways_expiry_and_is_said_exp
         await wait_until(pilot, lambda: "Type this code on the phone:" in screen_text(app), what="the phone code")
         assert "160 s left" in " ".join(screen_text(app).split())  # whatsmeow's limit, not 20 s
         clock.now += timedelta(seconds=160)  # WuzAPI's QR codes ran out: its pairing websocket closes
-        await wait_until(pilot, lambda: "code 2 of 3" in screen_text(app), timeout=10.0, what="a new code")
+        await wait_until(pilot, lambda: "code 2 of 3" in screen_text(app), what="a new code")
         assert any("has expired: WuzAPI closed its pairing" in words for words in said)

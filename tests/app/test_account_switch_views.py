@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui.ui.sections.chats.inbox import InboxView
 from tests.fleet.test_sandbox_accounts import sandbox_accounts_app
-from tests.harness import screen_text, wait_until
+from tests.harness import READY_TIMEOUT, screen_text, wait_until
 from tui.api.models import SendText
 
 
@@ -20,7 +20,7 @@ def header_line(app) -> str:
 async def test_after_a_switch_the_header_counts_and_the_reply_line_are_the_new_accounts():
     async with sandbox_accounts_app(3) as pilot:
         app, runtime = pilot.app, pilot.app.runtime
-        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=READY_TIMEOUT,
                          what="every section mounted")
         screen = app.screen.query_one(InboxView)
         await wait_until(pilot, lambda: screen.open_chat_id is not None, what="the first chat")

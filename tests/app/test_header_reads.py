@@ -54,7 +54,7 @@ async def test_outside_deterministic_mode_the_timer_reads(monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         before = status_reads(app)
-        await wait_until(pilot, lambda: status_reads(app) >= before + 2, timeout=10.0, what="two timer reads")
+        await wait_until(pilot, lambda: status_reads(app) >= before + 2, what="two timer reads")
 
 
 async def test_opening_the_request_log_reads_nothing():

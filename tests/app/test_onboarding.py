@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from tests.app.test_snapshots import send_text
 from tests.harness import (
+    READY_TIMEOUT,
     SIZE,
     fill_first_profile,
     open_chat_form,
@@ -84,7 +85,7 @@ async def test_no_keyring_shows_at_the_top_and_a_private_file_saves_in_place():
             assert config.load_profiles() == []
 
             await pilot.press("enter")
-            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20,
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT,
                              what="the runtime on the new profile")
             assert not app.runtime_error, app.runtime_error
             assert app.insecure_storage and [p.name for p in config.load_profiles()] == ["first"]

@@ -130,7 +130,7 @@ async def test_a_pairing_action_is_refused_in_the_profiles_words(monkeypatch):
             await pilot.press("l")
             await wait_until(pilot, lambda: "Log the phone out of the session" in screen_text(app), what="the question")
             await pilot.press("y")
-            await wait_until(pilot, lambda: "is read-only; nothing was sent" in screen_text(app), timeout=5.0,
+            await wait_until(pilot, lambda: "is read-only; nothing was sent" in screen_text(app),
                              what="the refusal")
             assert "would not" not in shown(app)  # the profile refused it, not the gateway
             assert writes_seen(gateway) == [] and account.watch.state(Family.SESSION).connected

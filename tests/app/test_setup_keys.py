@@ -11,7 +11,7 @@ import keyring
 from keyring.backends import fail
 from textual.widgets import Input
 
-from tests.harness import fill_first_profile, setup_screen_shown, wait_until
+from tests.harness import READY_TIMEOUT, fill_first_profile, setup_screen_shown, wait_until
 from tests.sandbox.conftest import CLIENT_TOKEN, INSTANCE_TOKEN, SESSION_TOKEN
 from tui.local import config
 from tui.cli import locate as locate_cli
@@ -56,7 +56,7 @@ async def test_a_private_file_chosen_in_set_up_serves_the_next_plain_start_and_l
             await wait_until(pilot, lambda: app.screen.query_one("#setup-insecure").region.height > 0,
                              what="the private-file button")
             app.screen.query_one("#setup-insecure").press()
-            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20,
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT,
                              what="the runtime on the new profile")
             assert not app.runtime_error, app.runtime_error
 
@@ -66,7 +66,7 @@ async def test_a_private_file_chosen_in_set_up_serves_the_next_plain_start_and_l
         again = build_app()  # the next plain start, still no keyring and no flag
         async with again.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: again.runtime_ready or bool(again.runtime_error) or setup_screen_shown(again),
-                             timeout=20, what="the second start")
+                             timeout=READY_TIMEOUT, what="the second start")
             assert not setup_screen_shown(again) and not again.runtime_error, again.runtime_error
             assert again.runtime.profile_name == "first"
             await wait_until(pilot, lambda: bool(again.screen.query("#header-insecure")), what="the header's warning")

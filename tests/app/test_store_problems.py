@@ -8,7 +8,7 @@ import hashlib
 
 import aiohttp
 
-from tests.harness import running_sandbox_app, sandbox_app, screen_text, settle, wait_until
+from tests.harness import READY_TIMEOUT, running_sandbox_app, sandbox_app, screen_text, settle, wait_until
 from tests.webhooks.test_store_privacy import damage, filled_store
 from tui.local.paths import profile_events_path
 from tui.core.runtime import SANDBOX_PROFILE
@@ -24,7 +24,7 @@ async def test_a_damaged_store_is_named_and_the_app_keeps_running_without_events
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     app = sandbox_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT, what="start")
         assert app.runtime_ready and not app.runtime_error
         assert app.runtime.store is None and app.runtime.listener is None
         def named() -> bool:  # the toast is posted with the start's end, and shown once the app gets to it
@@ -98,7 +98,7 @@ async def test_a_store_from_a_newer_version_turns_events_off_and_says_why():
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     app = sandbox_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=READY_TIMEOUT, what="start")
         assert app.runtime_ready and not app.runtime_error, app.runtime_error
         assert app.runtime.store is None and app.runtime.listener is None
 

@@ -168,7 +168,7 @@ async def test_up_before_the_first_qr_code_answers_an_empty_one_and_is_waited_fo
 def test_connected_but_not_logged_in_is_waiting_for_a_scan() -> None:
     for answer in ({"Connected": True, "LoggedIn": False},  # GetStatus at 79ee4cd
                    {"connected": True, "loggedIn": False, "jid": "", "name": "fresh", "events": "Message",
-                    "qrcode": "", "history": "0"}):  # the newer map (research §2.3)
+                    "qrcode": "", "history": "0"}):  # the newer map (docs/gateways/wuzapi.md §2.3)
         state = SessionStatus.model_validate(answer).state
         assert state.waiting_for_scan and not state.logged_in
         line = status_line(state_json(state, None))

@@ -1,4 +1,4 @@
-"""The sandbox's chat, contact and group lists in each dialect, compared with the research's literal shapes: Z-API's
+"""The sandbox's chat, contact and group lists in each dialect, compared with the gateways' literal shapes: Z-API's
 bare arrays with string booleans and required paging (docs/gateways/zapi.md §3.6), WuzAPI's envelope with a JID map
 and `{"Groups": [...]}` (docs/gateways/wuzapi.md §2.8, GET /user/contacts), and the spec's 404 (it has no lists).
 Raw httpx, no client models."""

@@ -1,5 +1,5 @@
 """Every operation x dialect through the generic client path against a sandbox speaking that dialect: the
-client's translation and the sandbox's own checks (written from the research, not from the client's models)
+client's translation and the sandbox's own checks (written from docs/gateways/, not from the client's models)
 must agree, and a client that speaks the other dialect is refused with a 400 naming the field."""
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ async def test_a_failing_gateway_leaves_the_history_names() -> None:
         assert runtime.instance is not None and runtime.instance.credentials.instance_token not in note
 
 
-# -- the lists' entries as chat names (literal answers from the research, through the client's result models) --
+# -- the lists' entries as chat names (literal answers from docs/gateways/, through the client's result models) --
 
 
 def test_contacts_give_saved_names_over_push_names() -> None:

@@ -338,7 +338,7 @@ class ConnectionWatch:
 
 
 async def _contradiction(account: Account, family: Family, state: ConnectionState) -> str | None:
-    """When the gateway's answers disagree (research: wuzapi#133, #90; Z-API's wedged sessions), what they said:
+    """When the gateway's answers disagree (WuzAPI issues #133 and #90; Z-API's wedged sessions), what they said:
     a status that says connected while the QR call says not connected, or Z-API's connected=false beside its
     own "You are already connected". Reads only (a QR read while connected gives no code)."""
     from tui.api.connection import ZAPI_ALREADY_CONNECTED

@@ -15,8 +15,9 @@ __all__ = ["InstanceDialect", "PairingOptions", "SessionDialect", "WuzapiRelease
 class WuzapiRelease(enum.StrEnum):
     """Which WuzAPI the wuzapi dialect plays where releases differ for a user never paired (no client yet):
     `older` (asternic/wuzapi 79ee4cd, handlers.go GetStatus) answers `GET /session/status` 500 "No session" and
-    `{Connected, LoggedIn}` once connected; `newer` (71df569, research §2.3) answers the status always, in the
-    `{connected, loggedIn, jid, ...}` map. Their error texts differ in case ("No session" / "no session")."""
+    `{Connected, LoggedIn}` once connected; `newer` (71df569, docs/gateways/wuzapi.md §2.3) answers the status
+    always, in the `{connected, loggedIn, jid, ...}` map. Their error texts differ in case ("No session" / "no
+    session")."""
 
     OLDER = "older"
     NEWER = "newer"

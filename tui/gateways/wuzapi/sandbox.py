@@ -198,7 +198,8 @@ class WuzapiSessionApi(SessionFamilyApi):
         return envelope(self._group_info(group))
 
     def _group_info(self, group: Group) -> dict[str, Any]:
-        """whatsmeow's types.GroupInfo, embedded structs flattened, in its field order (research §2.8)."""
+        """whatsmeow's types.GroupInfo, embedded structs flattened, in its field order (docs/gateways/wuzapi.md
+        §2.8)."""
         return {
             "JID": group.jid,
             "OwnerJID": user_jid(group.owner),
@@ -285,7 +286,7 @@ class WuzapiSessionApi(SessionFamilyApi):
         sent = SentMessage(message_id, recipient, "chat/send/contact", f"[contact] {name}", failure=send_failure(recipient))
         self.state.record_send(sent)
         self.context.on_sent(sent)
-        # Unix seconds, not the spec's ISO text (research §2.7).
+        # Unix seconds, not the spec's ISO text (docs/gateways/wuzapi.md §2.7).
         return envelope({"Details": "Sent", "Id": message_id, "Timestamp": int(self.context.clock().timestamp())})
 
     def _recipient(self, phone: str) -> str:
@@ -371,9 +372,9 @@ class WuzapiSessionApi(SessionFamilyApi):
     #   wedged (wuzapi#133): status says {true, true} while qr says "not connected" and connect "already
     #     connected"; logout fails ("could not disconnect as it was not connected"): disconnect, then connect,
     #     recovers.
-    # As of 71df569 (research §2.2-2.3) every connect stores its Subscribe list as the subscriptions (an empty
-    # one stores none) and disconnect clears them: the subscriptions survive a reconnect only because the
-    # client sends them again. The sandbox answers connect at once whatever `Immediate` says.
+    # As of 71df569 (docs/gateways/wuzapi.md §2.2, §2.3) every connect stores its Subscribe list as the
+    # subscriptions (an empty one stores none) and disconnect clears them: the subscriptions survive a reconnect
+    # only because the client sends them again. The sandbox answers connect at once whatever `Immediate` says.
 
     @property
     def link(self) -> Link:
@@ -422,7 +423,7 @@ class WuzapiSessionApi(SessionFamilyApi):
         qrcode = ""
         if link.client and link.online and not link.paired and self._has_code(link):
             qrcode = png_data_url(self.context.codes.qr_payload(Family.SESSION, link, self.context.clock()))
-        # The newer handler's map (research §2.3), without `token`: the sandbox never echoes a secret.
+        # The newer handler's map (docs/gateways/wuzapi.md §2.3), without `token`: the sandbox never echoes a secret.
         return envelope({
             "id": self.context.instance_id, "name": self.context.instance_id, "connected": connected,
             "loggedIn": logged_in, "jid": self._jid(), "webhook": webhook.url, "events": ",".join(webhook.events),
