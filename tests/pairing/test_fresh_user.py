@@ -133,8 +133,8 @@ async def test_the_newer_release_answers_the_status_and_not_connected_for_a_whil
 @pytest.mark.parametrize("release", RELEASES)
 async def test_up_before_the_first_qr_code_answers_an_empty_one_and_is_waited_for(release: WuzapiRelease) -> None:
     # Both releases' GetQR read the code from the users table, where startClient stores each code whatsmeow emits
-    # once the websocket is up (wmiau.go at 79ee4cd): connected, but no code yet, is `{"QRCode": ""}` (research
-    # §2.3: "This can be "" if no code has been generated yet"). A pairing run asks again; it is no failure.
+    # once the websocket is up (wmiau.go at 79ee4cd): connected, but no code yet, is `{"QRCode": ""}`
+    # (docs/gateways/wuzapi.md §2.3: empty until a code is made). A pairing run asks again; it is no failure.
     clock = Clock()
     sandbox = await start(release, clock)
     account, http = account_on(sandbox, clock)
