@@ -47,8 +47,8 @@ def saved() -> Iterator[None]:
 async def test_each_account_s_unsigned_delivery_follows_its_saved_profile(saved: None) -> None:
     runtime = Runtime(profile="current", all_profiles=True)
     try:
-        await asyncio.wait_for(runtime.start(), timeout=10)
-        await until(lambda: all(account.opening is Opening.OPEN for account in runtime.accounts), "all open", timeout=10)
+        await asyncio.wait_for(runtime.start(), timeout=60)
+        await until(lambda: all(account.opening is Opening.OPEN for account in runtime.accounts), "all open", timeout=60)
         assert runtime.listener is not None
         base = runtime.listener.url
         statuses = {}

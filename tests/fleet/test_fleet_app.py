@@ -31,9 +31,9 @@ async def fleet_app(size: tuple[int, int] = (120, 40)) -> AsyncIterator[tuple[Pi
         set_cursor_blink(False)
         app = build_app(profiles=NAMES, deterministic=True, insecure_storage=True)
         async with app.run_test(size=size, notifications=True) as pilot:
-            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+            await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=120, what="start")
             assert not app.runtime_error, app.runtime_error
-            await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+            await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=120,
                              what="every section mounted")
             yield pilot, gateways
 

@@ -82,7 +82,7 @@ async def test_the_apps_listener_record_says_where_each_open_accounts_events_go(
         secrets.set(name, SecretName.SESSION_TOKEN, f"{name}-session-token")
     runtime = Runtime(profile="alpha", all_profiles=True)
     try:
-        await asyncio.wait_for(runtime.start(), timeout=10)
+        await asyncio.wait_for(runtime.start(), timeout=60)
         assert runtime.store is not None
         for name in ("alpha", "beta"):
             record = running(name)

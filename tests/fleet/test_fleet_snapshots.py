@@ -40,8 +40,8 @@ def fleet_in_a_thread() -> Iterator[None]:
 
 async def _board(pilot) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
-    await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20, what="sections")
+    await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=120, what="start")
+    await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=120, what="sections")
     await pilot.press("alt+9")
     await wait_until(pilot, lambda: [row.profile for row in app.screen.query_one(FleetSection).rows] == list(NAMES)
                      and all(row.connected for row in app.screen.query_one(FleetSection).rows), what="the board")

@@ -86,7 +86,7 @@ async def started(ring: GatedKeyring) -> AsyncIterator[Runtime]:
     runtime = Runtime(profile="alpha", all_profiles=True)
     try:
         # Today's start read every account's secrets before it ended: with the others' reads held, it never ends.
-        await asyncio.wait_for(runtime.start(), timeout=10)
+        await asyncio.wait_for(runtime.start(), timeout=60)
         yield runtime
     finally:
         ring.gate.set()
@@ -115,7 +115,7 @@ async def test_the_start_does_not_wait_for_the_other_accounts_secrets(ring: Gate
         assert {row.profile: row.connection for row in runtime.open_accounts.fleet_rows()}["gamma"] == "opening…"
 
         ring.gate.set()
-        await until(lambda: beta.opening is Opening.OPEN and gamma.opening is Opening.OPEN, "both opened", timeout=10)
+        await until(lambda: beta.opening is Opening.OPEN and gamma.opening is Opening.OPEN, "both opened", timeout=60)
         # each with its own tokens, for the families it has
         assert beta.session is not None and beta.session.credentials.token == "beta-session-token"
         assert beta.instance is None
@@ -130,7 +130,7 @@ async def test_the_start_does_not_wait_for_the_other_accounts_secrets(ring: Gate
 async def test_only_the_secrets_of_each_accounts_families_are_read(ring: GatedKeyring) -> None:
     ring.gate.set()
     async with started(ring) as runtime:
-        await until(lambda: all(account.opening is Opening.OPEN for account in runtime.accounts), "all open", timeout=10)
+        await until(lambda: all(account.opening is Opening.OPEN for account in runtime.accounts), "all open", timeout=60)
         by_profile: dict[str, list[str]] = {}
         for username in ring.reads:
             profile, secret = username.split(":")
@@ -165,7 +165,7 @@ async def test_a_webhook_for_an_account_still_opening_is_answered_503_and_never_
         ring.gate.set()
         beta = runtime.open_accounts.named("beta")
         assert beta is not None
-        await until(lambda: beta.opening is Opening.OPEN, "beta opened", timeout=10)
+        await until(lambda: beta.opening is Opening.OPEN, "beta opened", timeout=60)
         status, answer, _ = await post(http, f"{base}/a/beta/session", MESSAGE, signed(key_of("beta"), MESSAGE))
         assert status == 200
         event = runtime.store.get(int(str(answer["id"])))
@@ -181,7 +181,7 @@ async def test_switching_to_an_account_still_opening_waits_for_it_then_acts_with
         assert not switching.done()
         assert runtime.current is not None and runtime.current.name == "alpha"
         ring.gate.set()
-        account = await asyncio.wait_for(switching, timeout=10)
+        account = await asyncio.wait_for(switching, timeout=60)
         assert account.name == "gamma" and runtime.current is account
         assert runtime.instance is not None and runtime.instance.credentials.instance_token == "gamma-instance-token"
         assert runtime.webhooks.hmac_key_set  # gamma's own key, for Settings and the doctor
@@ -200,7 +200,7 @@ async def test_an_account_whose_secrets_cannot_be_read_says_so_and_its_webhooks_
     async with started(ring) as runtime, aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http:
         beta = runtime.open_accounts.named("beta")
         assert beta is not None and runtime.listener is not None
-        await until(lambda: beta.opening is Opening.UNREADABLE, "beta unreadable", timeout=10)
+        await until(lambda: beta.opening is Opening.UNREADABLE, "beta unreadable", timeout=60)
         row = {row.profile: row for row in runtime.open_accounts.fleet_rows()}["beta"]
         assert row.connection == "secrets unreadable" and row.connected is None
         status, answer, retry_after = await post(http, f"{runtime.listener.url}/a/beta/session", MESSAGE,
@@ -225,7 +225,7 @@ async def test_from_the_private_file_the_start_still_ends_with_every_account_ope
         secrets.set(name, SecretName.HMAC_KEY, key_of(name))
     runtime = Runtime(profile="alpha", all_profiles=True)
     try:
-        await asyncio.wait_for(runtime.start(), timeout=10)
+        await asyncio.wait_for(runtime.start(), timeout=60)
         assert [account.opening for account in runtime.accounts] == [Opening.OPEN, Opening.OPEN]
         beta = runtime.open_accounts.named("beta")
         assert beta is not None and beta.session is not None and beta.session.credentials.token == "beta-session-token"

@@ -26,7 +26,7 @@ async def sandbox_accounts_app(accounts: int = 3) -> AsyncIterator[Pilot]:
     set_cursor_blink(False)
     app = build_app(sandbox=True, sandbox_accounts=accounts, deterministic=True)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=20, what="start")
+        await wait_until(pilot, lambda: app.runtime_ready or bool(app.runtime_error), timeout=120, what="start")
         assert not app.runtime_error, app.runtime_error
         yield pilot
 
@@ -64,7 +64,7 @@ async def test_a_send_from_the_account_made_current_lands_under_it() -> None:
         assert [sent.text for sent in fleet.accounts[1].gateway.state.sent] == ["from the second"]
         assert runtime.store is not None
         store = runtime.store
-        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=10,
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=60,
                          what="the send's delivery event under sandbox-02")
         [event, *_] = store.newest(10, account="sandbox-02")
         assert str(event.verdict) in ("valid", "unsigned")
@@ -86,13 +86,13 @@ def events_status(section: EventsSection) -> str:
 async def test_events_show_the_current_accounts_own_and_a_shows_every_accounts() -> None:
     async with sandbox_accounts_app(3) as pilot:
         app, runtime = pilot.app, pilot.app.runtime
-        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=120,
                          what="every section mounted")
         await app.screen.make_current("sandbox-02")
         assert runtime.instance is not None and runtime.store is not None
         store = runtime.store
         await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
-        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=10, what="its events")
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-02")), timeout=60, what="its events")
         await pilot.press("alt+7")
         section = app.screen.query_one(EventsSection)
         await wait_until(pilot, lambda: "sandbox-02's events · a: all accounts" in events_status(section)
@@ -117,7 +117,7 @@ async def test_the_inbox_lists_the_current_accounts_conversations_only() -> None
     the board's unread counts each account's own."""
     async with sandbox_accounts_app(3) as pilot:
         app, runtime = pilot.app, pilot.app.runtime
-        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=20,
+        await wait_until(pilot, lambda: getattr(app.screen, "all_sections_mounted", False), timeout=120,
                          what="every section mounted")
         first, second, third = runtime.accounts
         assert first.inbox is not None and second.inbox is not None and third.inbox is not None
@@ -127,7 +127,7 @@ async def test_the_inbox_lists_the_current_accounts_conversations_only() -> None
         assert runtime.instance is not None
         await runtime.instance.send_text(SendText(phone="5511912345678", message="only on two"))
         await wait_until(pilot, lambda: second.inbox is not None and second.inbox.conversation("5511912345678")
-                         is not None, timeout=10, what="the contact's answer in sandbox-02's inbox")
+                         is not None, timeout=60, what="the contact's answer in sandbox-02's inbox")
         assert first.inbox.conversation("5511912345678") is None
         assert third.inbox.conversation("5511912345678") is None
         view = app.screen.query_one(InboxView)
@@ -162,7 +162,7 @@ async def test_the_live_panel_shows_the_current_accounts_events_and_follows_a_sw
         await wait_until(pilot, lambda: "Events of sandbox-02" in str(title.render()), what="the title follows")
         assert runtime.instance is not None
         await runtime.instance.send_text(SendText(phone="5511999999999", message="from the second"))
-        await wait_until(pilot, lambda: not panel.redraw_pending and bool(panel_rows(panel)), timeout=10,
+        await wait_until(pilot, lambda: not panel.redraw_pending and bool(panel_rows(panel)), timeout=60,
                          what="sandbox-02's events in the panel")
         assert set(panel_rows(panel)) == {"sandbox-02"}
         await app.screen.make_current("sandbox-03")  # an account with no event yet: the panel empties
@@ -177,7 +177,7 @@ async def test_the_live_panel_shows_the_current_accounts_events_and_follows_a_sw
         await wait_until(pilot, lambda: not panel.redraw_pending and not panel_rows(panel), what="sandbox-01's")
         assert runtime.instance is not None
         await runtime.accounts[2].instance.send_text(SendText(phone="5511999999999", message="from the third"))
-        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-03")), timeout=10,
+        await wait_until(pilot, lambda: bool(store.newest(10, account="sandbox-03")), timeout=60,
                          what="the third account's events stored")
         await wait_until(pilot, lambda: not panel.redraw_pending, what="no redraw waiting")
         assert panel_rows(panel) == [] and not panel.events  # another account's live events are not shown
