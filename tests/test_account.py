@@ -163,7 +163,7 @@ async def test_the_sandbox_and_a_profile_get_their_account_from_the_one_factory_
         async with httpx.AsyncClient() as client:
             await client.post(sandbox.listener.url + "/delivery", content=b'{"type":"DeliveryCallback","phone":"1"}',
                               headers={"Content-Type": "application/json"})
-        await until(lambda: len(seen) == 1, "the event on the account's stream", timeout=10)
+        await until(lambda: len(seen) == 1, "the event on the account's stream", timeout=60)
     finally:
         for runtime in runtimes:
             await runtime.stop()

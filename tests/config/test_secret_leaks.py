@@ -74,7 +74,7 @@ def gateway_process() -> Iterator[tuple[str, str]]:
         yield url, argv_of(process.pid)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=60)
 
 
 def profile_add(name: str, url: str, *flags: str, keyring_backend: str | None = None) -> str:

@@ -44,7 +44,7 @@ def start(env: dict[str, str], args: tuple[str, ...] = ("--instance-id", "ID"),
 def stop(process: subprocess.Popen) -> int:
     process.send_signal(signal.SIGINT)
     try:
-        return process.wait(timeout=15)
+        return process.wait(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()

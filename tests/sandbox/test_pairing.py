@@ -89,7 +89,7 @@ def kinds(receiver: Receiver, path: str) -> list[str]:
 
 async def wait_for(receiver: Receiver, path: str, expected: list[str]) -> None:
     await until(lambda: kinds(receiver, path) == expected, f"{expected} at {path}, got {kinds(receiver, path)}",
-                timeout=3.0)
+                timeout=60.0)
 
 
 NOT_PAIRED = ConnectionState(connected=False, logged_in=False, reason="You are not connected")

@@ -291,7 +291,7 @@ async def test_the_runtime_publishes_each_event_to_its_account_and_serves_each_k
         ]
         assert [status for status, _ in results] == [200, 200, 401]
         await until(lambda: len(seen["alpha"]) == 1 and len(seen["beta"]) == 2, "each event on its account's stream",
-                    timeout=10)
+                    timeout=60)
         assert [event.account for event in seen["alpha"] + seen["beta"]] == ["alpha", "beta", "beta"]
         assert runtime.webhooks.account_webhook_url("beta", Family.INSTANCE) == base + "/a/beta/delivery"
         assert runtime.webhooks.account_webhook_url("alpha", Family.SESSION) == base + "/a/alpha/session"

@@ -75,7 +75,7 @@ async def test_a_lock_held_by_another_program_is_answered_500_within_10_s_and_re
                 await asyncio.to_thread(other.rollback)
                 other.close()
             # Recovered once the lock goes, without waiting for the next event to find out.
-            await until(lambda: any("store recovered" in line for line in lines), "the recovery line", timeout=15)
+            await until(lambda: any("store recovered" in line for line in lines), "the recovery line", timeout=60)
             assert await post(http, url, "after the lock") == 200
     finally:
         process.send_signal(signal.SIGINT)
