@@ -244,7 +244,11 @@ async def test_not_connected_points_to_the_account_section(real_dialects, listen
         await client.post(real_dialects.url + "/sandbox/disconnect", json={"family": "session", "reason": "network"})
     code, report, _ = await doctor()
     assert code == 1 and "not-connected" in ids(report)
-    assert "Account section" in next(f["fix"] for f in report["findings"] if f["id"] == "not-connected")
+    finding = next(f for f in report["findings"] if f["id"] == "not-connected")
+    # One place in the app and the command that runs as printed; the family's own gateway named (the profile's).
+    assert finding["fix"] == "Pair or reconnect it with `gateway-tui connect --profile doc`, or in the app's Account " \
+                             "section (alt+8)."
+    assert finding["words"].startswith("The session family (WuzAPI) is not connected")
     real_dialects.state.connected = True
     assert (await doctor())[0] == 0
 

@@ -323,9 +323,10 @@ class Doctor:
         try:
             state = (await client.status()).state
         except GatewayError as error:
-            return False, [_not_connected(Family.INSTANCE, f"the gateway did not answer the status read: {error.message}")]
+            return False, [_not_connected(client, f"the gateway did not answer the status read: {error.message}",
+                                          self.inputs)]
         if not state.connected:
-            findings.append(_not_connected(Family.INSTANCE, state.reason or "not connected"))
+            findings.append(_not_connected(client, state.reason or "not connected", self.inputs))
         wanted = self.url_for(Family.INSTANCE)
         if client.adapter.refusal(OperationId.INSTANCE_DATA) is None:  # the gateway reads its callbacks (Z-API)
             data = await client.instance_data()
@@ -358,10 +359,11 @@ class Doctor:
                 state = (await client.session_status()).state
             except GatewayError as error:
                 state = None
-                findings.append(_not_connected(Family.SESSION, f"the gateway did not answer the status read: {error.message}"))
+                findings.append(_not_connected(client, f"the gateway did not answer the status read: {error.message}",
+                                               self.inputs))
                 connected = False
             if state is not None and not state.connected:
-                findings.append(_not_connected(Family.SESSION, state.reason or "not connected"))
+                findings.append(_not_connected(client, state.reason or "not connected", self.inputs))
                 connected = False
             if state is not None and state.number and self.inputs.own_number is None:
                 self.inputs.own_number = state.number
@@ -560,11 +562,12 @@ def _keep_fed(olds: Sequence[str], base: str, inputs: DoctorInputs) -> list[str]
     return [f"  {old} was another app's: {how(old)}" for old in olds if not old.startswith(base)]
 
 
-def _not_connected(family: Family, reason: str) -> Finding:
-    gateway = "Z-API" if family is Family.INSTANCE else "WuzAPI"
+def _not_connected(client: InstanceClient | SessionClient, reason: str, inputs: DoctorInputs) -> Finding:
+    family, gateway = client.family, client.adapter.name
+    where = "in the app's Account section (alt+8)" if inputs.in_app else \
+        f"with `{inputs.command('connect')}`, or in the app's Account section (alt+8)"
     return Finding(FindingId.NOT_CONNECTED, Severity.ERROR, f"The {family.value} family ({gateway}) is not connected: "
-                   f"{reason}.", "Pair or reconnect it in the Account section (Settings > Connection in this "
-                   "version).", family)
+                   f"{reason}.", f"Pair or reconnect it {where}.", family)
 
 
 async def _answers(url: str) -> bool:
