@@ -31,3 +31,12 @@ def test_a_check_without_the_probe_keeps_the_probes_findings_until_a_probe():
     assert record.report is not None and health_of(record.report) is Health.REJECTED
     record.update(Report([]), probed=True)
     assert health_of(record.report) is Health.HEALTHY
+
+
+def test_an_account_waiting_to_be_paired_has_its_webhooks_unchecked_not_failing():
+    """A fresh account (not connected, nothing else found) read "✗ hooks failing" beside "● not connected"; its
+    webhooks fail nothing yet. Something else wrong with them still fails."""
+    waiting = Report([finding(FindingId.NOT_CONNECTED)])
+    assert health_of(waiting) is Health.UNCHECKED
+    assert health_of(Report([finding(FindingId.NOT_CONNECTED), finding(FindingId.WEBHOOK_URL_MISMATCH)])) is \
+        Health.FAILING

@@ -116,12 +116,15 @@ class Health(enum.StrEnum):
     QUIET = "quiet kind"
     FAILING = "failing"
     REJECTED = "rejected"
+    UNCHECKED = "unchecked"  # not connected, and nothing else found: the header says "● not connected" already
 
 
 def health_of(report: Report) -> Health:
     ids = {finding.id for finding in report.findings if finding.counts}
     if not ids:
         return Health.HEALTHY
+    if ids == {FindingId.NOT_CONNECTED}:  # a fresh account waiting to be paired: its webhooks fail nothing yet
+        return Health.UNCHECKED
     if FindingId.EVENTS_REJECTED in ids or FindingId.HMAC_MISMATCH in ids:
         return Health.REJECTED
     if ids == {FindingId.EVENT_KIND_QUIET}:

@@ -28,6 +28,7 @@ SHOWN = {
     "quiet kind": ("webhooks: quiet kind", "◌ quiet kind", "$text-warning"),
     "failing": ("webhooks failing", "✗ hooks failing", "$text-error"),
     "rejected": ("webhooks rejected", "✗ hooks rejected", "$text-error"),
+    "unchecked": ("webhooks: checked once connected", "◌ hooks", "$text-muted"),
 }
 
 
