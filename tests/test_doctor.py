@@ -298,6 +298,11 @@ async def test_event_kind_quiet(real_dialects, tmp_path, listening):
         # The clock is injected: at `now` Message has been quiet an hour, sixty times its usual minute.
         assert quiet_kinds(store, now) == ["Message quiet for 60 min while ReadReceipt still arrives"]
         assert quiet_kinds(store, now - timedelta(minutes=50)) == []  # ten minutes of silence is not yet quiet
+        # While nothing listened no kind could arrive: the silence counts from when the listener began (an app
+        # closed for an hour and opened 5 minutes ago has heard 5 minutes of it).
+        assert quiet_kinds(store, now, listening_since=now - timedelta(minutes=5)) == []
+        assert quiet_kinds(store, now, listening_since=now - timedelta(minutes=50)) == [
+            "Message quiet for 50 min while ReadReceipt still arrives"]
     finally:
         store.close()
 

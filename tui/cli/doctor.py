@@ -9,6 +9,8 @@ profile's port for the check; then the finding `listener-not-running` says that 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import argparse
 import json
 import sys
@@ -118,6 +120,8 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
                 sandbox_app=bool(getattr(args, "sandbox", False)) and profile.name == SANDBOX_PROFILE,
                 listen_port=record.port if record is not None else profile.listener_port,
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
+                # Its own listener began now: no silence before it can be told from nothing listening.
+                listening_since=datetime.now(UTC) if own_listener is not None else None,
             )
             doctor = Doctor(inputs)
             from tui.api.errors import GatewayError, ReadOnlyRefused

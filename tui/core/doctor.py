@@ -221,6 +221,7 @@ class DoctorInputs:
     in_app: bool = False  # the app's own doctor: the listener and the forwarding are the app's (its Settings)
     sandbox_app: bool = False  # the app's built-in sandbox, which `--sandbox` names (no `--profile` does)
     listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
+    listening_since: datetime | None = None  # when the listener began (quiet kinds count from then); None: unknown
 
     def command(self, *words: str) -> str:
         """A command for this profile as the user types it, and as it runs when typed: `gateway-tui listen
@@ -484,7 +485,8 @@ class Doctor:
         return [Finding(FindingId.EVENT_KIND_QUIET, Severity.WARNING, words,
                         "Check the gateway's subscriptions for this kind; a restart of the gateway's session often "
                         "cures it.")
-                for words in quiet_kinds(store, self.inputs.clock(), self.inputs.account_paths)]
+                for words in quiet_kinds(store, self.inputs.clock(), self.inputs.account_paths,
+                                         self.inputs.listening_since)]
 
     # -- fixing -----------------------------------------------------------------------------------------------------
 
@@ -594,9 +596,10 @@ def _events_after(store: EventStore, event_id: int, account: str | None = None) 
     return [event for event in store.newest(200, account=account) if event.id > event_id]
 
 
-def quiet_kinds(store: EventStore, now: datetime, account: str | None = None) -> list[str]:
+def quiet_kinds(store: EventStore, now: datetime, account: str | None = None,
+                listening_since: datetime | None = None) -> list[str]:
     """"Message quiet for 42 min while ReadReceipt still arrives", for each kind silent for more than ten times its
     usual gap (at least 15 min) while another kind arrived since (`account`: that account's events only)."""
     times = {kind: [event.received_at for event in store.newest(QUIET_HISTORY, kind=kind, account=account)]
              for kind in store.kinds()}
-    return [quiet.words() for quiet in quiet_kinds_among(times, now)]
+    return [quiet.words() for quiet in quiet_kinds_among(times, now, listening_since)]

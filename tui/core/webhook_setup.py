@@ -8,6 +8,8 @@ examines: the listener's public URL per account, each account's newest doctor re
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import asyncio
 import enum
 import logging
@@ -48,6 +50,9 @@ class WebhookSetup:
         self.webhooks_base: str | None = None
         """The base URL this app last pointed both webhooks at (None: not by this app, in this run)."""
         self._sandbox_info: dict[tuple[str, ...], dict[str, str] | None] = {}
+        self.listening_since = datetime.now(UTC)
+        """About when this app's listener began (it starts with the app): before it, nothing of this run's could
+        arrive, so the doctor's quiet kinds count from here (tui.webhooks.quiet)."""
 
     # -- where the gateway sends its events ---------------------------------------------------------------------
 
@@ -172,6 +177,7 @@ class WebhookSetup:
             account_paths=account.name if len(self._accounts.all) > 1 else None, in_app=True,
             sandbox_app=self.sandbox_mode,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
+            listening_since=self.listening_since,
         )
 
     async def fix_webhooks(self, account: Account) -> list[str]:

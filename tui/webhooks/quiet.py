@@ -28,10 +28,13 @@ class QuietKind:
                 "still arrives")
 
 
-def quiet_kinds_among(times_by_kind: Mapping[str, Iterable[datetime]], now: datetime) -> list[QuietKind]:
+def quiet_kinds_among(times_by_kind: Mapping[str, Iterable[datetime]], now: datetime,
+                      listening_since: datetime | None = None) -> list[QuietKind]:
     """Each kind silent for more than ten times its usual gap (at least 15 min, learnt from at least three
     arrivals) while another kind arrived since. `times_by_kind`: when each kind arrived (any order; the newest
-    `QUIET_HISTORY` are enough)."""
+    `QUIET_HISTORY` are enough). `listening_since`: when the listener that would have stored them started: a
+    silence counts from then at the earliest, since while nothing listened no kind could arrive (the app closed
+    for 20 minutes made every kind of its last run "quiet for 22 min" as soon as one event came in)."""
     lasts: dict[str, datetime] = {}
     limits: dict[str, timedelta] = {}
     for kind, arrivals in times_by_kind.items():
@@ -44,7 +47,7 @@ def quiet_kinds_among(times_by_kind: Mapping[str, Iterable[datetime]], now: date
             limits[kind] = max(QUIET_MINIMUM, timedelta(seconds=gap * QUIET_FACTOR))
     quiet = []
     for kind, limit in limits.items():
-        silent = now - lasts[kind]
+        silent = now - max(lasts[kind], listening_since) if listening_since is not None else now - lasts[kind]
         if silent <= limit:
             continue
         others = [other for other, last in lasts.items() if other != kind and last > lasts[kind] and now - last <= limit]

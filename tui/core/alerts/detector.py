@@ -92,6 +92,7 @@ class AlertDetector:
         self.flap_changes = flap_changes
         self.flap_window = flap_window
         self.code_warning = code_warning
+        self.started_at = clock()  # nothing it was not told of could arrive before: quiet counts from here
         self._open: dict[_Episode, Alert] = {}
         self._links: dict[tuple[str | None, str], _LinkHistory] = {}
         self._arrivals: dict[str | None, dict[str, deque[datetime]]] = {}
@@ -170,7 +171,7 @@ class AlertDetector:
                 if history.state is not None and history.state is not Link.CONNECTED:
                     self._raise_down(account, family, history.state, "it stayed so after flapping")
         for account, arrivals in self._arrivals.items():
-            for quiet in quiet_kinds_among(arrivals, now):
+            for quiet in quiet_kinds_among(arrivals, now, self.started_at):
                 where = self._kind_family.get((account, quiet.kind))
                 self._raise(_Episode(AlertKind.KIND_QUIET, account, where, quiet.kind), quiet.words())
         for (owner, code_family), code in list(self._codes.items()):
