@@ -23,6 +23,7 @@ from tui.gateways.clients import InstanceClient, SessionClient
 from tui.api.errors import GatewayError
 from tui.api.exchange import Exchange
 from tui.api.models import GroupInfoRequest, HmacKey, ProxyConfig, SendText
+from tui.api.redaction import Redactor
 
 PROXY_URL = f"http://proxyuser:{PROXY_PASSWORD}@proxy.example.com:3128"
 
@@ -177,3 +178,12 @@ async def test_curl_commands_run_and_reproduce_the_request(instance, session, ga
             original.method, original.raw_path, original.query, original.body)
         for header in ("Client-Token", "token", "Content-Type"):
             assert copy.headers.get(header) == original.headers.get(header)
+
+
+def test_a_short_secret_is_masked_where_it_stands_alone_not_inside_words():
+    """A one-letter token (as tests and sandboxes use) masked inside words garbled every message and hid nothing;
+    standing alone it is still masked, and a real token anywhere."""
+    redact = Redactor(["c", "tok3n", "Zq9fK2mR7xP4wL8v"])
+    assert redact("Could not connect: c is wrong") == "Could not connect: *** is wrong"
+    assert redact("token=tok3n&x=1; tok3ns") == "token=***&x=1; tok3ns"
+    assert redact("in the middleZq9fK2mR7xP4wL8vof a word") == "in the middle***of a word"

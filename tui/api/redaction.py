@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 from tui.api.json_text import NestedTooDeeply, load_json
 
 MASK = "***"
+SHORT_SECRET = 6  # characters: shorter secrets are masked as whole words only
 INSTANCE_TOKEN_PLACEHOLDER = "{instanceToken}"
 SECRET_HEADERS = frozenset({"client-token", "token", "authorization"})
 SECRET_BODY_KEYS = frozenset({"hmac_key"})
@@ -32,13 +33,20 @@ class Redactor:
                 variants.update({secret, quote(secret, safe=""), quote(secret)})
         # Longest first, so a secret containing another one is replaced whole.
         self._secrets = sorted(variants, key=len, reverse=True)
+        # A secret of a few characters is masked where it stands alone, not inside words: a one-letter token made
+        # "Could not connect" read "Could not ***onne***t", which hid nothing and garbled everything.
+        self._short = [re.compile(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])")
+                       for secret in self._secrets if len(secret) < SHORT_SECRET]
 
     def with_secrets(self, *secrets: str | None) -> Redactor:
         return Redactor([*self._secrets, *secrets])
 
     def __call__(self, text: str) -> str:
         for secret in self._secrets:
-            text = text.replace(secret, MASK)
+            if len(secret) >= SHORT_SECRET:
+                text = text.replace(secret, MASK)
+        for short in self._short:
+            text = short.sub(MASK, text)
         return text
 
     def __repr__(self) -> str:
