@@ -1,6 +1,6 @@
-"""The command a long answer under a form read off the table names, to print it whole, runs as printed (issue 38,
-item 7: every command the app suggests does): `gateway-tui call groups` alone took no account of the app's (on the
-sandbox: "no profile yet") and none of the fields typed."""
+"""The commands the app's sections suggest run as printed (issue 38, item 7): the one a long answer under a form
+read off the table names, to print it whole (`gateway-tui call groups` alone took no account of the app's, on the
+sandbox "no profile yet", and none of the fields typed), and the calls a section's help lists."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import re
 import shlex
 
-from tests.harness import run_gateway_tui, settle, wait_ready, wait_until
+from tests.harness import run_gateway_tui, settle, show_section, wait_ready, wait_until
 from tui.api.operations import OperationId
 from tui.cli.exit_codes import Exit
 from tui.ui.app import build_app
@@ -54,9 +54,35 @@ def test_a_secret_typed_in_the_form_is_not_in_the_command() -> None:
 
     op = operation(OperationId.HMAC_SET)
     key = "typed-hmac-key-" + "s" * 32
-    section = SimpleNamespace(accounts=SimpleNamespace(sandbox_mode=True, current=None),
-                              dialects=lambda: (InstanceDialect.ZAPI, SessionDialect.WUZAPI))
+    section = SimpleNamespace(accounts=SimpleNamespace(sandbox_mode=True, current=None,
+                                                       dialects=(InstanceDialect.ZAPI, SessionDialect.WUZAPI)))
     command = OperationSection.call_command(section, op, op.request.model_validate({"hmac_key": key}))
     assert key not in command
-    assert shlex.split(command) == ["gateway-tui", "--sandbox", "--instance-dialect", "zapi", "--session-dialect",
-                                    "wuzapi", "call", "hmac-set", "--data", "@FILE"]
+    assert shlex.split(command) == ["gateway-tui", "call", "hmac-set", "--sandbox", "--instance-dialect", "zapi",
+                                    "--session-dialect", "wuzapi", "--data", "@FILE"]
+
+
+async def test_the_calls_a_sections_help_lists_run_as_printed() -> None:
+    """F1 lists each operation of the section with its `gateway-tui call`: `gateway-tui call status` alone took no
+    account of the app's (on the sandbox: "no profile yet"). Each parses as printed; those that need no field run."""
+    from tui.api.operations import operation
+    from tui.cli.main import build_parser
+    from tui.ui.screens.help import HelpScreen
+
+    app = build_app(sandbox=True, sandbox_dialects=("zapi", "wuzapi"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await show_section(pilot, "settings")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        commands = SUGGESTION.findall(app.screen.markdown)
+    calls = [shlex.split(command)[1:] for command in commands if shlex.split(command)[1:2] == ["call"]]
+    assert len(calls) >= 4, commands
+    for words in calls:
+        args = build_parser().parse_args(words)
+        assert args.sandbox and (args.instance_dialect, args.session_dialect) == ("zapi", "wuzapi"), words
+    runnable = [words for words in calls if operation(words[1]).is_read and not operation(words[1]).request.model_fields]
+    assert len(runnable) >= 2, calls
+    for words in runnable:
+        code, out, err = await run_gateway_tui(*words, env={})
+        assert code == Exit.OK and err == "", (words, err)

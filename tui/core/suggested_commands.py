@@ -19,8 +19,19 @@ def profile_command(profile: str, *words: str) -> str:
 
 def sandbox_command(dialects: tuple[str, str], *words: str) -> str:
     """`gateway-tui --sandbox [--instance-dialect D] [--session-dialect D] WORDS` (before the subcommand: `listen`
-    takes `--sandbox` only there); no words: the app on the sandbox. The spec's dialects are the default, unsaid."""
+    takes `--sandbox` only there); no words: the app on the sandbox."""
+    return shlex.join(["gateway-tui", *sandbox_flags(dialects), *words])
+
+
+def sandbox_flags(dialects: tuple[str, str]) -> list[str]:
+    """`--sandbox` and its dialects; the spec's are the default, unsaid."""
     instance, session = dialects
-    flags = [*(["--instance-dialect", instance] if instance != SPEC else []),
-             *(["--session-dialect", session] if session != SPEC else [])]
-    return shlex.join(["gateway-tui", "--sandbox", *flags, *words])
+    return ["--sandbox", *(["--instance-dialect", instance] if instance != SPEC else []),
+            *(["--session-dialect", session] if session != SPEC else [])]
+
+
+def account_flags(profile: str | None, dialects: tuple[str, str]) -> list[str]:
+    """What names the account after a subcommand that talks to a gateway (`call`, `status`, ...): `--profile NAME`,
+    or the sandbox's flags when `profile` is None (the app runs on its sandbox)."""
+    return ["--profile", profile] if profile is not None else sandbox_flags(dialects)
+

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -150,9 +150,13 @@ def section_class(section_id: str) -> type[Section] | None:
         return None
 
 
-def operations_help(section_id: str, dialects: tuple[InstanceDialect, SessionDialect]) -> str:
+def operations_help(section_id: str, dialects: tuple[InstanceDialect, SessionDialect],
+                    account: Sequence[str] = ()) -> str:
     """The section's gateway operations, from the one table (`tui.api.operations`), with the dialect each is
-    written in and the `gateway-tui call` id that runs it from the command line."""
+    written in and the `gateway-tui call` that runs it from the command line, `account` naming the app's account
+    there (`--profile NAME`, or the sandbox's flags: tui.core.suggested_commands) so that it runs as printed."""
+    import shlex
+
     from tui.api.operations import Family, Section, in_section
 
     try:
@@ -167,7 +171,8 @@ def operations_help(section_id: str, dialects: tuple[InstanceDialect, SessionDia
         dialect = instance if op.family is Family.INSTANCE else session
         number = f" (spec #{op.number})" if op.number else ""
         lines.append(f"- **{op.title}**{number}: `{op.method} {op.path_template}`, written as {dialect.value}; "
-                     f"`gateway-tui call {op.id.value}`" + (" — destructive, asks first" if op.destructive else ""))
+                     f"`{shlex.join(['gateway-tui', 'call', op.id.value, *account])}`"
+                     + (" — destructive, asks first" if op.destructive else ""))
         if dialect in op.notes:
             lines.append(f"  - in {dialect.value}: {op.notes[dialect]}")
     return "\n".join(lines) + "\n"
@@ -746,7 +751,10 @@ class MainScreen(SectionHost):
         info = SECTIONS_BY_ID[self.current_section]
         section = self.section(self.current_section)
         markdown = (section.HELP if section is not None else "") or ""
-        markdown += operations_help(info.id, gateway_app(self).runtime.open_accounts.dialects)
+        from tui.ui.widgets.section import account_flags_of
+
+        accounts = gateway_app(self).runtime.open_accounts
+        markdown += operations_help(info.id, accounts.dialects, account_flags_of(accounts))
         self.app.push_screen(HelpScreen(title=info.title, markdown=markdown, bindings_of=self.focused))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import shlex
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeVar, cast, overload
@@ -93,6 +94,17 @@ def runtime_client(accounts: Accounts, family: Family) -> InstanceClient | Sessi
         f"The gateway is not ready: no {family} client yet. Wait for the connection, or set up a profile "
         "(ctrl+p → Set up a profile); nothing was sent."
     )
+
+
+def account_flags_of(accounts: Accounts) -> list[str]:
+    """What names the run's current account after a command's name, as a suggested command must (`--profile NAME`,
+    or the sandbox's flags when the app runs on it)."""
+    from tui.core.suggested_commands import account_flags
+
+    instance, session = accounts.dialects
+    current = accounts.current
+    name = None if accounts.sandbox_mode or current is None else current.name
+    return account_flags(name, (instance.value, session.value))
 
 
 def field_named_by(error: BaseException) -> str | None:
@@ -382,8 +394,6 @@ class OperationSection(VerticalScroll, Section):
         """The `gateway-tui call` that sends `request` as the current account, as the user types it (a long answer
         names it, to print it whole): the fields typed, and the profile, or the sandbox in its dialects."""
         from tui.core.calls import CallRefused, refuse_secrets_in_arguments
-        from tui.core.suggested_commands import profile_command, sandbox_command
-
         data = request.model_dump(mode="json", exclude_none=True)
         try:
             refuse_secrets_in_arguments(op, data)
@@ -391,12 +401,8 @@ class OperationSection(VerticalScroll, Section):
             given = "@FILE"
         else:
             given = json.dumps(data)
-        words = ("call", op.id.value, *(("--data", given) if data else ()))
-        account = self.accounts.current
-        if self.accounts.sandbox_mode or account is None:
-            instance, session = self.dialects()
-            return sandbox_command((instance.value, session.value), *words)
-        return profile_command(account.name, *words)
+        return shlex.join(["gateway-tui", "call", op.id.value, *account_flags_of(self.accounts),
+                           *(["--data", given] if data else [])])
 
     def dialects(self) -> tuple[InstanceDialect, SessionDialect]:
         """What the profile speaks; the spec's shapes until the runtime has a profile."""
