@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import time
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
