@@ -118,7 +118,7 @@ def _family(account: Account, chosen: str | None) -> Family:
 
 async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
     from tui.local.config import MissingFamily
-    from tui.core.pairing import Outcome, PairingActions, PairingRefused, run_codes
+    from tui.core.pairing import Outcome, PairingActions, PairingRefused, connected_words, run_codes
 
     opened = await _open(args, err, sandbox)
     if opened is None:
@@ -134,7 +134,7 @@ async def _connect(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: 
         terminal = out.isatty()
         state = await actions.check()
         if state is not None and state.connected and state.logged_in:
-            print(f"connected as {state.number or 'an unknown number'}", file=out)
+            print(connected_words(state.number), file=out)
             return Exit.OK
         contradiction = account.watch.contradiction(family)
         if contradiction is not None:
@@ -245,12 +245,14 @@ async def _status(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: C
 
 
 def status_line(value: dict[str, Any] | None) -> str:
+    from tui.core.pairing import connected_words
+
     if value is None:
         return "not in this profile"
     if value["connected"] is None:
         return f"unknown ({value['reason']})"
     if value["connected"]:
-        return f"connected as {value['number'] or 'an unknown number'}"
+        return connected_words(value["number"])
     if value["waiting_for_scan"]:
         return "connected, waiting for a scan (no phone paired yet: gateway-tui connect shows the code)"
     words = "not connected, still paired" if value["logged_in"] else "not connected"

@@ -92,6 +92,12 @@ class Outcome(enum.Enum):
     TIMED_OUT = "timed out"
 
 
+def connected_words(number: str | None) -> str:
+    """`connected as 5511…`, or, where the gateway's status does not say the number (the spec's dialect),
+    `connected` and why no number: "an unknown number" read as if a stranger's phone were paired."""
+    return f"connected as {number}" if number else "connected (the gateway does not say which number)"
+
+
 @dataclass(frozen=True)
 class RunResult:
     outcome: Outcome
@@ -100,7 +106,7 @@ class RunResult:
 
     def words(self) -> str:
         if self.outcome is Outcome.PAIRED:
-            return f"connected as {self.number or 'an unknown number'}"
+            return connected_words(self.number)
         if self.outcome is Outcome.UNANSWERED:
             return (f"Stopped after {self.codes} codes went unanswered (each lasts 20 s). Nothing is paired; "
                     "ask for a code again when the phone is at hand.")

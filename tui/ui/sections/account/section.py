@@ -37,6 +37,7 @@ from tui.core.pairing import (
     PairingActions,
     PairingRefused,
     Waiting,
+    connected_words,
     run_codes,
 )
 from tui.core.watch import utc_now
@@ -353,7 +354,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             state = await actions.check()
         family = actions.family.value
         if state is not None and _connected(state, actions):
-            self.say(f"Recovered: the {family} is connected as {state.number or 'an unknown number'}.")
+            self.say(f"Recovered: the {family} is {connected_words(state.number)}.")
         elif state is not None and not state.logged_in:
             self.say(f"Reconnected, but no phone is paired to the {family}: press q for a QR code or p for a "
                      "phone code.")
