@@ -83,3 +83,12 @@ async def test_a_sandbox_that_shares_nothing_is_not_found() -> None:
         assert share_socket_answer(share_name()) is None
     finally:
         await quiet.stop()
+
+
+async def test_connect_in_the_spec_dialect_says_it_has_no_call_to_pair_and_how_to_try_pairing() -> None:
+    """The spec has no pairing calls: `--sandbox --logged-out connect` in its dialect said "WuzAPI would not start a
+    session to pair: Not sent: …". It says the dialect cannot pair and which sandbox dialect can; nothing sent."""
+    code, out, err = await gateway_tui("--sandbox", "--logged-out", "connect", "--family", "session")
+    assert (code, out) == (Exit.REFUSED, "")
+    assert "The session family speaks a dialect with no call to pair a phone, so nothing was sent" in err
+    assert "start it with --session-dialect wuzapi." in err and "WuzAPI would not" not in err

@@ -61,6 +61,7 @@ PAIRING_LIMIT = timedelta(seconds=160)
 run out, which means there's a 160-second time limit" (whatsmeow, PairPhone)."""
 
 GATEWAY_NAMES = {Family.INSTANCE: "Z-API", Family.SESSION: "WuzAPI"}
+SANDBOX_PAIRING_DIALECT = {Family.INSTANCE: "--instance-dialect zapi", Family.SESSION: "--session-dialect wuzapi"}
 RECOVERY_WORDS = {Family.INSTANCE: "restart the instance (GET /restart)",
                   Family.SESSION: "disconnect, then connect again (POST /session/disconnect, /session/connect)"}
 
@@ -152,8 +153,15 @@ class PairingActions:
     def _refuse(self, action: str, error: Exception) -> PairingRefused:
         from tui.api.errors import GatewayError, ReadOnlyRefused
 
+        from tui.api.operations import DialectRefusal
+
         if isinstance(error, ReadOnlyRefused):  # the profile refused it, not the gateway: its own words
             return PairingRefused(error.message)
+        if isinstance(error, DialectRefusal):  # nothing was sent: this dialect has no call to pair (the spec's)
+            return PairingRefused(
+                f"The {self.family.value} family speaks a dialect with no call to pair a phone, so nothing was "
+                f"sent ({error.field} {error.problem}). Pair it where the gateway says (its dashboard); to try pairing "
+                f"in the sandbox, start it with {SANDBOX_PAIRING_DIALECT[self.family]}.")
         said = error.message if isinstance(error, GatewayError) else str(error)
         return PairingRefused(f"{self.gateway} would not {action}: {said}")
 
