@@ -269,7 +269,9 @@ async def test_connect_command_pairs_a_fresh_user(release: WuzapiRelease) -> Non
         assert (await phone(sandbox, "/sandbox/scan", {"code": texts[0]})).status_code == 200
         out, err = await asyncio.wait_for(process.communicate(), timeout=30)
         assert process.returncode == 0, (waited + err).decode()
-        assert out.decode().strip().splitlines()[-1].startswith("connected as")
+        last = out.decode().strip().splitlines()[-1]
+        # The older release's status says no number (`{Connected, LoggedIn}`): said so, never a made-up one.
+        assert last.startswith("connected as ") or last == "connected (the gateway does not say which number)"
     finally:
         await sandbox.stop()
 
