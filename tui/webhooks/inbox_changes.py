@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.webhooks.families import split_account
 from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.webhooks.identities import Identity, identities_in
 from tui.webhooks.receipts import (
     Receipt,
     Status,
@@ -74,7 +75,14 @@ class Typing:
     typing: bool
 
 
-Change = NewMessage | StatusChange | Seen | Typing
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """An event named a LID beside its phone number or name (tui.webhooks.identities)."""
+
+    identity: Identity
+
+
+Change = NewMessage | StatusChange | Seen | Typing | Learned
 
 
 TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
@@ -97,9 +105,12 @@ def changes_of(kind: str, payload: Any) -> list[Change]:
         return []
     try:
         reader = _READERS.get(kind)
-        return reader(payload) if reader is not None else []
+        changes = reader(payload) if reader is not None else []
     except (AttributeError, TypeError, ValueError, KeyError):
-        return []
+        changes = []
+    # First: the message an event brings goes to the chat its sender is already known under.
+    learned: list[Change] = [Learned(identity) for identity in identities_in(payload)]
+    return learned + changes
 
 
 def chat_id_of(value: Any) -> str:

@@ -22,6 +22,8 @@ _PHONE = re.compile(r"\d{10,15}")
 _GROUP_SEND_JID = re.compile(r"\d+(?:-\d+)?@g\.us")
 # Sends and modify-chat take either group form; the dialect writes the one its gateway expects.
 _GROUP_RECIPIENT = re.compile(r"\d+(?:-\d+)?(?:@g\.us|-group)")
+# A person WhatsApp names only by a LID (tui.webhooks.identities): answered there until their number is known.
+_LID_RECIPIENT = re.compile(r"\d{5,20}@lid")
 _GROUP_ID = re.compile(r"\d+(?:-\d+)?-group")
 _COMMUNITY_ID = re.compile(r"\d+")
 
@@ -90,7 +92,7 @@ HttpUrl = Annotated[str, AfterValidator(_http_url)]
 
 
 def _recipient(value: str) -> str:
-    if _PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value):
+    if _PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value) or _LID_RECIPIENT.fullmatch(value):
         return value
     raise ValueError(f"must be {RECIPIENT_RULE}")
 
@@ -114,7 +116,7 @@ def normalized_phone(value: str) -> str | None:
 
 
 def is_recipient(value: str) -> bool:
-    return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value))
+    return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value) or _LID_RECIPIENT.fullmatch(value))
 
 
 def field_errors(error: ValidationError) -> dict[str, str]:

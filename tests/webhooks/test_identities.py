@@ -1,0 +1,205 @@
+"""Who wrote: the account's `@lid` identifiers mapped to phone numbers and names, learned from every event that
+carries both forms, kept in the store, and shown wherever a chat or a sender is named.
+
+The payloads are literal JSON written by hand from each gateway's own code and docs:
+
+* WuzAPI forwards whatsmeow's events as they are: `MessageSource` (github.com/tulir/whatsmeow types/message.go)
+  has `Chat`, `Sender`, `IsFromMe`, `IsGroup`, `AddressingMode` ("pn" | "lid"), `SenderAlt` ("the alternative
+  address of the user who sent the message") and `RecipientAlt` ("the alternative address of the recipient of the
+  message for DMs"); WuzAPI's wmiau.go puts the event under `event` with `type` "Message" / "ReadReceipt".
+* Z-API's docs, webhooks/on-message-received ("Exemplo de retorno de texto"): `"senderLid": "81896604192873@lid"`
+  beside `"phone": "5544999999999"`, and for a group `"participantPhone"` / `"participantLid"`; a chat Z-API
+  only knows by its LID arrives with `"phone": "<lid>@lid"` and `"chatLid"` (a published capture of a
+  ReceivedCallback).
+* Evolution API 2.3.6 (src/api/integrations/channel/whatsapp/whatsapp.baileys.service.ts, `ExtendedIMessageKey`
+  and prepareMessage): `data.key` is Baileys' key as it came, with `remoteJidAlt` / `participantAlt` and
+  `addressingMode`; tests/gateways/evolution/webhooks.json has the whole delivery.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tests.webhooks.conftest import record
+from tui.webhooks.classify import classify
+from tui.webhooks.conversations import Inbox
+from tui.webhooks.identities import Identity, identities_in, who
+from tui.webhooks.sent import sent_message
+from tui.api.models import SendText
+
+LID, PHONE = "81896604192873@lid", "5544999999999"
+
+# WuzAPI: a message whose chat and sender are the contact's LID, the phone number in SenderAlt (whatsmeow
+# MessageSource; AddressingMode "lid").
+WUZAPI_LID_MESSAGE = json.loads("""
+{"type": "Message", "instanceName": "office", "userID": "1",
+ "event": {
+   "Info": {"Chat": "81896604192873@lid", "Sender": "81896604192873@lid", "IsFromMe": false, "IsGroup": false,
+            "AddressingMode": "lid", "SenderAlt": "5544999999999@s.whatsapp.net", "RecipientAlt": "",
+            "BroadcastListOwner": "", "BroadcastRecipients": null,
+            "ID": "3EB0C4D2A1F0", "ServerID": 0, "Type": "text", "PushName": "Maria",
+            "Timestamp": "2026-12-07T10:40:13-03:00", "Category": "", "Multicast": false, "MediaType": "", "Edit": ""},
+   "Message": {"conversation": "hello from a lid"},
+   "IsEphemeral": false, "IsViewOnce": false, "IsEdit": false}}
+""")
+
+# WuzAPI: a group message from a member known by LID (whatsmeow: Sender is the LID, SenderAlt its phone JID).
+WUZAPI_GROUP_LID_MESSAGE = json.loads("""
+{"type": "Message",
+ "event": {
+   "Info": {"Chat": "120363041982375610@g.us", "Sender": "77001122334455@lid", "IsFromMe": false, "IsGroup": true,
+            "AddressingMode": "lid", "SenderAlt": "5511976543219@s.whatsapp.net", "RecipientAlt": "",
+            "ID": "3EB0C4D2A1F1", "Type": "text", "PushName": "Bruno"},
+   "Message": {"conversation": "group hello"}}}
+""")
+
+# WuzAPI: a read receipt carries the same MessageSource at the top of `event`.
+WUZAPI_READ_RECEIPT = json.loads("""
+{"type": "ReadReceipt", "state": "Read",
+ "event": {"Chat": "81896604192873@lid", "Sender": "81896604192873@lid", "IsFromMe": false, "IsGroup": false,
+           "AddressingMode": "lid", "SenderAlt": "5544999999999@s.whatsapp.net", "RecipientAlt": "",
+           "BroadcastListOwner": "", "BroadcastRecipients": null,
+           "MessageIDs": ["3EB0AAAA"], "Timestamp": "2026-12-07T10:41:00-03:00", "Type": "read", "MessageSender": ""}}
+""")
+
+# Z-API docs, on-message-received, text example (as published, less the trailing comma).
+ZAPI_TEXT = json.loads("""
+{"isStatusReply": false, "senderLid": "81896604192873@lid", "connectedPhone": "554499999999",
+ "waitingMessage": false, "isEdit": false, "isGroup": false, "isNewsletter": false,
+ "instanceId": "A20DA9C0183A2D35A260F53F5D2B9244", "messageId": "A20DA9C0183A2D35A260F53F5D2B9244",
+ "phone": "5544999999999", "fromMe": false, "momment": 1632228638000, "status": "RECEIVED",
+ "chatName": "name", "senderPhoto": "https://", "senderName": "name", "participantPhone": null,
+ "participantLid": null, "photo": "https://", "broadcast": false, "type": "ReceivedCallback",
+ "text": {"message": "teste"}}
+""")
+
+# Z-API docs, on-message-received, a group message: the member's phone and LID side by side.
+ZAPI_GROUP = json.loads("""
+{"isGroup": true, "phone": "120363019502650977-group", "participantPhone": "5544999999999",
+ "participantLid": "81896604192873@lid", "chatName": "Group Name", "senderName": "Participant Name",
+ "senderLid": "81896604192873@lid", "connectedPhone": "554499999999", "messageId": "3A8BB653A45850550DE4",
+ "fromMe": false, "momment": 1632228638000, "type": "ReceivedCallback", "text": {"message": "teste"}}
+""")
+
+# Z-API: a chat it knows only by LID (a published ReceivedCallback capture: `phone` and `chatLid` both the LID).
+ZAPI_LID_ONLY = json.loads("""
+{"isStatusReply": false, "chatLid": "216183051673677@lid", "connectedPhone": "558591575525",
+ "waitingMessage": false, "isEdit": false, "isGroup": false, "isNewsletter": false,
+ "instanceId": "3E02D99CD208F05F0BC8FA8592F99CB9", "messageId": "AC15186B9CE0DC6F8A73C4217D7EDBC9",
+ "phone": "216183051673677@lid", "fromMe": false, "momment": 1786422848000, "status": "RECEIVED",
+ "chatName": "Ronald", "senderPhoto": null, "senderName": "Ronald", "photo": null, "broadcast": false,
+ "participantPhone": null, "participantLid": null, "forwarded": false, "type": "ReceivedCallback",
+ "fromApi": false, "text": {"message": "Tetse"}}
+""")
+
+EVOLUTION_FIXTURES = Path(__file__).parents[1] / "gateways" / "evolution" / "webhooks.json"
+
+
+def _evolution(name: str) -> dict:
+    entries = json.loads(EVOLUTION_FIXTURES.read_text())["entries"]
+    return next(entry["body"] for entry in entries if entry["name"] == name)
+
+
+def event(payload: dict, path: str = "/session"):
+    kind, summary, ids = classify(payload)
+    return record(payload, kind=kind, summary=summary, message_ids=ids, path=path)
+
+
+# -- what each gateway's payload says -------------------------------------------------------------------------
+
+
+def test_wuzapi_sender_alt_maps_the_lid_to_the_phone_and_push_name():
+    assert identities_in(WUZAPI_LID_MESSAGE) == [Identity(LID, PHONE, "Maria")]
+
+
+def test_wuzapi_group_member_by_lid_maps_to_the_phone():
+    assert identities_in(WUZAPI_GROUP_LID_MESSAGE) == [Identity("77001122334455@lid", "5511976543219", "Bruno")]
+
+
+def test_wuzapi_receipt_carries_the_pair_without_a_name():
+    assert identities_in(WUZAPI_READ_RECEIPT) == [Identity(LID, PHONE, "")]
+
+
+def test_zapi_sender_lid_beside_the_phone():
+    assert identities_in(ZAPI_TEXT) == [Identity(LID, PHONE, "name")]
+
+
+def test_zapi_group_participant_lid_and_phone():
+    assert identities_in(ZAPI_GROUP) == [Identity(LID, PHONE, "Participant Name")]
+
+
+def test_zapi_chat_known_only_by_lid_keeps_its_name_and_no_phone():
+    assert identities_in(ZAPI_LID_ONLY) == [Identity("216183051673677@lid", "", "Ronald")]
+
+
+def test_evolution_remote_jid_alt_both_ways():
+    assert identities_in(_evolution("upsert-text-from-lid-with-apikey")) == [
+        Identity("203050607080901@lid", "5511999999999", "Maria")]
+    assert identities_in(_evolution("upsert-text-from-phone-number")) == [
+        Identity("203050607080901@lid", "5511999999999", "Maria")]
+
+
+def test_a_payload_without_lids_says_nothing():
+    assert identities_in({"type": "Message", "event": {"Info": {
+        "Chat": "5511987654321@s.whatsapp.net", "Sender": "5511987654321@s.whatsapp.net", "SenderAlt": ""}}}) == []
+    assert identities_in("not a dict") == []
+
+
+# -- how a JID reads ----------------------------------------------------------------------------------------------
+
+
+def test_who_reads_a_known_lid_as_its_phone_and_name_and_an_unknown_one_as_such():
+    assert who(LID, Identity(LID, PHONE, "Maria")) == "Maria (+5544999999999)"
+    assert who(LID, Identity(LID, PHONE, "")) == "+5544999999999"
+    assert who(LID, None) == "unknown number (lid 81896604192873@lid)"
+    assert who(LID, Identity(LID, "", "Ronald")) == "Ronald (unknown number, lid 81896604192873@lid)"
+    assert who("5511987654321", None) == "5511987654321"
+
+
+# -- kept in the store, shown in the inbox ---------------------------------------------------------------------
+
+
+async def test_an_lid_chat_shows_the_phone_learned_from_its_event(store):
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_LID_MESSAGE))
+    [chat] = inbox.conversations()
+    assert chat.chat_id == LID
+    assert chat.phone == PHONE
+    assert chat.title == "Maria (+5544999999999)"
+    assert chat.reply_to == PHONE
+    assert inbox.identity(LID) == Identity(LID, PHONE, "Maria")
+    assert inbox.identity_by_phone(PHONE) == Identity(LID, PHONE, "Maria")
+
+
+async def test_an_lid_chat_with_no_phone_says_unknown_number_and_replies_to_the_lid(store):
+    inbox = Inbox(store)
+    await store.append(event(ZAPI_LID_ONLY, path="/received"))
+    [chat] = inbox.conversations()
+    assert chat.phone is None
+    assert chat.title == "Ronald (unknown number, lid 216183051673677@lid)"
+    assert chat.reply_to == "216183051673677@lid"
+
+
+async def test_a_pair_learned_later_fills_in_the_phone_and_keeps_the_name(store):
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_LID_MESSAGE | {"event": WUZAPI_LID_MESSAGE["event"] | {"Info": {
+        **WUZAPI_LID_MESSAGE["event"]["Info"], "SenderAlt": ""}}}))
+    assert inbox.conversations()[0].phone is None
+    await store.append(event(WUZAPI_READ_RECEIPT))
+    assert inbox.identity(LID) == Identity(LID, PHONE, "Maria")
+    assert inbox.conversations()[0].title == "Maria (+5544999999999)"
+
+
+async def test_a_reply_sent_to_the_phone_lands_in_the_lid_chat(store):
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_LID_MESSAGE))
+    inbox.record(sent_message("send-text", SendText(phone=PHONE, message="hi back"), "SBX1"), time.time_ns() // 1000 + 1)
+    [chat] = inbox.conversations()
+    assert chat.chat_id == LID and chat.messages == 2
+    assert [m.body for m in inbox.thread(LID, 10)] == ["hello from a lid", "hi back"]
+
+
+def test_a_send_model_takes_an_lid_recipient():
+    assert SendText(phone="81896604192873@lid", message="x").phone == "81896604192873@lid"
