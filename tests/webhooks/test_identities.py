@@ -203,3 +203,61 @@ async def test_a_reply_sent_to_the_phone_lands_in_the_lid_chat(store):
 
 def test_a_send_model_takes_an_lid_recipient():
     assert SendText(phone="81896604192873@lid", message="x").phone == "81896604192873@lid"
+
+
+# -- the summaries: listen's lines, events list (plain and --json), events show, forwarded events --------------
+
+
+WUZAPI_LID_NO_ALT = json.loads(json.dumps(WUZAPI_LID_MESSAGE).replace('"SenderAlt": "5544999999999@s.whatsapp.net"',
+                                                                        '"SenderAlt": ""'))
+
+
+def test_the_summary_names_the_phone_and_name_of_a_lid_sender():
+    assert classify(WUZAPI_LID_MESSAGE)[1] == "Message from Maria (+5544999999999): hello from a lid"
+    assert classify(WUZAPI_LID_NO_ALT)[1] == (
+        "Message from Maria (unknown number, lid 81896604192873@lid): hello from a lid")
+
+
+def test_a_forwarded_event_carries_the_sender_phone_and_its_body_unchanged():
+    from tui.webhooks.forwarder import SENDER_PHONE_HEADER, forward_headers
+
+    stored = _stored(WUZAPI_LID_MESSAGE, 7)
+    headers = forward_headers(stored)
+    assert SENDER_PHONE_HEADER == "X-Gateway-Tui-Sender-Phone"
+    assert headers[SENDER_PHONE_HEADER] == "5544999999999"
+    assert SENDER_PHONE_HEADER not in forward_headers(_stored(WUZAPI_LID_NO_ALT, 8))
+    assert json.loads(stored.body) == WUZAPI_LID_MESSAGE
+
+
+def _stored(payload: dict, event_id: int):
+    from tui.webhooks.events import StoredEvent
+
+    rec = event(payload)
+    return StoredEvent(event_id, rec.received_at, rec.path, rec.headers, rec.body, rec.payload, rec.kind,
+                       rec.summary, rec.verdict, rec.rejected, rec.reason, rec.message_ids)
+
+
+async def _filled(path) -> None:
+    from tui.webhooks.store import EventStore
+
+    with EventStore(path) as store:
+        await store.append(event(WUZAPI_READ_RECEIPT))  # teaches the phone
+        await store.append(event(WUZAPI_LID_NO_ALT))  # names the LID alone
+
+
+def test_events_list_and_show_name_the_phone_the_store_learned(capsys, tmp_path):
+    import asyncio
+
+    from tui.cli.main import main
+
+    db = tmp_path / "events.sqlite3"
+    asyncio.run(_filled(db))
+    assert main(["events", "list", "--db", str(db), "--json"]) == 0
+    newest = json.loads(capsys.readouterr().out)[0]
+    assert newest["sender"] == {"lid": LID, "phone": PHONE, "name": "Maria"}
+    assert main(["events", "list", "--db", str(db), "--kind", "Message"]) == 0
+    assert "Message from Maria (+5544999999999): hello from a lid" in capsys.readouterr().out
+    assert main(["events", "show", "--db", str(db), "2"]) == 0
+    out = capsys.readouterr().out
+    assert "summary: Message from Maria (+5544999999999): hello from a lid" in out
+    assert "sender: Maria (+5544999999999)" in out

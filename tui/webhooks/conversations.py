@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from tui.webhooks.identities import Identity, identity_by_phone, identity_of
+from tui.webhooks.identities import Identity, has_table, identity_by_phone, identity_of
 from tui.webhooks.inbox_changes import (
     ChatName,
     ListedChat,
@@ -88,13 +88,8 @@ def _conversation(row: tuple) -> ConversationRow:
                            row[8] if len(row) > 8 else None)
 
 
-def _has_identities(connection: sqlite3.Connection) -> bool:
-    return connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identities'").fetchone() is not None
-
-
 def _conversation_columns(connection: sqlite3.Connection) -> str:
-    return _CONVERSATION_COLUMNS + (_PHONE_COLUMN if _has_identities(connection) else "")
+    return _CONVERSATION_COLUMNS + (_PHONE_COLUMN if has_table(connection) else "")
 
 
 def _message(row: tuple) -> MessageRow:
@@ -267,10 +262,10 @@ class Inbox:
 
     def identity(self, lid: str) -> Identity | None:
         """What the events taught of a LID (its phone number and name), or None."""
-        return self.store.read(lambda c: identity_of(c, lid, self.account) if _has_identities(c) else None)
+        return self.store.read(lambda c: identity_of(c, lid, self.account) if has_table(c) else None)
 
     def identity_by_phone(self, phone: str) -> Identity | None:
-        return self.store.read(lambda c: identity_by_phone(c, phone, self.account) if _has_identities(c) else None)
+        return self.store.read(lambda c: identity_by_phone(c, phone, self.account) if has_table(c) else None)
 
     def forget(self, chat_id: str) -> bool:
         """See `forget_chat`: a chat deleted on the gateway."""

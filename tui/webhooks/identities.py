@@ -18,7 +18,9 @@ Plain functions of parsed JSON that never raise on odd payloads; no Textual here
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,13 +70,25 @@ def _pair(one: Any, other: Any, name: str = "") -> Identity | None:
 
 def identities_in(payload: Any) -> list[Identity]:
     """Every LID one payload names, with the phone and name it gives for it; never raises."""
+    return _read(payload)[1]
+
+
+def sender_in(payload: Any) -> Identity | None:
+    """The LID of who wrote a message or sent a receipt, with what the payload says of it; None when the payload
+    names no LID for them (or the account itself wrote)."""
+    from_me, found = _read(payload)
+    return found[0] if found and not from_me else None
+
+
+def _read(payload: Any) -> tuple[bool, list[Identity]]:
+    """(whether the account itself is the sender, every LID named: the sender's first)."""
     if not isinstance(payload, dict):
-        return []
+        return False, []
     try:
-        found = _wuzapi(payload) if isinstance(payload.get("event"), dict) else (
+        from_me, found = _wuzapi(payload) if isinstance(payload.get("event"), dict) else (
             _evolution(payload) if isinstance(payload.get("data"), dict) else _zapi(payload))
     except (AttributeError, TypeError, ValueError):
-        return []
+        return False, []
     merged: dict[str, Identity] = {}
     for identity in found:
         if identity is None:
@@ -82,10 +96,10 @@ def identities_in(payload: Any) -> list[Identity]:
         known = merged.get(identity.lid)
         merged[identity.lid] = identity if known is None else Identity(
             identity.lid, known.phone or identity.phone, known.name or identity.name)
-    return list(merged.values())
+    return from_me, list(merged.values())
 
 
-def _wuzapi(payload: dict) -> list[Identity | None]:
+def _wuzapi(payload: dict) -> tuple[bool, list[Identity | None]]:
     event = dict_of(payload.get("event"))
     source = dict_of(event.get("Info")) or event  # a message's Info; a receipt's or presence's event itself
     from_me = source.get("IsFromMe") is True
@@ -93,15 +107,15 @@ def _wuzapi(payload: dict) -> list[Identity | None]:
     found = [_pair(source.get("Sender"), source.get("SenderAlt"), name)]
     if source.get("IsGroup") is not True:
         found.append(_pair(source.get("Chat"), source.get("RecipientAlt"), name))
-    return found
+    return from_me, found
 
 
-def _zapi(payload: dict) -> list[Identity | None]:
+def _zapi(payload: dict) -> tuple[bool, list[Identity | None]]:
     from_me = payload.get("fromMe") is True
     phone = payload.get("phone")
     if payload.get("isGroup") is True or text_of(phone).endswith("-group"):
         member = "" if from_me else text_of(payload.get("senderName"))
-        return [_pair(payload.get("participantLid"), payload.get("participantPhone"), member)]
+        return from_me, [_pair(payload.get("participantLid"), payload.get("participantPhone"), member)]
     name = text_of(payload.get("chatName")) if from_me else (
         text_of(payload.get("senderName")) or text_of(payload.get("chatName")))
     found = [_pair(payload.get("chatLid"), phone, name)]
@@ -109,18 +123,18 @@ def _zapi(payload: dict) -> list[Identity | None]:
         found.append(_pair(payload.get("senderLid"), phone, name))
     if _lid_of(phone):
         found.append(_pair(phone, None, name))
-    return found
+    return from_me, found
 
 
-def _evolution(payload: dict) -> list[Identity | None]:
+def _evolution(payload: dict) -> tuple[bool, list[Identity | None]]:
     data = dict_of(payload.get("data"))
     key = dict_of(data.get("key"))
     from_me = key.get("fromMe") is True
     name = "" if from_me else text_of(data.get("pushName"))
     participant = key.get("participant")
     if text_of(key.get("remoteJid")).endswith("@g.us"):
-        return [_pair(participant, key.get("participantAlt"), name)]
-    return [_pair(key.get("remoteJid"), key.get("remoteJidAlt"), name)]
+        return from_me, [_pair(participant, key.get("participantAlt"), name)]
+    return from_me, [_pair(key.get("remoteJid"), key.get("remoteJidAlt"), name)]
 
 
 def who(jid: str, identity: Identity | None) -> str:
@@ -135,6 +149,33 @@ def who(jid: str, identity: Identity | None) -> str:
     if not identity.name:
         return f"+{identity.phone}"
     return f"{identity.name} (+{identity.phone})"
+
+
+def spoken(text: str, found: Iterable[Identity]) -> str:
+    """`text` (an event's one-line summary) with each LID in it read as `who` says: the phone and name a payload
+    gave, or "unknown number (lid …)". A name the text already shows is not said twice."""
+    for identity in found:
+        if identity.lid not in text:
+            continue
+        named = identity if not identity.name or identity.name not in text else Identity(identity.lid, identity.phone, "")
+        text = text.replace(identity.lid, who(identity.lid, named))
+    return text
+
+
+_UNKNOWN_LID = re.compile(r"(?:\(" + UNKNOWN_NUMBER + r", lid (\d+@lid)\))|(?:" + UNKNOWN_NUMBER + r" \(lid (\d+@lid)\))")
+
+
+def renamed(text: str, known: Callable[[str], Identity | None]) -> str:
+    """A summary written before the phone was known, with the phone the store has learned since (`known`: a LID's
+    identity, or None)."""
+    def better(match: re.Match[str]) -> str:
+        lid = match.group(1) or match.group(2)
+        identity = known(lid)
+        if identity is None or not identity.phone:
+            return match.group(0)
+        return f"(+{identity.phone})" if match.group(1) else f"+{identity.phone}"
+
+    return _UNKNOWN_LID.sub(better, text)
 
 
 # -- the store's table -----------------------------------------------------------------------------------------
@@ -178,3 +219,33 @@ def identity_by_phone(connection: sqlite3.Connection, phone: str, account: str =
     return _identity(connection.execute(
         "SELECT lid, phone, name FROM identities WHERE account = ? AND phone = ? ORDER BY updated_us DESC LIMIT 1",
         (account, phone)).fetchone())
+
+
+def has_table(connection: sqlite3.Connection) -> bool:
+    """Whether the store has learned identities at all (a store opened read-only may predate the table)."""
+    return connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identities'").fetchone() is not None
+
+
+@dataclass(frozen=True, slots=True)
+class NamedEvent:
+    """How a stored event reads once the store's identities are known: its summary with the phones learned since,
+    and who wrote it (None: no LID named for them)."""
+
+    summary: str
+    sender: Identity | None
+
+
+def named_event(connection: sqlite3.Connection, payload: Any, summary: str, account: str = "") -> NamedEvent:
+    """An event's summary and sender with what the store knows now: a phone or name the event itself did not
+    carry, learned from another event (or the gateway) since. Call inside the store's read."""
+    if not has_table(connection):
+        return NamedEvent(summary, sender_in(payload))
+
+    def known(lid: str) -> Identity | None:
+        return identity_of(connection, lid, account)
+
+    sender = sender_in(payload)
+    if sender is not None and not (sender.phone and sender.name) and (stored := known(sender.lid)) is not None:
+        sender = Identity(sender.lid, sender.phone or stored.phone, sender.name or stored.name)
+    return NamedEvent(renamed(summary, known), sender)
