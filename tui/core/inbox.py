@@ -20,6 +20,7 @@ from tui.core.accounts.account import ClientsNotReady
 from tui.core.accounts.accounts import Accounts
 from tui.core.feed.bus import EventBus, InboxChanged
 from tui.core.feed.feed import EventFeed
+from tui.core.lid_lookup import LidLookup
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
@@ -55,6 +56,7 @@ class InboxService:
         self._scrub = scrub
         self._names_asked = False
         self._names_task: asyncio.Task[None] | None = None
+        self._lids = LidLookup()  # after the names: the LIDs behind the inbox's numbers (WuzAPI only)
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
 
@@ -243,6 +245,22 @@ class InboxService:
         else:
             self.names_note = "no lists in these dialects: names come from the history"
         if written or chats:
+            self._bus.publish(InboxChanged(""))
+        await self._look_up_lids()
+
+    async def _look_up_lids(self) -> None:
+        """The LIDs behind the inbox's numbers, paced (tui.core.lid_lookup); the inbox redraws when one is learned."""
+        current, inbox = self._accounts.current, self.inbox
+        if current is None or current.session is None or inbox is None:
+            return
+        try:
+            learned = await self._lids.run(current.session, inbox)
+        except ClientsNotReady:
+            return
+        except Exception as error:  # a failing or closed store: the next read of the names tries again
+            log.warning("could not look up LIDs: %s", error)
+            return
+        if learned:
             self._bus.publish(InboxChanged(""))
 
     async def stop(self) -> None:

@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from tui.webhooks.identities import Identity, has_table, identity_by_phone, identity_of
+from tui.webhooks.identities import Identity, has_table, identity_by_phone, identity_of, learn, phones_without_lid
 from tui.webhooks.inbox_changes import (
     ChatName,
     ListedChat,
@@ -267,6 +267,20 @@ class Inbox:
     def identity_by_phone(self, phone: str) -> Identity | None:
         return self.store.read(lambda c: identity_by_phone(c, phone, self.account) if has_table(c) else None)
 
+    def learn(self, identity: Identity, at_us: int | None = None) -> None:
+        """Keep what the gateway said of a LID (tui.core.lid_lookup)."""
+        self.store.write(lambda c: learn(c, identity, at_us if at_us is not None else _now_us(), self.account))
+
+    def phones_without_lid(self, limit: int) -> list[str]:
+        """The numbers of the inbox's person chats whose LID is not known, newest chat first."""
+        return self.store.read(lambda c: phones_without_lid(c, limit, self.account) if has_table(c) else [])
+
     def forget(self, chat_id: str) -> bool:
         """See `forget_chat`: a chat deleted on the gateway."""
         return self.store.write(lambda c: forget_chat(c, chat_id, self.account))
+
+
+def _now_us() -> int:
+    import time
+
+    return time.time_ns() // 1000

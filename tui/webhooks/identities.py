@@ -221,6 +221,17 @@ def identity_by_phone(connection: sqlite3.Connection, phone: str, account: str =
         (account, phone)).fetchone())
 
 
+def phones_without_lid(connection: sqlite3.Connection, limit: int, account: str = "") -> list[str]:
+    """Person chats named by their number whose LID is not known, newest first."""
+    rows = connection.execute(
+        """SELECT chat_id FROM conversations c WHERE c.account = ?1 AND c.chat_id NOT GLOB '*[^0-9]*'
+               AND c.chat_id <> '' AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.account = ?1
+                                                   AND i.phone = c.chat_id)
+           ORDER BY c.last_us DESC LIMIT ?2""",
+        (account, limit)).fetchall()
+    return [row[0] for row in rows]
+
+
 def has_table(connection: sqlite3.Connection) -> bool:
     """Whether the store has learned identities at all (a store opened read-only may predate the table)."""
     return connection.execute(
