@@ -64,6 +64,7 @@ async def test_a_lid_chat_shows_the_phone_and_a_reply_goes_to_the_phone(received
         assert f"+{NEW_NUMBER}" in screen_text(pilot.app)
         await choose(pilot, screen, lid)
         assert "hello from a lid" in thread_text(screen)
+        assert f"+{NEW_NUMBER} · {lid}" in screen_text(pilot.app)  # the thread's title: the number, then the LID
         await pilot.press("enter", *"hi back", "enter")
         await inbox_settled(pilot)
         assert sends(received) == [{"phone": NEW_NUMBER, "message": "hi back"}]
@@ -79,3 +80,14 @@ async def test_a_lid_with_no_phone_says_unknown_number_and_a_reply_goes_to_the_l
         await pilot.press("enter", *"hi", "enter")
         await inbox_settled(pilot)
         assert sends(received) == [{"phone": lid, "message": "hi"}]
+
+
+async def test_the_answer_to_a_reply_sent_to_a_lid_comes_back_in_its_chat(received):
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        lid = await write_from_lid(pilot, NEW_NUMBER, "who am I", alt=False)
+        await choose(pilot, screen, lid)
+        await pilot.press("enter", *"hi", "enter")
+        await inbox_settled(pilot)
+        assert not [r.chat_id for r in screen.rows if "@lid@" in r.chat_id]
+        assert row(screen, lid).messages == 3  # theirs, the reply, their answer

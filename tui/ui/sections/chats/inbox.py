@@ -424,7 +424,8 @@ class InboxView(Widget):
             return
         row = next((r for r in self.rows if r.chat_id == chat), None)
         name = row.title if row else chat
-        extra = f" · {chat}" if row and row.name else ""
+        # A LID chat's title already says its number (or that it is unknown, with the LID): the LID follows a known one.
+        extra = f" · {chat}" if row and (row.name or row.phone) and chat not in name else ""
         typing = " · typing…" if row and row.typing(self.runtime.display.now_us()) else ""
         title.update(Text(f"{name}{extra}{typing}"))
 
