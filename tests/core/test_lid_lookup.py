@@ -22,9 +22,9 @@ from tui.webhooks.identities import Identity
 from tui.webhooks.store import EventStore
 
 ANSWERS = {
-    "5511987654321@s.whatsapp.net": '{"code":200,"data":{"jid":"5511987654321@s.whatsapp.net",'
+    "5511987654321": '{"code":200,"data":{"jid":"5511987654321@s.whatsapp.net",'
                                     '"lid":"81896604192873@lid"},"success":true}',
-    "5511976543219@s.whatsapp.net": '{"code":200,"data":{"jid":"5511976543219@s.whatsapp.net","lid":""},'
+    "5511976543219": '{"code":200,"data":{"jid":"5511976543219@s.whatsapp.net","lid":""},'
                                     '"success":true}',
 }
 
@@ -79,7 +79,7 @@ async def test_each_number_is_asked_once_at_the_rate_and_the_lid_is_kept(store, 
     session = FakeSession()
     lookup = LidLookup(pause=pause)
     assert await lookup.run(session, inbox) == 1
-    assert sorted(session.asked) == ["5511976543219@s.whatsapp.net", "5511987654321@s.whatsapp.net"]
+    assert sorted(session.asked) == ["5511976543219", "5511987654321"]
     assert pauses == [LOOKUP_INTERVAL]  # between the two asks, not before the first
     assert inbox.identity_by_phone("5511987654321") == Identity("81896604192873@lid", "5511987654321", "")
     assert await lookup.run(session, inbox) == 0 and len(session.asked) == 2  # never asked twice

@@ -91,7 +91,7 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.LIST_CONTACTS: lambda: m.ListPage(pageSize=5),
     OperationId.LIST_GROUPS: lambda: m.ListPage(),
     OperationId.USER_CONTACTS: lambda: m.NoBody(),
-    OperationId.USER_LID: lambda: m.UserLidQuery(jid="5511987654321@s.whatsapp.net"),
+    OperationId.USER_LID: lambda: m.UserLidQuery(jid="5511987654321"),
     OperationId.GROUP_LIST: lambda: m.NoBody(),
     **PAIRING_REQUESTS,
     **DOCTOR_REQUESTS,

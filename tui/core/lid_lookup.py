@@ -47,7 +47,7 @@ class LidLookup:
                 await self.pause(LOOKUP_INTERVAL)
             self.asked.add(phone)
             try:
-                answer = await session.request(USER_LID, UserLidQuery(jid=f"{phone}@s.whatsapp.net"))
+                answer = await session.request(USER_LID, UserLidQuery(jid=phone))
             except DialectRefusal:
                 return learned
             except GatewayError as error:
