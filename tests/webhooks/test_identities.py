@@ -261,3 +261,35 @@ def test_events_list_and_show_name_the_phone_the_store_learned(capsys, tmp_path)
     out = capsys.readouterr().out
     assert "summary: Message from Maria (+5544999999999): hello from a lid" in out
     assert "sender: Maria (+5544999999999)" in out
+
+
+# -- group members -------------------------------------------------------------------------------------------------
+
+
+def test_group_members_known_by_lid_read_as_their_phone_and_name():
+    """WuzAPI's GET /group/info `Participants`: whatsmeow's GroupParticipant (types/group.go: `JID`, "always equals
+    either the LID or phone number", `PhoneNumber`, `LID`, `IsAdmin`, `IsSuperAdmin`, `DisplayName`)."""
+    from tui.api.models import GroupInfo
+    from tui.ui.sections.groups import participant_rows
+
+    info = GroupInfo.model_validate(json.loads("""
+    {"JID": "120363041982375610@g.us", "Name": "Team", "Participants": [
+      {"JID": "81896604192873@lid", "PhoneNumber": "5544999999999@s.whatsapp.net", "LID": "81896604192873@lid",
+       "IsAdmin": true, "IsSuperAdmin": false, "DisplayName": "", "Error": 0, "AddRequest": null},
+      {"JID": "77001122334455@lid", "PhoneNumber": "", "LID": "77001122334455@lid",
+       "IsAdmin": false, "IsSuperAdmin": false, "DisplayName": "Bruno", "Error": 0, "AddRequest": null},
+      {"JID": "5511987654321@s.whatsapp.net", "PhoneNumber": "5511987654321@s.whatsapp.net", "LID": "",
+       "IsAdmin": false, "IsSuperAdmin": true, "DisplayName": "", "Error": 0, "AddRequest": null}]}
+    """))
+    assert participant_rows(None, info) == [
+        ("+5544999999999", "admin"),
+        ("Bruno (unknown number, lid 77001122334455@lid)", "member"),
+        ("5511987654321@s.whatsapp.net", "super admin"),
+    ]
+
+
+async def test_a_group_message_from_a_lid_member_names_their_phone_in_the_thread(store):
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_GROUP_LID_MESSAGE))
+    [message] = inbox.thread("120363041982375610@g.us", 10)
+    assert message.sender == "Bruno (+5511976543219)"

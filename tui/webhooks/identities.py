@@ -68,6 +68,11 @@ def _pair(one: Any, other: Any, name: str = "") -> Identity | None:
     return Identity(lid, _phone_of(one) or _phone_of(other), name)
 
 
+def sender_identity(jid: Any, alt: Any, name: str = "") -> Identity | None:
+    """The identity one address and its alternative make, when one of them is a LID (else None)."""
+    return _pair(jid, alt, name)
+
+
 def identities_in(payload: Any) -> list[Identity]:
     """Every LID one payload names, with the phone and name it gives for it; never raises."""
     return _read(payload)[1]
