@@ -293,3 +293,18 @@ async def test_a_group_message_from_a_lid_member_names_their_phone_in_the_thread
     await store.append(event(WUZAPI_GROUP_LID_MESSAGE))
     [message] = inbox.thread("120363041982375610@g.us", 10)
     assert message.sender == "Bruno (+5511976543219)"
+
+
+async def test_a_store_from_before_the_identities_learns_them_from_its_events_when_opened(tmp_path):
+    import sqlite3
+
+    from tui.webhooks.store import EventStore
+
+    path = tmp_path / "events.sqlite3"
+    with EventStore(path) as store:
+        await store.append(event(WUZAPI_LID_MESSAGE))
+    with sqlite3.connect(path) as connection:  # as a store written before the table was
+        connection.execute("DROP TABLE identities")
+    with EventStore(path) as store:
+        assert Inbox(store).identity(LID) == Identity(LID, PHONE, "Maria")
+        assert Inbox(store).conversations()[0].phone == PHONE
