@@ -10,6 +10,8 @@ inside the store's transactions.
   no delivered row, and a late or repeated event never moves a time later.
 * `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
   is one indexed query on last_us.
+* `identities` (tui.webhooks.identities): who each LID is, as the events (and the gateway's look-ups) said; a
+  message for one of a person's addresses goes to the chat they already have under the other (`same_person_chat`).
 """
 
 from __future__ import annotations
