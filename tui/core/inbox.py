@@ -57,6 +57,7 @@ class InboxService:
         self._names_asked = False
         self._names_task: asyncio.Task[None] | None = None
         self._lids = LidLookup()  # after the names: the LIDs behind the inbox's numbers (WuzAPI only)
+        self._lids_task: asyncio.Task[None] | None = None  # apart: the names are in before the paced look-ups end
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
 
@@ -246,7 +247,8 @@ class InboxService:
             self.names_note = "no lists in these dialects: names come from the history"
         if written or chats:
             self._bus.publish(InboxChanged(""))
-        await self._look_up_lids()
+        if self._lids_task is None or self._lids_task.done():
+            self._lids_task = asyncio.get_running_loop().create_task(self._look_up_lids(), name="look up LIDs")
 
     async def _look_up_lids(self) -> None:
         """The LIDs behind the inbox's numbers, paced (tui.core.lid_lookup); the inbox redraws when one is learned."""
@@ -264,11 +266,12 @@ class InboxService:
             self._bus.publish(InboxChanged(""))
 
     async def stop(self) -> None:
-        if self._names_task is not None:
-            task, self._names_task = self._names_task, None
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        for task in (self._names_task, self._lids_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._names_task = self._lids_task = None
 
 
 def _list_items(answer: object) -> list[object]:
