@@ -308,3 +308,18 @@ async def test_a_store_from_before_the_identities_learns_them_from_its_events_wh
     with EventStore(path) as store:
         assert Inbox(store).identity(LID) == Identity(LID, PHONE, "Maria")
         assert Inbox(store).conversations()[0].phone == PHONE
+
+
+async def test_listen_lines_name_the_phone_the_store_learned(tmp_path):
+    import asyncio
+
+    from tui.cli.listen import LinePrinter, known_names
+    from tui.webhooks.store import EventStore
+
+    with EventStore(tmp_path / "events.sqlite3") as store:
+        await store.append(event(WUZAPI_READ_RECEIPT))  # teaches the phone
+        stored = await store.append(event(WUZAPI_LID_NO_ALT))  # names the LID alone
+        printer = LinePrinter(asyncio.get_running_loop(), rename=known_names(store))
+        printer(stored)
+        assert "Message from Maria (+5544999999999): hello from a lid" in printer._lines[0]
+        printer.broken = True
