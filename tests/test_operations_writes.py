@@ -25,6 +25,7 @@ READS = {
     OperationId.HMAC_STATUS,
     OperationId.GROUP_INFO,
     OperationId.USER_CONTACTS,
+    OperationId.USER_LID,
     OperationId.GROUP_LIST,
     OperationId.WEBHOOK_READ,
     OperationId.SESSION_STATUS,

@@ -474,6 +474,15 @@ CASES: list[WireCase] = [
              == [("5491122223333@s.whatsapp.net", "", "FOP2"), ("549113334444@s.whatsapp.net", "Ana Souza", "Asternic")]),
     WireCase(OperationId.USER_CONTACTS, WUZAPI, m.NoBody, "GET", "/user/contacts", None,
              (200, {"code": 200, "data": {}, "success": True}), lambda r: r.items == [], name="none"),
+    # asternic/wuzapi routes.go `/user/lid/{jid}` GET (parseJID makes bare digits a user JID); static/api/spec.yml's
+    # answer {jid, lid} in Respond's envelope
+    _refused(OperationId.USER_LID, SSPEC, lambda: m.UserLidQuery(jid="5544999999999"), "GET",
+             "/user/lid/5544999999999", "user/lid/{jid}"),
+    WireCase(OperationId.USER_LID, WUZAPI, lambda: m.UserLidQuery(jid="5544999999999"), "GET",
+             "/user/lid/5544999999999", None,
+             (200, {"code": 200, "data": {"jid": "5544999999999@s.whatsapp.net", "lid": "81896604192873@lid"},
+                    "success": True}),
+             lambda r: (r.jid, r.lid) == ("5544999999999@s.whatsapp.net", "81896604192873@lid")),
     _refused(OperationId.GROUP_LIST, SSPEC, m.NoBody, "GET", "/group/list", "group/list"),
     WireCase(OperationId.GROUP_LIST, WUZAPI, m.NoBody, "GET", "/group/list", None,
              (200, {"code": 200, "data": {"Groups": [GROUP_INFO]}, "success": True}),

@@ -51,7 +51,7 @@ def test_the_spec_sandbox_refuses_exactly_the_gateways_lists_pairing_calls_and_s
     assert InstanceApi.REFUSED == {"chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart",
                                    "disconnect", "me", "update-every-webhooks", "device"}
     # and WuzAPI's media sends, which the spec's session family does not have (issue 25)
-    assert SessionApi.REFUSED == {"user-contacts", "group-list", "session-status", "session-connect", "session-qr",
+    assert SessionApi.REFUSED == {"user-contacts", "user-lid", "group-list", "session-status", "session-connect", "session-qr",
                                   "session-pairphone", "session-disconnect", "session-logout", "chat-send-image",
                                   "chat-send-video", "chat-send-audio", "chat-send-document"}
     assert ZapiInstanceApi.REFUSED == WuzapiSessionApi.REFUSED == set()

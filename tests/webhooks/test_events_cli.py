@@ -117,7 +117,8 @@ def test_list_as_text_marks_duplicates_and_json_keeps_its_fields(capsys, tmp_pat
         "id", "received_at", "path", "kind", "summary", "verdict", "rejected", "reason", "message_ids",
         "duplicate_of", "headers", "payload", "body", "forwarded",
         "body_cut", "body_size",  # added by issue 20 item 3 (a rejected body kept to 4 KiB): added, none renamed
-        "account"])  # added by issue 26 (one store for many accounts): the profile the event came for
+        "account",  # added by issue 26 (one store for many accounts): the profile the event came for
+        "sender"])  # added by issue 35 (who wrote): a LID sender's phone and name, null when none is named
 
 
 def test_show_json_with_forward_attempts(capsys, db):

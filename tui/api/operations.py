@@ -113,6 +113,7 @@ class OperationId(enum.StrEnum):
     CHAT_SEND_DOCUMENT = "chat-send-document"
     WEBHOOK = "webhook"
     USER_CONTACTS = "user-contacts"
+    USER_LID = "user-lid"
     GROUP_LIST = "group-list"
     SESSION_STATUS = "session-status"
     SESSION_CONNECT = "session-connect"
@@ -587,6 +588,13 @@ USER_CONTACTS: Operation[m.NoBody, m.ContactList] = Operation(
     id=OperationId.USER_CONTACTS, number=None, family=SESS, method="GET", path="user/contacts",
     request=m.NoBody, result=m.ContactList, title="List contacts (WuzAPI)", section=Section.CHATS,
     notes={W: "answers a map from JID to {FullName, FirstName, PushName, BusinessName}"},
+    writes=False,
+)
+USER_LID: Operation[m.UserLidQuery, m.UserLid] = Operation(
+    id=OperationId.USER_LID, number=None, family=SESS, method="GET", path="user/lid/{jid}",
+    request=m.UserLidQuery, result=m.UserLid, title="Look up a number's LID (WuzAPI)", section=Section.CHATS,
+    path_params=("jid",),
+    notes={W: "answers {jid, lid}: the LID WhatsApp hides this number behind, as the inbox's identities learn it"},
     writes=False,
 )
 WEBHOOK_READ: Operation[m.NoBody, m.WebhookConfig] = Operation(

@@ -13,6 +13,7 @@ import asyncio
 import os
 import sqlite3
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 from tui.local import config
 from tui.cli.exit_codes import Exit
 from tui.api.wording import echoed
+from tui.webhooks.identities import Identity, NamedEvent, named_event, who
 from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
@@ -133,8 +135,10 @@ def _list(args: argparse.Namespace) -> int:
     with store, ForwardLog(store.path, read_only=read_only) as forward_log:
         events = store.newest(args.limit or 50, **_filters(args))
         latest = forward_log.latest(event.id for event in events)
+        named = _named(store, events)
+    events = [replace(event, summary=names.summary) for event, names in zip(events, named, strict=True)]
     if args.json:
-        documents = [_document(event, latest.get(event.id)) for event in events]
+        documents = [_document(event, latest.get(event.id), names.sender) for event, names in zip(events, named, strict=True)]
         print(strict_json(documents, indent=2))
         return Exit.OK
     if events:
@@ -165,20 +169,25 @@ def _show(args: argparse.Namespace) -> int:
         event = store.get(args.id)
         attempts = forward_log.attempts(args.id) if event is not None else []
         pending = event is not None and forward_log.is_queued(args.id)
-    if event is None:
+        [names] = _named(store, [event]) if event is not None else [None]
+    if event is None or names is None:
         raise _NotFound(f"no event #{args.id} in {store.path}")
+    event = replace(event, summary=names.summary)
     media = event_media(event, MediaFolder(store.media_folder), store.shared_media_folder)
     if args.json:
         document = event.to_json()
         document["forward_attempts"] = [attempt.to_json() for attempt in attempts]
         document["forward_pending"] = pending
         document["media"] = [kept.to_json() for kept in media]
+        document["sender"] = _sender_json(names.sender)
         print(strict_json(document, indent=2))
         return Exit.OK
     verdict = f"{event.verdict}{' (rejected: ' + (event.reason or '') + ')' if event.rejected else ''}"
     print(f"event #{event.id} · {event.kind} · {_local(event.received_at)} · {event.path} · {verdict}")
     print(f"account: {event.account if event.account is not None else 'not known (no profile named)'}")
     print(f"summary: {event.summary}")
+    if names.sender is not None:
+        print(f"sender: {who(names.sender.lid, names.sender)}")
     if (cut := event.cut_note()) is not None:
         print(cut)
     for name, value in sorted(event.headers.items()):
@@ -215,10 +224,24 @@ def _write_export(store: EventStore, stream: TextIO, limit: int | None, filters:
     return len(events)
 
 
-def _document(event: StoredEvent, attempt: Any) -> dict[str, Any]:
+def _document(event: StoredEvent, attempt: Any, sender: Identity | None) -> dict[str, Any]:
     document = event.to_json()
     document["forwarded"] = attempt.to_json() if attempt is not None else None
+    document["sender"] = _sender_json(sender)
     return document
+
+
+def _named(store: EventStore, events: list[StoredEvent]) -> list[NamedEvent]:
+    """Each event's summary and LID sender with the phones and names the store has learned (one read)."""
+    return store.read(lambda connection: [named_event(connection, event.payload, event.summary, event.account or "")
+                                          for event in events])
+
+
+def _sender_json(sender: Identity | None) -> dict[str, str | None] | None:
+    """Who wrote, when WhatsApp named them by a LID: the LID, the phone (null: not known yet) and the name."""
+    if sender is None:
+        return None
+    return {"lid": sender.lid, "phone": sender.phone or None, "name": sender.name or None}
 
 
 def _body_text(event: StoredEvent) -> str:

@@ -11,6 +11,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -20,6 +21,7 @@ from tui.cli.listen_reload import ProfilesNow, Reloader
 from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
+from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
 from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreHealth, StoreUnusable
@@ -223,7 +225,8 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
 async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any,
                   alerts: HeadlessAlerts | None = None) -> int:
     key, families = served.key, served.families
-    printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop())
+    printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop(),
+                                                                     rename=known_names(store))
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None,
                                            alerts.observe if alerts else None) if consumer is not None]
     listener = Listener(
@@ -393,6 +396,18 @@ def _each(consumers: list[Callable[[StoredEvent], None]]) -> Callable[[StoredEve
     return call_each
 
 
+def known_names(store: EventStore) -> Callable[[StoredEvent], str]:
+    """An event's summary with the number of a LID the store learned after (or before) the event named it alone:
+    one indexed read, made only for a summary that says "unknown number"."""
+    def rename(event: StoredEvent) -> str:
+        try:
+            return store.read(lambda c: named_event(c, event.payload, event.summary, event.account or "").summary)
+        except Exception:  # a failing store: the line as classified
+            return event.summary
+
+    return rename
+
+
 class LinePrinter:
     """By default, one line per stored event on stdout for a person watching: local time, id, kind, verdict,
     summary. A line is formatted at once (no event, body included, is held), and the lines of one moment go out
@@ -401,8 +416,10 @@ class LinePrinter:
 
     FLUSH_DELAY = 0.05
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, *,
+                 rename: Callable[[StoredEvent], str] | None = None) -> None:
         self._loop = loop
+        self._rename = rename  # a summary with the phones the store learned since the event was classified
         self._lines: list[str] = []
         self._timer: asyncio.TimerHandle | None = None
         self._second, self._clock = -1, ""  # the local time of the last second seen: a flood shares a few
@@ -414,6 +431,8 @@ class LinePrinter:
         second = int(event.received_at.timestamp())
         if second != self._second:
             self._second, self._clock = second, time.strftime("%H:%M:%S", time.localtime(second))
+        if self._rename is not None and UNKNOWN_NUMBER in event.summary:
+            event = replace(event, summary=self._rename(event))
         self._lines.append(f"{self._clock}  #{event.id:<6} {terminal_line(event)}\n")
         if self._timer is None:
             self._timer = self._loop.call_later(self.FLUSH_DELAY, self.flush)

@@ -20,6 +20,7 @@ from tui.core.accounts.account import ClientsNotReady
 from tui.core.accounts.accounts import Accounts
 from tui.core.feed.bus import EventBus, InboxChanged
 from tui.core.feed.feed import EventFeed
+from tui.core.lid_lookup import LidLookup
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
@@ -55,6 +56,8 @@ class InboxService:
         self._scrub = scrub
         self._names_asked = False
         self._names_task: asyncio.Task[None] | None = None
+        self._lids = LidLookup()  # after the names: the LIDs behind the inbox's numbers (WuzAPI only)
+        self._lids_task: asyncio.Task[None] | None = None  # apart: the names are in before the paced look-ups end
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
 
@@ -244,13 +247,31 @@ class InboxService:
             self.names_note = "no lists in these dialects: names come from the history"
         if written or chats:
             self._bus.publish(InboxChanged(""))
+        if self._lids_task is None or self._lids_task.done():
+            self._lids_task = asyncio.get_running_loop().create_task(self._look_up_lids(), name="look up LIDs")
+
+    async def _look_up_lids(self) -> None:
+        """The LIDs behind the inbox's numbers, paced (tui.core.lid_lookup); the inbox redraws when one is learned."""
+        current, inbox = self._accounts.current, self.inbox
+        if current is None or current.session is None or inbox is None:
+            return
+        try:
+            learned = await self._lids.run(current.session, inbox)
+        except ClientsNotReady:
+            return
+        except Exception as error:  # a failing or closed store: the next read of the names tries again
+            log.warning("could not look up LIDs: %s", error)
+            return
+        if learned:
+            self._bus.publish(InboxChanged(""))
 
     async def stop(self) -> None:
-        if self._names_task is not None:
-            task, self._names_task = self._names_task, None
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        for task in (self._names_task, self._lids_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._names_task = self._lids_task = None
 
 
 def _list_items(answer: object) -> list[object]:

@@ -77,7 +77,8 @@ class Peer:
             members = [phone for phone in (group.participants if group else {}) if phone != state.own_phone]
             phone = members[0] if members else state.own_phone
             return cls(recipient, user_jid(phone), state.contact_name(phone), True)
-        return cls(user_jid(recipient), user_jid(recipient), state.contact_name(recipient), False)
+        jid = recipient if recipient.endswith("@lid") else user_jid(recipient)  # a LID is answered from itself
+        return cls(jid, jid, state.contact_name(recipient), False)
 
     def source(self) -> dict[str, Any]:
         """whatsmeow's MessageSource, flattened into every session event."""

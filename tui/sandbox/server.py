@@ -33,6 +33,7 @@ from tui.sandbox.events import (
 from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.flap import Flap, FlapRefused, run_flap
 from tui.sandbox.handlers import SandboxDialects, require_served
+from tui.sandbox.incoming import IncomingRoutes
 from tui.sandbox.pairing import DEVICE, CodeIssuer, Link, LinkEvent, PhoneSide
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import SandboxState, SentMessage, seed_demo_state
@@ -200,6 +201,8 @@ class SandboxGateway:
             app.add_routes(api.extra_routes(prefix))
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
+        app.add_routes(IncomingRoutes(lambda: self.state, self.deliveries.announce_session, self.clock,
+                                      self.id_factory).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.webhooks.identities import identities_in, spoken
 from tui.webhooks.render import render_zapi
 
 UNKNOWN = "unknown"
@@ -31,7 +32,7 @@ def classify(payload: Any) -> Classification:
     kind = _KIND_ALIASES.get(event_type.strip().lower(), event_type.strip())
     describe = _DESCRIBERS.get(kind, _describe_other)
     summary, ids = describe(kind, payload)
-    return kind, _one_line(summary), _unique(ids)
+    return kind, _one_line(spoken(summary, identities_in(payload))), _unique(ids)
 
 
 def _describe_message(kind: str, payload: dict) -> tuple[str, list[Any]]:

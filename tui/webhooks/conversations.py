@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
+from tui.webhooks.identities import Identity, has_table, identity_by_phone, identity_of, learn, phones_without_lid
 from tui.webhooks.inbox_changes import (
     ChatName,
     ListedChat,
@@ -65,6 +66,10 @@ from tui.webhooks.rows import (  # noqa: F401 (read here by the inbox's callers)
 
 
 _CONVERSATION_COLUMNS = "chat_id, name, last_us, last_body, last_outgoing, unread, typing_us, messages"
+# A LID chat's phone number, from the identities the events taught (tui.webhooks.identities); NULL in a store
+# opened read-only that was written before that table.
+_PHONE_COLUMN = """, (SELECT i.phone FROM identities i WHERE i.account = conversations.account
+                                                        AND i.lid = conversations.chat_id)"""
 _MEDIA_KIND_LIST = ", ".join(f"'{kind}'" for kind in MEDIA_KINDS)
 # A media message's event (kind and payload) is read with it: the payload, never the raw body, when the store kept
 # the payload apart (inline media stays in the body); the body is the payload's JSON text otherwise (small then).
@@ -79,7 +84,12 @@ _MESSAGE_COLUMNS = f"""m.id, m.chat_id, m.at_us, m.outgoing, m.kind, m.body, m.m
 
 
 def _conversation(row: tuple) -> ConversationRow:
-    return ConversationRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5], row[6], row[7])
+    return ConversationRow(row[0], row[1], row[2], row[3], bool(row[4]), row[5], row[6], row[7],
+                           row[8] if len(row) > 8 else None)
+
+
+def _conversation_columns(connection: sqlite3.Connection) -> str:
+    return _CONVERSATION_COLUMNS + (_PHONE_COLUMN if has_table(connection) else "")
 
 
 def _message(row: tuple) -> MessageRow:
@@ -96,14 +106,14 @@ def list_conversations(connection: sqlite3.Connection, limit: int, *, search: st
     it."""
     if not search or not search.strip():
         rows = connection.execute(
-            f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE account = ? AND (messages > 0 OR listed)
+            f"""SELECT {_conversation_columns(connection)} FROM conversations WHERE account = ? AND (messages > 0 OR listed)
                 ORDER BY last_us DESC LIMIT ?""",
             (account, limit),
         ).fetchall()
         return [_conversation(row) for row in rows]
     pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = connection.execute(
-        f"""SELECT {_CONVERSATION_COLUMNS} FROM conversations
+        f"""SELECT {_conversation_columns(connection)} FROM conversations
             WHERE account = ?3 AND (messages > 0 OR listed)
                 AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
                     (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\'))
@@ -114,7 +124,7 @@ def list_conversations(connection: sqlite3.Connection, limit: int, *, search: st
 
 
 def get_conversation(connection: sqlite3.Connection, chat_id: str, account: str = "") -> ConversationRow | None:
-    row = connection.execute(f"SELECT {_CONVERSATION_COLUMNS} FROM conversations WHERE account = ? AND chat_id = ?",
+    row = connection.execute(f"SELECT {_conversation_columns(connection)} FROM conversations WHERE account = ? AND chat_id = ?",
                              (account, chat_id)).fetchone()
     return _conversation(row) if row else None
 
@@ -250,6 +260,27 @@ class Inbox:
     def mark_seen(self, chat_id: str) -> None:
         self.store.write(lambda c: mark_seen(c, chat_id, self.account))
 
+    def identity(self, lid: str) -> Identity | None:
+        """What the events taught of a LID (its phone number and name), or None."""
+        return self.store.read(lambda c: identity_of(c, lid, self.account) if has_table(c) else None)
+
+    def identity_by_phone(self, phone: str) -> Identity | None:
+        return self.store.read(lambda c: identity_by_phone(c, phone, self.account) if has_table(c) else None)
+
+    def learn(self, identity: Identity, at_us: int | None = None) -> None:
+        """Keep what the gateway said of a LID (tui.core.lid_lookup)."""
+        self.store.write(lambda c: learn(c, identity, at_us if at_us is not None else _now_us(), self.account))
+
+    def phones_without_lid(self, limit: int) -> list[str]:
+        """The numbers of the inbox's person chats whose LID is not known, newest chat first."""
+        return self.store.read(lambda c: phones_without_lid(c, limit, self.account) if has_table(c) else [])
+
     def forget(self, chat_id: str) -> bool:
         """See `forget_chat`: a chat deleted on the gateway."""
         return self.store.write(lambda c: forget_chat(c, chat_id, self.account))
+
+
+def _now_us() -> int:
+    import time
+
+    return time.time_ns() // 1000

@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from tui.webhooks.events import StoredEvent
+from tui.webhooks.identities import sender_in
 from tui.api.signing import SIGNATURE_HEADER
 from tui.local.forward_targets import ForwardTargetRefused, check_target, is_loopback
 
@@ -56,6 +57,9 @@ __all__ = ["ForwardLog", "ForwardTargetRefused", "Forwarder", "check_target", "i
 
 FORWARD_EVENT_HEADER = "X-Gateway-Tui-Event"
 REPLAY_HEADER = "X-Gateway-Tui-Replay"
+# Who wrote, when WhatsApp named them by a LID and the payload gives their number too (tui.webhooks.identities):
+# the phone's digits, so the app can answer and save them without reading each gateway's fields.
+SENDER_PHONE_HEADER = "X-Gateway-Tui-Sender-Phone"
 USER_AGENT = "gateway-tui-forward"
 # The stored headers that travel on: what the app needs to parse and verify the body exactly as sent.
 FORWARDED_HEADERS = ("content-type", SIGNATURE_HEADER)
@@ -119,6 +123,9 @@ def shown_target(url: str) -> str:
 def forward_headers(event: StoredEvent, *, replay: bool = False) -> dict[str, str]:
     headers = {name: event.headers[name] for name in FORWARDED_HEADERS if name in event.headers}
     headers[FORWARD_EVENT_HEADER] = str(event.id)
+    sender = sender_in(event.payload)
+    if sender is not None and sender.phone:
+        headers[SENDER_PHONE_HEADER] = sender.phone
     if replay:
         headers[REPLAY_HEADER] = "1"
     return headers

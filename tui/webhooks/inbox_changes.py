@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.webhooks.families import split_account
 from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.webhooks.identities import Identity, identities_in, sender_identity, who
 from tui.webhooks.receipts import (
     Receipt,
     Status,
@@ -74,7 +75,14 @@ class Typing:
     typing: bool
 
 
-Change = NewMessage | StatusChange | Seen | Typing
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """An event named a LID beside its phone number or name (tui.webhooks.identities)."""
+
+    identity: Identity
+
+
+Change = NewMessage | StatusChange | Seen | Typing | Learned
 
 
 TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
@@ -97,9 +105,12 @@ def changes_of(kind: str, payload: Any) -> list[Change]:
         return []
     try:
         reader = _READERS.get(kind)
-        return reader(payload) if reader is not None else []
+        changes = reader(payload) if reader is not None else []
     except (AttributeError, TypeError, ValueError, KeyError):
-        return []
+        changes = []
+    # First: the message an event brings goes to the chat its sender is already known under.
+    learned: list[Change] = [Learned(identity) for identity in identities_in(payload)]
+    return learned + changes
 
 
 def chat_id_of(value: Any) -> str:
@@ -128,7 +139,7 @@ def _wuzapi_message(payload: dict) -> list[Change]:
     push = text_of(info.get("PushName")) or None
     sender = None
     if is_group(chat) and not outgoing:
-        sender = push or chat_id_of(info.get("Sender")) or None
+        sender = _member(info.get("Sender"), push, info.get("SenderAlt")) or None
     vote = dict_of(payload.get("pollVote"))
     if vote:
         kind, body = "vote", f"voted: {names_of(vote.get('selectedOptions'))}"
@@ -138,6 +149,15 @@ def _wuzapi_message(payload: dict) -> list[Change]:
         NewMessage(chat, outgoing, kind, body, text_of(info.get("ID")) or None, sender,
                    push_name=None if is_group(chat) or outgoing else push)
     ]
+
+
+def _member(jid: Any, name: str | None, alt: Any) -> str:
+    """Who wrote in a group: a member WhatsApp names by a LID as their name and number (tui.webhooks.identities),
+    anyone else by their name, else their number."""
+    identity = sender_identity(jid, alt, name or "")
+    if identity is not None:
+        return who(identity.lid, identity)
+    return name or chat_id_of(jid)
 
 
 def _wuzapi_undecryptable(payload: dict) -> list[Change]:
@@ -150,7 +170,7 @@ def _wuzapi_undecryptable(payload: dict) -> list[Change]:
         return []
     outgoing = info.get("IsFromMe") is True
     push = text_of(info.get("PushName")) or None
-    sender = (push or chat_id_of(info.get("Sender")) or None) if is_group(chat) and not outgoing else None
+    sender = (_member(info.get("Sender"), push, info.get("SenderAlt")) or None) if is_group(chat) and not outgoing else None
     return [NewMessage(chat, outgoing, WAITING, WAITING_TEXT, message_id, sender,
                        push_name=None if is_group(chat) or outgoing else push)]
 
@@ -167,7 +187,8 @@ def _zapi_received(payload: dict) -> list[Change]:
     name = text_of(payload.get("senderName")) or None
     sender = None
     if is_group(chat) and not outgoing:
-        sender = name or text_of(payload.get("participantPhone")) or None
+        phone = text_of(payload.get("participantPhone"))
+        sender = (_member(payload.get("participantLid"), name or "", phone) if not phone or name else phone) or None
     kind, body = render_zapi(payload)
     return [
         NewMessage(chat, outgoing, kind, body, text_of(payload.get("messageId")) or None, sender,

@@ -10,16 +10,21 @@ inside the store's transactions.
   no delivered row, and a late or repeated event never moves a time later.
 * `conversations`: one row per chat with its name, last preview, time, unread count and typing time. The list
   is one indexed query on last_us.
+* `identities` (tui.webhooks.identities): who each LID is, as the events (and the gateway's look-ups) said; a
+  message for one of a person's addresses goes to the chat they already have under the other (`same_person_chat`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import replace
 
+from tui.webhooks import identities
 from tui.webhooks.inbox_changes import (
     Change,
     ChatName,
+    Learned,
     ListedChat,
     NameSource,
     NewMessage,
@@ -94,7 +99,7 @@ def create_schema(connection: sqlite3.Connection) -> bool:
     if "conversations" in tables and "account" not in _columns(connection, "conversations"):
         _add_accounts(connection)
     pending = ""
-    for line in SCHEMA.splitlines(keepends=True):
+    for line in (SCHEMA + identities.SCHEMA).splitlines(keepends=True):
         pending += line
         if sqlite3.complete_statement(pending):
             connection.execute(pending)
@@ -115,7 +120,7 @@ def create_schema(connection: sqlite3.Connection) -> bool:
 def schema_is_current(connection: sqlite3.Connection) -> bool:
     """The inbox's tables exist with every column this version writes."""
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return ("message_steps" in tables and {"listed", "account"} <= _columns(connection, "conversations")
+    return ("message_steps" in tables and "identities" in tables and {"listed", "account"} <= _columns(connection, "conversations")
             and "account" in _columns(connection, "chat_messages"))
 
 
@@ -147,7 +152,9 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
           account: str = "") -> None:
     """Write what one event or send changes in `account`'s inbox; call inside the transaction that stores it."""
     for change in changes:
-        if isinstance(change, NewMessage):
+        if isinstance(change, Learned):
+            identities.learn(connection, change.identity, at_us, account)
+        elif isinstance(change, NewMessage):
             add_message(connection, change, at_us, event_id, account)
         elif isinstance(change, StatusChange):
             connection.executemany(
@@ -157,12 +164,13 @@ def apply(connection: sqlite3.Connection, changes: Iterable[Change], at_us: int,
             )
             add_steps(connection, change.message_ids, change.status, at_us if at_us > 0 else None, change.error)
         elif isinstance(change, Seen):
-            seen(connection, change.chat_id, change.message_ids, account)
+            seen(connection, same_person_chat(connection, change.chat_id, account), change.message_ids, account)
         else:
             connection.execute(
                 """INSERT INTO conversations(account, chat_id, last_us, last_body, typing_us) VALUES (?, ?, ?, '', ?)
                    ON CONFLICT(account, chat_id) DO UPDATE SET typing_us = excluded.typing_us""",
-                (account, change.chat_id, at_us, at_us if change.typing else None),
+                (account, same_person_chat(connection, change.chat_id, account), at_us,
+                 at_us if change.typing else None),
             )
 
 
@@ -170,6 +178,9 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
                 account: str = "") -> bool:
     """Store one message in `account`'s inbox and update its conversation; False when that message id is already in
     this chat."""
+    chat_id = same_person_chat(connection, message.chat_id, account)
+    if chat_id != message.chat_id:
+        message = replace(message, chat_id=chat_id)
     # One statement, not a look-up then an insert: this runs for every stored message (the listener's hot path).
     inserted = connection.execute(
         """INSERT INTO chat_messages(chat_id, at_us, outgoing, kind, body, message_id, sender, event_id, account)
@@ -207,6 +218,28 @@ def add_message(connection: sqlite3.Connection, message: NewMessage, at_us: int,
          0 if message.outgoing else 1, account),
     )
     return True
+
+
+def same_person_chat(connection: sqlite3.Connection, chat_id: str, account: str = "") -> str:
+    """The chat a message for `chat_id` goes to: the one the same person already has under their other address
+    (their phone number for a LID, their LID for a phone number) when only that one exists, so a person stays one
+    chat whichever address an event or a send names; else `chat_id`. One indexed look-up when a LID is known."""
+    if identities.is_lid(chat_id):
+        identity = identities.identity_of(connection, chat_id, account)
+        other = identity.phone if identity is not None else ""
+    elif chat_id.isdigit():
+        identity = identities.identity_by_phone(connection, chat_id, account)
+        other = identity.lid if identity is not None else ""
+    else:
+        return chat_id
+    if not other or _has_chat(connection, chat_id, account) or not _has_chat(connection, other, account):
+        return chat_id
+    return other
+
+
+def _has_chat(connection: sqlite3.Connection, chat_id: str, account: str) -> bool:
+    return connection.execute("SELECT 1 FROM conversations WHERE account = ? AND chat_id = ?",
+                              (account, chat_id)).fetchone() is not None
 
 
 def add_steps(connection: sqlite3.Connection, message_ids: Iterable[str], status: Status, at_us: int | None,

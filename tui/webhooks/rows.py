@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from tui.webhooks.identities import Identity, is_lid, who
 from tui.webhooks.receipts import Status, stuck
 
 TYPING_SECONDS = 30  # "typing…" lasts this long after the last composing notice, unless a message ends it
@@ -26,10 +27,18 @@ class ConversationRow:
     unread: int
     typing_us: int | None
     messages: int
+    phone: str | None = None  # a LID chat's phone number, when learned (tui.webhooks.identities)
 
     @property
     def title(self) -> str:
+        if is_lid(self.chat_id):
+            return who(self.chat_id, Identity(self.chat_id, self.phone or "", self.name or ""))
         return self.name or self.chat_id
+
+    @property
+    def reply_to(self) -> str:
+        """Where a reply goes: a LID chat's phone number when known (it can be answered and saved), else the chat."""
+        return self.phone if is_lid(self.chat_id) and self.phone else self.chat_id
 
     def typing(self, now_us: int) -> bool:
         return self.typing_us is not None and now_us - self.typing_us < TYPING_SECONDS * 1_000_000

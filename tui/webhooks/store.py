@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from tui.local.paths import data_dir
 from tui.webhooks import inbox_sql
+from tui.webhooks.identities import has_table as has_identities
 from tui.webhooks.events import EventRecord, StoredEvent
 from tui.webhooks.store_faults import HealthCallback, StoreClosed, StoreFailing, StoreHealth, StoreUnusable
 from tui.webhooks.store_queries import EventQueries
@@ -43,6 +44,7 @@ from tui.webhooks.store_schema import (
     _MEDIA_INDEX,
     _SCHEMA,
     SCHEMA_VERSION,
+    _backfill_identities,
     _backfill_inbox,
     _backfill_steps,
     _statements,
@@ -477,11 +479,14 @@ class EventStore(StoreWriter, EventQueries):
             connection.execute(statement)
         if version == 1:
             connection.execute("UPDATE search_index_state SET indexed_up_to = (SELECT coalesce(max(id), 0) FROM events)")
+        identities_are_new = version == SCHEMA_VERSION and not has_identities(connection)
         steps_are_new = inbox_sql.create_schema(connection)
         if version in (1, 2):  # the inbox tables are new in 3: derive them from the events already stored
             _backfill_inbox(connection)
         elif steps_are_new:  # the timeline is new: its steps from the status events already stored
             _backfill_steps(connection)
+        if identities_are_new:  # who the LIDs are: from the events already stored
+            _backfill_identities(connection)
         connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         connection.execute("COMMIT")
 

@@ -143,6 +143,15 @@ def _trusted_changes(
                    inbox_changes.inbox_of(path))
 
 
+def _backfill_identities(connection: sqlite3.Connection) -> None:
+    """The identities table is new (tui.webhooks.identities): what the trusted events already stored say of LIDs,
+    oldest first."""
+    for event_id, received_us, changes, account in _trusted_changes(connection):
+        learned = [change for change in changes if isinstance(change, inbox_changes.Learned)]
+        if learned:
+            inbox_sql.apply(connection, learned, received_us, event_id, account)
+
+
 def _backfill_steps(connection: sqlite3.Connection) -> None:
     """The timeline's table is new: the steps of the messages already stored, from their sends and the trusted
     status events, oldest first (only what those said: a send's time, each receipt's)."""

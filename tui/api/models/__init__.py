@@ -134,6 +134,7 @@ from tui.api.models.settings import (
     check_proxy_url,
     redact_url_credentials,
 )
+from tui.api.models.users import UserLid, UserLidQuery
 
 __all__ = [
     "AddAdmin",
@@ -157,6 +158,8 @@ __all__ = [
     "ContactCard",
     "ContactEntry",
     "ContactList",
+    "UserLid",
+    "UserLidQuery",
     "ContactSent",
     "DATA_URL_RULE",
     "DESTRUCTIVE_CHAT_ACTIONS",

@@ -22,6 +22,9 @@ _PHONE = re.compile(r"\d{10,15}")
 _GROUP_SEND_JID = re.compile(r"\d+(?:-\d+)?@g\.us")
 # Sends and modify-chat take either group form; the dialect writes the one its gateway expects.
 _GROUP_RECIPIENT = re.compile(r"\d+(?:-\d+)?(?:@g\.us|-group)")
+# A person WhatsApp names only by a LID (tui.webhooks.identities): answered there until their number is known.
+_LID_RECIPIENT = re.compile(r"\d{5,20}@lid")
+_PHONE_JID = re.compile(r"\d{10,15}(?:@s\.whatsapp\.net)?")
 _GROUP_ID = re.compile(r"\d+(?:-\d+)?-group")
 _COMMUNITY_ID = re.compile(r"\d+")
 
@@ -30,6 +33,7 @@ RECIPIENT_RULE = (
     "a phone number with country code (digits only, e.g. 5511999999999) or a group JID like "
     "120363019502650977@g.us (or 120363019502650977-group)"
 )
+PHONE_JID_RULE = "a phone number with country code, bare or as a JID: 5511999999999 or 5511999999999@s.whatsapp.net"
 GROUP_ID_RULE = "a group id like 120363019502650977-group"
 GROUP_JID_RULE = "a group JID like 120363019502650977@g.us"
 COMMUNITY_ID_RULE = "a community id: digits only, e.g. 120363186053925765"
@@ -67,6 +71,7 @@ def _unique(items: list[Any], key: str, what: str) -> None:
 
 
 Phone = Annotated[str, _matching(_PHONE, PHONE_RULE)]
+PhoneJid = Annotated[str, _matching(_PHONE_JID, PHONE_JID_RULE)]
 Recipient = Annotated[str, AfterValidator(lambda v: _recipient(v))]
 GroupId = Annotated[str, _matching(_GROUP_ID, GROUP_ID_RULE)]
 GroupJid = Annotated[str, _matching(_GROUP_SEND_JID, GROUP_JID_RULE)]
@@ -90,7 +95,7 @@ HttpUrl = Annotated[str, AfterValidator(_http_url)]
 
 
 def _recipient(value: str) -> str:
-    if _PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value):
+    if _PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value) or _LID_RECIPIENT.fullmatch(value):
         return value
     raise ValueError(f"must be {RECIPIENT_RULE}")
 
@@ -114,7 +119,7 @@ def normalized_phone(value: str) -> str | None:
 
 
 def is_recipient(value: str) -> bool:
-    return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value))
+    return bool(_PHONE.fullmatch(value) or _GROUP_RECIPIENT.fullmatch(value) or _LID_RECIPIENT.fullmatch(value))
 
 
 def field_errors(error: ValidationError) -> dict[str, str]:

@@ -132,9 +132,12 @@ def format_price(amount_minor: int, currency: str) -> str:
 
 
 class GroupParticipant(Response):
-    JID: str
+    JID: str  # whatsmeow: "always equals either the LID or phone number"
     IsAdmin: bool = False
     IsSuperAdmin: bool = False
+    PhoneNumber: str = ""  # the phone JID beside a LID, when WhatsApp gives it
+    LID: str = ""
+    DisplayName: str = ""
 
     @property
     def role(self) -> str:

@@ -52,6 +52,7 @@ def spec_forms() -> WireForms:
                      ops.WEBHOOK_READ.id), no_body)
     for listing, where in ((ops.LIST_CHATS, "Z-API's GET /chats"), (ops.LIST_CONTACTS, "Z-API's GET /contacts"),
                            (ops.LIST_GROUPS, "Z-API's GET /groups"), (ops.USER_CONTACTS, "WuzAPI's GET /user/contacts"),
+                           (ops.USER_LID, "WuzAPI's GET /user/lid/{jid}"),
                            (ops.GROUP_LIST, "WuzAPI's GET /group/list")):
         forms.refuse(listing.id, not_in_spec(listing.path, where))
     for call, where in (

@@ -29,6 +29,7 @@ from aiohttp import web
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.handlers import handles
+from tui.sandbox.incoming import lid_of
 from tui.sandbox.session_family import SessionFamilyApi
 from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import DEVICE, FIRST_CODE_GAP, Link, LinkEvent, png_data_url
@@ -264,6 +265,16 @@ class WuzapiSessionApi(SessionFamilyApi):
                               "FullName": contact.name, "PushName": self.state.push_name(phone)}
             for phone, contact in self.state.contacts.items()
         })
+
+    @handles(OperationId.USER_LID, needs_connection=True)
+    async def user_lid(self, request: web.Request) -> web.Response:
+        """`{"jid", "lid"}` in the envelope (GetUserLID: parseJID, then whatsmeow's GetLIDForPN); a number that is
+        not on WhatsApp has no LID (`""`), and a JID that is not a phone number's cannot be asked."""
+        jid = wuz_jid(request.match_info["jid"])
+        if jid is None or not jid.endswith("@s.whatsapp.net"):
+            raise ApiError(400, "invalid JID")
+        phone = jid.partition("@")[0]
+        return envelope({"jid": jid, "lid": lid_of(phone) if is_registered(phone) else ""})
 
     # -- contact card ----------------------------------------------------------------------------------------
 

@@ -21,9 +21,11 @@ from tui.api.models import (
     GroupInfo,
     GroupInfoRequest,
     GroupMetadata,
+    GroupParticipant,
     UpdateGroupName,
 )
 from tui.api.operations import ADD_PARTICIPANT, GROUP_CREATE, UPDATE_GROUP_NAME, OperationId, Section
+from tui.webhooks.identities import Identity, is_lid, who
 from tui.ui.keymap import bindings_for, label
 from tui.ui.widgets.feedback import ErrorLine, explain_error
 from tui.ui.widgets.forms import (
@@ -57,10 +59,18 @@ def role_of(is_admin: bool, is_super_admin: bool) -> str:
 def participant_rows(metadata: GroupMetadata | None, info: GroupInfo | None) -> list[tuple[str, str]]:
     """(participant, role) per member; session information wins (it knows super admins), else metadata."""
     if info is not None and info.Participants:
-        return [(p.JID, p.role) for p in info.Participants]
+        return [(_member(p), p.role) for p in info.Participants]
     if metadata is not None:
         return [(p.phone, role_of(p.isAdmin, p.isSuperAdmin)) for p in metadata.participants]
     return []
+
+
+def _member(participant: GroupParticipant) -> str:
+    """A member WhatsApp names by a LID reads as their number and name (tui.webhooks.identities)."""
+    if not is_lid(participant.JID):
+        return participant.JID
+    phone = participant.PhoneNumber.partition("@")[0]
+    return who(participant.JID, Identity(participant.JID, phone if phone.isdigit() else "", participant.DisplayName))
 
 
 def _when(value: datetime | None) -> str:

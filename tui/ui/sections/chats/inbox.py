@@ -424,7 +424,8 @@ class InboxView(Widget):
             return
         row = next((r for r in self.rows if r.chat_id == chat), None)
         name = row.title if row else chat
-        extra = f" · {chat}" if row and row.name else ""
+        # A LID chat's title already says its number (or that it is unknown, with the LID): the LID follows a known one.
+        extra = f" · {chat}" if row and (row.name or row.phone) and chat not in name else ""
         typing = " · typing…" if row and row.typing(self.runtime.display.now_us()) else ""
         title.update(Text(f"{name}{extra}{typing}"))
 
@@ -530,7 +531,12 @@ class InboxView(Widget):
         if chat is None:
             self.query_one(ErrorLine).show_error("Choose a conversation first.")
             return
-        self.ask_for_form(chat, True)
+        self.ask_for_form(self._reply_address(chat), True)
+
+    def _reply_address(self, chat: str) -> str:
+        """Where a reply to `chat` goes: a LID chat's phone number once it is known, else the chat itself."""
+        row = next((r for r in self.rows if r.chat_id == chat), None)
+        return row.reply_to if row is not None else chat
 
     def action_mark_read(self) -> None:
         chat = self.open_chat_id
@@ -605,7 +611,7 @@ class InboxView(Widget):
         reply = self.query_one("#reply", Input)
         runtime = self.runtime
         try:
-            request = SendText(phone=chat, message=text)
+            request = SendText(phone=self._reply_address(chat), message=text)
         except Exception as error:
             status.show_error(explain_error(error))
             return

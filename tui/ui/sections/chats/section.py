@@ -378,7 +378,9 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if op_id == "inbox":
             self.action_inbox()
             return
-        if op_id in NAME_LISTS:  # the lists name the inbox's chats: read them again, and show the conversations
+        if op_id in NAME_LISTS or op_id == OperationId.USER_LID:
+            # The lists name the inbox's chats, and the look-ups after them map numbers to LIDs: read them again,
+            # and show the conversations.
             self.inbox.refresh_names()
             self.action_inbox()
             return

@@ -1,0 +1,93 @@
+"""Who wrote, in the app: a contact writes from a LID (the sandbox's `POST /sandbox/incoming`, a whatsmeow
+Message with `AddressingMode` "lid" and the phone in `SenderAlt`), the inbox shows the phone, and a reply from
+the thread goes to the phone number on the wire; with no phone known it says "unknown number (lid …)" and the
+reply goes to the LID. The sandbox's request bodies are read as received (a middleware records them)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from aiohttp import web
+
+from tests.app.test_inbox import choose, inbox_settled, open_inbox, row, thread_text
+from tests.harness import running_sandbox_app, screen_text, wait_until
+from tui.sandbox.incoming import lid_of
+from tui.sandbox.server import SandboxGateway, _json_errors
+from tui.ui.sections.chats.inbox import InboxView
+
+NEW_NUMBER = "5521955554444"  # on WhatsApp, in no seeded chat, no contact name
+
+
+@pytest.fixture
+def received(monkeypatch) -> list[tuple[str, bytes]]:
+    """(path, body) of every request the sandbox gets, as received."""
+    seen: list[tuple[str, bytes]] = []
+
+    @web.middleware
+    async def record(request: web.Request, handler):
+        seen.append((request.path, await request.read()))
+        return await handler(request)
+
+    def build_app(self: SandboxGateway) -> web.Application:
+        app = web.Application(middlewares=[record, _json_errors])
+        app.add_routes(self.routes())
+        return app
+
+    monkeypatch.setattr(SandboxGateway, "build_app", build_app)
+    return seen
+
+
+async def write_from_lid(pilot, phone: str, text: str, *, alt: bool = True) -> str:
+    async with httpx.AsyncClient(trust_env=False) as client:
+        answer = await client.post(pilot.app.runtime.sandbox.url + "/sandbox/incoming",
+                                   json={"from": phone, "text": text, "alt": alt})
+    assert answer.status_code == 200, answer.text
+    lid = answer.json()["lid"]
+    view = pilot.app.screen.query_one(InboxView)
+    await wait_until(pilot, lambda: any(r.chat_id == lid for r in view.rows), what="the LID's chat")
+    await inbox_settled(pilot)
+    return lid
+
+
+def sends(received: list[tuple[str, bytes]]) -> list[dict]:
+    return [json.loads(body) for path, body in received if path.endswith("/send-text")]
+
+
+async def test_a_lid_chat_shows_the_phone_and_a_reply_goes_to_the_phone(received):
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        lid = await write_from_lid(pilot, NEW_NUMBER, "hello from a lid")
+        assert lid == lid_of(NEW_NUMBER)
+        assert row(screen, lid).title == f"+{NEW_NUMBER}"
+        assert f"+{NEW_NUMBER}" in screen_text(pilot.app)
+        await choose(pilot, screen, lid)
+        assert "hello from a lid" in thread_text(screen)
+        assert f"+{NEW_NUMBER} · {lid}" in screen_text(pilot.app)  # the thread's title: the number, then the LID
+        await pilot.press("enter", *"hi back", "enter")
+        await inbox_settled(pilot)
+        assert sends(received) == [{"phone": NEW_NUMBER, "message": "hi back"}]
+        assert "hi back" in thread_text(screen)  # the reply stays in the LID's thread
+
+
+async def test_a_lid_with_no_phone_says_unknown_number_and_a_reply_goes_to_the_lid(received):
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        lid = await write_from_lid(pilot, NEW_NUMBER, "who am I", alt=False)
+        assert row(screen, lid).title == f"unknown number (lid {lid})"
+        await choose(pilot, screen, lid)
+        await pilot.press("enter", *"hi", "enter")
+        await inbox_settled(pilot)
+        assert sends(received) == [{"phone": lid, "message": "hi"}]
+
+
+async def test_the_answer_to_a_reply_sent_to_a_lid_comes_back_in_its_chat(received):
+    async with running_sandbox_app() as pilot:
+        screen = await open_inbox(pilot)
+        lid = await write_from_lid(pilot, NEW_NUMBER, "who am I", alt=False)
+        await choose(pilot, screen, lid)
+        await pilot.press("enter", *"hi", "enter")
+        await inbox_settled(pilot)
+        assert not [r.chat_id for r in screen.rows if "@lid@" in r.chat_id]
+        assert row(screen, lid).messages == 3  # theirs, the reply, their answer

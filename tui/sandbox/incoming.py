@@ -1,0 +1,79 @@
+"""A contact writes first, from a LID: the sandbox sends the session webhook a message the way WhatsApp now often
+addresses one, so the app's identity mapping (tui.webhooks.identities) can be tried without a phone.
+
+    POST /sandbox/incoming {"from": "5511987654321", "text": "hi"}                chat and sender are the LID,
+                                                                                  SenderAlt the phone JID
+    POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "alt": false}  the LID alone (number unknown)
+
+The event is whatsmeow's `events.Message` as WuzAPI forwards it (tui.sandbox.events.incoming_message), with
+`AddressingMode` "lid" and, unless `alt` is false, `SenderAlt` set (whatsmeow types/message.go `MessageSource`).
+Each contact's LID is fixed (`lid_of`), so the same person always writes from the same one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from aiohttp import web
+
+from tui.sandbox.events import Peer, incoming_message
+from tui.sandbox.state import SandboxState, is_registered, user_jid
+
+LID_SERVER = "lid"
+
+
+def lid_of(phone: str) -> str:
+    """The sandbox's LID for a phone number: 15 digits derived from it (never the number itself, as WhatsApp's)."""
+    digits = str(int.from_bytes(hashlib.sha256(f"lid:{phone}".encode()).digest()[:8], "big"))
+    return f"{(digits + '0' * 15)[:15]}@{LID_SERVER}"
+
+
+def lid_message(state: SandboxState, phone: str, text: str, message_id: str, now: datetime, *,
+                alt: bool = True) -> dict[str, Any]:
+    lid = lid_of(phone)
+    payload = incoming_message(Peer(lid, lid, state.contact_name(phone), False), message_id,
+                               {"conversation": text}, now)
+    info = payload["event"]["Info"]
+    info["AddressingMode"] = "lid"
+    info["SenderAlt"] = user_jid(phone) if alt else ""
+    return payload
+
+
+class IncomingRoutes:
+    def __init__(self, state: Callable[[], SandboxState], send: Callable[[dict[str, Any]], None],
+                 clock: Callable[[], datetime], new_id: Callable[[], str]) -> None:
+        self.state = state
+        self.send = send  # to the session webhook, when it is subscribed to Message
+        self.clock = clock
+        self.new_id = new_id
+
+    def routes(self) -> list[web.RouteDef]:
+        return [web.post("/sandbox/incoming", self.incoming)]
+
+    async def incoming(self, request: web.Request) -> web.Response:
+        raw = await request.read()
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return _refused('the body must be a JSON object such as {"from": "5511987654321", "text": "hi"}')
+        phone, text = body.get("from"), body.get("text")
+        if not isinstance(phone, str) or not phone.isdigit() or not is_registered(phone):
+            return _refused("from: must be the digits of a number on WhatsApp, e.g. 5511987654321")
+        if not isinstance(text, str) or not text.strip():
+            return _refused("text: must not be empty")
+        alt = body.get("alt", True)
+        if not isinstance(alt, bool):
+            return _refused("alt: must be true or false")
+        message_id = self.new_id()
+        self.send(lid_message(self.state(), phone, text, message_id, self.clock(), alt=alt))
+        return web.json_response({"id": message_id, "lid": lid_of(phone)})
+
+
+def _refused(words: str) -> web.Response:
+    return web.json_response({"error": words}, status=400)
