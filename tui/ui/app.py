@@ -137,6 +137,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
 
     def on_mount(self) -> None:
         self._use_saved_theme()
+        self._start_alerts()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self._resume_collector:
             self.set_timer(COLLECTOR_OFF_AT_MOST, self._collector_back_on, name="collector back on")
@@ -146,6 +147,21 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         header's and the section bar's fit, the footer's keys: ~5 more layouts, each on a later refresh tick); after
         them (`call_after_refresh`), its start waited ~35 ms more for ~15 ms of work (bench/start_interactive.py)."""
         self.start_runtime()
+
+    def _start_alerts(self) -> None:
+        """One toast per raised alert of any open account, and the signal the preferences choose (issue 35)."""
+        from tui.local.preferences import PreferencesError, load_alert_signal
+        from tui.ui.widgets.alert_toasts import AlertToasts
+
+        try:
+            signal = load_alert_signal()
+        except PreferencesError as error:
+            self.preference_problems.append(f"{error}; alerts ring the bell until it is fixed.")
+            signal = "bell"
+        current = self.runtime.open_accounts
+        self.alert_toasts = AlertToasts(self, self.services.alerts, signal=signal,
+                                        current=lambda: current.current.name if current.current is not None else None)
+        self.alert_toasts.start()
 
     # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
 
@@ -340,6 +356,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             gc.unfreeze()
         for unsubscribe in self._unsubscribers:
             unsubscribe()
+        self.alert_toasts.stop()
         await self.runtime.stop()
 
     # -- fan-out to widgets ---------------------------------------------------------------------------------
