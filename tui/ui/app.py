@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from tui.api.exchange import Exchange
+    from tui.core.reconnect import ReconnectPolicy
     from tui.core.runtime import ForwardAttempt, Runtime, SandboxProcess, StoredEvent  # by way of the runtime (layers)
 
 SENT_REMEMBERED = 1000
@@ -163,6 +164,16 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
                                         current=lambda: current.current.name if current.current is not None else None)
         self.alert_toasts.start()
 
+    reconnects: ReconnectPolicy | None = None
+    """The reconnect policy (tui.core.reconnect), following the alerts once the runtime has started: it reconnects
+    the accounts whose profile asks for it (`reconnect_tries`) after a disconnect."""
+
+    def _follow_reconnects(self) -> None:
+        from tui.core.reconnect import follow_alerts
+
+        if self.reconnects is None:
+            self.reconnects = follow_alerts(self.services.bus, self.services.alerts, self.runtime.open_accounts)
+
     # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
 
     saved_theme: str | None = None
@@ -240,6 +251,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             self._after_setup()
         self.clients_ready = True
         self.runtime_ready = True
+        self._follow_reconnects()
 
     async def _clients_up(self) -> None:
         """The sandbox answers and the clients exist: the header reads the connection now, and the rest of the start
@@ -357,6 +369,8 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         for unsubscribe in self._unsubscribers:
             unsubscribe()
         self.alert_toasts.stop()
+        if self.reconnects is not None:
+            await self.reconnects.stop()
         await self.runtime.stop()
 
     # -- fan-out to widgets ---------------------------------------------------------------------------------
