@@ -5,11 +5,12 @@ disabled for this user"), and only the newest `history` per chat."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from tui.api.history import HistoryUnreadable, ListedMessage
 
-__all__ = ["HistoryUnreadable", "read_chat_history", "read_history_index"]
+__all__ = ["HistoryUnreadable", "list_since", "read_chat_history", "read_history_index"]
 
 INDEX = "index"
 """The `chat_jid` that asks for the index of chats instead of one chat's messages."""
@@ -81,3 +82,21 @@ def _time(value: object) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else None
+
+
+Fetch = Callable[[str, dict[str, str]], Awaitable[object]]
+"""GET `path` with `query` on the account's WuzAPI (its token), the parsed JSON answer."""
+PER_CHAT = 1000
+"""Messages read per chat: WuzAPI's handler takes any limit; its spec documents 1000 as the most."""
+
+
+async def list_since(fetch: Fetch, since: datetime) -> list[ListedMessage]:
+    """Every message WuzAPI's history holds from `since` on: the index first, then each chat whose newest message
+    is that recent (a chat quiet since then has nothing to give), oldest first."""
+    chats = [jid for jid, newest in read_history_index(await fetch("/chat/history", {"chat_jid": INDEX}))
+             if newest >= since]
+    listed: list[ListedMessage] = []
+    for jid in dict.fromkeys(chats):
+        listed += [message for message in read_chat_history(
+            await fetch("/chat/history", {"chat_jid": jid, "limit": str(PER_CHAT)})) if message.at >= since]
+    return sorted(listed, key=lambda message: message.at)
