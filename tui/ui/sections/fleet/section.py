@@ -35,8 +35,8 @@ REFRESH_INTERVAL = 1.0
 READ_INTERVAL = 5.0
 """Seconds between two reads behind the board (status reads when due, the unread count)."""
 
-ALERT_MARK = " ⚠"
-"""After the name of an account with an alert raised and not cleared yet (issue 35)."""
+ALERT_MARK = "⚠"
+"""Before the name of an account with an alert raised and not cleared yet (issue 35)."""
 
 BULK: dict[str, tuple[str, str]] = {
     "point": ("Point the webhooks of", "at this app's listener"),
@@ -55,7 +55,7 @@ today and how long ago each kind of event last came.
 - `/` filters: rows with every word in some column; Esc clears it.
 - `s` sorts by the next column; the line above the board says which.
 - Enter makes the account under the cursor current: the other sections act on it. F3 does the same from anywhere.
-- ⚠ after a name: an alert is open for the account (disconnected, flapping, a campaign paused, ...); it goes when the
+- ⚠ before a name: an alert is open for the account (disconnected, flapping, a campaign paused, ...); it goes when the
   alert clears.
 - Space marks accounts; `w` points their webhooks here, `d` runs the doctor's fixes, `r` reconnects them. Each asks
   once, naming how many accounts (with none marked: the one under the cursor).
@@ -122,10 +122,10 @@ class FleetSection(Section):
         shown = []
         for row in self.rows:
             row_cells = cells(row, now)
-            mark = "✓ " if row.profile in self.marked else "  "
+            alerted = self.alerts is not None and bool(self.alerts.open_alerts(row.profile))
+            # In the mark's two columns, not after the name: a cell rewritten in place keeps its column's width.
+            mark = ("✓" if row.profile in self.marked else " ") + (ALERT_MARK if alerted else " ")
             here = " ◀" if row.profile == current else ""
-            if self.alerts is not None and self.alerts.open_alerts(row.profile):
-                here += ALERT_MARK
             shown.append((row.profile, (mark + row_cells[0] + here, *row_cells[1:])))
         self.table.show(shown)
         title = next(column.title for column in COLUMNS if column.key == self.sort)
