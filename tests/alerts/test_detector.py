@@ -17,7 +17,8 @@ from tests.alerts.events import (
     Clock,
     event,
 )
-from tui.core.alerts import Alert, AlertDetector
+from tui.core.alerts import Alert
+from tui.core.alerts.detector import AlertDetector
 from tui.api.signing import Verdict
 
 

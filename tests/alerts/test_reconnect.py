@@ -11,7 +11,8 @@ import itertools
 import pytest
 
 from tests.alerts.events import T0, Clock
-from tui.core.alerts import Alert, AlertDetector, AlertKind, AlertState
+from tui.core.alerts import Alert, AlertKind, AlertState
+from tui.core.alerts.detector import AlertDetector
 from tui.core.reconnect import FleetLimiter, ReconnectPolicy, ReconnectSettings, backoff
 
 

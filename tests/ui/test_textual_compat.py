@@ -29,6 +29,7 @@ from tui.ui.textual_compat import (
     installed_textual_version,
     notifications_of,
     pinned_textual_version,
+    write_to_terminal,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -80,6 +81,22 @@ async def test_notifications_of_reads_back_what_notify_showed():
         assert [(note.message, note.title) for note in notifications_of(app)] == [("first", ""), ("second", "Two")]
         app.clear_notifications()
         assert notifications_of(app) == []
+
+
+# -- writing to the terminal --------------------------------------------------------------------------------------
+
+def test_textual_writes_its_own_sequences_through_the_apps_driver_as_write_to_terminal_does():
+    import inspect
+
+    assert "self._driver.write(" in inspect.getsource(App.bell)
+    assert callable(HeadlessDriver.write)
+
+
+async def test_write_to_terminal_writes_nothing_when_headless():
+    app = _FooterApp()
+    async with app.run_test(size=(40, 5)):
+        assert app.is_headless
+        write_to_terminal(app, "\x1b]9;hello\x07")  # no driver output to fail on: nothing is written
 
 
 # -- DataTable render caches ---------------------------------------------------------------------------------------
@@ -177,7 +194,7 @@ PRIVATE_TEXTUAL = re.compile(
     r"textual(?:\.\w+)*\._\w+"  # a private module: textual.widgets._footer, textual._ansi_sequences
     r"|from\s+textual(?:\.\w+)*\s+import\s+(?:\([^)]*)?\b_\w+"  # from textual.keys import _character_to_key
     r"|\b_binding_chain\b|\b_clear_caches\b|\b_ansi_sequences\b|\b_character_to_key\b"
-    r"|\b_shutdown\b|\._value\b|def _value\(self|\._notifications\b"
+    r"|\b_shutdown\b|\._value\b|def _value\(self|\._notifications\b|\._driver\b"
 )
 
 
@@ -209,6 +226,7 @@ def test_the_search_finds_each_kind_of_private_use(tmp_path):
         "await super()._shutdown()",
         "return super()._value",
         "for note in app._notifications:",
+        "app._driver.write(text)",
     ]
     (tmp_path / "tui").mkdir()
     (tmp_path / "tests").mkdir()

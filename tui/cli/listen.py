@@ -30,6 +30,7 @@ from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 if TYPE_CHECKING:
     from tui.local.config import Profile
     from tui.core.alerts.headless import HeadlessAlerts
+    from tui.core.catchup import Gap
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +249,7 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         return Exit.REFUSED
     if alerts is not None:
         await alerts.start()
+    run, gap = await _run_started(store)  # before the first line: a stop asked for from then on records its end
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
@@ -303,6 +305,9 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         _print_family_urls(listener, served.account_families[name], family_urls(listener.url, name), keyed, name,
                            requires=_requires(listener, name))
     print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
+    if gap is not None:
+        print(f"  not listening {gap.words()} (since the last run ended): what the gateways sent then was not "
+              "received", file=sys.stderr, flush=True)
     try:
         await stopped.wait()
     finally:
@@ -321,6 +326,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         forwards_by = loop.time() + FORWARD_STOP_GRACE
         store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
         await listener.stop()
+        if run is not None:
+            await _run_stopped(store, run)
         if forwarder is not None and forwarder.pending:
             # A forward already under way usually ends in milliseconds: let it finish and be recorded.
             with contextlib.suppress(TimeoutError):
@@ -334,6 +341,34 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
               file=sys.stderr)
     return Exit.OK
+
+
+def _now_us() -> int:
+    import time
+
+    return time.time_ns() // 1000
+
+
+async def _run_started(store: EventStore) -> tuple[int | None, Gap | None]:
+    """Record this run in the store (the catch-up's gap, tui.core.catchup): its id and the gap since the last run
+    ended. (None, None) when the store cannot record it (read-only, failing): its health line says why."""
+    from tui.core.catchup import listener_started
+
+    try:
+        run, gap = await asyncio.to_thread(store.write, lambda connection: listener_started(connection, _now_us()))
+    except Exception as error:
+        log.debug("listener runs: %s", error)
+        return None, None
+    return run, gap
+
+
+async def _run_stopped(store: EventStore, run: int) -> None:
+    from tui.core.catchup import listener_stopped
+
+    try:
+        await asyncio.to_thread(store.write, lambda connection: listener_stopped(connection, run, _now_us()))
+    except Exception as error:
+        log.debug("listener runs: %s", error)
 
 
 def _alerts_from_flags(args: argparse.Namespace) -> HeadlessAlerts | None:

@@ -10,7 +10,8 @@ each time, and give up with an alert after N tries. Off unless the profile asks 
   for a code. The call itself is injected (`reconnect(account, family)`): Z-API's GET /restart, WuzAPI's
   disconnect-then-connect of a still-paired session (tui.core.pairing's RECOVERY_WORDS).
 
-It plugs into the alerts as a sink: `policy.on_alert` starts on a raised `disconnected` and stops on its `cleared`.
+It plugs into the alerts as a sink: `policy.on_alert` starts on a raised `disconnected` and stops on its `cleared`;
+`follow_alerts` builds the policy of a run's open accounts and subscribes it to the alert service's `AlertChanged`.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui.api.dialects import Family
 from tui.local.config import Profile
 from tui.core.alerts.model import Alert, AlertKind, AlertState
+from tui.core.alerts.service import AlertChanged, AlertService
+from tui.core.feed.bus import EventBus
 from tui.core.watch import SESSION_SUBSCRIPTION
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,6 +103,8 @@ class ReconnectPolicy:
         self.sleep = sleep
         self.jitter = jitter
         self._runs: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.unsubscribe: Callable[[], None] = lambda: None
+        """Stops following the alerts (`follow_alerts` sets it); `stop` calls it too."""
 
     def on_alert(self, alert: Alert) -> None:
         """The alerts' sink: a raised `disconnected` starts the tries, its `cleared` (connected again) stops them.
@@ -126,6 +131,7 @@ class ReconnectPolicy:
             task.cancel()
 
     async def stop(self) -> None:
+        self.unsubscribe()
         runs = list(self._runs.values())
         for task in runs:
             task.cancel()
@@ -175,3 +181,34 @@ async def gateway_reconnect(account: Account, family: str) -> None:
         raise NotPaired("the session is logged out: pair it again (no code is asked for on its own)")
     await session.disconnect()
     await session.connect(subscribe=SESSION_SUBSCRIPTION)
+
+
+class NamedAccounts(Protocol):
+    """The open accounts by profile name (tui.core.accounts.accounts.Accounts)."""
+
+    def named(self, name: str) -> Account | None: ...
+
+
+def follow_alerts(bus: EventBus, alerts: AlertService, accounts: NamedAccounts, *,
+                  reconnect: Reconnect | None = None, limiter: FleetLimiter | None = None,
+                  sleep: Sleep = asyncio.sleep, jitter: Callable[[], float] = random.random) -> ReconnectPolicy:
+    """The reconnect policy of a run, following its alerts from now on: each open account's profile says whether
+    and how often (`reconnect_tries`), the gateway's own reconnect is the call (`gateway_reconnect`), and giving up
+    is the alert service's `reconnect-failed`. Call from the event loop; `await policy.stop()` at the end."""
+
+    def settings_of(name: str) -> ReconnectSettings | None:
+        account = accounts.named(name)
+        return settings_of_profile(account.profile) if account is not None else None
+
+    async def reconnect_account(name: str, family: str) -> None:
+        account = accounts.named(name)
+        if account is None:
+            raise LookupError(f"{name} is no longer open")
+        await gateway_reconnect(account, family)
+
+    policy = ReconnectPolicy(reconnect or reconnect_account, settings_of=settings_of,
+                             limiter=limiter or FleetLimiter(sleep=sleep),
+                             on_give_up=lambda name, family, tries: alerts.detector.reconnect_gave_up(name, family, tries),
+                             sleep=sleep, jitter=jitter)
+    policy.unsubscribe = bus.subscribe(AlertChanged, lambda changed: policy.on_alert(changed.alert))
+    return policy

@@ -13,7 +13,7 @@ builds and holds (docs/ARCHITECTURE.md, "Services, handed down"), each with a ty
 the open accounts, switching, dialects, the Fleet board; `webhooks` (tui.core.webhook_setup): pointing, fixing and
 checking webhooks, the HMAC key, the doctor's inputs; `inbox_service` (tui.core.inbox): recording sends, media
 files, contact names; `sandbox_host` (tui.core.sandbox_host): the embedded sandbox; `display` (tui.core.display):
-the run's details as shown. They exist from construction and do their work once started; `services` bundles them
+the run's details as shown; `alerts` (tui.core.alerts.service): the alerts open per account. They exist from construction and do their work once started; `services` bundles them
 for the UI.
 
 Heavy modules (httpx, pydantic, aiohttp, keyring) are imported inside `start()`, never at import time, so
@@ -45,6 +45,7 @@ from tui.webhooks.rows import ConversationRow, MessageRow, Step, Timeline  # noq
 # The account (one profile's clients, secrets, dialects and events), its errors, and the services, for the UI.
 from tui.core.accounts.account import SANDBOX_PROFILE, Account, ClientsNotReady, Opening, Tokens  # noqa: F401
 from tui.core.accounts.accounts import MAX_ACCOUNTS, Accounts
+from tui.core.alerts.service import AlertService
 from tui.core.display import Display
 from tui.core.errors import SetupRequired, StartupError
 from tui.core.feed.bus import EventBus, EventStored  # noqa: F401
@@ -143,8 +144,9 @@ class Runtime:
             self.open_accounts, self.feed, self.webhooks, dialects=sandbox_dialects, deterministic=deterministic,
             logged_out=sandbox_logged_out, process=sandbox_process, accounts_count=sandbox_accounts)
         self.display = Display(self.feed, self.sandbox_host, self.webhooks, deterministic=deterministic)
+        self.alerts = AlertService(self.bus)
         self.services = Services(self.bus, self.feed, self.open_accounts, self.webhooks, self.inbox_service,
-                                 self.sandbox_host, self.display)
+                                 self.sandbox_host, self.display, self.alerts)
         """The services in one typed bundle, for the UI to hand down."""
         self._on_clients: Callable[[], Awaitable[None]] | None = None
 

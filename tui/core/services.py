@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui.core.accounts.accounts import Accounts
+from tui.core.alerts.service import AlertService
 from tui.core.display import Display
 from tui.core.feed.bus import EventBus
 from tui.core.feed.feed import EventFeed
@@ -30,3 +31,5 @@ class Services:
     """The embedded sandbox and the ids it really has."""
     display: Display
     """The run's details as shown (deterministic mode's fixed names)."""
+    alerts: AlertService
+    """The alerts open per account (raised once per episode, cleared once), fed from the bus."""

@@ -1,6 +1,7 @@
 """The user's app-wide choices, kept between runs: `preferences.toml` in the config dir (the theme, however it was
 chosen: Settings or the palette; `stuck_after_minutes`, how long a sent message may wait at "sent" or "handed to the
-network" before the thread marks it, default 10). Profiles (tui.local.config) hold what belongs to one account.
+network" before the thread marks it, default 10; `alert_signal`, how an alert catches the eye besides its toast:
+"bell", "desktop" or "none"). Profiles (tui.local.config) hold what belongs to one account.
 
 Read before the app's first frame, so this module imports only the standard library and tui.local.paths. A file that
 cannot be read as TOML is reported and never written over.
@@ -17,6 +18,9 @@ from tui.local.paths import config_dir
 
 PREFERENCES_FILE = "preferences.toml"
 STUCK_MINUTES_DEFAULT = 10.0
+ALERT_SIGNALS = ("bell", "desktop", "none")
+"""`bell`: the terminal bell (the default); `desktop`: a desktop notification where the terminal shows one (else the
+bell); `none`: the toast alone."""
 
 
 class PreferencesError(Exception):
@@ -54,6 +58,15 @@ def load_stuck_minutes() -> float:
         raise PreferencesError(
             f"{preferences_path()}: stuck_after_minutes must be a number of minutes (0 turns the mark off), not {value!r}")
     return float(value)
+
+
+def load_alert_signal() -> str:
+    """`alert_signal`: one of ALERT_SIGNALS, else "bell". Raises PreferencesError for an unusable file or value."""
+    value = _read(preferences_path()).get("alert_signal", ALERT_SIGNALS[0])
+    if value not in ALERT_SIGNALS:
+        raise PreferencesError(
+            f"{preferences_path()}: alert_signal must be one of {', '.join(ALERT_SIGNALS)}, not {value!r}")
+    return str(value)
 
 
 def save_theme(theme: str) -> None:

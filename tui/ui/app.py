@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from tui.api.exchange import Exchange
+    from tui.core.reconnect import ReconnectPolicy
     from tui.core.runtime import ForwardAttempt, Runtime, SandboxProcess, StoredEvent  # by way of the runtime (layers)
 
 SENT_REMEMBERED = 1000
@@ -137,6 +138,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
 
     def on_mount(self) -> None:
         self._use_saved_theme()
+        self._start_alerts()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self._resume_collector:
             self.set_timer(COLLECTOR_OFF_AT_MOST, self._collector_back_on, name="collector back on")
@@ -146,6 +148,31 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         header's and the section bar's fit, the footer's keys: ~5 more layouts, each on a later refresh tick); after
         them (`call_after_refresh`), its start waited ~35 ms more for ~15 ms of work (bench/start_interactive.py)."""
         self.start_runtime()
+
+    def _start_alerts(self) -> None:
+        """One toast per raised alert of any open account, and the signal the preferences choose (issue 35)."""
+        from tui.local.preferences import PreferencesError, load_alert_signal
+        from tui.ui.widgets.alert_toasts import AlertToasts
+
+        try:
+            signal = load_alert_signal()
+        except PreferencesError as error:
+            self.preference_problems.append(f"{error}; alerts ring the bell until it is fixed.")
+            signal = "bell"
+        current = self.runtime.open_accounts
+        self.alert_toasts = AlertToasts(self, self.services.alerts, signal=signal,
+                                        current=lambda: current.current.name if current.current is not None else None)
+        self.alert_toasts.start()
+
+    reconnects: ReconnectPolicy | None = None
+    """The reconnect policy (tui.core.reconnect), following the alerts once the runtime has started: it reconnects
+    the accounts whose profile asks for it (`reconnect_tries`) after a disconnect."""
+
+    def _follow_reconnects(self) -> None:
+        from tui.core.reconnect import follow_alerts
+
+        if self.reconnects is None:
+            self.reconnects = follow_alerts(self.services.bus, self.services.alerts, self.runtime.open_accounts)
 
     # -- the theme: the one chosen last (Settings or the palette) is used from the first frame of the next start
 
@@ -224,6 +251,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             self._after_setup()
         self.clients_ready = True
         self.runtime_ready = True
+        self._follow_reconnects()
 
     async def _clients_up(self) -> None:
         """The sandbox answers and the clients exist: the header reads the connection now, and the rest of the start
@@ -340,6 +368,9 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             gc.unfreeze()
         for unsubscribe in self._unsubscribers:
             unsubscribe()
+        self.alert_toasts.stop()
+        if self.reconnects is not None:
+            await self.reconnects.stop()
         await self.runtime.stop()
 
     # -- fan-out to widgets ---------------------------------------------------------------------------------

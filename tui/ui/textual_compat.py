@@ -42,6 +42,7 @@ __all__ = [
     "installed_textual_version",
     "notifications_of",
     "pinned_textual_version",
+    "write_to_terminal",
 ]
 
 _PROJECT = "gateway-tui"
@@ -244,3 +245,14 @@ def character_key_name(character: str) -> str:
     from textual.keys import _character_to_key
 
     return _character_to_key(character)
+
+
+# -- writing to the terminal ---------------------------------------------------------------------------------------
+
+def write_to_terminal(app: App[Any], text: str) -> None:
+    """Write an escape sequence of our own to the terminal (a desktop notification's OSC 9/99/777): Textual writes
+    its bell and clipboard sequences through the driver (`App.bell`, `App.copy_to_clipboard`) and has no public way
+    to write another. Nothing when headless (tests) or before the driver exists, as `App.bell`."""
+    driver = app._driver
+    if not app.is_headless and driver is not None:
+        driver.write(text)

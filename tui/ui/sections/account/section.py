@@ -26,6 +26,8 @@ from textual.widgets import Input, Static
 from tui.api.operations import Family, OperationId
 from tui.api.qr import QRError, needed_size, render
 from tui.core.accounts.accounts import Accounts
+from tui.core.alerts.service import PairingCodeGone, PairingCodeShown
+from tui.core.feed.bus import EventBus
 from tui.core.services import Services
 from tui.ui.keymap import bindings_for
 from tui.core.pairing import (
@@ -114,9 +116,11 @@ The keys act on the family marked ◂ (**f** chooses the other):
     AccountSection #account-words.-code { text-style: bold; }
     """
 
-    def __init__(self, accounts: Accounts) -> None:
+    def __init__(self, accounts: Accounts, bus: EventBus | None = None) -> None:
         super().__init__()
         self.accounts = accounts
+        self.bus = bus
+        """Where a code on show and its end are told (the alerts' `code-expiring`)."""
         self.clock: Callable[[], datetime] = utc_now
         """The pairing's clock (the countdown, the refresh); tests may fix it."""
         self.can_focus = True
@@ -130,7 +134,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
 
     @classmethod
     def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts)
+        return cls(services.accounts, services.bus)
 
     def compose(self) -> ComposeResult:
         yield Static("Account", classes="section-title", id="account-title")
@@ -273,9 +277,23 @@ The keys act on the family marked ◂ (**f** chooses the other):
         self._run = asyncio.create_task(self._run_codes(actions, phone))
 
     async def _run_codes(self, actions: PairingActions, phone: str | None) -> None:
+        account, family = actions.account.name, actions.family.value
+
         def shown(code: Code) -> None:
             self._code = code
             self._show_code()
+            # Only the last code of the run is alerted before it expires: the ones before it are replaced on their own.
+            if self.bus is not None and not code.expired and code.number >= UNANSWERED_LIMIT:
+                self.bus.publish(PairingCodeShown(account, family, f"last {code.kind.value}", code.expires_at))
+
+        try:
+            await self._run_codes_shown(actions, phone, shown)
+        finally:  # paired, given up, refused or cancelled: no code is on show any more
+            if self.bus is not None:
+                self.bus.publish(PairingCodeGone(account, family, "the pairing run ended"))
+
+    async def _run_codes_shown(self, actions: PairingActions, phone: str | None,
+                               shown: Callable[[Code], None]) -> None:
 
         def waiting(wait: Waiting) -> None:
             self._code = None

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from tui.core.accounts.accounts import Accounts
+from tui.core.alerts.service import AlertService
 from tui.core.display import Display
 from tui.core.services import Services
 from tui.core.webhook_setup import WebhookSetup
@@ -33,6 +34,9 @@ REFRESH_INTERVAL = 1.0
 """Seconds between two refreshes of the board (at least once a second, as the issue asks)."""
 READ_INTERVAL = 5.0
 """Seconds between two reads behind the board (status reads when due, the unread count)."""
+
+ALERT_MARK = "⚠"
+"""Before the name of an account with an alert raised and not cleared yet (issue 35)."""
 
 BULK: dict[str, tuple[str, str]] = {
     "point": ("Point the webhooks of", "at this app's listener"),
@@ -51,6 +55,8 @@ today and how long ago each kind of event last came.
 - `/` filters: rows with every word in some column; Esc clears it.
 - `s` sorts by the next column; the line above the board says which.
 - Enter makes the account under the cursor current: the other sections act on it. F3 does the same from anywhere.
+- ⚠ before a name: an alert is open for the account (disconnected, flapping, a campaign paused, ...); it goes when the
+  alert clears.
 - Space marks accounts; `w` points their webhooks here, `d` runs the doctor's fixes, `r` reconnects them. Each asks
   once, naming how many accounts (with none marked: the one under the cursor).
 """
@@ -68,9 +74,11 @@ class FleetSection(Section):
     FleetSection FleetTable { height: 1fr; }
     """
 
-    def __init__(self, accounts: Accounts, webhooks: WebhookSetup, display: Display) -> None:
+    def __init__(self, accounts: Accounts, webhooks: WebhookSetup, display: Display,
+                 alerts: AlertService | None = None) -> None:
         super().__init__(id="fleet-section")
         self.accounts = accounts
+        self.alerts = alerts
         self.webhooks = webhooks
         self.run_display = display
         self.sort = "name"
@@ -80,7 +88,7 @@ class FleetSection(Section):
 
     @classmethod
     def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts, services.webhooks, services.display)
+        return cls(services.accounts, services.webhooks, services.display, services.alerts)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -114,7 +122,9 @@ class FleetSection(Section):
         shown = []
         for row in self.rows:
             row_cells = cells(row, now)
-            mark = "✓ " if row.profile in self.marked else "  "
+            alerted = self.alerts is not None and bool(self.alerts.open_alerts(row.profile))
+            # In the mark's two columns, not after the name: a cell rewritten in place keeps its column's width.
+            mark = ("✓" if row.profile in self.marked else " ") + (ALERT_MARK if alerted else " ")
             here = " ◀" if row.profile == current else ""
             shown.append((row.profile, (mark + row_cells[0] + here, *row_cells[1:])))
         self.table.show(shown)
