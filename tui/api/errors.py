@@ -53,6 +53,11 @@ class UnexpectedStatus(GatewayError):
     """Any other non-success status (405, 415, 502, ...), or a 2xx whose body is only an error report."""
 
 
+class NoCodeYet(UnexpectedStatus):
+    """A 2xx to a pairing call that has no code in it yet (Evolution's first connect: `{"count": 0}`): asking
+    again shortly gives one."""
+
+
 class ReadOnlyRefused(GatewayError):
     """The profile is read-only and the operation writes (`writes` in the operations table): refused by the client
     before anything was sent, not even a read that would come first. `status` stays None."""

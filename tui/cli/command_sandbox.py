@@ -75,7 +75,20 @@ async def sandbox_for_command(args: argparse.Namespace) -> AsyncIterator[Command
     from tui.core.accounts.account import Tokens, sandbox_profile
     from tui.sandbox.process import SandboxProcess, SandboxProcessError, share_socket_answer
 
+    # A dialect other than the spec's (every parser's default) is one the command asked for.
+    wanted = tuple(value if value not in (None, "spec") else None
+                   for value in (getattr(args, "instance_dialect", None), getattr(args, "session_dialect", None)))
+    logged_out = bool(getattr(args, "logged_out", False))
     running = await asyncio.to_thread(share_socket_answer, share_name())
+    if running is not None and (logged_out or not _speaks(running, wanted)):
+        # The app's sandbox is paired, in its own dialects: a command asking for another (or for none paired) gets
+        # a sandbox of its own, as it asked, rather than the app's without a word.
+        import sys
+
+        asked = "no phone paired" if logged_out else "other dialects"
+        print(f"(a sandbox started for this command, with {asked} as asked: the running app's {_describe(running)})",
+              file=sys.stderr)
+        running = None
     if running is not None:
         try:
             dialects = (str(running["dialects"][0]), str(running["dialects"][1]))
@@ -87,8 +100,10 @@ async def sandbox_for_command(args: argparse.Namespace) -> AsyncIterator[Command
         else:
             yield CommandSandbox(profile, _secrets(tokens, key if isinstance(key, str) else None), shared=True)
             return
-    dialects = (getattr(args, "instance_dialect", "spec"), getattr(args, "session_dialect", "spec"))
-    process = SandboxProcess.spawn(dialects)
+    from tui.sandbox.dialect import PairingOptions
+
+    dialects = (wanted[0] or "spec", wanted[1] or "spec")
+    process = SandboxProcess.spawn(dialects, logged_out=logged_out, pairing=PairingOptions.from_plain(vars(args)).plain())
     try:
         try:
             url = await process.wait_ready()
@@ -98,6 +113,19 @@ async def sandbox_for_command(args: argparse.Namespace) -> AsyncIterator[Command
                              shared=False)
     finally:
         await process.stop()
+
+
+def _speaks(running: Mapping[str, object], wanted: tuple[str | None, ...]) -> bool:
+    """Whether the running sandbox speaks the dialects the command names (a dialect not named: any)."""
+    spoken = running.get("dialects")
+    if not isinstance(spoken, list) or len(spoken) != 2:
+        return False
+    return all(want is None or want == str(have) for want, have in zip(wanted, spoken, strict=True))
+
+
+def _describe(running: Mapping[str, object]) -> str:
+    spoken = running.get("dialects")
+    return f"speaks {'/'.join(str(part) for part in spoken)}" if isinstance(spoken, list) else "is another"
 
 
 def _secrets(tokens: Tokens, hmac_key: str | None) -> dict[SecretName, str | None]:

@@ -148,7 +148,9 @@ class PairingActions:
 
     @property
     def gateway(self) -> str:
-        return GATEWAY_NAMES[self.family]
+        """The gateway's name as the profile's dialect says it (Evolution API, Z-API, WuzAPI, the spec)."""
+        client = self.account.instance_client() if self.family is Family.INSTANCE else self.account.session_client()
+        return client.adapter.name
 
     def _refuse(self, action: str, error: Exception) -> PairingRefused:
         from tui.api.errors import GatewayError, ReadOnlyRefused
@@ -218,7 +220,10 @@ class PairingActions:
                 if answer.connected and not answer.value:
                     raise PairingRefused(f"{self.gateway} gives no code: it says \"{answer.error or 'connected'}\" "
                                          "(a paired instance: log out first to pair another phone)")
-                return answer.payload()
+                try:
+                    return answer.payload()
+                except qr.NoImageYet:  # Evolution's first connect starts the connection, its code comes next
+                    raise NotUpYet("no QR code yet") from None
             await self._session_client_up()
             try:
                 session_qr = await self.account.session_client().session_qr()
@@ -243,11 +248,14 @@ class PairingActions:
         from pydantic import ValidationError
 
         from tui.api.connection import says_not_up
-        from tui.api.errors import GatewayError
+        from tui.api.errors import GatewayError, NoCodeYet
 
         try:
             if self.family is Family.INSTANCE:
-                return (await self.account.instance_client().phone_code(phone)).code
+                try:
+                    return (await self.account.instance_client().phone_code(phone)).code
+                except NoCodeYet:  # Evolution's first connect starts the connection, its code comes next
+                    raise NotUpYet("no phone code yet") from None
             await self._session_client_up()
             try:
                 code = (await self.account.session_client().pair_phone(phone)).code

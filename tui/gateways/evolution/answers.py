@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from tui.api.answers import decode_success, status_line
-from tui.api.errors import UnexpectedStatus
+from tui.api.errors import NoCodeYet, UnexpectedStatus
 from tui.api.json_text import load_json
 from tui.api.operations import OperationId
 
@@ -43,7 +43,7 @@ def _qr_answer(body: dict[str, Any], *, image: bool) -> dict[str, Any]:
 def _phone_code_answer(body: dict[str, Any], status: int, operation: str) -> dict[str, Any]:
     code = body.get("pairingCode")
     if not code:
-        raise UnexpectedStatus(
+        raise NoCodeYet(
             f"{status_line(status)} for {operation}: Evolution has no pairing code yet (it gives one only while "
             "the instance is closed; ask again, or log out first)", status=status, body=json.dumps(body))
     return {"value": code}
