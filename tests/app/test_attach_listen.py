@@ -14,7 +14,7 @@ import socket
 import httpx
 import pytest
 
-from tests.harness import SIZE, screen_text, settle, show_section, wait_ready, wait_until
+from tests.harness import SIZE, screen_text, show_section, wait_ready, wait_until
 from tests.webhooks import headless
 from tests.webhooks.headless import start_headless
 from tui.api.signing import sign
@@ -120,8 +120,10 @@ async def test_the_app_attaches_to_a_running_listen_instead_of_binding():
                                  what="the chat in the inbox")
 
                 await show_section(pilot, "settings")
-                await wait_until(pilot, lambda: f"`listen`, pid {process.pid}, on :{port}" in shown(app),
+                who = app.screen.query_one("#listener-who")
+                await wait_until(pilot, lambda: f"`listen`, pid {process.pid}, on :{port}" in str(who.render()),
                                  what="Settings naming who listens")
+                assert who.region.height > 0  # on screen
         finally:
             await stop(process)
 
@@ -146,7 +148,7 @@ async def test_a_port_taken_by_something_else_leaves_the_app_working():
                                  what="the panel saying why there are no events")
                 from tui.api.models import SendText
 
-                sent = await app.runtime.current.session_client().send_text(
+                sent = await app.runtime.current.instance_client().send_text(
                     SendText(phone="5511999990000", message="hello"))
                 assert sent.message_id
     finally:
@@ -185,7 +187,7 @@ async def test_two_viewers_of_one_listen_all_see_every_event_and_each_others_sen
             from tui.api.models import SendText
 
             request = SendText(phone="5511999990000", message="from the first")
-            result = await first.current.session_client().send_text(request)
+            result = await first.current.instance_client().send_text(request)
             chat = await first.inbox_service.record_sent("send-text", request, result)
             assert chat is not None
             await headless_until(lambda: bool(changed), "the second told of the send")

@@ -88,6 +88,9 @@ def run_cli(args: argparse.Namespace) -> int:
         # Listening without the profile's key would take forged events: refuse, and say how to give the key.
         print(f"gateway-tui listen: cannot read {error.args[0] if error.args else error}", file=sys.stderr)
         return Exit.BAD_INPUT
+    if (busy := _already_listening(served.records, args.port)) is not None:
+        print(f"gateway-tui listen: {busy}", file=sys.stderr)
+        return Exit.REFUSED
     store = EventStore(served.path)
     try:
         store.open()
@@ -106,6 +109,20 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.OK
     finally:
         store.close()
+
+
+def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:
+    """Who already listens for one of `profiles` on `port` (the app, or another `listen`), in one line; None when
+    nobody does, or on another port (two listeners on two ports are the user's choice)."""
+    from tui.local.listener_record import running
+
+    for profile in profiles:
+        record = running(profile)
+        if record is not None and record.port == port:
+            who = "the app" if record.who == "app" else "`gateway-tui listen`"
+            return (f"{who} already listens for profile {profile!r} (pid {record.pid}, on {record.url}); the app "
+                    "attaches to a running listener by itself: quit that one first, or pass another --port")
+    return None
 
 
 def _one_profile(args: argparse.Namespace) -> _Served:
@@ -234,7 +251,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         from tui.local.listener_record import write_record
 
         for record in served.records:  # with several profiles, each is served on its own paths only
-            write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths)
+            write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths,
+                         all_profiles=bool(getattr(args, "all", False)), who="listen")
     if not served.old_paths:
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"

@@ -1,14 +1,17 @@
 """Which listener serves a profile now: the app and `gateway-tui listen` each write `listeners/<profile>.json` in
-the data dir ({pid, host, port, store, account_paths}) while they listen and remove it on exit; the doctor reads it:
-where the listener is, which store it writes (`listen --all` writes one store for every profile), and whether it
-serves the profile on its own `/a/<profile>/` paths (several accounts on one listener) rather than the old ones. A
-record whose process is gone (a crash, a kill -9) is stale: `running` ignores it and removes it."""
+the data dir ({pid, host, port, store, account_paths, all_profiles, who}) while they listen and remove it on exit;
+the doctor reads it: where the listener is, which store it writes (`listen --all` writes one store for every
+profile), and whether it serves the profile on its own `/a/<profile>/` paths (several accounts on one listener)
+rather than the old ones. A record whose process is gone (a crash, a kill -9) is stale: `running` ignores it and
+removes it. An app starting looks here for a listener it can attach to (`attachable`): another process's, alive and
+answering on its port."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,21 +26,38 @@ class ListenerRecord:
     port: int
     store: Path | None = None  # the event store it writes; None in a record of an older version
     account_paths: bool = False  # the profile's events must go to `/a/<profile>/`: the old paths are not served
+    all_profiles: bool = False  # `listen --all`: every profile in one store, each event naming its account
+    who: str = "app"  # "listen" (the command) or "app": said in the app's header and Settings
 
     @property
     def url(self) -> str:
         return http_base(self.host, self.port)
+
+    def describe(self) -> str:
+        """How Settings names it: "`listen`, pid 4242, on :8787, store /…/events-box.sqlite3"."""
+        where = f":{self.port}" if self.host in LOOPBACK_HOSTS else f"{self.host}:{self.port}"
+        store = f", store {self.store}" if self.store is not None else ""
+        return f"`{self.who}`{' --all' if self.all_profiles else ''}, pid {self.pid}, on {where}{store}"
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
+ANSWER_TIMEOUT = 0.5
+"""Seconds a listener's port gets to accept a connection before it counts as not answering."""
 
 
 def record_path(profile: str) -> Path:
     return data_dir() / "listeners" / f"{profile}.json"
 
 
-def write_record(profile: str, host: str, port: int, *, store: Path, account_paths: bool) -> Path:
+def write_record(profile: str, host: str, port: int, *, store: Path, account_paths: bool, all_profiles: bool = False,
+                 who: str = "app") -> Path:
     path = record_path(profile)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "host": host, "port": port, "store": str(store),
-                                "account_paths": account_paths}))
+    # Written whole under another name, then renamed: an app looking for a listener never reads half a record.
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps({"pid": os.getpid(), "host": host, "port": port, "store": str(store),
+                                   "account_paths": account_paths, "all_profiles": all_profiles, "who": who}))
+    partial.replace(path)
     return path
 
 
@@ -56,7 +76,8 @@ def running(profile: str) -> ListenerRecord | None:
         store = data.get("store")
         record = ListenerRecord(int(data["pid"]), str(data["host"]), int(data["port"]),
                                 Path(store) if isinstance(store, str) and store else None,
-                                data.get("account_paths") is True)
+                                data.get("account_paths") is True, data.get("all_profiles") is True,
+                                "listen" if data.get("who") == "listen" else "app")
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not _alive(record.pid):
@@ -64,6 +85,31 @@ def running(profile: str) -> ListenerRecord | None:
             path.unlink()
         return None
     return record
+
+
+def attachable(profile: str) -> ListenerRecord | None:
+    """Another process's listener serving `profile`, alive and answering on its port, with the store it writes:
+    what an app starting attaches to instead of binding a port of its own (blocking: call from a thread)."""
+    record = running(profile)
+    if record is None or record.pid == os.getpid() or record.store is None:
+        return None
+    return record if answering(record) else None
+
+
+def answering(record: ListenerRecord, timeout: float = ANSWER_TIMEOUT) -> bool:
+    """Whether something accepts connections on the record's port (a listener that is starting or stopping may be
+    alive without answering)."""
+    host = "127.0.0.1" if record.host in ("0.0.0.0", "") else "::1" if record.host == "::" else record.host
+    try:
+        with socket.create_connection((host.strip("[]"), record.port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def alive(record: ListenerRecord) -> bool:
+    """Whether the record's process still runs (no connection made: cheap enough to ask twice a second)."""
+    return _alive(record.pid)
 
 
 def _alive(pid: int) -> bool:

@@ -20,9 +20,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tui.core.errors import StartupError
-from tui.core.feed.bus import EventBus, EventStored, ForwardAttempted, ListenerLoadChanged, StoreHealthChanged
+from tui.core.feed.attached import Attachment
+from tui.core.feed.bus import (
+    EventBus,
+    EventStored,
+    ForwardAttempted,
+    InboxChanged,
+    IntakeChanged,
+    ListenerLoadChanged,
+    StoreHealthChanged,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.local.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
     from tui.webhooks.listener import Listener
@@ -96,6 +106,10 @@ class EventFeed:
         self.store: EventStore | None = None
         self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
         self.listener: Listener | None = None
+        self.attachment: Attachment | None = None
+        """The listener of another process this run follows instead of its own (issue 32); None: its own, or none."""
+        self.listener_problem: str | None = None
+        """Why this run has no listener at all (its port taken by a program that is not ours): one line."""
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
         self.stats = ListenerStats()
@@ -144,14 +158,76 @@ class EventFeed:
 
     async def start_listener(self, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
                              serve: ServeAccounts) -> None:
+        """The run's own listener. A port taken by a program that is not ours (no listener record names it: those
+        are attached to before this) leaves the run without one, saying why in `listener_problem`: the rest of the
+        app starts as usual."""
         # Imported in a thread: the listener's modules (the store, the HTTP layer) would otherwise hold the event
         # loop while the app already takes keys (the sandbox's start sets the listener up after the first section
         # is shown).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.listener")
         if self.store is None:
             return  # no store, no listener: an event answered 200 must be stored
-        self.listener = self._listener_at(self.store, host, port, hmac_key, options, serve)
-        await self.listener.start()
+        listener = self._listener_at(self.store, host, port, hmac_key, options, serve)
+        try:
+            await listener.start()
+        except OSError as error:
+            self.listener_problem = (f"no listener: port {port} on {host} is taken by another program "
+                                     f"({error.strerror or error}); change the port in Settings → Listener, or "
+                                     "stop that program")
+            self.bus.publish(IntakeChanged())
+            return
+        self.listener, self.listener_problem = listener, None
+
+    # -- a listener of another process (issue 32) -----------------------------------------------------------------
+
+    @property
+    def attached(self) -> ListenerRecord | None:
+        """The record of the listener this run follows (None: it has its own, or none)."""
+        return self.attachment.record if self.attachment is not None else None
+
+    async def attach(self, record: ListenerRecord, names: Iterable[str]) -> None:
+        """Follow the store `record`'s process writes (open already: `open_store(record.store)`) instead of
+        listening: its events from now on reach the bus as this run's own would. Forwarding stays the listener's."""
+        if self.store is None:
+            return
+        store = self.store
+
+        def newest_id() -> int:
+            newest = store.newest(1)
+            return newest[0].id if newest else 0
+
+        after = await asyncio.to_thread(newest_id)
+        self.attachment = Attachment(self.bus, record, names, self._on_followed)
+        await self.attachment.start(after)
+        self.bus.publish(IntakeChanged())
+
+    def _on_followed(self, events: list[StoredEvent]) -> None:
+        """Events another process stored (or, with none, a change such as another app's send or mark read)."""
+        if not events:
+            self.bus.publish(InboxChanged(""))
+        for event in events:
+            self._on_event(event)
+
+    def intake_address(self) -> str | None:
+        """The header's word for who listens when it is not this run: `listen :8787`, `nothing listens`, `no
+        listener`; None while this run listens itself."""
+        if self.attachment is not None:
+            return self.attachment.address()
+        if self.listener is None and self.listener_problem is not None:
+            return "no listener"
+        return None
+
+    def intake_problem(self) -> str | None:
+        """One line for the events panel while no event can arrive; None while some listener runs."""
+        if self.attachment is not None and not self.attachment.alive:
+            return self.attachment.describe()
+        if self.attachment is None and self.listener is None:
+            return self.listener_problem
+        return None
+
+    def intake_description(self) -> str | None:
+        """Settings' line about another process's listener (None: this run's own)."""
+        return self.attachment.describe() if self.attachment is not None else None
 
     async def move_listener(self, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
                             serve: ServeAccounts) -> bool:
@@ -282,6 +358,10 @@ class EventFeed:
 
     async def stop(self) -> None:
         """Stop the listener (its records removed), the forwarder, and close the forward log and the store."""
+        if self.attachment is not None:
+            attachment, self.attachment = self.attachment, None
+            with contextlib.suppress(Exception):
+                await attachment.stop()
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()
