@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import socket
+import sys
 
 import httpx
 import pytest
@@ -181,6 +182,22 @@ async def test_two_viewers_of_one_listen_all_see_every_event_and_each_others_sen
             event_id = answer.json()["id"]
             await headless_until(lambda: event_id in seen["first"] and event_id in seen["second"], "both see it")
 
+            # Marking the chat read in one shows in the other.
+            inbox_of_box = first.current.inbox
+            (conversation,) = await asyncio.to_thread(inbox_of_box.conversations)
+            assert conversation.unread == 1
+            marked = Runtime(profile="box")  # a second viewer of box, attached too
+            await marked.start()
+            try:
+                first_changed: list[str] = []
+                first.bus.subscribe(InboxChanged, lambda change: first_changed.append(change.chat_id))
+                await asyncio.to_thread(marked.current.inbox.mark_seen, conversation.chat_id)
+                # Told, and what it reads then is read: the condition waits for a word after the mark.
+                await headless_until(lambda: bool(first_changed) and inbox_of_box.conversations()[0].unread == 0,
+                                     "the first told of the mark read")
+            finally:
+                await marked.stop()
+
             # A send recorded by the first shows in the second's store and wakes its inbox.
             changed: list[str] = []
             second.bus.subscribe(InboxChanged, lambda change: changed.append(change.chat_id))
@@ -242,3 +259,44 @@ async def test_kill_9_of_listen_then_a_restart_the_app_follows_again():
         finally:
             await runtime.stop()
             await stop(process)
+
+
+async def test_listen_says_who_listens_and_exits_1_on_the_apps_port():
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        app = await viewer("box")  # no listen running: the app listens itself
+        try:
+            port = app.listener.port
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tui", "listen", "--profile", "box", "--port", str(port),
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, cwd=headless.REPO)
+            _out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+            assert process.returncode == 1
+            line = err.decode()
+            assert f"the app already listens for profile 'box' (pid {os.getpid()}, on http://127.0.0.1:{port})" in line
+            assert "--port" in line
+        finally:
+            await app.stop()
+
+
+async def test_the_app_that_listened_quits_and_the_attached_one_says_nothing_listens():
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        owner = await viewer("box")
+        follower = await viewer("box")
+        try:
+            assert follower.listener is None
+            assert follower.display.listener_address() == f"app :{owner.listener.port}"
+            from tui.core.feed.bus import EventStored
+
+            seen: list[int] = []
+            follower.bus.subscribe(EventStored, lambda stored: seen.append(stored.event.id))
+            event_id = (await post_signed(f"{owner.listener.url}/session")).json()["id"]
+            await headless_until(lambda: event_id in seen, "the event in the attached app")
+            await owner.stop()
+            await headless_until(lambda: follower.display.listener_address() == "nothing listens", "nothing listens")
+            assert "nothing listens now" in (follower.feed.intake_problem() or "")
+            assert [event.id for event in await asyncio.to_thread(follower.store.newest, 5)] == [event_id]
+        finally:
+            await owner.stop()
+            await follower.stop()

@@ -88,10 +88,11 @@ def running(profile: str) -> ListenerRecord | None:
 
 
 def attachable(profile: str) -> ListenerRecord | None:
-    """Another process's listener serving `profile`, alive and answering on its port, with the store it writes:
-    what an app starting attaches to instead of binding a port of its own (blocking: call from a thread)."""
+    """A listener serving `profile` (another process's, or another run's in this one), alive and answering on its
+    port, with the store it writes: what an app starting attaches to instead of binding a port of its own (blocking:
+    call from a thread). A run's records are written once it listens and removed when it stops."""
     record = running(profile)
-    if record is None or record.pid == os.getpid() or record.store is None:
+    if record is None or record.store is None:
         return None
     return record if answering(record) else None
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,13 +40,13 @@ def find_listener(names: Iterable[str]) -> ListenerRecord | None:
 
 
 def _listener_of(names: tuple[str, ...], store: Path) -> ListenerRecord | None:
-    """Who listens now for one of `names` writing `store`, judged by its record and its process (no connection)."""
+    """Who listens now for one of `names` writing `store`, judged by its record and its process (no connection):
+    a listener that stops removes its record, one killed leaves a record whose process is gone."""
     from tui.local.listener_record import running
 
     for name in names:
         record = running(name)
-        if record is not None and record.pid != os.getpid() and record.store is not None \
-                and _same_file(record.store, store):
+        if record is not None and record.store is not None and _same_file(record.store, store):
             return record
     return None
 
