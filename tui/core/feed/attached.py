@@ -83,6 +83,10 @@ class Attachment:
         return (f"nothing listens now: {self.record.describe()} stopped. Events sent meanwhile are lost unless the "
                 "gateway retries; start `gateway-tui listen` again and this app follows it")
 
+    def problem(self) -> str | None:
+        """For the events panel's title, short enough for 80 columns: None while a listener runs."""
+        return None if self.alive else "nothing listens now: start `gateway-tui listen` again"
+
     def address(self) -> str:
         """For the header: `listen :8787`, or `nothing listens`."""
         if not self.alive:

@@ -110,6 +110,7 @@ class EventFeed:
         """The listener of another process this run follows instead of its own (issue 32); None: its own, or none."""
         self.listener_problem: str | None = None
         """Why this run has no listener at all (its port taken by a program that is not ours): one line."""
+        self._port_taken: int | None = None  # that port, for the events panel's short line
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
         self.stats = ListenerStats()
@@ -174,9 +175,10 @@ class EventFeed:
             self.listener_problem = (f"no listener: port {port} on {host} is taken by another program "
                                      f"({error.strerror or error}); change the port in Settings → Listener, or "
                                      "stop that program")
+            self._port_taken = port
             self.bus.publish(IntakeChanged())
             return
-        self.listener, self.listener_problem = listener, None
+        self.listener, self.listener_problem, self._port_taken = listener, None, None
 
     # -- a listener of another process (issue 32) -----------------------------------------------------------------
 
@@ -218,16 +220,19 @@ class EventFeed:
         return None
 
     def intake_problem(self) -> str | None:
-        """One line for the events panel while no event can arrive; None while some listener runs."""
-        if self.attachment is not None and not self.attachment.alive:
-            return self.attachment.describe()
-        if self.attachment is None and self.listener is None:
-            return self.listener_problem
+        """A short line (80 columns) for the events panel while no event can arrive; None while a listener runs."""
+        if self.attachment is not None:
+            return self.attachment.problem()
+        if self.listener is None and self.listener_problem is not None:
+            return f"no listener: port {self._port_taken} taken by another program; change it in Settings"
         return None
 
     def intake_description(self) -> str | None:
-        """Settings' line about another process's listener (None: this run's own)."""
-        return self.attachment.describe() if self.attachment is not None else None
+        """Settings' line about who listens when it is not this run: another process's listener (or that it stopped),
+        or why this run has none; None while this run listens."""
+        if self.attachment is not None:
+            return self.attachment.describe()
+        return self.listener_problem if self.listener is None else None
 
     async def move_listener(self, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
                             serve: ServeAccounts) -> bool:

@@ -54,10 +54,10 @@ class ListenerBlock(Form):
         """"Events come from `listen`, pid 4242, on :8787, store …" (forwarding, its queue and the signature policy
         are then that process's), or why no listener runs; hidden while this app listens itself."""
         feed = settings_of(self).feed
-        who = feed.intake_description() or feed.intake_problem()
+        who = feed.intake_description()
         line = self.query_one("#listener-who", Static)
         line.display = who is not None
-        if feed.attached is not None:
+        if feed.attached is not None and feed.attachment is not None and feed.attachment.alive:
             who = (f"Events come from {who}. Forwarding, its queue and the signature policy are that process's: "
                    "change them there")
         line.update(Content(who or ""))  # a path is not markup
