@@ -300,3 +300,21 @@ async def test_the_app_that_listened_quits_and_the_attached_one_says_nothing_lis
         finally:
             await owner.stop()
             await follower.stop()
+
+
+async def test_an_attached_app_shows_the_listeners_forwarding_and_leaves_it_to_the_listener():
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        process, _url = await start_headless(None, "--profile", "box", "--forward-to",
+                                             "http://127.0.0.1:9/hook?token=s3cret")
+        runtime = await viewer("box")
+        try:
+            said = runtime.feed.intake_description() or ""
+            assert f"`listen`, pid {process.pid}" in said
+            assert "forwarding to http://127.0.0.1:9/hook" in said and "s3cret" not in said
+            with pytest.raises(ValueError, match=f"pid {process.pid}"):
+                await runtime.feed.set_forward_target("http://127.0.0.1:9/other")
+            assert runtime.feed.forward_target is None
+        finally:
+            await runtime.stop()
+            await stop(process)

@@ -249,10 +249,13 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     undo_sigterm = stop_on_sigterm(stopped)
     if listener.port is not None:
         from tui.local.listener_record import write_record
+        from tui.webhooks.forwarder import shown_target as forward_shown
 
+        # An app attached to this listener shows its forwarding (as the store keeps the target: no secrets).
+        forwarding = forward_shown(args.forward_to) if forwarder is not None else None
         for record in served.records:  # with several profiles, each is served on its own paths only
             write_record(record, args.host, listener.port, store=store.path, account_paths=not served.old_paths,
-                         all_profiles=bool(getattr(args, "all", False)), who="listen")
+                         all_profiles=bool(getattr(args, "all", False)), who="listen", forwarding=forwarding)
     if not served.old_paths:
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"

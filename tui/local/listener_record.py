@@ -28,6 +28,7 @@ class ListenerRecord:
     account_paths: bool = False  # the profile's events must go to `/a/<profile>/`: the old paths are not served
     all_profiles: bool = False  # `listen --all`: every profile in one store, each event naming its account
     who: str = "app"  # "listen" (the command) or "app": said in the app's header and Settings
+    forwarding: str | None = None  # where it forwards events (as shown: no user:password, no query); None: nowhere
 
     @property
     def url(self) -> str:
@@ -37,7 +38,8 @@ class ListenerRecord:
         """How Settings names it: "`listen`, pid 4242, on :8787, store /…/events-box.sqlite3"."""
         where = f":{self.port}" if self.host in LOOPBACK_HOSTS else f"{self.host}:{self.port}"
         store = f", store {self.store}" if self.store is not None else ""
-        return f"`{self.who}`{' --all' if self.all_profiles else ''}, pid {self.pid}, on {where}{store}"
+        forwarding = f", forwarding to {self.forwarding}" if self.forwarding else ""
+        return f"`{self.who}`{' --all' if self.all_profiles else ''}, pid {self.pid}, on {where}{store}{forwarding}"
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
@@ -50,13 +52,14 @@ def record_path(profile: str) -> Path:
 
 
 def write_record(profile: str, host: str, port: int, *, store: Path, account_paths: bool, all_profiles: bool = False,
-                 who: str = "app") -> Path:
+                 who: str = "app", forwarding: str | None = None) -> Path:
     path = record_path(profile)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written whole under another name, then renamed: an app looking for a listener never reads half a record.
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     partial.write_text(json.dumps({"pid": os.getpid(), "host": host, "port": port, "store": str(store),
-                                   "account_paths": account_paths, "all_profiles": all_profiles, "who": who}))
+                                   "account_paths": account_paths, "all_profiles": all_profiles, "who": who,
+                                   "forwarding": forwarding}))
     partial.replace(path)
     return path
 
@@ -77,7 +80,8 @@ def running(profile: str) -> ListenerRecord | None:
         record = ListenerRecord(int(data["pid"]), str(data["host"]), int(data["port"]),
                                 Path(store) if isinstance(store, str) and store else None,
                                 data.get("account_paths") is True, data.get("all_profiles") is True,
-                                "listen" if data.get("who") == "listen" else "app")
+                                "listen" if data.get("who") == "listen" else "app",
+                                forwarding if isinstance(forwarding := data.get("forwarding"), str) else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not _alive(record.pid):

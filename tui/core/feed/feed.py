@@ -324,6 +324,10 @@ class EventFeed:
         that is not loopback without `allow_remote`; the old target stays then."""
         from tui.webhooks.forwarder import Forwarder, check_target
 
+        if self.attachment is not None:  # the listener's process forwards what it stores: not this viewer too
+            record = self.attachment.record
+            raise ValueError(f"forwarding belongs to the listener this app follows (`{record.who}`, pid "
+                             f"{record.pid}): give it --forward-to, or set it in the app that listens")
         replacement = None
         if url:
             target = check_target(url, allow_remote=allow_remote, how_to_allow="switch on 'Allow a remote host'")
