@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import socket
 import sys
@@ -317,4 +318,35 @@ async def test_an_attached_app_shows_the_listeners_forwarding_and_leaves_it_to_t
             assert runtime.feed.forward_target is None
         finally:
             await runtime.stop()
+            await stop(process)
+
+
+async def test_a_send_from_another_viewer_shows_in_the_apps_thread_with_its_tick():
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        save_profile("shop", gateway)
+        process, url = await start_headless(None, "--all")
+        set_cursor_blink(False)
+        app = build_app(profile="box")
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_ready(pilot)
+                assert app.runtime.listener is None
+                assert (await post_signed(f"{url}/a/box/session")).status_code == 200
+                await show_section(pilot, "chats")
+                await wait_until(pilot, lambda: "Ana" in shown(app) and "pizza tonight" in shown(app), timeout=20,
+                                 what="the chat in the app's inbox")
+                other = await viewer("box")  # another app on the same profile, attached to the same listen
+                try:
+                    from tui.api.models import SendText
+
+                    request = SendText(phone="5511999990000", message="on my way from the other app")
+                    result = await other.current.instance_client().send_text(request)
+                    await other.inbox_service.record_sent("send-text", request, result)
+                finally:
+                    await other.stop()
+                await wait_until(pilot, lambda: "on my way from the other app" in shown(app)
+                                 and re.search(r"You · \d\d:\d\d ✓", shown(app)) is not None, timeout=20,
+                                 what="the other app's send in the thread, with its tick")
+        finally:
             await stop(process)
