@@ -253,6 +253,14 @@ class EventFeed:
         previous, self.listener = self.listener, replacement
         if previous is not None:
             await previous.stop()
+        if self.attachment is not None or self.listener_problem is not None:
+            # Asked to listen here: this run's own listener now, no longer another process's (whose store it keeps
+            # writing beside it, under SQLite's lock) nor none.
+            attachment, self.attachment = self.attachment, None
+            self.listener_problem, self._port_taken = None, None
+            if attachment is not None:
+                await attachment.stop()
+            self.bus.publish(IntakeChanged())
         return True
 
     def _listener_at(self, store: EventStore, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
