@@ -245,10 +245,14 @@ async def test_kill_9_of_listen_then_a_restart_the_app_follows_again():
             assert runtime.display.listener_address() == f"listen :{port_of(url)}"
             first = (await post_signed(f"{url}/session")).json()["id"]
             await headless_until(lambda: first in seen, "the first event")
+            # The doctor examines the listener the gateway must reach: that `listen`, running.
+            inputs = await runtime.webhooks.doctor_inputs()
+            assert (inputs.listener_base, inputs.listener_running) == (url, True)
 
             process.kill()
             await process.wait()
             await headless_until(lambda: runtime.display.listener_address() == "nothing listens", "nothing listens")
+            assert not (await runtime.webhooks.doctor_inputs()).listener_running
 
             again, url = await start_headless(None, "--profile", "box")
             await headless_until(lambda: runtime.display.listener_address() == f"listen :{port_of(url)}",
