@@ -247,6 +247,8 @@ def add_listen_parser(commands: Any) -> None:
     listen.add_argument("--alert-command", metavar="CMD",
                         help="run CMD (no shell) with each alert as one JSON object on stdin (docs/listener.md)")
     listen.add_argument("--alert-webhook", metavar="URL", help="POST each alert as JSON to URL (loopback unless --allow-remote)")
+    listen.add_argument("--print-unit", action="store_true",
+                        help="print a systemd user unit that runs `listen --all` as a service, and start nothing")
     allow_remote(listen)
     global_flags_after_subcommand(listen)
 

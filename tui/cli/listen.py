@@ -49,6 +49,9 @@ class _Served(NamedTuple):
 def run_cli(args: argparse.Namespace) -> int:
     """`gateway-tui listen`: serve until Ctrl+C or SIGTERM; status on stderr, a line per event on stdout (or, with
     `--print-json`, the event as a JSON line)."""
+    if getattr(args, "print_unit", False):
+        print(service_unit(args), end="")
+        return Exit.OK
     _log_briefly_to_stderr()
     if args.max_body is None:
         args.max_body = DEFAULT_MAX_BODY
@@ -109,6 +112,31 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.OK
     finally:
         store.close()
+
+
+def service_unit(args: argparse.Namespace) -> str:
+    """A systemd user unit running `listen --all` for good (docs/listener.md): this Python and this package, so the
+    unit runs what is installed here; the keys are read as `listen` reads them (keyring, or the 0600 file), never
+    written into the unit. SIGTERM stops it as Ctrl+C does: requests being stored finish, forwards get their grace."""
+    import shlex
+
+    command = [sys.executable, "-m", "tui", "listen", "--all", "--port", str(args.port), "--host", args.host]
+    if args.insecure_storage:
+        command.append("--insecure-storage")
+    return f"""[Unit]
+Description=gateway-tui webhook listener (every profile, one store)
+After=network-online.target
+
+[Service]
+ExecStart={shlex.join(command)}
+Restart=on-failure
+RestartSec=2
+KillSignal=SIGTERM
+TimeoutStopSec=10
+
+[Install]
+WantedBy=default.target
+"""
 
 
 def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:
