@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -129,6 +131,7 @@ After=network-online.target
 
 [Service]
 ExecStart={shlex.join(command)}
+ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=2
 KillSignal=SIGTERM
@@ -275,6 +278,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     undo_sigterm = stop_on_sigterm(stopped)
+    records = list(served.records)  # the listener records written, as a reload changes them
+    undo_sighup = _reload_on_sighup(listener, args, store.path, records) if getattr(args, "all", False) else None
     if listener.port is not None:
         from tui.local.listener_record import write_record
         from tui.webhooks.forwarder import shown_target as forward_shown
@@ -316,9 +321,11 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         await stopped.wait()
     finally:
         undo_sigterm()
+        if undo_sighup is not None:
+            undo_sighup()
         from tui.local.listener_record import remove_record
 
-        for record in served.records:
+        for record in records:
             remove_record(record)
         # The whole stop stays within 2 s in every state (issue 13): the forwards' grace runs from the signal,
         # beside the listener's own (STOP_GRACE, for requests being stored), not after it.
@@ -338,6 +345,71 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         print(f"stopped: {listener.received} events stored, {listener.rejected} rejected{counted}{again}",
               file=sys.stderr)
     return Exit.OK
+
+
+def _reload_on_sighup(listener: Listener, args: argparse.Namespace, store: Path, records: list[str]) -> Callable[[], None]:
+    """SIGHUP makes `listen --all` serve the profiles as they are now (added, removed, a key changed) without a
+    restart: the listener's keys change between requests, so nothing in flight is dropped; one line on stderr says
+    what changed. `records`, the listener records written, is kept current. Returns what undoes it."""
+    loop = asyncio.get_running_loop()
+    running: set[asyncio.Task[None]] = set()
+
+    async def reload() -> None:
+        from tui.local.config import ConfigError
+        from tui.local.listener_record import remove_record, write_record
+        from tui.local.secrets import KeyringUnavailable
+
+        try:
+            fresh = await asyncio.to_thread(_every_profile, args)
+        except (ConfigError, KeyringUnavailable) as error:
+            print(f"reload failed: {error}; still serving the profiles as before", file=sys.stderr, flush=True)
+            return
+        before = set(listener.accounts)
+        for name in before - set(fresh.accounts):
+            listener.remove_account(name)
+        for name, key in fresh.accounts.items():
+            listener.set_account_key(name, key)
+        for name, signing in fresh.signing.items():
+            listener.set_account_signing(name, signing)
+        listener.set_hmac_key(fresh.key)
+        listener.account, listener.old_paths = fresh.account, fresh.old_paths
+        for name in set(records) - set(fresh.records):
+            remove_record(name)
+        if listener.port is not None:
+            forwarding = _recorded_forwarding(records)
+            for name in fresh.records:
+                write_record(name, args.host, listener.port, store=store, account_paths=not fresh.old_paths,
+                             all_profiles=True, who="listen", forwarding=forwarding)
+        records[:] = fresh.records
+        added, removed = sorted(set(fresh.accounts) - before), sorted(before - set(fresh.accounts))
+        print(f"reloaded: {len(fresh.accounts)} profiles served; added: {', '.join(added) or 'none'}; removed: "
+              f"{', '.join(removed) or 'none'}", file=sys.stderr, flush=True)
+
+    def on_sighup() -> None:
+        task = loop.create_task(reload())
+        running.add(task)
+        task.add_done_callback(running.discard)
+
+    try:
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
+    except (NotImplementedError, RuntimeError, AttributeError):
+        return lambda: None
+
+    def undo() -> None:
+        loop.remove_signal_handler(signal.SIGHUP)
+
+    return undo
+
+
+def _recorded_forwarding(records: list[str]) -> str | None:
+    """Where this `listen` forwards, as its records say (a reload writes the records again with it)."""
+    from tui.local.listener_record import running
+
+    for name in records:
+        record = running(name)
+        if record is not None and record.pid == os.getpid():
+            return record.forwarding
+    return None
 
 
 def _alerts_from_flags(args: argparse.Namespace) -> HeadlessAlerts | None:
