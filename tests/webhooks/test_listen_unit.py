@@ -24,6 +24,7 @@ def test_the_unit_runs_listen_all_and_starts_nothing():
     assert command[0] == sys.executable and command[1:3] == ["-m", "tui"]
     assert command[3:] == ["listen", "--all", "--port", "18787", "--host", "127.0.0.1"]
     assert unit["Service"]["Restart"] == "on-failure"
+    assert unit["Service"]["ExecReload"] == "/bin/kill -HUP $MAINPID"  # SIGHUP: the profiles as they are now
     assert unit["Service"]["KillSignal"] == "SIGTERM"
     assert unit["Install"]["WantedBy"] == "default.target"
 
