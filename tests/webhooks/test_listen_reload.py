@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import hmac
 import signal
+import sys
 
 import aiohttp
 
@@ -68,6 +69,32 @@ async def test_sighup_serves_the_profiles_as_they_are_now_without_dropping_a_req
             assert await post(http, url, "gamma") == 200
             assert await post(http, url, "beta") == 404
             assert process.returncode is None  # no restart
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), timeout=20)
+
+
+async def test_profile_remove_tells_a_running_listen_all():
+    for name in ("alpha", "beta"):
+        add_profile(name)
+    process, url = await start_headless(None, "--all")
+    try:
+        removing = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui", "--insecure-storage", "profile", "remove", "beta",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _out, err = await asyncio.wait_for(removing.communicate(), timeout=60)
+        assert removing.returncode == 0, err
+        assert f"told `gateway-tui listen --all` (pid {process.pid})" in err.decode()
+        line = ""
+        while "reloaded" not in line:
+            raw = await asyncio.wait_for(process.stderr.readline(), timeout=30)
+            assert raw, "listen ended"
+            line = raw.decode()
+        assert "removed: beta" in line
+        async with aiohttp.ClientSession() as http:
+            assert await post(http, url, "beta") == 404
+            assert await post(http, url, "alpha") == 200
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGTERM)

@@ -25,7 +25,12 @@ def _listen(args: argparse.Namespace) -> int:
 def _profile(args: argparse.Namespace) -> int:
     from tui.cli.profile import run_cli
 
-    return run_cli(args)
+    code = run_cli(args)
+    if code == 0 and getattr(args, "profile_command", None) in ("add", "remove"):
+        from tui.cli.serve import tell_listen_all
+
+        tell_listen_all()
+    return code
 
 
 def _call(args: argparse.Namespace) -> int:
@@ -65,7 +70,12 @@ def _fleet(args: argparse.Namespace) -> int:
         return run_board(args)
     from tui.cli.fleet_import import run_cli  # `fleet import`, and the gateways' admin APIs
 
-    return run_cli(args)
+    code = run_cli(args)
+    if code == 0 and args.fleet_command == "import":
+        from tui.cli.serve import tell_listen_all
+
+        tell_listen_all()
+    return code
 
 
 def _message(args: argparse.Namespace) -> int:

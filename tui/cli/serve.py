@@ -33,3 +33,19 @@ def stop_on_sigterm(stop: asyncio.Event) -> Callable[[], None]:
         loop.remove_signal_handler(signal.SIGTERM)
 
     return undo
+
+
+def tell_listen_all() -> None:
+    """The profiles changed (`profile add`, `profile remove`, `fleet import`): a running `listen --all` is told to
+    serve them as they are now (SIGHUP: no restart, no request dropped), and one line says so."""
+    import os
+
+    from tui.local.listener_record import every_running
+
+    told = sorted({record.pid for record in every_running() if record.who == "listen" and record.all_profiles})
+    for pid in told:
+        try:
+            os.kill(pid, signal.SIGHUP)
+        except OSError:
+            continue
+        print(f"told `gateway-tui listen --all` (pid {pid}) to serve the profiles as they are now", file=sys.stderr)

@@ -91,6 +91,13 @@ def running(profile: str) -> ListenerRecord | None:
     return record
 
 
+def every_running() -> list[ListenerRecord]:
+    """Every listener record whose process still runs (stale ones removed), one per record file."""
+    folder = data_dir() / "listeners"
+    names = sorted(path.stem for path in folder.glob("*.json")) if folder.is_dir() else []
+    return [record for name in names if (record := running(name)) is not None]
+
+
 def attachable(profile: str) -> ListenerRecord | None:
     """A listener serving `profile` (another process's, or another run's in this one), alive and answering on its
     port, with the store it writes: what an app starting attaches to instead of binding a port of its own (blocking:
