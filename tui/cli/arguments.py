@@ -249,7 +249,7 @@ def add_listen_parser(commands: Any) -> None:
     listen.add_argument("--alert-webhook", metavar="URL", help="POST each alert as JSON to URL (loopback unless --allow-remote)")
     listen.add_argument("--print-unit", action="store_true",
                         help="print a systemd user unit that runs this listen (--all unless --profile) as a service, "
-                        "and exit")
+                        "and start nothing")
     allow_remote(listen)
     global_flags_after_subcommand(listen)
 

@@ -25,7 +25,7 @@ def _listen(args: argparse.Namespace) -> int:
 def _profile(args: argparse.Namespace) -> int:
     from tui.cli.profile import run_cli
 
-    return run_cli(args)
+    return run_cli(args)  # add and remove tell a running `listen --all` themselves (tui.cli.listen_reload)
 
 
 def _call(args: argparse.Namespace) -> int:
@@ -65,7 +65,7 @@ def _fleet(args: argparse.Namespace) -> int:
         return run_board(args)
     from tui.cli.fleet_import import run_cli  # `fleet import`, and the gateways' admin APIs
 
-    return run_cli(args)
+    return run_cli(args)  # an import tells a running `listen --all` itself (tui.cli.listen_reload)
 
 
 def _message(args: argparse.Namespace) -> int:

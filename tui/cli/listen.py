@@ -101,6 +101,9 @@ def run_cli(args: argparse.Namespace) -> int:
         # Listening without the profile's key would take forged events: refuse, and say how to give the key.
         print(f"gateway-tui listen: cannot read {error.args[0] if error.args else error}", file=sys.stderr)
         return Exit.BAD_INPUT
+    if (busy := _already_listening(served.records, args.port)) is not None:
+        print(f"gateway-tui listen: {busy}", file=sys.stderr)
+        return Exit.REFUSED
     store = EventStore(served.path)
     try:
         store.open()
@@ -119,6 +122,20 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.OK
     finally:
         store.close()
+
+
+def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:
+    """Who already listens for one of `profiles` on `port` (the app, or another `listen`), in one line; None when
+    nobody does, or on another port (two listeners on two ports are the user's choice)."""
+    from tui.local.listener_record import running
+
+    for profile in profiles:
+        record = running(profile)
+        if record is not None and record.port == port:
+            who = "the app" if record.who == "app" else "`gateway-tui listen`"
+            return (f"{who} already listens for profile {profile!r} (pid {record.pid}, on {record.url}); the app "
+                    "attaches to a running listener by itself: quit that one first, or pass another --port")
+    return None
 
 
 def _one_profile(args: argparse.Namespace) -> _Served:
@@ -258,12 +275,16 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     reloader = None
     if listener.port is not None:
         from tui.local.listener_record import remove_record, write_record, write_serving_all
+        from tui.webhooks.forwarder import shown_target as forward_shown
 
         port = listener.port
 
+        # An app attached to this listener shows its forwarding (as the store keeps the target: no secrets).
+        forwarding_shown = forward_shown(args.forward_to) if forwarder is not None else None
+
         def record_profile(name: str) -> None:
             write_record(name, args.host, port, store=store.path, account_paths=not listener.old_paths,
-                         serves_all=serves_all)
+                         all_profiles=serves_all, who="listen", forwarding=forwarding_shown)
 
         for record in served.records:  # with several profiles, each is served on its own paths only
             record_profile(record)

@@ -43,6 +43,9 @@ class Display:
         return urls
 
     def listener_address(self) -> str:
+        intake = self._feed.intake_address()  # another process's listener, or none: said as such (issue 32)
+        if intake is not None:
+            return intake
         listener = self._feed.listener
         if listener is None or listener.port is None:
             return "not listening"

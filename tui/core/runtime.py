@@ -287,13 +287,23 @@ class Runtime:
 
         if any(over_tls(url) for url in (profile.base_url, profile.session_url) if url):
             http.prepare_tls()  # the CA bundle, read in a thread while the store and the listener start
+        from tui.core.feed.attached import find_listener
         from tui.local.paths import fleet_events_path, profile_events_path
 
-        # With several accounts open, the store they share (as `listen --all` writes it; each event names its account).
-        await self.feed.open_store(fleet_events_path() if others else profile_events_path(name))
-        if self.feed.store is not None and profile.forward_to:
-            await self.feed.set_forward_target(profile.forward_to, allow_remote=profile.forward_allow_remote)
-        await accounts.start_listener(profile.listener_host or "127.0.0.1", profile.listener_port)
+        # A listener of another process (`gateway-tui listen`, another app) already serving one of these profiles:
+        # this run reads the store it writes instead of binding a port (issue 32).
+        running = await asyncio.to_thread(find_listener, [name, *others])
+        if running is not None and running.store is not None:
+            await self.feed.open_store(running.store)
+            if self.feed.store is not None:
+                await accounts.attach(running)  # forwarding, its queue and the signature policy are the listener's
+        else:
+            # With several accounts open, the store they share (as `listen --all` writes it; each event names its
+            # account).
+            await self.feed.open_store(fleet_events_path() if others else profile_events_path(name))
+            if self.feed.store is not None and profile.forward_to:
+                await self.feed.set_forward_target(profile.forward_to, allow_remote=profile.forward_allow_remote)
+            await accounts.start_listener(profile.listener_host or "127.0.0.1", profile.listener_port)
         account.connect(http, Tokens.from_secrets(resolved))
         if others and isinstance(secrets, secret_module.KeyringSecrets):
             # Each keyring read is a Secret Service round trip (~15 ms over D-Bus: seconds for a hundred accounts):

@@ -65,6 +65,8 @@ class WebhookSetup:
         if public:
             return public.rstrip("/")
         listener = self._feed.listener
+        if listener is None and (attached := self._feed.attached) is not None:
+            return attached.url.rstrip("/")  # the listener of another process this run follows
         return listener.url.rstrip("/") if listener is not None else ""
 
     def account_webhook_url(self, profile: str, family: Family) -> str:
@@ -74,7 +76,9 @@ class WebhookSetup:
         return self._webhook_urls(base, profile)[PathFamily(family.value)]
 
     def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
-        return family_urls(base, profile if len(self._accounts.all) > 1 else None)
+        attached = self._feed.attached
+        own_paths = len(self._accounts.all) > 1 or (attached is not None and attached.account_paths)
+        return family_urls(base, profile if own_paths else None)
 
     async def configure_webhooks(self, public_url: str, account: Account | None = None) -> None:
         """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events), for
@@ -173,8 +177,10 @@ class WebhookSetup:
         return DoctorInputs(
             name=account.name, instance=account.instance, session=account.session, hmac_key=hmac_key,
             listener_base=self.listener_base_of(account), store=self._feed.store,
-            listener_running=self._feed.listener is not None,
-            account_paths=account.name if len(self._accounts.all) > 1 else None, in_app=True,
+            listener_running=self._feed.listener is not None or (
+                self._feed.attachment is not None and self._feed.attachment.alive),
+            account_paths=account.name if len(self._accounts.all) > 1 or (
+                self._feed.attached is not None and self._feed.attached.account_paths) else None, in_app=True,
             sandbox_app=self.sandbox_mode,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
             listening_since=self.listening_since,

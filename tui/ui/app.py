@@ -242,6 +242,9 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             self.runtime_settled.set()
         if self.runtime.feed.store_problem:
             self.notify(self.runtime.feed.store_problem, title="Events are off", severity="error", markup=False, timeout=60)
+        if self.runtime.feed.listener_problem:  # the rest started: only events are off (issue 32)
+            self.notify(self.runtime.feed.listener_problem, title="No events", severity="warning", markup=False,
+                        timeout=30)
         profile = self.runtime.profile
         theme = profile.theme if profile is not None else None  # a profile's own theme, unless one was chosen since
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:

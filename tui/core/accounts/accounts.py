@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.core.accounts.fleet_board import FleetRow
     from tui.local.secrets import SecretStore
     from tui.webhooks.events import StoredEvent
+    from tui.local.listener_record import ListenerRecord
     from tui.webhooks.listener import Listener
 
 log = logging.getLogger(__name__)
@@ -298,6 +299,14 @@ class Accounts:
         await self._feed.start_listener(host, port, self.hmac_key, self.listener_options(), self.serve)
         if self._feed.listener is not None:
             await self.listen_for_accounts()
+
+    async def attach(self, record: ListenerRecord) -> None:
+        """Follow another process's listener (`record`, its store open as the feed's) instead of starting one:
+        each open account reads its inbox as that listener writes it (its own `/a/<profile>/` paths' inbox under
+        the profile's name, the old paths' under "")."""
+        for account in self.all:
+            account.inbox_account = account.name if record.account_paths else ""
+        await self._feed.attach(record, [account.name for account in self.all])
 
     def _warn_environment(self, line: str) -> None:
         if not self._environment_warned:

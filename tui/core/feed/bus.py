@@ -48,6 +48,12 @@ class ListenerLoadChanged:
 
 
 @dataclass(frozen=True)
+class IntakeChanged:
+    """Who listens changed: an attached listener stopped or is back, or this run has no listener and says why
+    (`EventFeed.intake_address`, `EventFeed.intake_problem`)."""
+
+
+@dataclass(frozen=True)
 class ForwardAttempted:
     """One forward or replay of a stored event to the user's app was tried."""
 

@@ -20,9 +20,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tui.core.errors import StartupError
-from tui.core.feed.bus import EventBus, EventStored, ForwardAttempted, ListenerLoadChanged, StoreHealthChanged
+from tui.core.feed.attached import Attachment
+from tui.core.feed.bus import (
+    EventBus,
+    EventStored,
+    ForwardAttempted,
+    InboxChanged,
+    IntakeChanged,
+    ListenerLoadChanged,
+    StoreHealthChanged,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.local.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
     from tui.webhooks.listener import Listener
@@ -96,6 +106,11 @@ class EventFeed:
         self.store: EventStore | None = None
         self.store_problem: str | None = None  # why there is no store (a damaged file): the app runs without events
         self.listener: Listener | None = None
+        self.attachment: Attachment | None = None
+        """The listener of another process this run follows instead of its own (issue 32); None: its own, or none."""
+        self.listener_problem: str | None = None
+        """Why this run has no listener at all (its port taken by a program that is not ours): one line."""
+        self._port_taken: int | None = None  # that port, for the events panel's short line
         self.forward_log: ForwardLog | None = None
         self.forwarder: Forwarder | None = None
         self.stats = ListenerStats()
@@ -144,14 +159,80 @@ class EventFeed:
 
     async def start_listener(self, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
                              serve: ServeAccounts) -> None:
+        """The run's own listener. A port taken by a program that is not ours (no listener record names it: those
+        are attached to before this) leaves the run without one, saying why in `listener_problem`: the rest of the
+        app starts as usual."""
         # Imported in a thread: the listener's modules (the store, the HTTP layer) would otherwise hold the event
         # loop while the app already takes keys (the sandbox's start sets the listener up after the first section
         # is shown).
         await asyncio.to_thread(importlib.import_module, "tui.webhooks.listener")
         if self.store is None:
             return  # no store, no listener: an event answered 200 must be stored
-        self.listener = self._listener_at(self.store, host, port, hmac_key, options, serve)
-        await self.listener.start()
+        listener = self._listener_at(self.store, host, port, hmac_key, options, serve)
+        try:
+            await listener.start()
+        except OSError as error:
+            self.listener_problem = (f"no listener: port {port} on {host} is taken by another program "
+                                     f"({error.strerror or error}); change the port in Settings → Listener, or "
+                                     "stop that program")
+            self._port_taken = port
+            self.bus.publish(IntakeChanged())
+            return
+        self.listener, self.listener_problem, self._port_taken = listener, None, None
+
+    # -- a listener of another process (issue 32) -----------------------------------------------------------------
+
+    @property
+    def attached(self) -> ListenerRecord | None:
+        """The record of the listener this run follows (None: it has its own, or none)."""
+        return self.attachment.record if self.attachment is not None else None
+
+    async def attach(self, record: ListenerRecord, names: Iterable[str]) -> None:
+        """Follow the store `record`'s process writes (open already: `open_store(record.store)`) instead of
+        listening: its events from now on reach the bus as this run's own would. Forwarding stays the listener's."""
+        if self.store is None:
+            return
+        store = self.store
+
+        def newest_id() -> int:
+            newest = store.newest(1)
+            return newest[0].id if newest else 0
+
+        after = await asyncio.to_thread(newest_id)
+        self.attachment = Attachment(self.bus, record, names, self._on_followed)
+        await self.attachment.start(after)
+        self.bus.publish(IntakeChanged())
+
+    def _on_followed(self, events: list[StoredEvent]) -> None:
+        """Events another process stored (or, with none, a change such as another app's send or mark read)."""
+        if not events:
+            self.bus.publish(InboxChanged(""))
+        for event in events:
+            self._on_event(event)
+
+    def intake_address(self) -> str | None:
+        """The header's word for who listens when it is not this run: `listen :8787`, `nothing listens`, `no
+        listener`; None while this run listens itself."""
+        if self.attachment is not None:
+            return self.attachment.address()
+        if self.listener is None and self.listener_problem is not None:
+            return "no listener"
+        return None
+
+    def intake_problem(self) -> str | None:
+        """A short line (80 columns) for the events panel while no event can arrive; None while a listener runs."""
+        if self.attachment is not None:
+            return self.attachment.problem()
+        if self.listener is None and self.listener_problem is not None:
+            return f"no listener: port {self._port_taken} taken by another program; change it in Settings"
+        return None
+
+    def intake_description(self) -> str | None:
+        """Settings' line about who listens when it is not this run: another process's listener (or that it stopped),
+        or why this run has none; None while this run listens."""
+        if self.attachment is not None:
+            return self.attachment.describe()
+        return self.listener_problem if self.listener is None else None
 
     async def move_listener(self, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
                             serve: ServeAccounts) -> bool:
@@ -172,6 +253,14 @@ class EventFeed:
         previous, self.listener = self.listener, replacement
         if previous is not None:
             await previous.stop()
+        if self.attachment is not None or self.listener_problem is not None:
+            # Asked to listen here: this run's own listener now, no longer another process's (whose store it keeps
+            # writing beside it, under SQLite's lock) nor none.
+            attachment, self.attachment = self.attachment, None
+            self.listener_problem, self._port_taken = None, None
+            if attachment is not None:
+                await attachment.stop()
+            self.bus.publish(IntakeChanged())
         return True
 
     def _listener_at(self, store: EventStore, host: str, port: int, hmac_key: str | None, options: ListenerOptions,
@@ -243,6 +332,10 @@ class EventFeed:
         that is not loopback without `allow_remote`; the old target stays then."""
         from tui.webhooks.forwarder import Forwarder, check_target
 
+        if self.attachment is not None:  # the listener's process forwards what it stores: not this viewer too
+            record = self.attachment.record
+            raise ValueError(f"forwarding belongs to the listener this app follows (`{record.who}`, pid "
+                             f"{record.pid}): give it --forward-to, or set it in the app that listens")
         replacement = None
         if url:
             target = check_target(url, allow_remote=allow_remote, how_to_allow="switch on 'Allow a remote host'")
@@ -282,6 +375,10 @@ class EventFeed:
 
     async def stop(self) -> None:
         """Stop the listener (its records removed), the forwarder, and close the forward log and the store."""
+        if self.attachment is not None:
+            attachment, self.attachment = self.attachment, None
+            with contextlib.suppress(Exception):
+                await attachment.stop()
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()

@@ -36,6 +36,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from tui.core.feed.bus import IntakeChanged
 from tui.core.runtime import duplicate_marker
 from tui.ui.widgets.columns import Column, fit_columns
 from tui.ui.keymap import bindings_for, shown_key
@@ -181,6 +182,7 @@ class EventsPanel(Vertical):
         app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
         app.forward_attempted.subscribe(self, self._on_forward_attempt)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
+        app.runtime.bus.subscribe(IntakeChanged, lambda _changed: self._show_title())
         self._show_title()
 
     def on_resize(self) -> None:
@@ -357,6 +359,8 @@ class EventsPanel(Vertical):
             head, Content.from_markup(" · [dim]$detail[/] detail · ", detail=shown_key("panel.detail")), f_does,
             Content.from_markup(" · [dim]$hide[/] hide", hide=shown_key("panel.toggle")),
         )
+        if (problem := gateway_app(self).runtime.feed.intake_problem()) is not None:  # why no event can come
+            text = Content.assemble(Content.from_markup("[b]Events[/b] · [$text-warning]$problem[/]", problem=problem))
         self.query_one("#events-panel-title", Static).update(text)
 
     def _redraw(self) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from textual import work
-from tui.core.feed.bus import ListenerLoadChanged, StoreHealthChanged
+from tui.core.feed.bus import IntakeChanged, ListenerLoadChanged, StoreHealthChanged
 from tui.ui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
 from tui.ui.widgets.webhook_health import WebhookHealth
@@ -161,6 +161,7 @@ class GatewayHeader(Horizontal):
         self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
         app.runtime.bus.subscribe(StoreHealthChanged, lambda _changed: self._show_store())
         app.runtime.bus.subscribe(ListenerLoadChanged, lambda _changed: self._show_load())
+        app.runtime.bus.subscribe(IntakeChanged, lambda _changed: self._show_listener())  # who listens (issue 32)
         self._show_profile()
         self._show_connection()
         self._show_listener()

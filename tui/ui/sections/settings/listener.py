@@ -8,8 +8,10 @@ from functools import partial
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import Button, Input, Select, Static, Switch
 
+from tui.core.feed.bus import IntakeChanged
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, Form, TextInput, value_of
 from tui.ui.sections.settings.block import MIB, block_status, run_on_section, settings_of, save_to_profile, section_of
@@ -21,6 +23,7 @@ class ListenerBlock(Form):
 
     def compose(self) -> ComposeResult:
         yield Static("Listener and theme", classes="block-title")
+        yield Static("", id="listener-who")  # who listens when it is not this app (issue 32)
         yield FieldRow("Listener address", TextInput(id="listener-host", value="127.0.0.1"), field="listener_host")
         yield FieldRow("Listener port (0: any free port)", TextInput(id="listener-port", type="integer"),
                        field="listener_port")
@@ -40,7 +43,27 @@ class ListenerBlock(Form):
         theme.set_options([(name, name) for name in themes])
         theme.value = self.app.theme if self.app.theme in themes else Select.NULL
 
+    def on_mount(self) -> None:
+        self.query_one("#listener-who", Static).display = False
+        self._unsubscribe = settings_of(self).feed.bus.subscribe(IntakeChanged, lambda _changed: self.show_who())
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    def show_who(self) -> None:
+        """"Events come from `listen`, pid 4242, on :8787, store …" (forwarding, its queue and the signature policy
+        are then that process's), or why no listener runs; hidden while this app listens itself."""
+        feed = settings_of(self).feed
+        who = feed.intake_description()
+        line = self.query_one("#listener-who", Static)
+        line.display = who is not None
+        if feed.attached is not None and feed.attachment is not None and feed.attachment.alive:
+            who = (f"Events come from {who}. Forwarding, its queue and the signature policy are that process's: "
+                   "change them there")
+        line.update(Content(who or ""))  # a path is not markup
+
     def show_address(self) -> None:
+        self.show_who()
         host = settings_of(self)
         profile = host.profile
         if profile is not None:
