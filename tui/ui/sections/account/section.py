@@ -27,6 +27,7 @@ from tui.api.operations import Family, OperationId
 from tui.api.qr import QRError, needed_size, render
 from tui.core.accounts.accounts import Accounts
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.ui.keymap import bindings_for
 from tui.core.pairing import (
     GATEWAY_NAMES,
@@ -44,7 +45,6 @@ from tui.ui.sections.account.family_state import FAMILY_TITLES, FamilyState
 from tui.ui.sections.account.phone_field import PhoneField
 from tui.ui.sections.account.qr_view import QRView
 from tui.ui.widgets.events_panel import EventsPanel
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section import ConfirmScreen
 from tui.ui.widgets.section_api import Section
 
@@ -113,9 +113,11 @@ The keys act on the family marked ◂ (**f** chooses the other):
     AccountSection #account-words.-code { text-style: bold; }
     """
 
-    def __init__(self, accounts: Accounts) -> None:
+    def __init__(self, accounts: Accounts, *, deterministic: bool = False) -> None:
+        """`deterministic`: the run's fixed times (tests, screenshots), for the pairing's countdown."""
         super().__init__()
         self.accounts = accounts
+        self.deterministic = deterministic
         self.clock: Callable[[], datetime] = utc_now
         """The pairing's clock (the countdown, the refresh); tests may fix it."""
         self.can_focus = True
@@ -128,8 +130,8 @@ The keys act on the family marked ◂ (**f** chooses the other):
         self._words = ""
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts)
+    def with_services(cls, services: Services, state: AppState) -> Self:
+        return cls(services.accounts, deterministic=services.display.deterministic)
 
     def compose(self) -> ComposeResult:
         yield Static("Account", classes="section-title", id="account-title")
@@ -188,7 +190,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
                        contradiction=watch.contradiction(panel.family), flapping=watch.flapping(panel.family),
                        chosen=panel.family is self.family and len(account.families) > 1,
                        speaks=account.dialects[0 if panel.family is Family.INSTANCE else 1].value,
-                       deterministic=gateway_app(self).deterministic)
+                       deterministic=self.deterministic)
         title.update(f"Account · {account.name}" if account is not None else "Account · starting")
 
     def say(self, words: str, *, code: bool = False) -> None:

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 from tui.core.accounts.accounts import Accounts
 from tui.core.display import Display
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.core.webhook_setup import WebhookSetup
 from tui.core.runtime import Account, FleetRow
 from tui.ui.sections.fleet.filter import FleetFilter
@@ -79,7 +80,7 @@ class FleetSection(Section):
         """What the board shows now, filtered and sorted."""
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
+    def with_services(cls, services: Services, state: AppState) -> Self:
         return cls(services.accounts, services.webhooks, services.display)
 
     def compose(self) -> ComposeResult:
