@@ -19,6 +19,7 @@ from tui.sandbox.state import ALL_HANDS_ID, seed_demo_state, user_jid
 from tui.ui.sections.groups import GroupsSection, ParticipantsTable, participant_rows
 from tui.core.runtime import Runtime
 from tui.ui.widgets import forms
+from tui.ui.widgets.gateway_app import AppState
 
 TARGET_MS = 150.0
 RUNS = 7
@@ -42,7 +43,7 @@ class BenchApp(App[None]):
         self.runtime = Runtime()  # never started: the section reaches no gateway here
 
     def compose(self) -> ComposeResult:
-        yield GroupsSection.with_services(self.runtime.services)
+        yield GroupsSection.with_services(self.runtime.services, AppState(self, insecure_storage=False))
 
 
 async def measure() -> tuple[float, int]:

@@ -31,7 +31,7 @@ async def test_a_cut_body_is_named_everywhere_with_its_size():
         await settle(pilot)
         await wait_until(pilot, lambda: "body cut" in screen_text(app), what="the section's flag")
 
-        app.push_screen(EventDetailScreen(event))
+        app.push_screen(EventDetailScreen(event, app.services, app.state))
         await settle(pilot)
         text = screen_text(app)
         assert f"body cut: the first {REJECTED_BODY_KEPT} of {SIZE} bytes kept" in text

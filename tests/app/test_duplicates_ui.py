@@ -34,6 +34,6 @@ async def test_a_delivery_received_again_is_flagged_everywhere_and_counted_once(
         await settle(pilot)
         await wait_until(pilot, lambda: f"duplicate of #{first}" in screen_text(app), what="the section's flag")
 
-        app.push_screen(EventDetailScreen(runtime.store.get(again)))
+        app.push_screen(EventDetailScreen(runtime.store.get(again), app.services, app.state))
         await settle(pilot)
         assert f"duplicate of #{first}: the same delivery received again" in screen_text(app)

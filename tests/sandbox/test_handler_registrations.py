@@ -50,3 +50,19 @@ def test_a_dialect_overrides_a_shared_registration_by_registering_its_own() -> N
     assert Shouting.registered[OperationId.HMAC_STATUS].method is Shouting.loud_status
     assert SessionFamilyApi.registered[OperationId.HMAC_STATUS].method is SessionFamilyApi.hmac_status
     assert set(DialectApi.registered) == set()
+
+
+def test_the_instance_dialects_register_their_calls_by_operation() -> None:
+    """As the session dialects do: each call (not a send, which a table of sends makes) is one `@handles` on the
+    method that answers it, with whether it needs a paired phone said there."""
+    from tui.gateways.zapi.sandbox import ZapiInstanceApi
+
+    calls = {op.id for op in OPERATIONS.values() if op.family is Family.INSTANCE and op.sends is None}
+    for api in (InstanceApi, ZapiInstanceApi):
+        assert calls - api.REFUSED <= set(api.registered), (api.__name__, sorted(calls - set(api.registered)))
+    assert ZapiInstanceApi.registered[OperationId.GROUP_METADATA].method is ZapiInstanceApi.group_metadata
+    # webhook URLs and pairing are the gateway's settings: they answer before a phone is paired
+    for op_id in (OperationId.UPDATE_WEBHOOK_DELIVERY, OperationId.STATUS, OperationId.QR_CODE, OperationId.DISCONNECT):
+        assert ZapiInstanceApi.registered[op_id].needs_connection is False, op_id
+    assert ZapiInstanceApi.registered[OperationId.DEVICE].needs_connection is None  # the family's default: paired
+    assert InstanceApi.registered[OperationId.STATUS].needs_connection is False

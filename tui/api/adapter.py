@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from tui.api import models as m
 from tui.api.answers import decode_success
+from tui.api.connection import ConnectionState, ZapiQr
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import Dialect, Family
 from tui.api.errors import GatewayError
@@ -35,6 +36,7 @@ from tui.api.redaction import INSTANCE_TOKEN_PLACEHOLDER
 
 __all__ = [
     "AnswerReader",
+    "ConnectionReads",
     "Endpoint",
     "GatewayAdapter",
     "ReadFirst",
@@ -187,6 +189,15 @@ class ReadFirst:
     failed: Callable[[GatewayError], str]
 
 
+class ConnectionReads(Protocol):
+    """The reads a gateway's connection check may make on an open account: its families' QR calls (reads only: asked
+    while connected, they give no code)."""
+
+    async def instance_qr(self) -> ZapiQr: ...
+
+    async def session_qr(self) -> object: ...
+
+
 class GatewayAdapter(Protocol):
     """Everything one gateway says differently. Implemented once per gateway package (tui.gateways.<name>)."""
 
@@ -230,6 +241,12 @@ class GatewayAdapter(Protocol):
         """What it takes as media, by kind: types, largest size, and where each comes from (empty: no media call)."""
         ...
 
+    async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
+        """When this gateway's answers about `family`'s connection disagree (a status that says connected beside a
+        QR call that says not), what they said, in the words the Account section shows; None when they agree or
+        the gateway has no such quirk (nothing is read then)."""
+        ...
+
 
 @dataclass(frozen=True)
 class FamilyAdapter:
@@ -257,3 +274,6 @@ class FamilyAdapter:
 
     def session_endpoint(self, credentials: SessionCredentials) -> Endpoint:
         return session_family_endpoint(credentials)
+
+    async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
+        return None

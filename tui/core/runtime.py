@@ -126,7 +126,7 @@ class Runtime:
         header's first status read runs (before, its ~60 ms held the clients and that read back)."""
         if sandbox_process is None:  # the start's steps run on the loop: nothing to wait for but its beginning
             self.clients_coming.set()
-        self.profile_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
+        asked_name = SANDBOX_PROFILE if sandbox else (profile or (profiles[0] if profiles else None))
         self.insecure_storage = insecure_storage
         self.deterministic = deterministic
         self.started = False
@@ -137,6 +137,7 @@ class Runtime:
         self.feed = EventFeed(self.bus, owner_of=lambda event: self.open_accounts.owner_of(event))
         self.open_accounts = Accounts(self.feed, self.request_log, doctor_records, sandbox_mode=sandbox,
                                       http_timeout=http_timeout)
+        self.open_accounts.asked_name = asked_name
         self.webhooks = WebhookSetup(self.open_accounts, self.feed, doctor_records, sandbox_mode=sandbox)
         self.inbox_service = InboxService(self.bus, self.feed, self.open_accounts, sandbox_mode=sandbox,
                                           scrub=lambda text: self.display.scrub(text))
@@ -156,6 +157,15 @@ class Runtime:
         return f"<Runtime {mode} started={self.started} hmac={hmac}>"
 
     # -- which accounts are open, and what the current one has -------------------------------------------------
+
+    @property
+    def profile_name(self) -> str | None:
+        """The profile this run opens (`Accounts.asked_name`: None until the start picks one)."""
+        return self.open_accounts.asked_name
+
+    @profile_name.setter
+    def profile_name(self, name: str | None) -> None:
+        self.open_accounts.asked_name = name
 
     @property
     def accounts(self) -> list[Account]:

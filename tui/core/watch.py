@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from tui.api.connection import NO_SESSION_STATE, ConnectionState, number_of_jid, says_no_session
+from tui.api.connection import NO_SESSION_STATE, ConnectionState, ZapiQr, number_of_jid, says_no_session
 from tui.api.models import NoBody
 from tui.api.operations import DEVICE, Family
 
@@ -338,33 +338,26 @@ class ConnectionWatch:
 
 
 async def _contradiction(account: Account, family: Family, state: ConnectionState) -> str | None:
-    """When the gateway's answers disagree (WuzAPI issues #133 and #90; Z-API's wedged sessions), what they said:
-    a status that says connected while the QR call says not connected, or Z-API's connected=false beside its
-    own "You are already connected". Reads only (a QR read while connected gives no code)."""
-    from tui.api.connection import ZAPI_ALREADY_CONNECTED
-    from tui.api.dialects import InstanceDialect, SessionDialect
-    from tui.api.errors import GatewayError
+    """When the gateway's answers disagree (WuzAPI issues #133 and #90; Z-API's wedged sessions), what they said: its
+    adapter knows how its gateway contradicts itself, and reads only (a QR read while connected gives no code)."""
+    from tui.gateways import adapter_for
 
     instance_dialect, session_dialect = account.dialects
-    try:
-        if family is Family.INSTANCE and instance_dialect is InstanceDialect.ZAPI:
-            if not state.connected and (state.reason or "").rstrip(".") == ZAPI_ALREADY_CONNECTED:
-                return ("its status says connected=false, and in the same answer \"You are already connected.\"")
-            if state.connected:
-                qr = await account.instance_client().qr_code()
-                if qr.connected is False and "not connected" in (qr.error or "").lower():
-                    return ("its status says connected, but asked for a QR code it says "
-                            f"\"{(qr.error or '').strip()}\"")
-        elif family is Family.SESSION and session_dialect is SessionDialect.WUZAPI and state.connected:
-            try:
-                await account.session_client().session_qr()
-            except GatewayError as error:
-                if "not connected" in error.message.lower():
-                    return ("its status says connected and logged in, but asked for a QR code it says "
-                            "\"not connected\"")
-    except GatewayError:
-        return None
-    return None
+    adapter = adapter_for(instance_dialect if family is Family.INSTANCE else session_dialect)
+    return await adapter.contradiction(family, state, _QrReads(account))
+
+
+class _QrReads:
+    """An open account's QR reads, as a gateway's connection check asks for them (`ConnectionReads`)."""
+
+    def __init__(self, account: Account) -> None:
+        self.account = account
+
+    async def instance_qr(self) -> ZapiQr:
+        return await self.account.instance_client().qr_code()
+
+    async def session_qr(self) -> object:
+        return await self.account.session_client().session_qr()
 
 
 def _after_event(kind: str, payload: object, old: ConnectionState) -> ConnectionState | None:

@@ -4,13 +4,12 @@ Start-up order keeps the first frame fast: this module imports only Textual; the
 frame with empty section slots; then, after that first refresh, the sections are imported and mounted and
 the Runtime (httpx, pydantic, aiohttp, the sandbox, the listener, the store) starts in a worker.
 
-Widgets follow the app through:
-- `app.runtime` (a `tui.core.runtime.Runtime`; its clients are None until `app.clients_ready` turns True, the
-  listener and store until `app.runtime_ready` does),
-- `app.event_received` (Signal, data: a tuple of StoredEvents, oldest first: the events stored since the last one,
-  handed over in one loop callback per batch) and `app.exchange_recorded` (Signal, data: Exchange),
-- `app.sent_changed` (Signal, data: message id) after a section posts `tui.ui.messages.MessageSent`,
-- `app.forward_attempted` (Signal, data: ForwardAttempt) after each forward or replay to the user's app.
+Screens and widgets are handed what they use when they are built: the runtime's `Services` (the accounts' clients
+are None until `app.clients_ready` turns True, the listener and store until `app.runtime_ready` does) and the app's
+`AppState` (tui.ui.widgets.gateway_app: the signals `event_received`, a tuple of StoredEvents, oldest first, one
+per batch; `exchange_recorded`; `sent_changed` after a section posts `tui.ui.messages.MessageSent`;
+`forward_attempted` after each forward or replay). They watch the start-up flags on `self.app` and post messages
+(tui.ui.messages) for what they want the app to do.
 """
 
 from __future__ import annotations
@@ -18,18 +17,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
 from textual.command import Provider
-from textual.signal import Signal
 
 from tui.core.feed.bus import EventStored, ForwardAttempted
 from tui.ui.keymap import bindings_for, load_user_keymap, use_keymap
-from tui.ui.messages import MessageSent, SendUnanswered
-from tui.ui.widgets.gateway_app import GatewayAppBase
+from tui.ui.messages import ConnectionRead, EventChosen, MessageSent, SendUnanswered
+from tui.ui.widgets.gateway_app import AppState, GatewayAppBase
 from tui.ui.textual_compat import FinishBeforeShutdown, alt_digits_driver
 
 if TYPE_CHECKING:
@@ -42,7 +39,6 @@ if TYPE_CHECKING:
     from tui.core.reconnect import ReconnectPolicy
     from tui.core.runtime import ForwardAttempt, Runtime, SandboxProcess, StoredEvent  # by way of the runtime (layers)
 
-SENT_REMEMBERED = 1000
 FIRST_STATUS_WAIT = 3.0
 """Seconds the sandbox's set-up (store, listener, webhooks) waits for the header's first status read, and then
 for the first section to take keys."""
@@ -54,8 +50,8 @@ the sections are not all built yet."""
 
 
 class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
-    """gateway-tui. Build it with `build_app()`. Screens and widgets reach it as `gateway_app(self)`
-    (tui.ui.widgets.gateway_app), which also declares the reactive start-up flags."""
+    """gateway-tui. Build it with `build_app()`. Only the composition (the main screen, the palette) reaches it, as
+    `gateway_app(node)` (tui.ui.widgets.gateway_app, which also declares the reactive start-up flags)."""
 
     TITLE = "gateway-tui"
     CSS_PATH = "app.tcss"
@@ -84,15 +80,9 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         """The command line turned the garbage collector off for the start (`tui.cli.main.prepare_app`): it runs again once
         every section is built (`keep_start_up_out_of_collections`), after COLLECTOR_OFF_AT_MOST, or at exit."""
         self.sandbox = sandbox
-        self.insecure_storage = insecure_storage
+        self.state = AppState(self, insecure_storage=insecure_storage)
         self.deterministic = deterministic
-        self.event_received: Signal[tuple[StoredEvent, ...]] = Signal(self, "event-received")
         self._events_pending: list[StoredEvent] = []
-        self.exchange_recorded: Signal[Exchange] = Signal(self, "exchange-recorded")
-        self.sent_changed: Signal[str] = Signal(self, "sent-changed")
-        self.forward_attempted: Signal[ForwardAttempt] = Signal(self, "forward-attempted")
-        self.sent_messages: OrderedDict[str, MessageSent] = OrderedDict()
-        self.last_sent_id: str | None = None
         self.first_status_read = asyncio.Event()
         """Set by the header once its first read of the gateway's status has answered (or failed)."""
         self.first_section_shown = asyncio.Event()
@@ -250,7 +240,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         if theme and theme in self.available_themes and not self.deterministic and self.saved_theme is None:
             self.theme = theme
         if self.runtime.insecure_storage and not self.insecure_storage:  # the profile keeps its secrets in the file
-            self.insecure_storage = True
+            self.state.insecure_storage = True
             self._after_setup()
         self.clients_ready = True
         self.runtime_ready = True
@@ -289,10 +279,11 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
                 self.runtime.profile_name = result
             self.start_runtime()
 
-        self.push_screen(SetupScreen(), done)
+        self.push_screen(SetupScreen(self.state), done)
 
     def _after_setup(self) -> None:
         if self.insecure_storage:  # chosen on the set-up screen (no keyring): the header says so from now on
+            self.runtime.insecure_storage = True  # and the start reads the secrets from the file
             from tui.ui.widgets.header import GatewayHeader
 
             for screen in self.screen_stack:
@@ -315,7 +306,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
                 self.notify(f"Profile {result} saved. Start it with: gateway-tui --profile {result}", markup=False,
                             timeout=15)
 
-        self.push_screen(SetupScreen(first_run=False), saved)
+        self.push_screen(SetupScreen(self.state, first_run=False), saved)
 
     # A section being mounted in the background when the app exits is let finish first: Textual closes widgets even
     # while one is being composed, and the section's own Mount handlers then fail on children that were never
@@ -407,11 +398,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         """A section sent a message: remember its id so the panel can link the gateway's events to it."""
         if not message.message_id:
             return
-        self.sent_messages[message.message_id] = message
-        self.sent_messages.move_to_end(message.message_id)
-        while len(self.sent_messages) > SENT_REMEMBERED:
-            self.sent_messages.popitem(last=False)
-        self.last_sent_id = message.message_id
+        self.state.sent.remember(message)
         self.sent_changed.publish(message.message_id)
         if message.request is not None:
             self._record_sent(message)
@@ -452,7 +439,7 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         if isinstance(self.screen, RequestLogScreen):
             self.pop_screen()  # the same key closes it
         else:
-            self.push_screen(RequestLogScreen())
+            self.push_screen(RequestLogScreen(self.services, self.state))
 
     def action_help(self) -> None:
         from tui.ui.screens.help import HelpScreen
@@ -465,10 +452,14 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
         else:
             self.push_screen(HelpScreen(title="gateway-tui", markdown="", bindings_of=self.focused))
 
-    def show_event_detail(self, event: Any) -> None:
+    def on_event_chosen(self, message: EventChosen) -> None:
+        """One stored event in full, over whichever screen chose it."""
         from tui.ui.screens.event_detail import EventDetailScreen
 
-        self.push_screen(EventDetailScreen(event))
+        self.push_screen(EventDetailScreen(message.event, self.services, self.state))
+
+    def on_connection_read(self, _message: ConnectionRead) -> None:
+        self.first_status_read.set()
 
     def show_section(self, section_id: str) -> None:
         from tui.ui.main_screen import MainScreen

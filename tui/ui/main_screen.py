@@ -316,12 +316,13 @@ class MainScreen(SectionHost):
         event.prevent_default()
 
     def compose(self) -> ComposeResult:
-        yield GatewayHeader()
+        app = gateway_app(self)  # the composition: the header and the panel are handed what they show
+        yield GatewayHeader(app.services, app.state)
         yield SectionBar(id="section-bar")
         with ContentSwitcher(initial="chats", id="sections"):
             for section in SECTIONS:
                 yield SectionSlot(id=section.id)
-        yield EventsPanel(id="events-panel")
+        yield EventsPanel(app.services, app.state, id="events-panel")
         yield GatewayFooter()
 
     def on_mount(self) -> None:
@@ -451,7 +452,8 @@ class MainScreen(SectionHost):
                 widget = Static(f"{info.title}: not available in this build.", classes="section-placeholder")
             else:
                 try:
-                    widget = cls.with_services(gateway_app(self).services)
+                    app = gateway_app(self)
+                    widget = cls.with_services(app.services, app.state)
                 except Exception:
                     log.exception("section %s failed to build", info.id)
                     widget = Static(f"{info.title}: failed to start (see the log).", classes="section-placeholder")

@@ -25,3 +25,16 @@ class SendUnanswered(Message):
         super().__init__()
         self.kind = kind
         self.request = request  # the Sendable request: its recipient and how it reads
+
+
+class EventChosen(Message):
+    """The user chose a stored event (Enter in the events panel or the Events section): the app opens it in full
+    (widgets and sections do not open screens over the main screen)."""
+
+    def __init__(self, event: object) -> None:
+        super().__init__()
+        self.event = event  # a tui.core.feed StoredEvent
+
+
+class ConnectionRead(Message):
+    """The header's read of the gateway's status answered (or failed): the start waits for the first one."""

@@ -65,6 +65,9 @@ class Accounts:
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
         self.note: str | None = None
         """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
+        self.asked_name: str | None = None
+        """The profile the run was asked to open (the sandbox's, --profile, set-up's), shown before the start has
+        opened it; None: the start picks one."""
         self.run_name: str | None = None
         """The run's own name (its first profile, or the sandbox) whichever is current; None until the start knows it."""
         self.started = False

@@ -23,7 +23,7 @@ from aiohttp import web
 from tui.api import models as m
 from tui.api.operations import OPERATIONS, ErasedOperation, Family, OperationId, all_operations
 from tui.gateways.spec import SPEC
-from tui.sandbox.handlers import DialectApi
+from tui.sandbox.handlers import DialectApi, handles
 from tui.sandbox.checks import ZapiBody
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
 from tui.sandbox.state import Participant, SentMessage, is_group_jid, is_registered, send_failure
@@ -56,9 +56,10 @@ class InstanceApi(DialectApi):
         op_id for op_id in REFUSED if OPERATIONS[op_id].request is m.ListPage)
     REFUSED_CALLS: ClassVar[frozenset[OperationId]] = REFUSED - REFUSED_LISTS
 
-    def handlers(self) -> dict[OperationId, Handler]:
-        """One handler per instance-family operation id; the routes come from the operations table
-        (`server._operation_routes`), path parameters under the table's names."""
+    def generated(self) -> dict[OperationId, Handler]:
+        """The sends, one table (any send of the table is taken as its row's model says, and remembered as it
+        reads), and the media sends, one per kind; the other calls are `@handles`. The routes come from the
+        operations table (`server._operation_routes`), path parameters under the table's names."""
         sends: list[tuple[OperationId, type[m.Request], Callable[[Any], SentMessage]]] = [
             (OperationId.SEND_TEXT, m.SendText, lambda r: self._message(r, "send-text", r.message)),
             (OperationId.SEND_BUTTON_ACTIONS, m.SendButtonActions, self._button_actions),
@@ -72,31 +73,17 @@ class InstanceApi(DialectApi):
         table: dict[OperationId, Handler] = {
             op: self._guarded(self._send_handler(model, build)) for op, model, build in sends
         }
-        # Any other send of the table is taken as the spec says (its row's model), and remembered as it reads.
+        table.update({OperationId(path): self._guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()})
         table.update({op.id: self._guarded(self._send_handler(op.request, self._plain_send(op)))
                       for op in all_operations()
                       if op.family is Family.INSTANCE and op.sends is not None and op.id not in table})
-        table.update(
-            {
-                OperationId.PRIVACY_GROUP_ADD: self._guarded(self.privacy_group_add),
-                OperationId.PRIVACY_LAST_SEEN: self._guarded(self.privacy_last_seen),
-                OperationId.ADD_PARTICIPANT: self._guarded(self.add_participant),
-                OperationId.UPDATE_GROUP_NAME: self._guarded(self.update_group_name),
-                OperationId.GROUP_METADATA: self._guarded(self.group_metadata),
-                OperationId.ADD_ADMIN: self._guarded(self.add_admin),
-                OperationId.REDEFINE_INVITATION_LINK: self._guarded(self.redefine_invitation_link),
-                OperationId.MODIFY_CHAT: self._guarded(self.modify_chat),
-                OperationId.PROFILE_DESCRIPTION: self._guarded(self.profile_description),
-                OperationId.PRODUCTS: self._guarded(self.product),
-                OperationId.UPDATE_WEBHOOK_DELIVERY: self._guarded(self.update_webhook_delivery),
-                OperationId.STATUS: self._guarded(self.status, needs_connection=False),
-                **{op: self._guarded(not_in_spec(OPERATIONS[op].path)) for op in self.REFUSED_LISTS},
-                **{op: self._guarded(not_in_spec(OPERATIONS[op].path, "call"), needs_connection=False)
-                   for op in self.REFUSED_CALLS},
-                **{OperationId(path): self._guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()},
-            }
-        )
         return table
+
+    def refusal(self, op_id: OperationId) -> Handler:
+        """A Z-API list the spec does not have (a paired phone needed, as for the lists), or a call it does not have."""
+        if op_id in self.REFUSED_LISTS:
+            return self._guarded(not_in_spec(OPERATIONS[op_id].path))
+        return self._guarded(not_in_spec(OPERATIONS[op_id].path, "call"), needs_connection=False)
 
     def guard(self, handler: Handler, *, needs_connection: bool | None) -> Handler:
         """A handler guarded as this dialect's own are (a connection needed unless said otherwise)."""
@@ -166,12 +153,14 @@ class InstanceApi(DialectApi):
 
     # -- privacy ---------------------------------------------------------------------------------
 
+    @handles(OperationId.PRIVACY_GROUP_ADD)
     async def privacy_group_add(self, request: web.Request) -> web.Response:
         body = parse(m.PrivacyGroupAdd, await read_json_object(request))
         self.state.privacy.group_add = body.type.value
         _apply_blacklist(self.state.privacy.group_add_blacklist, body.contactsBlacklist)
         return _ok()
 
+    @handles(OperationId.PRIVACY_LAST_SEEN)
     async def privacy_last_seen(self, request: web.Request) -> web.Response:
         body = parse(m.PrivacyLastSeen, await read_json_object(request))
         self.state.privacy.last_seen = body.visualizationType.value
@@ -180,6 +169,7 @@ class InstanceApi(DialectApi):
 
     # -- groups and communities -----------------------------------------------------------------
 
+    @handles(OperationId.ADD_PARTICIPANT)
     async def add_participant(self, request: web.Request) -> web.Response:
         body = parse(m.AddParticipant, await read_json_object(request))
         group = self.state.group(body.groupId)
@@ -201,6 +191,7 @@ class InstanceApi(DialectApi):
                 group.participants[phone] = Participant(phone)
         return web.json_response({"success": not failed, "added": added, "failed": failed})
 
+    @handles(OperationId.UPDATE_GROUP_NAME)
     async def update_group_name(self, request: web.Request) -> web.Response:
         body = parse(m.UpdateGroupName, await read_json_object(request))
         group = self.state.group(body.groupId)
@@ -213,6 +204,7 @@ class InstanceApi(DialectApi):
         group.name_set_by = self.state.own_phone
         return _ok()
 
+    @handles(OperationId.GROUP_METADATA)
     async def group_metadata(self, request: web.Request) -> web.Response:
         query = parse(m.GroupMetadataQuery, {"GROUP_PHONE_NUMBER": request.match_info["GROUP_PHONE_NUMBER"]})
         group = self.state.group(query.GROUP_PHONE_NUMBER)
@@ -231,6 +223,7 @@ class InstanceApi(DialectApi):
             }
         )
 
+    @handles(OperationId.ADD_ADMIN)
     async def add_admin(self, request: web.Request) -> web.Response:
         body = parse(m.AddAdmin, await read_json_object(request))
         community = self.state.communities.get(body.communityId)
@@ -241,6 +234,7 @@ class InstanceApi(DialectApi):
                 community.admins.append(phone)
         return _ok()
 
+    @handles(OperationId.REDEFINE_INVITATION_LINK)
     async def redefine_invitation_link(self, request: web.Request) -> web.Response:
         community_id = request.match_info["communityId"]
         community = self.state.communities.get(community_id)
@@ -264,6 +258,7 @@ class InstanceApi(DialectApi):
 
     # -- chats, profile, catalog, webhook, status -----------------------------------------------
 
+    @handles(OperationId.MODIFY_CHAT)
     async def modify_chat(self, request: web.Request) -> web.Response:
         body = parse(m.ModifyChat, await read_json_object(request))
         self._require_known_recipient(body.phone)
@@ -285,11 +280,13 @@ class InstanceApi(DialectApi):
             chat.unread = 0
         return _ok()
 
+    @handles(OperationId.PROFILE_DESCRIPTION)
     async def profile_description(self, request: web.Request) -> web.Response:
         body = parse(m.ProfileDescription, await read_json_object(request))
         self.state.profile_description = body.value
         return _ok()
 
+    @handles(OperationId.PRODUCTS)
     async def product(self, request: web.Request) -> web.Response:
         query = parse(m.ProductQuery, {"PRODUCT_ID": request.match_info["PRODUCT_ID"]})
         product = self.state.products.get(query.PRODUCT_ID)
@@ -308,11 +305,13 @@ class InstanceApi(DialectApi):
             }
         )
 
+    @handles(OperationId.UPDATE_WEBHOOK_DELIVERY)
     async def update_webhook_delivery(self, request: web.Request) -> web.Response:
         body = parse(m.DeliveryWebhook, await read_json_object(request))
         self.state.delivery_url = body.value
         return _ok()
 
+    @handles(OperationId.STATUS, needs_connection=False)
     async def status(self, request: web.Request) -> web.Response:
         connected = self.state.instance_link.connected
         return web.json_response(

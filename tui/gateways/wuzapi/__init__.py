@@ -8,9 +8,11 @@ from pydantic import BaseModel
 
 from tui.api import models as m
 from tui.api import operations as ops
-from tui.api.adapter import FamilyAdapter, ReadFirst
+from tui.api.adapter import ConnectionReads, FamilyAdapter, ReadFirst
+from tui.api.connection import ConnectionState
 from tui.api.dialects import Family, SessionDialect
 from tui.api.operations import Body, Operation, Req, Res
+from tui.gateways.wuzapi.connection import wuzapi_contradiction
 from tui.gateways.wuzapi.media import WUZAPI_MEDIA_RULES
 from tui.gateways.wuzapi.wire import (
     WUZAPI_WEBHOOK_READ,
@@ -38,6 +40,9 @@ class WuzapiAdapter(FamilyAdapter):
 
         return ReadFirst(operation="webhook (read before a partial update)", read=WUZAPI_WEBHOOK_READ,
                          answer=m.WebhookConfig, merge=merge, failed=webhook_read_failed)
+
+    async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
+        return await wuzapi_contradiction(family, state, reads)
 
 
 WUZAPI = WuzapiAdapter(name="WuzAPI", dialects={Family.SESSION: SessionDialect.WUZAPI}, forms=wuzapi_forms(),

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from tui.api.adapter import FamilyAdapter
+from dataclasses import dataclass
+
+from tui.api.adapter import ConnectionReads, FamilyAdapter
+from tui.api.connection import ConnectionState
 from tui.api.dialects import Family, InstanceDialect
+from tui.gateways.zapi.connection import zapi_contradiction
 from tui.gateways.zapi.media import ZAPI_MEDIA_RULES
 from tui.gateways.zapi.wire import zapi_forms
 
-ZAPI = FamilyAdapter(name="Z-API", dialects={Family.INSTANCE: InstanceDialect.ZAPI}, forms=zapi_forms(),
-                      media_rules=ZAPI_MEDIA_RULES)
+
+@dataclass(frozen=True)
+class ZapiAdapter(FamilyAdapter):
+    async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
+        return await zapi_contradiction(family, state, reads)
+
+
+ZAPI = ZapiAdapter(name="Z-API", dialects={Family.INSTANCE: InstanceDialect.ZAPI}, forms=zapi_forms(),
+                   media_rules=ZAPI_MEDIA_RULES)

@@ -29,7 +29,7 @@ from aiohttp import web
 
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
-from tui.sandbox.handlers import DialectApi
+from tui.sandbox.handlers import DialectApi, handles
 from tui.sandbox.events import zaap_id
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
@@ -78,8 +78,8 @@ def _internal_recipient(phone: str) -> str:
 class ZapiInstanceApi(DialectApi):
     REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
 
-    def handlers(self) -> dict[OperationId, Handler]:
-        """One handler per instance-family operation id, guarded by the family's checks."""
+    def generated(self) -> dict[OperationId, Handler]:
+        """The sends, one checker each, and the media sends, one per kind (the other calls are `@handles`)."""
         sends: dict[OperationId, Callable[[ZapiBody], Checked]] = {
             OperationId.SEND_TEXT: self._text,
             OperationId.SEND_BUTTON_ACTIONS: self._button_actions,
@@ -90,36 +90,7 @@ class ZapiInstanceApi(DialectApi):
             OperationId.SEND_STICKER: self._sticker,
         }
         table: dict[OperationId, Handler] = {op: self.guarded(self._send_handler(op, check)) for op, check in sends.items()}
-        table.update(
-            {
-                OperationId.FORWARD_MESSAGE: self.guarded(self.forward),
-                OperationId.PRIVACY_GROUP_ADD: self.guarded(self.privacy_group_add),
-                OperationId.PRIVACY_LAST_SEEN: self.guarded(self.privacy_last_seen),
-                OperationId.ADD_PARTICIPANT: self.guarded(self.add_participant),
-                OperationId.UPDATE_GROUP_NAME: self.guarded(self.update_group_name),
-                OperationId.GROUP_METADATA: self.guarded(self.group_metadata),
-                OperationId.ADD_ADMIN: self.guarded(self.add_admin),
-                OperationId.REDEFINE_INVITATION_LINK: self.guarded(self.redefine_invitation_link),
-                OperationId.MODIFY_CHAT: self.guarded(self.modify_chat),
-                OperationId.PROFILE_DESCRIPTION: self.guarded(self.profile_description),
-                OperationId.PRODUCTS: self.guarded(self.product),
-                # webhook URLs are the gateway's settings: they can be set before a phone is paired
-                OperationId.UPDATE_WEBHOOK_DELIVERY: self.guarded(self.update_webhook_delivery, needs_connection=False),
-                OperationId.STATUS: self.guarded(self.status, needs_connection=False),
-                OperationId.LIST_CHATS: self.guarded(self.list_chats),
-                OperationId.LIST_CONTACTS: self.guarded(self.list_contacts),
-                OperationId.LIST_GROUPS: self.guarded(self.list_groups),
-                OperationId.QR_CODE: self.guarded(self.qr_code, needs_connection=False),
-                OperationId.QR_CODE_IMAGE: self.guarded(self.qr_code_image, needs_connection=False),
-                OperationId.PHONE_CODE: self.guarded(self.phone_code, needs_connection=False),
-                OperationId.RESTART: self.guarded(self.restart, needs_connection=False),
-                OperationId.DISCONNECT: self.guarded(self.disconnect, needs_connection=False),
-                OperationId.INSTANCE_DATA: self.guarded(self.instance_data, needs_connection=False),
-                OperationId.DEVICE: self.guarded(self.device),
-                OperationId.UPDATE_EVERY_WEBHOOKS: self.guarded(self.update_every_webhooks, needs_connection=False),
-                **{OperationId(path): self.guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()},
-            }
-        )
+        table.update({OperationId(path): self.guarded(self._media_handler(kind)) for kind, path in ZAPI_MEDIA_FIELDS.items()})
         return table
 
     def extra_routes(self, prefix: str) -> list[web.RouteDef]:
@@ -129,6 +100,10 @@ class ZapiInstanceApi(DialectApi):
             for path, kinds in CALLBACK_ROUTES.items()
         ]
         return routes
+
+    def guard(self, handler: Handler, *, needs_connection: bool | None) -> Handler:
+        """A registered handler guarded as this dialect's own are (a paired phone needed unless said otherwise)."""
+        return self.guarded(handler, needs_connection=True if needs_connection is None else needs_connection)
 
     def guarded(self, handler: Handler, *, needs_connection: bool = True) -> Handler:
         return guarded(handler, lambda request: self.context.check_instance(request, needs_connection=needs_connection),
@@ -265,6 +240,7 @@ class ZapiInstanceApi(DialectApi):
         body.text("stickerAuthor", required=False)
         return phone, "", None
 
+    @handles(OperationId.FORWARD_MESSAGE)
     async def forward(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         phone = self._common(body)
@@ -277,6 +253,7 @@ class ZapiInstanceApi(DialectApi):
 
     # -- privacy ---------------------------------------------------------------------------------------------
 
+    @handles(OperationId.PRIVACY_GROUP_ADD)
     async def privacy_group_add(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         scope = self._scope(body, "type", GROUP_ADD_SCOPES)
@@ -285,6 +262,7 @@ class ZapiInstanceApi(DialectApi):
         _apply_blacklist(self.state.privacy.group_add_blacklist, changes)
         return web.json_response({"success": True})  # privacy answers `success`, not `value` (§3.2)
 
+    @handles(OperationId.PRIVACY_LAST_SEEN)
     async def privacy_last_seen(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         scope = self._scope(body, "visualizationType", LAST_SEEN_SCOPES)
@@ -302,6 +280,7 @@ class ZapiInstanceApi(DialectApi):
 
     # -- groups and communities -----------------------------------------------------------------------------
 
+    @handles(OperationId.ADD_PARTICIPANT)
     async def add_participant(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         auto_invite = body.boolean("autoInvite", required=True)
@@ -329,6 +308,7 @@ class ZapiInstanceApi(DialectApi):
             return self.state.group(community.group_digits[0]) if community and community.group_digits else None
         return self.state.group(body.group_id("groupId"))
 
+    @handles(OperationId.UPDATE_GROUP_NAME)
     async def update_group_name(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         group = self.state.group(body.group_id("groupId"))
@@ -340,6 +320,7 @@ class ZapiInstanceApi(DialectApi):
         group.name_set_by = self.state.own_phone
         return _value(True)
 
+    @handles(OperationId.GROUP_METADATA)
     async def group_metadata(self, request: web.Request) -> web.Response:
         group_id = request.match_info["GROUP_PHONE_NUMBER"]
         if not ZAPI_GROUP.fullmatch(group_id):
@@ -376,6 +357,7 @@ class ZapiInstanceApi(DialectApi):
             }
         )
 
+    @handles(OperationId.ADD_ADMIN)
     async def add_admin(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         if "groupId" in body.data:
@@ -398,6 +380,7 @@ class ZapiInstanceApi(DialectApi):
                 community.admins.append(phone)
         return _value(True)
 
+    @handles(OperationId.REDEFINE_INVITATION_LINK)
     async def redefine_invitation_link(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         body.no_keys_but(())  # the id is in the path; the docs ask for no body (§3.3, §3.4)
@@ -414,6 +397,7 @@ class ZapiInstanceApi(DialectApi):
 
     # -- chats, profile, catalog, webhooks, status -----------------------------------------------------------
 
+    @handles(OperationId.MODIFY_CHAT)
     async def modify_chat(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         recipient = _internal_recipient(body.phone_or_group())
@@ -435,6 +419,7 @@ class ZapiInstanceApi(DialectApi):
             chat.unread = 0
         return _value(True)
 
+    @handles(OperationId.PROFILE_DESCRIPTION)
     async def profile_description(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         value = body.data.get("value")
@@ -443,6 +428,7 @@ class ZapiInstanceApi(DialectApi):
         self.state.profile_description = value
         return _value(True)
 
+    @handles(OperationId.PRODUCTS)
     async def product(self, request: web.Request) -> web.Response:
         product_id = request.match_info["PRODUCT_ID"]
         product = self.state.products.get(product_id)
@@ -473,6 +459,8 @@ class ZapiInstanceApi(DialectApi):
             raise bad_field("value", "must be an http:// or https:// URL")
         return value
 
+    # webhook URLs are the gateway's settings: they can be set before a phone is paired
+    @handles(OperationId.UPDATE_WEBHOOK_DELIVERY, needs_connection=False)
     async def update_webhook_delivery(self, request: web.Request) -> web.Response:
         self.state.delivery_url = await self._webhook_value(request)
         return _value(True)
@@ -486,6 +474,7 @@ class ZapiInstanceApi(DialectApi):
 
         return set_url
 
+    @handles(OperationId.UPDATE_EVERY_WEBHOOKS, needs_connection=False)
     async def update_every_webhooks(self, request: web.Request) -> web.Response:
         url = await self._webhook_value(request)
         self.state.delivery_url = url
@@ -510,6 +499,7 @@ class ZapiInstanceApi(DialectApi):
     def link(self) -> Link:
         return self.state.instance_link
 
+    @handles(OperationId.INSTANCE_DATA, needs_connection=False)
     async def instance_data(self, request: web.Request) -> web.Response:
         """`GET /me` (developer.z-api.io/en/instance/me), in its field order; the token is not echoed (the
         sandbox never returns a secret) and the dates are the sandbox's own."""
@@ -525,6 +515,7 @@ class ZapiInstanceApi(DialectApi):
             "autoReadMessage": False, "initialDataCallbackUrl": "",
         })
 
+    @handles(OperationId.DEVICE)
     async def device(self, request: web.Request) -> web.Response:
         """`GET /device` (developer.z-api.io/en/instance/device), in its field order: the paired phone's number,
         the account's name and profile text; a business account (the sandbox has a catalog) on a WhatsApp
@@ -536,6 +527,7 @@ class ZapiInstanceApi(DialectApi):
             "originalDevice": "smba", "sessionId": 1, "isBusiness": True,
         })
 
+    @handles(OperationId.STATUS, needs_connection=False)
     async def status(self, request: web.Request) -> web.Response:
         link = self.link
         if link.paired and (link.online or link.stuck):
@@ -555,12 +547,14 @@ class ZapiInstanceApi(DialectApi):
             return web.json_response({"connected": False, "error": "You need to restore the session."})
         return web.json_response({"connected": True, "error": "You are already connected."})
 
+    @handles(OperationId.QR_CODE, needs_connection=False)
     async def qr_code(self, request: web.Request) -> web.Response:
         refused = self._no_code()
         if refused is not None:
             return refused
         return web.json_response({"value": self.context.codes.qr_payload(Family.INSTANCE, self.link, self.context.clock())})
 
+    @handles(OperationId.QR_CODE_IMAGE, needs_connection=False)
     async def qr_code_image(self, request: web.Request) -> web.Response:
         refused = self._no_code()
         if refused is not None:
@@ -568,6 +562,7 @@ class ZapiInstanceApi(DialectApi):
         payload = self.context.codes.qr_payload(Family.INSTANCE, self.link, self.context.clock())
         return web.json_response({"value": png_data_url(payload)})
 
+    @handles(OperationId.PHONE_CODE, needs_connection=False)
     async def phone_code(self, request: web.Request) -> web.Response:
         phone = request.match_info.get("phone", "")
         if not DIGITS_PHONE.fullmatch(phone):
@@ -578,6 +573,7 @@ class ZapiInstanceApi(DialectApi):
         code = self.context.codes.phone_code(Family.INSTANCE, self.link, phone, self.context.clock())
         return web.json_response({"value": code})
 
+    @handles(OperationId.RESTART, needs_connection=False)
     async def restart(self, request: web.Request) -> web.Response:
         link = self.link
         if link.paired and not link.connected:
@@ -585,6 +581,7 @@ class ZapiInstanceApi(DialectApi):
             self.context.announce(Family.INSTANCE, LinkEvent.CONNECTED)
         return _value(True)
 
+    @handles(OperationId.DISCONNECT, needs_connection=False)
     async def disconnect(self, request: web.Request) -> web.Response:
         link = self.link
         if link.paired:
@@ -595,13 +592,16 @@ class ZapiInstanceApi(DialectApi):
 
     # -- lists (§3.6): required page and pageSize, bare arrays, booleans and counters as strings ----------------
 
+    @handles(OperationId.LIST_CHATS)
     async def list_chats(self, request: web.Request) -> web.Response:
         chats = sorted(self.state.chats.values(), key=lambda chat: not chat.pinned)  # pinned first, as the phone shows
         return _page(request, [self._chat_entry(chat.phone) for chat in chats])
 
+    @handles(OperationId.LIST_GROUPS)
     async def list_groups(self, request: web.Request) -> web.Response:
         return _page(request, [self._chat_entry(group.jid) for group in self.state.groups.values()])
 
+    @handles(OperationId.LIST_CONTACTS)
     async def list_contacts(self, request: web.Request) -> web.Response:
         contacts = [
             {"name": contact.name, "short": contact.name.split(" ")[0], "notify": self.state.push_name(phone),

@@ -6,7 +6,7 @@ Everything shown comes from the sender and is displayed literally (rich Text / S
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.syntax import Syntax
 from rich.table import Table
@@ -22,7 +22,10 @@ from tui.ui.widgets.timefmt import attempt_text, moment_text
 from tui.ui.keymap import bindings_for
 
 from tui.ui.widgets.event_marks import DUPLICATE_STYLE, event_time, sent_marker, verdict_badge, verdict_words
-from tui.ui.widgets.gateway_app import gateway_app
+
+if TYPE_CHECKING:
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 MAX_SHOWN_BODY = 200_000
 
@@ -55,17 +58,19 @@ class EventDetailScreen(ModalScreen[None]):
     EventDetailScreen .detail-heading { color: $text-accent; text-style: bold; margin-top: 1; }
     """
 
-    def __init__(self, event: Any) -> None:
+    def __init__(self, event: Any, services: Services, state: AppState) -> None:
         super().__init__()
         self.event = event
+        self.feed = services.feed
+        self.run_display = services.display
+        self.state = state
 
     def compose(self) -> ComposeResult:
         event = self.event
-        app = gateway_app(self)
-        scrub = app.runtime.display.scrub
+        scrub = self.run_display.scrub
         title = Text.assemble(
             (f"Event #{event.id}", "bold"),
-            f" · {event.kind} · {event_time(app, event)} · {event.path} · ",
+            f" · {event.kind} · {event_time(event, deterministic=self.run_display.deterministic)} · {event.path} · ",
             verdict_badge(event),
         )
         with Vertical(id="detail"):
@@ -83,7 +88,7 @@ class EventDetailScreen(ModalScreen[None]):
                         "a replay); stored and shown, counted once",
                         style=DUPLICATE_STYLE,
                     )
-                marker = sent_marker(app, event)
+                marker = sent_marker(self.state.sent, event)
                 if marker:
                     lines.append("\n" + marker.rstrip(" ·"), style="bold cyan")
                 if event.message_ids:
@@ -115,7 +120,7 @@ class EventDetailScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._show_forwarding([])
         self._load_attempts()
-        gateway_app(self).forward_attempted.subscribe(self, self._on_attempt)
+        self.state.forward_attempted.subscribe(self, self._on_attempt)
 
     def _on_attempt(self, attempt: Any) -> None:
         if attempt.event_id == self.event.id:
@@ -123,22 +128,22 @@ class EventDetailScreen(ModalScreen[None]):
 
     @work(thread=True, group="detail-attempts", exclusive=True, exit_on_error=False)
     def _load_attempts(self) -> None:
-        attempts = gateway_app(self).runtime.feed.forward_attempts(self.event.id)
+        attempts = self.feed.forward_attempts(self.event.id)
         self.app.call_from_thread(self._show_forwarding, attempts)
 
     def _show_forwarding(self, attempts: list[Any]) -> None:
-        runtime = gateway_app(self).runtime
-        target = runtime.feed.forward_target
+        display = self.run_display
+        target = self.feed.forward_target
         lines = Text()
         for attempt in attempts:
-            when = moment_text(attempt.at, deterministic=runtime.deterministic)
+            when = moment_text(attempt.at, deterministic=display.deterministic)
             style = {"delivered": "green", "retrying": "yellow", "failed": "red"}.get(str(attempt.outcome), "")
             lines.append(("\n" if lines else "") + f"{when} ", style="dim")
-            lines.append(attempt_text(runtime, attempt), style=style)
+            lines.append(attempt_text(display, attempt), style=style)
         if not attempts and target:
             lines.append("not forwarded (rejected events are kept back; events stored before forwarding began too)")
         if target:
-            lines.append(f"\nforwarding to {runtime.display.scrub(target)} · r replays this event there", style="dim")
+            lines.append(f"\nforwarding to {display.scrub(target)} · r replays this event there", style="dim")
         self.query_one("#detail-forward", Static).update(lines)
         shown = bool(attempts or target)
         self.query_one("#detail-forward", Static).display = shown
@@ -146,16 +151,15 @@ class EventDetailScreen(ModalScreen[None]):
 
     @work(group="detail-replay", exclusive=True, exit_on_error=False)
     async def action_replay(self) -> None:
-        runtime = gateway_app(self).runtime
-        if runtime.feed.forward_target is None:
+        if self.feed.forward_target is None:
             self.notify("No forward URL: set one in Settings (Forward events to your app), then press r again.",
                         severity="warning", markup=False)
             return
         if (refusal := self.event.replay_refusal()) is not None:  # a cut or unkept body is not the original
             self.notify(f"Not replayed: {refusal}", severity="warning", markup=False)
             return
-        attempt = await runtime.feed.replay(self.event)
-        self.notify(attempt_text(runtime, attempt), severity="information" if attempt.delivered else "error", markup=False)
+        attempt = await self.feed.replay(self.event)
+        self.notify(attempt_text(self.run_display, attempt), severity="information" if attempt.delivered else "error", markup=False)
 
     def action_copy(self) -> None:
         text, _lexer = body_text(self.event)

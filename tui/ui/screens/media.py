@@ -20,7 +20,8 @@ from pathlib import Path
 from textual.widget import Widget
 
 from tui.ui.keymap import bindings_for
-from tui.core.runtime import MediaUnavailable, MessageRow, Runtime
+from tui.core.inbox import InboxService
+from tui.core.runtime import MediaUnavailable, MessageRow
 from tui.ui.widgets.path_dialog import PathDialog
 from tui.ui.widgets.thread_view import MediaAction
 
@@ -66,7 +67,7 @@ class SaveMediaScreen(PathDialog):
 _DONE = {MediaAction.OPEN: "opened", MediaAction.SAVE: "saved", MediaAction.PREVIEW: "previewed"}
 
 
-async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action: MediaAction,
+async def act_on_media(owner: Widget, inbox: InboxService, row: MessageRow, action: MediaAction,
                        say: Callable[[str, bool], None]) -> None:
     """Get the file of `row` (fetched when linked) and open, save or preview it; `say(words, ok)` tells the
     outcome. Run in a worker of `owner` (the dialogs wait for their answer)."""
@@ -76,7 +77,7 @@ async def act_on_media(owner: Widget, runtime: Runtime, row: MessageRow, action:
     if row.media is not None and row.media.url and not row.media.inline:
         say(f"Fetching the {what}…", True)
     try:
-        kept = await runtime.inbox_service.media_file(row)
+        kept = await inbox.media_file(row)
     except MediaUnavailable as why:
         say(f"The {what} cannot be {_DONE[action]}: {why}.", False)
         return

@@ -7,7 +7,7 @@ text. Everything here was redacted by the client before it was recorded.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -23,8 +23,11 @@ from tui.ui.widgets.columns import Column, fit_columns
 from tui.ui.keymap import bindings_for
 
 from tui.ui.widgets.header import GatewayHeader
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.timefmt import duration_text, moment_text
+
+if TYPE_CHECKING:
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 # Status never gives way; at 80 columns the URL shrinks (keeping its end, where the operation is).
 COLUMNS = (
@@ -61,12 +64,16 @@ class RequestLogScreen(Screen):
     RequestLogScreen #requests-curl.-shown { display: block; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, services: Services, state: AppState) -> None:
         super().__init__()
+        self.services = services
+        self.request_log = services.accounts.request_log
+        self.run_display = services.display
+        self.state = state
         self.exchanges: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        yield GatewayHeader(says_drops=False)  # the main screen's header, under it, says a drop
+        yield GatewayHeader(self.services, self.state, says_drops=False)  # the main screen's header, under it, says a drop
         yield Static(
             "Request log · newest first · c: copy as curl (secrets become $GATEWAY_TUI_… variables)",
             id="requests-title",
@@ -83,9 +90,8 @@ class RequestLogScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        app = gateway_app(self)
-        app.exchange_recorded.subscribe(self, self._on_exchange)
-        self.exchanges = list(reversed(list(app.runtime.request_log)))
+        self.state.exchange_recorded.subscribe(self, self._on_exchange)
+        self.exchanges = list(reversed(list(self.request_log)))
         self._redraw()
         self.query_one("#requests-table", DataTable).focus()
 
@@ -101,19 +107,19 @@ class RequestLogScreen(Screen):
         row = table.cursor_row
         url_width = fit_columns(table, COLUMNS)["url"]
         table.clear()
-        runtime = gateway_app(self).runtime
+        display = self.run_display
         for index, exchange in enumerate(self.exchanges):
             if exchange.status is None:
                 status = Text("no answer", style="bold red")
             else:
                 status = Text(str(exchange.status), style="green" if exchange.ok else "bold red")
-            url = runtime.display.scrub(exchange.url)
+            url = display.scrub(exchange.url)
             table.add_row(
-                Text(moment_text(exchange.started_at, deterministic=runtime.deterministic)),
+                Text(moment_text(exchange.started_at, deterministic=display.deterministic)),
                 Text(exchange.method),
                 Text(url if len(url) <= url_width else "…" + url[-(url_width - 1) :]),
                 status,
-                Text(duration_text(exchange.duration_ms, deterministic=runtime.deterministic), justify="right"),
+                Text(duration_text(exchange.duration_ms, deterministic=display.deterministic), justify="right"),
                 key=str(index),
             )
         if self.exchanges:
@@ -135,26 +141,26 @@ class RequestLogScreen(Screen):
         return None
 
     def _show(self, exchange: Any) -> None:
-        runtime = gateway_app(self).runtime
+        display = self.run_display
         parts: list[Any] = []
-        head = Text.assemble((f"{exchange.method} ", "bold"), runtime.display.scrub(exchange.url))
+        head = Text.assemble((f"{exchange.method} ", "bold"), display.scrub(exchange.url))
         outcome = str(exchange.status) if exchange.status is not None else "no answer"
-        head.append(f"\n→ {outcome} in {duration_text(exchange.duration_ms, deterministic=runtime.deterministic)}")
+        head.append(f"\n→ {outcome} in {duration_text(exchange.duration_ms, deterministic=display.deterministic)}")
         if exchange.error:
-            head.append(f"\nerror: {runtime.display.scrub(exchange.error)}", style="red")
+            head.append(f"\nerror: {display.scrub(exchange.error)}", style="red")
         parts.append(head)
         if exchange.request_headers:
             headers = Text("\nRequest headers\n", style="bold")
             for name, value in exchange.request_headers.items():
                 headers.append(f"{name}: ", style="bold")
-                headers.append(runtime.display.scrub(value) + "\n", style="")
+                headers.append(display.scrub(value) + "\n", style="")
             parts.append(headers)
         for title, body in (("Request body", exchange.request_body), ("Response body", exchange.response_body)):
             if body is None:
                 continue
             text, lexer = _pretty(body)
             parts.append(Text(f"\n{title}", style="bold"))
-            parts.append(Syntax(runtime.display.scrub(text), lexer, theme="ansi_dark", word_wrap=True, background_color="default"))
+            parts.append(Syntax(display.scrub(text), lexer, theme="ansi_dark", word_wrap=True, background_color="default"))
         self.query_one("#requests-exchange", Static).update(Group(*parts))
 
     def action_copy_curl(self) -> None:
@@ -164,6 +170,6 @@ class RequestLogScreen(Screen):
         curl = exchange.as_curl()
         copy_text(self.app, curl, "The curl command", note="Set the GATEWAY_TUI_* variables before running it.")
         shown = self.query_one("#requests-curl", Static)
-        runtime = gateway_app(self).runtime
-        shown.update(Text.assemble(("as curl: ", "bold"), runtime.display.scrub(curl)))
+        display = self.run_display
+        shown.update(Text.assemble(("as curl: ", "bold"), display.scrub(curl)))
         shown.add_class("-shown")

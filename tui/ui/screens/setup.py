@@ -9,7 +9,7 @@ one to Save: only ctrl+s or the Save button saves.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from textual import on, work
@@ -26,7 +26,9 @@ from tui.api.models import HMAC_KEY_MIN_LENGTH, field_errors
 from tui.local.secrets import SecretName
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldProblems, FieldRow, Form, TextInput, validated, value_of
-from tui.ui.widgets.gateway_app import gateway_app
+
+if TYPE_CHECKING:
+    from tui.ui.widgets.gateway_app import AppState
 
 COMMON_FIELDS = (
     ("name", "Profile name", "work"),
@@ -74,12 +76,14 @@ class SetupScreen(Screen[str | bool]):
     SetupScreen #setup-way-out.-shown { display: block; }
     """
 
-    def __init__(self, *, first_run: bool = True) -> None:
+    def __init__(self, state: AppState, *, first_run: bool = True) -> None:
+        """`state`: where the run keeps secrets (the 0600 file or the keyring); the way out below switches it."""
         super().__init__()
+        self.state = state
         self.first_run = first_run
 
     def compose(self) -> ComposeResult:
-        insecure = gateway_app(self).insecure_storage
+        insecure = self.state.insecure_storage
         where = "a file readable only by you (insecure storage)" if insecure else "the OS keyring only"
         gateways = "Fill in Z-API's part, WuzAPI's, or both; leave the other blank."
         intro = (f"No profile yet. Enter your gateway account below. {gateways} Secrets go to {where}. No account? "
@@ -141,10 +145,9 @@ class SetupScreen(Screen[str | bool]):
 
     @on(Button.Pressed, "#setup-insecure")
     def use_insecure_storage(self) -> None:
-        """No keyring: switch this run to the 0600 file (as --insecure-storage would) and save again."""
-        app = gateway_app(self)
-        app.insecure_storage = True
-        app.runtime.insecure_storage = True
+        """No keyring: switch this run to the 0600 file (as --insecure-storage would) and save again (the app tells
+        the runtime when set-up closes)."""
+        self.state.insecure_storage = True
         self.query_one("#setup-way-out").remove_class("-shown")
         self.status.clear()
         self.action_save()
@@ -199,7 +202,7 @@ class SetupScreen(Screen[str | bool]):
         from tui.local import config
         from tui.local.secrets import KeyringUnavailable, open_secret_store
 
-        insecure = gateway_app(self).insecure_storage
+        insecure = self.state.insecure_storage
         form = self.query_one("#setup-form", Form)
         form.loading = True
         try:

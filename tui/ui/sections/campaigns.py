@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING, Self
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,8 +24,11 @@ from tui.core.campaigns.ledger import CampaignState, Ledger, LedgerUnusable, Rec
 from tui.core.campaigns.progress import Progress, eta_words, progress
 from tui.ui.keymap import bindings_for
 from tui.ui.widgets.section import ConfirmScreen
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section_api import Section
+
+if TYPE_CHECKING:
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 READ_INTERVAL = 1.0
 """Seconds between two reads of the ledger while the section is shown."""
@@ -66,8 +70,10 @@ class CampaignsSection(Section):
     CampaignsSection #campaign-recipients { height: 1fr; }
     """
 
-    def __init__(self, ledger_file: Path | None = None) -> None:
+    def __init__(self, state: AppState | None = None, ledger_file: Path | None = None) -> None:
+        """`state`: where the app keeps secrets, for a run started here (None: the keyring)."""
         super().__init__(id="campaigns-section")
+        self.state = state
         self.ledger_file = ledger_file or ledger_path()
         self._ledger: Ledger | None = None
         self.shown: list[Progress] = []
@@ -78,6 +84,10 @@ class CampaignsSection(Section):
         self._run_name = ""
         self._note = ""  # what the last key or run said; shown instead of the state until the next one
 
+
+    @classmethod
+    def with_services(cls, services: Services, state: AppState) -> Self:
+        return cls(state)
     def compose(self) -> ComposeResult:
         table: DataTable[str] = DataTable(id="campaign-list", cursor_type="row", zebra_stripes=True)
         for title, key in (("Campaign", "name"), ("State", "state"), ("Sent", "sent"), ("Rate", "rate"),
@@ -261,7 +271,7 @@ class CampaignsSection(Section):
             self.read()
             return
         self._run = launch("start" if action == "start" else "resume", name,
-                           insecure_storage=gateway_app(self).insecure_storage)
+                           insecure_storage=self.state is not None and self.state.insecure_storage)
         self._run_name = name
         self._note = ""
         self.say(f"{'Starting' if action == 'start' else 'Resuming'} {name}…")

@@ -25,13 +25,14 @@ from tui.core.accounts.accounts import Accounts
 from tui.core.display import Display
 from tui.core.feed.feed import EventFeed
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.core.runtime import duplicate_marker
+from tui.ui.messages import EventChosen
 from tui.ui.widgets.event_marks import BADGE_WIDTH, DUPLICATE_STYLE, clip, cut_marker, sent_marker, verdict_badge
 from tui.ui.keymap import bindings_for
 from tui.ui.widgets.feedback import is_shown
 from tui.ui.widgets.path_dialog import PathDialog
 from tui.ui.widgets.section_api import Section
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.timefmt import event_time_text
 from tui.ui.widgets.focus import TypingInForms
 
@@ -114,11 +115,13 @@ class EventsSection(Vertical, Section):
     EventsSection #events-table { height: 1fr; }
     """
 
-    def __init__(self, accounts: Accounts, feed: EventFeed, display: Display) -> None:
+    def __init__(self, accounts: Accounts, feed: EventFeed, display: Display, state: AppState) -> None:
         super().__init__()
         self.accounts = accounts
         self.feed = feed
         self.run_display = display
+        self.state = state
+        self._runtime_ready = False  # the app's flag, as its watch last said
         self.page_starts: list[int | None] = [None]  # `before_id` of each page shown so far
         self.rows: list[Any] = []
         self.total: int | None = None
@@ -129,8 +132,8 @@ class EventsSection(Vertical, Section):
         self._stale = False  # events came while the section was not shown: read the newest page when it shows
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts, services.feed, services.display)
+    def with_services(cls, services: Services, state: AppState) -> Self:
+        return cls(services.accounts, services.feed, services.display, state)
 
     @property
     def refresh_pending(self) -> bool:
@@ -170,11 +173,11 @@ class EventsSection(Vertical, Section):
         from tui.ui.widgets.forms import CURSOR_BLINK
 
         self.query_one("#events-search", Input).cursor_blink = CURSOR_BLINK
-        app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_live_events)
-        self.watch(app, "runtime_ready", self._on_ready, init=True)
+        self.state.event_received.subscribe(self, self._on_live_events)
+        self.watch(self.app, "runtime_ready", self._on_ready, init=True)
 
     def _on_ready(self, ready: bool) -> None:
+        self._runtime_ready = ready
         if ready:
             self.reload()
         else:
@@ -293,10 +296,9 @@ class EventsSection(Vertical, Section):
         table = self.query_one("#events-table", DataTable)
         widths = fit_columns(table, self._columns())
         table.clear()
-        app = gateway_app(self)
         display = self.run_display
         for event in rows:
-            marker = sent_marker(app, event)
+            marker = sent_marker(self.state.sent, event)
             duplicate = duplicate_marker(event) + cut_marker(event)
             summary = Text(clip(duplicate + marker + display.scrub(event.summary), widths["summary"]), no_wrap=True)
             if duplicate:
@@ -407,9 +409,7 @@ class EventsSection(Vertical, Section):
         message.stop()
         event = next((row for row in self.rows if str(row.id) == message.row_key.value), None)
         if event is not None:
-            from tui.ui.screens.event_detail import EventDetailScreen
-
-            self.app.push_screen(EventDetailScreen(event))
+            self.post_message(EventChosen(event))  # the app opens it in full
 
     # -- live updates ---------------------------------------------------------------------------------------
 
@@ -424,7 +424,7 @@ class EventsSection(Vertical, Section):
         its read (a page, the kinds, the count) and its 100 rows rebuilt every 0.3 s while events flow were main-
         thread work in every section (bench/fleet.py)."""
         self._live_pending = False
-        if len(self.page_starts) == 1 and self.only_message is None and gateway_app(self).runtime_ready:
+        if len(self.page_starts) == 1 and self.only_message is None and self._runtime_ready:
             if not is_shown(self):
                 self._stale = True
                 return

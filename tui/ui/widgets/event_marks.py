@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from tui.api.wording import clip_words
-from tui.ui.widgets.gateway_app import GatewayAppBase
 from tui.ui.widgets.timefmt import event_time_text
 
 if TYPE_CHECKING:
     from tui.core.runtime import StoredEvent
+    from tui.ui.widgets.gateway_app import SentMessages
 
 BADGE_WIDTH = 12  # the Verdict columns of the panel and the Events section
 
@@ -69,8 +69,8 @@ def forward_mark(attempt: Any) -> Text:
     return Text(text, style=style)
 
 
-def sent_marker(app: GatewayAppBase, event: Any) -> str:
-    sent = app.sent_message_for(event)
+def sent_marker(sent_messages: SentMessages, event: Any) -> str:
+    sent = sent_messages.message_for(event)
     if sent is None:
         return ""
     kind = sent.kind or "message"
@@ -85,8 +85,8 @@ def cut_marker(event: Any) -> str:
     return "body cut · " if getattr(event, "cut_from", None) is not None else ""
 
 
-def event_time(app: GatewayAppBase, event: StoredEvent) -> str:
-    return event_time_text(event, deterministic=app.runtime.deterministic)
+def event_time(event: StoredEvent, *, deterministic: bool) -> str:
+    return event_time_text(event, deterministic=deterministic)
 
 
 def clip(text: str, width: int) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -50,8 +50,12 @@ from tui.ui.widgets.event_marks import (
     sent_marker,
     verdict_badge,
 )
-from tui.ui.widgets.gateway_app import gateway_app
+from tui.ui.messages import EventChosen
 from tui.ui.textual_compat import FreedCachesTable, clear_render_caches
+
+if TYPE_CHECKING:
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 PANEL_SIZE = 200
 # The verdict never gives way; at 80 columns the summary shrinks first, then the kind.
@@ -143,8 +147,13 @@ class EventsPanel(Vertical):
     EventsPanel EventsTable > .datatable--header { background: $surface; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, services: Services, state: AppState, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.accounts = services.accounts
+        self.feed = services.feed
+        self.bus = services.bus
+        self.run_display = services.display
+        self.state = state
         self.events: deque[Any] = deque(maxlen=PANEL_SIZE)
         self.forward_marks: dict[int, Any] = {}  # event id → newest forward attempt
         self.only_message: str | None = None
@@ -177,12 +186,11 @@ class EventsPanel(Vertical):
         yield table
 
     def on_mount(self) -> None:
-        app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_events)
-        app.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
-        app.forward_attempted.subscribe(self, self._on_forward_attempt)
-        self.watch(app, "runtime_ready", self._on_ready, init=True)
-        app.runtime.bus.subscribe(IntakeChanged, lambda _changed: self._show_title())
+        self.state.event_received.subscribe(self, self._on_events)
+        self.state.sent_changed.subscribe(self, lambda _id: self._schedule_redraw())
+        self.state.forward_attempted.subscribe(self, self._on_forward_attempt)
+        self.watch(self.app, "runtime_ready", self._on_ready, init=True)
+        self.bus.subscribe(IntakeChanged, lambda _changed: self._show_title())  # who listens (issue 32)
         self._show_title()
 
     def on_resize(self) -> None:
@@ -201,7 +209,7 @@ class EventsPanel(Vertical):
 
     def account_shown(self) -> str | None:
         """The account whose events show (`Accounts.shown`)."""
-        return gateway_app(self).runtime.open_accounts.shown
+        return self.accounts.shown
 
     def account_changed(self) -> None:
         """Another account became current: its newest events replace the other's."""
@@ -216,11 +224,11 @@ class EventsPanel(Vertical):
 
     @work(thread=True, group="events-panel-history", exclusive=True, exit_on_error=False)
     def _load_history(self, account: str | None) -> None:
-        store = gateway_app(self).runtime.store
+        store = self.feed.store
         if store is None:
             return
         history = store.newest(PANEL_SIZE, account=account)
-        marks = gateway_app(self).runtime.feed.latest_forward_attempts([event.id for event in history])
+        marks = self.feed.latest_forward_attempts([event.id for event in history])
         self.app.call_from_thread(self._merge_history, history, marks, account)
 
     def _merge_history(self, history: list[Any], marks: dict[int, Any] | None = None,
@@ -255,7 +263,7 @@ class EventsPanel(Vertical):
         if self.only_message is not None:
             self.only_message = None
         else:
-            self.only_message = self._message_of_cursor() or gateway_app(self).last_sent_id
+            self.only_message = self._message_of_cursor() or self.state.sent.last_id
             if self.only_message is None:
                 self.app.notify("No message to follow yet: send one, or highlight an event that names one.")
         self._schedule_redraw()
@@ -304,10 +312,9 @@ class EventsPanel(Vertical):
         event = self.highlighted_event()
         if event is None or not event.message_ids:
             return None
-        app = gateway_app(self)
         message_ids: list[str] = event.message_ids  # a StoredEvent's (the layers keep its type from this module)
         for message_id in message_ids:
-            if message_id in app.sent_messages:
+            if message_id in self.state.sent.by_id:
                 return message_id
         return message_ids[0]
 
@@ -359,7 +366,7 @@ class EventsPanel(Vertical):
             head, Content.from_markup(" · [dim]$detail[/] detail · ", detail=shown_key("panel.detail")), f_does,
             Content.from_markup(" · [dim]$hide[/] hide", hide=shown_key("panel.toggle")),
         )
-        if (problem := gateway_app(self).runtime.feed.intake_problem()) is not None:  # why no event can come
+        if (problem := self.feed.intake_problem()) is not None:  # why no event can come
             text = Content.assemble(Content.from_markup("[b]Events[/b] · [$text-warning]$problem[/]", problem=problem))
         self.query_one("#events-panel-title", Static).update(text)
 
@@ -388,9 +395,8 @@ class EventsPanel(Vertical):
         if not self.following and newest_before is not None:
             self.new_above += sum(1 for event in visible if event.id > newest_before)
         widths = fit_columns(table, COLUMNS)
-        app = gateway_app(self)
         layout = (widths["summary"], widths["kind"], self.only_message)
-        states = {event.id: (sent_marker(app, event), self.forward_marks.get(event.id)) for event in visible}
+        states = {event.id: (sent_marker(self.state.sent, event), self.forward_marks.get(event.id)) for event in visible}
         ids = [event.id for event in visible]
         fresh = 0  # the new events on top; the rest must be the rows drawn, unchanged, in their order
         while fresh < len(ids) and ids[fresh] not in self._drawn:
@@ -422,11 +428,10 @@ class EventsPanel(Vertical):
                 pass
 
     def _cells(self, event: Any, state: tuple[str, Any], widths: dict[str, int]) -> tuple[Text, Text, Text, Text]:
-        app = gateway_app(self)
         marker, attempt = state
         forwarded = forward_mark(attempt)
         duplicate = duplicate_marker(event) + cut_marker(event)
-        summary_text = clip(marker + app.runtime.display.scrub(event.summary),
+        summary_text = clip(marker + self.run_display.scrub(event.summary),
                             widths["summary"] - len(forwarded) - len(duplicate))
         summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
         if duplicate:
@@ -435,7 +440,7 @@ class EventsPanel(Vertical):
             summary.stylize("bold cyan", len(duplicate), len(duplicate) + len(marker))
         summary = forwarded + summary if forwarded else summary
         kind = Text(clip(event.kind, widths["kind"]), style="red" if event.rejected else "")
-        return TimeCell(event_time(app, event), event.id), kind, summary, verdict_badge(event)
+        return TimeCell(event_time(event, deterministic=self.run_display.deterministic), event.id), kind, summary, verdict_badge(event)
 
     @on(DataTable.RowSelected, "#events-panel-table")
     def _open_detail(self, message: DataTable.RowSelected) -> None:
@@ -444,4 +449,4 @@ class EventsPanel(Vertical):
             return
         event = self._by_id(int(message.row_key.value))
         if event is not None:
-            gateway_app(self).show_event_detail(event)
+            self.post_message(EventChosen(event))  # the app opens it in full

@@ -1,4 +1,6 @@
-"""What screens and widgets may use of the app, and the one typed way to reach it: `gateway_app(widget)`.
+"""What the app shares with its screens and widgets: `AppState`, handed down with the services (the signals it
+fans events out on, the messages sent in this session, where secrets are kept), and `GatewayAppBase`, the app's
+own typed side, which only the composition (the app, the main screen, the palette) reaches with `gateway_app(node)`.
 
 `tui.ui.app.GatewayApp` is the one subclass. Screens and widgets import this module, never `tui.ui.app`: the app
 imports its screens (the main screen, set-up, the palette's commands), and a screen importing the app back would
@@ -19,8 +21,51 @@ from textual.signal import Signal
 from tui.ui.messages import MessageSent
 
 if TYPE_CHECKING:
+    from tui.api.exchange import Exchange
     from tui.core.services import Services
-    from tui.core.runtime import Runtime, StoredEvent
+    from tui.core.runtime import ForwardAttempt, Runtime, StoredEvent
+
+SENT_REMEMBERED = 1000
+
+
+class SentMessages:
+    """The messages sent in this session (the newest SENT_REMEMBERED), so the gateway's later events are linked to
+    them ("↳ your text · ")."""
+
+    def __init__(self) -> None:
+        self.by_id: OrderedDict[str, MessageSent] = OrderedDict()
+        self.last_id: str | None = None
+
+    def remember(self, message: MessageSent) -> None:
+        self.by_id[message.message_id] = message
+        self.by_id.move_to_end(message.message_id)
+        while len(self.by_id) > SENT_REMEMBERED:
+            self.by_id.popitem(last=False)
+        self.last_id = message.message_id
+
+    def message_for(self, event: StoredEvent) -> MessageSent | None:
+        """The message we sent that this event refers to, if any."""
+        for message_id in event.message_ids:
+            sent = self.by_id.get(message_id)
+            if sent is not None:
+                return sent
+        return None
+
+
+class AppState:
+    """What the app shares with its screens and widgets beside the services, handed down when they are built:
+    the signals it publishes on the UI's loop, the messages sent in this session, and whether secrets are kept in
+    the 0600 file (set-up may switch to it during the run: the app says so with `InsecureStorageChosen`)."""
+
+    def __init__(self, owner: DOMNode, *, insecure_storage: bool) -> None:
+        self.event_received: Signal[tuple[StoredEvent, ...]] = Signal(owner, "event-received")
+        """The events stored since the last publication, oldest first, in one loop callback per batch."""
+        self.exchange_recorded: Signal[Exchange] = Signal(owner, "exchange-recorded")
+        self.sent_changed: Signal[str] = Signal(owner, "sent-changed")
+        """A message id, after a section posted `tui.ui.messages.MessageSent`."""
+        self.forward_attempted: Signal[ForwardAttempt] = Signal(owner, "forward-attempted")
+        self.sent = SentMessages()
+        self.insecure_storage = insecure_storage
 
 
 class GatewayAppBase(App[Any]):
@@ -40,26 +85,37 @@ class GatewayAppBase(App[Any]):
     runtime: Runtime
     services: Services
     """The runtime's services, handed down: the main screen builds each section with the ones it names."""
+    state: AppState
+    """Handed down with the services: the signals, the messages sent, where secrets are kept."""
     sandbox: bool
-    insecure_storage: bool
     deterministic: bool
-    event_received: Signal[Any]  # data: tuple[StoredEvent, ...], oldest first
-    exchange_recorded: Signal[Any]  # data: Exchange
-    sent_changed: Signal[str]  # data: message id
-    forward_attempted: Signal[Any]  # data: ForwardAttempt
-    sent_messages: OrderedDict[str, MessageSent]
-    last_sent_id: str | None
     first_status_read: asyncio.Event
     first_section_shown: asyncio.Event
     runtime_settled: asyncio.Event
 
-    def sent_message_for(self, event: StoredEvent) -> MessageSent | None:
-        """The message we sent that this event refers to, if any."""
-        for message_id in event.message_ids:
-            sent = self.sent_messages.get(message_id)
-            if sent is not None:
-                return sent
-        return None
+    @property
+    def insecure_storage(self) -> bool:
+        return self.state.insecure_storage
+
+    @property
+    def event_received(self) -> Signal[tuple[StoredEvent, ...]]:
+        return self.state.event_received
+
+    @property
+    def exchange_recorded(self) -> Signal[Exchange]:
+        return self.state.exchange_recorded
+
+    @property
+    def sent_changed(self) -> Signal[str]:
+        return self.state.sent_changed
+
+    @property
+    def forward_attempted(self) -> Signal[ForwardAttempt]:
+        return self.state.forward_attempted
+
+    @property
+    def last_sent_id(self) -> str | None:
+        return self.state.sent.last_id
 
     # The app's own actions (tui.ui.app.GatewayApp implements them: they open screens this module cannot import).
 
@@ -79,10 +135,6 @@ class GatewayAppBase(App[Any]):
         raise NotImplementedError
 
     def action_setup(self) -> None:
-        raise NotImplementedError
-
-    def show_event_detail(self, event: Any) -> None:
-        """One stored event in full (the events panel asks: widgets do not import screens)."""
         raise NotImplementedError
 
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from textual import work
 from tui.core.feed.bus import IntakeChanged, ListenerLoadChanged, StoreHealthChanged
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.api.dialects import Family
+from tui.ui.messages import ConnectionRead
 from tui.ui.widgets.webhook_health import WebhookHealth
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -26,7 +26,9 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 if TYPE_CHECKING:  # the watch's module loads pydantic: not before the first frame
+    from tui.core.services import Services
     from tui.core.watch import Change
+    from tui.ui.widgets.gateway_app import AppState
 
 STATUS_INTERVAL = 10.0  # tui.core.watch.POLL_INTERVAL: never faster
 RATE_INTERVAL = 5.0
@@ -68,11 +70,18 @@ class GatewayHeader(Horizontal):
     connection: reactive[str] = reactive("starting")
     """starting | connected | not connected | bad credentials | unreachable | sandbox ... (display text)."""
 
-    def __init__(self, *, says_drops: bool = True) -> None:
+    def __init__(self, services: Services, state: AppState, *, says_drops: bool = True) -> None:
         """`says_drops`: this header toasts and rings when a family drops. The main screen's does; another screen's
         header (the request log's, over it) only shows the state, or a drop would be said twice."""
         super().__init__()
+        self.services = services
+        self.accounts = services.accounts
+        self.feed = services.feed
+        self.state = state
         self.says_drops = says_drops
+        self._start_failed = False
+        """The app's start failed (its `runtime_error`): a status read that answers after it is not shown."""
+        self._clients_seen = False
         self._counts_shown_at = float("-inf")
         self._counts_pending = False
 
@@ -80,7 +89,7 @@ class GatewayHeader(Horizontal):
         yield Static("gateway-tui", id="header-title")
         yield Static(id="header-profile")
         yield Static(id="header-connection")
-        yield WebhookHealth(id="header-health")  # issue 24: hidden until the doctor's first report
+        yield WebhookHealth(self.services, self.state, id="header-health")  # issue 24: hidden until the doctor's first report
         store = Static(id="header-store")  # before the listener: when it shows, it matters more than the counts
         store.display = False
         yield store
@@ -89,7 +98,7 @@ class GatewayHeader(Horizontal):
         yield load
         yield Static(id="header-listener")
         yield Static(id="header-spacer")
-        if gateway_app(self).insecure_storage:
+        if self.state.insecure_storage:
             yield Static(Content("⚠ insecure storage"), id="header-insecure")
 
     def show_insecure(self) -> None:
@@ -151,17 +160,16 @@ class GatewayHeader(Horizontal):
         self._show_load()
 
     def on_mount(self) -> None:
-        app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_events)
-        self.watch(app, "clients_ready", self._on_clients, init=False)
-        if app.clients_ready:
-            self._mounted_after_start()
+        app = self.app
+        self.state.event_received.subscribe(self, self._on_events)
+        self.watch(app, "clients_ready", self._on_clients, init=True)
         self.watch(app, "runtime_ready", self._on_ready, init=True)
+        self.watch(app, "runtime_error", self._note_start_failure, init=True)
         self.watch(app, "runtime_error", self._on_error, init=False)
         self.rate_timer = self.set_interval(RATE_INTERVAL, self._show_listener)  # the events/min goes down meanwhile
-        app.runtime.bus.subscribe(StoreHealthChanged, lambda _changed: self._show_store())
-        app.runtime.bus.subscribe(ListenerLoadChanged, lambda _changed: self._show_load())
-        app.runtime.bus.subscribe(IntakeChanged, lambda _changed: self._show_listener())  # who listens (issue 32)
+        self.services.bus.subscribe(StoreHealthChanged, lambda _changed: self._show_store())
+        self.services.bus.subscribe(ListenerLoadChanged, lambda _changed: self._show_load())
+        self.services.bus.subscribe(IntakeChanged, lambda _changed: self._show_listener())  # who listens (issue 32)
         self._show_profile()
         self._show_connection()
         self._show_listener()
@@ -174,12 +182,18 @@ class GatewayHeader(Horizontal):
         self._show_store()
         # Deterministic mode (tests, screenshots) has no timer read, as the webhook health has no timer check: on a
         # loaded machine a test runs past 10 s and the read lands in it (a request-log row, a rate limit's token).
-        if ready and not gateway_app(self).runtime.deterministic:
+        if ready and not self.services.display.deterministic:
             self.set_interval(STATUS_INTERVAL, self._poll_due)
 
     def _on_clients(self, ready: bool) -> None:
         """The first status read, as soon as the clients exist (the runtime may still be starting); again when
-        they are built anew (other credentials, another dialect)."""
+        they are built anew (other credentials, another dialect). The watch's first call is at mount: a header mounted
+        once they exist (the request log's) shows what is known."""
+        if not self._clients_seen:
+            self._clients_seen = True
+            if ready:
+                self._mounted_after_start()
+            return
         if ready:
             self._follow_account()
             self.poll_status()
@@ -191,18 +205,17 @@ class GatewayHeader(Horizontal):
         from tui.core.watch import header_words
 
         self._follow_account()
-        runtime = gateway_app(self).runtime
-        account = runtime.current
+        account = self.accounts.current
         if account is None:
             return
         known = header_words(account.watch)
         if known == "starting":
             self.poll_status()
         else:
-            self.connection = f"sandbox · {known}" if runtime.sandbox_mode else known
+            self.connection = f"sandbox · {known}" if self.accounts.sandbox_mode else known
 
     def _follow_account(self) -> None:
-        account = gateway_app(self).runtime.current
+        account = self.accounts.current
         if account is not None and self._watching is not account:
             if self._unwatch is not None:
                 self._unwatch()
@@ -220,18 +233,21 @@ class GatewayHeader(Horizontal):
 
     def _on_connection_change(self, change: Change) -> None:
         """A family's state changed (a status read or an event): the header says it; a drop rings once."""
-        runtime = gateway_app(self).runtime
-        if runtime.current is None or gateway_app(self).runtime_error or self._watching is not runtime.current:
+        current = self.accounts.current
+        if current is None or self._start_failed or self._watching is not current:
             return  # (an account no longer current: the Fleet board shows it)
         from tui.core.watch import header_words
 
-        state = header_words(runtime.current.watch)
-        self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
+        state = header_words(current.watch)
+        self.connection = f"sandbox · {state}" if self.accounts.sandbox_mode else state
         if change.dropped and self.says_drops:
             reason = change.new.reason or "not connected"
             self.app.notify(f"The {change.family.value} family lost its connection: {reason}. The Account section "
                             "shows it and how to get it back.", title="Disconnected", severity="warning")
             self.app.bell()
+
+    def _note_start_failure(self, text: str) -> None:
+        self._start_failed = bool(text)
 
     def _on_error(self, text: str) -> None:
         if text:
@@ -261,17 +277,16 @@ class GatewayHeader(Horizontal):
         self.poll_status()
 
     def _show_profile(self) -> None:
-        runtime = gateway_app(self).runtime
-        name = runtime.current.name if runtime.current is not None else runtime.profile_name or "no profile"
+        account = self.accounts.current
+        name = account.name if account is not None else self.accounts.asked_name or "no profile"
         content = Content.from_markup("[b]$name" if self.compact else "profile [b]$name", name=name)
-        instance, session = runtime.open_accounts.dialects
-        account = runtime.current
+        instance, session = self.accounts.dialects
         # A family the profile lacks shows as "–", not as the spec dialect it would default to.
         i = instance.value if account is None or account.has(Family.INSTANCE) else "–"
         s = session.value if account is None or account.has(Family.SESSION) else "–"
         # At 80 columns with several accounts open the room goes to the account, its connection and its webhook
         # health (issue 26: ~30 cells); the Fleet board lists each account's dialects.
-        crowded = self.compact and len(runtime.accounts) > 1
+        crowded = self.compact and len(self.accounts.all) > 1
         if (i, s) != ("spec", "spec") and not crowded:
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
@@ -313,12 +328,11 @@ class GatewayHeader(Horizontal):
     def _show_listener(self) -> None:
         self._counts_pending = False
         self._counts_shown_at = time.monotonic()
-        runtime = gateway_app(self).runtime
-        stats = runtime.feed.stats
-        address = runtime.display.listener_address()
+        stats = self.feed.stats
+        address = self.services.display.listener_address()
         # Several accounts share the listener: the counts are the current account's (after a switch the listener's
         # totals read as the new account's events), and the last verdict, maybe another account's, is left out.
-        account = runtime.current if len(runtime.accounts) > 1 else None
+        account = self.accounts.current if len(self.accounts.all) > 1 else None
         received, per_minute = ((account.activity.received, account.activity.per_minute()) if account is not None
                                 else (stats.received, stats.per_minute()))
         if self.compact:  # the port is what tells listeners apart; the counts must stay
@@ -342,19 +356,18 @@ class GatewayHeader(Horizontal):
 
     def _show_store(self) -> None:
         """Only when something is wrong: "⚠ store failing: database or disk is full" (the path is in the tooltip)."""
-        runtime = gateway_app(self).runtime
-        status = runtime.feed.store_status()
+        status = self.feed.store_status()
         piece = self.query_one("#header-store", Static)
         piece.display = status is not None
         if status is not None:
             piece.update(Content(f"⚠ {status}"))
-            store = runtime.store
-            piece.tooltip = str(store.health) if store is not None else runtime.feed.store_problem
+            store = self.feed.store
+            piece.tooltip = str(store.health) if store is not None else self.feed.store_problem
         self._fit()
 
     def _show_load(self) -> None:
         """Only while the listener cuts or refuses unverified senders to keep room for signed ones."""
-        status = gateway_app(self).runtime.feed.listener_status()
+        status = self.feed.listener_status()
         piece = self.query_one("#header-load", Static)
         piece.display = status is not None
         if status is not None:
@@ -366,23 +379,22 @@ class GatewayHeader(Horizontal):
 
     @work(group="header-status", exclusive=True, exit_on_error=False, description="read the connection")
     async def poll_status(self) -> None:
-        runtime = gateway_app(self).runtime
-        account = runtime.current
+        account = self.accounts.current
         try:
-            if account is None or (runtime.instance is None and runtime.session is None):
+            if account is None or (account.instance is None and account.session is None):
                 return
             from tui.core.watch import header_words
 
             await account.watch.poll(account, force=True)
-            if gateway_app(self).runtime_error:
+            if self._start_failed:
                 return  # the start failed meanwhile: the header says so ("not started"), not what this read found
             state = header_words(account.watch)
-            self.connection = f"sandbox · {state}" if runtime.sandbox_mode else state
+            self.connection = f"sandbox · {state}" if self.accounts.sandbox_mode else state
         finally:
-            gateway_app(self).first_status_read.set()
+            self.post_message(ConnectionRead())  # the start waits for the first read (GatewayApp._clients_up)
 
     def _poll_due(self) -> None:
         """The timer's read: skipped when one ran less than 10 s ago (an explicit refresh, a pairing check)."""
-        account = gateway_app(self).runtime.current
+        account = self.accounts.current
         if account is not None and account.watch.poll_due():
             self.poll_status()

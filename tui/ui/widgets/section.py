@@ -50,6 +50,7 @@ from tui.ui.widgets.forms import Form
 from tui.core.accounts.accounts import Accounts
 from tui.core.display import Display
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.ui.widgets.section_api import Section
 from tui.ui.widgets.focus import TypingInForms
 from tui.ui.widgets.forms import validated
@@ -158,7 +159,7 @@ class OperationSection(VerticalScroll, Section):
         self.run_display = display
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
+    def with_services(cls, services: Services, state: AppState) -> Self:
         return cls(services.accounts, services.display)
 
     @functools.cached_property

@@ -18,6 +18,7 @@ from tui.ui.widgets.focus import TypingInForms
 
 if TYPE_CHECKING:  # the services' modules are imported by the app before any section is built
     from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 
 class Section(TypingInForms):
@@ -37,7 +38,7 @@ class Section(TypingInForms):
     OPERATIONS: ClassVar[Mapping[str, str]] = {}
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
+    def with_services(cls, services: Services, state: AppState) -> Self:
         """The section built by the main screen with the services its constructor names (none by default)."""
         return cls()
 

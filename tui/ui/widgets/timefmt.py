@@ -3,7 +3,7 @@ snapshots) what changes from run to run reads as fixed text: an event's time der
 the run is 12:00:00, a duration is "n ms", and the inbox shows the seeded history's own UTC times.
 
     event_time_text(event, deterministic=runtime.deterministic)        # "14:03:07"
-    attempt_text(runtime, attempt)                                     # "attempt 1 → …: HTTP 200 (delivered, 4 ms)"
+    attempt_text(display, attempt)                                     # "attempt 1 → …: HTTP 200 (delivered, 4 ms)"
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from tui.core.runtime import DETERMINISTIC_EPOCH
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
-    from tui.core.runtime import ForwardAttempt, Runtime, StoredEvent
+    from tui.core.display import Display
+    from tui.core.runtime import ForwardAttempt, StoredEvent
 
 
 def event_time_text(event: StoredEvent, *, deterministic: bool = False, with_date: bool = False) -> str:
@@ -48,9 +49,9 @@ def inbox_time_text(at_us: int, *, deterministic: bool = False) -> str:
     return local.strftime("%d %b")
 
 
-def attempt_text(runtime: Runtime, attempt: ForwardAttempt) -> str:
+def attempt_text(display: Display, attempt: ForwardAttempt) -> str:
     """One line about a forward attempt (its duration hidden, and random ports named, in deterministic mode)."""
     from tui.core.runtime import describe_forward_attempt
 
-    duration = duration_text(attempt.duration_ms, deterministic=runtime.deterministic)
-    return runtime.display.scrub(describe_forward_attempt(attempt, duration=duration))
+    duration = duration_text(attempt.duration_ms, deterministic=display.deterministic)
+    return display.scrub(describe_forward_attempt(attempt, duration=duration))

@@ -17,10 +17,10 @@ from textual import work
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.ui.widgets.gateway_app import gateway_app
-
 if TYPE_CHECKING:
     from tui.core.doctor import Finding, Report
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 # (wide words, compact words, style) per tui.core.doctor.Health value
 SHOWN = {
@@ -35,8 +35,12 @@ SHOWN = {
 class WebhookHealth(Static):
     """`#header-health`: hidden until the doctor's first report."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, services: Services, state: AppState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.accounts = services.accounts
+        self.webhooks = services.webhooks
+        self.deterministic = services.display.deterministic
+        self.state = state
         self.display = False
         self.health: str | None = None
         self.compact = False  # the header's short forms (set by the header)
@@ -45,8 +49,7 @@ class WebhookHealth(Static):
         self._unsubscribe: Any = None
 
     def on_mount(self) -> None:
-        app = gateway_app(self)
-        self.watch(app, "runtime_ready", self._on_ready, init=True)
+        self.watch(self.app, "runtime_ready", self._on_ready, init=True)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -55,16 +58,15 @@ class WebhookHealth(Static):
     def _on_ready(self, ready: bool) -> None:
         if not ready or self._unsubscribe is not None:
             return
-        app = gateway_app(self)
-        record = app.runtime.webhooks.doctor_record
+        record = self.webhooks.doctor_record
         self._unsubscribe = record.subscribe(self._on_report)
         if record.report is not None:
             self._show(record.report)
-        if app.runtime.deterministic:
+        if self.deterministic:
             return
         from tui.core.doctor import CHECK_INTERVAL
 
-        app.event_received.subscribe(self, self._on_events)
+        self.state.event_received.subscribe(self, self._on_events)
         self.set_interval(CHECK_INTERVAL, self.ask)
         self.ask()
 
@@ -97,30 +99,29 @@ class WebhookHealth(Static):
         from tui.api.errors import GatewayError
         from tui.core.doctor import Doctor
 
-        runtime = gateway_app(self).runtime
-        if runtime.current is None or not runtime.started:
+        account = self.accounts.current
+        if account is None or not self.accounts.started:
             return
         self._last_check = time.monotonic()
-        record = runtime.webhooks.doctor_record  # the account checked, even if another becomes current meanwhile
+        record = self.webhooks.doctor_record  # the account checked, even if another becomes current meanwhile
         try:
-            report = await Doctor(await runtime.webhooks.doctor_inputs(account=runtime.current)).examine(probe=False)
+            report = await Doctor(await self.webhooks.doctor_inputs(account=account)).examine(probe=False)
         except (GatewayError, ClientsNotReady):
             return  # the header's connection words say when the gateway cannot be reached
         record.update(report, probed=False)
 
     def rebind(self) -> None:
         """Another account became current: show its record (hidden until it has a report) and check it soon."""
-        app = gateway_app(self)
         if self._unsubscribe is None:
             return  # not ready yet: _on_ready subscribes to the current account's record
         self._unsubscribe()
-        record = app.runtime.webhooks.doctor_record
+        record = self.webhooks.doctor_record
         self._unsubscribe = record.subscribe(self._on_report)
         self.health = None
         self.display = False
         if record.report is not None:
             self._show(record.report)
-        if not app.runtime.deterministic:
+        if not self.deterministic:
             self._last_check = None
             self.ask()
 

@@ -29,6 +29,7 @@ from tui.core.accounts.accounts import Accounts
 from tui.core.alerts.service import PairingCodeGone, PairingCodeShown
 from tui.core.feed.bus import EventBus
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.ui.keymap import bindings_for
 from tui.core.pairing import (
     GATEWAY_NAMES,
@@ -47,7 +48,6 @@ from tui.ui.sections.account.family_state import FAMILY_TITLES, FamilyState
 from tui.ui.sections.account.phone_field import PhoneField
 from tui.ui.sections.account.qr_view import QRView
 from tui.ui.widgets.events_panel import EventsPanel
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.section import ConfirmScreen
 from tui.ui.widgets.section_api import Section
 
@@ -116,11 +116,13 @@ The keys act on the family marked ◂ (**f** chooses the other):
     AccountSection #account-words.-code { text-style: bold; }
     """
 
-    def __init__(self, accounts: Accounts, bus: EventBus | None = None) -> None:
+    def __init__(self, accounts: Accounts, bus: EventBus | None = None, *, deterministic: bool = False) -> None:
+        """`deterministic`: the run's fixed times (tests, screenshots), for the pairing's countdown."""
         super().__init__()
         self.accounts = accounts
         self.bus = bus
         """Where a code on show and its end are told (the alerts' `code-expiring`)."""
+        self.deterministic = deterministic
         self.clock: Callable[[], datetime] = utc_now
         """The pairing's clock (the countdown, the refresh); tests may fix it."""
         self.can_focus = True
@@ -133,8 +135,8 @@ The keys act on the family marked ◂ (**f** chooses the other):
         self._words = ""
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts, services.bus)
+    def with_services(cls, services: Services, state: AppState) -> Self:
+        return cls(services.accounts, services.bus, deterministic=services.display.deterministic)
 
     def compose(self) -> ComposeResult:
         yield Static("Account", classes="section-title", id="account-title")
@@ -193,7 +195,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
                        contradiction=watch.contradiction(panel.family), flapping=watch.flapping(panel.family),
                        chosen=panel.family is self.family and len(account.families) > 1,
                        speaks=account.dialects[0 if panel.family is Family.INSTANCE else 1].value,
-                       deterministic=gateway_app(self).deterministic)
+                       deterministic=self.deterministic)
         title.update(f"Account · {account.name}" if account is not None else "Account · starting")
 
     def say(self, words: str, *, code: bool = False) -> None:

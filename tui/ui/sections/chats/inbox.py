@@ -2,7 +2,7 @@
 the open thread on the right, a one-line text reply under it, and the search field above the list (the
 section's first field: typing at once filters the conversations).
 
-Everything comes from the event store through `runtime.inbox` (indexed reads of about a millisecond, made on
+Everything comes from the event store through `InboxService.inbox` (indexed reads of about a millisecond, made on
 the event loop; a search of the messages' text in a thread worker): received messages,
 receipts and presence as the listener stored them, and the account's own sends (this app's and
 `gateway-tui call`'s). It follows the store live while it is shown: each stored event and each recorded send
@@ -39,17 +39,18 @@ from tui.core.accounts.account import ClientsNotReady
 from tui.local.config import MissingFamily
 from tui.core.feed.bus import InboxChanged
 from tui.local.preferences import STUCK_MINUTES_DEFAULT, PreferencesError, load_stuck_minutes
-from tui.core.runtime import ConversationRow, Runtime
+from tui.core.runtime import ConversationRow
 from tui.ui.widgets.conversation_list import ConversationList
 from tui.ui.widgets.feedback import ErrorLine, explain_error
 from tui.ui.widgets.forms import TextInput
 from tui.ui.screens.timeline import TimelineScreen
 from tui.ui.widgets.thread_view import ThreadView
-from tui.ui.widgets.gateway_app import gateway_app
 from tui.ui.widgets.timefmt import inbox_time_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient
+    from tui.core.services import Services
+    from tui.ui.widgets.gateway_app import AppState
 
 LIST_PAGE = 200  # chats listed at first; reaching the last one lists this many more (search reaches all)
 THREAD_PAGE = 200  # messages per page of a thread
@@ -133,9 +134,14 @@ class InboxView(Widget):
     InboxView #inbox-status { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, chat_id: str | None = None, *, ask_for_form: Callable[[str | None, bool], None],
-                 id: str | None = None) -> None:
+    def __init__(self, services: Services, state: AppState, chat_id: str | None = None, *,
+                 ask_for_form: Callable[[str | None, bool], None], id: str | None = None) -> None:
         super().__init__(id=id)
+        self.accounts = services.accounts
+        self.inbox_service = services.inbox
+        self.bus = services.bus
+        self.run_display = services.display
+        self.state = state
         self.initial_chat = chat_id
         # Chats' send form, to a recipient (None: a new number), True: the full form for the open chat. A call,
         # not a message: keys typed right after ctrl+n (a burst from the terminal, or the start-up replay) are
@@ -170,25 +176,21 @@ class InboxView(Widget):
     # -- life cycle ------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        app = gateway_app(self)
-        app.event_received.subscribe(self, self._on_events)
-        runtime = app.runtime
-        self._unsubscribe.append(runtime.bus.subscribe(InboxChanged, self._on_recorded))
-        runtime.inbox_service.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
+        self.state.event_received.subscribe(self, self._on_events)
+        self._unsubscribe.append(self.bus.subscribe(InboxChanged, self._on_recorded))
+        self.inbox_service.ask_names()  # the inbox opens: its chats named from the gateway's lists (the first time)
         self.set_interval(TICK_INTERVAL, self._tick)
         try:
             self.query_one(ThreadView).stuck_after_minutes = load_stuck_minutes()
         except PreferencesError:  # the theme's reading says so at start; the default holds here
             self.query_one(ThreadView).stuck_after_minutes = STUCK_MINUTES_DEFAULT
-        self.watch(app, "runtime_ready", self._runtime_ready, init=False)
         for node in self.ancestors:  # the section switch and Chats' form/inbox switch
             if isinstance(node, ContentSwitcher):
                 self.watch(node, "current", self._switched, init=False)
-        if app.runtime_ready:
-            self.reload(select=self.initial_chat)
+        self.watch(self.app, "runtime_ready", self._runtime_ready, init=True)
 
     def _runtime_ready(self, ready: bool) -> None:
-        if ready:  # the store is open: read it
+        if ready:  # the store is open (already at mount, or now): read it
             self.reload(select=self.initial_chat)
 
     def on_unmount(self) -> None:
@@ -222,7 +224,7 @@ class InboxView(Widget):
 
     def _on_events(self, events: tuple[Any, ...]) -> None:
         """Only events for this inbox's account change it (with 100 accounts open, one event in a hundred)."""
-        account = gateway_app(self).runtime.open_accounts.shown
+        account = self.accounts.shown
         if account is None or any(event.account == account for event in events):
             self._changed()
 
@@ -256,24 +258,18 @@ class InboxView(Widget):
     # -- loading ---------------------------------------------------------------------------------------------
 
     @property
-    def runtime(self) -> Runtime:
-        app = gateway_app(self)
-        runtime: Runtime = app.runtime  # the app's (screens cannot import the app: it imports them)
-        return runtime
-
-    @property
     def inbox(self) -> Any:
-        return self.runtime.inbox
+        return self.inbox_service.inbox
 
     def _time_text(self, at_us: int) -> str:
-        return inbox_time_text(at_us, deterministic=self.runtime.deterministic)
+        return inbox_time_text(at_us, deterministic=self.run_display.deterministic)
 
     def _now_us(self) -> int:
-        return self.runtime.display.now_us()
+        return self.run_display.now_us()
 
     def _step_time_text(self, at_us: int) -> str:
         """A timeline step's time, to the second (deterministic mode: the thread's fixed times)."""
-        if self.runtime.deterministic:
+        if self.run_display.deterministic:
             return inbox_time_text(at_us, deterministic=True)
         moment = datetime.fromtimestamp(at_us / 1_000_000).astimezone()
         today = moment.date() == datetime.now().astimezone().date()
@@ -341,7 +337,7 @@ class InboxView(Widget):
         self._show_title()
 
     def _draft_key(self, chat: str) -> tuple[str, str]:
-        account = self.runtime.current
+        account = self.accounts.current
         return (account.name if account is not None else "", chat)
 
     def _keep_draft_of(self, chat: str) -> None:
@@ -405,7 +401,7 @@ class InboxView(Widget):
 
     def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
         table = self.query_one(ConversationList)
-        now = self.runtime.display.now_us()
+        now = self.run_display.now_us()
         shown = (rows, [row.typing(now) for row in rows])
         if shown != self._shown:  # redrawn only when a row changed, not when the choice moves
             self._shown = shown
@@ -426,7 +422,7 @@ class InboxView(Widget):
         name = row.title if row else chat
         # A LID chat's title already says its number (or that it is unknown, with the LID): the LID follows a known one.
         extra = f" · {chat}" if row and (row.name or row.phone) and chat not in name else ""
-        typing = " · typing…" if row and row.typing(self.runtime.display.now_us()) else ""
+        typing = " · typing…" if row and row.typing(self.run_display.now_us()) else ""
         title.update(Text(f"{name}{extra}{typing}"))
 
     @on(ThreadView.NeedOlder)
@@ -457,7 +453,7 @@ class InboxView(Widget):
             say("No media message in this thread: the file keys act on a received image, video, audio or "
                 "document.", False)
             return
-        self.run_worker(act_on_media(self, self.runtime, event.row, event.action, say), group="inbox-media",
+        self.run_worker(act_on_media(self, self.inbox_service, event.row, event.action, say), group="inbox-media",
                         exclusive=True, exit_on_error=False, description="the media message's file")
 
     @on(ThreadView.Typed)
@@ -547,7 +543,6 @@ class InboxView(Widget):
 
     @work(group="inbox-call", exclusive=True, exit_on_error=False, description="mark the chat read")
     async def _mark_read(self, chat: str) -> None:
-        runtime = self.runtime
         try:
             client = self._instance_client()
         except MissingFamily as error:
@@ -559,7 +554,7 @@ class InboxView(Widget):
         try:
             result = await client.request(MODIFY_CHAT, ModifyChat(phone=chat, action=ChatAction.READ))
         except Exception as error:
-            self._answer(chat, runtime.display.scrub(explain_error(error)), ok=False)
+            self._answer(chat, self.run_display.scrub(explain_error(error)), ok=False)
             return
         if not result.ok:
             self._answer(chat, f"Mark read: the gateway answered {result.refusal}; {chat} stays unread.", ok=False)
@@ -571,7 +566,7 @@ class InboxView(Widget):
     def _instance_client(self) -> InstanceClient:
         """The current account's instance client (the inbox reads and sends through the instance family); raises
         MissingFamily for a profile without it, ClientsNotReady before the clients exist."""
-        account = self.runtime.current
+        account = self.accounts.current
         if account is None:
             raise ClientsNotReady("no account yet")
         return account.instance_client()
@@ -609,7 +604,6 @@ class InboxView(Widget):
     async def _send_text(self, chat: str, text: str) -> None:
         status = self.query_one(ErrorLine)
         reply = self.query_one("#reply", Input)
-        runtime = self.runtime
         try:
             request = SendText(phone=self._reply_address(chat), message=text)
         except Exception as error:
@@ -628,7 +622,7 @@ class InboxView(Widget):
         try:
             result = await client.request(SEND_TEXT, request)
         except Exception as error:
-            status.show_error(runtime.display.scrub(explain_error(error)))
+            status.show_error(self.run_display.scrub(explain_error(error)))
             return
         finally:
             reply.loading = False

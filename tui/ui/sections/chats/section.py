@@ -36,11 +36,8 @@ from tui.api.operations import (
     Family,
     OperationId,
 )
-from tui.core.accounts.accounts import Accounts
-from tui.core.display import Display
-from tui.core.inbox import InboxService
-from tui.core.sandbox_host import SandboxHost
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.ui.keymap import bindings_for, shown_key
 from tui.ui.messages import MessageSent
 from tui.ui.sections.chats.actions import CHAT_ACTION_TITLES, ChatActions
@@ -48,7 +45,6 @@ from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.forms import FieldRow, apply_field_errors, validated, value_of
 from tui.ui.widgets.section import ConfirmScreen, CopyableValue, OperationSection
 from tui.ui.widgets.section_api import SectionHost
-from tui.ui.widgets.gateway_app import gateway_app
 
 if TYPE_CHECKING:
     from tui.ui.sections.chats.inbox import ReplyLine
@@ -123,16 +119,18 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
     ChatsSection #chat-actions > Select { width: 30; }
     """
 
-    def __init__(self, accounts: Accounts, display: Display, inbox: InboxService, sandbox: SandboxHost, *,
-                 with_inbox: bool = True, id: str | None = None) -> None:
-        super().__init__(accounts, display, id=id)
-        self.inbox = inbox
-        self.sandbox = sandbox
+    def __init__(self, services: Services, state: AppState, *, with_inbox: bool = True, id: str | None = None) -> None:
+        super().__init__(services.accounts, services.display, id=id)
+        self.services = services
+        self.state = state  # the inbox's: the events stored, on the UI's loop
+        self.inbox = services.inbox
+        self.sandbox = services.sandbox
         self.with_inbox = with_inbox
+        self._runtime_ready = False  # the app's flag, as its watch last said
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
-        return cls(services.accounts, services.display, services.inbox, services.sandbox)
+    def with_services(cls, services: Services, state: AppState) -> Self:
+        return cls(services, state)
 
     @property
     def view(self) -> str:
@@ -140,13 +138,19 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         return "inbox" if self.with_inbox and self.query_one("#chat-views", ContentSwitcher).current == "inbox" \
             else "compose"
 
+    def on_mount(self) -> None:
+        self.watch(self.app, "runtime_ready", self._note_runtime_ready, init=True)
+
+    def _note_runtime_ready(self, ready: bool) -> None:
+        self._runtime_ready = ready
+
     def compose(self) -> ComposeResult:
         from tui.ui.sections.chats.inbox import InboxView
 
         with ContentSwitcher(initial="inbox" if self.with_inbox else "compose", id="chat-views",
                              classes="-inbox" if self.with_inbox else ""):
             if self.with_inbox:
-                yield InboxView(id="inbox", ask_for_form=self._form_for_inbox)
+                yield InboxView(self.services, self.state, id="inbox", ask_for_form=self._form_for_inbox)
             else:
                 from tui.ui.sections.chats.form import ChatForm
 
@@ -180,8 +184,7 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
                 form = ChatForm(with_inbox=self.with_inbox, id="compose")
                 form.display = False  # the switcher shows the conversations
                 await self.query_one("#chat-views", ContentSwitcher).mount(form)
-                app = gateway_app(self)
-                if app.runtime_ready:
+                if self._runtime_ready:
                     from tui.ui.widgets.samples import apply_samples
 
                     apply_samples(form, self.sandbox.samples())

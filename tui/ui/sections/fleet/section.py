@@ -21,6 +21,7 @@ from tui.core.accounts.accounts import Accounts
 from tui.core.alerts.service import AlertService
 from tui.core.display import Display
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.core.webhook_setup import WebhookSetup
 from tui.core.runtime import Account, FleetRow
 from tui.ui.sections.fleet.filter import FleetFilter
@@ -87,7 +88,7 @@ class FleetSection(Section):
         """What the board shows now, filtered and sorted."""
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
+    def with_services(cls, services: Services, state: AppState) -> Self:
         return cls(services.accounts, services.webhooks, services.display, services.alerts)
 
     def compose(self) -> ComposeResult:

@@ -12,6 +12,7 @@ from tui.core.accounts.accounts import Accounts
 from tui.core.display import Display
 from tui.core.feed.feed import EventFeed
 from tui.core.services import Services
+from tui.ui.widgets.gateway_app import AppState
 from tui.core.webhook_setup import WebhookSetup
 from tui.ui.widgets.feedback import ErrorLine
 from tui.ui.widgets.section import OperationSection
@@ -42,7 +43,7 @@ class SettingsHost(OperationSection):
         self.feed = feed
 
     @classmethod
-    def with_services(cls, services: Services) -> Self:
+    def with_services(cls, services: Services, state: AppState) -> Self:
         return cls(services.accounts, services.display, services.webhooks, services.feed)
 
     @property
