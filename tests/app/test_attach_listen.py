@@ -25,6 +25,7 @@ from tui.gateways.sandbox import SandboxGateway
 from tui.local import config
 from tui.local.secrets import InsecureFileSecrets, SecretName
 from tui.ui.app import build_app
+from tui.ui.textual_compat import notifications_of
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.widgets.header import GatewayHeader
 
@@ -107,7 +108,7 @@ async def test_the_app_attaches_to_a_running_listen_instead_of_binding():
         try:
             async with app.run_test(size=SIZE, notifications=True) as pilot:
                 await wait_ready(pilot)
-                assert not any("Could not start" in str(note.message) for note in app._notifications)
+                assert not any("Could not start" in str(note.message) for note in notifications_of(app))
                 assert app.runtime.listener is None  # it did not bind
                 header = app.screen.query_one(GatewayHeader)
                 await wait_until(pilot, lambda: header.connection == "connected", timeout=20, what="connected")
@@ -144,7 +145,7 @@ async def test_a_port_taken_by_something_else_leaves_the_app_working():
                 await wait_ready(pilot)
                 header = app.screen.query_one(GatewayHeader)
                 await wait_until(pilot, lambda: header.connection == "connected", timeout=20, what="connected")
-                notes = [str(note.message) for note in app._notifications]
+                notes = [str(note.message) for note in notifications_of(app)]
                 assert [note for note in notes if f"{port}" in note and "taken" in note], notes
                 await wait_until(pilot, lambda: "no listener" in shown(app) and "Settings" in shown(app),
                                  what="the panel saying why there are no events")

@@ -215,14 +215,28 @@ async def _serve(store: EventStore, args: argparse.Namespace, served: _Served,
         return await _listen(store, args, served, None, alerts)
     from tui.webhooks.forwarder import Forwarder, ForwardLog, describe
 
+    # The first line says where it listens (what scripts and the tests wait for): a forward resumed at start that is
+    # done before it (the store's run is recorded first) is said right after it.
+    held: list[str] | None = []
+
     def print_attempt(attempt: Any) -> None:
-        print(f"event #{attempt.event_id}: {describe(attempt)}", file=sys.stderr, flush=True)
+        line = f"event #{attempt.event_id}: {describe(attempt)}"
+        if held is not None:
+            held.append(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def first_line_out() -> None:
+        nonlocal held
+        lines, held = held or [], None
+        for line in lines:
+            print(line, file=sys.stderr, flush=True)
 
     with ForwardLog(store.path) as forward_log:
         forwarder = Forwarder(forward_to, forward_log, on_attempt=print_attempt, store=store)
         await forwarder.start()
         try:
-            return await _listen(store, args, served, forwarder, alerts)
+            return await _listen(store, args, served, forwarder, alerts, first_line_out)
         finally:
             abandoned = forwarder.waiting_ids()
             await forwarder.stop()
@@ -241,7 +255,7 @@ def _not_forwarded(ids: list[int], shown: int = 20) -> str:
 
 
 async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, forwarder: Any,
-                  alerts: HeadlessAlerts | None = None) -> int:
+                  alerts: HeadlessAlerts | None = None, first_line_out: Callable[[], None] | None = None) -> int:
     key, families = served.key, served.families
     printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop(),
                                                                      rename=known_names(store))
@@ -319,6 +333,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     alerting = f"; {alerts.describe()}" if alerts is not None else ""
     print(f"listening on {listener.url}; store {store.path}; {signing}{forwarding}{alerting}", file=sys.stderr,
           flush=True)
+    if first_line_out is not None:
+        first_line_out()
     if served.old_paths:
         _print_family_urls(listener, families, family_urls(listener.url), listener.has_hmac_key,
                            requires=_requires(listener, served.account))
@@ -347,7 +363,9 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         forwards_by = loop.time() + FORWARD_STOP_GRACE
         store.stop_waiting()  # requests waiting for another program's lock are answered now, not after it
         await listener.stop()
-        if run is not None:
+        # Not while the store is failing: a lock another program holds would keep the stop waiting for the write
+        # (30 s); the next run reads a run with no end as ended at its newest event (tui.core.catchup).
+        if run is not None and not store.health.failing:
             await _run_stopped(store, run)
         if forwarder is not None and forwarder.pending:
             # A forward already under way usually ends in milliseconds: let it finish and be recorded.

@@ -20,9 +20,9 @@ from tui.core.accounts.account import ClientsNotReady
 from tui.core.accounts.accounts import Accounts
 from tui.core.feed.bus import EventBus, InboxChanged
 from tui.core.feed.feed import EventFeed
-from tui.core.lid_lookup import LidLookup
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.core.lid_lookup import LidLookup
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.models import Request
     from tui.api.operations import OperationId
@@ -56,7 +56,9 @@ class InboxService:
         self._scrub = scrub
         self._names_asked = False
         self._names_task: asyncio.Task[None] | None = None
-        self._lids = LidLookup()  # after the names: the LIDs behind the inbox's numbers (WuzAPI only)
+        # After the names: the LIDs behind the inbox's numbers (WuzAPI only); made at the first look-up, so the app's
+        # start does not import the API models it asks with (pydantic: 0.2 s).
+        self._lids: LidLookup | None = None
         self._lids_task: asyncio.Task[None] | None = None  # apart: the names are in before the paced look-ups end
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
@@ -255,6 +257,10 @@ class InboxService:
         current, inbox = self._accounts.current, self.inbox
         if current is None or current.session is None or inbox is None:
             return
+        if self._lids is None:
+            from tui.core.lid_lookup import LidLookup
+
+            self._lids = LidLookup()
         try:
             learned = await self._lids.run(current.session, inbox)
         except ClientsNotReady:

@@ -19,12 +19,14 @@ Plain functions of parsed JSON that never raise on odd payloads; no Textual here
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.webhooks.fields import dict_of, text_of
+
+if TYPE_CHECKING:  # the app's start loads this module (the inbox's rows), not SQLite
+    import sqlite3
 
 LID_SERVER = "lid"
 _PHONE_SERVERS = ("s.whatsapp.net", "c.us")

@@ -291,6 +291,11 @@ class EventStore(StoreWriter, EventQueries):
 
     # -- health -----------------------------------------------------------------------------------------------
 
+    @property
+    def health(self) -> StoreHealth:
+        """The store's health now (`failing` while a fault lasts: a lock held by another program, a full disk)."""
+        return self._health
+
     def in_each_commit(self, action: CommitAction | None) -> None:
         """Run `action(connection, events)` inside the transaction of every batch of appends, after its rows (None:
         no more). What it writes is committed with the events, before any of them is answered: the forwarder's
