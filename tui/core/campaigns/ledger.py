@@ -233,6 +233,7 @@ class Ledger:
     def campaigns(self) -> list[Campaign]:
         return [_campaign(row) for row in self._db.execute(f"SELECT {_CAMPAIGN_COLUMNS} FROM campaigns ORDER BY created_us")]
 
+
     def save_settings(self, name: str, settings: dict[str, object], *, at_us: int = 0) -> None:
         self._change("UPDATE campaigns SET settings = ?, updated_us = max(updated_us, ?) WHERE name = ?",
                      (json.dumps(settings), at_us, name))
@@ -334,3 +335,21 @@ def ledger_path() -> Path:
     from tui.local.paths import data_dir
 
     return data_dir() / LEDGER_FILE
+
+
+def campaigns_read_only(path: Path) -> list[Campaign]:
+    """The campaigns as they are now, read without a write of any kind (no schema check, no lock taken): for a
+    watcher that looks every few seconds while a run in another process writes (the app's alerts). Opening the
+    ledger for that took its write lock each time, and a run resumed meanwhile stopped at once without a send.
+    Raises LedgerUnusable when the file cannot be read."""
+    try:
+        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5.0, isolation_level=None)
+    except sqlite3.Error as error:
+        raise LedgerUnusable(f"{path}: {error}") from None
+    try:
+        return [_campaign(row) for row in connection.execute(
+            f"SELECT {_CAMPAIGN_COLUMNS} FROM campaigns ORDER BY created_us")]
+    except sqlite3.Error as error:
+        raise LedgerUnusable(f"{path}: {error}") from None
+    finally:
+        connection.close()

@@ -105,14 +105,13 @@ class AlertToasts:
 
 def _campaigns() -> list[Campaign] | None:
     """The ledger's campaigns, None when there is no ledger or it cannot be read (the Campaigns section says why)."""
-    from tui.core.campaigns.ledger import Ledger, LedgerUnusable, ledger_path
+    from tui.core.campaigns.ledger import LedgerUnusable, campaigns_read_only, ledger_path
 
     path = ledger_path()
     if not path.exists():
         return None
     try:
-        with Ledger(path) as ledger:
-            return list(ledger.campaigns())
+        return campaigns_read_only(path)
     except (LedgerUnusable, OSError) as error:
         log.debug("alerts: the campaigns' ledger: %s", error)
         return None
