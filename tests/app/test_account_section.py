@@ -258,3 +258,16 @@ async def test_a_wuzapi_phone_code_counts_to_the_gateways_expiry_and_is_said_exp
         clock.now += timedelta(seconds=160)  # WuzAPI's QR codes ran out: its pairing websocket closes
         await wait_until(pilot, lambda: "code 2 of 3" in screen_text(app), what="a new code")
         assert any("has expired: WuzAPI closed its pairing" in words for words in said)
+
+
+async def test_the_app_starts_on_a_logged_out_sandbox_in_the_specs_dialect() -> None:
+    """`--sandbox --logged-out` in the spec's dialects did not start ("Could not start … 409 instance not
+    connected"): setting the delivery webhook wanted a paired phone. A gateway's webhook settings are set before
+    any phone is paired; the app starts, says it is not connected, and points the webhook at its listener."""
+    app = build_app(sandbox=True, deterministic=True, sandbox_dialects=("spec", "spec"), sandbox_logged_out=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert not app.runtime_error, app.runtime_error
+        sandbox = app.runtime.sandbox
+        assert sandbox is not None
+        assert sandbox.state.delivery_url.endswith("/delivery") and not sandbox.state.instance_link.paired

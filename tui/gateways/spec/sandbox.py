@@ -305,7 +305,9 @@ class InstanceApi(DialectApi):
             }
         )
 
-    @handles(OperationId.UPDATE_WEBHOOK_DELIVERY)
+    # Webhook URLs are the gateway's settings, set before a phone is paired (as Z-API's are, and WuzAPI's): an
+    # account waiting for its first scan (`--sandbox --logged-out`) must be pointed at the listener too.
+    @handles(OperationId.UPDATE_WEBHOOK_DELIVERY, needs_connection=False)
     async def update_webhook_delivery(self, request: web.Request) -> web.Response:
         body = parse(m.DeliveryWebhook, await read_json_object(request))
         self.state.delivery_url = body.value
