@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from aiohttp import web
 
 from tui.api.operations import Family, OperationId
-from tui.sandbox.context import Context
+from tui.sandbox.context import Context, _same_secret
 from tui.sandbox.handlers import DialectApi
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.state import Participant, SentMessage, group_digits, is_registered
@@ -232,7 +232,7 @@ class EvolutionInstanceApi(DialectApi):
                 if named and name != self.context.instance_id:
                     raise EvolutionError(404, [f'The "{name}" instance does not exist'])
                 key = request.headers.get("apikey")
-                if key is None or not _same(key, self.context.instance_token):
+                if not _same_secret(key, self.context.instance_token):
                     raise EvolutionError(401, "Unauthorized")
                 return await handler(request)
             except ApiError as error:
@@ -684,12 +684,6 @@ class EvolutionInstanceApi(DialectApi):
 
 async def _unknown_route(request: web.Request) -> web.Response:
     return evolution_error(EvolutionError(404, [f"Cannot {request.method} {request.path}"]))
-
-
-def _same(received: str, expected: str) -> bool:
-    import hmac
-
-    return hmac.compare_digest(received.encode("utf-8", "surrogateescape"), expected.encode("utf-8"))
 
 
 def _seconds(moment: datetime) -> int:
