@@ -8,6 +8,7 @@ not decode on a terminal of the wrong colour. Shared by tests/api/test_qr.py and
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import zxingcpp
 from PIL import Image
@@ -39,16 +40,55 @@ def modules_from_text(lines: list[str], *, glyphs_are_dark: bool) -> list[list[b
     return modules
 
 
-def image_of(modules: list[list[bool]], *, background_dark: bool, scale: int = 6, margin: int = 6) -> Image.Image:
-    """A greyscale picture of the modules on a canvas of the terminal's background colour."""
+def image_of(modules: list[list[bool]], *, background_dark: bool, scale: int = 6, margin: int = 6,
+             aspect: tuple[int, int] = (1, 1)) -> Image.Image:
+    """A greyscale picture of the modules on a canvas of the terminal's background colour. `aspect` (width,
+    height) stretches each module: a sextant's sixth of a cell 12 px tall and 6 wide is 3 wide by 4 tall."""
     height, width = len(modules), len(modules[0])
-    canvas = Image.new("L", ((width + 2 * margin) * scale, (height + 2 * margin) * scale), DARK if background_dark else LIGHT)
+    wide, tall = scale * aspect[0], scale * aspect[1]
+    canvas = Image.new("L", ((width + 2 * margin) * wide, (height + 2 * margin) * tall), DARK if background_dark else LIGHT)
     for y, row in enumerate(modules):
         for x, dark in enumerate(row):
             if dark != background_dark:
-                left, top = (x + margin) * scale, (y + margin) * scale
-                canvas.paste(DARK if dark else LIGHT, (left, top, left + scale, top + scale))
+                left, top = (x + margin) * wide, (y + margin) * tall
+                canvas.paste(DARK if dark else LIGHT, (left, top, left + wide, top + tall))
     return canvas
+
+
+def _sextant_glyphs() -> dict[str, tuple[bool, ...]]:
+    """Which sixths of a cell each glyph inks (upper left, upper right, middle left, ..., lower right), read from
+    the characters' Unicode names ("BLOCK SEXTANT-235"), not from the code under test."""
+    glyphs = {" ": (False,) * 6, "█": (True,) * 6, "▌": (True, False) * 3, "▐": (False, True) * 3}
+    for code_point in range(0x1FB00, 0x1FB3C):
+        name = unicodedata.name(chr(code_point))
+        assert name.startswith("BLOCK SEXTANT-"), name
+        inked = {int(digit) for digit in name.removeprefix("BLOCK SEXTANT-")}
+        glyphs[chr(code_point)] = tuple(sixth in inked for sixth in range(1, 7))
+    return glyphs
+
+
+SEXTANT_GLYPHS = _sextant_glyphs()
+
+
+def modules_from_sextants(lines: list[str]) -> list[list[bool]]:
+    """Module rows (True = dark) from sextant text drawn dark on light: three module rows a line, two columns a
+    character."""
+    width = max(len(line) for line in lines)
+    modules: list[list[bool]] = []
+    for line in lines:
+        thirds: list[list[bool]] = [[], [], []]
+        for char in line.ljust(width):
+            if char not in SEXTANT_GLYPHS:
+                raise AssertionError(f"unexpected character {char!r} in a compact QR code")
+            inked = SEXTANT_GLYPHS[char]
+            for third in range(3):
+                thirds[third].extend(inked[2 * third: 2 * third + 2])
+        modules.extend(thirds)
+    return modules
+
+
+TERMINAL_CELL_SIXTH = (3, 4)
+"""A sixth of a terminal cell about twice as tall as wide (6×12 px): 3 wide, 4 tall."""
 
 
 def decode(image: Image.Image) -> list[str]:
@@ -87,17 +127,22 @@ def strip_ansi(text: str) -> str:
 
 
 QR_GLYPHS = frozenset("▀▄█")
+COMPACT_ONLY_GLYPHS = frozenset(chr(code_point) for code_point in range(0x1FB00, 0x1FB3C))
 
 
 def codes_on_screen(screen: str) -> list[str]:
     """The QR codes drawn on a screen (an app's text, tmux's `capture-pane -p`): the rows holding block glyphs, cut
     to the columns they span, read back with the glyphs dark (the app paints them black on white) and decoded."""
     lines = screen.splitlines()
-    rows = [index for index, line in enumerate(lines) if sum(char in QR_GLYPHS for char in line) >= 8]
+    compact = any(char in COMPACT_ONLY_GLYPHS for line in lines for char in line)
+    glyphs = frozenset(SEXTANT_GLYPHS) - {" "} if compact else QR_GLYPHS
+    rows = [index for index, line in enumerate(lines) if sum(char in glyphs for char in line) >= 8]
     if not rows:
         return []
-    columns = [column for index in rows for column, char in enumerate(lines[index]) if char in QR_GLYPHS]
+    columns = [column for index in rows for column, char in enumerate(lines[index]) if char in glyphs]
     left, right = min(columns), max(columns) + 1
     cut = [lines[index][left:right].ljust(right - left) for index in range(rows[0], rows[-1] + 1)]
+    if compact:
+        return decode(image_of(modules_from_sextants(cut), background_dark=False, scale=1, aspect=TERMINAL_CELL_SIXTH))
     modules = modules_from_text(cut, glyphs_are_dark=True)
     return decode(image_of(modules, background_dark=False))

@@ -20,6 +20,9 @@ from tests.api.qr_readback import decode
 from tests.api.qr_readback import glyphs_are_dark_in
 from tests.api.qr_readback import image_of
 from tests.api.qr_readback import modules_from_text
+from tests.api.qr_readback import modules_from_sextants
+from tests.api.qr_readback import SEXTANT_GLYPHS
+from tests.api.qr_readback import TERMINAL_CELL_SIXTH
 from tests.api.qr_readback import strip_ansi
 from tui.api import qr
 
@@ -241,3 +244,40 @@ def test_a_png_with_two_different_codes_is_refused_clearly() -> None:
     both.save(buffer, format="PNG")
     with pytest.raises(qr.NoQRCode, match="2 different QR codes"):
         qr.read_png(buffer.getvalue())
+
+
+# -- the compact drawing (sextants), for 80×24 ------------------------------------------------------------------
+
+@pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
+def test_the_compact_form_scans_with_the_cells_a_terminal_has(payload: str) -> None:
+    """Read back as a terminal draws it: each character's sixths from its Unicode name, a cell twice as tall as wide
+    (each module 3 wide, 4 tall), dark on light as the app paints it; zxing-cpp reads the stretched code."""
+    drawn = qr.render_compact(payload)
+    modules = modules_from_sextants(list(drawn.rows))
+    assert decode(image_of(modules, background_dark=False, scale=2, aspect=TERMINAL_CELL_SIXTH)) == [payload]
+
+
+def test_a_typical_payload_fits_80_by_24_compact_and_its_size_is_as_drawn() -> None:
+    size = qr.compact_size(TYPICAL)
+    assert size == qr.CellSize(33, 22) and size.fits(80, 24)  # 65 modules: 33 columns of two, 22 rows of three
+    drawn = qr.render_compact(TYPICAL)
+    assert drawn.size == size and {len(row) for row in drawn.rows} == {33} and len(drawn.rows) == 22
+    assert drawn.version == 10 and TYPICAL.split(",")[-1] not in repr(drawn)
+    for payload in PAYLOADS.values():
+        assert qr.compact_size(payload) == qr.render_compact(payload).size
+
+
+def test_the_compact_form_keeps_the_quiet_zone_and_refuses_a_smaller_one() -> None:
+    drawn = qr.render_compact(TYPICAL)
+    assert drawn.rows[0].strip() == "" and drawn.rows[-1].strip() == ""  # 4 light modules: a whole row of cells
+    assert {row[:2] for row in drawn.rows} == {"  "}  # 4 light modules: two whole columns of cells
+    with pytest.raises(ValueError, match="at least 4 modules"):
+        qr.render_compact(TYPICAL, quiet_zone=2)
+
+
+def test_every_sextant_pattern_has_the_glyph_unicode_names_for_it() -> None:
+    for bits in range(64):
+        inked = SEXTANT_GLYPHS[qr.sextant(bits)]
+        assert inked == tuple(bool(bits >> sixth & 1) for sixth in range(6)), bits
+    with pytest.raises(ValueError):
+        qr.sextant(64)

@@ -1,6 +1,7 @@
 """Screenshots of the Account section (issue 23) on the deterministic sandbox in the Z-API and WuzAPI dialects, the
 events panel hidden: paired, a QR code shown (the sandbox's codes and the countdown's clock fixed), too small for
-the code at 80×24 (the size it needs, the phone code offered), and a stuck session's contradiction in words."""
+the code beside the state at 80×24 (it takes the whole screen), too small even for that at 72×20 (the size it
+needs, the phone code offered), and a stuck session's contradiction in words."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ from datetime import datetime
 
 import httpx
 
-from tests.harness import SIZE, settle, wait_ready, wait_until
+from tests.api.qr_readback import codes_on_screen
+from tests.harness import SIZE, screen_text, settle, wait_ready, wait_until
 from tui.api.operations import Family
 from tui.ui.app import GatewayApp, build_app
 from tui.core.runtime import DETERMINISTIC_EPOCH
+from tui.ui.sections.account.qr_screen import QRScreen
 from tui.ui.sections.account.section import AccountSection
 from tui.ui.widgets.forms import set_cursor_blink
 from tui.ui.widgets.header import GatewayHeader
 
 SMALL = (80, 24)
+TINY = (72, 20)
 
 
 def account_app(*, logged_out: bool) -> GatewayApp:
@@ -72,7 +76,20 @@ def test_account_qr_shown(snap_compare):
     assert snap_compare(account_app(logged_out=True), terminal_size=SIZE, run_before=run_before)
 
 
+def test_account_qr_on_the_whole_screen_at_80x24(snap_compare):
+    """At 80×24 the code fits nowhere beside the state: it takes the whole screen, in sextants (33×22)."""
+    async def run_before(pilot):
+        await open_account(pilot)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, QRScreen), what="the code on the whole screen")
+        await wait_until(pilot, lambda: bool(codes_on_screen(screen_text(pilot.app))), what="a code that scans")
+        await settle(pilot)
+
+    assert snap_compare(account_app(logged_out=True), terminal_size=SMALL, run_before=run_before)
+
+
 def test_account_too_small_for_the_qr(snap_compare):
+    """Smaller than 80×24 even the compact code does not fit: the size it needs, and the phone code offered."""
     async def run_before(pilot):
         await open_account(pilot)
         await pilot.press("q")
@@ -80,7 +97,7 @@ def test_account_too_small_for_the_qr(snap_compare):
                          what="the size it needs")
         await settle(pilot)
 
-    assert snap_compare(account_app(logged_out=True), terminal_size=SMALL, run_before=run_before)
+    assert snap_compare(account_app(logged_out=True), terminal_size=TINY, run_before=run_before)
 
 
 def test_account_contradiction(snap_compare):

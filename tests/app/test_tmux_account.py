@@ -1,8 +1,8 @@
 """Pairing in a real terminal (issue 23): tmux runs `gateway-tui --sandbox --logged-out` in the Z-API and WuzAPI
 dialects; at 120×40 (the events panel hidden with F9) the Account section draws the QR code, the test reads it
 back from `capture-pane` and decodes it as a phone's camera would, scans it through the sandbox's `/sandbox/scan`,
-for each family in turn, and the header turns connected. At 80×24 the section says the size the code needs and
-offers the phone code."""
+for each family in turn, and the header turns connected. At 80×24 the code takes the whole screen in sextants and
+scans the same way; the phone code is a key away."""
 
 from __future__ import annotations
 
@@ -160,15 +160,32 @@ def test_at_120x40_the_section_says_hiding_the_panel_makes_room_for_the_code(big
     big.wait_for("connected as")
 
 
-def test_at_80x24_the_phone_code_is_offered(small):
+def test_at_80x24_the_code_takes_the_whole_screen_and_scans(small):
+    """33 rows of half blocks fit nowhere at 80×24: the code goes on the whole screen in sextants (33×22), the test
+    reads it back as a terminal draws it (cells twice as tall as wide) and the scan pairs."""
     small.wait_for("both not connected")
     small.keys("M-8")
     small.wait_for("Account · sandbox")
     small.keys("q")
-    shown = " ".join(small.wait_for("press p for a").split())
-    assert "The QR code needs" in shown and "this section is" in shown
-    assert "F9" not in shown  # hiding the panel would not make room at 80×24: not offered
-    assert not codes_on_screen(small.screen())  # no code cut short
+    small.wait_for("Scan it: WhatsApp › Linked devices", "esc Stop codes", "p Phone code instead")
+    payload = decoded(small)
+    assert payload.count(",") == 3 and len(payload) > 200
+    assert scan(sandbox_url(small), payload) == 200
+    small.wait_for("connected as", "Account · sandbox")  # the screen closed by itself: the section says it
+    assert not codes_on_screen(small.screen())
+
+
+def test_at_80x24_escape_stops_the_codes_and_p_offers_the_phone_code(small):
+    small.wait_for("both not connected")
+    small.keys("M-8")
+    small.wait_for("Account · sandbox")
+    small.keys("q")
+    small.wait_for("esc Stop codes")
+    small.keys("Escape")
+    small.wait_for("Stopped showing codes; nothing is paired.")
+    assert not codes_on_screen(small.screen())
+    small.keys("q")
+    small.wait_for("p Phone code instead")
     small.keys("p")
     small.wait_for("Phone (country code")
     small.type("5511999999999")

@@ -27,6 +27,14 @@ draw the *dark* modules; they must be painted dark on light whatever the termina
 
 `needed_size` says how many cells a payload takes, so a screen too small for it can say so and offer the phone
 code instead of drawing a code cut in half.
+
+Compact drawing, for a terminal of 80×24: 33 rows of half blocks do not fit in 24, whatever the layout. Unicode's
+block sextants (U+1FB00–U+1FB3B, "Symbols for Legacy Computing", with `▌ ▐ █` and space for the four patterns
+it takes from older blocks) put two modules a column and three a row in one cell, so the same code takes 33×22
+cells. A cell is about twice as tall as wide, so a sextant's module is about 3 wide by 4 tall, not square: QR
+readers sample a code by its finder patterns and read such a stretch (tests/api/test_qr.py decodes it with
+zxing-cpp at that aspect). `render_compact` / `compact_size` draw and measure it; the UI uses it only where the
+half blocks do not fit.
 """
 
 from __future__ import annotations
@@ -183,6 +191,68 @@ def needed_size(payload: str, *, quiet_zone: int = QUIET_ZONE) -> CellSize:
     """Cells `render(payload)` takes, quiet zone included, without drawing it."""
     width, height = _encode(payload).symbol_size(scale=1, border=quiet_zone)  # ints at scale 1
     return CellSize(int(width), (int(height) + 1) // 2)
+
+
+SEXTANT_FIRST = 0x1FB00
+"""BLOCK SEXTANT-1. The block's 60 characters are the patterns 1..62 in order, less the two halves `▌` and `▐`."""
+LEFT_HALF, RIGHT_HALF, ALL_SIX = 0b010101, 0b101010, 0b111111
+
+
+def sextant(bits: int) -> str:
+    """The glyph inking the sixths in `bits`: 1 upper left, 2 upper right, 4 middle left, 8 middle right,
+    16 lower left, 32 lower right (Unicode's numbering of the sextants, 1-6, as bits)."""
+    if not 0 <= bits <= ALL_SIX:
+        raise ValueError(f"a sextant pattern is 6 bits, not {bits}")
+    special = {0: " ", LEFT_HALF: "▌", RIGHT_HALF: "▐", ALL_SIX: "█"}
+    if bits in special:
+        return special[bits]
+    return chr(SEXTANT_FIRST + bits - 1 - (bits > LEFT_HALF) - (bits > RIGHT_HALF))
+
+
+@dataclass(frozen=True)
+class CompactQRText:
+    """A QR code in sextant cells (two modules a column, three a row), quiet zone included; `rows` are the glyphs
+    that draw the dark modules, to paint dark on an explicit light background as `QRText.rows`."""
+
+    payload: str = field(repr=False)
+    version: int
+    error: str
+    modules: tuple[tuple[bool, ...], ...] = field(repr=False)
+    rows: tuple[str, ...] = field(repr=False)
+
+    @property
+    def size(self) -> CellSize:
+        return CellSize(len(self.rows[0]), len(self.rows))
+
+
+def render_compact(payload: str, *, quiet_zone: int = QUIET_ZONE) -> CompactQRText:
+    """Lay out `payload` in sextant cells; the right and bottom margins get the extra light modules that fill the
+    last column and row of cells."""
+    if quiet_zone < QUIET_ZONE:
+        raise ValueError(f"a QR code needs a quiet zone of at least {QUIET_ZONE} modules, not {quiet_zone}")
+    code = _encode(payload)
+    modules = [tuple(bool(module) for module in row) for row in code.matrix_iter(scale=1, border=quiet_zone)]
+    width = len(modules[0]) + len(modules[0]) % 2
+    modules = [row + (False,) * (width - len(row)) for row in modules]
+    modules += [(False,) * width] * (-len(modules) % 3)
+    rows = tuple(
+        "".join(
+            sextant(sum(1 << bit for bit, (dy, dx) in enumerate(_SIXTHS) if modules[top + dy][left + dx]))
+            for left in range(0, width, 2)
+        )
+        for top in range(0, len(modules), 3)
+    )
+    return CompactQRText(payload, int(code.version), str(code.error).upper(), tuple(modules), rows)
+
+
+_SIXTHS = ((0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1))
+"""(row, column) of each sextant bit within its cell, bit 0 first."""
+
+
+def compact_size(payload: str, *, quiet_zone: int = QUIET_ZONE) -> CellSize:
+    """Cells `render_compact(payload)` takes, quiet zone included, without drawing it."""
+    width, height = _encode(payload).symbol_size(scale=1, border=quiet_zone)
+    return CellSize((int(width) + 1) // 2, (int(height) + 2) // 3)
 
 
 def read_png_data_url(value: str) -> str:

@@ -106,6 +106,7 @@ SCOPES: dict[str, str] = {
     "export": "export dialog",
     "media_save": "the save-a-file dialog",
     "media_preview": "an image preview",
+    "account_qr": "the QR code on the whole screen",
 }
 ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     **{name: ("app", "main", "section", name) for name in ("chats", "groups", "communities", "privacy", "catalog",
@@ -130,6 +131,7 @@ ACTIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "export": ("app", "export"),
     "media_save": ("app", "media_save"),
     "media_preview": ("app", "media_preview"),
+    "account_qr": ("app", "account_qr"),
 }
 
 ACTIONS: tuple[KeyAction, ...] = (
@@ -323,6 +325,11 @@ ACTIONS: tuple[KeyAction, ...] = (
     KeyAction("export.cancel", "escape", "cancel", "Cancel", "export"),
     KeyAction("media_save.cancel", "escape", "cancel", "Cancel", "media_save"),
     KeyAction("media_preview.close", "escape,q", "dismiss", "Close", "media_preview"),
+    # The QR code on the whole screen (80×24: it fits nowhere else): Escape stops the codes, as in the section.
+    KeyAction("account_qr.stop", "escape", "stop", "Stop codes", "account_qr",
+              help="stop showing codes and go back to the Account section"),
+    KeyAction("account_qr.phone", "p", "phone_code", "Phone code instead", "account_qr",
+              help="stop the QR codes and pair with a code typed on the phone instead"),
 )
 ACTIONS_BY_ID: dict[str, KeyAction] = {action.id: action for action in ACTIONS}
 

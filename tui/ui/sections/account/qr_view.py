@@ -1,4 +1,5 @@
-"""A QR code a phone can scan: block characters (█ ▀ ▄, two modules a row, one a column), its 4-module quiet zone,
+"""A QR code a phone can scan: block characters (█ ▀ ▄, two modules a row, one a column; or sextants, three a row,
+two a column, where room is short), its 4-module quiet zone,
 painted black on white in explicit colours whatever the theme (tui.api.qr lays it out)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.api.qr import QRText
+from tui.api.qr import CompactQRText, QRText
 
 DARK_ON_LIGHT = Style(color="#000000", bgcolor="#ffffff")
 
@@ -20,7 +21,7 @@ class QRView(Static):
     QRView.-shown { display: block; }
     """
 
-    def show_code(self, drawn: QRText | None) -> None:
+    def show_code(self, drawn: QRText | CompactQRText | None) -> None:
         if drawn is None:
             self.remove_class("-shown")
             self.update("")

@@ -3,8 +3,10 @@ code drawn to scan, or a code to type on the phone, refreshed before it expires 
 reconnect (the recovery that works when the gateway contradicts itself, then checked); log out (asked first).
 
 The keys act on the chosen family (`f` chooses the other). The QR code needs about 65×33 cells beside the state
-(`tui.api.qr.needed_size`): when the section is smaller it says the size it needs and offers the phone code
-instead of drawing a code a phone cannot read. The run of codes is a task of this section (not a worker: it lasts
+(`tui.api.qr.needed_size`). When the section is smaller it says whether hiding the events panel makes room; when
+even that would not, the code goes on the whole screen (`qr_screen.py`), in sextants where half blocks do not fit
+there (33×22 at 80×24); only a terminal too small even for that is told the size it needs and offered the phone
+code, never a code cut short a phone cannot read. The run of codes is a task of this section (not a worker: it lasts
 until a phone pairs), stopped by Escape, a new action, or leaving the app.
 """
 
@@ -24,7 +26,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from tui.api.operations import Family, OperationId
-from tui.api.qr import QRError, needed_size, render
+from tui.api.qr import CompactQRText, QRError, QRText, compact_size, needed_size, render, render_compact
 from tui.core.accounts.accounts import Accounts
 from tui.core.alerts.service import PairingCodeGone, PairingCodeShown
 from tui.core.feed.bus import EventBus
@@ -46,6 +48,7 @@ from tui.core.pairing import (
 from tui.core.watch import utc_now
 from tui.ui.sections.account.family_state import FAMILY_TITLES, FamilyState
 from tui.ui.sections.account.phone_field import PhoneField
+from tui.ui.sections.account.qr_screen import QRScreen, QRScreenClosed
 from tui.ui.sections.account.qr_view import QRView
 from tui.ui.widgets.events_panel import EventsPanel
 from tui.ui.widgets.section import ConfirmScreen
@@ -64,6 +67,8 @@ RECOVERY_CHECKS = 10
 RECOVERY_CHECK_EVERY = 0.5
 """After a recovery, the state is read again this many times, this far apart, until it says connected."""
 WHERE_QR = "WhatsApp › Linked devices › Link a device"
+QR_SCREEN_LINES = 2
+"""Rows the whole-screen QR code leaves for its words and the footer."""
 
 
 class AccountCommand(StrEnum):
@@ -96,8 +101,9 @@ The keys act on the family marked ◂ (**f** chooses the other):
 
 - **q** — show the QR code to scan (WhatsApp › Linked devices › Link a device). It is asked again before it
   expires (every 20 s), with a countdown; after three unanswered codes it stops and says so. When the section is
-  too small to draw it whole it says the size it needs, and whether hiding the events panel (**F9**) makes room;
-  else use the phone code.
+  too small to draw it beside the state it says whether hiding the events panel (**F9**) makes room; where even
+  that would not, the code takes the whole screen (at 80×24 in smaller block characters that phones read as
+  well); there **Escape** stops the codes and **p** asks for a phone code instead.
 - **p** — a code to type on the phone instead: type the number (country code and number) in the field, Enter.
 - **r** — reconnect: Z-API restarts the instance; WuzAPI disconnects, then connects (with the event kinds the
   app subscribes). Then the state is read until it says connected, or says what is still wrong.
@@ -133,6 +139,8 @@ The keys act on the family marked ◂ (**f** chooses the other):
         self._unsubscribe: Callable[[], None] | None = None
         self._account: Account | None = None
         self._words = ""
+        self._qr_screen: QRScreen | None = None
+        """The code on the whole screen, while it is open (tui.ui.sections.account.qr_screen)."""
 
     @classmethod
     def with_services(cls, services: Services, state: AppState) -> Self:
@@ -210,43 +218,94 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self._show_code()
 
     def _show_code(self) -> None:
-        """The code on show: the QR drawn when it fits (else the size it needs), or the phone code; its countdown."""
+        """The code on show: the QR drawn when it fits (beside the state, else on the whole screen, else the size it
+        needs), or the phone code; its countdown."""
         code, view = self._code, self.query_one(QRView)
         if code is None or self.family is None:
-            view.show_code(None)
+            self._hide_code()
             return
         family = self.family
         left = code.seconds_left(self.clock())
         if code.expired:
-            view.show_code(None)
-            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
-                     "pairing. Asking for a new one…")
+            expired = (f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+                       "pairing. Asking for a new one…")
+            if self._qr_screen is not None:
+                self._qr_screen.say(expired)  # the next code replaces it there: no flicker back to the section
+            else:
+                view.show_code(None)
+            self.say(expired)
             return
         counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
                    + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
         if code.kind is CodeKind.PHONE:
-            view.show_code(None)
+            self._hide_code()
             self.say(f"Type this code on the phone: {code.text}  ({counted})\n"
                      f"{WHERE_QR} › Link with phone number instead.", code=True)
             return
         try:
             needed = needed_size(code.text)
+            whole_screen = self._whole_screen_drawing(code.text)
         except QRError as error:
-            view.show_code(None)
+            self._hide_code()
             self.say(f"The QR code cannot be drawn: {error}. Press p for a phone code instead.")
             return
         room_columns, room_rows = self.size.width - INFO_MIN_WIDTH, self.size.height - 1  # the title line
-        if not needed.fits(room_columns, room_rows):
-            view.show_code(None)
-            larger = ("Press F9 to hide the events panel: then it fits. Or press p for a phone code."
-                      if needed.fits(room_columns, room_rows + self._panel_rows())
-                      else "Make the terminal larger, or press p for a phone code.")
-            self.say(f"The QR code needs {needed.columns + INFO_MIN_WIDTH}×{needed.rows + 1} cells here (the code "
-                     f"{needed}, the state beside it) and this section is {self.size.width}×{self.size.height}: "
-                     f"a code cut short cannot be scanned. {larger}")
+        scan = f"Scan with the phone ({WHERE_QR}); {counted}."
+        if needed.fits(room_columns, room_rows):
+            self._close_qr_screen()
+            view.show_code(render(code.text))
+            self.say(scan)
             return
-        view.show_code(render(code.text))
-        self.say(f"Scan with the phone ({WHERE_QR}); {counted}.")
+        view.show_code(None)
+        panel_makes_room = needed.fits(room_columns, room_rows + self._panel_rows())
+        if whole_screen is not None and not panel_makes_room:
+            self.say(f"The QR code is on the whole screen (it does not fit beside the state here); {counted}.")
+            # One line under the code at 80 columns (the footer says the keys).
+            self._show_qr_screen(whole_screen, f"Scan it: {WHERE_QR} · code {code.number} of {UNANSWERED_LIMIT}, "
+                                               + (f"{left} s left" if left else "expired"))
+            return
+        self._close_qr_screen()
+        larger = ("Press F9 to hide the events panel: then it fits. Or press p for a phone code."
+                  if panel_makes_room
+                  else "Make the terminal larger, or press p for a phone code.")
+        self.say(f"The QR code needs {needed.columns + INFO_MIN_WIDTH}×{needed.rows + 1} cells here (the code "
+                 f"{needed}, the state beside it) and this section is {self.size.width}×{self.size.height}: "
+                 f"a code cut short cannot be scanned. {larger}")
+
+    def _whole_screen_drawing(self, payload: str) -> QRText | CompactQRText | None:
+        """The code as the whole screen shows it (its words and the footer below): half blocks where they fit, else
+        sextants (33×22 cells for a typical code: 80×24 has room), else None."""
+        columns, rows = self.app.size.width, self.app.size.height - QR_SCREEN_LINES
+        if needed_size(payload).fits(columns, rows):
+            return render(payload)
+        if compact_size(payload).fits(columns, rows):
+            return render_compact(payload)
+        return None
+
+    def _show_qr_screen(self, drawn: QRText | CompactQRText, words: str) -> None:
+        screen = self._qr_screen
+        if screen is not None:
+            screen.show(drawn, words)
+            return
+        self._qr_screen = QRScreen(drawn, words)
+        self.app.push_screen(self._qr_screen, callback=self._qr_screen_closed)
+
+    def _close_qr_screen(self) -> None:
+        screen, self._qr_screen = self._qr_screen, None
+        if screen is not None and screen.is_current:
+            screen.dismiss(QRScreenClosed.ENDED)
+
+    def _qr_screen_closed(self, why: QRScreenClosed | None) -> None:
+        self._qr_screen = None
+        if why is QRScreenClosed.STOP:
+            self.action_cancel()
+        elif why is QRScreenClosed.PHONE:
+            self.action_phone_code()
+
+    def _hide_code(self) -> None:
+        """No code on show: neither beside the state nor on the whole screen."""
+        self.query_one(QRView).show_code(None)
+        self._close_qr_screen()
 
     def _panel_rows(self) -> int:
         """The rows the events panel takes below the section (0 when hidden): F9 gives them to the section."""
@@ -267,7 +326,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             run.cancel()
         self._code = None
         if self.is_mounted:
-            self.query_one(QRView).show_code(None)
+            self._hide_code()
 
     def _start_run(self, phone: str | None) -> None:
         actions = self._actions()
@@ -299,7 +358,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
 
         def waiting(wait: Waiting) -> None:
             self._code = None
-            self.query_one(QRView).show_code(None)
+            self._hide_code()
             self.say(f"{actions.gateway} is starting the session (it says \"{wait.said}\"): asking again, "
                      f"{wait.seconds_left} s left.")
 
@@ -307,17 +366,17 @@ The keys act on the family marked ◂ (**f** chooses the other):
             result = await run_codes(actions, on_code=shown, phone=phone, on_wait=waiting)
         except PairingRefused as refused:
             self._code = None
-            self.query_one(QRView).show_code(None)
+            self._hide_code()
             self.say(str(refused))
             return
         except Exception as error:  # a profile without the family, clients not built: said, never a crash
             log.warning("pairing stopped: %s", error)
             self._code = None
-            self.query_one(QRView).show_code(None)
+            self._hide_code()
             self.say(f"Pairing stopped: {error}")
             return
         self._code = None
-        self.query_one(QRView).show_code(None)
+        self._hide_code()
         self.say(result.words())
         self.show_state()
 
