@@ -272,3 +272,35 @@ async def test_connect_in_a_terminal_too_small_says_so_and_draws_no_code_cut_sho
     finally:
         os.close(leader)
         await sandbox.stop()
+
+
+async def test_connect_in_an_80x24_terminal_draws_the_compact_code_a_phone_scans() -> None:
+    """80×24 (a pty): 33 rows of half blocks do not fit, the sextants (33×22) do: drawn dark on light, read back as a
+    terminal draws them, and scanned through the sandbox."""
+    import pty
+
+    sandbox = await start_sandbox(logged_out=True)
+    leader, follower = pty.openpty()
+    try:
+        profile = save_profile(sandbox)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui", "connect", "--profile", profile, "--family", "instance", "--timeout", "60",
+            stdout=follower, stderr=asyncio.subprocess.PIPE, env={**os.environ, **TOKENS, "COLUMNS": "80", "LINES": "24"})
+        os.close(follower)
+        drawn = b""
+        payloads: list[str] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while not payloads and loop.time() < deadline:
+            chunk = await loop.run_in_executor(None, os.read, leader, 65536)
+            drawn += chunk
+            screen = qr_readback.strip_ansi(drawn.decode(errors="replace")).split("\x1b[H\x1b[2J")[-1]
+            if screen.count("\n") >= 22:
+                payloads = qr_readback.codes_on_screen(screen)
+        assert payloads, drawn.decode(errors="replace")[-2000:]
+        assert (await phone(sandbox, "/sandbox/scan", {"code": payloads[0]})).status_code == 200
+        _, err = await asyncio.wait_for(process.communicate(), timeout=30)
+        assert process.returncode == 0, err.decode()  # paired: connect ends with success
+    finally:
+        os.close(leader)
+        await sandbox.stop()

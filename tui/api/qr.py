@@ -224,6 +224,10 @@ class CompactQRText:
     def size(self) -> CellSize:
         return CellSize(len(self.rows[0]), len(self.rows))
 
+    def ansi(self) -> str:
+        """The code for a terminal, as `QRText.ansi`: every line dark on light in explicit colours."""
+        return "".join(f"{DARK_ON_LIGHT}{row}{RESET}\n" for row in self.rows)
+
 
 def render_compact(payload: str, *, quiet_zone: int = QUIET_ZONE) -> CompactQRText:
     """Lay out `payload` in sextant cells; the right and bottom margins get the extra light modules that fill the

@@ -4,7 +4,8 @@ each family stands (issue 23).
     gateway-tui connect [--profile NAME | --sandbox] [--family instance|session] [--phone NUMBER] [--timeout SECONDS]
     gateway-tui status [--profile NAME | --sandbox] [--json]
 
-`connect` writes the QR code to stdout (in colour, dark on light, in a terminal that is big enough; plain
+`connect` writes the QR code to stdout (in colour, dark on light, in a terminal that is big enough, in sextants
+where half blocks do not fit, as at 80×24; plain
 characters when stdout is not a terminal: no escape codes, no size check), asks for a new one before each expires,
 and prints `connected as <number>` once a phone paired (exit 0). With `--phone` it prints the code to type on the
 phone instead. Exit 1 after three unanswered codes or at `--timeout`; 2 when nothing could be asked (no profile,
@@ -178,12 +179,17 @@ def _show(code: Code, out: TextIO, err: TextIO, *, terminal: bool) -> None:
     drawn = qr.render(code.text)
     if terminal:
         columns, rows = shutil.get_terminal_size()
-        if not drawn.size.fits(columns, rows - 2):  # a code cut short cannot be scanned: not drawn at all
-            print(f"gateway-tui connect: the QR code needs {drawn.size} cells and this terminal is {columns}×{rows}:"
-                  f" make it larger (code {code.number + 1} is drawn if it fits, in {lasts} s), or use --phone NUMBER"
-                  " for a code to type instead.", file=err, flush=True)
+        # Half blocks where they fit; else sextants (33×22 for a typical code: 80×24 has room); a code cut short
+        # cannot be scanned, so it is not drawn at all.
+        on_screen: qr.QRText | qr.CompactQRText = drawn
+        if not drawn.size.fits(columns, rows - 2):
+            on_screen = qr.render_compact(code.text)
+        if not on_screen.size.fits(columns, rows - 2):
+            print(f"gateway-tui connect: the QR code needs {on_screen.size} cells and this terminal is "
+                  f"{columns}×{rows}: make it larger (code {code.number + 1} is drawn if it fits, in {lasts} s), or "
+                  "use --phone NUMBER for a code to type instead.", file=err, flush=True)
             return
-        out.write("\x1b[H\x1b[2J" + drawn.ansi())
+        out.write("\x1b[H\x1b[2J" + on_screen.ansi())
     else:
         out.write(drawn.plain() + "\n")
     out.flush()
