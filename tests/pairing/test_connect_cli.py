@@ -304,3 +304,26 @@ async def test_connect_in_an_80x24_terminal_draws_the_compact_code_a_phone_scans
     finally:
         os.close(leader)
         await sandbox.stop()
+
+
+async def test_a_code_the_gateway_answers_again_is_renewed_not_shown_expired_and_the_run_still_ends() -> None:
+    """A gateway whose code lasts longer than WhatsApp's 20 s answers the same code when asked again: it still holds,
+    so its countdown starts again (it used to read "expired" while the gateway would take it); each renewal counts
+    towards the three codes, so the run ends all the same."""
+    clock = Clock()
+    sandbox = await start_sandbox(logged_out=True, clock=clock)
+    sandbox.context.codes.lifetime = timedelta(seconds=600)
+    account, http = account_on(sandbox)
+    try:
+        account.watch.clock = clock
+        shown: list[tuple[str, datetime, int]] = []
+        result = await run_codes(PairingActions(account, Family.INSTANCE, clock=clock), sleep=clock.sleep,
+                                 phone="5511999999999",
+                                 on_code=lambda code: shown.append((code.text, code.expires_at, code.seconds_left(clock()))))
+        assert result.outcome is Outcome.UNANSWERED
+        assert len({text for text, _, _ in shown}) == 1 and len(shown) == 3  # one code, renewed twice
+        assert [left for _, _, left in shown] == [20, 20, 20]  # each time a full countdown, never "expired"
+        assert shown[1][1] > shown[0][1] and shown[2][1] > shown[1][1]
+    finally:
+        await http.aclose()
+        await sandbox.stop()

@@ -347,6 +347,7 @@ async def run_codes(
     deadline = started + timedelta(seconds=timeout) if timeout is not None else None
     kind = CodeKind.PHONE if phone else CodeKind.QR
     shown: Code | None = None
+    renewed = 0  # times the gateway answered the code on show again (a lifetime more each, towards `limit`)
     starting: datetime | None = None  # since when the gateway says its session is not up
     while True:
         state = await actions.check()
@@ -358,9 +359,9 @@ async def run_codes(
         if shown is not None and not shown.expired and actions.pairing_closed(state):
             shown = replace(shown, expires_at=now, expired=True)
             on_code(shown)
-        if shown is not None and now >= shown.expires_at and shown.number >= limit:
+        if shown is not None and now >= shown.expires_at and shown.number + renewed >= limit:
             return RunResult(Outcome.UNANSWERED, codes=shown.number)
-        if shown is None or (shown.number < limit and now >= shown.expires_at - REFRESH_AHEAD):
+        if shown is None or (shown.number + renewed < limit and now >= shown.expires_at - REFRESH_AHEAD):
             try:
                 text = await (actions.phone_code(phone) if phone else actions.qr_text())
             except NotUpYet as not_up:
@@ -379,5 +380,12 @@ async def run_codes(
             if shown is None or text != shown.text or shown.expired:
                 now = clock()
                 shown = Code(kind, text, now, actions.expiry(kind, now), (shown.number if shown else 0) + 1)
+                on_code(shown)
+            elif now >= shown.expires_at:
+                # The gateway answers the same code again: it still holds, so its countdown starts again (a phone
+                # code shown as "expired" while the gateway would take it sent the user to ask for another). Each
+                # renewal counts as a code towards the limit, so the run still ends.
+                shown = replace(shown, expires_at=actions.expiry(kind, clock()))
+                renewed += 1
                 on_code(shown)
         await sleep(CHECK_EVERY)

@@ -46,7 +46,9 @@ def _phone_code_answer(body: dict[str, Any], status: int, operation: str) -> dic
         raise NoCodeYet(
             f"{status_line(status)} for {operation}: Evolution has no pairing code yet (it gives one only while "
             "the instance is closed; ask again, or log out first)", status=status, body=json.dumps(body))
-    return {"value": code}
+    text = str(code)
+    # Baileys hands out 8 characters; the phone shows them as XXXX-XXXX, as Z-API and WuzAPI answer them.
+    return {"value": f"{text[:4]}-{text[4:]}" if len(text) == 8 and "-" not in text else text}
 
 
 def _participants_answer(body: dict[str, Any]) -> dict[str, Any]:
