@@ -119,6 +119,22 @@ async def test_a_user_keymap_changes_the_key_the_footer_and_the_button(isolated_
         assert len(app.runtime.sandbox.state.sent) == 1
 
 
+async def test_a_letter_typed_right_after_tab_goes_to_the_next_field() -> None:
+    """Tab and a letter arriving together, as from a quick typist on a busy machine: the letter goes to the field Tab
+    moved to. Bound without priority, Tab acted only once its key had gone through the recipient field and bubbled
+    back up, after the letter had been handed to that field ("5511999999999h")."""
+    from textual import events
+
+    async with running_sandbox_app() as pilot:
+        app = pilot.app
+        await open_chat_form(pilot)
+        app.screen.query_one("#recipient", Input).value = RECIPIENT
+        for key, character in (("tab", None), ("h", "h"), ("i", "i")):
+            app.post_message(events.Key(key, character))  # no pause between them: queued together
+        await wait_until(pilot, lambda: app.screen.query_one("#text-message").text == "hi", what="hi in the message")
+        assert app.screen.query_one("#recipient", Input).value == RECIPIENT
+
+
 # -- start-up ---------------------------------------------------------------------------------------------------------
 
 async def test_keys_typed_before_the_sections_exist_are_kept(monkeypatch):

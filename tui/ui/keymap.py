@@ -167,6 +167,13 @@ ACTIONS: tuple[KeyAction, ...] = (
     # to its start.
     KeyAction("accounts.pick", "f3", "screen.pick_account", "Accounts", "main", priority=True, footer_drop=-1,
               help="switch the current account: a fuzzy picker over the open accounts (the sections act on it)"),
+    # Tab acts before the key typed after it reaches a field: bound without priority it acted only once its key
+    # had gone through the focused field and bubbled back up, and on a busy machine the next letter typed had
+    # already gone into the field being left (a recipient "5511987654321h"). A box that takes Tab itself still does.
+    KeyAction("main.next_field", "tab", "screen.next_field", "Next field", "main", show=False, priority=True,
+              help="the next field (or list); keys typed after it go there, however quickly"),
+    KeyAction("main.previous_field", "shift+tab", "screen.previous_field", "Previous field", "main", show=False,
+              priority=True, help="the previous field (or list)"),
     KeyAction("panel.toggle", "f9", "screen.toggle_panel", "Panel", "main", priority=True, footer_drop=2,
               help="show or hide the live events panel"),
     KeyAction("panel.toggle.letter", "e", "screen.toggle_panel", "Panel", "main", show=False,

@@ -315,6 +315,20 @@ class MainScreen(SectionHost):
         event.stop()
         event.prevent_default()
 
+    def action_next_field(self) -> None:
+        self._field_key("tab")
+
+    def action_previous_field(self) -> None:
+        self._field_key("shift+tab")
+
+    def _field_key(self, key: str) -> None:
+        """Tab, acted on as it arrives (a priority binding): while keys are being kept it is kept with them, in
+        order, and replayed (`_replay_early_keys`)."""
+        if not self.sections_ready or self._waiting_for_section:
+            self._early_keys.append((key, None))
+            return
+        self._type_now(key, None)
+
     def compose(self) -> ComposeResult:
         app = gateway_app(self)  # the composition: the header and the panel are handed what they show
         yield GatewayHeader(app.services, app.state)
