@@ -11,9 +11,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import identities_in, spoken
-from tui.webhooks.render import render_zapi
+from tui.gateways.render import render_zapi
 
 UNKNOWN = "unknown"
 DELIVERY = "Delivery"

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.webhooks.fields import dict_of, text_of
+from tui.api.fields import dict_of, text_of
 
 if TYPE_CHECKING:  # the app's start loads this module (the inbox's rows), not SQLite
     import sqlite3

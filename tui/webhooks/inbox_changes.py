@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.webhooks.families import split_account
-from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import Identity, identities_in, sender_identity, who
 from tui.webhooks.receipts import (
     Receipt,
@@ -22,7 +22,7 @@ from tui.webhooks.receipts import (
     failure_of,
     receipt_of,
 )
-from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
+from tui.gateways.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.rows import (
     MEDIA_KINDS,
     MediaInfo,

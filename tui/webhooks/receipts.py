@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from tui.webhooks.fields import dict_of, text_of
+from tui.api.fields import dict_of, text_of
 
 
 class Status(enum.IntEnum):
