@@ -17,6 +17,7 @@ from tui.webhooks.families import split_account
 from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import Identity, identities_in, sender_identity, who
 from tui.webhooks.receipts import (
+    EVOLUTION_ACK,
     Receipt,
     Status,
     failure_of,
@@ -197,13 +198,34 @@ def _zapi_received(payload: dict) -> list[Change]:
     ]
 
 
+def _evolution_message(payload: dict) -> list[Change]:
+    """Evolution's messages.upsert and send.message: `data` is the message as its `prepareMessage` makes it
+    (Baileys' key, WhatsApp's protobuf message as whatsmeow writes it too)."""
+    data = dict_of(payload.get("data"))
+    key = dict_of(data.get("key"))
+    chat = chat_id_of(key.get("remoteJid"))
+    if not chat:
+        return []
+    outgoing = key.get("fromMe") is True
+    push = None if outgoing else text_of(data.get("pushName")) or None
+    sender = None
+    if is_group(chat) and not outgoing:
+        sender = _member(key.get("participant"), push, key.get("participantAlt") or key.get("participantPn")) or None
+    kind, body = render_whatsmeow(dict_of(data.get("message")))
+    return [NewMessage(chat, outgoing, kind, body, text_of(key.get("id")) or None, sender,
+                       push_name=None if is_group(chat) else push)]
+
+
 def _receipt(kind: str) -> Callable[[dict], list[Change]]:
-    """Z-API's DeliveryCallback and MessageStatusCallback, WuzAPI's ReadReceipt: what `receipts.RECEIPTS` says.
-    READ_BY_ME (the account read what it received) never marks a sent message; it clears the chat's unread count."""
+    """Z-API's DeliveryCallback and MessageStatusCallback, WuzAPI's ReadReceipt, Evolution's messages.update: what
+    `receipts.RECEIPTS` says. READ_BY_ME (the account read what it received) never marks a sent message; it clears
+    the chat's unread count."""
     def read(payload: dict) -> list[Change]:
         receipt = receipt_of(kind, payload)
         if kind == "Delivery":
             ids = tuple(i for i in (text_of(payload.get("messageId")),) if i)
+        elif kind == EVOLUTION_ACK:  # keyId is WhatsApp's id; messageId is Evolution's database row
+            ids = tuple(i for i in (text_of(dict_of(payload.get("data")).get("keyId")),) if i)
         elif kind == "ReadReceipt":
             ids = tuple(text_of(i) for i in list_of(dict_of(payload.get("event")).get("MessageIDs")) if text_of(i))
         else:
@@ -219,6 +241,8 @@ def _receipt(kind: str) -> Callable[[dict], list[Change]]:
 
 
 def _receipt_chat(kind: str, payload: dict) -> str:
+    if kind == EVOLUTION_ACK:
+        return chat_id_of(dict_of(payload.get("data")).get("remoteJid"))
     if kind == "ReadReceipt":
         return chat_id_of(dict_of(payload.get("event")).get("Chat"))
     chat = chat_id_of(payload.get("phone"))
@@ -238,6 +262,15 @@ def _zapi_presence(payload: dict) -> list[Change]:
     return [Typing(chat, status in ("COMPOSING", "RECORDING"))] if chat else []
 
 
+def _evolution_presence(payload: dict) -> list[Change]:
+    """Evolution's presence.update: Baileys' `{"id": chat, "presences": {jid: {"lastKnownPresence"}}}`; typing
+    while anyone in the chat composes or records."""
+    data = dict_of(payload.get("data"))
+    chat = chat_id_of(data.get("id"))
+    states = [text_of(dict_of(state).get("lastKnownPresence")).lower() for state in dict_of(data.get("presences")).values()]
+    return [Typing(chat, any(state in ("composing", "recording") for state in states))] if chat else []
+
+
 _READERS = {
     "Message": _wuzapi_message,
     "UndecryptableMessage": _wuzapi_undecryptable,
@@ -247,6 +280,10 @@ _READERS = {
     "ReadReceipt": _receipt("ReadReceipt"),
     "ChatPresence": _chat_presence,
     "PresenceChatCallback": _zapi_presence,
+    "messages.upsert": _evolution_message,
+    "send.message": _evolution_message,
+    EVOLUTION_ACK: _receipt(EVOLUTION_ACK),
+    "presence.update": _evolution_presence,
 }
 
 
