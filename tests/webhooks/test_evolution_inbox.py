@@ -20,6 +20,7 @@ from tests.webhooks.conftest import record
 from tui.webhooks.classify import classify
 from tui.webhooks.conversations import Inbox, Status
 from tui.webhooks.inbox_changes import NewMessage
+from tui.webhooks.receipts import Receipt, receipt_of
 
 MARIA = "5511999999999"
 T0 = 1_790_000_000_000_000
@@ -129,3 +130,21 @@ async def test_a_typing_notice_shows_in_the_chat(store, inbox):
                                 at_us=T0 + SECOND))
     conversation = inbox.conversation(MARIA)
     assert conversation is not None and conversation.typing_us is not None
+
+
+@pytest.mark.parametrize(("status", "from_me", "receipt"), [
+    ("ERROR", True, Receipt.FAILED),
+    ("PENDING", True, None),  # still in Evolution's hands: the send's 2xx said so already
+    ("SERVER_ACK", True, Receipt.HANDED),
+    ("DELIVERY_ACK", True, Receipt.DELIVERED),
+    ("READ", True, Receipt.READ),
+    ("PLAYED", True, Receipt.PLAYED),
+    ("DELETED", True, None),  # an update without a status
+    ("READ", False, Receipt.READ_BY_ME),  # a message the account received, read on its phone
+    ("PLAYED", False, Receipt.READ_BY_ME),
+    ("DELIVERY_ACK", False, None),
+])
+def test_evolutions_ack_words_in_the_one_table(status, from_me, receipt):
+    event = delivery("messages.update", ack("3EB0C431C26A1916B1A2F3", status, from_me=from_me), at_us=T0)
+    assert event.kind == "messages.update"
+    assert receipt_of(event.kind, event.payload) is receipt
