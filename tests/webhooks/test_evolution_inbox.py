@@ -21,6 +21,7 @@ from tui.webhooks.classify import classify
 from tui.webhooks.conversations import Inbox, Status
 from tui.webhooks.inbox_changes import NewMessage
 from tui.webhooks.receipts import Receipt, receipt_of
+from tui.webhooks.rows import MediaInfo
 
 MARIA = "5511999999999"
 T0 = 1_790_000_000_000_000
@@ -148,3 +149,32 @@ def test_evolutions_ack_words_in_the_one_table(status, from_me, receipt):
     event = delivery("messages.update", ack("3EB0C431C26A1916B1A2F3", status, from_me=from_me), at_us=T0)
     assert event.kind == "messages.update"
     assert receipt_of(event.kind, event.payload) is receipt
+
+
+async def test_a_photo_shows_its_caption_and_its_file_as_the_event_describes_it(store, inbox):
+    # messages.upsert handler with webhookBase64 on (message.base64); deserializeMessageBuffers writes bytes as
+    # {"0": …} objects; fileLength is a uint64 Long; mediaUrl only when Evolution uploaded it to its S3
+    image = ('{"key":{"remoteJid":"5511999999999@s.whatsapp.net","fromMe":false,"id":"A5F1D0C1E2B3A4958678"},'
+             '"pushName":"Maria","status":"DELIVERY_ACK","message":{"imageMessage":{'
+             '"url":"https://mmg.whatsapp.net/v/t62.7118-24/11111111_222222_n.enc?ccb=11-4","mimetype":"image/jpeg",'
+             '"caption":"This one?","fileSha256":{"0":161,"1":22,"2":3,"3":48},'
+             '"fileLength":{"low":87421,"high":0,"unsigned":true},"mediaKey":{"0":5,"1":99,"2":210,"3":17}},'
+             '"mediaUrl":"https://s3.example.com/evolution/office/photo.jpeg",'
+             '"base64":"/9j/4AAQSkZJRgABAQAAAQABAAD/2Q=="},"messageType":"imageMessage",'
+             '"messageTimestamp":1765099200,"instanceId":"6f0d9c2e-4b1a-4c55-9d7e-2a8b1f3c4d5e","source":"android"}')
+    await store.append(delivery("messages.upsert", image, at_us=T0))
+    [message] = inbox.thread(MARIA, 10)
+    assert (message.kind, message.body) == ("image", "[image] This one?")
+    assert message.media == MediaInfo("image", "image/jpeg", None, "This one?", 87421,
+                                      "https://s3.example.com/evolution/office/photo.jpeg", True)
+
+
+def test_a_64_bit_number_as_evolution_writes_it():
+    from tui.gateways.evolution.deliveries import long_value
+
+    # upsert-reaction's senderTimestampMs: 1765099500000 ms as protobufjs' Long (signed halves)
+    assert long_value({"low": -132058656, "high": 410, "unsigned": False}) == 1765099500000
+    assert long_value({"low": 87421, "high": 0, "unsigned": True}) == 87421
+    assert long_value({"low": -1, "high": -1, "unsigned": True}) == 2**64 - 1
+    assert long_value({"low": -1, "high": -1, "unsigned": False}) == -1
+    assert long_value(5) == 5 and long_value("5") is None and long_value({"low": True, "high": 0}) is None

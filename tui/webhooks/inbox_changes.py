@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tui.gateways.evolution.deliveries import long_value
 from tui.webhooks.families import split_account
 from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import Identity, identities_in, sender_identity, who
@@ -379,6 +380,8 @@ def media_info(event_kind: str, payload: Any, kind: str) -> MediaInfo | None:
         size = part.get("fileLength") if isinstance(part.get("fileLength"), int) else None
         return MediaInfo(kind, text_of(part.get("mimeType")), text_of(part.get("fileName")) or None,
                          text_of(part.get("caption")) or None, size, text_of(part.get(url_field)) or None)
+    if event_kind in ("messages.upsert", "send.message"):
+        return _evolution_media(payload, kind)
     if event_kind != "Message":
         return None
     message = dict_of(dict_of(payload.get("event")).get("Message"))
@@ -396,6 +399,18 @@ def media_info(event_kind: str, payload: Any, kind: str) -> MediaInfo | None:
     return MediaInfo(kind, text_of(payload.get("mimeType")) or text_of(part.get("mimetype")),
                      text_of(payload.get("fileName")) or text_of(part.get("fileName")) or None,
                      text_of(part.get("caption")) or None, size, text_of(s3.get("url")) or None, has_inline)
+
+
+def _evolution_media(payload: dict, kind: str) -> MediaInfo:
+    """Evolution's message (`data.message`): the part as Baileys wrote it (`fileLength` a 64-bit Long), the bytes in
+    `base64` when its webhook sends them, `mediaUrl` when it uploaded the file to its own S3 (the part's `url` is
+    WhatsApp's encrypted copy: no use to anyone without the media key)."""
+    message = dict_of(dict_of(payload.get("data")).get("message"))
+    part = dict_of(message.get(f"{kind}Message")) or (dict_of(message.get("ptvMessage")) if kind == "video" else {})
+    inline = message.get("base64")
+    return MediaInfo(kind, text_of(part.get("mimetype")), text_of(part.get("fileName")) or None,
+                     text_of(part.get("caption")) or None, long_value(part.get("fileLength")),
+                     text_of(message.get("mediaUrl")) or None, isinstance(inline, str) and bool(inline))
 
 
 def _int(value: Any) -> int | None:
