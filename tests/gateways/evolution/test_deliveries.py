@@ -155,6 +155,10 @@ def test_an_event_without_words_of_its_own_keeps_its_name():
     assert (kind, summary) == ("chats.upsert", "chats.upsert")
     # monitor.service.ts: logout.instance carries data null
     assert classify(delivery("logout.instance", "null"))[:2] == ("logout.instance", "logout.instance")
+    # JSON.stringify leaves out a `data` that is undefined: the envelope's `instance` still says whose it is
+    without_data = delivery("logout.instance", "null")
+    del without_data["data"]
+    assert classify(without_data)[:2] == ("logout.instance", "logout.instance")
 
 
 def test_the_other_gateways_deliveries_are_not_taken_for_evolutions():

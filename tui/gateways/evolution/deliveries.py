@@ -176,10 +176,12 @@ _DESCRIBERS: dict[str, Callable[[str, Any], tuple[str, list[Any]]]] = {
 
 
 def is_evolution_delivery(payload: dict) -> bool:
-    """Evolution's envelope: an `event` named in text and a `data` field (null for some events), and no `type`
-    (Z-API's and WuzAPI's deliveries name their kind there; WuzAPI's `event` is an object)."""
+    """Evolution's envelope: an `event` named in text beside `data` (null for some events, left out when
+    undefined) or the `instance` it came from, and no `type` (Z-API's and WuzAPI's deliveries name their kind
+    there; WuzAPI's `event` is an object)."""
     event = payload.get("event")
-    return isinstance(event, str) and bool(event.strip()) and "data" in payload and "type" not in payload
+    return (isinstance(event, str) and bool(event.strip()) and ("data" in payload or "instance" in payload)
+            and "type" not in payload)
 
 
 @dataclass(frozen=True)
