@@ -12,7 +12,8 @@ model says (`request.wire()`, the row's path and query): so a new row is sent by
 one says otherwise.
 
 The client (`tui.api.client`) takes an adapter and never asks which gateway it is; the sandbox (`tui.sandbox`)
-serves the routes an adapter's sandbox dialect hands it; the listener asks the adapters to recognise deliveries.
+serves the routes an adapter's sandbox dialect hands it; the listener asks the adapters to recognise deliveries
+(`deliveries`, tui.api.deliveries).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tui.api import models as m
 from tui.api.answers import decode_success
 from tui.api.connection import ConnectionState, ZapiQr
 from tui.api.credentials import InstanceCredentials, SessionCredentials
+from tui.api.deliveries import NO_DELIVERIES, DeliveryFormat
 from tui.api.dialects import Dialect, Family
 from tui.api.errors import GatewayError
 from tui.api.media import MediaRule
@@ -241,6 +243,11 @@ class GatewayAdapter(Protocol):
         """What it takes as media, by kind: types, largest size, and where each comes from (empty: no media call)."""
         ...
 
+    @property
+    def deliveries(self) -> DeliveryFormat:
+        """How its webhook deliveries are recognised and described (kind, summary, message ids)."""
+        ...
+
     async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
         """When this gateway's answers about `family`'s connection disagree (a status that says connected beside a
         QR call that says not), what they said, in the words the Account section shows; None when they agree or
@@ -259,6 +266,7 @@ class FamilyAdapter:
     forms: WireForms
     read_answer: AnswerReader = field(default=read_liberally)
     media_rules: Mapping[SendKind, MediaRule] = field(default_factory=dict)
+    deliveries: DeliveryFormat = field(default=NO_DELIVERIES)
 
     def wire(self, op: Operation[Req, Res], request: Req) -> WireRequest:
         return self.forms.wire(op, request)

@@ -296,7 +296,7 @@ def seed_sandbox_inbox(store: EventStore, state: SandboxState, *, ends_before_us
     from tui.webhooks.conversations import Inbox
     from tui.webhooks.inbox_changes import ChatName, NameSource, NewMessage, StatusChange, is_group
     from tui.webhooks.inbox_sql import add_message, apply, set_names
-    from tui.webhooks.render import render_whatsmeow
+    from tui.gateways.render import render_whatsmeow
 
     history = state.history()
     shift_us = 0

@@ -7,8 +7,9 @@ gateways pass the phone number beside it where WhatsApp gives it:
   and `RecipientAlt`; one of each pair is the LID, the other the phone JID, whichever way `AddressingMode` says.
 * Z-API's callbacks: `phone` (the chat) beside `chatLid` and `senderLid`; a group member's `participantPhone`
   beside `participantLid`; `phone` itself may be the LID when that is all Z-API knows.
-* Evolution API: Baileys' message key, `remoteJid` beside `remoteJidAlt` and `participant` beside
-  `participantAlt`.
+* Evolution API: Baileys' message key, `remoteJid` beside `remoteJidAlt` (`senderPn` before Baileys 7) and
+  `participant` beside `participantAlt` (`participantPn`); an ack's own `remoteJid`; a group change's members
+  (`id` beside `phoneNumber`) and its `author` beside `authorPn`.
 
 `identities_in` reads those pairs (and the sender's name) from one payload; the store keeps them per account in
 the `identities` table (`SCHEMA`, written with the event that taught them, in the same transaction); `who` says
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.webhooks.fields import dict_of, text_of
+from tui.api.fields import dict_of, text_of
 
 if TYPE_CHECKING:  # the app's start loads this module (the inbox's rows), not SQLite
     import sqlite3
@@ -135,13 +136,18 @@ def _zapi(payload: dict) -> tuple[bool, list[Identity | None]]:
 
 def _evolution(payload: dict) -> tuple[bool, list[Identity | None]]:
     data = dict_of(payload.get("data"))
-    key = dict_of(data.get("key"))
+    # A message's key; a `messages.update` ack carries the key's fields (remoteJid, fromMe, participant) in data.
+    key = dict_of(data.get("key")) or data
     from_me = key.get("fromMe") is True
     name = "" if from_me else text_of(data.get("pushName"))
     participant = key.get("participant")
+    # Baileys 7 names the other address `…Alt`; Baileys 6 (Evolution before 2.3) `senderPn` and `participantPn`.
     if text_of(key.get("remoteJid")).endswith("@g.us"):
-        return from_me, [_pair(participant, key.get("participantAlt"), name)]
-    return from_me, [_pair(key.get("remoteJid"), key.get("remoteJidAlt"), name)]
+        return from_me, [_pair(participant, key.get("participantAlt") or key.get("participantPn"), name)]
+    if isinstance(data.get("participants"), list):  # group-participants.update: Baileys 7's {id, phoneNumber}
+        return False, [_pair(dict_of(member).get("id"), dict_of(member).get("phoneNumber"))
+                       for member in data["participants"]] + [_pair(data.get("author"), data.get("authorPn"))]
+    return from_me, [_pair(key.get("remoteJid"), key.get("remoteJidAlt") or key.get("senderPn"), name)]
 
 
 def who(jid: str, identity: Identity | None) -> str:

@@ -13,16 +13,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tui.gateways.evolution.deliveries import long_value
 from tui.webhooks.families import split_account
-from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import Identity, identities_in, sender_identity, who
 from tui.webhooks.receipts import (
+    EVOLUTION_ACK,
     Receipt,
     Status,
     failure_of,
     receipt_of,
 )
-from tui.webhooks.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
+from tui.gateways.render import WAITING, WAITING_TEXT, names_of, render_whatsmeow, render_zapi
 from tui.webhooks.rows import (
     MEDIA_KINDS,
     MediaInfo,
@@ -197,13 +199,34 @@ def _zapi_received(payload: dict) -> list[Change]:
     ]
 
 
+def _evolution_message(payload: dict) -> list[Change]:
+    """Evolution's messages.upsert and send.message: `data` is the message as its `prepareMessage` makes it
+    (Baileys' key, WhatsApp's protobuf message as whatsmeow writes it too)."""
+    data = dict_of(payload.get("data"))
+    key = dict_of(data.get("key"))
+    chat = chat_id_of(key.get("remoteJid"))
+    if not chat:
+        return []
+    outgoing = key.get("fromMe") is True
+    push = None if outgoing else text_of(data.get("pushName")) or None
+    sender = None
+    if is_group(chat) and not outgoing:
+        sender = _member(key.get("participant"), push, key.get("participantAlt") or key.get("participantPn")) or None
+    kind, body = render_whatsmeow(dict_of(data.get("message")))
+    return [NewMessage(chat, outgoing, kind, body, text_of(key.get("id")) or None, sender,
+                       push_name=None if is_group(chat) else push)]
+
+
 def _receipt(kind: str) -> Callable[[dict], list[Change]]:
-    """Z-API's DeliveryCallback and MessageStatusCallback, WuzAPI's ReadReceipt: what `receipts.RECEIPTS` says.
-    READ_BY_ME (the account read what it received) never marks a sent message; it clears the chat's unread count."""
+    """Z-API's DeliveryCallback and MessageStatusCallback, WuzAPI's ReadReceipt, Evolution's messages.update: what
+    `receipts.RECEIPTS` says. READ_BY_ME (the account read what it received) never marks a sent message; it clears
+    the chat's unread count."""
     def read(payload: dict) -> list[Change]:
         receipt = receipt_of(kind, payload)
         if kind == "Delivery":
             ids = tuple(i for i in (text_of(payload.get("messageId")),) if i)
+        elif kind == EVOLUTION_ACK:  # keyId is WhatsApp's id; messageId is Evolution's database row
+            ids = tuple(i for i in (text_of(dict_of(payload.get("data")).get("keyId")),) if i)
         elif kind == "ReadReceipt":
             ids = tuple(text_of(i) for i in list_of(dict_of(payload.get("event")).get("MessageIDs")) if text_of(i))
         else:
@@ -219,6 +242,8 @@ def _receipt(kind: str) -> Callable[[dict], list[Change]]:
 
 
 def _receipt_chat(kind: str, payload: dict) -> str:
+    if kind == EVOLUTION_ACK:
+        return chat_id_of(dict_of(payload.get("data")).get("remoteJid"))
     if kind == "ReadReceipt":
         return chat_id_of(dict_of(payload.get("event")).get("Chat"))
     chat = chat_id_of(payload.get("phone"))
@@ -238,6 +263,15 @@ def _zapi_presence(payload: dict) -> list[Change]:
     return [Typing(chat, status in ("COMPOSING", "RECORDING"))] if chat else []
 
 
+def _evolution_presence(payload: dict) -> list[Change]:
+    """Evolution's presence.update: Baileys' `{"id": chat, "presences": {jid: {"lastKnownPresence"}}}`; typing
+    while anyone in the chat composes or records."""
+    data = dict_of(payload.get("data"))
+    chat = chat_id_of(data.get("id"))
+    states = [text_of(dict_of(state).get("lastKnownPresence")).lower() for state in dict_of(data.get("presences")).values()]
+    return [Typing(chat, any(state in ("composing", "recording") for state in states))] if chat else []
+
+
 _READERS = {
     "Message": _wuzapi_message,
     "UndecryptableMessage": _wuzapi_undecryptable,
@@ -247,6 +281,10 @@ _READERS = {
     "ReadReceipt": _receipt("ReadReceipt"),
     "ChatPresence": _chat_presence,
     "PresenceChatCallback": _zapi_presence,
+    "messages.upsert": _evolution_message,
+    "send.message": _evolution_message,
+    EVOLUTION_ACK: _receipt(EVOLUTION_ACK),
+    "presence.update": _evolution_presence,
 }
 
 
@@ -342,6 +380,8 @@ def media_info(event_kind: str, payload: Any, kind: str) -> MediaInfo | None:
         size = part.get("fileLength") if isinstance(part.get("fileLength"), int) else None
         return MediaInfo(kind, text_of(part.get("mimeType")), text_of(part.get("fileName")) or None,
                          text_of(part.get("caption")) or None, size, text_of(part.get(url_field)) or None)
+    if event_kind in ("messages.upsert", "send.message"):
+        return _evolution_media(payload, kind)
     if event_kind != "Message":
         return None
     message = dict_of(dict_of(payload.get("event")).get("Message"))
@@ -359,6 +399,18 @@ def media_info(event_kind: str, payload: Any, kind: str) -> MediaInfo | None:
     return MediaInfo(kind, text_of(payload.get("mimeType")) or text_of(part.get("mimetype")),
                      text_of(payload.get("fileName")) or text_of(part.get("fileName")) or None,
                      text_of(part.get("caption")) or None, size, text_of(s3.get("url")) or None, has_inline)
+
+
+def _evolution_media(payload: dict, kind: str) -> MediaInfo:
+    """Evolution's message (`data.message`): the part as Baileys wrote it (`fileLength` a 64-bit Long), the bytes in
+    `base64` when its webhook sends them, `mediaUrl` when it uploaded the file to its own S3 (the part's `url` is
+    WhatsApp's encrypted copy: no use to anyone without the media key)."""
+    message = dict_of(dict_of(payload.get("data")).get("message"))
+    part = dict_of(message.get(f"{kind}Message")) or (dict_of(message.get("ptvMessage")) if kind == "video" else {})
+    inline = message.get("base64")
+    return MediaInfo(kind, text_of(part.get("mimetype")), text_of(part.get("fileName")) or None,
+                     text_of(part.get("caption")) or None, long_value(part.get("fileLength")),
+                     text_of(message.get("mediaUrl")) or None, isinstance(inline, str) and bool(inline))
 
 
 def _int(value: Any) -> int | None:

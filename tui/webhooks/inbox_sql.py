@@ -35,7 +35,7 @@ from tui.webhooks.receipts import (
     LEGACY_STATUS,
     Status,
 )
-from tui.webhooks.render import WAITING
+from tui.gateways.render import WAITING
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_messages (

@@ -8,6 +8,11 @@ WuzAPI (asternic/wuzapi `wmiau.go`, `case *events.Receipt`; docs/gateways/wuzapi
 whatsmeow's receipt `Type` ("" delivered, "read", "read-self"; "played" from whatsmeow) and WuzAPI's own `state` word
 (Delivered, Read, ReadSelf).
 
+Evolution API (EvolutionAPI/evolution-api 2.3.6, `whatsapp.baileys.service.ts` `messages.update` handler and
+`src/utils/renderStatus.ts`; docs/gateways/evolution.md §6.2): `messages.update` with the status word ERROR,
+PENDING, SERVER_ACK (on WhatsApp's server), DELIVERY_ACK, READ or PLAYED; on a received message (`fromMe` false) a
+READ or PLAYED says this account read or played it.
+
 `receipt_of(kind, payload)` names what one event says (`Receipt`); `Receipt.status` is the step an outgoing
 message reaches by it and `failure_of` the gateway's words for a failure. The inbox keeps every step reached with
 the time this app first learned it (the message's timeline: the 2xx's time, each event's arrival, on this machine's
@@ -22,7 +27,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from tui.webhooks.fields import dict_of, text_of
+from tui.api.fields import dict_of, text_of
 
 
 class Status(enum.IntEnum):
@@ -102,7 +107,7 @@ _TICKS: dict[Receipt, Status | None] = {
     Receipt.READ_BY_ME: None,
 }
 
-# (event kind, the gateway's word folded by `_fold`) → what it says. The one table for both gateways.
+# (event kind, the gateway's word folded by `_fold`) → what it says. The one table for every gateway.
 RECEIPTS: dict[tuple[str, str], Receipt] = {
     # Z-API DeliveryCallback: the word is "error" when the event carries one, else "ok"
     ("Delivery", "ok"): Receipt.HANDED,
@@ -121,7 +126,16 @@ RECEIPTS: dict[tuple[str, str], Receipt] = {
     ("ReadReceipt", "played"): Receipt.PLAYED,
     ("ReadReceipt", "readself"): Receipt.READ_BY_ME,
     ("ReadReceipt", "playedself"): Receipt.READ_BY_ME,  # whatsmeow's "played-self": this account played it
+    # Evolution messages.update `status` of a message the account sent (PENDING: still in Evolution's hands, said
+    # already by the send's 2xx; DELETED: no status at all)
+    ("messages.update", "serverack"): Receipt.HANDED,
+    ("messages.update", "deliveryack"): Receipt.DELIVERED,
+    ("messages.update", "read"): Receipt.READ,
+    ("messages.update", "played"): Receipt.PLAYED,
+    ("messages.update", "error"): Receipt.FAILED,
 }
+
+EVOLUTION_ACK = "messages.update"
 
 
 def _fold(word: str) -> str:
@@ -141,6 +155,12 @@ def receipt_of(kind: str, payload: Any) -> Receipt | None:
         word = text_of(receipt_type) or text_of(payload.get("state"))
         if not word and not isinstance(receipt_type, str):
             return None  # neither word: the event does not say what it acknowledges
+    elif kind == EVOLUTION_ACK:
+        data = dict_of(payload.get("data"))
+        receipt = RECEIPTS.get((kind, _fold(text_of(data.get("status")))))
+        if data.get("fromMe") is not True:  # an ack of a message the account received: it read or played it
+            return Receipt.READ_BY_ME if receipt in (Receipt.READ, Receipt.PLAYED) else None
+        return receipt
     else:
         return None
     return RECEIPTS.get((kind, _fold(word)))

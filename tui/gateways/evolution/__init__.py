@@ -18,6 +18,7 @@ from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import Family, InstanceDialect
 from tui.api.operations import Operation, WireRequest
 from tui.gateways.evolution.answers import read_evolution_answer
+from tui.gateways.evolution.deliveries import EVOLUTION_DELIVERIES
 from tui.gateways.evolution.media import EVOLUTION_MEDIA_RULES
 from tui.gateways.evolution.privacy import PRIVACY_OPERATIONS, privacy_read_first
 from tui.gateways.evolution.wire import QUERIES, evolution_forms
@@ -61,4 +62,4 @@ class EvolutionAdapter(FamilyAdapter):
 
 EVOLUTION = EvolutionAdapter(name="Evolution API", dialects={Family.INSTANCE: InstanceDialect.EVOLUTION},
                              forms=evolution_forms(), read_answer=read_evolution_answer,
-                             media_rules=EVOLUTION_MEDIA_RULES)
+                             media_rules=EVOLUTION_MEDIA_RULES, deliveries=EVOLUTION_DELIVERIES)

@@ -13,6 +13,7 @@ from tui.api.connection import ConnectionState
 from tui.api.dialects import Family, SessionDialect
 from tui.api.operations import Body, Operation, Req, Res
 from tui.gateways.wuzapi.connection import wuzapi_contradiction
+from tui.gateways.wuzapi.deliveries import WUZAPI_DELIVERIES
 from tui.gateways.wuzapi.media import WUZAPI_MEDIA_RULES
 from tui.gateways.wuzapi.wire import (
     WUZAPI_WEBHOOK_READ,
@@ -46,4 +47,4 @@ class WuzapiAdapter(FamilyAdapter):
 
 
 WUZAPI = WuzapiAdapter(name="WuzAPI", dialects={Family.SESSION: SessionDialect.WUZAPI}, forms=wuzapi_forms(),
-                        media_rules=WUZAPI_MEDIA_RULES)
+                        media_rules=WUZAPI_MEDIA_RULES, deliveries=WUZAPI_DELIVERIES)

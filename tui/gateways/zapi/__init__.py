@@ -8,6 +8,7 @@ from tui.api.adapter import ConnectionReads, FamilyAdapter
 from tui.api.connection import ConnectionState
 from tui.api.dialects import Family, InstanceDialect
 from tui.gateways.zapi.connection import zapi_contradiction
+from tui.gateways.zapi.deliveries import ZAPI_DELIVERIES
 from tui.gateways.zapi.media import ZAPI_MEDIA_RULES
 from tui.gateways.zapi.wire import zapi_forms
 
@@ -19,4 +20,4 @@ class ZapiAdapter(FamilyAdapter):
 
 
 ZAPI = ZapiAdapter(name="Z-API", dialects={Family.INSTANCE: InstanceDialect.ZAPI}, forms=zapi_forms(),
-                   media_rules=ZAPI_MEDIA_RULES)
+                   media_rules=ZAPI_MEDIA_RULES, deliveries=ZAPI_DELIVERIES)

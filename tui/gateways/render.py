@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tui.webhooks.fields import dict_of, list_of, text_of
+from tui.api.fields import dict_of, list_of, text_of
 
 _MEDIA = {"imageMessage": "image", "videoMessage": "video", "audioMessage": "audio", "documentMessage": "document",
           "stickerMessage": "sticker", "ptvMessage": "video"}
