@@ -301,8 +301,13 @@ class SandboxState:
         return demo_history()
 
     def last_message_times(self) -> dict[str, datetime]:
-        """When each chat's last message was, from the seeded history (the gateways' chat lists report it)."""
-        return {item.chat: item.at for item in self.history()}
+        """When each chat's last message was, from the seeded history and what contacts wrote since (the gateways'
+        chat lists report it)."""
+        times = {item.chat: item.at for item in self.history()}
+        for message in self.received:
+            if message.chat.endswith(f"@{USER_SERVER}"):
+                times[message.chat.split("@")[0]] = message.at
+        return times
 
     def push_name(self, phone: str) -> str:
         """What a contact calls themselves: their first name (the account saved the full name)."""

@@ -553,12 +553,12 @@ class EvolutionInstanceApi(DialectApi):
         page (50 unless given), `page` from 1; newest first; `{messages: {total, pages, currentPage, records}}`.
         From the seeded history and what contacts wrote (SandboxState.listed_history)."""
         body = await self._body(request)
-        where = body.data.get("where") if isinstance(body.data.get("where"), dict) else {}
-        key = where.get("key") if isinstance(where.get("key"), dict) else {}
-        chat = key.get("remoteJid")
+        where = body.data.get("where")
+        key = where.get("key") if isinstance(where, dict) else None
+        chat = key.get("remoteJid") if isinstance(key, dict) else None
         size, page = body.integer("offset") or 50, body.integer("page") or 1
         rows = [message for message in reversed(self.state.listed_history()) if not chat or message.chat == chat]
-        records = [{"id": uuid.uuid5(uuid.NAMESPACE_URL, message.message_id).hex[:25],
+        records: list[dict[str, Any]] = [{"id": uuid.uuid5(uuid.NAMESPACE_URL, message.message_id).hex[:25],
                     "key": {"id": message.message_id, "fromMe": message.from_me, "remoteJid": message.chat},
                     "pushName": message.push_name or None, "messageType": "conversation",
                     "message": {"conversation": message.text}, "messageTimestamp": int(message.at.timestamp()),
