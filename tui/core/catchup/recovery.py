@@ -93,8 +93,10 @@ def store_recovered(connection: sqlite3.Connection, account: str, gap: Gap, list
 
     _ensure_schema(connection)
     recovered = 0
+    since = gap.start.replace(microsecond=0)  # a gateway's whole seconds (Evolution): the same second counts; the
+    # message ids keep one seen live just before the stop from coming twice
     for message in sorted(listed, key=lambda message: message.at):
-        if not gap.start <= message.at <= gap.end:
+        if not since <= message.at <= gap.end:
             continue
         chat = chat_id_of(message.chat_jid)
         sender = chat_id_of(message.sender) if message.sender and is_group(chat) else None

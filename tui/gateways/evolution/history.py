@@ -29,8 +29,8 @@ _KINDS = {"conversation": "text", "extendedTextMessage": "text", "imageMessage":
 
 def records(rows: Iterable[dict[str, object]]) -> list[ListedMessage]:
     """findMessages' records as listed messages, oldest first; a record without a key id, a chat or a time is
-    skipped."""
-    listed = [message for row in rows if (message := _record(row)) is not None]
+    skipped. Evolution answers newest first: read backwards, so messages of one second keep their order."""
+    listed = [message for row in reversed(list(rows)) if (message := _record(row)) is not None]
     return sorted(listed, key=lambda message: message.at)
 
 
@@ -69,11 +69,12 @@ async def list_since(read: Read, since: datetime) -> list[ListedMessage]:
     """Every message Evolution stored from `since` on, every chat at once: pages newest first until one reaches
     back past `since` (or the last page). HistoryCutShort, with the newest, when more than MOST_PAGES pages are that
     recent."""
+    since = since.replace(microsecond=0)  # Evolution keeps whole seconds: a message of the same second counts
     listed: list[ListedMessage] = []
     for page in range(1, MOST_PAGES + 1):
         answer = await read(ChatMessagesQuery(amount=PAGE, page=page))
         found = records(answer.items)
-        listed += [message for message in found if message.at >= since]
+        listed = [message for message in found if message.at >= since] + listed  # each page is older
         if not found or found[0].at < since or page >= answer.pages:
             return sorted(listed, key=lambda message: message.at)
     raise HistoryCutShort(f"more than {MOST_PAGES * PAGE} messages since then: only the newest were read",

@@ -29,8 +29,9 @@ def read_chat_history(answer: object) -> list[ListedMessage]:
 
 
 def history_rows(rows: Iterable[dict[str, object]]) -> list[ListedMessage]:
-    """HistoryMessage rows as listed messages, oldest first; a row without an id, a chat or a time is skipped."""
-    listed = [message for row in rows if (message := _message(row)) is not None]
+    """HistoryMessage rows (newest first, as WuzAPI answers) as listed messages, oldest first; a row without an id, a
+    chat or a time is skipped."""
+    listed = [message for row in reversed(list(rows)) if (message := _message(row)) is not None]
     return sorted(listed, key=lambda message: message.at)
 
 

@@ -26,8 +26,9 @@ _KINDS = ("text", "image", "video", "audio", "document", "sticker", "location", 
 
 
 def chat_rows(rows: Iterable[dict[str, object]], chat_phone: str) -> list[ListedMessage]:
-    """One chat's rows as listed messages, oldest first; the chat is `chat_phone` (digits, or `<digits>-group`)."""
-    listed = [message for row in rows if (message := _row(row, chat_phone)) is not None]
+    """One chat's rows (newest first, as Z-API answers) as listed messages, oldest first; the chat is `chat_phone`
+    (digits, or `<digits>-group`)."""
+    listed = [message for row in reversed(list(rows)) if (message := _row(row, chat_phone)) is not None]
     return sorted(listed, key=lambda message: message.at)
 
 
@@ -55,6 +56,7 @@ async def list_since(read_chats: ReadChats, read_messages: ReadMessages, since: 
     """Every message of the chats that spoke since `since`, from then on, oldest first: the chats first (their
     `lastMessageTime`), then each chat's pages back past `since`. HistoryCutShort, with what was read, when a chat
     has more than MOST_PAGES pages that recent."""
+    since = since.replace(microsecond=0)  # Z-API says a chat's last message in seconds: the same second counts
     chats: list[str] = []
     for page in range(1, CHAT_PAGES + 1):
         listed_chats = (await read_chats(ListPage(page=page, pageSize=100))).items
@@ -64,15 +66,17 @@ async def list_since(read_chats: ReadChats, read_messages: ReadMessages, since: 
             break
     listed: list[ListedMessage] = []
     for phone in dict.fromkeys(chats):
+        chat: list[ListedMessage] = []
         last_id: str | None = None
         for _page in range(MOST_PAGES):
             found = chat_rows((await read_messages(ChatMessagesQuery(phone=phone, amount=PAGE,
                                                                       lastMessageId=last_id))).items, phone)
-            listed += [message for message in found if message.at >= since]
+            chat = [message for message in found if message.at >= since] + chat  # each page is older
             if len(found) < PAGE or found[0].at < since:
                 break
             last_id = found[0].message_id
         else:
             raise HistoryCutShort(f"more than {MOST_PAGES * PAGE} messages in {phone} since then: only the newest "
-                                  "were read", sorted(listed, key=lambda message: message.at))
+                                  "were read", sorted(listed + chat, key=lambda message: message.at))
+        listed += chat
     return sorted(listed, key=lambda message: message.at)
