@@ -10,9 +10,8 @@ gateway lists is named as a gap.
 """
 
 from tui.core.catchup.accounts import AccountClients, catch_up_accounts, profile_clients
-from tui.core.catchup.recovery import CatchUp, catch_up, recovered_ids
-from tui.core.catchup.run import ListenerRun
+from tui.core.catchup.recovery import CatchUp, catch_up, newest_notes, recovered_ids
 from tui.core.catchup.runs import Gap, listener_started, listener_stopped
 
-__all__ = ["AccountClients", "CatchUp", "Gap", "ListenerRun", "catch_up", "catch_up_accounts", "listener_started",
-           "listener_stopped", "profile_clients", "recovered_ids"]
+__all__ = ["AccountClients", "CatchUp", "Gap", "catch_up", "catch_up_accounts", "listener_started",
+           "listener_stopped", "newest_notes", "profile_clients", "recovered_ids"]

@@ -8,7 +8,7 @@ import asyncio
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from tui.api.history import HistoryCutShort, ListedMessage
@@ -118,6 +118,27 @@ def recovered_ids(connection: sqlite3.Connection, account: str, chat_id: str) ->
         return set()
     return {row[0] for row in connection.execute(
         "SELECT message_id FROM recovered_messages WHERE account = ? AND chat_id = ?", (account, chat_id))}
+
+
+def newest_notes(connection: sqlite3.Connection, account: str) -> list[CatchUp]:
+    """What the newest catch-up of `account` said, one per gateway read, when it recovered something or named a
+    gap (a gap with nothing missed says nothing); a reader's query: [] before the first catch-up."""
+    try:
+        newest = connection.execute("SELECT max(end_us) FROM catch_up_notes WHERE account = ?", (account,)).fetchone()
+        if newest is None or newest[0] is None:
+            return []
+        rows = connection.execute(
+            """SELECT start_us, end_us, recovered, missing, gateway FROM catch_up_notes
+               WHERE account = ? AND end_us = ? AND (recovered > 0 OR missing IS NOT NULL) ORDER BY id""",
+            (account, newest[0])).fetchall()
+    except sqlite3.OperationalError:  # no catch-up yet (no table), or one from before the gateway was named
+        return []
+    return [CatchUp(account, Gap(_at(start), _at(end)), recovered, missing, gateway or "")
+            for start, end, recovered, missing, gateway in rows]
+
+
+def _at(micros: int) -> datetime:
+    return datetime.fromtimestamp(micros / 1_000_000, UTC)
 
 
 def _us(at: datetime) -> int:
