@@ -344,9 +344,12 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     print(f"  largest body accepted: {listener.max_body} bytes", file=sys.stderr, flush=True)
     catching_up: asyncio.Task[None] | None = None
     if gap is not None:
+        profiles = _profile_names(served)
+        reading = "; reading their histories of it" if profiles else ""
         print(f"  not listening {gap.words()} (since the last run ended): what the gateways sent then was not "
-              "received; reading their histories of it", file=sys.stderr, flush=True)
-        catching_up = loop.create_task(_catch_up(store, gap, served, args), name="catch up")
+              f"received{reading}", file=sys.stderr, flush=True)
+        if profiles:
+            catching_up = loop.create_task(_catch_up(store, gap, served, args), name="catch up")
     try:
         await stopped.wait()
     finally:
@@ -407,6 +410,11 @@ async def _run_started(store: EventStore) -> tuple[int | None, Gap | None]:
     return run, gap
 
 
+def _profile_names(served: _Served) -> list[str]:
+    """The profiles this listener serves (none for the sandbox's: its gateway starts afresh)."""
+    return list(served.accounts) if served.accounts else [served.account] if served.account else []
+
+
 async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse.Namespace) -> None:
     """In the background, while events come in: each served profile's messages of `gap`, read from its gateway's
     history and stored once, marked recovered (tui.core.catchup); one line each ("catch-up: 20 messages recovered
@@ -416,7 +424,7 @@ async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse
     from tui.core.catchup import AccountClients, catch_up_accounts, profile_clients
     from tui.local.config import load_profiles
 
-    names = list(served.accounts) if served.accounts else [served.account] if served.account else []
+    names = _profile_names(served)
     try:
         profiles = {profile.name: profile for profile in await asyncio.to_thread(load_profiles)}
         async with GatewayHttp(timeout=10.0) as http:
@@ -433,8 +441,9 @@ async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse
     except Exception as error:  # the store or the profiles failed: the gap stays as said above
         print(f"catch-up: not done: {error}", file=sys.stderr, flush=True)
         return
-    for result, name in ((result, result.account or (names[0] if names else "")) for result in results):
-        print(f"catch-up: {result.words()} ({name}, {result.gateway})", file=sys.stderr, flush=True)
+    for result in results:  # on the old paths the store's one inbox is "": the profile served names it
+        print(f"catch-up: {result.words()} ({result.account or names[0]}, {result.gateway})", file=sys.stderr,
+              flush=True)
 
 
 async def _run_stopped(store: EventStore, run: int) -> None:
