@@ -103,8 +103,9 @@ def store_recovered(connection: sqlite3.Connection, account: str, gap: Gap, list
         new = NewMessage(chat, message.from_me, message.kind, message.text or f"[{message.kind}]",
                          message.message_id, sender)
         if inbox_sql.add_message(connection, new, _us(message.at), None, account):
+            # under the chat the inbox put it in (a person's phone chat for their LID's message): the thread's mark
             connection.execute("INSERT OR IGNORE INTO recovered_messages(account, chat_id, message_id) VALUES (?, ?, ?)",
-                               (account, chat, message.message_id))
+                               (account, inbox_sql.same_person_chat(connection, chat, account), message.message_id))
             recovered += 1
     connection.execute("INSERT INTO catch_up_notes(account, start_us, end_us, recovered, missing, gateway) "
                        "VALUES (?, ?, ?, ?, ?, ?)", (account, _us(gap.start), _us(gap.end), recovered, missing, gateway))
