@@ -26,6 +26,8 @@ READS = {
     OperationId.GROUP_INFO,
     OperationId.USER_CONTACTS,
     OperationId.USER_LID,
+    OperationId.MESSAGE_HISTORY,
+    OperationId.FIND_MESSAGES,
     OperationId.GROUP_LIST,
     OperationId.WEBHOOK_READ,
     OperationId.SESSION_STATUS,

@@ -9,7 +9,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from tui.api.models import ChatHistoryQuery, MessageHistory
 from tui.core.catchup import CatchUp, catch_up, listener_started, listener_stopped, recovered_ids
+from tui.gateways.history import HistoryLister
+from tui.gateways.wuzapi.history import list_since
 from tui.webhooks import inbox_sql
 from tui.webhooks.inbox_changes import changes_of
 from tui.webhooks.store import EventStore
@@ -46,6 +49,16 @@ class WuzapiHistory:
         rows = sorted(self.rows, key=lambda row: str(row["timestamp"]), reverse=True)[: int(query["limit"])]
         return json.loads(json.dumps({"code": 200, "success": True, "data": rows}))
 
+    async def read(self, query: ChatHistoryQuery) -> MessageHistory:
+        """As the session client reads it: the envelope's `data` as the row's answer."""
+        answer = await self.fetch("/chat/history", {"chat_jid": query.chat_jid, "limit": str(query.limit)})
+        assert isinstance(answer, dict)
+        return MessageHistory.model_validate(answer["data"])
+
+    @property
+    def lister(self) -> HistoryLister:
+        return HistoryLister("WuzAPI", lambda since: list_since(self.read, since))
+
 
 def test_the_runs_say_when_the_listener_was_down(tmp_path: Path) -> None:
     with EventStore(tmp_path / "events.sqlite3") as store:
@@ -75,11 +88,11 @@ async def test_the_gaps_messages_are_stored_once_marked_recovered_and_a_later_re
         store.write(lambda connection: listener_stopped(connection, run, us(start)))
         _, gap = store.write(lambda connection: listener_started(connection, us(end)))
         assert gap is not None
-        result = await catch_up(store, "shop", gap, history.fetch, family="session", dialect="wuzapi")
-        again = await catch_up(store, "shop", gap, history.fetch, family="session", dialect="wuzapi")
-        assert result == CatchUp("shop", gap, 20, None) and again.recovered == 0
+        result = await catch_up(store, "shop", gap, history.lister)
+        again = await catch_up(store, "shop", gap, history.lister)
+        assert result == CatchUp("shop", gap, 20, None, "WuzAPI") and again.recovered == 0
         assert result.words(UTC) == "20 messages recovered from 03:10–03:42"
-        assert {"chat_jid": "index"} in history.asked
+        assert history.asked[0]["chat_jid"] == "index"
 
         def inbox(connection):
             return connection.execute(
@@ -107,14 +120,20 @@ async def test_a_gateway_that_lists_no_history_leaves_the_gap_named(tmp_path: Pa
     start, end = T0 + timedelta(minutes=10), T0 + timedelta(minutes=42)
     from tui.core.catchup import Gap
 
-    async def disabled(path: str, query: dict[str, str]) -> object:
-        return {"code": 501, "error": "message history is disabled for this user", "success": False}
+    async def disabled(since: datetime) -> list:
+        # the session client's error for WuzAPI's 501 (handlers.go GetHistory with the user's history at 0)
+        from tui.api.errors import UnexpectedStatus
+
+        raise UnexpectedStatus("HTTP 501 Not Implemented for message-history: message history is disabled for this "
+                               "user", status=501)
 
     with EventStore(tmp_path / "events.sqlite3") as store:
         gap = Gap(start, end)
-        wuzapi = await catch_up(store, "shop", gap, disabled, family="session", dialect="wuzapi")
-        zapi = await catch_up(store, "shop", gap, None, family="instance", dialect="zapi")
+        wuzapi = await catch_up(store, "shop", gap, HistoryLister("WuzAPI", disabled))
+        spec = await catch_up(store, "shop", gap, None, gateway="the spec gateway")
+        notes = store.read(lambda connection: connection.execute(
+            "SELECT gateway, recovered, missing FROM catch_up_notes ORDER BY id").fetchall())
     assert wuzapi.recovered == 0 and "message history is disabled" in (wuzapi.missing or "")
-    assert wuzapi.words(UTC).startswith("messages from 03:10–03:42 could not be recovered: ")
-    assert zapi.words(UTC) == ("messages from 03:10–03:42 could not be recovered: the zapi dialect lists no "
-                               "history here")
+    assert wuzapi.words(UTC).startswith("no history from WuzAPI for 03:10–03:42 (")
+    assert spec.words(UTC) == "no history from the spec gateway for 03:10–03:42 (it has no call that lists messages)"
+    assert [gateway for gateway, *_ in notes] == ["WuzAPI", "the spec gateway"]

@@ -53,6 +53,6 @@ def test_the_gateways_refuse_only_what_the_spec_lacks() -> None:
     spec = adapter_for(InstanceDialect.SPEC)
     assert {op.id.value for op in OPERATIONS.values() if spec.refusal(op.id)} == {
         "chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart", "disconnect", "me",
-        "update-every-webhooks", "device", "user-contacts", "user-lid", "group-list", "session-status", "session-connect",
+        "update-every-webhooks", "device", "user-contacts", "user-lid", "message-history", "chat-messages", "group-list", "session-status", "session-connect",
         "session-qr", "session-pairphone", "session-disconnect", "session-logout", "chat-send-image",
         "chat-send-video", "chat-send-audio", "chat-send-document"}

@@ -92,6 +92,8 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
     OperationId.LIST_GROUPS: lambda: m.ListPage(),
     OperationId.USER_CONTACTS: lambda: m.NoBody(),
     OperationId.USER_LID: lambda: m.UserLidQuery(jid="5511987654321"),
+    OperationId.MESSAGE_HISTORY: lambda: m.ChatHistoryQuery(chat_jid="index"),
+    OperationId.FIND_MESSAGES: lambda: m.ChatMessagesQuery(phone="5511987654321"),
     OperationId.GROUP_LIST: lambda: m.NoBody(),
     **PAIRING_REQUESTS,
     **DOCTOR_REQUESTS,
@@ -100,7 +102,7 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
 # The gateways' lists and pairing calls are not in the spec, nor WuzAPI's media sends: its dialect refuses them
 # before sending (and that is the success).
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.USER_LID,
+               OperationId.USER_LID, OperationId.MESSAGE_HISTORY, OperationId.FIND_MESSAGES,
                OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY, OperationId.CHAT_SEND_IMAGE, OperationId.CHAT_SEND_VIDEO,
                OperationId.CHAT_SEND_AUDIO, OperationId.CHAT_SEND_DOCUMENT}
 # The pairing calls change the account's connection as they go (disconnect, logout): they are driven in the

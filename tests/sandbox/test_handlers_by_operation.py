@@ -49,9 +49,9 @@ def test_the_spec_sandbox_refuses_exactly_the_gateways_lists_pairing_calls_and_s
     # docs/gateways/wuzapi.md §2.8), and their pairing calls (docs/gateways/zapi.md §3.1, docs/gateways/wuzapi.md
     # §2.2-2.3): the spec has only the instance status read.
     assert InstanceApi.REFUSED == {"chats", "contacts", "groups", "qr-code", "qr-code/image", "phone-code", "restart",
-                                   "disconnect", "me", "update-every-webhooks", "device"}
+                                   "disconnect", "me", "update-every-webhooks", "device", "chat-messages"}
     # and WuzAPI's media sends, which the spec's session family does not have (issue 25)
-    assert SessionApi.REFUSED == {"user-contacts", "user-lid", "group-list", "session-status", "session-connect", "session-qr",
+    assert SessionApi.REFUSED == {"user-contacts", "user-lid", "message-history", "group-list", "session-status", "session-connect", "session-qr",
                                   "session-pairphone", "session-disconnect", "session-logout", "chat-send-image",
                                   "chat-send-video", "chat-send-audio", "chat-send-document"}
     assert ZapiInstanceApi.REFUSED == WuzapiSessionApi.REFUSED == set()

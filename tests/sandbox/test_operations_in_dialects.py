@@ -32,7 +32,7 @@ REQUESTS: dict[OperationId, Callable[[], m.Request]] = {
 # The gateways' lists and pairing calls: the spec has none, so its dialect refuses them before sending; nor has its
 # session family WuzAPI's media sends.
 NOT_IN_SPEC = {OperationId.LIST_CHATS, OperationId.LIST_CONTACTS, OperationId.LIST_GROUPS, OperationId.USER_CONTACTS,
-               OperationId.USER_LID,
+               OperationId.USER_LID, OperationId.MESSAGE_HISTORY, OperationId.FIND_MESSAGES,
                OperationId.GROUP_LIST, *PAIRING_CALLS, *ZAPI_ONLY, OperationId.CHAT_SEND_IMAGE, OperationId.CHAT_SEND_VIDEO,
                OperationId.CHAT_SEND_AUDIO, OperationId.CHAT_SEND_DOCUMENT}
 # The calls that give a code need an unpaired account (WuzAPI's also a connect first); the others a paired one.

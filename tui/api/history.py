@@ -23,3 +23,11 @@ class ListedMessage:
 
 class HistoryUnreadable(ValueError):
     """The gateway's answer is not a history we can read (or the gateway keeps none); the message says why."""
+
+
+class HistoryCutShort(HistoryUnreadable):
+    """Read only in part (too many messages, a page refused midway): `listed` holds what was read."""
+
+    def __init__(self, why: str, listed: list[ListedMessage]) -> None:
+        super().__init__(why)
+        self.listed = listed

@@ -91,6 +91,7 @@ class OperationId(enum.StrEnum):
     LIST_CHATS = "chats"
     LIST_CONTACTS = "contacts"
     LIST_GROUPS = "groups"
+    FIND_MESSAGES = "chat-messages"
     QR_CODE = "qr-code"
     QR_CODE_IMAGE = "qr-code/image"
     PHONE_CODE = "phone-code"
@@ -114,6 +115,7 @@ class OperationId(enum.StrEnum):
     WEBHOOK = "webhook"
     USER_CONTACTS = "user-contacts"
     USER_LID = "user-lid"
+    MESSAGE_HISTORY = "message-history"
     GROUP_LIST = "group-list"
     SESSION_STATUS = "session-status"
     SESSION_CONNECT = "session-connect"
@@ -262,6 +264,18 @@ PAGED = "page and pageSize go in the query; the answer is a bare array"
 def _group_info_query(request: m.GroupInfoRequest) -> dict[str, str]:
     # The spec puts GroupJID in a GET body; the real WuzAPI reads only the `groupJID` query parameter.
     return {"groupJID": request.GroupJID}
+
+
+def _history_query(request: m.ChatHistoryQuery) -> dict[str, str]:
+    return {"chat_jid": request.chat_jid, "limit": str(request.limit)}
+
+
+def _chat_messages_query(request: m.ChatMessagesQuery) -> dict[str, str]:
+    """Z-API's paging: how many, and after which message id (the oldest of the page before)."""
+    query = {"amount": str(request.amount)}
+    if request.lastMessageId:
+        query["lastMessageId"] = request.lastMessageId
+    return query
 
 
 # -- instance family: sends
@@ -449,6 +463,20 @@ LIST_GROUPS: Operation[m.ListPage, m.ChatList] = Operation(
     writes=False,
 )
 
+# A chat's recent messages, read back (issue 35, catch-up: what the listener missed while it was down). Z-API pages
+# one chat back by the last id it gave; Evolution reads its own message table (kept while DATABASE_SAVE_DATA_NEW_MESSAGE
+# is on), every chat at once when no phone is given.
+
+FIND_MESSAGES: Operation[m.ChatMessagesQuery, m.MessageHistory] = Operation(
+    id=OperationId.FIND_MESSAGES, number=None, family=INST, method="GET", path="chat-messages/{phone}",
+    request=m.ChatMessagesQuery, result=m.MessageHistory, title="Read a chat's messages back", section=Section.CHATS,
+    path_params=("phone",), query=_chat_messages_query,
+    notes={Z: "amount and lastMessageId go in the query; answers a bare array, newest first, momment in ms",
+           E: "POST chat/findMessages/{instance} {where: {key: {remoteJid}}, page, offset}; answers "
+              "{messages: {total, pages, currentPage, records}}, newest first; no phone: every chat"},
+    writes=False,
+)
+
 # -- instance family: pairing and the connection (docs/gateways/zapi.md §3.1; Z-API/docs en/instance/*.mdx). The
 # spec has only the status read above; the spec dialect refuses these before sending.
 
@@ -595,6 +623,14 @@ USER_LID: Operation[m.UserLidQuery, m.UserLid] = Operation(
     request=m.UserLidQuery, result=m.UserLid, title="Look up a number's LID (WuzAPI)", section=Section.CHATS,
     path_params=("jid",),
     notes={W: "answers {jid, lid}: the LID WhatsApp hides this number behind, as the inbox's identities learn it"},
+    writes=False,
+)
+MESSAGE_HISTORY: Operation[m.ChatHistoryQuery, m.MessageHistory] = Operation(
+    id=OperationId.MESSAGE_HISTORY, number=None, family=SESS, method="GET", path="chat/history",
+    request=m.ChatHistoryQuery, result=m.MessageHistory, title="Read a chat's messages back (WuzAPI)",
+    section=Section.CHATS, query=_history_query,
+    notes={W: "kept only while the user's history setting is above 0 (else 501), the newest `history` per chat; "
+              "chat_jid=index lists every chat with its newest message's time"},
     writes=False,
 )
 WEBHOOK_READ: Operation[m.NoBody, m.WebhookConfig] = Operation(

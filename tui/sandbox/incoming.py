@@ -4,6 +4,12 @@ addresses one, so the app's identity mapping (tui.webhooks.identities) can be tr
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi"}                chat and sender are the LID,
                                                                                   SenderAlt the phone JID
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "alt": false}  the LID alone (number unknown)
+    POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "lid": false}  from the phone JID, as before LIDs
+    POST /sandbox/redeliver {"ids": ["3EB0…", …]}                                 the same events sent again
+
+Each message is kept (`SandboxState.received`): the gateways' message histories list it afterwards, whether the
+webhook took it or not (tui.gateways.<name>.sandbox), and `/sandbox/redeliver` sends it again with its id, as a
+gateway retrying a delivery does.
 
 The event is whatsmeow's `events.Message` as WuzAPI forwards it (tui.sandbox.events.incoming_message), with
 `AddressingMode` "lid" and, unless `alt` is false, `SenderAlt` set (whatsmeow types/message.go `MessageSource`).
@@ -21,7 +27,7 @@ from typing import Any
 from aiohttp import web
 
 from tui.sandbox.events import Peer, incoming_message
-from tui.sandbox.state import SandboxState, is_registered, user_jid
+from tui.sandbox.state import ReceivedMessage, SandboxState, is_registered, user_jid
 
 LID_SERVER = "lid"
 
@@ -52,7 +58,7 @@ class IncomingRoutes:
         self.new_id = new_id
 
     def routes(self) -> list[web.RouteDef]:
-        return [web.post("/sandbox/incoming", self.incoming)]
+        return [web.post("/sandbox/incoming", self.incoming), web.post("/sandbox/redeliver", self.redeliver)]
 
     async def incoming(self, request: web.Request) -> web.Response:
         raw = await request.read()
@@ -67,12 +73,38 @@ class IncomingRoutes:
             return _refused("from: must be the digits of a number on WhatsApp, e.g. 5511987654321")
         if not isinstance(text, str) or not text.strip():
             return _refused("text: must not be empty")
-        alt = body.get("alt", True)
-        if not isinstance(alt, bool):
-            return _refused("alt: must be true or false")
-        message_id = self.new_id()
-        self.send(lid_message(self.state(), phone, text, message_id, self.clock(), alt=alt))
+        alt, lid = body.get("alt", True), body.get("lid", True)
+        if not isinstance(alt, bool) or not isinstance(lid, bool):
+            return _refused("alt and lid: must be true or false")
+        state, message_id, now = self.state(), self.new_id(), self.clock()
+        if lid:
+            event = lid_message(state, phone, text, message_id, now, alt=alt)
+        else:
+            jid = user_jid(phone)
+            event = incoming_message(Peer(jid, jid, state.contact_name(phone), False), message_id,
+                                     {"conversation": text}, now)
+        info = event["event"]["Info"]
+        state.received.append(ReceivedMessage(message_id, info["Chat"], info["Sender"], info["PushName"], text, now,
+                                              event))
+        self.send(event)
         return web.json_response({"id": message_id, "lid": lid_of(phone)})
+
+    async def redeliver(self, request: web.Request) -> web.Response:
+        raw = await request.read()
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            body = None
+        ids = body.get("ids") if isinstance(body, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(one, str) for one in ids):
+            return _refused('the body must be a JSON object such as {"ids": ["3EB0…"]}: the ids /sandbox/incoming gave')
+        kept = {message.message_id: message for message in self.state().received}
+        unknown = [one for one in ids if one not in kept]
+        if unknown:
+            return _refused(f"ids: no such message received: {', '.join(unknown)}")
+        for one in ids:
+            self.send(kept[one].event)
+        return web.json_response({"redelivered": len(ids)})
 
 
 def _refused(words: str) -> web.Response:

@@ -201,6 +201,21 @@ class SentMessage:
     file_name: str | None = None
 
 
+@dataclass(frozen=True)
+class ReceivedMessage:
+    """A message a contact wrote to the account, as the sandbox sent it to the session webhook: what each dialect's
+    history lists afterwards (whether the webhook took it or not), and the event itself, to deliver again."""
+
+    message_id: str
+    chat: str  # the chat's JID as the event addressed it (a phone JID, a LID)
+    sender: str
+    push_name: str
+    text: str
+    at: datetime
+    event: dict[str, Any]
+    from_me: bool = False
+
+
 @dataclass
 class SandboxState:
     own_phone: str
@@ -232,6 +247,8 @@ class SandboxState:
     faults: Faults = field(default_factory=Faults)  # POST /sandbox/fault
     # Every message each recipient got, never trimmed (unlike `sent`): what tests of sends count (GET /sandbox/sent).
     sends_by_recipient: Counter[str] = field(default_factory=Counter)
+    # What contacts wrote (POST /sandbox/incoming), oldest first: the gateways' message histories read it back.
+    received: deque[ReceivedMessage] = field(default_factory=lambda: deque(maxlen=SENT_HISTORY_LIMIT))
 
     @property
     def connected(self) -> bool:
@@ -255,6 +272,20 @@ class SandboxState:
         contact = self.contacts.get(phone)
         return contact.name if contact else ""
 
+    def listed_history(self) -> list[ReceivedMessage]:
+        """What a gateway keeping its message history lists, oldest first: the seeded history's texts, then what
+        contacts wrote since the start (`received`)."""
+        seeded = []
+        for past in self.history():
+            text = past.content.get("conversation") or (past.content.get("extendedTextMessage") or {}).get("text")
+            if not isinstance(text, str):
+                continue
+            chat = past.chat if is_group_jid(past.chat) else user_jid(past.chat)
+            sender = user_jid(past.sender or self.own_phone)
+            name = self.contact_name(past.sender) if past.sender else self.own_name
+            seeded.append(ReceivedMessage(past.message_id, chat, sender, name, text, past.at, {}, past.sender is None))
+        return [*seeded, *self.received]
+
     def record_send(self, sent: SentMessage) -> None:
         self.sent.append(sent)
         self.sends_by_recipient[sent.recipient] += 1
@@ -270,8 +301,13 @@ class SandboxState:
         return demo_history()
 
     def last_message_times(self) -> dict[str, datetime]:
-        """When each chat's last message was, from the seeded history (the gateways' chat lists report it)."""
-        return {item.chat: item.at for item in self.history()}
+        """When each chat's last message was, from the seeded history and what contacts wrote since (the gateways'
+        chat lists report it)."""
+        times = {item.chat: item.at for item in self.history()}
+        for message in self.received:
+            if message.chat.endswith(f"@{USER_SERVER}"):
+                times[message.chat.split("@")[0]] = message.at
+        return times
 
     def push_name(self, phone: str) -> str:
         """What a contact calls themselves: their first name (the account saved the full name)."""

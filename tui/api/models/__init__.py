@@ -134,9 +134,14 @@ from tui.api.models.settings import (
     check_proxy_url,
     redact_url_credentials,
 )
+from tui.api.models.history import HISTORY_LIMIT, ChatHistoryQuery, ChatMessagesQuery, MessageHistory
 from tui.api.models.users import UserLid, UserLidQuery
 
 __all__ = [
+    "HISTORY_LIMIT",
+    "ChatHistoryQuery",
+    "ChatMessagesQuery",
+    "MessageHistory",
     "AddAdmin",
     "AddParticipant",
     "AddParticipantResult",

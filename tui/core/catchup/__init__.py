@@ -1,14 +1,17 @@
 """Catch-up after downtime (issue 35 item 4): the store keeps the listener's runs, so a start knows the gap since
-the last one ended; for each account whose gateway lists recent messages (WuzAPI's history), the messages of the gap
+the last one ended; for each account whose gateway lists recent messages (WuzAPI's history, Z-API's chat messages, Evolution's
+findMessages: tui.gateways.history), the messages of the gap
 are stored once, marked recovered, and the inbox gets one line ("12 messages recovered from 03:10–03:42"); what no
 gateway lists is named as a gap.
 
     run, gap = store.write(lambda c: listener_started(c, now_us))     # at the listener's start
-    result = await catch_up(store, "shop", gap, fetch, family="session", dialect="wuzapi")
+    results = await catch_up_accounts(store, gap, [AccountClients("", (instance, session))])
     store.write(lambda c: listener_stopped(c, run, now_us))          # at its stop
 """
 
-from tui.core.catchup.recovery import CatchUp, catch_up, recovered_ids
+from tui.core.catchup.accounts import AccountClients, catch_up_accounts, profile_clients
+from tui.core.catchup.recovery import CatchUp, catch_up, newest_notes, recovered_ids
 from tui.core.catchup.runs import Gap, listener_started, listener_stopped
 
-__all__ = ["CatchUp", "Gap", "catch_up", "listener_started", "listener_stopped", "recovered_ids"]
+__all__ = ["AccountClients", "CatchUp", "Gap", "catch_up", "catch_up_accounts", "listener_started",
+           "listener_stopped", "newest_notes", "profile_clients", "recovered_ids"]

@@ -32,6 +32,7 @@ from tui.core.feed.bus import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.core.catchup import Gap
     from tui.local.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
@@ -115,6 +116,10 @@ class EventFeed:
         self.forwarder: Forwarder | None = None
         self.stats = ListenerStats()
         self._recorded: set[str] = set()  # the names whose listener record this run wrote (removed in stop)
+        # This run of its own listener in the store's records (tui.core.catchup): when it began listening (noted
+        # at once, no I/O on the start's path), and its record once the catch-up's background task wrote it.
+        self.listening_since_us: int | None = None
+        self._run: int | None = None
 
     # -- the store ----------------------------------------------------------------------------------------------
 
@@ -179,6 +184,18 @@ class EventFeed:
             self.bus.publish(IntakeChanged())
             return
         self.listener, self.listener_problem, self._port_taken = listener, None, None
+        self.listening_since_us = time.time_ns() // 1000
+
+    async def record_run(self) -> Gap | None:
+        """Write this run of the listener in the store: the gap since the run before ended (None: a first run, an
+        attached or absent listener, or already written). Called off the start's path (the catch-up's task)."""
+        since, store = self.listening_since_us, self.store
+        if since is None or store is None or self._run is not None or self.listener is None:
+            return None
+        from tui.core.catchup import listener_started
+
+        self._run, gap = await asyncio.to_thread(store.write, lambda connection: listener_started(connection, since))
+        return gap
 
     # -- a listener of another process (issue 32) -----------------------------------------------------------------
 
@@ -382,6 +399,13 @@ class EventFeed:
         if self.listener is not None:
             with contextlib.suppress(Exception):
                 await self.listener.stop()
+            run, self._run, self.listening_since_us = self._run, None, None
+            if run is not None and self.store is not None and not self.store.health.failing:
+                from tui.core.catchup import listener_stopped
+
+                stopped, store = time.time_ns() // 1000, self.store
+                with contextlib.suppress(Exception):  # unrecorded, the next run ends it at its newest event
+                    await asyncio.to_thread(store.write, lambda connection: listener_stopped(connection, run, stopped))
             from tui.local.listener_record import remove_record
 
             for name in self._recorded:

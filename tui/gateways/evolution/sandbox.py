@@ -210,6 +210,7 @@ class EvolutionInstanceApi(DialectApi):
             web.post(f"/chat/updatePrivacySettings/{{{INSTANCE}}}", guard(self.update_privacy)),
             web.post(f"/chat/findChats/{{{INSTANCE}}}", guard(self.find_chats)),
             web.post(f"/chat/findContacts/{{{INSTANCE}}}", guard(self.find_contacts)),
+            web.post(f"/chat/findMessages/{{{INSTANCE}}}", guard(self.find_messages)),
             web.post(f"/webhook/set/{{{INSTANCE}}}", guard(self.set_webhook)),
             web.get(f"/webhook/find/{{{INSTANCE}}}", guard(self.find_webhook)),
             web.get(f"/instance/connectionState/{{{INSTANCE}}}", guard(self.connection_state)),
@@ -546,6 +547,26 @@ class EvolutionInstanceApi(DialectApi):
         self.state.privacy.group_add = words[body.data["groupadd"]]
         self.state.evolution_privacy = {key: body.data[key] for key in ("readreceipts", "profile", "status", "online")}
         return web.json_response({"update": "success", "data": self._privacy()}, status=201)
+
+    async def find_messages(self, request: web.Request) -> web.Response:
+        """fetchMessages (2.3.6 channel.service.ts): `where.key.remoteJid` narrows to one chat; `offset` messages a
+        page (50 unless given), `page` from 1; newest first; `{messages: {total, pages, currentPage, records}}`.
+        From the seeded history and what contacts wrote (SandboxState.listed_history)."""
+        body = await self._body(request)
+        where = body.data.get("where")
+        key = where.get("key") if isinstance(where, dict) else None
+        chat = key.get("remoteJid") if isinstance(key, dict) else None
+        size, page = body.integer("offset") or 50, body.integer("page") or 1
+        rows = [message for message in reversed(self.state.listed_history()) if not chat or message.chat == chat]
+        records: list[dict[str, Any]] = [{"id": uuid.uuid5(uuid.NAMESPACE_URL, message.message_id).hex[:25],
+                    "key": {"id": message.message_id, "fromMe": message.from_me, "remoteJid": message.chat},
+                    "pushName": message.push_name or None, "messageType": "conversation",
+                    "message": {"conversation": message.text}, "messageTimestamp": int(message.at.timestamp()),
+                    "instanceId": self._instance_uuid(), "source": "android", "contextInfo": None,
+                    "MessageUpdate": []}
+                   for message in rows[size * (page - 1):size * page]]
+        return web.json_response({"messages": {"total": len(rows), "pages": -(-len(rows) // size),
+                                               "currentPage": page, "records": records}})
 
     async def find_chats(self, request: web.Request) -> web.Response:
         body = await self._body(request)

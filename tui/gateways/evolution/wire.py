@@ -198,6 +198,18 @@ def _contacts(request: m.ListPage) -> Body:
     return {"where": {}, "offset": request.pageSize, "page": request.page}
 
 
+def _find_messages(request: m.ChatMessagesQuery) -> Body:
+    """findMessages (v2.3.6 chat.router.ts, channel.service.ts fetchMessages): `where.key.remoteJid` one chat, none
+    every chat; `offset` is the page's size and `page` counts from 1; newest first."""
+    where: Body = {"key": {"remoteJid": _chat_jid(request.phone)}} if request.phone.strip() else {}
+    return {"where": where, "page": request.page, "offset": request.amount}
+
+
+def _chat_jid(phone: str) -> str:
+    jid = spec_phone(phone)
+    return jid if "@" in jid else f"{jid}@s.whatsapp.net"
+
+
 # -- queries (GET routes read their parameters from the query string, §1.1)
 
 
@@ -263,6 +275,7 @@ def evolution_forms() -> WireForms:
     forms.route(ops.PROFILE_DESCRIPTION, "POST", "chat/updateProfileStatus/{instance}", _about)
     forms.route(ops.LIST_CHATS, "POST", "chat/findChats/{instance}", _chats)
     forms.route(ops.LIST_CONTACTS, "POST", "chat/findContacts/{instance}", _contacts)
+    forms.route(ops.FIND_MESSAGES, "POST", "chat/findMessages/{instance}", _find_messages)
     forms.route(ops.UPDATE_WEBHOOK_DELIVERY, "POST", "webhook/set/{instance}", _webhook_delivery)
     forms.route(ops.UPDATE_EVERY_WEBHOOKS, "POST", "webhook/set/{instance}", _every_webhook)
     forms.route(ops.INSTANCE_DATA, "GET", "webhook/find/{instance}")

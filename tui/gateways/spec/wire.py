@@ -53,6 +53,8 @@ def spec_forms() -> WireForms:
     for listing, where in ((ops.LIST_CHATS, "Z-API's GET /chats"), (ops.LIST_CONTACTS, "Z-API's GET /contacts"),
                            (ops.LIST_GROUPS, "Z-API's GET /groups"), (ops.USER_CONTACTS, "WuzAPI's GET /user/contacts"),
                            (ops.USER_LID, "WuzAPI's GET /user/lid/{jid}"),
+                           (ops.FIND_MESSAGES, "Z-API's GET /chat-messages/{phone}"),
+                           (ops.MESSAGE_HISTORY, "WuzAPI's GET /chat/history"),
                            (ops.GROUP_LIST, "WuzAPI's GET /group/list")):
         forms.refuse(listing.id, not_in_spec(listing.path, where))
     for call, where in (

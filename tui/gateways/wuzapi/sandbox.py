@@ -30,6 +30,7 @@ from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.handlers import handles
 from tui.sandbox.incoming import lid_of
+from tui.sandbox.state import SENT_HISTORY_LIMIT as SANDBOX_HISTORY  # the user's `history`: what the sandbox keeps
 from tui.sandbox.session_family import SessionFamilyApi
 from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import DEVICE, FIRST_CODE_GAP, Link, LinkEvent, png_data_url
@@ -276,6 +277,32 @@ class WuzapiSessionApi(SessionFamilyApi):
         phone = jid.partition("@")[0]
         return envelope({"jid": jid, "lid": lid_of(phone) if is_registered(phone) else ""})
 
+    @handles(OperationId.MESSAGE_HISTORY, needs_connection=False)
+    async def message_history(self, request: web.Request) -> web.Response:
+        """GetHistory (handlers.go): `chat_jid=index` lists each chat with its newest message's time under the user's
+        id, any other the chat's newest `limit` messages, newest first, as HistoryMessage rows (the account's own
+        with sender `me`). The sandbox keeps its seeded history and what contacts wrote since (whether the webhook
+        took it or not): SandboxState.listed_history."""
+        chat = request.query.get("chat_jid", "")
+        if not chat:
+            raise ApiError(400, "chat_jid is required")
+        try:
+            limit = int(request.query.get("limit", "50"))
+        except ValueError:
+            raise ApiError(400, "invalid limit") from None
+        received = self.state.listed_history()
+        user = self.context.instance_id
+        if chat == "index":
+            newest: dict[str, str] = {}
+            for message in received:
+                newest[message.chat] = message.at.isoformat()  # Go's time.Time: to the nanosecond
+            return envelope({user: [{"chat_jid": jid, "last_updated": at} for jid, at in newest.items()]})
+        rows = [{"id": index, "user_id": user, "chat_jid": message.chat, "sender_jid": "me" if message.from_me else message.sender,
+                 "message_id": message.message_id, "timestamp": message.at.isoformat(), "message_type": "text",
+                 "text_content": message.text, "media_link": ""}
+                for index, message in enumerate(received, 1) if message.chat == chat]
+        return envelope(rows[::-1][:max(limit, 0)])
+
     # -- contact card ----------------------------------------------------------------------------------------
 
     @handles(OperationId.SEND_CONTACT, needs_connection=True)
@@ -438,7 +465,7 @@ class WuzapiSessionApi(SessionFamilyApi):
         return envelope({
             "id": self.context.instance_id, "name": self.context.instance_id, "connected": connected,
             "loggedIn": logged_in, "jid": self._jid(), "webhook": webhook.url, "events": ",".join(webhook.events),
-            "proxy_url": self.state.proxy_url, "qrcode": qrcode, "history": "0",
+            "proxy_url": self.state.proxy_url, "qrcode": qrcode, "history": str(SANDBOX_HISTORY),
             "proxy_config": {"enabled": self.state.proxy_enabled, "proxy_url": self.state.proxy_url},
             "hmac_configured": self.state.hmac_key is not None,
         })

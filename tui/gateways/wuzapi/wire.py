@@ -45,7 +45,8 @@ def wuzapi_forms() -> WireForms:
     forms.form(ops.CHAT_SEND_AUDIO, _wuzapi_data(
         "Audio", (WUZAPI_AUDIO_TYPE,), "WuzAPI takes Opus in Ogg only (data:audio/ogg;base64,)"))
     forms.form(ops.CHAT_SEND_DOCUMENT, _wuzapi_document)
-    forms.form_each((ops.HMAC_STATUS.id, ops.HMAC_DELETE.id, ops.USER_CONTACTS.id, ops.USER_LID.id, ops.WEBHOOK_READ.id,
+    forms.form_each((ops.HMAC_STATUS.id, ops.HMAC_DELETE.id, ops.USER_CONTACTS.id, ops.USER_LID.id, ops.MESSAGE_HISTORY.id,
+                     ops.WEBHOOK_READ.id,
                      ops.GROUP_LIST.id, ops.SESSION_STATUS.id, ops.SESSION_QR.id, ops.SESSION_DISCONNECT.id,
                      ops.SESSION_LOGOUT.id), no_body)
     return forms

@@ -122,4 +122,11 @@ def zapi_forms() -> WireForms:
     forms.form_each((ops.GROUP_METADATA.id, ops.PRODUCTS.id, ops.STATUS.id, ops.LIST_CHATS.id, ops.LIST_CONTACTS.id,
                      ops.LIST_GROUPS.id, ops.QR_CODE.id, ops.QR_CODE_IMAGE.id, ops.PHONE_CODE.id, ops.RESTART.id,
                      ops.DISCONNECT.id, ops.DEVICE.id, ops.INSTANCE_DATA.id), no_body)
+    forms.form(ops.FIND_MESSAGES, _zapi_chat_messages)
     return forms
+
+
+def _zapi_chat_messages(request: m.ChatMessagesQuery) -> None:
+    """No body: the chat is in the path, the paging in the query. Z-API reads one chat at a time."""
+    if not request.phone.strip():
+        raise DialectRefusal("phone", "is required: Z-API lists one chat's messages at a time")

@@ -36,6 +36,8 @@ _FAILED = Style(color="red", bold=True)
 _NOTE = Style(dim=True, italic=True)
 _STUCK = Style(color="yellow", bold=True)
 _MEDIA = Style(color="magenta")
+_RECOVERED = Style(dim=True, italic=True)
+RECOVERED_MARK = " · recovered"  # a message read back from the gateway's history after a gap (tui.core.catchup)
 _FINAL = frozenset({Status.READ, Status.PLAYED, Status.FAILED})  # marks that no later event changes
 
 
@@ -127,6 +129,7 @@ class ThreadView(ScrollView, can_focus=True):
         self._finishing = False
         self._asked_older = False
         self._follow = True  # at the newest message: kept there when the width, height or messages change
+        self.recovered: frozenset[str] = frozenset()  # ids of messages recovered after a gap: marked as such
 
     # -- content ---------------------------------------------------------------------------------------------
 
@@ -383,6 +386,8 @@ class ThreadView(ScrollView, can_focus=True):
             style = (_MARK_READ if row.status in (Status.READ, Status.PLAYED)
                      else _FAILED if row.status is Status.FAILED else _MARK)
             header = [Segment(f"You · {time}", _HEADER_OUT)] + ([Segment(" " + mark, style)] if mark else [])
+            if row.message_id in self.recovered:
+                header.append(Segment(RECOVERED_MARK, _RECOVERED))
             minutes = self._stuck_minutes(row)
             if minutes is not None and row.status is not None:
                 header.append(Segment(f" ⚠ {minutes} min at {row.status.word}", _STUCK))
@@ -390,7 +395,8 @@ class ThreadView(ScrollView, can_focus=True):
             pad = max(0, width - 1 - max(strip.cell_length for strip in block))
             return [Strip([Segment(" " * pad), *strip]) for strip in block]
         who = f"{row.sender} · {time}" if row.sender else time
-        strips = [Strip([Segment(who, _HEADER_IN)])]
+        strips = [Strip([Segment(who, _HEADER_IN)] + ([Segment(RECOVERED_MARK, _RECOVERED)]
+                                                      if row.message_id in self.recovered else []))]
         strips.extend(Strip([Segment(line, _BODY)]) for line in body)
         strips.extend(media)
         return strips

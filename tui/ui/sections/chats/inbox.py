@@ -124,6 +124,7 @@ class InboxView(Widget):
     DEFAULT_CSS = """
     InboxView { height: 1fr; }
     InboxView #inbox-title { height: 1; background: $boost; padding: 0 1; text-style: bold; }
+    InboxView #inbox-note { height: auto; padding: 0 1; color: $text-muted; display: none; }
     InboxView #inbox-body { height: 1fr; }
     InboxView #inbox-left { width: 36%; min-width: 28; max-width: 48; border-right: solid $panel-lighten-2; }
     InboxView #inbox-search { height: 1; border: none; padding: 0 1; }
@@ -160,9 +161,11 @@ class InboxView(Widget):
         # others wait here. One line for every chat sent a draft typed for one chat to the next one opened.
         self._drafts: dict[tuple[str, str], str] = {}
         self._draft_for: tuple[str, str] | None = None
+        self._catch_up_shown: list[str] = []  # the catch-up's lines under the title, as last drawn
 
     def compose(self) -> ComposeResult:
         yield Static("Chats", id="inbox-title")
+        yield Static("", id="inbox-note")  # what the catch-up after a gap recovered, or could not (tui.core.catchup)
         with Horizontal(id="inbox-body"):
             with Vertical(id="inbox-left"):
                 yield SearchField(placeholder="Search chats, or type a new number (/)", id="inbox-search")
@@ -298,6 +301,7 @@ class InboxView(Widget):
         elif chat is not None:
             new = inbox.thread_after(chat, view.newest_id)
             if new:
+                view.recovered = self.inbox_service.recovered_in(chat)
                 view.extend(new)
             pending = view.sent_ids() if reread else view.pending_ids()
             if pending:
@@ -333,7 +337,9 @@ class InboxView(Widget):
             self.query_one(ErrorLine).clear()  # its answer ("Marked read", "Sent") was about the chat left
         self.open_chat_id = chat
         self._keep_draft_of(chat)
-        self.query_one(ThreadView).show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
+        view = self.query_one(ThreadView)
+        view.recovered = self.inbox_service.recovered_in(chat)
+        view.show(page[-THREAD_PAGE:], len(page) > THREAD_PAGE, placeholder="No messages yet.")
         self._show_title()
 
     def _draft_key(self, chat: str) -> tuple[str, str]:
@@ -397,7 +403,18 @@ class InboxView(Widget):
         if unread:
             title += f" · {unread} with unread"
         self.query_one("#inbox-title", Static).update(Text(title))
+        self._show_catch_up()
         self.refreshes += 1
+
+    def _show_catch_up(self) -> None:
+        """The newest catch-up's line(s) under the title ("12 messages recovered from 03:10–03:42", or the gap
+        named); hidden when there was none or nothing was missed."""
+        lines = self.inbox_service.catch_up_lines()
+        note = self.query_one("#inbox-note", Static)
+        if lines != self._catch_up_shown:
+            self._catch_up_shown = lines
+            note.update(Text("\n".join(f"↺ {line}" for line in lines)))
+            note.display = bool(lines)
 
     def _fill_table(self, rows: list[ConversationRow], selected: str | None) -> None:
         table = self.query_one(ConversationList)

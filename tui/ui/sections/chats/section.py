@@ -381,9 +381,10 @@ recipient's chat: choose one and press **ctrl+g**. Clear and delete ask for conf
         if op_id == "inbox":
             self.action_inbox()
             return
-        if op_id in NAME_LISTS or op_id == OperationId.USER_LID:
+        if op_id in NAME_LISTS or op_id in (OperationId.USER_LID, OperationId.MESSAGE_HISTORY,
+                                            OperationId.FIND_MESSAGES):
             # The lists name the inbox's chats, and the look-ups after them map numbers to LIDs: read them again,
-            # and show the conversations.
+            # and show the conversations (the histories' messages come in by catch-up, tui.core.catchup).
             self.inbox.refresh_names()
             self.action_inbox()
             return
