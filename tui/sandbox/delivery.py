@@ -53,6 +53,7 @@ from tui.sandbox.events import (
     zapi_text_reply,
 )
 from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
+from tui.sandbox.webhook_posts import InstanceWebhooks, Step
 from tui.api.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
@@ -99,6 +100,8 @@ class Deliverer:
         # WuzAPI sends a 32-hex user id; derived from the instance id (never from a token) so it is stable.
         self.base_url = ""  # the sandbox's own URL, once it listens: Z-API's media replies link to it
         self.user_id = hashlib.sha256(f"sandbox-user:{instance_id}".encode()).hexdigest()[:32]
+        self.instance_webhooks: InstanceWebhooks | None = None
+        """The instance dialect's own webhook format (its gateway package's); None: the spec's or Z-API's below."""
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -144,6 +147,18 @@ class Deliverer:
         never signed. The spec has no such callback: its dialect sends nothing."""
         if self.instance_dialect is InstanceDialect.ZAPI:
             self._announce_in_order(self._zapi_callback(callback, payload))
+
+    def post_in_order(self, steps: list[Step]) -> None:
+        """A dialect's own steps (a link's change, a pairing code), each `delay` after the one before, after every
+        announcement already scheduled."""
+        self._announce_in_order(self._steps(steps))
+
+    async def _steps(self, steps: list[Step]) -> None:
+        for step in steps:
+            await asyncio.sleep(self.delay)
+            post = step()
+            if post is not None:
+                await self._post(post.url, post.body, post.content_type, signed=post.signed)
 
     def announce_session(self, *payloads: dict[str, Any]) -> None:
         """Session connection events, in order, each to the webhook when it is subscribed to its `type`."""
@@ -196,6 +211,12 @@ class Deliverer:
                 await asyncio.wait(set(self._tasks))
 
     async def _deliver(self, sent: SentMessage, peer: Peer) -> None:
+        if self.instance_webhooks is not None:
+            await self._steps(self.instance_webhooks.after_send(sent))
+            delivered = sent.failure is None
+            if delivered:
+                await self._session_events(sent, peer)
+            return
         await asyncio.sleep(self.delay)
         if self.instance_dialect is InstanceDialect.ZAPI:
             delivered = await self._zapi_callbacks(sent)

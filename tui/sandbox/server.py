@@ -158,7 +158,10 @@ class SandboxGateway:
             announce=self._announce,
             wuzapi_release=pairing.wuzapi_release,
             connect_delay=pairing.connect_delay,
+            deliver=self.deliveries.post_in_order,
+            server_url=lambda: self.deliveries.base_url,
         )
+        self.deliveries.instance_webhooks = dialects[(Family.INSTANCE, instance_dialect.value)].webhooks(self.context)
         self.phone = PhoneSide(
             lambda: {Family.INSTANCE: self.state.instance_link, Family.SESSION: self.state.session_link},
             number=lambda: self.state.own_phone, clock=self.clock, announce=self._announce,
@@ -277,6 +280,9 @@ class SandboxGateway:
     def _announce(self, family: Family, event: LinkEvent) -> None:
         """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""
         now = self.clock()
+        if family is Family.INSTANCE and self.deliveries.instance_webhooks is not None:
+            self.deliveries.post_in_order(self.deliveries.instance_webhooks.link_changed(event))
+            return
         if family is Family.INSTANCE:
             if event in (LinkEvent.PAIRED, LinkEvent.CONNECTED):
                 number = self.state.instance_link.number or self.state.own_phone
