@@ -179,3 +179,50 @@ async def test_a_sender_cannot_claim_the_body_was_redacted(start_listener, http,
                                 **{REDACTED_HEADER: "apikey"})
     assert status == 200
     assert REDACTED_HEADER not in forward_headers(store.get(answer["id"]))
+
+
+# -- real `listen` processes: an Evolution profile's instance key is read from its stored secrets ------------------
+
+EVO = ["--base-url", "https://evo.example.com", "--instance-id", "office", "--instance-dialect", "evolution"]
+
+
+async def test_listen_profile_judges_an_evolution_profiles_apikey(monkeypatch):
+    from tests.webhooks.headless import start_headless
+    from tests.webhooks.test_listen_profile_key import stop
+    from tests.webhooks.test_listen_profile_signing import TOKENS, add
+    from tui.local.paths import profile_events_path
+    from tui.webhooks.store import EventStore
+
+    add(monkeypatch, "office", *EVO, key=None)
+    key = TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"]  # the instance token `add` stored: Evolution's instance key
+    process, url = await start_headless(None, "--profile", "office", before=("--insecure-storage",))
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        statuses = [(await post(http, url + path, body_of("upsert-text-from-lid-with-apikey", apikey=apikey)))[0]
+                    for path, apikey in (("/evolution", key), ("/evolution/messages-upsert", OTHER_KEY),
+                                         ("/evolution/messages-upsert", None))]
+    stderr = process.first_line + await stop(process)
+    assert statuses == [200, 401, 200], stderr
+    assert key not in stderr
+    with EventStore(profile_events_path("office")) as store:
+        events = list(reversed(store.newest(10)))
+    assert [(event.verdict, event.rejected) for event in events] == [
+        (Verdict.APIKEY_OK, False), (Verdict.APIKEY_WRONG, True), (Verdict.NO_APIKEY, False)]
+    assert all(key.encode() not in event.body and OTHER_KEY.encode() not in event.body for event in events)
+
+
+async def test_listen_all_serves_an_evolution_profile_on_its_own_paths(monkeypatch):
+    from tests.webhooks.headless import start_headless
+    from tests.webhooks.test_listen_profile_key import stop
+    from tests.webhooks.test_listen_profile_signing import TOKENS, WUZ, add
+
+    add(monkeypatch, "office", *EVO, key=None)
+    add(monkeypatch, "wuz", *WUZ)
+    key = TOKENS["GATEWAY_TUI_INSTANCE_TOKEN"]
+    process, url = await start_headless(None, "--all", before=("--insecure-storage",))
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        statuses = [(await post(http, url + path, body_of("upsert-text-from-lid-with-apikey", apikey=apikey)))[0]
+                    for path, apikey in (("/a/office/evolution", key), ("/a/office/evolution", OTHER_KEY),
+                                         ("/a/office/evolution/connection-update", None),
+                                         ("/a/wuz/evolution", None))]
+    stderr = process.first_line + await stop(process)
+    assert statuses == [200, 401, 200, 401], stderr
