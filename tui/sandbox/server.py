@@ -27,8 +27,6 @@ from tui.sandbox.events import (
     session_disconnected,
     session_logged_out,
     session_pair_success,
-    zapi_connected,
-    zapi_disconnected,
 )
 from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.flap import Flap, FlapRefused, run_flap
@@ -141,7 +139,6 @@ class SandboxGateway:
             new_id=self.id_factory,
             delay=delivery_delay,
             retry_delay=delivery_retry_delay,
-            instance_dialect=instance_dialect,
             session_dialect=session_dialect,
         )
         self.context = Context(
@@ -279,16 +276,9 @@ class SandboxGateway:
 
     def _announce(self, family: Family, event: LinkEvent) -> None:
         """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""
-        now = self.clock()
-        if family is Family.INSTANCE and self.deliveries.instance_webhooks is not None:
-            self.deliveries.post_in_order(self.deliveries.instance_webhooks.link_changed(event))
-            return
-        if family is Family.INSTANCE:
-            if event in (LinkEvent.PAIRED, LinkEvent.CONNECTED):
-                number = self.state.instance_link.number or self.state.own_phone
-                self.deliveries.announce_instance("connected", zapi_connected(self.instance_id, number, now))
-            else:
-                self.deliveries.announce_instance("disconnected", zapi_disconnected(self.instance_id, now))
+        if family is Family.INSTANCE:  # in the instance dialect's own format (its gateway package's)
+            if self.deliveries.instance_webhooks is not None:
+                self.deliveries.post_in_order(self.deliveries.instance_webhooks.link_changed(event))
             return
         payloads = {
             LinkEvent.PAIRED: [session_pair_success(self.state.session_link.number or self.state.own_phone, DEVICE),
