@@ -26,7 +26,6 @@ from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tui.sandbox.dialect import SessionDialect
 
 if TYPE_CHECKING:  # imported by the first delivery: the sandbox process answers its port ~10 ms sooner without it
     import httpx
@@ -35,14 +34,13 @@ from tui.sandbox.events import (
     button_reply,
     chat_presence,
     encode_session_event,
-    encode_wuzapi_event,
     media_reply,
     media_reply_for,
     read_receipt,
     text_reply,
 )
 from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
-from tui.sandbox.webhook_posts import InstanceWebhooks, Step
+from tui.sandbox.webhook_posts import InstanceWebhooks, SessionEncoder, Step
 from tui.api.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
@@ -67,10 +65,8 @@ class Deliverer:
         attempts: int = 3,
         retry_delay: float = 0.2,
         timeout: float = 5.0,
-        session_dialect: SessionDialect = SessionDialect.SPEC,
     ) -> None:
         self.state = state
-        self.session_dialect = session_dialect
         self.instance_id = instance_id
         self.webhook_format = webhook_format
         self.clock = clock
@@ -82,6 +78,8 @@ class Deliverer:
         # WuzAPI sends a 32-hex user id; derived from the instance id (never from a token) so it is stable.
         self.base_url = ""  # the sandbox's own URL, once it listens: Z-API's media replies link to it
         self.user_id = hashlib.sha256(f"sandbox-user:{instance_id}".encode()).hexdigest()[:32]
+        self.encode_session: SessionEncoder = encode_session_event
+        """How the session dialect's events travel (its gateway package's, handed in by the host)."""
         self.instance_webhooks: InstanceWebhooks | None = None
         """The instance dialect's webhook format (its gateway package's, handed in by the host); None: none posted."""
         self._client: httpx.AsyncClient | None = None
@@ -171,8 +169,7 @@ class Deliverer:
                 await self._post(webhook.url, *self._encode_session(payload))
 
     def _encode_session(self, payload: dict[str, Any]) -> tuple[bytes, str]:
-        encode = encode_wuzapi_event if self.session_dialect is SessionDialect.WUZAPI else encode_session_event
-        return encode(payload, webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id)
+        return self.encode_session(payload, webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id)
 
     async def wait(self, timeout: float = 10.0) -> None:
         """Return once every scheduled delivery has finished; TimeoutError after `timeout` seconds."""

@@ -31,12 +31,12 @@ JSON_CONTENT_TYPE = "application/json"
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 WEBHOOK_FORMATS = ("json", "form")
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def go_json(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    for raw, escaped in _GO_ESCAPES.items():
+    for raw, escaped in GO_ESCAPES.items():
         text = text.replace(raw, escaped)
     return text
 
@@ -278,34 +278,9 @@ def encode_session_event(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# WuzAPI's exact form body: Go marshals `postmap` (a map, so its keys sorted) around the whatsmeow event struct
-# (a struct, so its fields in declaration order, which the builders above keep). JSON mode instead parses that
-# back into a generic map and re-encodes it, which sorts every level: `go_json` above.
-
-
-def go_json_struct_order(payload: dict[str, Any]) -> str:
-    """`json.Marshal(postmap)`: top-level keys sorted, nested objects in the order they were built."""
-    text = json.dumps({key: payload[key] for key in sorted(payload)}, ensure_ascii=False, separators=(",", ":"))
-    for raw, escaped in _GO_ESCAPES.items():
-        text = text.replace(raw, escaped)
-    return text
-
-
-def encode_wuzapi_event(
-    payload: dict[str, Any], *, webhook_format: str, instance_name: str, user_id: str
-) -> tuple[bytes, str]:
-    """(body, content type) as WuzAPI 71df569 sends them; form is its default (`WEBHOOK_FORMAT` unset)."""
-    if webhook_format == "form":
-        fields = [("instanceName", instance_name), ("jsonData", go_json_struct_order(payload)), ("userID", user_id)]
-        return urlencode(fields).encode("ascii"), FORM_CONTENT_TYPE
-    return go_json({**payload, "instanceName": instance_name, "userID": user_id}).encode("utf-8"), JSON_CONTENT_TYPE
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # Connection events (issue 23). WuzAPI (docs/gateways/wuzapi.md §4.3; whatsmeow's events structs): `Connected` and
 # `Disconnected` carry an empty struct, `PairSuccess` the device's IDs, `LoggedOut` `{OnConnect, Reason}` where
-# 401 is whatsmeow's ConnectFailureLoggedOut. Z-API (docs/gateways/zapi.md §5.4): `ConnectedCallback` and
-# `DisconnectedCallback`.
+# 401 is whatsmeow's ConnectFailureLoggedOut. (Z-API's ConnectedCallback and DisconnectedCallback: tui.gateways.zapi.)
 
 
 def session_connected() -> dict[str, Any]:

@@ -139,7 +139,6 @@ class SandboxGateway:
             new_id=self.id_factory,
             delay=delivery_delay,
             retry_delay=delivery_retry_delay,
-            session_dialect=session_dialect,
         )
         self.context = Context(
             state=self.state,
@@ -159,6 +158,7 @@ class SandboxGateway:
             server_url=lambda: self.deliveries.base_url,
         )
         self.deliveries.instance_webhooks = dialects[(Family.INSTANCE, instance_dialect.value)].webhooks(self.context)
+        self.deliveries.encode_session = dialects[(Family.SESSION, session_dialect.value)].session_encoder()
         self.phone = PhoneSide(
             lambda: {Family.INSTANCE: self.state.instance_link, Family.SESSION: self.state.session_link},
             number=lambda: self.state.own_phone, clock=self.clock, announce=self._announce,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tui.sandbox.pairing import LinkEvent
@@ -37,6 +37,13 @@ class InstanceWebhooks(Protocol):
     def after_send(self, sent: SentMessage) -> list[Step]: ...
 
     def link_changed(self, event: LinkEvent) -> list[Step]: ...
+
+
+class SessionEncoder(Protocol):
+    """(body, content type) of one session event, as the session dialect's gateway sends it."""
+
+    def __call__(self, payload: dict[str, Any], *, webhook_format: str, instance_name: str,
+                 user_id: str) -> tuple[bytes, str]: ...
 
 
 def post_nothing(steps: list[Step]) -> None:
