@@ -203,6 +203,9 @@ async def test_listen_profile_judges_an_evolution_profiles_apikey(monkeypatch):
     stderr = process.first_line + await stop(process)
     assert statuses == [200, 401, 200], stderr
     assert key not in stderr
+    assert "Evolution API signs nothing" in stderr and "Z-API" not in stderr
+    assert (f"instance family (Evolution API deliveries, and below it per event; apikey checked against the instance "
+            f"key, without one accepted): {url}/evolution") in stderr
     with EventStore(profile_events_path("office")) as store:
         events = list(reversed(store.newest(10)))
     assert [(event.verdict, event.rejected) for event in events] == [
@@ -226,3 +229,5 @@ async def test_listen_all_serves_an_evolution_profile_on_its_own_paths(monkeypat
                                          ("/a/wuz/evolution", None))]
     stderr = process.first_line + await stop(process)
     assert statuses == [200, 401, 200, 401], stderr
+    assert f"office (no HMAC key): instance family (Evolution API deliveries" in stderr
+    assert f"{url}/a/office/evolution" in stderr and key not in stderr

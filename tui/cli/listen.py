@@ -22,7 +22,7 @@ from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
-from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
+from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, evolution_url, family_urls
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
@@ -348,6 +348,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"
                    + (f" ({', '.join(keyless)}: no key)" if keyless else ""))
+    elif key is None and Family.SESSION not in families and listener.signing_of(served.account).evolution:
+        signing = "no HMAC key (Evolution API signs nothing: its deliveries' apikey is checked on /evolution)"
     elif key is None and Family.SESSION not in families:
         signing = "no HMAC key (Z-API does not sign its callbacks)"
     elif key is None:
@@ -485,6 +487,14 @@ def _print_family_urls(
     instance_rule = "signature required" if keyed and requires else "unsigned accepted, as Z-API sends"
     session_rule = "signature required" if keyed else "signatures checked, not required"
     whose = f"{account} ({'HMAC key set' if has_key else 'no HMAC key'}): " if account else ""
+    named = account or listener.account
+    if Family.INSTANCE in families and listener.signing_of(named).evolution:
+        apikey = ("apikey checked against the instance key" if listener.has_apikey(named)
+                  else "no instance key here: apikey not checked")
+        unsigned = "without one refused" if requires and listener.strict else "without one accepted"
+        print(f"  {whose}instance family (Evolution API deliveries, and below it per event; {apikey}, {unsigned}): "
+              f"{evolution_url(listener.url, account or None)}", file=sys.stderr)
+        families = tuple(family for family in families if family is not Family.INSTANCE)
     if Family.INSTANCE in families:
         print(f"  {whose}instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}",
               file=sys.stderr)

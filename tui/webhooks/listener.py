@@ -236,6 +236,10 @@ class Listener:
         else:
             self._apikeys.pop(name, None)
 
+    def has_apikey(self, name: str | None) -> bool:
+        """Whether Evolution account `name`'s instance key is known here (never the key itself)."""
+        return name in self._apikeys
+
     @property
     def has_hmac_key(self) -> bool:
         return self._hmac_key is not None
