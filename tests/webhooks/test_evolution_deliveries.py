@@ -229,5 +229,5 @@ async def test_listen_all_serves_an_evolution_profile_on_its_own_paths(monkeypat
                                          ("/a/wuz/evolution", None))]
     stderr = process.first_line + await stop(process)
     assert statuses == [200, 401, 200, 401], stderr
-    assert f"office (no HMAC key): instance family (Evolution API deliveries" in stderr
+    assert "office (no HMAC key): instance family (Evolution API deliveries" in stderr
     assert f"{url}/a/office/evolution" in stderr and key not in stderr
