@@ -29,6 +29,13 @@ async def test_evolution_deliveries_reach_the_store_redacted_and_move_the_header
         key, base = sandbox.instance_token, sandbox.url.rstrip("/")
         webhook = sandbox.state.evolution_webhook
         assert webhook is not None and webhook["enabled"] and webhook["url"].endswith("/evolution")
+        for event in ("MESSAGES_UPSERT", "MESSAGES_UPDATE", "SEND_MESSAGE", "CONNECTION_UPDATE", "QRCODE_UPDATED"):
+            assert event in webhook["events"]
+        # The doctor takes /evolution as the listener's URL for an Evolution instance: no url mismatch to report
+        from tui.core.doctor import Doctor
+
+        report = await Doctor(await app.runtime.webhooks.doctor_inputs()).examine(probe=False)
+        assert [finding.id.value for finding in report.findings if "url" in finding.id.value] == []
         async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
             sent = await http.post(f"/message/sendText/{sandbox.instance_id}", headers={"apikey": key},
                                    json={"number": "5511987654321", "text": "Hello from the test"})
