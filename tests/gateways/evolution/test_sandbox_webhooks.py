@@ -175,3 +175,32 @@ async def test_a_dropped_network_says_connecting(evolution, receiver):
     await evolution.wait_for_deliveries()
     assert [body["data"] for _path, body in bodies(receiver)] == [
         {"instance": INSTANCE, "state": "connecting", "statusReason": 200}]
+
+
+async def test_each_account_of_a_fleet_posts_its_own_deliveries(receiver):
+    """`sandbox --accounts N --instance-dialect evolution`: each account is its own instance (its name in the path,
+    its own key), and its deliveries name it, carry its key and the fleet's URL as `server_url`."""
+    from tui.gateways.sandbox import SandboxFleet
+
+    fleet = SandboxFleet(accounts=2, admin_token="fleet-admin-token-0001", client_token="unused-client-token",
+                         instance_dialect=InstanceDialect.EVOLUTION, delivery_delay=0.0, clock=lambda: NOW)
+    await fleet.start()
+    try:
+        second = fleet.accounts[1].gateway
+        name, key = second.instance_id, second.instance_token
+        async with httpx.AsyncClient(base_url=fleet.url, timeout=10, trust_env=False) as http:
+            answer = await http.post(f"/webhook/set/{name}", headers={"apikey": key}, json={"webhook": {
+                "enabled": True, "url": receiver.url + "/a/second/evolution", "byEvents": True,
+                "events": ["SEND_MESSAGE"]}})
+            assert answer.status_code == 201, answer.text
+            sent = await http.post(f"/message/sendText/{name}", headers={"apikey": key},
+                                   json={"number": CONTACT, "text": "Hi from the second"})
+            assert sent.status_code == 201, sent.text
+        await second.wait_for_deliveries()
+    finally:
+        await fleet.stop()
+    ((path, body),) = bodies(receiver)
+    assert path == "/a/second/evolution/send-message"
+    assert (body["instance"], body["apikey"], body["server_url"]) == (name, key, fleet.url)
+    assert body["data"]["key"]["id"] == sent.json()["key"]["id"]
+    assert fleet.accounts[0].gateway.state.evolution_webhook is None  # the first account's is its own
