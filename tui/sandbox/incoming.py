@@ -45,9 +45,11 @@ def lid_message(state: SandboxState, phone: str, text: str, message_id: str, now
 
 class IncomingRoutes:
     def __init__(self, state: Callable[[], SandboxState], send: Callable[[dict[str, Any]], None],
-                 clock: Callable[[], datetime], new_id: Callable[[], str]) -> None:
+                 clock: Callable[[], datetime], new_id: Callable[[], str],
+                 instance: Callable[[str, str, str, bool], None] | None = None) -> None:
         self.state = state
         self.send = send  # to the session webhook, when it is subscribed to Message
+        self.instance = instance  # the instance dialect's own delivery of it (Evolution's messages.upsert)
         self.clock = clock
         self.new_id = new_id
 
@@ -72,6 +74,8 @@ class IncomingRoutes:
             return _refused("alt: must be true or false")
         message_id = self.new_id()
         self.send(lid_message(self.state(), phone, text, message_id, self.clock(), alt=alt))
+        if self.instance is not None:
+            self.instance(phone, text, message_id, alt)
         return web.json_response({"id": message_id, "lid": lid_of(phone)})
 
 

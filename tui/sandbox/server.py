@@ -202,7 +202,7 @@ class SandboxGateway:
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
         app.add_routes(IncomingRoutes(lambda: self.state, self.deliveries.announce_session, self.clock,
-                                      self.id_factory).routes())
+                                      self.id_factory, self._incoming_on_instance).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 
@@ -273,6 +273,11 @@ class SandboxGateway:
             run_flap(flap, link, clock=self.clock, announce=self._announce))
         self._flaps.add(task)
         task.add_done_callback(self._flaps.discard)
+
+    def _incoming_on_instance(self, phone: str, text: str, message_id: str, alt: bool) -> None:
+        webhooks = self.deliveries.instance_webhooks
+        if webhooks is not None:
+            self.deliveries.post_in_order(webhooks.incoming(phone, text, message_id, alt=alt))
 
     def _announce(self, family: Family, event: LinkEvent) -> None:
         """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""

@@ -38,6 +38,11 @@ class InstanceWebhooks(Protocol):
 
     def link_changed(self, event: LinkEvent) -> list[Step]: ...
 
+    def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
+        """A contact writes first from a LID (`/sandbox/incoming`; `alt`: its number given beside it): what the
+        instance family says of it (the spec and Z-API: nothing, the session family's `Message` says it)."""
+        ...
+
 
 class SessionEncoder(Protocol):
     """(body, content type) of one session event, as the session dialect's gateway sends it."""

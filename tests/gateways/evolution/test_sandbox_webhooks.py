@@ -204,3 +204,20 @@ async def test_each_account_of_a_fleet_posts_its_own_deliveries(receiver):
     assert (body["instance"], body["apikey"], body["server_url"]) == (name, key, fleet.url)
     assert body["data"]["key"]["id"] == sent.json()["key"]["id"]
     assert fleet.accounts[0].gateway.state.evolution_webhook is None  # the first account's is its own
+
+
+async def test_a_contact_writing_first_from_a_lid_is_a_messages_upsert(evolution, receiver):
+    """`/sandbox/incoming`: the key as webhooks.json's `upsert-text-from-lid-with-apikey` has it (Baileys gives the
+    LID as remoteJid and the phone as remoteJidAlt)."""
+    await set_webhook(evolution, receiver.url, events=["MESSAGES_UPSERT"])
+    async with httpx.AsyncClient(base_url=evolution.url, trust_env=False) as http:
+        answer = (await http.post("/sandbox/incoming", json={"from": CONTACT, "text": "Sent from the new phone"})).json()
+    await evolution.wait_for_deliveries()
+    ((_path, body),) = bodies(receiver)
+    data = body["data"]
+    assert data["key"] == {"remoteJid": answer["lid"], "remoteJidAlt": f"{CONTACT}@s.whatsapp.net", "fromMe": False,
+                           "id": answer["id"], "addressingMode": "lid"}
+    assert list(data) == ["key", "pushName", "status", "message", "messageType", "messageTimestamp", "instanceId",
+                          "source"]
+    assert (data["status"], data["message"], data["messageType"]) == (
+        "DELIVERY_ACK", {"conversation": "Sent from the new phone"}, "conversation")

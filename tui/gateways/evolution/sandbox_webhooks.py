@@ -29,6 +29,7 @@ from typing import Any
 from tui.gateways.evolution.deliveries import by_events_path, encode, envelope
 from tui.sandbox.context import Context
 from tui.sandbox.delivery import answers_text
+from tui.sandbox.incoming import lid_of
 from tui.sandbox.events import JSON_CONTENT_TYPE, Peer, ReplyFile, media_reply_for, text_reply_for
 from tui.sandbox.pairing import LinkEvent
 from tui.sandbox.state import SentMessage, is_group_jid, user_jid
@@ -156,6 +157,20 @@ class EvolutionWebhooks:
         if row.get("webhookBase64"):  # the messages.upsert handler downloads it and adds `message.base64`
             message["base64"] = base64.b64encode(data).decode("ascii")
         return message
+
+    def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
+        """A contact writing first from a LID: `messages.upsert` with the LID as `remoteJid` and, when WhatsApp gives
+        it, the phone as `remoteJidAlt` (Baileys decode-wa-message.ts; addressingMode "lid")."""
+        lid = lid_of(phone)
+        key: dict[str, Any] = {"remoteJid": lid}
+        if alt:
+            key["remoteJidAlt"] = user_jid(phone)
+        key.update({"fromMe": False, "id": message_id, "addressingMode": "lid"})
+        return [self.step("messages.upsert", lambda: {
+            "key": key, "pushName": self.state.push_name(phone) or None, "status": "DELIVERY_ACK",
+            "message": {"conversation": text}, "messageType": "conversation",
+            "messageTimestamp": int(self.context.clock().timestamp()), "instanceId": instance_uuid(self.name),
+            "source": "android"})]
 
     # -- the link and pairing ---------------------------------------------------------------------------------
 

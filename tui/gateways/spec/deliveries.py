@@ -27,5 +27,8 @@ class SpecWebhooks:
 
         return [delivery]
 
+    def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
+        return []  # the session family's `Message` says it
+
     def link_changed(self, event: LinkEvent) -> list[Step]:
         return []

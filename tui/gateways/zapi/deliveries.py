@@ -80,6 +80,9 @@ class ZapiWebhooks:
             steps.append(self._callback("received", lambda: zapi_text_reply(instance_id, state, sent, new_id(), now())))
         return steps
 
+    def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
+        return []  # the session family's `Message` says it
+
     def link_changed(self, event: LinkEvent) -> list[Step]:
         now = self.context.clock
         if event in (LinkEvent.PAIRED, LinkEvent.CONNECTED):
