@@ -635,6 +635,9 @@ class _Evolution(NamedTuple):
 
     key: str | None
 
+    def __repr__(self) -> str:  # spelled out: the default would show the key
+        return "<_Evolution>"
+
 
 _REFUSALS = {Verdict.UNSIGNED: "signature missing", Verdict.APIKEY_WRONG: "apikey wrong",
              Verdict.NO_APIKEY: "no apikey (signatures are required)"}
