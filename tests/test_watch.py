@@ -201,3 +201,48 @@ async def test_the_spec_dialect_never_asks_for_the_device(recording: RecordingGa
     assert _asked(recording, "/device") == 0
     state = watch.state(Family.INSTANCE)
     assert state is not None and state.connected and state.number is None
+
+
+def test_evolution_connection_update_and_qrcode_updated_move_the_instance_state() -> None:
+    """Evolution's connection.update (open, connecting, close) and qrcode.updated (issue 33), as its Baileys service
+    posts them (whatsapp.baileys.service.ts connectionUpdate; tests/gateways/evolution/webhooks.json), whatever kind
+    the classification gives them: the envelope's `event` says what they are."""
+    watch, clock, changes = watch_of(Family.INSTANCE)
+    envelope = {"instance": "office", "destination": "https://listener.example.com/evolution",
+                "date_time": "2026-12-07T09:00:01.000Z", "server_url": "https://evo.example.com", "apikey": "***"}
+    assert watch.apply_event("unknown", {"event": "connection.update", **envelope,
+                                         "data": {"instance": "office", "state": "connecting", "statusReason": 200}})
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and not state.connected and "connecting" in (state.reason or "")
+    assert watch.apply_event("unknown", {"event": "qrcode.updated", **envelope, "data": {"qrcode": {
+        "instance": "office", "pairingCode": "K7QW2M9D", "code": "2@Yq3vVb1NQm6r0dS9wz8E2xLk,ZmFrZSBub2lzZSBrZXk=",
+        "base64": "data:image/png;base64,iVBORw0KGgo="}}})
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and state.waiting_for_scan and not state.logged_in
+    assert header_words(watch) == "waiting for a scan"
+    clock.advance(5)
+    assert watch.apply_event("unknown", {"event": "connection.update", **envelope,
+                                         "sender": "5511911112222@s.whatsapp.net", "data": {
+                                             "instance": "office", "wuid": "5511911112222@s.whatsapp.net",
+                                             "profileName": "Loja Centro", "profilePictureUrl": None, "state": "open",
+                                             "statusReason": 200}})
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and (state.connected, state.logged_in, state.number) == (True, True, "5511911112222")
+    assert state.since == clock.now and header_words(watch) == "connected"
+    clock.advance(60)
+    assert watch.apply_event("unknown", {"event": "connection.update", **envelope,
+                                         "data": {"instance": "office", "state": "close", "statusReason": 401}})
+    state = watch.state(Family.INSTANCE)
+    assert state is not None and not state.connected and not state.logged_in and "logged out" in (state.reason or "")
+    assert changes[-1].dropped
+    assert watch.apply_event("unknown", {"event": "qrcode.updated", **envelope, "data": {
+        "message": "QR code limit reached, please login again", "statusCode": 500}})
+    assert "QR code limit reached" in (watch.state(Family.INSTANCE) or state).reason  # type: ignore[operator]
+    assert watch.apply_event("unknown", {"event": "connection.update", **envelope, "data": {
+        "instance": "office", "state": "refused", "statusReason": 428, "profilePictureUrl": None}})
+    assert "refused" in (watch.state(Family.INSTANCE) or state).reason  # type: ignore[operator]
+    # Other Evolution events, and an envelope that is not Evolution's, change nothing.
+    before = len(changes)
+    assert not watch.apply_event("unknown", {"event": "messages.upsert", **envelope, "data": {"key": {}}})
+    assert not watch.apply_event("unknown", {"event": "connection.update", "data": "open"})
+    assert len(changes) == before

@@ -108,4 +108,6 @@ def test_malformed_signatures_are_invalid_not_errors(signature):
 
 def test_verdict_values_are_stable():
     # Stored in the event store's verdict column and printed by --print-json.
-    assert [str(v) for v in Verdict] == ["valid", "invalid", "unsigned", "no-key"]
+    assert [str(v) for v in Verdict] == ["valid", "invalid", "unsigned", "no-key",
+                                         # Evolution's apikey (issue 33): verdicts of their own, never a signature's
+                                         "apikey-ok", "apikey-wrong", "apikey-unchecked", "no-apikey"]

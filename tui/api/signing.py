@@ -15,6 +15,17 @@ class Verdict(enum.StrEnum):
     INVALID = "invalid"
     UNSIGNED = "unsigned"
     NO_KEY = "no-key"
+    # Evolution API signs nothing: its deliveries carry the instance's key as `apikey` when its server exposes it
+    # (tui.gateways.evolution.envelope). Verdicts of their own, never shown as a signature.
+    APIKEY_OK = "apikey-ok"  # the delivery's apikey is the instance's key
+    APIKEY_WRONG = "apikey-wrong"  # it carries another key: refused like a bad signature
+    APIKEY_UNCHECKED = "apikey-unchecked"  # it carries one, and the listener knows no key to compare it with
+    NO_APIKEY = "no-apikey"  # it carries none (Evolution's server does not expose it): unsigned
+
+
+# What the inbox, the media folder and the backfills believe: a valid signature, an apikey that matched, or nothing
+# to check against (no key configured). An unsigned delivery, a missing apikey or a wrong one are kept, never believed.
+TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY, Verdict.APIKEY_OK, Verdict.APIKEY_UNCHECKED})
 
 
 # OpenSSL's one-shot HMAC always releases the GIL, and an HMAC object's update releases it from this size on.

@@ -10,7 +10,8 @@ from typing import Any
 from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.api.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
-VERDICTS = ("valid", "invalid", "unsigned", "no-key", "rejected")
+VERDICTS = ("valid", "invalid", "unsigned", "no-key", "apikey-ok", "apikey-wrong", "apikey-unchecked", "no-apikey",
+            "rejected")
 
 
 def port(text: str) -> int:

@@ -10,7 +10,7 @@ import ipaddress
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -22,7 +22,7 @@ from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
-from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, family_urls
+from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, evolution_url, family_urls
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreHealth, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
@@ -48,6 +48,10 @@ class _Served(NamedTuple):
     old_paths: bool = True
     records: tuple[str, ...] = ()  # the listener records the doctor reads
     signing: dict[str, AccountSigning] = {}  # each profile's saved signature policy (its families, its setting)
+    apikeys: dict[str, str | None] = {}  # Evolution profiles' instance keys (their deliveries' `apikey`)
+
+    def __repr__(self) -> str:  # spelled out: the default would show the keys
+        return f"<_Served {self.path} accounts={sorted(self.accounts)}>"
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -159,12 +163,33 @@ def _one_profile(args: argparse.Namespace) -> _Served:
         raise KeyringUnavailable(f"the profile's HMAC key: {error} (or set {HMAC_KEY_ENV} for this run)") from None
     record = name or ("sandbox" if args.sandbox else None)
     signing = {profile.name: _saved_signing(profile)} if profile is not None else {}
-    return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing)
+    apikeys = {profile.name: _instance_key(profile, in_file)} if profile is not None else {}
+    return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing,
+                   apikeys=apikeys)
 
 
 def _saved_signing(profile: Profile) -> AccountSigning:
-    """What `profile` saved about unsigned events: no unsigned `/delivery` without Z-API, and its own setting."""
-    return AccountSigning(Family.INSTANCE in profile.families, profile.require_signatures)
+    """What `profile` saved about unsigned events: no unsigned `/delivery` without Z-API, its own setting, and
+    whether its `/evolution` paths judge Evolution's apikey."""
+    return AccountSigning(Family.INSTANCE in profile.families, profile.require_signatures, _speaks_evolution(profile))
+
+
+def _speaks_evolution(profile: Profile) -> bool:
+    from tui.api.dialects import InstanceDialect
+
+    return Family.INSTANCE in profile.families and profile.instance_dialect is InstanceDialect.EVOLUTION
+
+
+def _instance_key(profile: Profile, in_file: bool, environ: Mapping[str, str] | None = None) -> str | None:
+    """An Evolution profile's instance key, its deliveries' `apikey` (None for other profiles: never read)."""
+    from tui.local.secrets import KeyringUnavailable, run_instance_key
+
+    if not _speaks_evolution(profile):
+        return None
+    try:
+        return run_instance_key(profile.name, in_file, environ)
+    except KeyringUnavailable as error:
+        raise KeyringUnavailable(f"profile {profile.name!r}'s instance key: {error}") from None
 
 
 def _every_profile(args: argparse.Namespace) -> _Served:
@@ -182,11 +207,14 @@ def _every_profile(args: argparse.Namespace) -> _Served:
         raise ConfigError("there is no profile yet: add one with `gateway-tui profile add NAME`")
     path = Path(args.db) if args.db else fleet_events_path()
     keys, families, signing = now.keys, now.families, now.signing
+    apikeys = dict(now.apikeys)
     names = tuple(keys)
     if len(names) == 1:
         (name,) = names
-        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing)
-    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing)
+        return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing,
+                       apikeys=apikeys)
+    return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing,
+                   apikeys=apikeys)
 
 
 def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
@@ -205,7 +233,9 @@ def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
         except KeyringUnavailable as error:
             raise KeyringUnavailable(f"profile {profile.name!r}'s HMAC key: {error}") from None
     return ProfilesNow(keys, {profile.name: tuple(profile.families) for profile in profiles},
-                       {profile.name: _saved_signing(profile) for profile in profiles})
+                       {profile.name: _saved_signing(profile) for profile in profiles},
+                       {profile.name: _instance_key(profile, profile.secrets_file or args.insecure_storage, environ)
+                        for profile in profiles})
 
 
 async def _serve(store: EventStore, args: argparse.Namespace, served: _Served,
@@ -276,6 +306,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         old_paths=served.old_paths,
         signing=served.signing,
     )
+    for name, apikey in served.apikeys.items():
+        listener.set_account_apikey(name, apikey)
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
         return Exit.REFUSED
     if alerts is not None:
@@ -316,6 +348,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
         keyless = [name for name, keyed in listener.accounts.items() if not keyed]
         signing = (f"{len(served.accounts)} profiles, each verified with its own HMAC key on {ACCOUNT_PREFIX}<profile>/"
                    + (f" ({', '.join(keyless)}: no key)" if keyless else ""))
+    elif key is None and Family.SESSION not in families and listener.signing_of(served.account).evolution:
+        signing = "no HMAC key (Evolution API signs nothing: its deliveries' apikey is checked on /evolution)"
     elif key is None and Family.SESSION not in families:
         signing = "no HMAC key (Z-API does not sign its callbacks)"
     elif key is None:
@@ -498,6 +532,14 @@ def _print_family_urls(
     instance_rule = "signature required" if keyed and requires else "unsigned accepted, as Z-API sends"
     session_rule = "signature required" if keyed else "signatures checked, not required"
     whose = f"{account} ({'HMAC key set' if has_key else 'no HMAC key'}): " if account else ""
+    named = account or listener.account
+    if Family.INSTANCE in families and listener.signing_of(named).evolution:
+        apikey = ("apikey checked against the instance key" if listener.has_apikey(named)
+                  else "no instance key here: apikey not checked")
+        unsigned = "without one refused" if requires and listener.strict else "without one accepted"
+        print(f"  {whose}instance family (Evolution API deliveries, and below it per event; {apikey}, {unsigned}): "
+              f"{evolution_url(listener.url, account or None)}", file=sys.stderr)
+        families = tuple(family for family in families if family is not Family.INSTANCE)
     if Family.INSTANCE in families:
         print(f"  {whose}instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}",
               file=sys.stderr)

@@ -30,6 +30,10 @@ class ProfilesNow:
     keys: dict[str, str | None]
     families: dict[str, tuple[Family, ...]]
     signing: dict[str, AccountSigning] = field(default_factory=dict)
+    apikeys: dict[str, str | None] = field(default_factory=dict)  # Evolution profiles' instance keys (secrets)
+
+    def __repr__(self) -> str:  # spelled out: the default would show the keys
+        return f"<ProfilesNow {sorted(self.keys)}>"
 
 
 @dataclass
@@ -107,6 +111,8 @@ class Reloader:
                 self.listener.set_hmac_key(now.keys[name])  # its old paths verify with the same key
         for name, signing in now.signing.items():
             self.listener.set_account_signing(name, signing)
+        for name in now.keys:
+            self.listener.set_account_apikey(name, now.apikeys.get(name))
         for name in now.keys:
             self.write_record(name)
         if not (gone or added or rekeyed):

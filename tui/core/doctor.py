@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tui.api.dialects import Family
+from tui.api.dialects import Family, InstanceDialect
 from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
 from tui.core.suggested_commands import SPEC, profile_command, sandbox_command
-from tui.webhooks.families import PathFamily, family_of, family_urls
+from tui.webhooks.families import PathFamily, evolution_url, family_of, family_urls
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -250,7 +250,15 @@ class Doctor:
     # -- examining -----------------------------------------------------------------------------------------------
 
     def url_for(self, family: Family) -> str:
-        urls = family_urls(self.inputs.listener_base, self.inputs.account_paths)
+        return self._listener_url(family, self.inputs.account_paths)
+
+    def _listener_url(self, family: Family, account: str | None) -> str:
+        """The listener's URL for the family's webhook: an Evolution instance posts to `/evolution` (where its
+        apikey is judged), the other gateways to the family's path."""
+        instance = self.inputs.instance
+        if family is Family.INSTANCE and instance is not None and instance.dialect is InstanceDialect.EVOLUTION:
+            return evolution_url(self.inputs.listener_base, account)
+        urls = family_urls(self.inputs.listener_base, account)
         return urls[PathFamily.INSTANCE if family is Family.INSTANCE else PathFamily.SESSION]
 
     def _reaches(self, family: Family, url: str) -> bool:
@@ -260,7 +268,7 @@ class Doctor:
         if url == self.url_for(family):
             return True
         inputs = self.inputs
-        own = family_urls(inputs.listener_base, inputs.name)[PathFamily(family.value)]
+        own = self._listener_url(family, inputs.name)
         if inputs.listener_for_check and inputs.account_paths is None and url == own:
             self._on_own_paths = True
             return True

@@ -44,7 +44,7 @@ from tui.webhooks.rows import ConversationRow, MessageRow, Step, Timeline  # noq
 
 # The account (one profile's clients, secrets, dialects and events), its errors, and the services, for the UI.
 from tui.core.accounts.account import SANDBOX_PROFILE, Account, ClientsNotReady, Opening, Tokens  # noqa: F401
-from tui.core.accounts.accounts import MAX_ACCOUNTS, Accounts
+from tui.core.accounts.accounts import MAX_ACCOUNTS, Accounts, serve_apikey
 from tui.core.alerts.service import AlertService
 from tui.core.display import Display
 from tui.core.errors import SetupRequired, StartupError
@@ -315,6 +315,8 @@ class Runtime:
                 await self.feed.set_forward_target(profile.forward_to, allow_remote=profile.forward_allow_remote)
             await accounts.start_listener(profile.listener_host or "127.0.0.1", profile.listener_port)
         account.connect(http, Tokens.from_secrets(resolved))
+        if self.feed.listener is not None:
+            serve_apikey(self.feed.listener, account)  # known now that its client is built
         if others and isinstance(secrets, secret_module.KeyringSecrets):
             # Each keyring read is a Secret Service round trip (~15 ms over D-Bus: seconds for a hundred accounts):
             # read after the start, which the current account alone needed.

@@ -12,7 +12,8 @@ the listener receives. Watching never connects anything by itself: it only reads
 The events, from the gateways' docs and code: WuzAPI (whatsmeow's events as wuzapi forwards them) `Connected`,
 `Disconnected`, `LoggedOut`, `PairSuccess`, `PairError`, `QR`, `QRTimeout`, `ConnectFailure`, `TemporaryBan`;
 Z-API `ConnectedCallback`, `DisconnectedCallback`. Their kinds are the payload's `type` as
-`tui.webhooks.classify` names them.
+`tui.webhooks.classify` names them. Evolution API's `connection.update` and `qrcode.updated` are known by their
+envelope's `event`, whatever kind they are classified as (tui.gateways.evolution.connection says what they mean).
 
 The paired number: WuzAPI's status and both gateways' connect events say it; Z-API's status never does, so a
 connected Z-API instance whose number is not known has its `GET /device` read once (again only after it was seen
@@ -232,17 +233,25 @@ class ConnectionWatch:
 
     def apply_event(self, kind: str, payload: object) -> bool:
         """A connection event the listener received; False when `kind` is not one (nothing changes)."""
+        from tui.gateways.evolution.connection import evolution_event, state_after
+
+        evolution = evolution_event(payload)
+        if evolution is not None:
+            return self._apply(Family.INSTANCE, lambda old: state_after(*evolution, old))
         if kind in INSTANCE_KINDS:
             family = Family.INSTANCE
         elif kind in SESSION_KINDS:
             family = Family.SESSION
         else:
             return False
+        return self._apply(family, lambda old: _after_event(kind, payload, old))
+
+    def _apply(self, family: Family, after: Callable[[ConnectionState], ConnectionState | None]) -> bool:
         watched = self.families.get(family)
         if watched is None:
             return False
         old = watched.state or ConnectionState(connected=False, logged_in=False)
-        new = _after_event(kind, payload, old)
+        new = after(old)
         if new is not None and watched.state is None:  # the event is the change: it happened now
             new = new.model_copy(update={"since": self.clock()})
         if new is not None:

@@ -20,7 +20,7 @@ from tui.core.accounts.account import SANDBOX_PROFILE, Account
 from tui.core.accounts.accounts import Accounts
 from tui.core.errors import StartupError
 from tui.core.feed.feed import EventFeed, ListenerOptions
-from tui.webhooks.families import PathFamily, family_urls
+from tui.webhooks.families import PathFamily, evolution_url, family_urls
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.dialects import Family
@@ -76,9 +76,13 @@ class WebhookSetup:
         return self._webhook_urls(base, profile)[PathFamily(family.value)]
 
     def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
+        return family_urls(base, profile if self._own_paths() else None)
+
+    def _own_paths(self) -> bool:
+        """Whether each account's webhooks point at its own `/a/<profile>/` paths (several open, or a listener that
+        serves them so)."""
         attached = self._feed.attached
-        own_paths = len(self._accounts.all) > 1 or (attached is not None and attached.account_paths)
-        return family_urls(base, profile if own_paths else None)
+        return len(self._accounts.all) > 1 or (attached is not None and attached.account_paths)
 
     async def configure_webhooks(self, public_url: str, account: Account | None = None) -> None:
         """Point the gateway at our listener like a user would: op 16 (delivery) and op 24 (session events), for
@@ -96,7 +100,11 @@ class WebhookSetup:
         urls = self._webhook_urls(base, account.name)  # its own paths when several accounts are open
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
-            if instance.dialect is InstanceDialect.ZAPI:
+            if instance.dialect is InstanceDialect.EVOLUTION:
+                # Evolution's one webhook, at its own path (the listener judges its apikey there), for every event the
+                # app reads: messages, acks, and the connection and pairing events that move the header.
+                await instance.point_every_callback(evolution_url(base, account.name if self._own_paths() else None))
+            elif instance.dialect is InstanceDialect.ZAPI:
                 # Z-API has a callback URL per kind (received, delivery, status, connected, ...): the doctor's
                 # webhook-url-mismatch reads them all, so all of them point at the listener, in one call.
                 await instance.point_every_callback(urls[PathFamily.INSTANCE])

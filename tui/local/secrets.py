@@ -350,6 +350,18 @@ def run_hmac_key(profile: str | None, insecure: bool = False, environ: Mapping[s
     return resolve_secret(profile, store, SecretName.HMAC_KEY, environ) or None
 
 
+def run_instance_key(profile: str, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
+    """An Evolution profile's instance key, which its webhook deliveries carry as `apikey` (the listener compares
+    them): GATEWAY_TUI_INSTANCE_TOKEN, else the profile's stored instance token; None without either. Raises
+    KeyringUnavailable as run_hmac_key does."""
+    environ = os.environ if environ is None else environ
+    from_env = environ.get(SecretName.INSTANCE_TOKEN.env_var)
+    if from_env:
+        return from_env
+    store = open_secret_store_for_run(insecure, environ)
+    return resolve_secret(profile, store, SecretName.INSTANCE_TOKEN, environ) or None
+
+
 def run_environment(open_profiles: int, warn: Callable[[str], None]) -> Mapping[str, str]:
     """The environment a run's secrets are resolved with (`environ` of the functions above). The GATEWAY_TUI_*
     secret variables stand for one profile's secrets: with one profile open they apply (os.environ); with several

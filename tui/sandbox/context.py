@@ -17,6 +17,7 @@ from tui.sandbox.dialect import WuzapiRelease
 from tui.sandbox.pairing import Announce, CodeIssuer
 from tui.sandbox.rate_limit import RateLimiter
 from tui.sandbox.state import SandboxState, SentMessage
+from tui.sandbox.webhook_posts import Step, post_nothing
 from tui.sandbox.wire import ApiError
 
 CLIENT_TOKEN_HEADER = "Client-Token"
@@ -48,6 +49,11 @@ class Context:
     wuzapi_release: WuzapiRelease = WuzapiRelease.NEWER
     connect_delay: timedelta = timedelta(0)
     """WuzAPI after an immediate connect: how long (on `clock`) until its websocket is up and it gives codes."""
+    server_url: Callable[[], str] = str
+    """The sandbox's own URL once it listens ("" before): Evolution's deliveries carry it as `server_url`."""
+    deliver: Callable[[list[Step]], None] = post_nothing
+    """Post these steps to the webhooks, in order after those already scheduled (a dialect's own events: Evolution's
+    qrcode.updated while pairing)."""
 
     def check_instance(self, request: web.Request, *, needs_connection: bool) -> None:
         client_token = request.headers.get(CLIENT_TOKEN_HEADER)

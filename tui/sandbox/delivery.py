@@ -1,18 +1,16 @@
 """Deliver what happens after a send to the configured webhooks, in the background, like a real gateway.
 
 For each accepted send, in order and `delay` seconds apart:
-1. a `DeliveryCallback` to the URL of operation 16, when one is set (with `error` when the send failed;
-   nothing else follows a failed send);
+1. the instance family's webhooks, in its dialect's format (`instance_webhooks`, from the dialect's gateway package:
+   the spec's `DeliveryCallback` to the URL of operation 16, Z-API's callbacks, Evolution's deliveries); nothing
+   else follows a failed send;
 2. session events to the webhook of operation 24, each only while the instance is connected and the webhook
    is set, `active` and subscribed to its kind: `ReadReceipt` (the recipient read it), `ChatPresence`
    (the recipient is typing) and, for send-button-actions, a `Message` whose text is the first button's; a
    text to a contact is answered with a text `Message` (see `answers_text` and `events.TEXT_REPLIES`).
 
-In the Z-API instance dialect step 1 becomes Z-API's callbacks, never signed (Z-API has no signing): the
-`DeliveryCallback`, then `MessageStatusCallback` RECEIVED and READ, `PresenceChatCallback` COMPOSING and, for
-send-button-actions, a `ReceivedCallback` with `buttonsResponseMessage` (a text to a contact: one with `text`); each goes to its own URL (Z-API's
-`update-webhook-*` calls), falling back to the delivery URL while that is unset. In the WuzAPI session dialect
-step 2 is written as WuzAPI 71df569 writes it (form by default, Go's key order).
+A change of the instance family's link is posted in the same format (`link_changed`), in order with the others.
+In the WuzAPI session dialect step 2 is written as WuzAPI 71df569 writes it (form by default, Go's key order).
 
 Configuration is read when each event fires, so turning `active` off stops the events still to come.
 Every other body is signed with the HMAC key of operation 17 when one is set, over the exact bytes sent.
@@ -28,40 +26,25 @@ from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tui.sandbox.dialect import InstanceDialect, SessionDialect
 
 if TYPE_CHECKING:  # imported by the first delivery: the sandbox process answers its port ~10 ms sooner without it
     import httpx
 from tui.sandbox.events import (
-    JSON_CONTENT_TYPE,
     Peer,
     button_reply,
     chat_presence,
-    delivery_callback,
     encode_session_event,
-    encode_wuzapi_event,
     media_reply,
     media_reply_for,
     read_receipt,
     text_reply,
-    zapi_button_reply,
-    zapi_delivery,
-    zapi_json,
-    zapi_media_reply,
-    zapi_message_status,
-    zapi_presence,
-    zapi_text_reply,
 )
 from tui.sandbox.state import SandboxState, SentMessage, is_group_jid
+from tui.sandbox.webhook_posts import InstanceWebhooks, SessionEncoder, Step
 from tui.api.signing import SIGNATURE_HEADER, sign
 
 USER_AGENT = "gateway-tui-sandbox"
 WRONG_KEY = "not-the-key-you-configured-not-the-key-you-configured"
-# Z-API's callback routes' kinds (tui.gateways.zapi.sandbox) by the `type` their bodies carry; /sandbox/fault names these.
-ZAPI_CALLBACK_TYPES = {
-    "delivery": "DeliveryCallback", "received": "ReceivedCallback", "message-status": "MessageStatusCallback",
-    "chat-presence": "PresenceChatCallback", "connected": "ConnectedCallback", "disconnected": "DisconnectedCallback",
-}
 
 
 def answers_text(sent: SentMessage) -> bool:
@@ -82,12 +65,8 @@ class Deliverer:
         attempts: int = 3,
         retry_delay: float = 0.2,
         timeout: float = 5.0,
-        instance_dialect: InstanceDialect = InstanceDialect.SPEC,
-        session_dialect: SessionDialect = SessionDialect.SPEC,
     ) -> None:
         self.state = state
-        self.instance_dialect = instance_dialect
-        self.session_dialect = session_dialect
         self.instance_id = instance_id
         self.webhook_format = webhook_format
         self.clock = clock
@@ -99,6 +78,10 @@ class Deliverer:
         # WuzAPI sends a 32-hex user id; derived from the instance id (never from a token) so it is stable.
         self.base_url = ""  # the sandbox's own URL, once it listens: Z-API's media replies link to it
         self.user_id = hashlib.sha256(f"sandbox-user:{instance_id}".encode()).hexdigest()[:32]
+        self.encode_session: SessionEncoder = encode_session_event
+        """How the session dialect's events travel (its gateway package's, handed in by the host)."""
+        self.instance_webhooks: InstanceWebhooks | None = None
+        """The instance dialect's webhook format (its gateway package's, handed in by the host); None: none posted."""
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -139,11 +122,17 @@ class Deliverer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def announce_instance(self, callback: str, payload: dict[str, Any]) -> None:
-        """A Z-API connection callback (`connected` or `disconnected`) to its own URL, else the delivery URL;
-        never signed. The spec has no such callback: its dialect sends nothing."""
-        if self.instance_dialect is InstanceDialect.ZAPI:
-            self._announce_in_order(self._zapi_callback(callback, payload))
+    def post_in_order(self, steps: list[Step]) -> None:
+        """A dialect's own steps (a link's change, a pairing code), each `delay` after the one before, after every
+        announcement already scheduled."""
+        self._announce_in_order(self._steps(steps))
+
+    async def _steps(self, steps: list[Step]) -> None:
+        for step in steps:
+            await asyncio.sleep(self.delay)
+            post = step()
+            if post is not None:
+                await self._post(post.url, post.body, post.content_type, signed=post.signed)
 
     def announce_session(self, *payloads: dict[str, Any]) -> None:
         """Session connection events, in order, each to the webhook when it is subscribed to its `type`."""
@@ -172,12 +161,6 @@ class Deliverer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _zapi_callback(self, callback: str, payload: dict[str, Any]) -> None:
-        await asyncio.sleep(self.delay)
-        url = self.state.zapi_callback_urls.get(callback) or self.state.delivery_url
-        if url and not self.state.faults.drops(ZAPI_CALLBACK_TYPES[callback]):
-            await self._post(url, zapi_json(payload), JSON_CONTENT_TYPE, signed=False)
-
     async def _connection_events(self, payloads: tuple[dict[str, Any], ...]) -> None:
         for payload in payloads:
             await asyncio.sleep(self.delay)
@@ -186,8 +169,7 @@ class Deliverer:
                 await self._post(webhook.url, *self._encode_session(payload))
 
     def _encode_session(self, payload: dict[str, Any]) -> tuple[bytes, str]:
-        encode = encode_wuzapi_event if self.session_dialect is SessionDialect.WUZAPI else encode_session_event
-        return encode(payload, webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id)
+        return self.encode_session(payload, webhook_format=self.webhook_format, instance_name=self.instance_id, user_id=self.user_id)
 
     async def wait(self, timeout: float = 10.0) -> None:
         """Return once every scheduled delivery has finished; TimeoutError after `timeout` seconds."""
@@ -196,50 +178,10 @@ class Deliverer:
                 await asyncio.wait(set(self._tasks))
 
     async def _deliver(self, sent: SentMessage, peer: Peer) -> None:
-        await asyncio.sleep(self.delay)
-        if self.instance_dialect is InstanceDialect.ZAPI:
-            delivered = await self._zapi_callbacks(sent)
-        else:
-            delivered = await self._spec_delivery(sent)
-        if delivered:
+        if self.instance_webhooks is not None:
+            await self._steps(self.instance_webhooks.after_send(sent))
+        if sent.failure is None:
             await self._session_events(sent, peer)
-
-    async def _spec_delivery(self, sent: SentMessage) -> bool:
-        """The spec's one delivery notification, signed like every spec webhook; False when the send failed."""
-        if self.state.delivery_url and not self.state.faults.drops("DeliveryCallback"):
-            body = delivery_callback(self.instance_id, sent, self.clock())
-            await self._post(self.state.delivery_url, body, JSON_CONTENT_TYPE)
-        return sent.failure is None
-
-    async def _zapi_callbacks(self, sent: SentMessage) -> bool:
-        """Z-API's callbacks of one send, unsigned; False when the send failed (nothing else follows)."""
-        if self.state.delivery_url and not self.state.faults.drops("DeliveryCallback"):
-            await self._post(self.state.delivery_url, zapi_json(zapi_delivery(self.instance_id, sent, self.clock())),
-                             JSON_CONTENT_TYPE, signed=False)
-        if sent.failure:
-            return False
-        callbacks: list[tuple[str, Callable[[], dict[str, Any]]]] = [
-            ("message-status", lambda: zapi_message_status(self.instance_id, sent, "RECEIVED", self.clock())),
-            ("message-status", lambda: zapi_message_status(self.instance_id, sent, "READ", self.clock())),
-            ("chat-presence", lambda: zapi_presence(self.instance_id, sent)),
-        ]
-        if sent.first_button_text is not None:
-            callbacks.append(
-                ("received", lambda: zapi_button_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
-            )
-        elif answers_text(sent) and (reply := media_reply_for(sent.text)) is not None:
-            callbacks.append(("received", lambda: zapi_media_reply(
-                self.instance_id, self.state, sent, reply, self.base_url, self.new_id(), self.clock())))
-        elif answers_text(sent):
-            callbacks.append(
-                ("received", lambda: zapi_text_reply(self.instance_id, self.state, sent, self.new_id(), self.clock()))
-            )
-        for kind, build in callbacks:
-            await asyncio.sleep(self.delay)
-            url = self.state.zapi_callback_urls.get(kind) or self.state.delivery_url
-            if url and self.state.instance_link.connected and not self.state.faults.drops(ZAPI_CALLBACK_TYPES[kind]):
-                await self._post(url, zapi_json(build()), JSON_CONTENT_TYPE, signed=False)
-        return True
 
     async def _session_events(self, sent: SentMessage, peer: Peer) -> None:
         events: list[tuple[str, Callable[[], dict[str, Any]]]] = [

@@ -31,12 +31,12 @@ JSON_CONTENT_TYPE = "application/json"
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 WEBHOOK_FORMATS = ("json", "form")
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def go_json(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    for raw, escaped in _GO_ESCAPES.items():
+    for raw, escaped in GO_ESCAPES.items():
         text = text.replace(raw, escaped)
     return text
 
@@ -141,17 +141,6 @@ def text_reply(peer: Peer, sent: SentMessage, reply_id: str, now: datetime) -> d
     return incoming_message(peer, reply_id, {"conversation": text_reply_for(sent.text)}, now)
 
 
-def zapi_text_reply(
-    instance_id: str, state: SandboxState, sent: SentMessage, reply_id: str, now: datetime
-) -> dict[str, Any]:
-    """`ReceivedCallback` (§5.3) with `text.message`: the recipient answering a text."""
-    payload = zapi_button_reply(instance_id, state, sent, reply_id, now)
-    del payload["buttonsResponseMessage"]
-    payload["referenceMessageId"] = None
-    payload["text"] = {"message": text_reply_for(sent.text)}
-    return payload
-
-
 # Seeded contacts sometimes answer with a file: a text that asks for a photo or a PDF gets one back, delivered the way
 # each gateway delivers it (WuzAPI: inline base64 in the `Message` event, wmiau.go; Z-API: a URL on its storage,
 # served here by the sandbox at MEDIA_PATH, docs/gateways/zapi.md §5.3).
@@ -230,23 +219,6 @@ def media_reply(peer: Peer, reply: ReplyFile, reply_id: str, now: datetime) -> d
     return payload
 
 
-def zapi_media_reply(
-    instance_id: str, state: SandboxState, sent: SentMessage, reply: ReplyFile, base_url: str, reply_id: str,
-    now: datetime,
-) -> dict[str, Any]:
-    """`ReceivedCallback` with `image` or `document`: a URL on the sandbox standing in for Z-API's storage."""
-    payload = zapi_text_reply(instance_id, state, sent, reply_id, now)
-    del payload["text"]
-    url = f"{base_url}{MEDIA_PATH}/{reply.name}"
-    if reply.kind == "image":
-        payload["image"] = {"mimeType": reply.mime_type, "imageUrl": url, "thumbnailUrl": url, "caption": reply.caption,
-                            "width": 96, "height": 64, "viewOnce": False}
-    else:
-        payload["document"] = {"documentUrl": url, "mimeType": reply.mime_type, "title": reply.name, "pageCount": 1,
-                               "fileName": reply.name}
-    return payload
-
-
 def incoming_message(peer: Peer, message_id: str, content: dict[str, Any], now: datetime) -> dict[str, Any]:
     """A whatsmeow `events.Message` from `peer` (docs/gateways/wuzapi.md §4.3), `content` being its protobuf
     Message."""
@@ -306,126 +278,9 @@ def encode_session_event(
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# WuzAPI's exact form body: Go marshals `postmap` (a map, so its keys sorted) around the whatsmeow event struct
-# (a struct, so its fields in declaration order, which the builders above keep). JSON mode instead parses that
-# back into a generic map and re-encodes it, which sorts every level: `go_json` above.
-
-
-def go_json_struct_order(payload: dict[str, Any]) -> str:
-    """`json.Marshal(postmap)`: top-level keys sorted, nested objects in the order they were built."""
-    text = json.dumps({key: payload[key] for key in sorted(payload)}, ensure_ascii=False, separators=(",", ":"))
-    for raw, escaped in _GO_ESCAPES.items():
-        text = text.replace(raw, escaped)
-    return text
-
-
-def encode_wuzapi_event(
-    payload: dict[str, Any], *, webhook_format: str, instance_name: str, user_id: str
-) -> tuple[bytes, str]:
-    """(body, content type) as WuzAPI 71df569 sends them; form is its default (`WEBHOOK_FORMAT` unset)."""
-    if webhook_format == "form":
-        fields = [("instanceName", instance_name), ("jsonData", go_json_struct_order(payload)), ("userID", user_id)]
-        return urlencode(fields).encode("ascii"), FORM_CONTENT_TYPE
-    return go_json({**payload, "instanceName": instance_name, "userID": user_id}).encode("utf-8"), JSON_CONTENT_TYPE
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Z-API callbacks (docs/gateways/zapi.md §5): unsigned JSON, `momment` in epoch milliseconds, groups as `-group`.
-
-
-def zapi_phone(recipient: str) -> str:
-    return f"{group_digits(recipient)}-group" if is_group_jid(recipient) else recipient
-
-
-def _millis(now: datetime) -> int:
-    return int(now.timestamp() * 1000)
-
-
-def zapi_json(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def zapi_delivery(instance_id: str, sent: SentMessage, now: datetime) -> dict[str, Any]:
-    """`DeliveryCallback` (§5.1): handed to WhatsApp, or `error` when it failed."""
-    payload: dict[str, Any] = {
-        "type": "DeliveryCallback",
-        "instanceId": instance_id,
-        "phone": zapi_phone(sent.recipient),
-        "zaapId": zaap_id(sent.message_id),
-        "messageId": sent.message_id,
-        "momment": _millis(now),
-    }
-    if sent.failure:
-        payload["error"] = sent.failure
-    return payload
-
-
-def zapi_message_status(instance_id: str, sent: SentMessage, status: str, now: datetime) -> dict[str, Any]:
-    """`MessageStatusCallback` (§5.2): `ids` is a list, status one of SENT, RECEIVED, READ, READ_BY_ME, PLAYED."""
-    return {
-        "type": "MessageStatusCallback",
-        "instanceId": instance_id,
-        "status": status,
-        "ids": [sent.message_id],
-        "momment": _millis(now),
-        "phoneDevice": 0,
-        "phone": zapi_phone(sent.recipient),
-        "isGroup": is_group_jid(sent.recipient),
-    }
-
-
-def zapi_presence(instance_id: str, sent: SentMessage, status: str = "COMPOSING") -> dict[str, Any]:
-    """`PresenceChatCallback` (§5.4): the recipient typing."""
-    return {
-        "type": "PresenceChatCallback",
-        "instanceId": instance_id,
-        "phone": zapi_phone(sent.recipient),
-        "status": status,
-        "lastSeen": None,
-    }
-
-
-def zapi_button_reply(
-    instance_id: str, state: SandboxState, sent: SentMessage, reply_id: str, now: datetime
-) -> dict[str, Any]:
-    """`ReceivedCallback` (§5.3) with `buttonsResponseMessage`: the recipient pressed the first REPLY button."""
-    peer = Peer.of(state, sent.recipient)
-    sender = peer.sender.partition("@")[0]
-    group = state.group(sent.recipient) if is_group_jid(sent.recipient) else None
-    return {
-        "isStatusReply": False,
-        "chatLid": None,
-        "connectedPhone": state.own_phone,
-        "waitingMessage": False,
-        "isEdit": False,
-        "isGroup": peer.is_group,
-        "isNewsletter": False,
-        "instanceId": instance_id,
-        "messageId": reply_id,
-        "phone": zapi_phone(sent.recipient),
-        "fromMe": False,
-        "momment": _millis(now),
-        "status": "RECEIVED",
-        "chatName": group.name if group else peer.push_name,
-        "senderPhoto": None,
-        "senderName": peer.push_name,
-        "photo": None,
-        "broadcast": False,
-        "participantPhone": sender if peer.is_group else None,
-        "participantLid": None,
-        "referenceMessageId": sent.message_id,
-        "forwarded": False,
-        "type": "ReceivedCallback",
-        "fromApi": False,
-        "buttonsResponseMessage": {"buttonId": sent.first_button_id or "1", "message": sent.first_button_text or ""},
-    }
-
-
-# ---------------------------------------------------------------------------------------------------------------
 # Connection events (issue 23). WuzAPI (docs/gateways/wuzapi.md §4.3; whatsmeow's events structs): `Connected` and
 # `Disconnected` carry an empty struct, `PairSuccess` the device's IDs, `LoggedOut` `{OnConnect, Reason}` where
-# 401 is whatsmeow's ConnectFailureLoggedOut. Z-API (docs/gateways/zapi.md §5.4): `ConnectedCallback` and
-# `DisconnectedCallback`.
+# 401 is whatsmeow's ConnectFailureLoggedOut. (Z-API's ConnectedCallback and DisconnectedCallback: tui.gateways.zapi.)
 
 
 def session_connected() -> dict[str, Any]:
@@ -447,13 +302,3 @@ def session_pair_success(number: str, device: int) -> dict[str, Any]:
 
 def session_logged_out(reason: int = 401) -> dict[str, Any]:
     return {"type": "LoggedOut", "event": {"OnConnect": False, "Reason": reason}}
-
-
-def zapi_connected(instance_id: str, number: str, now: datetime) -> dict[str, Any]:
-    return {"type": "ConnectedCallback", "instanceId": instance_id, "connected": True, "phone": number,
-            "momment": _millis(now)}
-
-
-def zapi_disconnected(instance_id: str, now: datetime) -> dict[str, Any]:
-    return {"type": "DisconnectedCallback", "instanceId": instance_id, "disconnected": True,
-            "error": "Device has been disconnected", "momment": _millis(now)}

@@ -21,6 +21,8 @@ from aiohttp import web
 from tui.api.operations import Family, OperationId
 from tui.sandbox.context import Context
 from tui.sandbox.wire import Handler
+from tui.sandbox.events import encode_session_event
+from tui.sandbox.webhook_posts import InstanceWebhooks, SessionEncoder
 
 Method = Callable[[Any, web.Request], Awaitable[web.Response]]  # an unbound handler method of a dialect
 M = TypeVar("M", bound=Method)
@@ -84,6 +86,17 @@ class DialectApi:
             table[op] = self.refusal(op)
         return table
 
+    @classmethod
+    def webhooks(cls, context: Context) -> InstanceWebhooks | None:
+        """The instance family's webhook format of this dialect (its gateway package's), posted by the host; None:
+        the host's own (the spec's delivery notification, Z-API's callbacks)."""
+        return None
+
+    @classmethod
+    def session_encoder(cls) -> SessionEncoder:
+        """How this session dialect's events travel (WuzAPI's form body: tui.gateways.wuzapi); the spec's JSON."""
+        return encode_session_event
+
     def routes(self, prefix: str) -> list[web.RouteDef] | None:
         """A gateway whose routes are not one per operation under the family's prefix (Evolution: several
         operations share a route, off the server's root) gives them all here; None: one route per operation, at its
@@ -104,6 +117,10 @@ def _bound(api: DialectApi, method: Method) -> Handler:
 
 class DialectApiFactory(Protocol):
     def __call__(self, context: Context) -> DialectApi: ...
+
+    def webhooks(self, context: Context) -> InstanceWebhooks | None: ...
+
+    def session_encoder(self) -> SessionEncoder: ...
 
 
 SandboxDialects = Mapping[tuple[Family, str], DialectApiFactory]

@@ -51,9 +51,11 @@ def lid_message(state: SandboxState, phone: str, text: str, message_id: str, now
 
 class IncomingRoutes:
     def __init__(self, state: Callable[[], SandboxState], send: Callable[[dict[str, Any]], None],
-                 clock: Callable[[], datetime], new_id: Callable[[], str]) -> None:
+                 clock: Callable[[], datetime], new_id: Callable[[], str],
+                 instance: Callable[[str, str, str, bool], None] | None = None) -> None:
         self.state = state
         self.send = send  # to the session webhook, when it is subscribed to Message
+        self.instance = instance  # the instance dialect's own delivery of it (Evolution's messages.upsert)
         self.clock = clock
         self.new_id = new_id
 
@@ -87,6 +89,8 @@ class IncomingRoutes:
         state.received.append(ReceivedMessage(message_id, info["Chat"], info["Sender"], info["PushName"], text, now,
                                               event))
         self.send(event)
+        if self.instance is not None:
+            self.instance(phone, text, message_id, alt)
         return web.json_response({"id": message_id, "lid": lid_of(phone)})
 
     async def redeliver(self, request: web.Request) -> web.Response:

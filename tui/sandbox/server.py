@@ -27,8 +27,6 @@ from tui.sandbox.events import (
     session_disconnected,
     session_logged_out,
     session_pair_success,
-    zapi_connected,
-    zapi_disconnected,
 )
 from tui.sandbox.faults import FaultRoutes
 from tui.sandbox.flap import Flap, FlapRefused, run_flap
@@ -141,8 +139,6 @@ class SandboxGateway:
             new_id=self.id_factory,
             delay=delivery_delay,
             retry_delay=delivery_retry_delay,
-            instance_dialect=instance_dialect,
-            session_dialect=session_dialect,
         )
         self.context = Context(
             state=self.state,
@@ -158,7 +154,11 @@ class SandboxGateway:
             announce=self._announce,
             wuzapi_release=pairing.wuzapi_release,
             connect_delay=pairing.connect_delay,
+            deliver=self.deliveries.post_in_order,
+            server_url=lambda: self.deliveries.base_url,
         )
+        self.deliveries.instance_webhooks = dialects[(Family.INSTANCE, instance_dialect.value)].webhooks(self.context)
+        self.deliveries.encode_session = dialects[(Family.SESSION, session_dialect.value)].session_encoder()
         self.phone = PhoneSide(
             lambda: {Family.INSTANCE: self.state.instance_link, Family.SESSION: self.state.session_link},
             number=lambda: self.state.own_phone, clock=self.clock, announce=self._announce,
@@ -202,7 +202,7 @@ class SandboxGateway:
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
         app.add_routes(IncomingRoutes(lambda: self.state, self.deliveries.announce_session, self.clock,
-                                      self.id_factory).routes())
+                                      self.id_factory, self._incoming_on_instance).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 
@@ -274,15 +274,16 @@ class SandboxGateway:
         self._flaps.add(task)
         task.add_done_callback(self._flaps.discard)
 
+    def _incoming_on_instance(self, phone: str, text: str, message_id: str, alt: bool) -> None:
+        webhooks = self.deliveries.instance_webhooks
+        if webhooks is not None:
+            self.deliveries.post_in_order(webhooks.incoming(phone, text, message_id, alt=alt))
+
     def _announce(self, family: Family, event: LinkEvent) -> None:
         """What the family's gateway tells its webhook when its link changes (tui.sandbox.events)."""
-        now = self.clock()
-        if family is Family.INSTANCE:
-            if event in (LinkEvent.PAIRED, LinkEvent.CONNECTED):
-                number = self.state.instance_link.number or self.state.own_phone
-                self.deliveries.announce_instance("connected", zapi_connected(self.instance_id, number, now))
-            else:
-                self.deliveries.announce_instance("disconnected", zapi_disconnected(self.instance_id, now))
+        if family is Family.INSTANCE:  # in the instance dialect's own format (its gateway package's)
+            if self.deliveries.instance_webhooks is not None:
+                self.deliveries.post_in_order(self.deliveries.instance_webhooks.link_changed(event))
             return
         payloads = {
             LinkEvent.PAIRED: [session_pair_success(self.state.session_link.number or self.state.own_phone, DEVICE),

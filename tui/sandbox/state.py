@@ -235,6 +235,11 @@ class SandboxState:
     zapi_callback_urls: dict[str, str] = field(default_factory=dict)
     # Evolution's one webhook row as `/webhook/set` stored it (None: never set, `/webhook/find` answers null)
     evolution_webhook: dict[str, Any] | None = None
+    # Whether its deliveries carry the instance's key as `apikey` (Evolution's AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES,
+    # true in its .env.example): on, so the listener's apikey verdict and redaction are seen at work
+    evolution_expose_apikey: bool = True
+    # What each Evolution send answered, by message id, until its `send.message` delivery has carried it
+    evolution_sends: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Evolution's four privacy settings the spec has no word for (its `last` and `groupadd` are `privacy`'s)
     evolution_privacy: dict[str, str] = field(default_factory=lambda: {
         "readreceipts": "all", "profile": "all", "status": "contacts", "online": "all"})

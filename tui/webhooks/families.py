@@ -6,6 +6,11 @@ the real instance-family gateway, never signs its callbacks (docs/gateways/zapi.
 below `/delivery` is still stored and answered 200, with verdict `unsigned` (never shown as authentic). Every
 other path stays strict, `require_signatures` makes `/delivery` strict too, and so does an account without the
 instance family (AccountSigning: that exception is Z-API's alone).
+
+Evolution API (the instance family in its own dialect) posts to `/evolution` and, with "webhook by events" on, to
+the per-event paths below it (`/evolution/messages-upsert`, …). It signs nothing: on those paths of an account whose
+profile speaks Evolution, a delivery is judged by the `apikey` it carries (tui.gateways.evolution.envelope), and
+one carrying none is unsigned, accepted there only (and not when signatures are required).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from urllib.parse import unquote
 
 INSTANCE_PATH = "/delivery"
 SESSION_PATH = "/session"
+EVOLUTION_PATH = "/evolution"
 # One listener for several accounts (issue 26): each account's paths are the paths above under `/a/<profile>`.
 ACCOUNT_PREFIX = "/a/"
 
@@ -34,7 +40,7 @@ def family_of(path: str) -> PathFamily:
         # `/delivery/../session` (or `/delivery/%2e%2e/session`) must not borrow the instance family's leniency
         return PathFamily.OTHER
     first = segments[1] if len(segments) > 1 else ""
-    if "/" + first == INSTANCE_PATH:
+    if "/" + first in (INSTANCE_PATH, EVOLUTION_PATH):
         return PathFamily.INSTANCE
     if "/" + first == SESSION_PATH:
         return PathFamily.SESSION
@@ -63,12 +69,28 @@ class AccountSigning(NamedTuple):
 
     instance_family: bool = True
     require_signatures: bool = False
+    evolution: bool = False  # its instance family speaks Evolution: `/evolution` judges the apikey
 
 
-def unsigned_allowed(path: str, *, require_signatures: bool, instance_family: bool = True) -> bool:
+def is_evolution_path(path: str) -> bool:
+    """`/evolution` or a path below it (query string allowed; dot segments are no family's)."""
+    return family_of(path) is PathFamily.INSTANCE and _first_segment(path) == EVOLUTION_PATH
+
+
+def _first_segment(path: str) -> str:
+    decoded = _decoded(path.split("?", 1)[0].split("#", 1)[0]) or ""
+    segments = decoded.split("/")
+    return "/" + segments[1] if len(segments) > 1 else "/"
+
+
+def unsigned_allowed(path: str, *, require_signatures: bool, instance_family: bool = True,
+                     evolution: bool = False) -> bool:
     """True where an unsigned call is stored and answered 200 even though a key is set: below `/delivery`, for an
-    account that has the instance family and does not require signatures."""
-    return instance_family and not require_signatures and family_of(path) is PathFamily.INSTANCE
+    account that has the instance family and does not require signatures; below `/evolution` only for an account
+    whose instance family speaks Evolution."""
+    if not instance_family or require_signatures or family_of(path) is not PathFamily.INSTANCE:
+        return False
+    return evolution or not is_evolution_path(path)
 
 
 def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, str]:
@@ -76,6 +98,12 @@ def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, s
     (`/a/<account>/delivery`, `/a/<account>/session`) when one is named, else the single account's old ones."""
     base = base_url.rstrip("/") + (ACCOUNT_PREFIX + account if account is not None else "")
     return {PathFamily.INSTANCE: base + INSTANCE_PATH, PathFamily.SESSION: base + SESSION_PATH}
+
+
+def evolution_url(base_url: str, account: str | None = None) -> str:
+    """Where an Evolution instance's webhook points: `/evolution` under the listener's (or the account's) base."""
+    base = base_url.rstrip("/") + (ACCOUNT_PREFIX + account if account is not None else "")
+    return base + EVOLUTION_PATH
 
 
 def split_account(path: str) -> tuple[str | None, str]:

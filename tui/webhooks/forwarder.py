@@ -48,6 +48,7 @@ import aiohttp
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.identities import sender_in
 from tui.api.signing import SIGNATURE_HEADER
+from tui.gateways.evolution.envelope import REDACTED_HEADER as DELIVERY_REDACTED_HEADER
 from tui.local.forward_targets import ForwardTargetRefused, check_target, is_loopback
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = ["ForwardLog", "ForwardTargetRefused", "Forwarder", "check_target", "is_loopback", "replay"]
 
 FORWARD_EVENT_HEADER = "X-Gateway-Tui-Event"
+REDACTED_HEADER = DELIVERY_REDACTED_HEADER
 REPLAY_HEADER = "X-Gateway-Tui-Replay"
 # Who wrote, when WhatsApp named them by a LID and the payload gives their number too (tui.webhooks.identities):
 # the phone's digits, so the app can answer and save them without reading each gateway's fields.
@@ -123,6 +125,9 @@ def shown_target(url: str) -> str:
 def forward_headers(event: StoredEvent, *, replay: bool = False) -> dict[str, str]:
     headers = {name: event.headers[name] for name in FORWARDED_HEADERS if name in event.headers}
     headers[FORWARD_EVENT_HEADER] = str(event.id)
+    redacted = event.headers.get(REDACTED_HEADER.lower())
+    if redacted:  # the listener replaced a live key in the body (tui.gateways.evolution.envelope): say so
+        headers[REDACTED_HEADER] = redacted
     sender = sender_in(event.payload)
     if sender is not None and sender.phone:
         headers[SENDER_PHONE_HEADER] = sender.phone

@@ -29,6 +29,7 @@ from tui.webhooks.rows import (
     MEDIA_KINDS,
     MediaInfo,
 )
+from tui.api import signing
 from tui.api.signing import Verdict
 
 
@@ -87,7 +88,7 @@ class Learned:
 Change = NewMessage | StatusChange | Seen | Typing | Learned
 
 
-TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY})  # a StrEnum hashes as its text: "valid" matches too
+TRUSTED_VERDICTS = signing.TRUSTED_VERDICTS  # a StrEnum hashes as its text: "valid" matches too
 
 
 def inbox_of(path: str) -> str:

@@ -30,6 +30,13 @@ the instance family it has no unsigned `/delivery`, and its own `require_signatu
 An account whose key is not known yet (`set_account_pending`: the app still reads its secrets) is answered 503 with
 Retry-After and the reason, its body neither read nor stored: never taken unverified, and the gateway sends it again.
 
+Evolution API (issue 33) signs nothing. On `/evolution` and below (families.is_evolution_path) of an account whose
+profile speaks Evolution (AccountSigning.evolution), a delivery is judged by the `apikey` it carries against that
+account's instance key (`set_account_apikey`), never by `x-hmac-signature`: `apikey-ok`, `apikey-wrong` (401, as a
+bad signature), `apikey-unchecked` (no key known here), `no-apikey` (unsigned: accepted there unless signatures are
+required). Wherever a body carries an `apikey` (any path), its value is redacted before anything is kept, and the
+stored headers say so (`x-gateway-tui-redacted: apikey`, which the forwarder passes on).
+
 Hostile senders (issue 20). A connection is *unproven* until one of its requests verifies against the key
 (Verdict.VALID); the source address proves nothing (behind a tunnel every sender is 127.0.0.1). Without a key, or
 for unsigned calls where they are accepted, nothing can be proven: every connection stays unproven, and the
@@ -78,10 +85,12 @@ from tui.webhooks.families import (
     INSTANCE_PATH,
     SESSION_PATH,
     AccountSigning,
+    is_evolution_path,
     split_account,
     unsigned_allowed,
 )
-from tui.api.signing import SIGNATURE_HEADER, Verdict, verify
+from tui.gateways.evolution.envelope import REDACTED_HEADER, carried_apikey, judge_apikey, redact_apikey
+from tui.api.signing import SIGNATURE_HEADER, TRUSTED_VERDICTS, Verdict, verify
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreFailing, StoreUnusable
 from tui.api.addresses import http_base
@@ -160,6 +169,8 @@ class Listener:
         self._account_keys: dict[str, str | None] = {name: key or None for name, key in (accounts or {}).items()}
         self._signing: dict[str, AccountSigning] = dict(signing or {})
         """Each account's saved signature policy (set_account_signing); an account not named: AccountSigning()."""
+        self._apikeys: dict[str | None, str] = {}
+        """Evolution accounts' instance keys, which their deliveries' `apikey` must equal (set_account_apikey)."""
         self._pending: dict[str, str] = {}
         """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
         self.in_flight.set_keyed(self._keyed())
@@ -194,13 +205,19 @@ class Listener:
             keyed = self._hmac_key is not None
         if signing is None:
             signing = self.signing_of(self.account)
-        if not self.strict or not keyed:
+        if not self.strict:
+            return False
+        if verdict is Verdict.APIKEY_WRONG:
+            return True
+        if verdict is Verdict.NO_APIKEY:  # only on an Evolution account's own paths: its unsigned deliveries
+            return self.require_signatures or signing.require_signatures
+        if not keyed:
             return False
         if verdict is Verdict.INVALID:
             return True
         return verdict is Verdict.UNSIGNED and not unsigned_allowed(
             path, require_signatures=self.require_signatures or signing.require_signatures,
-            instance_family=signing.instance_family)
+            instance_family=signing.instance_family, evolution=signing.evolution)
 
     def signing_of(self, account: str | None) -> AccountSigning:
         """The saved signature policy of `account` (the default one for an account not named, or None)."""
@@ -210,6 +227,18 @@ class Listener:
         """Judge account `name`'s unsigned calls by its saved profile from the next request on (on its `/a/<name>/`
         paths, and on the old paths while it is their account)."""
         self._signing[name] = signing
+
+    def set_account_apikey(self, name: str | None, key: str | None) -> None:
+        """The instance key of Evolution account `name` (None: the old paths' account when none is named), which its
+        deliveries' `apikey` is compared with from the next request on; None or "": not known (`apikey-unchecked`)."""
+        if key:
+            self._apikeys[name] = key
+        else:
+            self._apikeys.pop(name, None)
+
+    def has_apikey(self, name: str | None) -> bool:
+        """Whether Evolution account `name`'s instance key is known here (never the key itself)."""
+        return name in self._apikeys
 
     @property
     def has_hmac_key(self) -> bool:
@@ -344,14 +373,16 @@ class Listener:
             if not self.old_paths:
                 return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
                               f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
-            return _Route(self.account, self._hmac_key, path, signing=self.signing_of(self.account))
+            return _Route(self.account, self._hmac_key, path, signing=self.signing_of(self.account),
+                          apikey=self._apikeys.get(self.account))
         if name in self._pending:
             return _Route(name, None, below, pending=f"account {name!r} {self._pending[name]}; not verified, not "
                           f"stored; retry in {PENDING_RETRY_AFTER} s")
         if name not in self._account_keys:
             shown = name[:64].encode("ascii", "replace").decode("ascii")
             return _Route(None, None, below, f"no account named {shown!r} on this listener")
-        return _Route(name, self._account_keys[name], below, signing=self.signing_of(name))
+        return _Route(name, self._account_keys[name], below, signing=self.signing_of(name),
+                      apikey=self._apikeys.get(name))
 
     async def _not_found(self, received_at: datetime, path: str, headers: dict[str, str], route: _Route) -> Answer:
         """404 for a path of no account this listener serves: kept as a rejected event without its body, so the
@@ -390,14 +421,18 @@ class Listener:
         except BrokenFraming as error:
             return await self._unreadable(received_at, path, headers, error, route)
         request.expendable = False  # from here on, `stop` lets the request finish
-        judge = (route.key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""))
+        evolution = _Evolution(route.apikey) if route.signing.evolution and is_evolution_path(route.below) else None
+        judge = (route.key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""),
+                 evolution)
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
         verdict = judged.verdict
+        if judged.redacted is not None:  # a live key: only the redacted bytes go further, and the headers say so
+            body, headers = judged.redacted, {**headers, REDACTED_HEADER.lower(): "apikey"}
         if verdict is Verdict.VALID and request.metered:
             request.prove()
         status, reason = 200, None
         if self.refuses(verdict, route.below, route.key is not None, route.signing):
-            status, reason = 401, "signature missing" if verdict is Verdict.UNSIGNED else "signature invalid"
+            status, reason = 401, _REFUSALS.get(verdict, "signature invalid")
         elif judged.parse_error is not None:
             status, reason = 400, judged.parse_error
         payload, cut_from = judged.payload, None
@@ -421,7 +456,7 @@ class Listener:
             account=route.account,
         )
         held = None
-        if judged.inline is not None and status == 200 and verdict in (Verdict.VALID, Verdict.NO_KEY):
+        if judged.inline is not None and status == 200 and verdict in TRUSTED_VERDICTS:
             # Accepted, and verified when there is a key: an unsigned or forged event's media is never written.
             # Kept once: the store holds the body without the file's base64 and rebuilds it from the file, when the
             # payload is stored apart (a file too small to be cut from the payload leaves the body whole).
@@ -589,6 +624,23 @@ class _Route(NamedTuple):
     unknown: str | None = None
     pending: str | None = None
     signing: AccountSigning = AccountSigning()
+    apikey: str | None = None  # an Evolution account's instance key
+
+    def __repr__(self) -> str:  # spelled out: the default would show the key
+        return f"<_Route account={self.account!r} below={self.below!r}>"
+
+
+class _Evolution(NamedTuple):
+    """A delivery on an Evolution account's own path: judged by its apikey against `key` (None: not known)."""
+
+    key: str | None
+
+    def __repr__(self) -> str:  # spelled out: the default would show the key
+        return "<_Evolution>"
+
+
+_REFUSALS = {Verdict.UNSIGNED: "signature missing", Verdict.APIKEY_WRONG: "apikey wrong",
+             Verdict.NO_APIKEY: "no apikey (signatures are required)"}
 
 
 def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:
@@ -612,17 +664,31 @@ def redact_query(target: str) -> str:
     return f"{path}?{'&'.join(redacted)}"
 
 
-def _judge(key: str | None, body: bytes, signature: str | None, content_type: str) -> _Judgement:
-    """Verdict, payload and classification of one body, each computed once; pure, so it may run on a thread."""
-    verdict = verify(key, body, signature)
+def _judge(key: str | None, body: bytes, signature: str | None, content_type: str,
+           evolution: _Evolution | None = None) -> _Judgement:
+    """Verdict, payload and classification of one body, each computed once; pure, so it may run on a thread. On an
+    Evolution account's path the verdict is its apikey's; a body carrying an apikey is judged on the bytes received,
+    then redacted (`redacted`: the bytes to keep) and parsed again from them, so nothing kept holds the key."""
+    verdict = verify(key, body, signature) if evolution is None else Verdict.NO_APIKEY
     try:
         parsed, from_form = parse_body(content_type, body)
     except UnparseableBody as error:
         return _Judgement(verdict, None, False, str(error), UNKNOWN, f"unparseable body: {error}", ())
+    carried = carried_apikey(parsed)
+    if evolution is not None:
+        verdict = judge_apikey(carried, evolution.key)
+    redacted = None
+    if carried is not None:
+        redacted = redact_apikey(body, carried)
+        try:
+            parsed, from_form = parse_body(content_type, redacted)
+        except UnparseableBody as error:
+            return _Judgement(verdict, None, False, str(error), UNKNOWN, f"unparseable body: {error}", (),
+                              redacted=redacted)
     payload = without_inline_media(parsed)
     kind, summary, message_ids = classify(payload)
     return _Judgement(verdict, payload, not from_form and payload is parsed, None, kind, summary, message_ids,
-                      inline_media(parsed))
+                      inline_media(parsed), redacted)
 
 
 class _Judgement(NamedTuple):
@@ -634,6 +700,7 @@ class _Judgement(NamedTuple):
     summary: str
     message_ids: tuple[str, ...]
     inline: InlineMedia | None = None  # WuzAPI's base64 media, not decoded yet
+    redacted: bytes | None = None  # the body with its apikey redacted: what is kept instead of the bytes received
 
 
 _INTEREST = frozenset(HEADERS_OF_INTEREST)

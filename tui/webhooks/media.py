@@ -37,7 +37,7 @@ from tui.webhooks.bodies import UnparseableBody, parse_body
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.inline_base64 import decode_strict
 from tui.webhooks.store import EventStore
-from tui.api.signing import Verdict
+from tui.api.signing import TRUSTED_VERDICTS
 
 log = logging.getLogger(__name__)
 
@@ -332,7 +332,7 @@ def event_media(event: StoredEvent, folder: MediaFolder, earlier: Path | None = 
     other trace of it), listed while the file is in the folder (or in `earlier`, the folder the store's files were
     kept in before it had its own: EventStore.shared_media_folder). None for a rejected or unverified event: its
     media was never written."""
-    if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
+    if event.rejected or event.verdict not in TRUSTED_VERDICTS or event.body_cut:
         return []
     try:
         parsed, _from_form = parse_body(event.headers.get("content-type", ""), event.body)
@@ -365,7 +365,7 @@ class FetchRefused(Exception):
 
 def media_urls(event: StoredEvent) -> list[str]:
     """The media URLs an accepted, verified event links to; none for a rejected or unverified one (never fetched)."""
-    if event.rejected or event.verdict not in (Verdict.VALID, Verdict.NO_KEY) or event.body_cut:
+    if event.rejected or event.verdict not in TRUSTED_VERDICTS or event.body_cut:
         return []
     try:
         payload, _from_form = parse_body(event.headers.get("content-type", ""), event.body)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from tui.webhooks import inbox_changes, inbox_sql
 from tui.webhooks.receipts import Status
-from tui.api.signing import Verdict
+from tui.api.signing import TRUSTED_VERDICTS
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +134,8 @@ def _trusted_changes(
     cursor = connection.execute(
         # A payload kept apart makes the body unneeded (and it may be megabytes of inline media).
         "SELECT id, received_us, kind, CASE WHEN payload IS NULL THEN body ELSE X'' END, payload, path FROM events "
-        f"WHERE has_payload AND NOT rejected AND verdict IN (?, ?){only} ORDER BY id",
-        (str(Verdict.VALID), str(Verdict.NO_KEY), *kinds),
+        f"WHERE has_payload AND NOT rejected AND verdict IN ({', '.join('?' * len(TRUSTED_VERDICTS))}){only} ORDER BY id",
+        (*sorted(str(verdict) for verdict in TRUSTED_VERDICTS), *kinds),
     )
     while rows := cursor.fetchmany(1000):
         for event_id, received_us, kind, body, payload, path in rows:

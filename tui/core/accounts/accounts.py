@@ -259,6 +259,7 @@ class Accounts:
             self.keys[account.name] = key
             if self._feed.listener is not None:
                 self._feed.listener.set_account_key(account.name, key)
+                serve_apikey(self._feed.listener, account)
 
         opening = [account for account in self.all if account.opening is Opening.READING]
         pool = ThreadPoolExecutor(OPENING_READS_AT_ONCE, thread_name_prefix="open-accounts")
@@ -329,7 +330,8 @@ class Accounts:
             # may change it before it is saved).
             listener.set_account_signing(account.name, AccountSigning(
                 Family.INSTANCE in account.families,
-                account.profile.require_signatures and account is not self.current))
+                account.profile.require_signatures and account is not self.current, _speaks_evolution(account)))
+            serve_apikey(listener, account)
         for account in self.all:  # a key not known yet: refused for now (503), never served without one
             if account.opening is not Opening.OPEN and account.name not in self.keys:
                 listener.set_account_pending(account.name, OPENING_AT_LISTENER if account.opening is Opening.READING
@@ -385,3 +387,17 @@ class Accounts:
         if self.http is not None:
             with contextlib.suppress(Exception):
                 await self.http.aclose()
+
+
+def _speaks_evolution(account: Account) -> bool:
+    from tui.api.dialects import Family, InstanceDialect
+
+    return account.has(Family.INSTANCE) and account.profile.instance_dialect is InstanceDialect.EVOLUTION
+
+
+def serve_apikey(listener: Listener, account: Account) -> None:
+    """An Evolution account's deliveries must carry its instance key as `apikey`: the listener compares them once its
+    client is built (before: not known, judged `apikey-unchecked`)."""
+    instance = account.instance
+    key = instance.credentials.instance_token if _speaks_evolution(account) and instance is not None else None
+    listener.set_account_apikey(account.name, key)

@@ -12,7 +12,9 @@ Sandbox rules beyond the code, chosen to be simple and predictable:
 * a send while the instance is not `open` answers Evolution's 500 "Connection Closed" (§2.2);
 * the first `connect` of a run of codes answers `{"count": 0}` (no code yet), as Evolution often does (§3.2): a
   client must ask again;
-* the webhook configuration is kept and read back (§4); deliveries in Evolution's envelope are not sent yet.
+* the webhook configuration is kept and read back (§4), and Evolution's deliveries go to it (sandbox_webhooks.py):
+  `send.message` and the acks after a send, a contact's answer, `connection.update`, `qrcode.updated`; with the
+  instance's key as `apikey` unless `POST /sandbox/evolution {"expose_apikey": false}` turned that off.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from tui.sandbox.handlers import DialectApi
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.state import Participant, SentMessage, group_digits, is_registered
 from tui.sandbox.wire import ApiError, Handler
+from tui.gateways.evolution.sandbox_webhooks import EvolutionWebhooks, instance_uuid
+
+SENDS_KEPT = 1000  # send answers waiting for their `send.message` delivery (none waits while nothing delivers)
 
 INSTANCE = "instance_id"  # the route's match key: a fleet of sandboxes tells its accounts apart by it
 REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error"}
@@ -184,6 +189,28 @@ class EvolutionInstanceApi(DialectApi):
     def __init__(self, context: Context) -> None:
         super().__init__(context)
         self._pairing_number: str | None = None
+        self._webhooks = EvolutionWebhooks(context)
+        self._code_announced: tuple[str, str | None] | None = None
+
+    @classmethod
+    def webhooks(cls, context: Context) -> EvolutionWebhooks:
+        return EvolutionWebhooks(context)
+
+    def extra_routes(self, prefix: str) -> list[web.RouteDef]:
+        return [web.post("/sandbox/evolution", self.sandbox_settings)]
+
+    async def sandbox_settings(self, request: web.Request) -> web.Response:
+        """The sandbox's own switch (not Evolution's): whether deliveries carry the instance's key as `apikey`."""
+        try:
+            body = json.loads(await request.read() or b"{}")
+        except ValueError:
+            body = None
+        expose = body.get("expose_apikey") if isinstance(body, dict) else None
+        if not isinstance(expose, bool):
+            return web.json_response({"error": 'the body must be {"expose_apikey": true} or {"expose_apikey": false}'},
+                                     status=400)
+        self.state.evolution_expose_apikey = expose
+        return web.json_response({"expose_apikey": expose})
 
     def handlers(self) -> dict[OperationId, Handler]:
         return {}  # Evolution's routes are its own (`routes`): several operations share one
@@ -286,8 +313,6 @@ class EvolutionInstanceApi(DialectApi):
               **extra: Any) -> web.Response:
         recipient = jid if jid.endswith("@g.us") else jid.split("@")[0]
         sent = SentMessage(self.context.new_id(), recipient, operation, text, **extra)
-        self.state.record_send(sent)
-        self.context.on_sent(sent)
         answer: dict[str, Any] = {
             "key": {"remoteJid": jid, "fromMe": True, "id": sent.message_id}, "pushName": OWN_PUSH_NAME,
             "status": "PENDING", "message": message, "messageType": message_type,
@@ -295,10 +320,16 @@ class EvolutionInstanceApi(DialectApi):
             "source": "web"}
         if not jid.endswith("@g.us"):
             answer["contextInfo"] = {"ephemeralSettingTimestamp": {"low": 0, "high": 0, "unsigned": False}}
+        self.state.record_send(sent)
+        waiting = self.state.evolution_sends
+        while len(waiting) >= SENDS_KEPT:
+            waiting.pop(next(iter(waiting)))
+        waiting[sent.message_id] = answer  # its `send.message` delivery carries the answer (sandbox_webhooks.py)
+        self.context.on_sent(sent)
         return web.json_response(answer, status=201)
 
     def _instance_uuid(self) -> str:
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"sandbox-evolution:{self.name}"))
+        return instance_uuid(self.name)
 
     async def send_text(self, request: web.Request) -> web.Response:
         body = await self._body(request)
@@ -656,6 +687,7 @@ class EvolutionInstanceApi(DialectApi):
         if state == "close":
             self.link.start_codes(now)  # a connection starts; its first answer has no code yet
             self._pairing_number = number  # `?number=` counts only while closed (§3.2)
+            self.context.deliver(self._webhooks.connecting())
             return web.json_response({"count": 0})
         if self.link.paired:  # reconnecting: no new code
             return web.json_response({"count": 0})
@@ -664,8 +696,11 @@ class EvolutionInstanceApi(DialectApi):
         window = int((now - (self.link.window_start or now)) / issued.lifetime)
         phone = self._pairing_number
         code = issued.phone_code(Family.INSTANCE, self.link, phone, now).replace("-", "") if phone else None
-        return web.json_response({"pairingCode": code, "code": payload, "base64": png_data_url(payload),
-                                  "count": window + 1})
+        image = png_data_url(payload)
+        if self._code_announced != (payload, code):  # a new code: Evolution pushes each one as qrcode.updated
+            self._code_announced = (payload, code)
+            self.context.deliver(self._webhooks.qrcode_updated(payload, image, code))
+        return web.json_response({"pairingCode": code, "code": payload, "base64": image, "count": window + 1})
 
     async def restart(self, request: web.Request) -> web.Response:
         state = self._state()

@@ -23,6 +23,8 @@ from aiohttp import web
 from tui.api import models as m
 from tui.api.operations import OPERATIONS, ErasedOperation, Family, OperationId, all_operations
 from tui.gateways.spec import SPEC
+from tui.gateways.spec.webhook_posts import SpecWebhooks
+from tui.sandbox.context import Context
 from tui.sandbox.handlers import DialectApi, handles
 from tui.sandbox.checks import ZapiBody
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
@@ -55,6 +57,10 @@ class InstanceApi(DialectApi):
     REFUSED_LISTS: ClassVar[frozenset[OperationId]] = frozenset(
         op_id for op_id in REFUSED if OPERATIONS[op_id].request is m.ListPage)
     REFUSED_CALLS: ClassVar[frozenset[OperationId]] = REFUSED - REFUSED_LISTS
+
+    @classmethod
+    def webhooks(cls, context: Context) -> SpecWebhooks:
+        return SpecWebhooks(context)  # its delivery notification (deliveries.py)
 
     def generated(self) -> dict[OperationId, Handler]:
         """The sends, one table (any send of the table is taken as its row's model says, and remembered as it

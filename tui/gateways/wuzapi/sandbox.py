@@ -29,6 +29,8 @@ from aiohttp import web
 from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS_PHONE, GoBody, wuz_jid
 from tui.sandbox.handlers import handles
+from tui.sandbox.webhook_posts import SessionEncoder
+from tui.gateways.wuzapi.webhook_posts import encode_wuzapi_event
 from tui.sandbox.incoming import lid_of
 from tui.sandbox.state import SENT_HISTORY_LIMIT as SANDBOX_HISTORY  # the user's `history`: what the sandbox keeps
 from tui.sandbox.session_family import SessionFamilyApi
@@ -86,6 +88,10 @@ async def read_go_body(request: web.Request, decode_error: str = "could not deco
 class WuzapiSessionApi(SessionFamilyApi):
     """WuzAPI's session family, each handler registered by its operation (tui.sandbox.handlers); the real gateway
     offers every operation of the family, so nothing is refused."""
+
+    @classmethod
+    def session_encoder(cls) -> SessionEncoder:
+        return encode_wuzapi_event  # form by default, Go's key order (deliveries.py)
 
     def generated(self) -> dict[OperationId, Handler]:
         return {

@@ -31,6 +31,8 @@ from tui.api.operations import Family, OperationId
 from tui.sandbox.checks import DIGITS, DIGITS_PHONE, ZAPI_GROUP, ZapiBody, item
 from tui.sandbox.handlers import DialectApi, handles
 from tui.sandbox.events import zaap_id
+from tui.gateways.zapi.webhook_posts import ZapiWebhooks
+from tui.sandbox.context import Context
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.media import ZAPI_MEDIA_FIELDS, instance_media
 from tui.sandbox.state import (
@@ -77,6 +79,10 @@ def _internal_recipient(phone: str) -> str:
 
 class ZapiInstanceApi(DialectApi):
     REFUSED: ClassVar[frozenset[OperationId]] = frozenset()  # the real gateway offers every operation
+
+    @classmethod
+    def webhooks(cls, context: Context) -> ZapiWebhooks:
+        return ZapiWebhooks(context)  # its callbacks (deliveries.py)
 
     def generated(self) -> dict[OperationId, Handler]:
         """The sends, one checker each, and the media sends, one per kind (the other calls are `@handles`)."""

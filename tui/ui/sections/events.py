@@ -58,6 +58,8 @@ VERDICT_OPTIONS = [
     ("✗ invalid", "invalid"),
     ("– unsigned", "unsigned"),
     ("? no key", "no-key"),
+    ("● apikey ok", "apikey-ok"),
+    ("– no apikey", "no-apikey"),
     ("⛔ rejected", "rejected"),
 ]
 

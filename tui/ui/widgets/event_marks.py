@@ -22,6 +22,11 @@ _BADGES = {
     "invalid": ("✗ invalid", "bold red"),
     "unsigned": ("– unsigned", "yellow"),
     "no-key": ("? no key", "dim"),
+    # Evolution's apikey (issue 33): never a ✓, which says "signature valid"
+    "apikey-ok": ("● apikey ok", "green"),
+    "apikey-wrong": ("✗ apikey", "bold red"),
+    "apikey-unchecked": ("? apikey", "dim"),
+    "no-apikey": ("– no apikey", "yellow"),
 }
 
 
@@ -47,6 +52,10 @@ def verdict_words(event: Any) -> str:
         "invalid": "signature INVALID: not signed with the configured key, do not trust it",
         "unsigned": "unsigned: a key is configured but the request carried no signature",
         "no-key": "not checked: no HMAC key is configured",
+        "apikey-ok": "apikey ok: it carried the instance's key (Evolution signs nothing; the key was redacted)",
+        "apikey-wrong": "apikey WRONG: it carried another key than the instance's, do not trust it (redacted)",
+        "apikey-unchecked": "apikey not checked: no instance key known here (the key was redacted)",
+        "no-apikey": "no apikey: Evolution's server does not expose the key in its deliveries (unsigned)",
     }.get(str(event.verdict), str(event.verdict))
     if event.rejected:
         meaning += " · REJECTED by the listener"

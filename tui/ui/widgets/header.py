@@ -45,6 +45,10 @@ VERDICT_BADGES = {
     "invalid": ("✗ invalid", "$text-error"),
     "unsigned": ("– unsigned", "$text-warning"),
     "no-key": ("? no key", "$text-muted"),
+    "apikey-ok": ("● apikey ok", "$text-success"),
+    "apikey-wrong": ("✗ apikey", "$text-error"),
+    "apikey-unchecked": ("? apikey", "$text-muted"),
+    "no-apikey": ("– no apikey", "$text-warning"),
     "rejected": ("✗ rejected", "$text-error"),
 }
 
