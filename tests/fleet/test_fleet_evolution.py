@@ -106,3 +106,43 @@ async def test_fifty_instances_imported_each_connected_on_the_board(monkeypatch)
         assert [row["number"] for row in board[:2]] == ["5511912345678", "5511912345679"]
     finally:
         assert stop(process) == 0
+
+
+async def test_the_board_reads_an_evolution_fleet_in_one_list_call(monkeypatch) -> None:
+    """Issue 33: 220 instances must not take 220 status reads. With the server's global key at hand
+    (GATEWAY_TUI_ADMIN_TOKEN, or the keyring under the server's URL), the board reads every instance's state and
+    number from one `GET /instance/fetchInstances`; no instance's own connectionState is asked."""
+    from tui.core.accounts.fleet_board import read_board
+    from tui.core.accounts.fleet_import import import_fleet
+    from tui.gateways.evolution.fleet import EvolutionFleet
+    from tui.gateways.evolution.sandbox import EvolutionInstanceApi
+    from tui.gateways.sandbox import SandboxFleet
+    from tui.api.gateway_http import GatewayHttp
+    from tui.sandbox.dialect import InstanceDialect
+
+    asked: list[str] = []
+
+    async def counted(self, request):
+        asked.append(request.path)
+        return self._state_answer()
+
+    monkeypatch.setattr(EvolutionInstanceApi, "connection_state", counted)
+    fleet = SandboxFleet(accounts=3, admin_token=ADMIN, client_token="unused-client-token",
+                         instance_dialect=InstanceDialect.EVOLUTION, delivery_delay=0.0)
+    await fleet.start()
+    try:
+        async with GatewayHttp(timeout=10) as http:
+            await import_fleet(EvolutionFleet(), http, fleet.url, ADMIN, InsecureFileSecrets(), secrets_file=True)
+        fleet.accounts[2].gateway.state.instance_link.unpair(fleet.clock(), keep_client=False)  # one logged out
+        monkeypatch.setenv("GATEWAY_TUI_ADMIN_TOKEN", ADMIN)
+        rows = await read_board(None)
+        assert asked == []  # not one status read per instance
+        assert [(row.profile, row.connected, row.number) for row in rows] == [
+            ("sandbox-01", True, "5511912345678"), ("sandbox-02", True, "5511912345679"), ("sandbox-03", False, "")]
+
+        # without the global key, each instance is read with its own key, as any profile's
+        monkeypatch.delenv("GATEWAY_TUI_ADMIN_TOKEN")
+        rows = await read_board(None)
+        assert len(asked) == 3 and [row.connected for row in rows] == [True, True, False]
+    finally:
+        await fleet.stop()

@@ -150,7 +150,8 @@ async def _import(args: argparse.Namespace) -> int:
                               config.DEFAULT_LISTENER_PORT if args.listener_port is None else args.listener_port,
                               args.public_url or "")
     source = fleet_source(args.fleet_source)
-    access = _access(args, source.admin_secret, args.source_url or args.partner_url or source.default_url)
+    access = _access(args, source.admin_secret, args.source_url or args.partner_url or source.default_url,
+                     source.admin_label)
     store, url, token = access.store, access.url, access.token
     try:
         async with GatewayHttp(deadline=args.timeout) as http:
@@ -264,12 +265,12 @@ class _Access:
             self.store.set(gateway_scope(self.url), self.secret, self.token)
 
 
-def _access(args: argparse.Namespace, secret: GatewaySecret, url: str) -> _Access:
+def _access(args: argparse.Namespace, secret: GatewaySecret, url: str, label: str | None = None) -> _Access:
     from tui.local.secrets import open_secret_store
 
     checked = _checked_url(url)
     store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
-    token, asked = _gateway_token(store, secret, checked)
+    token, asked = _gateway_token(store, secret, checked, label or secret.label)
     return _Access(store, secret, checked, token, asked)
 
 
@@ -281,7 +282,7 @@ def _confirmed(yes: bool, question: str) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
-def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str) -> tuple[str, bool]:
+def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str, label: str) -> tuple[str, bool]:
     """(token, asked): the variable, else the stored one, else a hidden prompt on a terminal."""
     from tui.local.secrets import gateway_scope
 
@@ -292,10 +293,10 @@ def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str) -> tuple
     if stored:
         return stored, False
     if not sys.stdin.isatty():
-        raise _Refused(f"no {secret.label} for {url}: set {secret.env_var}, or run on a terminal to be asked once.")
-    value = getpass.getpass(f"{secret.label} for {url} (stored once the import works): ").strip()
+        raise _Refused(f"no {label} for {url}: set {secret.env_var}, or run on a terminal to be asked once.")
+    value = getpass.getpass(f"{label} for {url} (stored once the import works): ").strip()
     if not value:
-        raise _Refused(f"no {secret.label} given; nothing imported.")
+        raise _Refused(f"no {label} given; nothing imported.")
     return value, True
 
 

@@ -21,6 +21,7 @@ from tui.local import config
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from tui.api.connection import ConnectionState
     from tui.api.errors import GatewayError
     from tui.api.gateway_http import GatewayHttp
     from tui.local.secrets import GatewaySecret, SecretName
@@ -54,6 +55,9 @@ class ListedAccount:
     fields: Mapping[str, object]
     secrets: Mapping[SecretName, str] = field(default_factory=dict, repr=False)
     problem: str = ""
+    state: ConnectionState | None = None
+    """Its connection as the list says it, where the gateway's list says it well enough for the board (Evolution's
+    fetchInstances: one call for the whole fleet instead of one status read per account); None: read each."""
 
 
 StoredSecret = Callable[["str", "SecretName"], "str | None"]
@@ -82,6 +86,11 @@ class FleetSource(Protocol):
         ...
 
     @property
+    def admin_label(self) -> str:
+        """The credential in the gateway's words, for prompts and messages: "Evolution global API key"."""
+        ...
+
+    @property
     def default_url(self) -> str:
         """Where the admin API answers when the user names no URL ("" when a URL is needed)."""
         ...
@@ -92,6 +101,11 @@ class FleetSource(Protocol):
         ...
 
     @property
+    def lists_states(self) -> bool:
+        """Whether its list says each account's connection (`ListedAccount.state`) well enough for the board."""
+        ...
+
+    @property
     def sandbox_dialect(self) -> tuple[str, str, str]:
         """(the family whose dialect the sandbox must speak, that dialect, the sandbox's flag that sets it)."""
         ...
@@ -99,6 +113,10 @@ class FleetSource(Protocol):
     async def list_accounts(self, http: GatewayHttp, url: str, token: str,
                             given: Mapping[SecretName, str]) -> list[ListedAccount]:
         """Every account the admin API at `url` lists, in a stable order (GatewayError when it cannot list)."""
+        ...
+
+    def profile_url(self, profile: config.Profile) -> str | None:
+        """The URL of the profile's family this source imports (None: the profile has no such family)."""
         ...
 
     def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:

@@ -23,3 +23,9 @@ def fleet_source(name: str) -> FleetSource:
         return FLEET_SOURCES[name]
     except KeyError:
         raise KeyError(f"no gateway named {name!r} has a fleet to import (known: {', '.join(FLEET_SOURCES)})") from None
+
+
+def source_of(family: str, dialect: str) -> FleetSource | None:
+    """The fleet source whose accounts speak `dialect` in `family` (None: no gateway's admin API lists them)."""
+    return next((source for source in FLEET_SOURCES.values() if source.sandbox_dialect[:2] == (family, dialect)),
+                None)

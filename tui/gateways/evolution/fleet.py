@@ -19,7 +19,9 @@ from tui.api.errors import GatewayError
 from tui.api.gateway_http import GatewayHttp
 from tui.api.listener_paths import EVOLUTION_PATH
 from tui.gateways.clients import InstanceClient
-from tui.gateways.evolution.admin import EvolutionAdminClient
+from tui.api.connection import ConnectionState
+from tui.gateways.evolution.admin import EvolutionAdminClient, EvolutionInstance
+from tui.gateways.evolution.answers import STATES
 from tui.gateways.fleet_source import AskedSecret, ListedAccount, StoredSecret, failure_reason
 from tui.local import config
 from tui.local.secrets import GatewaySecret, SecretName
@@ -28,12 +30,25 @@ NO_KEY = ("Evolution gave no key for it (a v1 server lists keys only with AUTHEN
           "on)")
 
 
+def listed_state(row: EvolutionInstance) -> ConnectionState:
+    """The row's `connectionStatus` as last written to Evolution's database (§3.4: `open` once paired and up,
+    `connecting` while a QR waits, `close` after a logout or a ban) and the number from `ownerJid`, which
+    connectionState never gives."""
+    if row.connected:
+        return ConnectionState(connected=True, logged_in=True, number=row.number or None)
+    words = STATES.get(row.connectionStatus, row.connectionStatus or "in no state yet")
+    return ConnectionState(connected=False, logged_in=row.connectionStatus == "connecting" and bool(row.ownerJid),
+                           number=row.number or None, reason=f"Evolution says the instance is {words}")
+
+
 @dataclass(frozen=True)
 class EvolutionFleet:
     accounts_word: str = "Evolution instances"
     admin_secret: GatewaySecret = GatewaySecret.ADMIN_TOKEN
+    admin_label: str = "Evolution global API key"
     default_url: str = ""
     asked: Sequence[AskedSecret] = ()
+    lists_states: bool = True
     sandbox_dialect: tuple[str, str, str] = (Family.INSTANCE.value, InstanceDialect.EVOLUTION.value,
                                              "--instance-dialect evolution")
 
@@ -43,7 +58,11 @@ class EvolutionFleet:
         return [ListedAccount(
             row.name, {"base_url": url, "instance_id": row.name, "instance_dialect": InstanceDialect.EVOLUTION},
             {SecretName.INSTANCE_TOKEN: row.token} if row.token else {}, "" if row.token else NO_KEY,
+            listed_state(row),
         ) for row in sorted(rows, key=lambda row: row.name)]
+
+    def profile_url(self, profile: config.Profile) -> str | None:
+        return profile.base_url
 
     def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:
         return (profile.base_url or "").rstrip("/") == url.rstrip("/") and \

@@ -30,8 +30,10 @@ class WuzapiFleet:
     new_key: Callable[[], str] = field(default=lambda: random.token_urlsafe(32), repr=False)
     accounts_word: str = "WuzAPI users"
     admin_secret: GatewaySecret = GatewaySecret.ADMIN_TOKEN
+    admin_label: str = "WuzAPI admin token"
     default_url: str = ""
     asked: Sequence[AskedSecret] = ()
+    lists_states: bool = False
     sandbox_dialect: tuple[str, str, str] = (Family.SESSION.value, SessionDialect.WUZAPI.value,
                                              "--session-dialect wuzapi")
 
@@ -42,6 +44,9 @@ class WuzapiFleet:
                               {SecretName.SESSION_TOKEN: user.token} if user.token else {},
                               "" if user.token else "WuzAPI gave no token for it")
                 for user in sorted(users, key=lambda user: (user.name, user.id))]
+
+    def profile_url(self, profile: config.Profile) -> str | None:
+        return profile.session_url
 
     def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:
         return (profile.session_url or "").rstrip("/") == url.rstrip("/") and \

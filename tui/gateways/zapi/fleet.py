@@ -28,9 +28,11 @@ from tui.local.secrets import GatewaySecret, SecretName
 class ZapiFleet:
     accounts_word: str = "Z-API instances"
     admin_secret: GatewaySecret = GatewaySecret.PARTNER_TOKEN
+    admin_label: str = "Z-API partner token"
     default_url: str = ZAPI_PARTNER_URL
     asked: Sequence[AskedSecret] = (
         AskedSecret(SecretName.CLIENT_TOKEN, "Z-API: Security > Account security token; one for every instance"),)
+    lists_states: bool = False
     sandbox_dialect: tuple[str, str, str] = (Family.INSTANCE.value, InstanceDialect.ZAPI.value,
                                              "--instance-dialect zapi")
 
@@ -44,6 +46,9 @@ class ZapiFleet:
             {SecretName.INSTANCE_TOKEN: instance.token, SecretName.CLIENT_TOKEN: client_token} if instance.token else {},
             "" if instance.token else "Z-API gave no token for it",
         ) for instance in sorted(instances, key=lambda instance: (instance.name, instance.id))]
+
+    def profile_url(self, profile: config.Profile) -> str | None:
+        return profile.base_url
 
     def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:
         return (profile.base_url or "").rstrip("/") == url.rstrip("/") and \
