@@ -41,6 +41,7 @@ from tui.core.pairing import (
     PairingRefused,
     Waiting,
     connected_words,
+    gateway_name,
     run_codes,
 )
 from tui.core.watch import utc_now
@@ -209,6 +210,13 @@ The keys act on the family marked ◂ (**f** chooses the other):
         if self._code is not None:
             self._show_code()
 
+    def _gateway(self, family: Family) -> str:
+        """The gateway the account's family really is ("Evolution API"), by its dialect."""
+        account = self._account
+        if account is None:
+            return GATEWAY_NAMES[family]
+        return gateway_name(family, account.dialects[0 if family is Family.INSTANCE else 1].value)
+
     def _show_code(self) -> None:
         """The code on show: the QR drawn when it fits (else the size it needs), or the phone code; its countdown."""
         code, view = self._code, self.query_one(QRView)
@@ -216,14 +224,15 @@ The keys act on the family marked ◂ (**f** chooses the other):
             view.show_code(None)
             return
         family = self.family
+        gateway = self._gateway(family)
         left = code.seconds_left(self.clock())
         if code.expired:
             view.show_code(None)
-            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+            self.say(f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {gateway} closed its "
                      "pairing. Asking for a new one…")
             return
         counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
-                   + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
+                   + f" ({FAMILY_TITLES[family].lower()}, {gateway})")
         if code.kind is CodeKind.PHONE:
             view.show_code(None)
             self.say(f"Type this code on the phone: {code.text}  ({counted})\n"
