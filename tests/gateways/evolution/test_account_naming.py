@@ -29,3 +29,16 @@ async def test_the_account_section_says_evolution_api() -> None:
         # the counter wraps beside the QR: the words without the QR's blocks, joined across lines
         shown = " ".join(screen_text(app).translate({ord(block): " " for block in "█▀▄"}).split())
         assert "(instance, Evolution API)" in shown and "Z-API" not in shown
+
+
+def test_profile_add_names_evolution_api(monkeypatch, capsys) -> None:
+    import io
+
+    from tui.cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    monkeypatch.setenv("GATEWAY_TUI_INSTANCE_TOKEN", "B6D711FC-DE4D-4FD5-9365-44120E713976")
+    assert main(["--insecure-storage", "profile", "add", "evo", "--base-url", "http://127.0.0.1:9", "--instance-id",
+                 "office", "--instance-dialect", "evolution"]) == 0
+    out = capsys.readouterr().out
+    assert "Profile 'evo' (instance family (Evolution API)) saved" in out and "Z-API" not in out
