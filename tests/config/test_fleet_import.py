@@ -160,7 +160,8 @@ async def test_wuzapi_import_of_users_with_numeric_ids() -> None:
     # API.md's `GET /admin/users` example, to this day (and WuzAPI's code until its newest): ids are numbers
     from tests.api.recording_gateway import RecordingGateway
     from tui.api.gateway_http import GatewayHttp
-    from tui.core.accounts.fleet_import import import_wuzapi
+    from tui.core.accounts.fleet_import import import_fleet
+    from tui.gateways.wuzapi.fleet import WuzapiFleet
     from tui.local.secrets import MemorySecrets
 
     gateway = RecordingGateway()
@@ -172,7 +173,7 @@ async def test_wuzapi_import_of_users_with_numeric_ids() -> None:
              "events": "Message,ReadReceipt"}])
         store = MemorySecrets()
         async with GatewayHttp(timeout=5.0) as http:
-            report = await import_wuzapi(http, gateway.url, "admin-token", store, new_key=lambda: "k" * 32)
+            report = await import_fleet(WuzapiFleet(new_key=lambda: "k" * 32), http, gateway.url, "admin-token", store)
     finally:
         await gateway.stop()
     assert [(item.profile, item.account, item.created) for item in report.accounts] == [("admin", "admin", True)]

@@ -32,6 +32,7 @@ from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.deliveries import NO_DELIVERIES, DeliveryFormat
 from tui.api.dialects import Dialect, Family
 from tui.api.errors import GatewayError
+from tui.api.listener_paths import INSTANCE_PATH
 from tui.api.media import MediaRule
 from tui.api.operations import Body, DialectRefusal, Operation, OperationId, SendKind, WireRequest
 from tui.api.redaction import INSTANCE_TOKEN_PLACEHOLDER
@@ -248,6 +249,12 @@ class GatewayAdapter(Protocol):
         """How its webhook deliveries are recognised and described (kind, summary, message ids)."""
         ...
 
+    @property
+    def instance_listener_path(self) -> str:
+        """The listener's path its instance-family webhooks are pointed at (tui.api.listener_paths): `/delivery`,
+        or a gateway's own (Evolution's `/evolution`); under `listen --all`, below `/a/<profile>`."""
+        ...
+
     async def contradiction(self, family: Family, state: ConnectionState, reads: ConnectionReads) -> str | None:
         """When this gateway's answers about `family`'s connection disagree (a status that says connected beside a
         QR call that says not), what they said, in the words the Account section shows; None when they agree or
@@ -267,6 +274,7 @@ class FamilyAdapter:
     read_answer: AnswerReader = field(default=read_liberally)
     media_rules: Mapping[SendKind, MediaRule] = field(default_factory=dict)
     deliveries: DeliveryFormat = field(default=NO_DELIVERIES)
+    instance_listener_path: str = INSTANCE_PATH
 
     def wire(self, op: Operation[Req, Res], request: Req) -> WireRequest:
         return self.forms.wire(op, request)

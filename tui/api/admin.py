@@ -33,7 +33,7 @@ from tui.api.redaction import MASK, Redactor, proxy_password
 __all__ = ["AdminClient", "AdminCredentials", "AdminOperation"]
 
 JSON = "application/json"
-ANSWER_SECRET_KEYS = frozenset({"token"})  # in these answers, `token` is an account's credential
+ANSWER_SECRET_KEYS = frozenset({"token", "password"})  # an account's credential; a proxy's password (Evolution)
 
 
 class AdminOperation(enum.StrEnum):
@@ -44,6 +44,7 @@ class AdminOperation(enum.StrEnum):
     DELETE_USER = "delete-user"
     LIST_INSTANCES = "list-instances"
     CREATE_INSTANCE = "create-instance"
+    FETCH_INSTANCES = "fetch-instances"
 
 
 @dataclass(frozen=True, repr=False)
@@ -76,6 +77,10 @@ class AdminClient:
     def _authorization(self) -> str:
         raise NotImplementedError
 
+    def _credential_headers(self) -> dict[str, str]:
+        """How the credential travels: `Authorization` unless the gateway says otherwise (Evolution: `apikey`)."""
+        return {"Authorization": self._authorization()}
+
     async def _call(
         self, operation: AdminOperation, method: str, path: str, result: type[Any], *,
         body: dict[str, Any] | None = None, query: dict[str, str] | None = None,
@@ -87,7 +92,7 @@ class AdminClient:
                 method=method,
                 url=url,
                 shown_url=url,
-                headers={"Authorization": self._authorization(), "Content-Type": JSON},
+                headers=self._credential_headers() | {"Content-Type": JSON},
                 result=result,
                 redactor=self._redactor.with_secrets(body.get("token") if body else None),
                 body=body,

@@ -274,10 +274,32 @@ class SessionLinkingCode(Response):
 # -- the webhook settings the doctor reads and sets (issue 24) ----------------------------------------------------
 
 
+class GatewayWebhook(Response):
+    """A gateway's one webhook with its list of events (Evolution's `/webhook/find` row, docs/gateways/evolution.md
+    §4.2): where it sends, whether it sends, which events, one path per event (`byEvents`), media bytes inline
+    (`base64`). `wanted`: the events the app reads, as the gateway's adapter names them."""
+
+    url: str = ""
+    enabled: bool = False
+    events: list[str] = Field(default_factory=list)
+    byEvents: bool = False
+    base64: bool = False
+    wanted: list[str] = Field(default_factory=list)
+
+    def missing_events(self) -> list[str]:
+        """The wanted events it does not send while enabled (an enabled webhook with no events sends them all)."""
+        if not self.enabled or not self.events:
+            return []
+        return [event for event in self.wanted if event not in self.events]
+
+
 class ZapiInstanceData(Response):
     """Z-API's `GET /me` (developer.z-api.io/en/instance/me): the instance's data and settings, among them the
-    URL of each callback. The tokens it also answers are never kept (not fields here)."""
+    URL of each callback. The tokens it also answers are never kept (not fields here). `webhook`: a gateway's
+    whole webhook setting where it has one webhook with events instead of Z-API's callbacks (Evolution); None at
+    Z-API."""
 
+    webhook: GatewayWebhook | None = None
     connected: LenientBool | None = None
     deliveryCallbackUrl: str | None = None
     receivedCallbackUrl: str | None = None

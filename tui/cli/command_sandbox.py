@@ -30,7 +30,7 @@ def add_sandbox_flag(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--sandbox", action="store_true", default=argparse.SUPPRESS, help=HELP)
     parser.add_argument("--instance-dialect", choices=[dialect.value for dialect in InstanceDialect],
-                        default=argparse.SUPPRESS, help="with --sandbox and no app running: spec (default) or zapi")
+                        default=argparse.SUPPRESS, help="with --sandbox and no app running: spec (default), zapi or evolution")
     parser.add_argument("--session-dialect", choices=[dialect.value for dialect in SessionDialect],
                         default=argparse.SUPPRESS, help="with --sandbox and no app running: spec (default) or wuzapi")
 

@@ -1,8 +1,10 @@
-"""`gateway-tui fleet import --session-url URL | --zapi-partner [--partner-url URL]`: the command line of
-tui.core.accounts.fleet_import. The gateway's own token (WuzAPI's admin token, Z-API's partner token) comes from
-GATEWAY_TUI_ADMIN_TOKEN / GATEWAY_TUI_PARTNER_TOKEN, else the keyring (under the gateway's URL), else a hidden
-prompt on a terminal (stored once the import worked); the Z-API Client-Token from a hidden prompt, or
-GATEWAY_TUI_CLIENT_TOKEN without a terminal. None is ever an argument, printed or logged."""
+"""`gateway-tui fleet import --session-url URL | --zapi-partner [--partner-url URL] | --evolution-url URL`: the
+command line of tui.core.accounts.fleet_import. Each flag names a gateway's fleet source (tui.gateways.fleets);
+what the import does for it is the source's. The gateway's own token (WuzAPI's admin token, Z-API's partner
+token, Evolution's global key) comes from its variable (GATEWAY_TUI_ADMIN_TOKEN, GATEWAY_TUI_PARTNER_TOKEN), else
+the keyring (under the gateway's URL), else a hidden prompt on a terminal (stored once the import worked); a secret
+the source asks once for all accounts (Z-API's Client-Token) from a hidden prompt, or its variable without a
+terminal. None is ever an argument, printed or logged."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from tui.cli.exit_codes import Exit
 from tui.cli.call import add_timeout_flag
 
 if TYPE_CHECKING:  # the module is imported for the parser: what the import needs is loaded when it runs
-    from tui.local.secrets import GatewaySecret, SecretStore
+    from tui.local.secrets import GatewaySecret, SecretName, SecretStore
 
 
 
@@ -29,20 +31,39 @@ def _port(value: str) -> int:
     return number
 
 
+class _Source(argparse.Action):
+    """A flag that names a gateway's fleet source (tui.gateways.fleets) and, with a value, its URL: the command
+    then never asks which gateway it imports from."""
+
+    def __init__(self, option_strings: list[str], dest: str, source: str, **kwargs: object) -> None:
+        self.source = source
+        super().__init__(option_strings, dest, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        namespace.fleet_source = self.source
+        namespace.source_url = values if isinstance(values, str) else None
+
+
 def add_import_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """`import` under the `fleet` command's subparsers."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "import",
-        help="one profile per account of a gateway's admin API (WuzAPI users, Z-API partner instances)",
+        help="one profile per account of a gateway's admin API (WuzAPI users, Z-API partner instances, Evolution "
+             "instances)",
         description="Create or update one profile per account the gateway's admin API lists, store their secrets as "
         "`profile add` does, and point each account's webhooks at the listener's /a/<profile>/ paths. Importing "
         "again updates the same profiles.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--session-url", metavar="URL", help="a WuzAPI server: its users (admin token: "
-                        "GATEWAY_TUI_ADMIN_TOKEN or the keyring)")
-    source.add_argument("--zapi-partner", action="store_true", help="the instances of a Z-API partner account "
-                        "(partner token: GATEWAY_TUI_PARTNER_TOKEN or the keyring)")
+    source.add_argument("--session-url", metavar="URL", action=_Source, source="wuzapi",
+                        help="a WuzAPI server: its users (admin token: GATEWAY_TUI_ADMIN_TOKEN or the keyring)")
+    source.add_argument("--zapi-partner", nargs=0, action=_Source, source="zapi",
+                        help="the instances of a Z-API partner account (partner token: GATEWAY_TUI_PARTNER_TOKEN "
+                        "or the keyring)")
+    source.add_argument("--evolution-url", metavar="URL", action=_Source, source="evolution",
+                        help="an Evolution API server: its instances (global API key: GATEWAY_TUI_ADMIN_TOKEN or "
+                        "the keyring)")
     parser.add_argument("--partner-url", metavar="URL", default=None,
                         help="with --zapi-partner: where Z-API answers (default: Z-API's own, api.z-api.io)")
     parser.add_argument("--public-url", default=None, help="URL the gateways call for webhooks (e.g. a tunnel)")
@@ -117,10 +138,9 @@ def run_cli(args: argparse.Namespace) -> int:
 
 async def _import(args: argparse.Namespace) -> int:
     from tui.local import config
-    from tui.gateways.zapi.admin import ZAPI_PARTNER_URL
     from tui.api.gateway_http import GatewayHttp
-    from tui.core.accounts.fleet_import import ImportRefused, ListenerPlace, import_wuzapi, import_zapi
-    from tui.local.secrets import GatewaySecret
+    from tui.core.accounts.fleet_import import ImportRefused, ListenerPlace, import_fleet
+    from tui.gateways.fleets import fleet_source
 
     insecure = bool(getattr(args, "insecure_storage", False))
     config.load_profiles()  # a broken file stops us before any question
@@ -129,16 +149,15 @@ async def _import(args: argparse.Namespace) -> int:
         place = ListenerPlace(args.listener_host or "127.0.0.1",
                               config.DEFAULT_LISTENER_PORT if args.listener_port is None else args.listener_port,
                               args.public_url or "")
-    secret = GatewaySecret.ADMIN_TOKEN if args.session_url else GatewaySecret.PARTNER_TOKEN
-    access = _access(args, secret, args.session_url if args.session_url else (args.partner_url or ZAPI_PARTNER_URL))
+    source = fleet_source(args.fleet_source)
+    access = _access(args, source.admin_secret, args.source_url or args.partner_url or source.default_url,
+                     source.admin_label)
     store, url, token = access.store, access.url, access.token
     try:
         async with GatewayHttp(deadline=args.timeout) as http:
-            if args.session_url:
-                report = await import_wuzapi(http, url, token, store, place=place, secrets_file=insecure)
-            else:
-                client_token = _client_token()
-                report = await import_zapi(http, url, token, client_token, store, place=place, secrets_file=insecure)
+            given = {asked.name: _asked_secret(asked.name, asked.hint) for asked in source.asked}
+            report = await import_fleet(source, http, url, token, store, given=given, place=place,
+                                        secrets_file=insecure)
     except ImportRefused as refused:
         raise _Refused(str(refused)) from None
     access.keep()
@@ -146,8 +165,7 @@ async def _import(args: argparse.Namespace) -> int:
         from tui.cli.listen_reload import tell_listeners_serving_all
 
         tell_listeners_serving_all(sys.stderr)  # a running `listen --all` serves the new profiles without a restart
-    gateway = "WuzAPI users" if args.session_url else "Z-API instances"
-    print(f"Imported {len(report.accounts)} {gateway} from {url}: {report.created} new profile(s), "
+    print(f"Imported {len(report.accounts)} {source.accounts_word} from {url}: {report.created} new profile(s), "
           f"{report.updated} updated; secrets stored in "
           f"{'a 0600 file (--insecure-storage)' if store.kind == 'insecure-file' else 'the OS keyring'}.")
     for item in report.accounts:
@@ -247,12 +265,12 @@ class _Access:
             self.store.set(gateway_scope(self.url), self.secret, self.token)
 
 
-def _access(args: argparse.Namespace, secret: GatewaySecret, url: str) -> _Access:
+def _access(args: argparse.Namespace, secret: GatewaySecret, url: str, label: str | None = None) -> _Access:
     from tui.local.secrets import open_secret_store
 
     checked = _checked_url(url)
     store = open_secret_store(bool(getattr(args, "insecure_storage", False)))
-    token, asked = _gateway_token(store, secret, checked)
+    token, asked = _gateway_token(store, secret, checked, label or secret.label)
     return _Access(store, secret, checked, token, asked)
 
 
@@ -264,7 +282,7 @@ def _confirmed(yes: bool, question: str) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
-def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str) -> tuple[str, bool]:
+def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str, label: str) -> tuple[str, bool]:
     """(token, asked): the variable, else the stored one, else a hidden prompt on a terminal."""
     from tui.local.secrets import gateway_scope
 
@@ -275,22 +293,18 @@ def _gateway_token(store: SecretStore, secret: GatewaySecret, url: str) -> tuple
     if stored:
         return stored, False
     if not sys.stdin.isatty():
-        raise _Refused(f"no {secret.label} for {url}: set {secret.env_var}, or run on a terminal to be asked once.")
-    value = getpass.getpass(f"{secret.label} for {url} (stored once the import works): ").strip()
+        raise _Refused(f"no {label} for {url}: set {secret.env_var}, or run on a terminal to be asked once.")
+    value = getpass.getpass(f"{label} for {url} (stored once the import works): ").strip()
     if not value:
-        raise _Refused(f"no {secret.label} given; nothing imported.")
+        raise _Refused(f"no {label} given; nothing imported.")
     return value, True
 
 
-def _client_token() -> str:
-    """Z-API's Client-Token: the account's security token, the same for every instance; the partner API does not
-    return it, so it is asked once (hidden), or read from GATEWAY_TUI_CLIENT_TOKEN without a terminal."""
-    from tui.local.secrets import SecretName
-
-    name = SecretName.CLIENT_TOKEN
+def _asked_secret(name: SecretName, hint: str) -> str:
+    """A secret the admin API never returns, the same for every account (Z-API's Client-Token): asked once
+    (hidden), or read from its variable without a terminal."""
     if sys.stdin.isatty():
-        value = getpass.getpass(f"Z-API {name.label} (Security > Account security token; one for every "
-                                "instance): ").strip()
+        value = getpass.getpass(f"{name.label} ({hint}): ").strip()
     else:
         value = os.environ.get(name.env_var, "").strip()
     if not value:

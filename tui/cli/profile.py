@@ -119,7 +119,11 @@ def _add(args: argparse.Namespace) -> int:
     notes = ([f"kept as stored: {', '.join(kept)}"] if kept else []) + ([f"not set: {', '.join(unset)}"] if unset else [])
     if dropped:
         notes.append(f"removed: {', '.join(name.label for name in dropped)} (no {dropped[0].family.label} now)")
-    gateways = " and ".join(family.label for family in profile.families)
+    from tui.core.pairing import gateway_name
+
+    dialects = {Family.INSTANCE: profile.instance_dialect.value, Family.SESSION: profile.session_dialect.value}
+    gateways = " and ".join(f"{family.value} family ({gateway_name(family, dialects[family])})"
+                            for family in profile.families)
     parts = [f"Profile {profile.name!r} ({gateways}) saved to {config.profiles_path()}",
              f"{len(values) - len(dropped)} secret(s) stored in {where}"]
     print("; ".join(parts + notes) + ".")

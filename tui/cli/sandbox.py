@@ -132,6 +132,8 @@ async def _serve_fleet(args: argparse.Namespace) -> int:
             f"Sandbox gateway listening on {fleet.url} with {len(fleet.accounts)} accounts  (Ctrl+C stops it)",
             f"  WuzAPI admin API:   {fleet.url}/admin/users  (Authorization: ${ADMIN_TOKEN_ENV})",
             f"  Z-API partner API:  {fleet.url}/instances  (Authorization: Bearer ${PARTNER_TOKEN_ENV}){partner}",
+            f"  Evolution (--instance-dialect evolution): {fleet.url}/instance/fetchInstances  "
+            f"(apikey: ${ADMIN_TOKEN_ENV}, the global key)",
             f"  Client-Token (every instance): {client_token[0] if client_token[1] else '$' + CLIENT_TOKEN_ENV}",
             "  each account's tokens: from the admin APIs (gateway-tui fleet import)",
             f"  instance dialect: {fleet.instance_dialect}   session dialect: {fleet.session_dialect}",

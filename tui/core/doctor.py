@@ -20,15 +20,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tui.api.dialects import Family, InstanceDialect
+from tui.api.dialects import Family
 from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
 from tui.core.suggested_commands import SPEC, profile_command, sandbox_command
-from tui.webhooks.families import PathFamily, evolution_url, family_of, family_urls
+from tui.webhooks.families import INSTANCE_PATH, PathFamily, family_of, family_urls
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
+    from tui.api.connection import GatewayWebhook
     from tui.api.models import WebhookConfig
     from tui.local.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
@@ -60,6 +61,7 @@ class FindingId(enum.StrEnum):
     EVENTS_REJECTED = "events-rejected"
     PROBE_SKIPPED = "probe-skipped"
     EVENT_KIND_QUIET = "event-kind-quiet"
+    MEDIA_WITHOUT_BYTES = "media-without-bytes"
 
 
 class Fix(enum.StrEnum):
@@ -222,6 +224,7 @@ class DoctorInputs:
     sandbox_app: bool = False  # the app's built-in sandbox, which `--sandbox` names (no `--profile` does)
     listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
     listening_since: datetime | None = None  # when the listener began (quiet kinds count from then); None: unknown
+    wants_media: bool = True  # the listener keeps media: a webhook that sends them without their bytes is a finding
 
     def command(self, *words: str) -> str:
         """A command for this profile as the user types it, and as it runs when typed: `gateway-tui listen
@@ -246,20 +249,24 @@ class Doctor:
         self._session_connected: bool | None = None
         self._old_urls: dict[Family, list[str]] = {}
         self._on_own_paths = False  # a webhook was found on the profile's own `/a/<name>/` paths
+        self._pointed: set[Family] = set()  # the families whose webhooks this fix pointed (set whole)
 
     # -- examining -----------------------------------------------------------------------------------------------
 
     def url_for(self, family: Family) -> str:
-        return self._listener_url(family, self.inputs.account_paths)
+        return self._family_url(family, self.inputs.account_paths)
 
-    def _listener_url(self, family: Family, account: str | None) -> str:
-        """The listener's URL for the family's webhook: an Evolution instance posts to `/evolution` (where its
-        apikey is judged), the other gateways to the family's path."""
-        instance = self.inputs.instance
-        if family is Family.INSTANCE and instance is not None and instance.dialect is InstanceDialect.EVOLUTION:
-            return evolution_url(self.inputs.listener_base, account)
+    def _family_url(self, family: Family, account: str | None) -> str:
+        """The family's listener URL (below `/a/<account>` when named); the instance family's path is its
+        gateway's (`/delivery`, Evolution's `/evolution`)."""
         urls = family_urls(self.inputs.listener_base, account)
-        return urls[PathFamily.INSTANCE if family is Family.INSTANCE else PathFamily.SESSION]
+        if family is Family.SESSION:
+            return urls[PathFamily.SESSION]
+        url = urls[PathFamily.INSTANCE]
+        instance = self.inputs.instance
+        if instance is not None:
+            url = url.removesuffix(INSTANCE_PATH) + instance.adapter.instance_listener_path
+        return url
 
     def _reaches(self, family: Family, url: str) -> bool:
         """Whether a webhook URL reaches the profile: the listener's URL for it; and, when no running listener says
@@ -268,7 +275,7 @@ class Doctor:
         if url == self.url_for(family):
             return True
         inputs = self.inputs
-        own = self._listener_url(family, inputs.name)
+        own = self._family_url(family, inputs.name)
         if inputs.listener_for_check and inputs.account_paths is None and url == own:
             self._on_own_paths = True
             return True
@@ -342,6 +349,8 @@ class Doctor:
         wanted = self.url_for(Family.INSTANCE)
         if client.adapter.refusal(OperationId.INSTANCE_DATA) is None:  # the gateway reads its callbacks (Z-API)
             data = await client.instance_data()
+            if data.webhook is not None:  # one webhook with its events (Evolution)
+                return state.connected, [*findings, *self._one_webhook(client.adapter.name, data.webhook, wanted)]
             urls = data.callback_urls()
             wrong = {name: url for name, url in urls.items() if not self._reaches(Family.INSTANCE, url)}
             self._old_urls[Family.INSTANCE] = sorted({url for url in wrong.values() if url})
@@ -360,6 +369,33 @@ class Doctor:
                                     "doctor cannot say where it points.",
                                     f"Set it to {wanted} to be sure.", Family.INSTANCE, Fix.POINT_WEBHOOKS))
         return state.connected, findings
+
+    def _one_webhook(self, gateway: str, webhook: GatewayWebhook, wanted: str) -> list[Finding]:
+        """The findings of a gateway's one webhook with its events (Evolution's `/webhook/find`): where it points,
+        whether it is on, the events the app reads, media bytes inline. `doctor --fix` sends the whole setting."""
+        findings: list[Finding] = []
+        instance = Family.INSTANCE
+        if not self._reaches(instance, webhook.url):
+            self._old_urls[instance] = [webhook.url] if webhook.url else []
+            findings.append(Finding(FindingId.WEBHOOK_URL_MISMATCH, Severity.ERROR,
+                                    f"{gateway}'s webhook points at {webhook.url or '(none)'}, not the listener "
+                                    f"({wanted}).", f"Point it at {wanted}.", instance, Fix.POINT_WEBHOOKS))
+        if not webhook.enabled:
+            findings.append(Finding(FindingId.WEBHOOK_INACTIVE, Severity.ERROR,
+                                    f"{gateway}'s webhook is switched off: it sends nothing.",
+                                    "Switch it on, with the events the app reads.", instance, Fix.ACTIVATE))
+        missing = webhook.missing_events()
+        if missing:
+            findings.append(Finding(FindingId.EVENT_NOT_SUBSCRIBED, Severity.ERROR,
+                                    f"{gateway}'s webhook does not send {', '.join(missing)}: the app misses those "
+                                    "events.", f"Add {', '.join(missing)} to its events.", instance, Fix.SUBSCRIBE))
+        if webhook.enabled and not webhook.base64 and self.inputs.wants_media:
+            findings.append(Finding(FindingId.MEDIA_WITHOUT_BYTES, Severity.WARNING,
+                                    f"{gateway}'s webhook sends media without their bytes (base64 is off): photos, "
+                                    "voice notes and documents arrive as references the listener cannot keep.",
+                                    "Turn base64 on, then restart the instance (it reads the setting only when it "
+                                    "connects).", instance, Fix.SUBSCRIBE))
+        return findings
 
     async def _session(self) -> tuple[bool, list[Finding]]:
         client = self.inputs.session
@@ -506,6 +542,14 @@ class Doctor:
         lines: list[str] = []
         if Fix.POINT_WEBHOOKS in wanted:
             lines += await self._point(report)
+        instance = self.inputs.instance
+        setting = {finding.fix for finding in report.findings if finding.family is Family.INSTANCE
+                   and finding.fix in (Fix.SUBSCRIBE, Fix.ACTIVATE) and finding.fix in wanted}
+        if instance is not None and setting and Family.INSTANCE not in self._pointed:
+            # a gateway's one webhook (Evolution) is set whole: on, the events the app reads, media bytes inline
+            url = await self._instance_webhook_url()
+            await instance.point_every_callback(url)
+            lines.append(f"instance webhook: {url}, on, with the events the app reads and media bytes inline")
         session = self.inputs.session
         if session is not None and wanted & {Fix.SUBSCRIBE, Fix.ACTIVATE}:
             current = self._session_webhook or await session.read_webhook()
@@ -526,6 +570,13 @@ class Doctor:
             await asyncio.sleep(self.inputs.settle)
         return lines
 
+    async def _instance_webhook_url(self) -> str:
+        """Where the instance's one webhook points now (kept by a fix that only switches it on or adds events)."""
+        instance = self.inputs.instance
+        assert instance is not None
+        webhook = (await instance.instance_data()).webhook
+        return webhook.url if webhook is not None and webhook.url else self.url_for(Family.INSTANCE)
+
     async def _point(self, report: Report) -> list[str]:
         from tui.api.models import DeliveryWebhook, WebhookUpdate
 
@@ -535,6 +586,7 @@ class Doctor:
         instance, session = self.inputs.instance, self.inputs.session
         if instance is not None and Family.INSTANCE in families:
             new = self.url_for(Family.INSTANCE)
+            self._pointed.add(Family.INSTANCE)
             if instance.adapter.refusal(OperationId.UPDATE_EVERY_WEBHOOKS) is None:  # every callback at once (Z-API)
                 await instance.point_every_callback(new)
             else:

@@ -61,6 +61,19 @@ PAIRING_LIMIT = timedelta(seconds=160)
 run out, which means there's a 160-second time limit" (whatsmeow, PairPhone)."""
 
 GATEWAY_NAMES = {Family.INSTANCE: "Z-API", Family.SESSION: "WuzAPI"}
+"""Each family's usual gateway: what the spec's dialect, which is no gateway's, is named by (its sandbox plays it)."""
+
+
+def gateway_name(family: Family, dialect: str) -> str:
+    """The gateway a family's dialect is, by its name ("Evolution API", "Z-API"); the spec's by the family's usual
+    gateway (GATEWAY_NAMES)."""
+    from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.gateways import adapter_for
+
+    speaks = InstanceDialect(dialect) if family is Family.INSTANCE else SessionDialect(dialect)
+    if speaks in (InstanceDialect.SPEC, SessionDialect.SPEC):
+        return GATEWAY_NAMES[family]
+    return adapter_for(speaks).name
 SANDBOX_PAIRING_DIALECT = {Family.INSTANCE: "--instance-dialect zapi", Family.SESSION: "--session-dialect wuzapi"}
 RECOVERY_WORDS = {Family.INSTANCE: "restart the instance (GET /restart)",
                   Family.SESSION: "disconnect, then connect again (POST /session/disconnect, /session/connect)"}

@@ -20,7 +20,7 @@ from tui.core.accounts.account import SANDBOX_PROFILE, Account
 from tui.core.accounts.accounts import Accounts
 from tui.core.errors import StartupError
 from tui.core.feed.feed import EventFeed, ListenerOptions
-from tui.webhooks.families import PathFamily, evolution_url, family_urls
+from tui.webhooks.families import PathFamily, family_urls
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.dialects import Family
@@ -91,25 +91,23 @@ class WebhookSetup:
         `public_url` is the listener's address as the gateway sees it (the listener URL in sandbox mode, a
         tunnel for a real gateway). Raises the client's typed errors, ClientsNotReady before the clients exist.
         """
-        from tui.api.dialects import InstanceDialect
         from tui.api.models import DeliveryWebhook, WebhookUpdate
-        from tui.api.operations import Family
+        from tui.api.operations import Family, OperationId
+        from tui.webhooks.families import INSTANCE_PATH
 
         base = public_url.rstrip("/")
         account = account or self._accounts.require_current()
         urls = self._webhook_urls(base, account.name)  # its own paths when several accounts are open
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
-            if instance.dialect is InstanceDialect.EVOLUTION:
-                # Evolution's one webhook, at its own path (the listener judges its apikey there), for every event the
-                # app reads: messages, acks, and the connection and pairing events that move the header.
-                await instance.point_every_callback(evolution_url(base, account.name if self._own_paths() else None))
-            elif instance.dialect is InstanceDialect.ZAPI:
-                # Z-API has a callback URL per kind (received, delivery, status, connected, ...): the doctor's
-                # webhook-url-mismatch reads them all, so all of them point at the listener, in one call.
-                await instance.point_every_callback(urls[PathFamily.INSTANCE])
+            # the instance family's path is its gateway's (`/delivery`, Evolution's `/evolution`)
+            url = urls[PathFamily.INSTANCE].removesuffix(INSTANCE_PATH) + instance.adapter.instance_listener_path
+            if instance.adapter.refusal(OperationId.UPDATE_EVERY_WEBHOOKS) is None:
+                # Z-API has a callback URL per kind (received, delivery, status, connected, ...), Evolution one
+                # webhook with a list of events: the doctor reads them all, so all are set, in one call.
+                await instance.point_every_callback(url)
             else:
-                await instance.set_delivery_webhook(DeliveryWebhook(value=urls[PathFamily.INSTANCE]))
+                await instance.set_delivery_webhook(DeliveryWebhook(value=url))
         if account.has(Family.SESSION):
             from tui.core.watch import SESSION_SUBSCRIPTION  # the connection events too: the account's live state
 

@@ -67,14 +67,23 @@ class MissingFamily(Exception):
     """Something (a screen, a palette entry, `call`, a client) needs a family the profile does not have: nothing
     was sent. The one text for it everywhere, naming the family, its gateway and how to add it."""
 
-    def __init__(self, profile: str, family: Family) -> None:
-        super().__init__(
-            f"This profile ({profile}) has no {family.label}; nothing was sent. Add it with "
-            f"`gateway-tui profile add {profile} {_ADD_FAMILY_OPTIONS[family]} ...`."
-        )
+    def __init__(self, profile: str, family: Family, *, whole_gateway: str | None = None) -> None:
+        """`whole_gateway`: the gateway the profile's other family is when it is one gateway for every operation
+        (Evolution API), which a second family's settings would not add to."""
+        if whole_gateway is not None:
+            text = (f"This profile ({profile}) speaks {whole_gateway}, one gateway with no separate {family.value} "
+                    f"family; gateway-tui does not send the {family.value} family's operations (webhook, proxy, "
+                    f"groups, contacts) through {whole_gateway} yet; nothing was sent.")
+        else:
+            text = (f"This profile ({profile}) has no {family.label}; nothing was sent. Add it with "
+                    f"`gateway-tui profile add {profile} {_ADD_FAMILY_OPTIONS[family]} ...`.")
+        super().__init__(text)
         self.profile = profile
         self.family = family
 
+
+WHOLE_GATEWAYS = {InstanceDialect.EVOLUTION: "Evolution API"}
+"""The instance dialects that are one whole gateway (every operation, no session-family settings), by name."""
 
 # Each family's fields in the file: a family is there when any of them is, and then all of them must be.
 FAMILY_FIELDS: dict[Family, tuple[str, ...]] = {
@@ -197,7 +206,9 @@ class Profile(BaseModel):
     def require(self, family: Family) -> None:
         """Raises MissingFamily when the profile lacks `family`."""
         if not self.has(family):
-            raise MissingFamily(self.name, family)
+            whole = (WHOLE_GATEWAYS.get(self.instance_dialect)
+                     if family is Family.SESSION and self.has(Family.INSTANCE) else None)
+            raise MissingFamily(self.name, family, whole_gateway=whole)
 
     @field_validator("public_url")
     @classmethod

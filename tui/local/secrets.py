@@ -69,7 +69,7 @@ class GatewaySecret(StrEnum):
     so stored under the gateway's URL instead of a profile name (`gateway_scope`), and never among the secrets a
     profile lists or asks for (those iterate SecretName)."""
 
-    ADMIN_TOKEN = "admin-token"  # WuzAPI's WUZAPI_ADMIN_TOKEN, for /admin/users
+    ADMIN_TOKEN = "admin-token"  # WuzAPI's WUZAPI_ADMIN_TOKEN (/admin/users), Evolution's global API key (fetchInstances)
     PARTNER_TOKEN = "partner-token"  # Z-API's partner (integrator) token
 
     @property

@@ -36,9 +36,10 @@ from typing import Any
 
 from aiohttp import web
 
-from tui.sandbox.context import _same_secret
+from tui.api.operations import Family
+from tui.sandbox.context import Context, _same_secret
 from tui.sandbox.dialect import InstanceDialect, PairingOptions, SessionDialect, WuzapiRelease
-from tui.sandbox.handlers import SandboxDialects
+from tui.sandbox.handlers import DialectApiFactory, SandboxDialects
 from tui.sandbox.server import MAX_BODY, SandboxGateway, _json_errors, local_now
 from tui.sandbox.state import OWN_NAME, SandboxState, seed_demo_state
 from tui.api.addresses import http_base
@@ -143,7 +144,7 @@ class SandboxFleet:
         state = seed_demo_state(own_phone=account_phone(serial),
                                 own_name=OWN_NAME if serial == 1 else f"{OWN_NAME} {serial}")
         gateway = SandboxGateway(
-            instance_id=secrets.token_hex(16).upper(),  # Z-API's ids are 32 upper-case hex digits
+            instance_id=self._instance_api().new_instance_id(serial),
             instance_token=instance_token or secrets.token_hex(12).upper(),
             client_token=self._client_token,
             session_token=session_token or secrets.token_urlsafe(18),
@@ -163,6 +164,16 @@ class SandboxFleet:
         account.gateway.host, account.gateway.port = self.host, self.port
         await account.gateway.deliveries.start()
         account.gateway.deliveries.base_url = self.url
+
+    def _instance_api(self) -> DialectApiFactory:
+        dialects: SandboxDialects = self._options["dialects"]
+        return dialects[(Family.INSTANCE, self.instance_dialect.value)]
+
+    def is_admin_key(self, key: str | None) -> bool:
+        return _same_secret(key, self._admin_token)
+
+    def contexts(self) -> list[Context]:
+        return [account.gateway.context for account in self.accounts]
 
     def by_instance(self, instance_id: str | None) -> FleetAccount | None:
         return next((account for account in self.accounts if account.instance_id == instance_id), None)
@@ -198,8 +209,13 @@ class SandboxFleet:
             web.get("/instances", self.list_instances),
             web.post("/instances/integrator/on-demand", self.create_instance),
         ])
+        # A dialect's own fleet routes (Evolution's fetchInstances with the global key) before the accounts' routes,
+        # which then never see that method and path.
+        own = self._instance_api().fleet_routes(self)
+        taken = {(route.method, route.path) for route in own}
+        app.add_routes(own)
         app.add_routes([web.route(route.method, route.path, self._dispatch(position), **route.kwargs)
-                        for position, route in enumerate(self._routes)])
+                        for position, route in enumerate(self._routes) if (route.method, route.path) not in taken])
         return app
 
     async def start(self) -> None:

@@ -12,7 +12,8 @@ a dialect hands its `REFUSED` operations (those its gateway has no call for: the
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import secrets
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -107,6 +108,31 @@ class DialectApi:
         """Routes of the real gateway that are no operation of the app (none unless a dialect says)."""
         return []
 
+    @classmethod
+    def fleet_routes(cls, fleet: FleetAdmin) -> list[web.RouteDef]:
+        """Routes a sandbox of many accounts serves for this dialect across its accounts (a gateway whose admin
+        API is one of its own routes: Evolution's fetchInstances with the global key); they take precedence over
+        an account's route at the same method and path. None unless a dialect says."""
+        return []
+
+    @classmethod
+    def new_instance_id(cls, serial: int) -> str:
+        """The instance id of a sandbox fleet's account number `serial`: Z-API's 32 upper-case hex digits unless
+        the dialect names its instances otherwise."""
+        return secrets.token_hex(16).upper()
+
+
+class FleetAdmin(Protocol):
+    """A sandbox of many accounts as a dialect's fleet routes see it (tui.sandbox.fleet.SandboxFleet)."""
+
+    def is_admin_key(self, key: str | None) -> bool:
+        """Whether `key` is the fleet's admin (global) token, compared in constant time."""
+        ...
+
+    def contexts(self) -> Sequence[Context]:
+        """Every account's context, in the fleet's order."""
+        ...
+
 
 def _bound(api: DialectApi, method: Method) -> Handler:
     async def handler(request: web.Request) -> web.Response:
@@ -121,6 +147,10 @@ class DialectApiFactory(Protocol):
     def webhooks(self, context: Context) -> InstanceWebhooks | None: ...
 
     def session_encoder(self) -> SessionEncoder: ...
+
+    def fleet_routes(self, fleet: FleetAdmin) -> list[web.RouteDef]: ...
+
+    def new_instance_id(self, serial: int) -> str: ...
 
 
 SandboxDialects = Mapping[tuple[Family, str], DialectApiFactory]

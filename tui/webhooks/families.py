@@ -19,11 +19,10 @@ import enum
 from typing import NamedTuple
 from urllib.parse import unquote
 
-INSTANCE_PATH = "/delivery"
-SESSION_PATH = "/session"
-EVOLUTION_PATH = "/evolution"
-# One listener for several accounts (issue 26): each account's paths are the paths above under `/a/<profile>`.
-ACCOUNT_PREFIX = "/a/"
+from tui.api.listener_paths import ACCOUNT_PREFIX as ACCOUNT_PREFIX
+from tui.api.listener_paths import EVOLUTION_PATH as EVOLUTION_PATH
+from tui.api.listener_paths import INSTANCE_PATH as INSTANCE_PATH
+from tui.api.listener_paths import SESSION_PATH as SESSION_PATH
 
 
 class PathFamily(enum.StrEnum):

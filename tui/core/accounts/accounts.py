@@ -73,6 +73,8 @@ class Accounts:
         self.started = False
         """Set by the runtime once its start has finished (the board reads nothing before)."""
         self._unread: dict[str, int] = {}
+        self._admin_tokens: dict[str, str | None] = {}
+        """The gateways' admin credentials the board found, by URL (read once a run: the keyring may be slow)."""
         self._environment_warned = False
         self._opening: asyncio.Task[None] | None = None
         """The reads of the other accounts' secrets after the start (open_others)."""
@@ -357,11 +359,15 @@ class Accounts:
     async def read_fleet(self) -> None:
         """The board's reads: each open account's status when its watch is due (a few at a time; never a connect),
         and the unread count of the store's account."""
-        from tui.core.accounts.fleet_board import poll_accounts
+        from tui.core.accounts.fleet_board import admin_token_of, poll_accounts, read_listed_states
 
         if not self.started:
             return
-        await poll_accounts([account for account in self.all if account.opening is Opening.OPEN])
+        open_accounts = [account for account in self.all if account.opening is Opening.OPEN]
+        due = [account for account in open_accounts if account.watch.poll_due()]
+        # An Evolution fleet with its global key at hand: one list call for all of them (fleet_board)
+        listed = await read_listed_states(due, admin_token_of(due[0].secrets, self._admin_tokens)) if due else set()
+        await poll_accounts(open_accounts, listed=frozenset(listed))
         store = self._feed.store
         if store is not None and not store.health.failing:
             def unread() -> dict[str, int]:  # each account's own inbox (several share the store)

@@ -16,6 +16,7 @@ from tui.api import models as m
 from tui.api.adapter import Endpoint, FamilyAdapter, ReadFirst
 from tui.api.credentials import InstanceCredentials, SessionCredentials
 from tui.api.dialects import Family, InstanceDialect
+from tui.api.listener_paths import EVOLUTION_PATH
 from tui.api.operations import Operation, WireRequest
 from tui.gateways.evolution.answers import read_evolution_answer
 from tui.gateways.evolution.deliveries import EVOLUTION_DELIVERIES
@@ -62,4 +63,5 @@ class EvolutionAdapter(FamilyAdapter):
 
 EVOLUTION = EvolutionAdapter(name="Evolution API", dialects={Family.INSTANCE: InstanceDialect.EVOLUTION},
                              forms=evolution_forms(), read_answer=read_evolution_answer,
-                             media_rules=EVOLUTION_MEDIA_RULES, deliveries=EVOLUTION_DELIVERIES)
+                             media_rules=EVOLUTION_MEDIA_RULES, deliveries=EVOLUTION_DELIVERIES,
+                             instance_listener_path=EVOLUTION_PATH)

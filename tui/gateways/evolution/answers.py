@@ -17,6 +17,8 @@ from tui.api.operations import OperationId
 Res = TypeVar("Res", bound=BaseModel)
 
 WHATSAPP_INVITE = "https://chat.whatsapp.com/"
+NEEDED_EVENTS = ("MESSAGES_UPSERT", "MESSAGES_UPDATE", "CONNECTION_UPDATE", "SEND_MESSAGE", "QRCODE_UPDATED")
+"""The events the app reads from Evolution (§4.2): messages, their acks, the connection, our own sends, the QR."""
 STATES = {"open": "open (connected)", "connecting": "connecting", "close": "closed"}
 
 
@@ -60,10 +62,15 @@ def _participants_answer(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _webhook_answer(body: dict[str, Any] | None) -> dict[str, Any]:
-    """`/webhook/find`'s row (or `null`, never set) as the instance's callbacks: one URL for every event it
-    delivers while enabled (§4.2)."""
+    """`/webhook/find`'s row (or `null`, never set) as the whole webhook setting (`webhook`, §4.2: the flags come
+    back as `webhookByEvents`/`webhookBase64`) and as the instance's callbacks: one URL for every event it delivers
+    while enabled."""
+    row = body or {}
+    webhook = {"url": row.get("url") or "", "enabled": row.get("enabled") is True, "events": row.get("events") or [],
+               "byEvents": row.get("webhookByEvents") is True, "base64": row.get("webhookBase64") is True,
+               "wanted": list(NEEDED_EVENTS)}
     if not body or not body.get("enabled"):
-        return {}
+        return {"webhook": webhook}
     url, events = body.get("url"), set(body.get("events") or [])
     every = not events  # enabled with no events delivers all of them (§4.1)
     return {
@@ -73,6 +80,7 @@ def _webhook_answer(body: dict[str, Any] | None) -> dict[str, Any]:
         "connectedCallbackUrl": url if every or "CONNECTION_UPDATE" in events else None,
         "disconnectedCallbackUrl": url if every or "CONNECTION_UPDATE" in events else None,
         "presenceChatCallbackUrl": url if every or "PRESENCE_UPDATE" in events else None,
+        "webhook": webhook,
     }
 
 

@@ -7,7 +7,9 @@ fails Evolution's schema as the real server's would (`instance requires property
 forgets to translate is caught. Errors are `{"status", "error", "response": {"message": […]}}` (§1.3).
 
 Sandbox rules beyond the code, chosen to be simple and predictable:
-* the instance's name is the sandbox's instance id, its key the instance token (no global key here);
+* the instance's name is the sandbox's instance id, its key the instance token; a single sandbox has no global
+  key; a fleet (`--accounts N`) names its instances `sandbox-01`, … and its admin token is the global key of
+  `GET /instance/fetchInstances`, which lists them all (`fleet_routes`);
 * numbers ending 0000 are not on WhatsApp (the sandbox's rule), answered as Evolution's number check does (§2.2);
 * a send while the instance is not `open` answers Evolution's 500 "Connection Closed" (§2.2);
 * the first `connect` of a run of codes answers `{"count": 0}` (no code yet), as Evolution often does (§3.2): a
@@ -28,7 +30,7 @@ from aiohttp import web
 
 from tui.api.operations import Family, OperationId
 from tui.sandbox.context import Context, _same_secret
-from tui.sandbox.handlers import DialectApi
+from tui.sandbox.handlers import DialectApi, FleetAdmin
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
 from tui.sandbox.state import Participant, SentMessage, group_digits, is_registered
 from tui.sandbox.wire import ApiError, Handler
@@ -665,12 +667,7 @@ class EvolutionInstanceApi(DialectApi):
     # -- the connection and pairing (§3) ------------------------------------------------------------------------
 
     def _state(self) -> str:
-        link = self.link
-        if link.connected:
-            return "open"
-        if link.paired or link.window_start is not None:
-            return "connecting"  # reconnecting, or waiting for a scan
-        return "close"
+        return instance_state(self.context)
 
     def _state_answer(self) -> web.Response:
         return web.json_response({"instance": {"instanceName": self.name, "state": self._state()}})
@@ -725,17 +722,62 @@ class EvolutionInstanceApi(DialectApi):
         wanted = request.query.get("instanceName")
         if wanted is not None and wanted != self.name:
             raise EvolutionError(404, [f'Instance "{wanted}" not found'])
-        link = self.link
-        owner = f"{link.number or self.state.own_phone}@s.whatsapp.net" if link.paired else None
-        return web.json_response([{
-            "id": self._instance_uuid(), "name": self.name, "connectionStatus": self._state(), "ownerJid": owner,
-            "profileName": self.state.own_name if link.paired else None, "profilePicUrl": None,
-            "integration": "WHATSAPP-BAILEYS", "number": None, "businessId": None, "token": "(not shown)",
-            "clientName": "sandbox", "disconnectionReasonCode": None, "disconnectionObject": None,
-            "disconnectionAt": None, "createdAt": "2025-01-01T00:00:00.000Z", "updatedAt": "2025-01-01T00:00:00.000Z",
-            "Chatwoot": None, "Proxy": None, "Rabbitmq": None, "Nats": None, "Sqs": None, "Websocket": None,
-            "Setting": None, "_count": {"Message": len(self.state.sent), "Contact": len(self.state.contacts),
-                                        "Chat": len(self.state.chats)}}])
+        return web.json_response([instance_row(self.context, token="(not shown)")])
+
+    # -- a sandbox of many instances (`--accounts N`): one Evolution server ---------------------------------------
+
+    @classmethod
+    def new_instance_id(cls, serial: int) -> str:
+        """Evolution names its instances (the name is the path's `{instance}`): `sandbox-01`, `sandbox-02`, …"""
+        return f"sandbox-{serial:02d}"
+
+    @classmethod
+    def fleet_routes(cls, fleet: FleetAdmin) -> list[web.RouteDef]:
+        """`GET /instance/fetchInstances` across the fleet (§3.4; instance.controller.ts fetchInstances): the
+        fleet's admin token is Evolution's global key and lists every instance, each row with its key (`token`),
+        in one call; an instance's key lists that instance only; any other key is 401."""
+
+        async def fetch_instances(request: web.Request) -> web.Response:
+            key = request.headers.get("apikey")
+            contexts = list(fleet.contexts())
+            if not fleet.is_admin_key(key):
+                contexts = [context for context in contexts if _same_secret(key, context.instance_token)]
+                if not contexts:
+                    return evolution_error(EvolutionError(401, "Unauthorized"))
+            wanted = request.query.get("instanceName")
+            if wanted is not None:
+                contexts = [context for context in contexts if context.instance_id == wanted]
+                if not contexts:
+                    return evolution_error(EvolutionError(404, [f'Instance "{wanted}" not found']))
+            return web.json_response([instance_row(context, token=context.instance_token) for context in contexts])
+
+        return [web.get("/instance/fetchInstances", fetch_instances)]
+
+
+def instance_state(context: Context) -> str:
+    """`open`, `connecting` or `close`, as connectionState says it (§3.1)."""
+    link = context.state.instance_link
+    if link.connected:
+        return "open"
+    if link.paired or link.window_start is not None:
+        return "connecting"  # reconnecting, or waiting for a scan
+    return "close"
+
+
+def instance_row(context: Context, *, token: str) -> dict[str, Any]:
+    """One row of fetchInstances (§3.4: the Instance database row with its relations); `token` is what the row
+    shows as the instance's key."""
+    state, link = context.state, context.state.instance_link
+    owner = f"{link.number or state.own_phone}@s.whatsapp.net" if link.paired else None
+    return {
+        "id": instance_uuid(context.instance_id), "name": context.instance_id, "connectionStatus": instance_state(context),
+        "ownerJid": owner, "profileName": state.own_name if link.paired else None, "profilePicUrl": None,
+        "integration": "WHATSAPP-BAILEYS", "number": None, "businessId": None, "token": token,
+        "clientName": "sandbox", "disconnectionReasonCode": None, "disconnectionObject": None,
+        "disconnectionAt": None, "createdAt": "2025-01-01T00:00:00.000Z", "updatedAt": "2025-01-01T00:00:00.000Z",
+        "Chatwoot": None, "Proxy": None, "Rabbitmq": None, "Nats": None, "Sqs": None, "Websocket": None,
+        "Setting": None, "_count": {"Message": len(state.sent), "Contact": len(state.contacts),
+                                    "Chat": len(state.chats)}}
 
 
 async def _unknown_route(request: web.Request) -> web.Response:

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from tui.api.connection import ConnectionState
 from tui.api.operations import Family
-from tui.core.pairing import GATEWAY_NAMES, RECOVERY_WORDS
+from tui.core.pairing import RECOVERY_WORDS, gateway_name
 from tui.ui.widgets.timefmt import moment_text
 
 FAMILY_TITLES = {Family.INSTANCE: "Instance", Family.SESSION: "Session"}
@@ -62,7 +62,7 @@ class FamilyState(Static):
     def show(self, state: ConnectionState | None, *, problem: str | None, contradiction: str | None,
              flapping: bool, chosen: bool, speaks: str, deterministic: bool = False) -> None:
         """`speaks`: the family's dialect (`zapi`, `wuzapi`, `spec`): the gateway's name, or the spec's."""
-        gateway = "spec" if speaks == "spec" else GATEWAY_NAMES[self.family]
+        gateway = "spec" if speaks == "spec" else gateway_name(self.family, speaks)
         title = f"{FAMILY_TITLES[self.family]} ({gateway})" + (" ◂ the keys act here" if chosen else "")
         lines = state_lines(self.family, state, problem=problem, contradiction=contradiction, flapping=flapping,
                             deterministic=deterministic)

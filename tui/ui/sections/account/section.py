@@ -43,6 +43,7 @@ from tui.core.pairing import (
     PairingRefused,
     Waiting,
     connected_words,
+    gateway_name,
     run_codes,
 )
 from tui.core.watch import utc_now
@@ -217,6 +218,13 @@ The keys act on the family marked ◂ (**f** chooses the other):
         if self._code is not None:
             self._show_code()
 
+    def _gateway(self, family: Family) -> str:
+        """The gateway the account's family really is ("Evolution API"), by its dialect."""
+        account = self._account
+        if account is None:
+            return GATEWAY_NAMES[family]
+        return gateway_name(family, account.dialects[0 if family is Family.INSTANCE else 1].value)
+
     def _show_code(self) -> None:
         """The code on show: the QR drawn when it fits (beside the state, else on the whole screen, else the size it
         needs), or the phone code; its countdown."""
@@ -225,9 +233,10 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self._hide_code()
             return
         family = self.family
+        gateway = self._gateway(family)
         left = code.seconds_left(self.clock())
         if code.expired:
-            expired = (f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {GATEWAY_NAMES[family]} closed its "
+            expired = (f"Code {code.number} of {UNANSWERED_LIMIT} has expired: {gateway} closed its "
                        "pairing. Asking for a new one…")
             if self._qr_screen is not None:
                 self._qr_screen.say(expired)  # the next code replaces it there: no flicker back to the section
@@ -236,7 +245,7 @@ The keys act on the family marked ◂ (**f** chooses the other):
             self.say(expired)
             return
         counted = (f"code {code.number} of {UNANSWERED_LIMIT}, " + (f"{left} s left" if left else "expired")
-                   + f" ({FAMILY_TITLES[family].lower()}, {GATEWAY_NAMES[family]})")
+                   + f" ({FAMILY_TITLES[family].lower()}, {gateway})")
         if code.kind is CodeKind.PHONE:
             self._hide_code()
             self.say(f"Type this code on the phone: {code.text}  ({counted})\n"
