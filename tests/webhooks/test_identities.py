@@ -323,3 +323,30 @@ async def test_listen_lines_name_the_phone_the_store_learned(tmp_path):
         printer(stored)
         assert "Message from Maria (+5544999999999): hello from a lid" in printer._lines[0]
         printer.broken = True
+
+
+async def _filled_for_one_profile(path) -> None:
+    """As a listener of one profile stores them on the old paths (`/session`): each event names its account, the
+    identities are the store's one inbox's ("")."""
+    import dataclasses
+
+    from tui.webhooks.store import EventStore
+
+    with EventStore(path) as store:
+        for payload in (WUZAPI_READ_RECEIPT, WUZAPI_LID_NO_ALT):
+            await store.append(dataclasses.replace(event(payload), account="office"))
+
+
+def test_events_list_names_the_learned_phone_for_a_profile_on_the_old_paths(capsys, tmp_path):
+    import asyncio
+
+    from tui.cli.main import main
+
+    db = tmp_path / "events.sqlite3"
+    asyncio.run(_filled_for_one_profile(db))
+    assert main(["events", "list", "--db", str(db), "--json"]) == 0
+    newest = json.loads(capsys.readouterr().out)[0]
+    assert newest["account"] == "office"
+    assert newest["sender"] == {"lid": LID, "phone": PHONE, "name": "Maria"}
+    assert main(["events", "list", "--db", str(db), "--kind", "Message"]) == 0
+    assert "Message from Maria (+5544999999999): hello from a lid" in capsys.readouterr().out

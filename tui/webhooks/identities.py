@@ -172,6 +172,11 @@ def spoken(text: str, found: Iterable[Identity]) -> str:
 _UNKNOWN_LID = re.compile(r"(?:\(" + UNKNOWN_NUMBER + r", lid (\d+@lid)\))|(?:" + UNKNOWN_NUMBER + r" \(lid (\d+@lid)\))")
 
 
+def unknown_lids(text: str) -> list[str]:
+    """The LIDs a summary calls "unknown number": those a phone learned later would name."""
+    return [match.group(1) or match.group(2) for match in _UNKNOWN_LID.finditer(text)]
+
+
 def renamed(text: str, known: Callable[[str], Identity | None]) -> str:
     """A summary written before the phone was known, with the phone the store has learned since (`known`: a LID's
     identity, or None)."""
@@ -237,6 +242,14 @@ def phones_without_lid(connection: sqlite3.Connection, limit: int, account: str 
            ORDER BY c.last_us DESC LIMIT ?2""",
         (account, limit)).fetchall()
     return [row[0] for row in rows]
+
+
+def known_identities(connection: sqlite3.Connection, lids: Iterable[str], account: str = "") -> dict[str, Identity]:
+    """What the store knows of each LID (those it knows nothing of are left out)."""
+    if not has_table(connection):
+        return {}
+    found = {lid: identity_of(connection, lid, account) for lid in set(lids)}
+    return {lid: identity for lid, identity in found.items() if identity is not None}
 
 
 def has_table(connection: sqlite3.Connection) -> bool:
