@@ -91,3 +91,26 @@ async def test_the_answer_to_a_reply_sent_to_a_lid_comes_back_in_its_chat(receiv
         await inbox_settled(pilot)
         assert not [r.chat_id for r in screen.rows if "@lid@" in r.chat_id]
         assert row(screen, lid).messages == 3  # theirs, the reply, their answer
+
+
+GROUP_MEMBER = "5511900001234"  # in the sandbox's all-hands group only: no chat, no contact, no name
+
+
+async def test_a_group_member_listed_at_start_names_their_lid_chat(received):
+    """WuzAPI's group list names each member's phone and LID (whatsmeow GroupParticipant: a "pn" group's JID is
+    the phone JID, `LID` its LID): read with the inbox's names at start, kept in the mapping, so a message the member
+    later sends from their LID alone shows their number, and a reply goes to it."""
+    from tests.harness import wait_ready
+    from tui.ui.app import build_app
+
+    app = build_app(sandbox=True, deterministic=True, sandbox_dialects=("zapi", "wuzapi"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_ready(pilot)
+        screen = await open_inbox(pilot)
+        await wait_until(pilot, lambda: app.services.inbox.names_note is not None, what="the names read")
+        lid = await write_from_lid(pilot, GROUP_MEMBER, "hi from the all-hands", alt=False)
+        await wait_until(pilot, lambda: row(screen, lid).title == f"+{GROUP_MEMBER}", what="the member's number")
+        await choose(pilot, screen, lid)
+        await pilot.press("enter", *"hi", "enter")
+        await inbox_settled(pilot)
+        assert sends(received)[-1] == {"phone": GROUP_MEMBER, "message": "hi"}

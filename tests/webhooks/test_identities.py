@@ -350,3 +350,48 @@ def test_events_list_names_the_learned_phone_for_a_profile_on_the_old_paths(caps
     assert newest["sender"] == {"lid": LID, "phone": PHONE, "name": "Maria"}
     assert main(["events", "list", "--db", str(db), "--kind", "Message"]) == 0
     assert "Message from Maria (+5544999999999): hello from a lid" in capsys.readouterr().out
+
+
+# -- group members: what the gateway's group information says of them --------------------------------------------
+
+# WuzAPI's GET /group/info `data` (whatsmeow types/group.go GroupParticipant): in a group whose AddressingMode is
+# "pn" the JID is the phone JID and `LID` the member's LID; in a "lid" group the JID is the LID and `PhoneNumber`
+# the phone JID.
+WUZAPI_GROUP_INFO = json.loads("""
+{"JID": "120363041982375610@g.us", "Name": "Team", "AddressingMode": "lid", "Participants": [
+  {"JID": "77001122334455@lid", "PhoneNumber": "5511976543219@s.whatsapp.net", "LID": "77001122334455@lid",
+   "IsAdmin": false, "IsSuperAdmin": false, "DisplayName": "Bruno", "Error": 0, "AddRequest": null},
+  {"JID": "5544999999999@s.whatsapp.net", "PhoneNumber": "", "LID": "81896604192873@lid",
+   "IsAdmin": true, "IsSuperAdmin": false, "DisplayName": "", "Error": 0, "AddRequest": null},
+  {"JID": "5511987654321@s.whatsapp.net", "PhoneNumber": "5511987654321@s.whatsapp.net", "LID": "",
+   "IsAdmin": false, "IsSuperAdmin": true, "DisplayName": "", "Error": 0, "AddRequest": null}]}
+""")
+
+WUZAPI_GROUP_LID_NO_ALT = json.loads(json.dumps(WUZAPI_GROUP_LID_MESSAGE).replace(
+    '"SenderAlt": "5511976543219@s.whatsapp.net"', '"SenderAlt": ""'))
+
+
+def test_group_information_names_each_members_lid_and_phone():
+    from tui.api.models import GroupInfo
+    from tui.webhooks.identities import member_identities
+
+    info = GroupInfo.model_validate(WUZAPI_GROUP_INFO)
+    assert member_identities(info.Participants) == [
+        Identity("77001122334455@lid", "5511976543219", "Bruno"),
+        Identity(LID, PHONE, ""),
+    ]
+
+
+async def test_members_kept_from_the_group_information_name_a_later_message_in_the_thread(store):
+    from tui.api.models import GroupInfo
+    from tui.webhooks.identities import member_identities
+
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_GROUP_LID_NO_ALT))
+    [message] = inbox.thread("120363041982375610@g.us", 10)
+    assert message.sender == "Bruno (unknown number, lid 77001122334455@lid)"
+    inbox.learn_all(member_identities(GroupInfo.model_validate(WUZAPI_GROUP_INFO).Participants))
+    assert inbox.identity(LID) == Identity(LID, PHONE, "")
+    [message] = inbox.thread("120363041982375610@g.us", 10)
+    assert message.sender == "Bruno (+5511976543219)"
+    assert [m.sender for m in inbox.thread_after("120363041982375610@g.us", 0)] == ["Bruno (+5511976543219)"]

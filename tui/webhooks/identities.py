@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.webhooks.fields import dict_of, text_of
 
@@ -142,6 +142,23 @@ def _evolution(payload: dict) -> tuple[bool, list[Identity | None]]:
     if text_of(key.get("remoteJid")).endswith("@g.us"):
         return from_me, [_pair(participant, key.get("participantAlt"), name)]
     return from_me, [_pair(key.get("remoteJid"), key.get("remoteJidAlt"), name)]
+
+
+class GroupMember(Protocol):
+    """A member as a group's information lists them (WuzAPI's GET /group/info and /group/list: whatsmeow's
+    GroupParticipant, `tui.api.models.GroupParticipant`)."""
+
+    JID: str  # "always equals either the LID or phone number" (whatsmeow)
+    PhoneNumber: str  # the phone JID beside a LID JID
+    LID: str  # the LID beside a phone JID
+    DisplayName: str
+
+
+def member_identities(members: Iterable[GroupMember]) -> list[Identity]:
+    """Every LID a group's member list names, with the phone and name it gives beside it."""
+    found = (_pair(member.LID or member.JID, member.PhoneNumber or member.JID, member.DisplayName.strip())
+             for member in members)
+    return [identity for identity in found if identity is not None]
 
 
 def who(jid: str, identity: Identity | None) -> str:
