@@ -4,9 +4,13 @@ addresses one, so the app's identity mapping (tui.webhooks.identities) can be tr
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi"}                chat and sender are the LID,
                                                                                   SenderAlt the phone JID
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "alt": false}  the LID alone (number unknown)
+    POST /sandbox/incoming {..., "family": "instance"}                            Z-API's callback instead
 
 The event is whatsmeow's `events.Message` as WuzAPI forwards it (tui.sandbox.events.incoming_message), with
 `AddressingMode` "lid" and, unless `alt` is false, `SenderAlt` set (whatsmeow types/message.go `MessageSource`).
+With `"family": "instance"` (the Z-API instance dialect only: the spec's instance family has no incoming callback)
+it is Z-API's `ReceivedCallback` to the received URL: `phone` the number beside `chatLid` and `senderLid` (Z-API's
+docs, on-message-received), or, unless `alt`, the LID in `phone` too, as Z-API sends a chat it knows only by LID.
 Each contact's LID is fixed (`lid_of`), so the same person always writes from the same one.
 """
 
@@ -43,13 +47,31 @@ def lid_message(state: SandboxState, phone: str, text: str, message_id: str, now
     return payload
 
 
+def zapi_lid_message(state: SandboxState, instance_id: str, phone: str, text: str, message_id: str, now: datetime,
+                     *, alt: bool = True) -> dict[str, Any]:
+    """Z-API's `ReceivedCallback` of a text from a contact WhatsApp names by a LID, in the docs' key order."""
+    lid, name = lid_of(phone), state.contact_name(phone)
+    return {
+        "isStatusReply": False, "chatLid": lid, "senderLid": lid, "connectedPhone": state.own_phone,
+        "waitingMessage": False, "isEdit": False, "isGroup": False, "isNewsletter": False, "instanceId": instance_id,
+        "messageId": message_id, "phone": phone if alt else lid, "fromMe": False,
+        "momment": int(now.timestamp() * 1000), "status": "RECEIVED", "chatName": name,
+        "senderPhoto": None, "senderName": name, "participantPhone": None, "participantLid": None, "photo": None,
+        "broadcast": False, "forwarded": False, "type": "ReceivedCallback", "fromApi": False,
+        "text": {"message": text},
+    }
+
+
 class IncomingRoutes:
     def __init__(self, state: Callable[[], SandboxState], send: Callable[[dict[str, Any]], None],
-                 clock: Callable[[], datetime], new_id: Callable[[], str]) -> None:
+                 clock: Callable[[], datetime], new_id: Callable[[], str], *, instance_id: str = "",
+                 received: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.state = state
         self.send = send  # to the session webhook, when it is subscribed to Message
         self.clock = clock
         self.new_id = new_id
+        self.instance_id = instance_id
+        self.received = received  # Z-API's received callback; None in a dialect without one
 
     def routes(self) -> list[web.RouteDef]:
         return [web.post("/sandbox/incoming", self.incoming)]
@@ -70,8 +92,18 @@ class IncomingRoutes:
         alt = body.get("alt", True)
         if not isinstance(alt, bool):
             return _refused("alt: must be true or false")
+        family = body.get("family", "session")
+        if family not in ("session", "instance"):
+            return _refused('family: must be "session" (the session webhook) or "instance" (Z-API\'s callback)')
+        if family == "instance" and self.received is None:
+            return _refused("family: only the Z-API instance dialect has an incoming message callback "
+                            "(start the sandbox with --instance-dialect zapi)")
         message_id = self.new_id()
-        self.send(lid_message(self.state(), phone, text, message_id, self.clock(), alt=alt))
+        if family == "instance" and self.received is not None:
+            self.received(zapi_lid_message(self.state(), self.instance_id, phone, text, message_id, self.clock(),
+                                           alt=alt))
+        else:
+            self.send(lid_message(self.state(), phone, text, message_id, self.clock(), alt=alt))
         return web.json_response({"id": message_id, "lid": lid_of(phone)})
 
 

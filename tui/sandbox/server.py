@@ -201,8 +201,10 @@ class SandboxGateway:
             app.add_routes(api.extra_routes(prefix))
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
+        zapi = self.instance_dialect is InstanceDialect.ZAPI
         app.add_routes(IncomingRoutes(lambda: self.state, self.deliveries.announce_session, self.clock,
-                                      self.id_factory).routes())
+                                      self.id_factory, instance_id=self.instance_id,
+                                      received=self._announce_received if zapi else None).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 
@@ -255,6 +257,10 @@ class SandboxGateway:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
+
+    def _announce_received(self, payload: dict[str, object]) -> None:
+        """A Z-API `ReceivedCallback` to the received URL (else the delivery URL)."""
+        self.deliveries.announce_instance("received", payload)
 
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)
