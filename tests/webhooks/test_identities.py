@@ -395,3 +395,27 @@ async def test_members_kept_from_the_group_information_name_a_later_message_in_t
     [message] = inbox.thread("120363041982375610@g.us", 10)
     assert message.sender == "Bruno (+5511976543219)"
     assert [m.sender for m in inbox.thread_after("120363041982375610@g.us", 0)] == ["Bruno (+5511976543219)"]
+
+
+async def test_a_forward_carries_the_sender_phone_the_store_learned_before_the_event(tmp_path):
+    """An event that names its sender by LID alone is forwarded with the number the store already knows (an earlier
+    event taught it): X-Gateway-Tui-Sender-Phone, the body as received."""
+    from tests.webhooks.recording_app import RecordingApp
+    from tui.webhooks.forwarder import SENDER_PHONE_HEADER, Forwarder, ForwardLog
+    from tui.webhooks.store import EventStore
+
+    app = await RecordingApp().start()
+    path = tmp_path / "events.sqlite3"
+    try:
+        with EventStore(path) as store, ForwardLog(path) as log:
+            await store.append(event(WUZAPI_READ_RECEIPT))  # teaches the phone
+            forwarder = Forwarder(app.url, log, store=store)
+            await forwarder.start()
+            stored = await store.append(event(WUZAPI_LID_NO_ALT))  # names the LID alone
+            forwarder.submit(stored)
+            await forwarder.wait_idle()
+            await forwarder.stop()
+    finally:
+        await app.stop()
+    [received] = [r for r in app.received if r.body == stored.body]
+    assert {name.lower(): value for name, value in received.headers.items()}[SENDER_PHONE_HEADER.lower()] == PHONE
