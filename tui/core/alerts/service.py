@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from typing import TYPE_CHECKING
 
@@ -66,9 +66,10 @@ class AlertService:
     """Built with the runtime (imports nothing heavy); its detector exists from `start`, with `clock` (default the
     wall clock)."""
 
-    def __init__(self, bus: EventBus, *, clock: Clock | None = None) -> None:
+    def __init__(self, bus: EventBus, *, clock: Clock | None = None, down_grace: timedelta | None = None) -> None:
         self.bus = bus
         self.clock = clock
+        self.down_grace = down_grace  # None: the detector's (DOWN_GRACE)
         self._detector: AlertDetector | None = None
         self._unsubscribers: list[Callable[[], None]] = []
 
@@ -78,7 +79,8 @@ class AlertService:
             from tui.core.alerts.detector import AlertDetector
             from tui.core.watch import utc_now
 
-            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now)
+            grace = {} if self.down_grace is None else {"down_grace": self.down_grace}
+            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now, **grace)
         return self._detector
 
     @property
