@@ -419,3 +419,12 @@ async def test_a_forward_carries_the_sender_phone_the_store_learned_before_the_e
         await app.stop()
     [received] = [r for r in app.received if r.body == stored.body]
     assert {name.lower(): value for name, value in received.headers.items()}[SENDER_PHONE_HEADER.lower()] == PHONE
+
+
+async def test_a_lid_chat_is_found_by_its_number_once_known(store):
+    """The inbox's search finds a chat WhatsApp names by a LID by the number it shows (seen in tmux: typing the
+    number the list showed found nothing)."""
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_LID_MESSAGE))
+    assert [chat.chat_id for chat in inbox.conversations(search="5544999")] == [LID]
+    assert [chat.chat_id for chat in inbox.conversations(search="+5544999999999")] == [LID]

@@ -122,13 +122,18 @@ def list_conversations(connection: sqlite3.Connection, limit: int, *, search: st
         ).fetchall()
         return [_conversation(row) for row in rows]
     pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    # A LID chat by the number it shows ("+5544…" as the list writes it), once the identities know it.
+    digits = search.strip().removeprefix("+")
+    by_phone = ("OR chat_id IN (SELECT lid FROM identities WHERE account = ?3 AND phone LIKE ?4)"
+                if digits.isdigit() and has_table(connection) else "")
     rows = connection.execute(
         f"""SELECT {_conversation_columns(connection)} FROM conversations
             WHERE account = ?3 AND (messages > 0 OR listed)
                 AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
-                    (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\'))
+                    (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\')
+                    {by_phone})
             ORDER BY last_us DESC LIMIT ?2""",
-        (pattern, limit, account),
+        (pattern, limit, account, *((f"%{digits}%",) if by_phone else ())),
     ).fetchall()
     return [_conversation(row) for row in rows]
 
