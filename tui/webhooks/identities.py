@@ -148,10 +148,14 @@ class GroupMember(Protocol):
     """A member as a group's information lists them (WuzAPI's GET /group/info and /group/list: whatsmeow's
     GroupParticipant, `tui.api.models.GroupParticipant`)."""
 
-    JID: str  # "always equals either the LID or phone number" (whatsmeow)
-    PhoneNumber: str  # the phone JID beside a LID JID
-    LID: str  # the LID beside a phone JID
-    DisplayName: str
+    @property
+    def JID(self) -> str: ...  # "always equals either the LID or phone number" (whatsmeow)
+    @property
+    def PhoneNumber(self) -> str: ...  # the phone JID beside a LID JID
+    @property
+    def LID(self) -> str: ...  # the LID beside a phone JID
+    @property
+    def DisplayName(self) -> str: ...
 
 
 def member_identities(members: Iterable[GroupMember]) -> list[Identity]:

@@ -76,11 +76,11 @@ class AlertService:
     @property
     def detector(self) -> AlertDetector:
         if self._detector is None:
-            from tui.core.alerts.detector import AlertDetector
+            from tui.core.alerts.detector import DOWN_GRACE, AlertDetector
             from tui.core.watch import utc_now
 
-            grace = {} if self.down_grace is None else {"down_grace": self.down_grace}
-            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now, **grace)
+            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now,
+                                           down_grace=DOWN_GRACE if self.down_grace is None else self.down_grace)
         return self._detector
 
     @property

@@ -196,7 +196,7 @@ class EventsPanel(Vertical):
         self.state.forward_attempted.subscribe(self, self._on_forward_attempt)
         self.watch(self.app, "runtime_ready", self._on_ready, init=True)
         self.bus.subscribe(IntakeChanged, lambda _changed: self._show_title())  # who listens (issue 32)
-        self.bus.subscribe(InboxChanged, lambda _changed: self.call_later(self._ask_numbers))  # a LID looked up
+        self.bus.subscribe(InboxChanged, self._on_inbox_changed)  # a LID looked up, a group's members read
         self._show_title()
 
     def on_resize(self) -> None:
@@ -268,6 +268,9 @@ class EventsPanel(Vertical):
         whose identities name them (its `/a/<profile>/` path's account, else the store's one: "")."""
         return {event.id: (inbox_of(event.path), event.summary) for event in self.events
                 if event.id not in self._renamed and UNKNOWN_NUMBER in event.summary}
+
+    def _on_inbox_changed(self, _changed: InboxChanged) -> None:
+        self.call_later(self._ask_numbers)
 
     def _ask_numbers(self) -> None:
         if unnamed := self._unnamed():
