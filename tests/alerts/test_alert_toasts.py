@@ -30,7 +30,7 @@ async def test_one_toast_per_raised_alert_and_one_bell() -> None:
     bells: list[int] = []
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(notifications=True) as pilot:
-        toasts = AlertToasts(app, AlertService(bus, clock=clock))
+        toasts = AlertToasts(app, AlertService(bus, clock=clock, down_grace=timedelta(0)))
         toasts.start()
         bus.publish(stored(WUZAPI_DISCONNECTED, clock))
         clock.advance(seconds=5)
@@ -53,7 +53,7 @@ async def test_the_current_accounts_drop_is_the_headers_toast_not_a_second_one()
     bus = EventBus()
     app = App()
     async with app.run_test(notifications=True) as pilot:
-        toasts = AlertToasts(app, AlertService(bus, clock=clock), current=lambda: "shop")
+        toasts = AlertToasts(app, AlertService(bus, clock=clock, down_grace=timedelta(0)), current=lambda: "shop")
         toasts.start()
         bus.publish(stored(WUZAPI_DISCONNECTED, clock))
         await pilot.pause()
@@ -70,7 +70,7 @@ async def test_no_bell_when_the_preference_says_none_or_a_desktop_notification_g
     bells: list[int] = []
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(notifications=True) as pilot:
-        toasts = AlertToasts(app, AlertService(bus, clock=clock), signal=signal, environ={"TERM_PROGRAM": "WezTerm"})
+        toasts = AlertToasts(app, AlertService(bus, clock=clock, down_grace=timedelta(0)), signal=signal, environ={"TERM_PROGRAM": "WezTerm"})
         toasts.start()
         bus.publish(stored(WUZAPI_DISCONNECTED, clock))
         await pilot.pause()
@@ -106,7 +106,7 @@ def test_a_campaign_paused_on_its_own_raises_for_each_account_and_clears_when_it
     bus = EventBus()
     seen = []
     bus.subscribe(AlertChanged, lambda changed: seen.append(changed.alert))
-    alerts = AlertService(bus, clock=Clock())
+    alerts = AlertService(bus, clock=Clock(), down_grace=timedelta(0))
     alerts.look_at_campaigns([campaign(CampaignState.PAUSED, "paused from the app")])
     assert seen == []  # the operator's pause
     paused = campaign(CampaignState.PAUSED, "5 sends failed in a row, the last: 403")
@@ -122,7 +122,7 @@ def test_a_campaign_paused_on_its_own_raises_for_each_account_and_clears_when_it
 def test_a_pairing_code_on_show_raises_code_expiring_before_it_expires() -> None:
     clock = Clock()
     bus = EventBus()
-    alerts = AlertService(bus, clock=clock)
+    alerts = AlertService(bus, clock=clock, down_grace=timedelta(0))
     alerts.start()
     bus.publish(PairingCodeShown("shop", "session", "QR code", expires_at=clock() + timedelta(seconds=60)))
     alerts.tick()

@@ -23,7 +23,9 @@ from tui.api.signing import Verdict
 
 
 def detector(clock: Clock, **options) -> tuple[AlertDetector, list[Alert]]:
+    """A detector that tells a disconnect at once, unless a test gives it the product's grace (DOWN_GRACE)."""
     alerts: list[Alert] = []
+    options.setdefault("down_grace", timedelta(0))
     return AlertDetector(alerts.append, clock=clock, **options), alerts
 
 
@@ -259,3 +261,53 @@ def test_connection_events_are_never_a_quiet_kind() -> None:
         engine.observe(event(WUZAPI_MESSAGE, clock.advance(minutes=1)))
         engine.tick()
     assert "kind-quiet" not in {alert.kind.value for alert in alerts}
+
+
+# -- the product's grace: a disconnect is told once it lasted DOWN_GRACE (issue 35: a flap is one alert) ----------
+
+
+def test_a_flap_is_one_raised_alert_in_all_with_the_products_grace() -> None:
+    from tui.core.alerts.detector import DOWN_GRACE
+
+    clock = Clock()
+    engine, alerts = detector(clock, down_grace=DOWN_GRACE)
+    engine.observe(event(WUZAPI_CONNECTED, clock()))
+    for _ in range(5):  # the sandbox's flapping fault: changes a fraction of a second apart
+        engine.observe(event(WUZAPI_DISCONNECTED, clock.advance(seconds=0.05)))
+        engine.tick()
+        engine.observe(event(WUZAPI_CONNECTED, clock.advance(seconds=0.05)))
+        engine.tick()
+    clock.advance(seconds=30)
+    engine.tick()
+    assert pairs(alerts) == [("flapping", "raised")]
+
+
+def test_a_disconnect_is_told_once_it_lasted_the_grace_and_a_blip_not_at_all() -> None:
+    from tui.core.alerts.detector import DOWN_GRACE
+
+    clock = Clock()
+    engine, alerts = detector(clock, down_grace=DOWN_GRACE)
+    engine.observe(event(WUZAPI_DISCONNECTED, clock()))
+    engine.observe(event(WUZAPI_CONNECTED, clock.advance(seconds=3)))  # a blip
+    clock.advance(minutes=1)
+    engine.tick()
+    assert alerts == []
+    engine.observe(event(WUZAPI_DISCONNECTED, clock.advance(minutes=10)))
+    engine.tick()
+    assert alerts == []  # not yet: within the grace
+    clock.advance(seconds=DOWN_GRACE.total_seconds())
+    engine.tick()
+    engine.tick()
+    assert pairs(alerts) == [("disconnected", "raised")]
+    assert "the gateway sent Disconnected" in alerts[0].detail
+    engine.observe(event(WUZAPI_CONNECTED, clock.advance(minutes=1)))
+    assert pairs(alerts) == [("disconnected", "raised"), ("disconnected", "cleared")]
+
+
+def test_a_logout_is_told_at_once_whatever_the_grace() -> None:
+    from tui.core.alerts.detector import DOWN_GRACE
+
+    clock = Clock()
+    engine, alerts = detector(clock, down_grace=DOWN_GRACE)
+    engine.observe(event(WUZAPI_LOGGED_OUT, clock()))
+    assert pairs(alerts) == [("logged-out", "raised")]

@@ -4,6 +4,8 @@ virtual time: the test moves the clock, nothing sleeps."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import asyncio
 import heapq
 import itertools
@@ -131,7 +133,7 @@ async def test_a_logged_out_account_is_never_retried() -> None:
     gateway = Gateway(time)
     reconnects, _ = policy(time, gateway)
     clock = Clock(T0)
-    detector = AlertDetector(reconnects.on_alert, clock=clock)
+    detector = AlertDetector(reconnects.on_alert, clock=clock, down_grace=timedelta(0))
     detector.link_changed("shop", "session", connected=False, logged_out=True)
     await time.run()
     assert gateway.calls == []
@@ -150,7 +152,7 @@ async def test_plugs_into_the_detector_and_its_give_up_is_an_alert() -> None:
 
     reconnects, _ = policy(time, gateway, tries=2)
     reconnects.on_give_up = lambda account, family, n: detector.reconnect_gave_up(account, family, n)
-    detector = AlertDetector(fan_out, clock=clock)
+    detector = AlertDetector(fan_out, clock=clock, down_grace=timedelta(0))
     detector.link_changed("shop", "instance", connected=False)
     await time.run()
     assert len(gateway.calls) == 2

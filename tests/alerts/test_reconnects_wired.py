@@ -4,6 +4,8 @@ the alert service; an account without the setting is never reconnected. On virtu
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from dataclasses import dataclass
 
 from tests.alerts.events import WUZAPI_CONNECTED, WUZAPI_DISCONNECTED, Clock, event
@@ -41,7 +43,7 @@ async def test_a_disconnect_is_retried_for_the_profiles_that_ask_and_gives_up_wi
     time = VirtualTime()
     clock = Clock()
     bus = EventBus()
-    alerts = AlertService(bus, clock=clock)
+    alerts = AlertService(bus, clock=clock, down_grace=timedelta(0))
     alerts.start()
     gateway = Gateway(time)
     policy = follow_alerts(bus, alerts, Accounts(Account("shop", Profile(2)), Account("quiet", Profile(0))),
@@ -62,7 +64,7 @@ async def test_connected_again_stops_the_tries() -> None:
     time = VirtualTime()
     clock = Clock()
     bus = EventBus()
-    alerts = AlertService(bus, clock=clock)
+    alerts = AlertService(bus, clock=clock, down_grace=timedelta(0))
     alerts.start()
     gateway = Gateway(time)
     policy = follow_alerts(bus, alerts, Accounts(Account("shop", Profile(5))), reconnect=gateway.reconnect,

@@ -323,3 +323,108 @@ async def test_listen_lines_name_the_phone_the_store_learned(tmp_path):
         printer(stored)
         assert "Message from Maria (+5544999999999): hello from a lid" in printer._lines[0]
         printer.broken = True
+
+
+async def _filled_for_one_profile(path) -> None:
+    """As a listener of one profile stores them on the old paths (`/session`): each event names its account, the
+    identities are the store's one inbox's ("")."""
+    import dataclasses
+
+    from tui.webhooks.store import EventStore
+
+    with EventStore(path) as store:
+        for payload in (WUZAPI_READ_RECEIPT, WUZAPI_LID_NO_ALT):
+            await store.append(dataclasses.replace(event(payload), account="office"))
+
+
+def test_events_list_names_the_learned_phone_for_a_profile_on_the_old_paths(capsys, tmp_path):
+    import asyncio
+
+    from tui.cli.main import main
+
+    db = tmp_path / "events.sqlite3"
+    asyncio.run(_filled_for_one_profile(db))
+    assert main(["events", "list", "--db", str(db), "--json"]) == 0
+    newest = json.loads(capsys.readouterr().out)[0]
+    assert newest["account"] == "office"
+    assert newest["sender"] == {"lid": LID, "phone": PHONE, "name": "Maria"}
+    assert main(["events", "list", "--db", str(db), "--kind", "Message"]) == 0
+    assert "Message from Maria (+5544999999999): hello from a lid" in capsys.readouterr().out
+
+
+# -- group members: what the gateway's group information says of them --------------------------------------------
+
+# WuzAPI's GET /group/info `data` (whatsmeow types/group.go GroupParticipant): in a group whose AddressingMode is
+# "pn" the JID is the phone JID and `LID` the member's LID; in a "lid" group the JID is the LID and `PhoneNumber`
+# the phone JID.
+WUZAPI_GROUP_INFO = json.loads("""
+{"JID": "120363041982375610@g.us", "Name": "Team", "AddressingMode": "lid", "Participants": [
+  {"JID": "77001122334455@lid", "PhoneNumber": "5511976543219@s.whatsapp.net", "LID": "77001122334455@lid",
+   "IsAdmin": false, "IsSuperAdmin": false, "DisplayName": "Bruno", "Error": 0, "AddRequest": null},
+  {"JID": "5544999999999@s.whatsapp.net", "PhoneNumber": "", "LID": "81896604192873@lid",
+   "IsAdmin": true, "IsSuperAdmin": false, "DisplayName": "", "Error": 0, "AddRequest": null},
+  {"JID": "5511987654321@s.whatsapp.net", "PhoneNumber": "5511987654321@s.whatsapp.net", "LID": "",
+   "IsAdmin": false, "IsSuperAdmin": true, "DisplayName": "", "Error": 0, "AddRequest": null}]}
+""")
+
+WUZAPI_GROUP_LID_NO_ALT = json.loads(json.dumps(WUZAPI_GROUP_LID_MESSAGE).replace(
+    '"SenderAlt": "5511976543219@s.whatsapp.net"', '"SenderAlt": ""'))
+
+
+def test_group_information_names_each_members_lid_and_phone():
+    from tui.api.models import GroupInfo
+    from tui.webhooks.identities import member_identities
+
+    info = GroupInfo.model_validate(WUZAPI_GROUP_INFO)
+    assert member_identities(info.Participants) == [
+        Identity("77001122334455@lid", "5511976543219", "Bruno"),
+        Identity(LID, PHONE, ""),
+    ]
+
+
+async def test_members_kept_from_the_group_information_name_a_later_message_in_the_thread(store):
+    from tui.api.models import GroupInfo
+    from tui.webhooks.identities import member_identities
+
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_GROUP_LID_NO_ALT))
+    [message] = inbox.thread("120363041982375610@g.us", 10)
+    assert message.sender == "Bruno (unknown number, lid 77001122334455@lid)"
+    inbox.learn_all(member_identities(GroupInfo.model_validate(WUZAPI_GROUP_INFO).Participants))
+    assert inbox.identity(LID) == Identity(LID, PHONE, "")
+    [message] = inbox.thread("120363041982375610@g.us", 10)
+    assert message.sender == "Bruno (+5511976543219)"
+    assert [m.sender for m in inbox.thread_after("120363041982375610@g.us", 0)] == ["Bruno (+5511976543219)"]
+
+
+async def test_a_forward_carries_the_sender_phone_the_store_learned_before_the_event(tmp_path):
+    """An event that names its sender by LID alone is forwarded with the number the store already knows (an earlier
+    event taught it): X-Gateway-Tui-Sender-Phone, the body as received."""
+    from tests.webhooks.recording_app import RecordingApp
+    from tui.webhooks.forwarder import SENDER_PHONE_HEADER, Forwarder, ForwardLog
+    from tui.webhooks.store import EventStore
+
+    app = await RecordingApp().start()
+    path = tmp_path / "events.sqlite3"
+    try:
+        with EventStore(path) as store, ForwardLog(path) as log:
+            await store.append(event(WUZAPI_READ_RECEIPT))  # teaches the phone
+            forwarder = Forwarder(app.url, log, store=store)
+            await forwarder.start()
+            stored = await store.append(event(WUZAPI_LID_NO_ALT))  # names the LID alone
+            forwarder.submit(stored)
+            await forwarder.wait_idle()
+            await forwarder.stop()
+    finally:
+        await app.stop()
+    [received] = [r for r in app.received if r.body == stored.body]
+    assert {name.lower(): value for name, value in received.headers.items()}[SENDER_PHONE_HEADER.lower()] == PHONE
+
+
+async def test_a_lid_chat_is_found_by_its_number_once_known(store):
+    """The inbox's search finds a chat WhatsApp names by a LID by the number it shows (seen in tmux: typing the
+    number the list showed found nothing)."""
+    inbox = Inbox(store)
+    await store.append(event(WUZAPI_LID_MESSAGE))
+    assert [chat.chat_id for chat in inbox.conversations(search="5544999")] == [LID]
+    assert [chat.chat_id for chat in inbox.conversations(search="+5544999999999")] == [LID]

@@ -22,6 +22,7 @@ from tui.local import config
 from tui.cli.exit_codes import Exit
 from tui.api.wording import echoed
 from tui.webhooks.identities import Identity, NamedEvent, named_event, who
+from tui.webhooks.inbox_changes import inbox_of
 from tui.webhooks.media import MediaFolder, event_media
 from tui.webhooks.events import KIND_WIDTH, REJECTED, VERDICT_WIDTH, StoredEvent, strict_json, terminal_line
 from tui.webhooks.forwarder import (
@@ -232,8 +233,9 @@ def _document(event: StoredEvent, attempt: Any, sender: Identity | None) -> dict
 
 
 def _named(store: EventStore, events: list[StoredEvent]) -> list[NamedEvent]:
-    """Each event's summary and LID sender with the phones and names the store has learned (one read)."""
-    return store.read(lambda connection: [named_event(connection, event.payload, event.summary, event.account or "")
+    """Each event's summary and LID sender with the phones and names the store has learned (one read), in the
+    inbox its path fed (`inbox_of`: an event of the old paths names its profile, its identities are the store's "")."""
+    return store.read(lambda connection: [named_event(connection, event.payload, event.summary, inbox_of(event.path))
                                           for event in events])
 
 

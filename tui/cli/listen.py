@@ -22,6 +22,7 @@ from tui.cli.serve import start_or_explain, stop_on_sigterm
 from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
+from tui.webhooks.inbox_changes import inbox_of
 from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, evolution_url, family_urls
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreHealth, StoreUnusable
@@ -562,7 +563,7 @@ def known_names(store: EventStore) -> Callable[[StoredEvent], str]:
     one indexed read, made only for a summary that says "unknown number"."""
     def rename(event: StoredEvent) -> str:
         try:
-            return store.read(lambda c: named_event(c, event.payload, event.summary, event.account or "").summary)
+            return store.read(lambda c: named_event(c, event.payload, event.summary, inbox_of(event.path)).summary)
         except Exception:  # a failing store: the line as classified
             return event.summary
 

@@ -231,7 +231,7 @@ class InboxService:
 
     async def _read_names(self) -> None:
         from tui.api.errors import GatewayError
-        from tui.api.models import ChatList, ContactList, GroupList, ListPage, NoBody
+        from tui.api.models import ChatList, ContactList, GroupInfo, GroupList, ListPage, NoBody
         from tui.api.operations import NAME_LISTS, OPERATIONS, DialectRefusal, Family
         from tui.webhooks.inbox_changes import (
             ChatName,
@@ -242,8 +242,10 @@ class InboxService:
             names_from_contacts,
             names_from_groups,
         )
+        from tui.webhooks.identities import Identity, member_identities
 
         names: list[ChatName] = []
+        members: list[Identity] = []
         chats: list[ListedChat] = []
         read: list[str] = []
         problems: list[str] = []
@@ -279,9 +281,13 @@ class InboxService:
             elif op.result is GroupList:
                 names.extend(names_from_groups(items))
                 chats.extend(chats_from_group_list(items))
+                members.extend(member_identities(member for group in items if isinstance(group, GroupInfo)
+                                                 for member in group.Participants))
         inbox = self.inbox
         try:
             written = await asyncio.to_thread(inbox.enrich, names, chats) if inbox is not None else 0
+            if inbox is not None and members:  # who the groups' LIDs are: their chats show the number
+                await asyncio.to_thread(inbox.learn_all, members)
         except Exception as error:  # a failing or closed store: the names wait for the next read
             log.warning("could not keep the gateway's names: %s", error)
             written = 0
@@ -294,7 +300,7 @@ class InboxService:
                 f"; {len(chats)} chats listed" if chats else "")
         else:
             self.names_note = "no lists in these dialects: names come from the history"
-        if written or chats:
+        if written or chats or members:
             self._bus.publish(InboxChanged(""))
         if self._lids_task is None or self._lids_task.done():
             self._lids_task = asyncio.get_running_loop().create_task(self._look_up_lids(), name="look up LIDs")

@@ -5,14 +5,18 @@ addresses one, so the app's identity mapping (tui.webhooks.identities) can be tr
                                                                                   SenderAlt the phone JID
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "alt": false}  the LID alone (number unknown)
     POST /sandbox/incoming {"from": "5511987654321", "text": "hi", "lid": false}  from the phone JID, as before LIDs
+    POST /sandbox/incoming {..., "family": "instance"}                            Z-API's callback instead
     POST /sandbox/redeliver {"ids": ["3EB0…", …]}                                 the same events sent again
 
-Each message is kept (`SandboxState.received`): the gateways' message histories list it afterwards, whether the
-webhook took it or not (tui.gateways.<name>.sandbox), and `/sandbox/redeliver` sends it again with its id, as a
+Each session message is kept (`SandboxState.received`): the gateways' message histories list it afterwards, whether
+the webhook took it or not (tui.gateways.<name>.sandbox), and `/sandbox/redeliver` sends it again with its id, as a
 gateway retrying a delivery does.
 
 The event is whatsmeow's `events.Message` as WuzAPI forwards it (tui.sandbox.events.incoming_message), with
 `AddressingMode` "lid" and, unless `alt` is false, `SenderAlt` set (whatsmeow types/message.go `MessageSource`).
+With `"family": "instance"` (the Z-API instance dialect only: the spec's instance family has no incoming callback)
+it is Z-API's `ReceivedCallback` to the received URL: `phone` the number beside `chatLid` and `senderLid` (Z-API's
+docs, on-message-received), or, unless `alt`, the LID in `phone` too, as Z-API sends a chat it knows only by LID.
 Each contact's LID is fixed (`lid_of`), so the same person always writes from the same one.
 """
 
@@ -49,15 +53,33 @@ def lid_message(state: SandboxState, phone: str, text: str, message_id: str, now
     return payload
 
 
+def zapi_lid_message(state: SandboxState, instance_id: str, phone: str, text: str, message_id: str, now: datetime,
+                     *, alt: bool = True) -> dict[str, Any]:
+    """Z-API's `ReceivedCallback` of a text from a contact WhatsApp names by a LID, in the docs' key order."""
+    lid, name = lid_of(phone), state.contact_name(phone)
+    return {
+        "isStatusReply": False, "chatLid": lid, "senderLid": lid, "connectedPhone": state.own_phone,
+        "waitingMessage": False, "isEdit": False, "isGroup": False, "isNewsletter": False, "instanceId": instance_id,
+        "messageId": message_id, "phone": phone if alt else lid, "fromMe": False,
+        "momment": int(now.timestamp() * 1000), "status": "RECEIVED", "chatName": name,
+        "senderPhoto": None, "senderName": name, "participantPhone": None, "participantLid": None, "photo": None,
+        "broadcast": False, "forwarded": False, "type": "ReceivedCallback", "fromApi": False,
+        "text": {"message": text},
+    }
+
+
 class IncomingRoutes:
     def __init__(self, state: Callable[[], SandboxState], send: Callable[[dict[str, Any]], None],
                  clock: Callable[[], datetime], new_id: Callable[[], str],
-                 instance: Callable[[str, str, str, bool], None] | None = None) -> None:
+                 instance: Callable[[str, str, str, bool], None] | None = None, *, instance_id: str = "",
+                 received: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.state = state
         self.send = send  # to the session webhook, when it is subscribed to Message
         self.instance = instance  # the instance dialect's own delivery of it (Evolution's messages.upsert)
         self.clock = clock
         self.new_id = new_id
+        self.instance_id = instance_id
+        self.received = received  # Z-API's received callback; None in a dialect without one
 
     def routes(self) -> list[web.RouteDef]:
         return [web.post("/sandbox/incoming", self.incoming), web.post("/sandbox/redeliver", self.redeliver)]
@@ -78,7 +100,16 @@ class IncomingRoutes:
         alt, lid = body.get("alt", True), body.get("lid", True)
         if not isinstance(alt, bool) or not isinstance(lid, bool):
             return _refused("alt and lid: must be true or false")
+        family = body.get("family", "session")
+        if family not in ("session", "instance"):
+            return _refused('family: must be "session" (the session webhook) or "instance" (Z-API\'s callback)')
+        if family == "instance" and self.received is None:
+            return _refused("family: only the Z-API instance dialect has an incoming message callback "
+                            "(start the sandbox with --instance-dialect zapi)")
         state, message_id, now = self.state(), self.new_id(), self.clock()
+        if family == "instance" and self.received is not None:
+            self.received(zapi_lid_message(state, self.instance_id, phone, text, message_id, now, alt=alt))
+            return web.json_response({"id": message_id, "lid": lid_of(phone)})
         if lid:
             event = lid_message(state, phone, text, message_id, now, alt=alt)
         else:

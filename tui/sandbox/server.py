@@ -201,8 +201,10 @@ class SandboxGateway:
             app.add_routes(api.extra_routes(prefix))
         app.add_routes(self.phone.routes())
         app.add_routes(FaultRoutes(lambda: self.state, self._info, flap=self._start_flap).routes())
+        zapi = self.instance_dialect is InstanceDialect.ZAPI
         app.add_routes(IncomingRoutes(lambda: self.state, self.deliveries.announce_session, self.clock,
-                                      self.id_factory, self._incoming_on_instance).routes())
+                                      self.id_factory, self._incoming_on_instance, instance_id=self.instance_id,
+                                      received=self._announce_received if zapi else None).routes())
         app.add_routes([web.get(f"{MEDIA_PATH}/{{name}}", _reply_file)])
         return app.routes
 
@@ -255,6 +257,12 @@ class SandboxGateway:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
+
+    def _announce_received(self, payload: dict[str, object]) -> None:
+        """A Z-API `ReceivedCallback` to the received URL (else the delivery URL)."""
+        webhooks = self.deliveries.instance_webhooks
+        if webhooks is not None:
+            self.deliveries.post_in_order(webhooks.received(payload))
 
     def _on_sent(self, sent: SentMessage) -> None:
         self.deliveries.after_send(sent)

@@ -43,6 +43,11 @@ class InstanceWebhooks(Protocol):
         instance family says of it (the spec and Z-API: nothing, the session family's `Message` says it)."""
         ...
 
+    def received(self, payload: dict[str, Any]) -> list[Step]:
+        """`/sandbox/incoming` with `"family": "instance"`: the instance dialect's own incoming-message callback,
+        built already (Z-API's `ReceivedCallback`); nothing in a dialect without one."""
+        ...
+
 
 class SessionEncoder(Protocol):
     """(body, content type) of one session event, as the session dialect's gateway sends it."""

@@ -22,9 +22,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol, TypeVar
 
-from tui.webhooks.identities import Identity, has_table, identity_by_phone, identity_of, learn, phones_without_lid
+from tui.webhooks.identities import (
+    UNKNOWN_NUMBER,
+    Identity,
+    has_table,
+    identity_by_phone,
+    identity_of,
+    learn,
+    phones_without_lid,
+    renamed,
+)
 from tui.webhooks.inbox_changes import (
     ChatName,
     ListedChat,
@@ -112,13 +122,18 @@ def list_conversations(connection: sqlite3.Connection, limit: int, *, search: st
         ).fetchall()
         return [_conversation(row) for row in rows]
     pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    # A LID chat by the number it shows ("+5544…" as the list writes it), once the identities know it.
+    digits = search.strip().removeprefix("+")
+    by_phone = ("OR chat_id IN (SELECT lid FROM identities WHERE account = ?3 AND phone LIKE ?4)"
+                if digits.isdigit() and has_table(connection) else "")
     rows = connection.execute(
         f"""SELECT {_conversation_columns(connection)} FROM conversations
             WHERE account = ?3 AND (messages > 0 OR listed)
                 AND (name LIKE ?1 ESCAPE '\\' OR chat_id LIKE ?1 ESCAPE '\\' OR chat_id IN
-                    (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\'))
+                    (SELECT DISTINCT chat_id FROM chat_messages WHERE account = ?3 AND body LIKE ?1 ESCAPE '\\')
+                    {by_phone})
             ORDER BY last_us DESC LIMIT ?2""",
-        (pattern, limit, account),
+        (pattern, limit, account, *((f"%{digits}%",) if by_phone else ())),
     ).fetchall()
     return [_conversation(row) for row in rows]
 
@@ -225,10 +240,22 @@ class Inbox:
         return self.store.read(lambda c: get_conversation(c, chat_id, self.account))
 
     def thread(self, chat_id: str, limit: int, before: tuple[int, int] | None = None) -> list[MessageRow]:
-        return self.store.read(lambda c: thread_before(c, chat_id, limit, before, self.account))
+        return self.store.read(lambda c: self._named(c, thread_before(c, chat_id, limit, before, self.account)))
 
     def thread_after(self, chat_id: str, after_id: int) -> list[MessageRow]:
-        return self.store.read(lambda c: thread_after(c, chat_id, after_id, self.account))
+        return self.store.read(lambda c: self._named(c, thread_after(c, chat_id, after_id, self.account)))
+
+    def _named(self, connection: sqlite3.Connection, rows: list[MessageRow]) -> list[MessageRow]:
+        """A group message's writer kept as "unknown number (lid …)" reads as the number learned since (a later
+        event, the group's member list, the gateway's look-up)."""
+        if not any(row.sender and UNKNOWN_NUMBER in row.sender for row in rows) or not has_table(connection):
+            return rows
+
+        def known(lid: str) -> Identity | None:
+            return identity_of(connection, lid, self.account)
+
+        return [replace(row, sender=renamed(row.sender, known)) if row.sender and UNKNOWN_NUMBER in row.sender else row
+                for row in rows]
 
     def statuses(self, message_ids: list[str]) -> dict[str, Step]:
         return self.store.read(lambda c: statuses(c, message_ids))
@@ -270,6 +297,18 @@ class Inbox:
     def learn(self, identity: Identity, at_us: int | None = None) -> None:
         """Keep what the gateway said of a LID (tui.core.lid_lookup)."""
         self.store.write(lambda c: learn(c, identity, at_us if at_us is not None else _now_us(), self.account))
+
+    def learn_all(self, identities: list[Identity]) -> None:
+        """Keep what the gateway said of several LIDs (a group's members), in one write."""
+        if not identities:
+            return
+        at_us = _now_us()
+
+        def keep(connection: sqlite3.Connection) -> None:
+            for identity in identities:
+                learn(connection, identity, at_us, self.account)
+
+        self.store.write(keep)
 
     def phones_without_lid(self, limit: int) -> list[str]:
         """The numbers of the inbox's person chats whose LID is not known, newest chat first."""

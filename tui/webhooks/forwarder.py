@@ -46,7 +46,8 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from tui.webhooks.events import StoredEvent
-from tui.webhooks.identities import sender_in
+from tui.webhooks.identities import has_table, identity_of, sender_in
+from tui.webhooks.inbox_changes import inbox_of
 from tui.api.signing import SIGNATURE_HEADER
 from tui.gateways.evolution.envelope import REDACTED_HEADER as DELIVERY_REDACTED_HEADER
 from tui.local.forward_targets import ForwardTargetRefused, check_target, is_loopback
@@ -122,15 +123,16 @@ def shown_target(url: str) -> str:
 # -- one request -----------------------------------------------------------------------------------------------
 
 
-def forward_headers(event: StoredEvent, *, replay: bool = False) -> dict[str, str]:
+def forward_headers(event: StoredEvent, *, replay: bool = False, learned_phone: str = "") -> dict[str, str]:
+    """`learned_phone`: the number the store knows for the event's LID sender when the event itself does not give it."""
     headers = {name: event.headers[name] for name in FORWARDED_HEADERS if name in event.headers}
     headers[FORWARD_EVENT_HEADER] = str(event.id)
     redacted = event.headers.get(REDACTED_HEADER.lower())
     if redacted:  # the listener replaced a live key in the body (tui.gateways.evolution.envelope): say so
         headers[REDACTED_HEADER] = redacted
     sender = sender_in(event.payload)
-    if sender is not None and sender.phone:
-        headers[SENDER_PHONE_HEADER] = sender.phone
+    if sender is not None and (sender.phone or learned_phone):
+        headers[SENDER_PHONE_HEADER] = sender.phone or learned_phone
     if replay:
         headers[REPLAY_HEADER] = "1"
     return headers
@@ -583,7 +585,7 @@ class Forwarder:
 
     async def _deliver(self, event: StoredEvent) -> None:
         assert self._client is not None
-        headers = forward_headers(event)
+        headers = forward_headers(event, learned_phone=await self._learned_phone(event))
         before = self._attempts_before.pop(event.id, 0)  # numbering goes on across restarts; the bound is per run
         for attempt in range(before + 1, before + self.max_attempts + 1):
             answer = await post_body(self._client, self.target, event.body, headers)
@@ -597,6 +599,24 @@ class Forwarder:
                 self.failed += 1
                 return
             await asyncio.sleep(min(self.max_delay, self.first_delay * 2 ** (attempt - before - 1)))
+
+    async def _learned_phone(self, event: StoredEvent) -> str:
+        """The number the store learned for a sender the event names by LID alone (another event, a look-up); ""
+        when the event gives it, names no LID, or the store does not know (one indexed read, only then)."""
+        sender = sender_in(event.payload)
+        store = self.store
+        if sender is None or sender.phone or store is None:
+            return ""
+        inbox = inbox_of(event.path)
+
+        def read(connection: sqlite3.Connection) -> str:
+            known = identity_of(connection, sender.lid, inbox) if has_table(connection) else None
+            return known.phone if known is not None else ""
+
+        try:
+            return await asyncio.to_thread(store.read, read)
+        except Exception:  # a failing store: the event goes on without the header
+            return ""
 
     def _note(self, event: StoredEvent, attempt: int, answer: Answer, outcome: Outcome, *, replay: bool = False) -> None:
         record = ForwardAttempt(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.api.fields import dict_of, text_of
 
@@ -150,6 +150,27 @@ def _evolution(payload: dict) -> tuple[bool, list[Identity | None]]:
     return from_me, [_pair(key.get("remoteJid"), key.get("remoteJidAlt") or key.get("senderPn"), name)]
 
 
+class GroupMember(Protocol):
+    """A member as a group's information lists them (WuzAPI's GET /group/info and /group/list: whatsmeow's
+    GroupParticipant, `tui.api.models.GroupParticipant`)."""
+
+    @property
+    def JID(self) -> str: ...  # "always equals either the LID or phone number" (whatsmeow)
+    @property
+    def PhoneNumber(self) -> str: ...  # the phone JID beside a LID JID
+    @property
+    def LID(self) -> str: ...  # the LID beside a phone JID
+    @property
+    def DisplayName(self) -> str: ...
+
+
+def member_identities(members: Iterable[GroupMember]) -> list[Identity]:
+    """Every LID a group's member list names, with the phone and name it gives beside it."""
+    found = (_pair(member.LID or member.JID, member.PhoneNumber or member.JID, member.DisplayName.strip())
+             for member in members)
+    return [identity for identity in found if identity is not None]
+
+
 def who(jid: str, identity: Identity | None) -> str:
     """How a chat or sender named `jid` reads: a LID as its name and phone when known, "unknown number (lid …)"
     when the phone is not; anything else as it is."""
@@ -176,6 +197,11 @@ def spoken(text: str, found: Iterable[Identity]) -> str:
 
 
 _UNKNOWN_LID = re.compile(r"(?:\(" + UNKNOWN_NUMBER + r", lid (\d+@lid)\))|(?:" + UNKNOWN_NUMBER + r" \(lid (\d+@lid)\))")
+
+
+def unknown_lids(text: str) -> list[str]:
+    """The LIDs a summary calls "unknown number": those a phone learned later would name."""
+    return [match.group(1) or match.group(2) for match in _UNKNOWN_LID.finditer(text)]
 
 
 def renamed(text: str, known: Callable[[str], Identity | None]) -> str:
@@ -243,6 +269,14 @@ def phones_without_lid(connection: sqlite3.Connection, limit: int, account: str 
            ORDER BY c.last_us DESC LIMIT ?2""",
         (account, limit)).fetchall()
     return [row[0] for row in rows]
+
+
+def known_identities(connection: sqlite3.Connection, lids: Iterable[str], account: str = "") -> dict[str, Identity]:
+    """What the store knows of each LID (those it knows nothing of are left out)."""
+    if not has_table(connection):
+        return {}
+    found = {lid: identity_of(connection, lid, account) for lid in set(lids)}
+    return {lid: identity for lid, identity in found.items() if identity is not None}
 
 
 def has_table(connection: sqlite3.Connection) -> bool:

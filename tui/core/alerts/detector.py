@@ -1,7 +1,8 @@
 """Which alerts are open per account, from the events the listener stores and the state changes the app learns.
 
 Each alert is an episode: raised once when it starts, cleared once when it ends, whatever is said in between (a
-gateway repeating "Disconnected" is one episode). A storm of connection changes (N in M minutes) is one
+gateway repeating "Disconnected" is one episode). A disconnect is told once it has lasted DOWN_GRACE (at the next
+`tick`): a blip, down and up again within seconds, is not an alert, nor are the first changes of a storm. A storm of connection changes (N in M minutes) is one
 `flapping` episode: while it lasts, the single disconnects inside it are not alerted one by one; when the link has
 been stable for M minutes it clears, and a link that settled down is then alerted as `disconnected`.
 
@@ -34,6 +35,10 @@ FLAP_CHANGES = 3
 """Connection changes within FLAP_WINDOW that make a storm: down, up, down again within minutes is not a blip."""
 FLAP_WINDOW = timedelta(minutes=5)
 """How far back changes are counted, and how long a link must stay as it is for `flapping` to clear."""
+DOWN_GRACE = timedelta(seconds=10)
+"""How long a link stays down before `disconnected` is raised: a restart's or a storm's first changes come within
+seconds (28 webhooks in one restart, Evolution API #693), and telling each as a disconnect made a flap two alerts.
+A logout is told at once (only a new pairing brings it back)."""
 CODE_WARNING = timedelta(seconds=30)
 """A pairing code raises `code-expiring` this long before it expires (a quarter of a shorter lifetime)."""
 
@@ -71,6 +76,8 @@ class _Episode(NamedTuple):
 class _LinkHistory:
     state: Link | None = None
     changes: deque[datetime] = field(default_factory=deque)  # when it went up or down, within the window
+    down_since: datetime | None = None  # down and not told yet: `disconnected` is raised once DOWN_GRACE passed
+    down_how: str = ""  # what said it went down
 
 
 @dataclass
@@ -84,7 +91,8 @@ class AlertDetector:
     expiring. `sink` receives each raised and cleared alert as it happens (on the caller's thread)."""
 
     def __init__(self, sink: AlertSink, *, clock: Clock = utc_now, flap_changes: int = FLAP_CHANGES,
-                 flap_window: timedelta = FLAP_WINDOW, code_warning: timedelta = CODE_WARNING) -> None:
+                 flap_window: timedelta = FLAP_WINDOW, code_warning: timedelta = CODE_WARNING,
+                 down_grace: timedelta = DOWN_GRACE) -> None:
         if flap_changes < 2:
             raise ValueError("flap_changes: at least 2 (one change is a disconnect, not a storm)")
         self.sink = sink
@@ -92,6 +100,7 @@ class AlertDetector:
         self.flap_changes = flap_changes
         self.flap_window = flap_window
         self.code_warning = code_warning
+        self.down_grace = down_grace
         self.started_at = clock()  # nothing it was not told of could arrive before: quiet counts from here
         self._open: dict[_Episode, Alert] = {}
         self._links: dict[tuple[str | None, str], _LinkHistory] = {}
@@ -169,7 +178,12 @@ class AlertDetector:
             if flapping in self._open and not history.changes:
                 self._clear(flapping, f"stable for {_minutes(self.flap_window)}, {_state_words(history.state)}")
                 if history.state is not None and history.state is not Link.CONNECTED:
+                    history.down_since = None
                     self._raise_down(account, family, history.state, "it stayed so after flapping")
+            if history.down_since is not None and now - history.down_since >= self.down_grace:
+                history.down_since = None
+                if flapping not in self._open and history.state is Link.DISCONNECTED:
+                    self._raise_down(account, family, Link.DISCONNECTED, history.down_how)
         for account, arrivals in self._arrivals.items():
             for quiet in quiet_kinds_among(arrivals, now, self.started_at):
                 where = self._kind_family.get((account, quiet.kind))
@@ -216,6 +230,8 @@ class AlertDetector:
         if flapping not in self._open and len(history.changes) >= self.flap_changes:
             self._raise(flapping, f"{len(history.changes)} connection changes within {_minutes(self.flap_window)}, "
                                   f"{_state_words(link)} now; single disconnects are not alerted until it settles")
+        if link is not Link.DISCONNECTED or flapping in self._open:
+            history.down_since = None  # back, logged out, or part of the storm the flapping alert tells
         if link is Link.CONNECTED:
             for kind in (AlertKind.DISCONNECTED, AlertKind.LOGGED_OUT, AlertKind.RECONNECT_FAILED):
                 self._clear(_Episode(kind, account, family), f"connected again ({how})")
@@ -223,7 +239,10 @@ class AlertDetector:
             # Always said, storm or not: only a new pairing brings it back.
             self._raise(_Episode(AlertKind.LOGGED_OUT, account, family), f"logged out: pair again ({how})")
         elif flapping not in self._open:
-            self._raise_down(account, family, link, how)
+            if self.down_grace <= timedelta(0):
+                self._raise_down(account, family, link, how)
+            elif history.down_since is None:
+                history.down_since, history.down_how = now, how  # told at the first tick after the grace
 
     def _raise_down(self, account: str | None, family: str, link: Link, how: str) -> None:
         kind = AlertKind.LOGGED_OUT if link is Link.LOGGED_OUT else AlertKind.DISCONNECTED

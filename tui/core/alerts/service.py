@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from typing import TYPE_CHECKING
 
@@ -66,19 +66,21 @@ class AlertService:
     """Built with the runtime (imports nothing heavy); its detector exists from `start`, with `clock` (default the
     wall clock)."""
 
-    def __init__(self, bus: EventBus, *, clock: Clock | None = None) -> None:
+    def __init__(self, bus: EventBus, *, clock: Clock | None = None, down_grace: timedelta | None = None) -> None:
         self.bus = bus
         self.clock = clock
+        self.down_grace = down_grace  # None: the detector's (DOWN_GRACE)
         self._detector: AlertDetector | None = None
         self._unsubscribers: list[Callable[[], None]] = []
 
     @property
     def detector(self) -> AlertDetector:
         if self._detector is None:
-            from tui.core.alerts.detector import AlertDetector
+            from tui.core.alerts.detector import DOWN_GRACE, AlertDetector
             from tui.core.watch import utc_now
 
-            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now)
+            self._detector = AlertDetector(self._changed, clock=self.clock or utc_now,
+                                           down_grace=DOWN_GRACE if self.down_grace is None else self.down_grace)
         return self._detector
 
     @property

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.local.listener_record import ListenerRecord
     from tui.webhooks.events import StoredEvent
     from tui.webhooks.forwarder import ForwardAttempt, Forwarder, ForwardLog
+    from tui.webhooks.identities import Identity
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -387,6 +388,16 @@ class EventFeed:
     def latest_forward_attempts(self, event_ids: list[int]) -> dict[int, ForwardAttempt]:
         """The newest attempt per event (blocking: call from a thread worker)."""
         return self.forward_log.latest(event_ids) if self.forward_log is not None else {}
+
+    def known_identities(self, lids: Iterable[str], inbox: str) -> dict[str, Identity]:
+        """What the store has learned of each LID in `inbox`'s identities (`inbox_of` an event's path), for lines
+        written before their number was known (blocking: call from a thread worker); {} without a store."""
+        from tui.webhooks.identities import known_identities
+
+        store = self.store
+        if store is None:
+            return {}
+        return store.read(lambda connection: known_identities(connection, lids, inbox))
 
     # -- the end --------------------------------------------------------------------------------------------------
 

@@ -158,6 +158,9 @@ class EvolutionWebhooks:
             message["base64"] = base64.b64encode(data).decode("ascii")
         return message
 
+    def received(self, payload: dict[str, Any]) -> list[Step]:
+        return []  # its incoming messages are messages.upsert (`incoming`)
+
     def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
         """A contact writing first from a LID: `messages.upsert` with the LID as `remoteJid` and, when WhatsApp gives
         it, the phone as `remoteJidAlt` (Baileys decode-wa-message.ts; addressingMode "lid")."""

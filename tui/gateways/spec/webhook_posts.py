@@ -4,6 +4,8 @@ send failed). The spec has no connection callback: a link's change says nothing 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tui.sandbox.context import Context
 from tui.sandbox.events import JSON_CONTENT_TYPE, delivery_callback
 from tui.sandbox.pairing import LinkEvent
@@ -26,6 +28,9 @@ class SpecWebhooks:
             return Post(state.delivery_url, body, JSON_CONTENT_TYPE)
 
         return [delivery]
+
+    def received(self, payload: dict[str, Any]) -> list[Step]:
+        return []  # the spec's instance family has no incoming-message callback
 
     def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
         return []  # the session family's `Message` says it

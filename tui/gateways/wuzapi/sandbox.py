@@ -239,9 +239,9 @@ class WuzapiSessionApi(SessionFamilyApi):
             "ParticipantVersionID": "",
             "Participants": [
                 {
-                    "JID": user_jid(member.phone),
+                    "JID": user_jid(member.phone),  # a "pn" group: the phone JID, its LID beside it
                     "PhoneNumber": user_jid(member.phone),
-                    "LID": "",
+                    "LID": lid_of(member.phone),
                     "IsAdmin": member.is_admin or member.is_super_admin,
                     "IsSuperAdmin": member.is_super_admin,
                     "DisplayName": "",

@@ -80,6 +80,9 @@ class ZapiWebhooks:
             steps.append(self._callback("received", lambda: zapi_text_reply(instance_id, state, sent, new_id(), now())))
         return steps
 
+    def received(self, payload: dict[str, Any]) -> list[Step]:
+        return [self._callback("received", lambda: payload)]  # to the received URL, else the delivery URL
+
     def incoming(self, phone: str, text: str, message_id: str, *, alt: bool) -> list[Step]:
         return []  # the session family's `Message` says it
 

@@ -36,7 +36,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from tui.core.feed.bus import IntakeChanged
+from tui.core.feed.bus import InboxChanged, IntakeChanged
 from tui.core.runtime import duplicate_marker
 from tui.ui.widgets.columns import Column, fit_columns
 from tui.ui.keymap import bindings_for, shown_key
@@ -52,6 +52,8 @@ from tui.ui.widgets.event_marks import (
 )
 from tui.ui.messages import EventChosen
 from tui.ui.textual_compat import FreedCachesTable, clear_render_caches
+from tui.webhooks.identities import UNKNOWN_NUMBER, identities_in, renamed, unknown_lids
+from tui.webhooks.inbox_changes import inbox_of
 
 if TYPE_CHECKING:
     from tui.core.services import Services
@@ -170,7 +172,10 @@ class EventsPanel(Vertical):
         # What the table holds: its layout (widths, filter), its rows' event ids in order, each row's marks.
         self._drawn_layout: tuple[int, int, str | None] | None = None
         self._drawn_order: list[int] = []
-        self._drawn: dict[int, tuple[str, Any]] = {}
+        self._drawn: dict[int, tuple[str, Any, str | None]] = {}
+        # Summaries written before a LID's number was known, with the number the store learned since (event id →
+        # summary): the line reads as `listen`'s and `events list`'s do (issue 35).
+        self._renamed: dict[int, str] = {}
 
     @property
     def redraw_pending(self) -> bool:
@@ -191,6 +196,7 @@ class EventsPanel(Vertical):
         self.state.forward_attempted.subscribe(self, self._on_forward_attempt)
         self.watch(self.app, "runtime_ready", self._on_ready, init=True)
         self.bus.subscribe(IntakeChanged, lambda _changed: self._show_title())  # who listens (issue 32)
+        self.bus.subscribe(InboxChanged, self._on_inbox_changed)  # a LID looked up, a group's members read
         self._show_title()
 
     def on_resize(self) -> None:
@@ -242,6 +248,7 @@ class EventsPanel(Vertical):
         merged.sort(key=lambda event: event.id, reverse=True)
         self.events = deque(merged[:PANEL_SIZE], maxlen=PANEL_SIZE)
         self._schedule_redraw()
+        self._ask_numbers()
 
     def _on_events(self, events: tuple[Any, ...]) -> None:
         account = self.account_shown()
@@ -250,6 +257,43 @@ class EventsPanel(Vertical):
             return
         self.events.extendleft(mine)  # oldest first: the newest ends on the left
         self._schedule_redraw(gap=FLOW_REDRAW_GAP)
+        if any(UNKNOWN_NUMBER in event.summary for event in mine) or (
+                self._unnamed() and any(identity.phone for event in mine for identity in identities_in(event.payload))):
+            self._ask_numbers()
+
+    # -- numbers learned after the line was written ------------------------------------------------------------
+
+    def _unnamed(self) -> dict[int, tuple[str, str]]:
+        """The shown events whose summary says "unknown number" and whose number is not known yet, with the inbox
+        whose identities name them (its `/a/<profile>/` path's account, else the store's one: "")."""
+        return {event.id: (inbox_of(event.path), event.summary) for event in self.events
+                if event.id not in self._renamed and UNKNOWN_NUMBER in event.summary}
+
+    def _on_inbox_changed(self, _changed: InboxChanged) -> None:
+        self.call_later(self._ask_numbers)
+
+    def _ask_numbers(self) -> None:
+        if unnamed := self._unnamed():
+            self._learn_numbers(unnamed)
+
+    @work(thread=True, group="events-panel-numbers", exclusive=True, exit_on_error=False)
+    def _learn_numbers(self, unnamed: dict[int, tuple[str, str]]) -> None:
+        lids: dict[str, set[str]] = {}
+        for account, summary in unnamed.values():
+            lids.setdefault(account, set()).update(unknown_lids(summary))
+        known = {account: self.feed.known_identities(wanted, account) for account, wanted in lids.items()}
+        found = {event_id: renamed(summary, known[account].get) for event_id, (account, summary) in unnamed.items()}
+        self.app.call_from_thread(self._numbers_learned, {
+            event_id: summary for event_id, summary in found.items() if summary != unnamed[event_id][1]})
+
+    def _numbers_learned(self, found: dict[int, str]) -> None:
+        if not found:
+            return
+        if len(self._renamed) > PANEL_SIZE * 4:  # keep only the lines the panel can show
+            shown = {event.id for event in self.events}
+            self._renamed = {key: value for key, value in self._renamed.items() if key in shown}
+        self._renamed.update(found)
+        self._schedule_redraw()
 
     def _on_forward_attempt(self, attempt: Any) -> None:
         self.forward_marks[attempt.event_id] = attempt
@@ -396,7 +440,8 @@ class EventsPanel(Vertical):
             self.new_above += sum(1 for event in visible if event.id > newest_before)
         widths = fit_columns(table, COLUMNS)
         layout = (widths["summary"], widths["kind"], self.only_message)
-        states = {event.id: (sent_marker(self.state.sent, event), self.forward_marks.get(event.id)) for event in visible}
+        states = {event.id: (sent_marker(self.state.sent, event), self.forward_marks.get(event.id),
+                             self._renamed.get(event.id)) for event in visible}
         ids = [event.id for event in visible]
         fresh = 0  # the new events on top; the rest must be the rows drawn, unchanged, in their order
         while fresh < len(ids) and ids[fresh] not in self._drawn:
@@ -427,11 +472,12 @@ class EventsPanel(Vertical):
             except Exception:
                 pass
 
-    def _cells(self, event: Any, state: tuple[str, Any], widths: dict[str, int]) -> tuple[Text, Text, Text, Text]:
-        marker, attempt = state
+    def _cells(self, event: Any, state: tuple[str, Any, str | None],
+               widths: dict[str, int]) -> tuple[Text, Text, Text, Text]:
+        marker, attempt, learned = state
         forwarded = forward_mark(attempt)
         duplicate = duplicate_marker(event) + cut_marker(event)
-        summary_text = clip(marker + self.run_display.scrub(event.summary),
+        summary_text = clip(marker + self.run_display.scrub(learned or event.summary),
                             widths["summary"] - len(forwarded) - len(duplicate))
         summary = Text(duplicate + summary_text, no_wrap=True, overflow="ellipsis")
         if duplicate:
