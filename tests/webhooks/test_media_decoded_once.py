@@ -21,6 +21,7 @@ from tests.webhooks.conftest import KEY
 from tui.api.signing import SIGNATURE_HEADER, sign
 from tui.webhooks.bodies import parse_body
 from tui.webhooks.media import inline_media
+from tui.webhooks import spliced
 from tui.webhooks.spliced import find_span
 
 # WuzAPI's JSON mode (wmiau.go: top-level `base64`, `mimeType`, `fileName`; docs/gateways/wuzapi.md §4.3), as Go's
@@ -71,12 +72,15 @@ async def test_a_media_events_file_is_decoded_once_and_never_re_encoded_whole(
     body = (BODY % base64.b64encode(data).decode()).encode()
     listener = await start_listener(hmac_key=KEY)
     decoded, encoded = counting(monkeypatch, least=len(data) // 4)
+    searched: list[int] = []
+    real_canonical = spliced._canonical
+    monkeypatch.setattr(spliced, "_canonical", lambda text, data: searched.append(len(text)) or real_canonical(text, data))
     async with http.post(f"{listener.url}/session", data=body,
                          headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(KEY, body)}) as response:
         assert response.status == 200, await response.text()
         event_id = (await response.json())["id"]
     assert decoded == [len(base64.b64encode(data))]
-    assert encoded == []
+    assert encoded == [] and searched == []
     monkeypatch.undo()
     stored = store.get(event_id)
     assert stored is not None and stored.body == body and stored.body_cut is False
@@ -93,11 +97,12 @@ def test_a_parsed_canonical_file_is_known_without_decoding_it_again(monkeypatch:
     assert inline is not None
 
     def refused(*_args: object, **_kwargs: object) -> bytes:
-        raise AssertionError("decoded again")
+        raise AssertionError("decoded, re-encoded or searched again")
 
     monkeypatch.setattr(pybase64, "b64decode", refused)
     monkeypatch.setattr(binascii, "a2b_base64", refused)
     monkeypatch.setattr(pybase64, "b64encode", refused)
+    monkeypatch.setattr(spliced, "_canonical", refused)  # the search's first step: never taken
     assert inline.decode() == data
     span = find_span(body, inline.text, data, "f.png")
     assert span is not None and (span.at, span.length, span.form) == (body.index(text.encode()), len(text), False)
