@@ -84,6 +84,16 @@ async def start_listener(workdir: Path, repo: Path) -> tuple[asyncio.subprocess.
     return process, found.group(1)
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """A process's (user, system) CPU time so far, in seconds (Linux's /proc; zeros elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def folder_size(path: Path) -> tuple[int, int]:
     """(bytes, files) in a folder, 0 when it does not exist."""
     if not path.is_dir():
@@ -101,6 +111,7 @@ async def run(variant: str, args: argparse.Namespace) -> dict[str, object]:
         answered = posted = 0
         statuses: dict[int, int] = {}
         next_index = 0
+        listener_cpu, bench_cpu = cpu_seconds(process.pid), os.times()
         started = time.perf_counter()
         deadline = started + args.seconds
 
@@ -121,6 +132,9 @@ async def run(variant: str, args: argparse.Namespace) -> dict[str, object]:
             async with httpx.AsyncClient(timeout=args.seconds, trust_env=False) as client:
                 await asyncio.gather(*(worker(client) for _ in range(args.connections)))
             elapsed = time.perf_counter() - started
+            listener_after, bench_after = cpu_seconds(process.pid), os.times()
+            listener_cpu = (listener_after[0] - listener_cpu[0], listener_after[1] - listener_cpu[1])
+            bench_cpu = (bench_after.user - bench_cpu.user, bench_after.system - bench_cpu.system)
         finally:
             process.send_signal(signal.SIGTERM)
             try:
@@ -137,7 +151,14 @@ async def run(variant: str, args: argparse.Namespace) -> dict[str, object]:
         return {"variant": variant, "answered": answered, "statuses": statuses, "elapsed": elapsed,
                 "rate": answered / elapsed if elapsed else 0.0, "posted": posted, "store": store, "stored": stored,
                 "messages": messages, "media_bytes": media_bytes, "media_files": media_files,
-                "stopped_early": next_index < args.events}
+                "stopped_early": next_index < args.events, "listener_cpu": listener_cpu, "bench_cpu": bench_cpu}
+
+
+def cpu_per_event(result: dict[str, object], which: str) -> str:
+    """A process's CPU time while posting, per event answered: "8.1 ms (5.0 + 3.1)"."""
+    user, system = result[which]  # type: ignore[misc]
+    per_event = 1000 / max(int(result["answered"]), 1)  # type: ignore[call-overload]
+    return f"{(user + system) * per_event:.2f} ms ({user * per_event:.2f} + {system * per_event:.2f})"
 
 
 def mib(value: object) -> str:
@@ -166,6 +187,8 @@ def main() -> int:
         if set(result["statuses"]) - {200}:  # type: ignore[arg-type]
             print(f"  answers: {result['statuses']}")
         print(f"  stored events {result['stored']}, inbox messages {result['messages']}, wall {result['elapsed']:.1f} s")
+        print(f"  CPU per event while posting (user + system): listener {cpu_per_event(result, 'listener_cpu')}, "
+              f"this bench (the sender) {cpu_per_event(result, 'bench_cpu')}")
     plain, media = results
     if plain["rate"] and media["rate"]:
         print(f"media / plain ingest rate: {media['rate'] / plain['rate']:.3f}")  # type: ignore[operator]

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl
 
 import pybase64
 
+from tui.webhooks.inline_base64 import KnownBase64
+
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
 FORM_JSON_FIELD = "jsonData"
 FORM_TOP_LEVEL_FIELDS = ("instanceName", "userID")
@@ -96,7 +98,9 @@ def _loads_around_inline_media(data: bytes) -> Any:
         return _NOT_SKIPPED
     value = memoryview(data)[start:end]
     try:
-        pybase64.b64decode(value, validate=True)  # only the alphabet and padding: no quote, control or non-ASCII
+        # Only the alphabet and padding: no quote, control or non-ASCII. Its bytes are kept (KnownBase64) where the
+        # text is their canonical spelling: the listener keeps the file without decoding it again.
+        decoded = pybase64.b64decode(value, validate=True)
     except ValueError:  # binascii.Error too
         return _NOT_SKIPPED
     try:
@@ -105,7 +109,7 @@ def _loads_around_inline_media(data: bytes) -> Any:
         return _NOT_SKIPPED  # the whole body's parse says why, at the offsets of the body received
     if not isinstance(payload, dict) or payload.get("base64") != _STAND_IN:
         return _NOT_SKIPPED  # that `"base64":"` was not the top-level key's (nested, or a later duplicate wins)
-    payload["base64"] = str(value, "ascii")
+    payload["base64"] = KnownBase64.proven(data, start, end, decoded) or str(value, "ascii")
     return payload
 
 

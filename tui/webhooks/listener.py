@@ -66,6 +66,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from tui.webhooks.big_buffers import keep_big_buffers_in_the_heap
 from tui.webhooks.bodies import UnparseableBody, parse_body, without_inline_media
 from tui.webhooks.budget import DEFAULT_MAX_BODY, BudgetExhausted, ByteBudget
 from tui.webhooks.classify import UNKNOWN, classify
@@ -299,6 +300,7 @@ class Listener:
     async def start(self) -> None:
         if self._server is not None:
             return
+        keep_big_buffers_in_the_heap()  # a media event's buffers are reused, not faulted in afresh (big_buffers.py)
         server = Server(
             self._handle,
             cap=self.max_connections,

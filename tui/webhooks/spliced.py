@@ -54,6 +54,8 @@ class MediaSpan:
 def find_span(body: bytes, text: str, data: bytes, file: str) -> MediaSpan | None:
     """Where the inline file's base64 `text` (decoded: `data`) sits in `body`, spelled as re-encoding `data` gives
     it back (canonical base64, in JSON or form mode); None when it is not found so (the body is then kept whole)."""
+    if isinstance(text, inline_base64.KnownBase64) and text.source is body and (text.data is data or text.data == data):
+        return MediaSpan(file, text.at, len(text), False)  # proven where the parser found it: no search, no copy
     if not _canonical(text, data):
         return None
     spelled = text.encode("ascii")
