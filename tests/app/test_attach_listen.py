@@ -355,3 +355,55 @@ async def test_a_send_from_another_viewer_shows_in_the_apps_thread_with_its_tick
                                  what="the other app's send in the thread, with its tick")
         finally:
             await stop(process)
+
+
+async def test_listening_here_from_an_attached_app_leaves_listens_record():
+    """Settings' "Restart listener here" in an app attached to `listen`: the app listens too, but `listen` still
+    runs and still serves the profile, so its record (what the next app attaches to, what the doctor reads) stays
+    listen's; the app quitting then leaves it in place."""
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        process, url = await start_headless(None, "--profile", "box")
+        runtime = await viewer("box")
+        try:
+            from tui.local.listener_record import running
+
+            await runtime.webhooks.restart_listener("127.0.0.1", 0)
+            assert runtime.listener is not None  # it listens itself now
+            record = running("box")
+            assert record is not None and (record.pid, record.who) == (process.pid, "listen"), record
+            await runtime.stop()
+            record = running("box")
+            assert record is not None and record.pid == process.pid, record
+            again = await viewer("box")  # the next app still finds `listen`
+            try:
+                assert again.display.listener_address() == f"listen :{port_of(url)}"
+            finally:
+                await again.stop()
+        finally:
+            await runtime.stop()
+            await stop(process)
+
+
+async def test_several_accounts_and_a_port_taken_by_something_else_each_account_reads_its_own_inbox():
+    """With several accounts open they share one store, each reading its own inbox in it (its name): a listener
+    that could not bind must not leave them reading the single-account inbox ("")."""
+    blocker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen(1)
+    port = blocker.getsockname()[1]
+    try:
+        async with sandbox() as gateway:
+            save_profile("box", gateway, listener_port=port)
+            save_profile("shop", gateway, listener_port=port)
+            runtime = Runtime(profile="box", all_profiles=True)
+            await runtime.start()
+            try:
+                assert runtime.listener is None and runtime.feed.listener_problem is not None
+                accounts = runtime.accounts
+                assert sorted(account.name for account in accounts) == ["box", "shop"]
+                assert {account.name: account.inbox_account for account in accounts} == {"box": "box", "shop": "shop"}
+            finally:
+                await runtime.stop()
+    finally:
+        blocker.close()

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -292,19 +293,27 @@ class EventFeed:
         """Tell the doctor (`gateway-tui doctor`) where this run's listener is and which store it writes, under each
         of `names`, and whether it serves each on its own `/a/<profile>/` paths (`account_paths`, several accounts
         open); written again when the accounts or the listener change, the names no longer given removed."""
-        from tui.local.listener_record import remove_record, write_record
+        from tui.local.listener_record import remove_record, running, write_record
 
         listener, store = self.listener, self.store
         if listener is None or listener.port is None or store is None:
             return
         names, account_paths = set(names), set(account_paths)
+        recorded: set[str] = set()
         for name in names:
+            other = running(name) if name not in self._recorded else None
+            if other is not None and other.pid != os.getpid():
+                # Another live process (`listen`, another app) serves it: its record is what the next app attaches
+                # to and what it removes on exit; this run listening beside it (Settings' "Restart listener here"
+                # in an attached app) must not take it over.
+                continue
             with contextlib.suppress(OSError):
                 write_record(name, listener.host, listener.port, store=store.path,
                              account_paths=len(account_paths) > 1 and name in account_paths)
+                recorded.add(name)
         for name in self._recorded - names:
             remove_record(name)
-        self._recorded = names
+        self._recorded = recorded
 
     def _on_event(self, event: StoredEvent) -> None:
         from tui.webhooks.store_rows import LIST_BODY_LIMIT
