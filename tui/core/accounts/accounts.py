@@ -278,8 +278,7 @@ class Accounts:
 
         environ = secret_module.run_environment(len(self.all), self._warn_environment)
         keys: dict[str, str | None] = {}
-        for account in self.all:  # each its own inbox in the store they share (their events name their paths)
-            account.inbox_account = account.name if len(self.all) > 1 else ""
+        self.name_inboxes()
         for account in self.all:
             if account.opening is not Opening.OPEN:
                 continue  # its key is not known yet: served as pending (serve) until open_others reads it
@@ -296,12 +295,20 @@ class Accounts:
             self.serve(self._feed.listener)
             self.record_listener()
 
+    def name_inboxes(self) -> None:
+        """Each open account's inbox in the store they share, by its name (their events name their paths); the
+        single account's is "" (the old paths)."""
+        for account in self.all:
+            account.inbox_account = account.name if len(self.all) > 1 else ""
+
     async def start_listener(self, host: str, port: int) -> None:
         """The run's listener (none without a store: an event answered 200 must be stored), serving the open
         accounts with the current profile's options."""
         await self._feed.start_listener(host, port, self.hmac_key, self.listener_options(), self.serve)
         if self._feed.listener is not None:
             await self.listen_for_accounts()
+        else:  # no listener (its port taken by another program): each account still reads its own inbox
+            self.name_inboxes()
 
     async def attach(self, record: ListenerRecord) -> None:
         """Follow another process's listener (`record`, its store open as the feed's) instead of starting one:
