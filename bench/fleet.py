@@ -405,7 +405,7 @@ def fleet_import(url: str, port: int, env: dict[str, str], insecure: bool) -> fl
     command = [str(APP), *(["--insecure-storage"] if insecure else []), "fleet", "import", "--session-url", url,
                "--listener-port", str(port)]
     started = time.perf_counter()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, check=False)
     if result.returncode != 0:
         raise SystemExit(f"fleet import failed ({result.returncode}): {result.stderr[-1000:]}")
     return time.perf_counter() - started
