@@ -407,3 +407,36 @@ async def test_several_accounts_and_a_port_taken_by_something_else_each_account_
                 await runtime.stop()
     finally:
         blocker.close()
+
+
+async def test_listen_started_again_on_another_store_is_followed_there(tmp_path):
+    """`listen` stopped and started again with another --db: the attached app follows it to that store (the new
+    listener's events reach it, its views read that store), as it follows a restart on the same store."""
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        process, url = await start_headless(tmp_path / "first.sqlite3", "--profile", "box")
+        runtime = await viewer("box")
+        try:
+            from tui.core.feed.bus import EventStored
+
+            seen: list[str] = []
+            runtime.bus.subscribe(EventStored, lambda stored: seen.append(stored.event.summary))
+            assert (await post_signed(f"{url}/session")).status_code == 200
+            await headless_until(lambda: len(seen) == 1, "the first event")
+            await stop(process)
+            await headless_until(lambda: runtime.display.listener_address() == "nothing listens", "nothing listens")
+
+            again, url = await start_headless(tmp_path / "second.sqlite3", "--profile", "box")
+            await headless_until(lambda: runtime.display.listener_address() == f"listen :{port_of(url)}",
+                                 "following listen on its new store")
+            moved = MESSAGE.replace(b"ATT0001", b"ATT0002").replace(b"pizza tonight", b"on the new store")
+            assert (await post_signed(f"{url}/session", moved)).status_code == 200
+            await headless_until(lambda: any("on the new store" in summary for summary in seen),
+                                 "the event stored in the new store")
+            assert runtime.store is not None and runtime.store.path.name == "second.sqlite3"
+            (conversation,) = await asyncio.to_thread(runtime.current.inbox.conversations)
+            assert conversation.last_body == "on the new store"
+            await stop(again)
+        finally:
+            await runtime.stop()
+            await stop(process)

@@ -116,6 +116,7 @@ class EventFeed:
         self.forwarder: Forwarder | None = None
         self.stats = ListenerStats()
         self._recorded: set[str] = set()  # the names whose listener record this run wrote (removed in stop)
+        self._left_stores: list[EventStore] = []  # stores of a listener followed before it moved (closed at the end)
 
     # -- the store ----------------------------------------------------------------------------------------------
 
@@ -200,9 +201,32 @@ class EventFeed:
             return newest[0].id if newest else 0
 
         after = await asyncio.to_thread(newest_id)
-        self.attachment = Attachment(self.bus, record, names, self._on_followed)
+        self.attachment = Attachment(self.bus, record, names, self._on_followed, self._store_moved)
         await self.attachment.start(after)
         self.bus.publish(IntakeChanged())
+
+    async def _store_moved(self, record: ListenerRecord) -> int | None:
+        """The listener this run follows started again on another store: open it as the run's store (the views read
+        it from now on) and say after which event to follow it; None when it cannot be opened (store_problem says
+        why). The store left is closed with the run's, since a view may still be reading it."""
+        from tui.core.catchup.runs import newest_before_run
+
+        previous, previous_log = self.store, self.forward_log
+        assert record.store is not None
+        await self.open_store(record.store)
+        store = self.store
+        if store is None or store is previous:
+            self.bus.publish(StoreHealthChanged())
+            return None
+        if previous is not None:
+            self._left_stores.append(previous)
+        if previous_log is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(previous_log.close)
+        after = await asyncio.to_thread(store.read, newest_before_run)
+        self.bus.publish(StoreHealthChanged())
+        self.bus.publish(InboxChanged(""))  # every inbox reads the new store
+        return after
 
     def _on_followed(self, events: list[StoredEvent]) -> None:
         """Events another process stored (or, with none, a change such as another app's send or mark read)."""
@@ -406,7 +430,8 @@ class EventFeed:
 
     async def close_store(self) -> None:
         """The store last (after the sandbox and the clients: a delivery in flight may still be written)."""
-        if self.store is not None:
-            store, self.store = self.store, None
+        stores, self._left_stores = [*self._left_stores, *([self.store] if self.store is not None else [])], []
+        self.store = None
+        for store in stores:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(store.close)
