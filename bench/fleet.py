@@ -112,6 +112,7 @@ def pane_pid() -> int | None:
     return int(text) if text.isdigit() else None
 
 
+OPEN_AT_MOST = 100  # the app's --max-accounts: every account of the fleet (set in main)
 PYCACHE: str | None = None  # the bytecode cache every start of the app shares (set in main; filled by a warm-up start)
 
 
@@ -123,7 +124,8 @@ def start_app(env: dict[str, str]) -> float:
     source, ~2.5 s that no user pays."""
     cache = {"PYTHONPYCACHEPREFIX": PYCACHE} if PYCACHE else {}
     dirs = " ".join(f"{name}={value}" for name, value in (env | cache).items())
-    command = f"env -u COLUMNS -u LINES -u PYTHONDONTWRITEBYTECODE {dirs} {APP} --all-profiles"
+    command = (f"env -u COLUMNS -u LINES -u PYTHONDONTWRITEBYTECODE {dirs} {APP} --all-profiles "
+               f"--max-accounts {OPEN_AT_MOST}")
     started = time.perf_counter()
     subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", str(WIDTH),
                     "-y", str(HEIGHT), command], check=True, timeout=30)
@@ -682,8 +684,9 @@ def run(args: argparse.Namespace, scratch: Path, processes: list[subprocess.Pope
                       if line.startswith("[profiles."))
     one_dirs = dirs_of(scratch / "one")
     one_profile(file_dirs, one_dirs, profiles[0])
-    global PYCACHE
+    global PYCACHE, OPEN_AT_MOST
     PYCACHE = str(scratch / "pycache")
+    OPEN_AT_MOST = max(100, args.accounts)
     starts({"warm-up (fills the bytecode cache)": one_dirs}, 1)
     keyring: list[dict[str, float]] = []
     if args.keyring:
