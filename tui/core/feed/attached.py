@@ -114,8 +114,15 @@ class Attachment:
         self._follower = StoreFollower(self.store, after_id, followed).start()
 
     async def _watch_listener(self) -> None:
+        from tui.local.listener_record import alive
+
         while True:
             await asyncio.sleep(WATCH_INTERVAL)
+            if self.alive and not alive(self.record):
+                # Said at once: looking through every profile's record first (a `listen --all` killed leaves one
+                # per profile) took 8 s with 1,000 profiles on a loaded machine (bench/fleet.py).
+                self.alive = False
+                self.bus.publish(IntakeChanged())
             record = await asyncio.to_thread(_listener_of, self._names)
             if record is None and self.alive:
                 self.alive = False
