@@ -355,3 +355,88 @@ async def test_a_send_from_another_viewer_shows_in_the_apps_thread_with_its_tick
                                  what="the other app's send in the thread, with its tick")
         finally:
             await stop(process)
+
+
+async def test_listening_here_from_an_attached_app_leaves_listens_record():
+    """Settings' "Restart listener here" in an app attached to `listen`: the app listens too, but `listen` still
+    runs and still serves the profile, so its record (what the next app attaches to, what the doctor reads) stays
+    listen's; the app quitting then leaves it in place."""
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        process, url = await start_headless(None, "--profile", "box")
+        runtime = await viewer("box")
+        try:
+            from tui.local.listener_record import running
+
+            await runtime.webhooks.restart_listener("127.0.0.1", 0)
+            assert runtime.listener is not None  # it listens itself now
+            record = running("box")
+            assert record is not None and (record.pid, record.who) == (process.pid, "listen"), record
+            await runtime.stop()
+            record = running("box")
+            assert record is not None and record.pid == process.pid, record
+            again = await viewer("box")  # the next app still finds `listen`
+            try:
+                assert again.display.listener_address() == f"listen :{port_of(url)}"
+            finally:
+                await again.stop()
+        finally:
+            await runtime.stop()
+            await stop(process)
+
+
+async def test_several_accounts_and_a_port_taken_by_something_else_each_account_reads_its_own_inbox():
+    """With several accounts open they share one store, each reading its own inbox in it (its name): a listener
+    that could not bind must not leave them reading the single-account inbox ("")."""
+    blocker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen(1)
+    port = blocker.getsockname()[1]
+    try:
+        async with sandbox() as gateway:
+            save_profile("box", gateway, listener_port=port)
+            save_profile("shop", gateway, listener_port=port)
+            runtime = Runtime(profile="box", all_profiles=True)
+            await runtime.start()
+            try:
+                assert runtime.listener is None and runtime.feed.listener_problem is not None
+                accounts = runtime.accounts
+                assert sorted(account.name for account in accounts) == ["box", "shop"]
+                assert {account.name: account.inbox_account for account in accounts} == {"box": "box", "shop": "shop"}
+            finally:
+                await runtime.stop()
+    finally:
+        blocker.close()
+
+
+async def test_listen_started_again_on_another_store_is_followed_there(tmp_path):
+    """`listen` stopped and started again with another --db: the attached app follows it to that store (the new
+    listener's events reach it, its views read that store), as it follows a restart on the same store."""
+    async with sandbox() as gateway:
+        save_profile("box", gateway)
+        process, url = await start_headless(tmp_path / "first.sqlite3", "--profile", "box")
+        runtime = await viewer("box")
+        try:
+            from tui.core.feed.bus import EventStored
+
+            seen: list[str] = []
+            runtime.bus.subscribe(EventStored, lambda stored: seen.append(stored.event.summary))
+            assert (await post_signed(f"{url}/session")).status_code == 200
+            await headless_until(lambda: len(seen) == 1, "the first event")
+            await stop(process)
+            await headless_until(lambda: runtime.display.listener_address() == "nothing listens", "nothing listens")
+
+            again, url = await start_headless(tmp_path / "second.sqlite3", "--profile", "box")
+            await headless_until(lambda: runtime.display.listener_address() == f"listen :{port_of(url)}",
+                                 "following listen on its new store")
+            moved = MESSAGE.replace(b"ATT0001", b"ATT0002").replace(b"pizza tonight", b"on the new store")
+            assert (await post_signed(f"{url}/session", moved)).status_code == 200
+            await headless_until(lambda: any("on the new store" in summary for summary in seen),
+                                 "the event stored in the new store")
+            assert runtime.store is not None and runtime.store.path.name == "second.sqlite3"
+            (conversation,) = await asyncio.to_thread(runtime.current.inbox.conversations)
+            assert conversation.last_body == "on the new store"
+            await stop(again)
+        finally:
+            await runtime.stop()
+            await stop(process)

@@ -108,3 +108,16 @@ def test_save_is_atomic(monkeypatch):
         config.save_profile(work(name="home"))
     assert config.profiles_path().read_text() == before
     assert [path.name for path in config.profiles_path().parent.iterdir()] == ["profiles.toml"]  # no temp left
+
+
+def test_a_valid_file_is_read_without_looking_for_any_lines(monkeypatch):
+    """The line of a profile's table is found only to name it in an error: looked up for every profile, each a scan
+    of the whole file, reading 1,000 profiles took seconds of the app's start (bench/fleet.py)."""
+    config.save_profile(work())
+    config.save_profile(work(name="home"))
+
+    def scanned(text: str, name: str) -> int:
+        raise AssertionError(f"the file was scanned for {name!r}'s line")
+
+    monkeypatch.setattr(config, "_line_of_table", scanned)
+    assert [profile.name for profile in config.load_profiles()] == ["work", "home"]

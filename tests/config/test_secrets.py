@@ -119,3 +119,22 @@ def test_a_broken_insecure_file_is_named_without_its_content(isolated_dirs):
     with pytest.raises(KeyringUnavailable) as caught:
         store.get("work", SecretName.CLIENT_TOKEN)
     assert str(store.path) in str(caught.value) and "half-written-secret" not in str(caught.value)
+
+
+def test_the_file_is_parsed_once_for_many_reads_and_again_when_it_changed(monkeypatch):
+    """Opening 1,000 accounts reads 2,000 secrets: each read parsed the whole file again (quadratic, seconds of the
+    app's start with the secrets in the file: bench/fleet.py). The file is parsed again only once it changed, here
+    by another writer (another process's `profile add`)."""
+    import json
+
+    writer = InsecureFileSecrets()
+    for number in range(50):
+        writer.set(f"p{number}", SecretName.HMAC_KEY, f"key-{number}")
+    parses: list[str] = []
+    real_loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda text, *a, **k: parses.append("x") or real_loads(text, *a, **k))
+    reader = InsecureFileSecrets()
+    assert [reader.get(f"p{number}", SecretName.HMAC_KEY) for number in range(50)] == [f"key-{n}" for n in range(50)]
+    assert len(parses) == 1
+    writer.set("p7", SecretName.HMAC_KEY, "changed")
+    assert reader.get("p7", SecretName.HMAC_KEY) == "changed"

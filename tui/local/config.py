@@ -296,14 +296,17 @@ def load_profiles() -> list[Profile]:
         raise ConfigError(f"{path}: expected only [profiles.NAME] tables. Fix the file; it was left as it is.")
     profiles: list[Profile] = []
     for name, table in tables.items():
-        line = _line_of_table(text, name)
+        # The table's line only names it in an error: found then, since each look scans the whole file (for every
+        # profile, that was quadratic: seconds at 1,000 profiles).
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}, line {line}: profiles.{name} must be a table")
+            raise ConfigError(f"{path}, line {_line_of_table(text, name)}: profiles.{name} must be a table")
         if "name" in table:
-            raise ConfigError(f"{path}, line {line} ([profiles.{name}]): name: unknown setting (the table's name is the profile's)")
+            raise ConfigError(f"{path}, line {_line_of_table(text, name)} ([profiles.{name}]): name: unknown setting "
+                              "(the table's name is the profile's)")
         try:
             profiles.append(Profile(name=name, **table))
         except ValidationError as error:
+            line = _line_of_table(text, name)
             problems = describe_profile_error(error, line_of=functools.partial(_line_of_key, text, line))
             raise ConfigError(f"{path}, line {line} ([profiles.{name}]): {problems}. The file was left as it is.") from None
     return profiles

@@ -209,6 +209,9 @@ class InsecureFileSecrets:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_dir() / INSECURE_FILE_NAME
+        # The file as last parsed, with what identifies that version of it: opening 1,000 accounts reads 2,000
+        # secrets, and parsing the whole file for each was quadratic (seconds of the app's start).
+        self._parsed: tuple[tuple[int, int, int], dict[str, str]] | None = None
 
     def __repr__(self) -> str:
         return f"<InsecureFileSecrets {self.path}>"
@@ -227,6 +230,15 @@ class InsecureFileSecrets:
             self._write(values)
 
     def _read(self) -> dict[str, str]:
+        """The file's secrets, parsed again only when it changed (every write replaces it: a new inode; another
+        process's too)."""
+        try:
+            facts = self.path.stat()
+        except FileNotFoundError:
+            return {}
+        version = (facts.st_ino, facts.st_mtime_ns, facts.st_size)
+        if self._parsed is not None and self._parsed[0] == version:
+            return dict(self._parsed[1])
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -237,7 +249,9 @@ class InsecureFileSecrets:
             raise KeyringUnavailable(
                 f"{self.path}: not valid JSON (line {error.lineno}); fix or delete it, then add the secrets again."
             ) from None
-        return {str(key): str(value) for key, value in data.items()} if isinstance(data, dict) else {}
+        values = {str(key): str(value) for key, value in data.items()} if isinstance(data, dict) else {}
+        self._parsed = (version, values)
+        return dict(values)
 
     def _write(self, values: dict[str, str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

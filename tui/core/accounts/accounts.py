@@ -77,6 +77,7 @@ class Accounts:
         """The gateways' admin credentials the board found, by URL (read once a run: the keyring may be slow)."""
         self._environment_warned = False
         self._opening: asyncio.Task[None] | None = None
+        self._by_name: tuple[list[Account], int, dict[str, Account]] | None = None  # named()'s index of `all`
         """The reads of the other accounts' secrets after the start (open_others)."""
 
     # -- which are open -----------------------------------------------------------------------------------------
@@ -119,7 +120,16 @@ class Accounts:
         return self.named(event.account)
 
     def named(self, name: str) -> Account | None:
-        return next((account for account in self.all if account.name == name), None)
+        """The open account named `name`: asked for every event (owner_of), so from an index of `all`, built again
+        when the list is replaced or grows (accounts are only ever added to it): a scan of 1,000 accounts per event
+        took a third of the app's main thread at 1,000 events a second (bench/fleet.py, py-spy)."""
+        index = self._by_name
+        if index is None or index[0] is not self.all or index[1] != len(self.all):
+            names: dict[str, Account] = {}
+            for account in self.all:
+                names.setdefault(account.name, account)
+            index = self._by_name = (self.all, len(self.all), names)
+        return index[2].get(name)
 
     @property
     def shown(self) -> str | None:
@@ -281,8 +291,7 @@ class Accounts:
 
         environ = secret_module.run_environment(len(self.all), self._warn_environment)
         keys: dict[str, str | None] = {}
-        for account in self.all:  # each its own inbox in the store they share (their events name their paths)
-            account.inbox_account = account.name if len(self.all) > 1 else ""
+        self.name_inboxes()
         for account in self.all:
             if account.opening is not Opening.OPEN:
                 continue  # its key is not known yet: served as pending (serve) until open_others reads it
@@ -299,12 +308,20 @@ class Accounts:
             self.serve(self._feed.listener)
             self.record_listener()
 
+    def name_inboxes(self) -> None:
+        """Each open account's inbox in the store they share, by its name (their events name their paths); the
+        single account's is "" (the old paths)."""
+        for account in self.all:
+            account.inbox_account = account.name if len(self.all) > 1 else ""
+
     async def start_listener(self, host: str, port: int) -> None:
         """The run's listener (none without a store: an event answered 200 must be stored), serving the open
         accounts with the current profile's options."""
         await self._feed.start_listener(host, port, self.hmac_key, self.listener_options(), self.serve)
         if self._feed.listener is not None:
             await self.listen_for_accounts()
+        else:  # no listener (its port taken by another program): each account still reads its own inbox
+            self.name_inboxes()
 
     async def attach(self, record: ListenerRecord) -> None:
         """Follow another process's listener (`record`, its store open as the feed's) instead of starting one:

@@ -55,3 +55,24 @@ def listener_started(connection: sqlite3.Connection, now_us: int) -> tuple[int, 
 def listener_stopped(connection: sqlite3.Connection, run: int, now_us: int) -> None:
     connection.execute(RUNS_SCHEMA)
     connection.execute("UPDATE listener_runs SET stopped_us = ? WHERE id = ?", (now_us, run))
+
+
+RUN_START_MARGIN_US = 1_000_000
+"""A listener answers from the moment it binds and records its run just after: events up to this much older than
+the run's start may be its own."""
+
+
+def newest_before_run(connection: sqlite3.Connection) -> int:
+    """The id of the newest event stored before the newest run began (0: none), less RUN_START_MARGIN_US: a viewer
+    that starts following a store its listener just began writing (tui.core.feed.attached) reads on from there, so
+    the events that listener stored before the viewer found it are not missed. A store without runs: its newest."""
+    try:
+        started = connection.execute("SELECT max(started_us) FROM listener_runs").fetchone()[0]
+    except sqlite3.OperationalError:  # no runs table yet
+        started = None
+    if started is None:
+        newest = connection.execute("SELECT max(id) FROM events").fetchone()[0]
+    else:
+        newest = connection.execute("SELECT max(id) FROM events WHERE received_us < ?",
+                                    (started - RUN_START_MARGIN_US,)).fetchone()[0]
+    return int(newest or 0)

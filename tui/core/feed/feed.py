@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -121,6 +122,7 @@ class EventFeed:
         # at once, no I/O on the start's path), and its record once the catch-up's background task wrote it.
         self.listening_since_us: int | None = None
         self._run: int | None = None
+        self._left_stores: list[EventStore] = []  # stores of a listener followed before it moved (closed at the end)
 
     # -- the store ----------------------------------------------------------------------------------------------
 
@@ -217,9 +219,32 @@ class EventFeed:
             return newest[0].id if newest else 0
 
         after = await asyncio.to_thread(newest_id)
-        self.attachment = Attachment(self.bus, record, names, self._on_followed)
+        self.attachment = Attachment(self.bus, record, names, self._on_followed, self._store_moved)
         await self.attachment.start(after)
         self.bus.publish(IntakeChanged())
+
+    async def _store_moved(self, record: ListenerRecord) -> int | None:
+        """The listener this run follows started again on another store: open it as the run's store (the views read
+        it from now on) and say after which event to follow it; None when it cannot be opened (store_problem says
+        why). The store left is closed with the run's, since a view may still be reading it."""
+        from tui.core.catchup.runs import newest_before_run
+
+        previous, previous_log = self.store, self.forward_log
+        assert record.store is not None
+        await self.open_store(record.store)
+        store = self.store
+        if store is None or store is previous:
+            self.bus.publish(StoreHealthChanged())
+            return None
+        if previous is not None:
+            self._left_stores.append(previous)
+        if previous_log is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(previous_log.close)
+        after = await asyncio.to_thread(store.read, newest_before_run)
+        self.bus.publish(StoreHealthChanged())
+        self.bus.publish(InboxChanged(""))  # every inbox reads the new store
+        return after
 
     def _on_followed(self, events: list[StoredEvent]) -> None:
         """Events another process stored (or, with none, a change such as another app's send or mark read)."""
@@ -310,19 +335,27 @@ class EventFeed:
         """Tell the doctor (`gateway-tui doctor`) where this run's listener is and which store it writes, under each
         of `names`, and whether it serves each on its own `/a/<profile>/` paths (`account_paths`, several accounts
         open); written again when the accounts or the listener change, the names no longer given removed."""
-        from tui.local.listener_record import remove_record, write_record
+        from tui.local.listener_record import remove_record, running, write_record
 
         listener, store = self.listener, self.store
         if listener is None or listener.port is None or store is None:
             return
         names, account_paths = set(names), set(account_paths)
+        recorded: set[str] = set()
         for name in names:
+            other = running(name) if name not in self._recorded else None
+            if other is not None and other.pid != os.getpid():
+                # Another live process (`listen`, another app) serves it: its record is what the next app attaches
+                # to and what it removes on exit; this run listening beside it (Settings' "Restart listener here"
+                # in an attached app) must not take it over.
+                continue
             with contextlib.suppress(OSError):
                 write_record(name, listener.host, listener.port, store=store.path,
                              account_paths=len(account_paths) > 1 and name in account_paths)
+                recorded.add(name)
         for name in self._recorded - names:
             remove_record(name)
-        self._recorded = names
+        self._recorded = recorded
 
     def _on_event(self, event: StoredEvent) -> None:
         from tui.webhooks.store_rows import LIST_BODY_LIMIT
@@ -432,7 +465,8 @@ class EventFeed:
 
     async def close_store(self) -> None:
         """The store last (after the sandbox and the clients: a delivery in flight may still be written)."""
-        if self.store is not None:
-            store, self.store = self.store, None
+        stores, self._left_stores = [*self._left_stores, *([self.store] if self.store is not None else [])], []
+        self.store = None
+        for store in stores:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(store.close)

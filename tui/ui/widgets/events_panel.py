@@ -412,7 +412,9 @@ class EventsPanel(Vertical):
         )
         if (problem := self.feed.intake_problem()) is not None:  # why no event can come
             text = Content.assemble(Content.from_markup("[b]Events[/b] · [$text-warning]$problem[/]", problem=problem))
-        self.query_one("#events-panel-title", Static).update(text)
+        # One line of fixed size (its CSS): no layout of the whole screen for it (Static.update's default), a third of
+        # the main thread under a flood of events (bench/README.md).
+        self.query_one("#events-panel-title", Static).update(text, layout=False)
 
     def _redraw(self) -> None:
         self._redraw_pending = False

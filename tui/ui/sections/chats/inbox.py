@@ -402,7 +402,9 @@ class InboxView(Widget):
         unread = sum(1 for row in rows if row.unread)
         if unread:
             title += f" · {unread} with unread"
-        self.query_one("#inbox-title", Static).update(Text(title))
+        # One line of fixed size (its CSS): no layout of the whole screen for it, as Static.update does by default
+        # (the screen's full layouts were a third of the main thread under a flood of events: bench/README.md).
+        self.query_one("#inbox-title", Static).update(Text(title), layout=False)
         self._show_catch_up()
         self.refreshes += 1
 
@@ -440,7 +442,7 @@ class InboxView(Widget):
         # A LID chat's title already says its number (or that it is unknown, with the LID): the LID follows a known one.
         extra = f" · {chat}" if row and (row.name or row.phone) and chat not in name else ""
         typing = " · typing…" if row and row.typing(self.run_display.now_us()) else ""
-        title.update(Text(f"{name}{extra}{typing}"))
+        title.update(Text(f"{name}{extra}{typing}"), layout=False)  # one line of fixed size, as the inbox's title
 
     @on(ThreadView.NeedOlder)
     def _older(self) -> None:
