@@ -792,7 +792,7 @@ CASES += [
     WireCase(OperationId.PHONE_CODE, EVOLUTION, lambda: c.PhoneCodeQuery(phone="5511999999999"), "GET",
              "/instance/connect/inst-1", None,
              (200, {"pairingCode": "K7QW2M9D", "code": QR_PAYLOAD, "base64": QR_PNG, "count": 1}),
-             lambda r: r.code == "K7QW2M9D", query={"number": "5511999999999"}),
+             lambda r: r.code == "K7QW-2M9D", query={"number": "5511999999999"}),
     WireCase(OperationId.RESTART, EVOLUTION, m.NoBody, "POST", "/instance/restart/inst-1", None,
              (200, {"instance": {"instanceName": "inst-1", "state": "connecting"}}), lambda r: r.ok),
     WireCase(OperationId.DISCONNECT, EVOLUTION, m.NoBody, "DELETE", "/instance/logout/inst-1", None,
