@@ -31,7 +31,8 @@ from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 if TYPE_CHECKING:
     from tui.local.config import Profile
     from tui.core.alerts.headless import HeadlessAlerts
-    from tui.core.catchup import Gap
+    from tui.api.gateway_http import GatewayHttp
+    from tui.core.catchup import AccountClients, CatchUp, Gap, OutageCatchUp
 
 log = logging.getLogger(__name__)
 
@@ -290,8 +291,16 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     key, families = served.key, served.families
     printer = _JsonLinePrinter() if args.print_json else LinePrinter(asyncio.get_running_loop(),
                                                                      rename=known_names(store))
+    outage_http: GatewayHttp | None = None
+    outages: OutageCatchUp | None = None
+    if _profile_names(served):  # a profile's account can be caught up after it was disconnected (not the sandbox's)
+        from tui.api.gateway_http import GatewayHttp
+
+        outage_http = GatewayHttp(timeout=10.0)
+        outages = _outage_catch_up(store, served, args, outage_http)
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None,
-                                           alerts.observe if alerts else None) if consumer is not None]
+                                           alerts.observe if alerts else None,
+                                           outages.observe if outages else None) if consumer is not None]
     listener = Listener(
         store,
         host=args.host,
@@ -310,6 +319,9 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     for name, apikey in served.apikeys.items():
         listener.set_account_apikey(name, apikey)
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
+        if outages is not None and outage_http is not None:
+            await outages.stop()
+            await outage_http.aclose()
         return Exit.REFUSED
     if alerts is not None:
         await alerts.start()
@@ -392,6 +404,10 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
             catching_up.cancel()
             with contextlib.suppress(BaseException):
                 await catching_up
+        if outages is not None:
+            await outages.stop()
+        if outage_http is not None:
+            await outage_http.aclose()
         undo_sigterm()
         undo_sighup()
         if reloader is not None:
@@ -455,30 +471,57 @@ async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse
     history and stored once, marked recovered (tui.core.catchup); one line each ("catch-up: 20 messages recovered
     from 03:10–03:42 (shop, WuzAPI)"), or the gap named."""
     from tui.api.gateway_http import GatewayHttp
-    from tui.core.calls import profile_secrets
-    from tui.core.catchup import AccountClients, catch_up_accounts, profile_clients
+    from tui.core.catchup import catch_up_accounts
     from tui.local.config import load_profiles
 
     names = _profile_names(served)
     try:
         profiles = {profile.name: profile for profile in await asyncio.to_thread(load_profiles)}
         async with GatewayHttp(timeout=10.0) as http:
-            accounts = []
-            for name in names:
-                if name not in profiles:
-                    continue
-                secrets = await asyncio.to_thread(profile_secrets, name, insecure_storage=bool(
-                    profiles[name].secrets_file or args.insecure_storage))
-                # Whose inbox: the profile's on its own /a/<profile>/ paths, the store's only one on the old paths.
-                accounts.append(AccountClients("" if served.old_paths else name,
-                                               profile_clients(http, profiles[name], secrets)))
+            accounts = [await _profile_account(http, profiles[name], served, args) for name in names
+                        if name in profiles]
             results = await catch_up_accounts(store, gap, accounts)
     except Exception as error:  # the store or the profiles failed: the gap stays as said above
         print(f"catch-up: not done: {error}", file=sys.stderr, flush=True)
         return
-    for result in results:  # on the old paths the store's one inbox is "": the profile served names it
-        print(f"catch-up: {result.words()} ({result.account or names[0]}, {result.gateway})", file=sys.stderr,
-              flush=True)
+    for result in results:
+        _say_caught_up(result, served)
+
+
+def _say_caught_up(result: CatchUp, served: _Served) -> None:
+    """On the old paths the store's one inbox is "": the profile served names it."""
+    print(f"catch-up: {result.words()} ({result.account or _profile_names(served)[0]}, {result.gateway})",
+          file=sys.stderr, flush=True)
+
+
+async def _profile_account(http: GatewayHttp, profile: Profile, served: _Served,
+                           args: argparse.Namespace) -> AccountClients:
+    """A served profile's inbox and family clients, to read its gateway's history with."""
+    from tui.core.calls import profile_secrets
+    from tui.core.catchup import AccountClients, profile_clients
+
+    secrets = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=bool(
+        profile.secrets_file or args.insecure_storage))
+    # Whose inbox: the profile's on its own /a/<profile>/ paths, the store's only one on the old paths.
+    return AccountClients("" if served.old_paths else profile.name, profile_clients(http, profile, secrets))
+
+
+def _outage_catch_up(store: EventStore, served: _Served, args: argparse.Namespace,
+                     http: GatewayHttp) -> OutageCatchUp:
+    """Each served account's disconnected periods, recorded from its connection events and caught up when it is
+    connected again (tui.core.catchup.outages), said as the start's catch-up is."""
+    from tui.core.catchup import OutageCatchUp, family_only
+    from tui.local.config import load_profiles
+
+    async def clients_for(inbox: str, family: str) -> AccountClients | None:
+        name = inbox or (_profile_names(served) or [""])[0]
+        profile = next((profile for profile in await asyncio.to_thread(load_profiles) if profile.name == name), None)
+        if profile is None or name not in _profile_names(served):
+            return None
+        return family_only(await _profile_account(http, profile, served, args), family)
+
+    return OutageCatchUp(store, clients_for, lambda result: _say_caught_up(result, served),
+                         inbox_of=lambda account: "" if served.old_paths else account or "")
 
 
 async def _run_stopped(store: EventStore, run: int) -> None:

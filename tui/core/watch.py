@@ -22,6 +22,7 @@ not connected). A failing read leaves the number unknown, logged at info.
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from tui.api.operations import DEVICE, Family
 if TYPE_CHECKING:  # pragma: no cover
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.dialects import InstanceDialect, SessionDialect
+    from tui.webhooks.events import StoredEvent
 
 
 class Account(Protocol):
@@ -66,6 +68,36 @@ INSTANCE_KINDS = frozenset({"ConnectedCallback", "DisconnectedCallback"})
 CONNECTION_KINDS = SESSION_KINDS | INSTANCE_KINDS
 
 Clock = Callable[[], datetime]
+
+
+class Link(enum.Enum):
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    LOGGED_OUT = "logged out"
+
+
+# What a stored connection event says of the link, for the alerts (tui.core.alerts) and the catch-up of a
+# disconnected period (tui.core.catchup.outages). The kinds as the classifier names them (tui.webhooks.classify):
+# WuzAPI's Connected, Disconnected and LoggedOut (docs/gateways/wuzapi.md §4.3), Z-API's ConnectedCallback and
+# DisconnectedCallback (docs/gateways/zapi.md §5.4).
+LINK_KINDS = {
+    "Connected": Link.CONNECTED,
+    "ConnectedCallback": Link.CONNECTED,
+    "Disconnected": Link.DISCONNECTED,
+    "DisconnectedCallback": Link.DISCONNECTED,
+    "LoggedOut": Link.LOGGED_OUT,
+}
+
+
+def where_from(event: StoredEvent) -> tuple[str | None, str | None]:
+    """(account, family) of a stored event: its account (else the one its `/a/<profile>/` path names) and the family
+    whose path it came on (None for another path)."""
+    from tui.webhooks.families import PathFamily, family_of, split_account
+
+    named, below = split_account(event.path)
+    path_family = family_of(below)
+    return (event.account if event.account is not None else named,
+            path_family.value if path_family is not PathFamily.OTHER else None)
 
 
 def utc_now() -> datetime:

@@ -12,7 +12,6 @@ time (flapping settled, codes expired) and finds quiet kinds. Nothing here sleep
 
 from __future__ import annotations
 
-import enum
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,9 +20,9 @@ from typing import NamedTuple
 
 from tui.api.redaction import redact_url_secrets
 from tui.core.alerts.model import Alert, AlertKind, AlertState
-from tui.core.watch import Clock, utc_now
+from tui.core.watch import LINK_KINDS as CONNECTION_KINDS
+from tui.core.watch import Clock, Link, utc_now, where_from
 from tui.webhooks.events import StoredEvent
-from tui.webhooks.families import PathFamily, family_of, split_account
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 AlertSink = Callable[[Alert], None]
@@ -41,23 +40,6 @@ seconds (28 webhooks in one restart, Evolution API #693), and telling each as a 
 A logout is told at once (only a new pairing brings it back)."""
 CODE_WARNING = timedelta(seconds=30)
 """A pairing code raises `code-expiring` this long before it expires (a quarter of a shorter lifetime)."""
-
-
-class Link(enum.Enum):
-    CONNECTED = "connected"
-    DISCONNECTED = "disconnected"
-    LOGGED_OUT = "logged out"
-
-
-# The connection events the classifier names (tui.webhooks.classify): WuzAPI's Connected, Disconnected and LoggedOut
-# (docs/gateways/wuzapi.md §4.3), Z-API's ConnectedCallback and DisconnectedCallback (docs/gateways/zapi.md §5.4).
-CONNECTION_KINDS = {
-    "Connected": Link.CONNECTED,
-    "ConnectedCallback": Link.CONNECTED,
-    "Disconnected": Link.DISCONNECTED,
-    "DisconnectedCallback": Link.DISCONNECTED,
-    "LoggedOut": Link.LOGGED_OUT,
-}
 
 
 # WuzAPI's pairing events (docs/gateways/wuzapi.md §4.1): like the connection events, never a quiet kind.
@@ -116,7 +98,7 @@ class AlertDetector:
         "Disconnected" changes no state). A duplicate is not a new arrival nor a new rejection, but a connection
         event marked duplicate still says the state: WuzAPI's Connected and Disconnected carry an empty struct, so
         each is the same bytes as the first (and a real retry of one changes nothing: episodes are idempotent)."""
-        account, family = _where(event)
+        account, family = where_from(event)
         link = CONNECTION_KINDS.get(event.kind)
         if event.duplicate_of is not None:
             if link is not None and family is not None and not event.rejected:
@@ -138,7 +120,7 @@ class AlertDetector:
         kind-quiet) and raises nothing."""
         if event.duplicate_of is not None or event.rejected:
             return
-        self._arrived(*_where(event), event.kind, event.received_at)
+        self._arrived(*where_from(event), event.kind, event.received_at)
 
     def link_changed(self, account: str | None, family: str, *, connected: bool, logged_out: bool = False) -> None:
         """A state learnt otherwise than by webhook (the app's status reads, a reconnect that worked)."""
@@ -263,15 +245,6 @@ class AlertDetector:
         if self._open.pop(episode, None) is None:
             return
         self.sink(Alert(episode.account, episode.family, episode.kind, AlertState.CLEARED, self.clock(), detail))
-
-
-def _where(event: StoredEvent) -> tuple[str | None, str | None]:
-    """(account, family) of an event: its account (else the one its `/a/<profile>/` path names) and the family
-    whose path it came on (None for another path)."""
-    named, below = split_account(event.path)
-    path_family = family_of(below)
-    return (event.account if event.account is not None else named,
-            path_family.value if path_family is not PathFamily.OTHER else None)
 
 
 def _state_words(link: Link | None) -> str:

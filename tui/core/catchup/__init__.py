@@ -7,11 +7,15 @@ gateway lists is named as a gap.
     run, gap = store.write(lambda c: listener_started(c, now_us))     # at the listener's start
     results = await catch_up_accounts(store, gap, [AccountClients("", (instance, session))])
     store.write(lambda c: listener_stopped(c, run, now_us))          # at its stop
+
+An account's own disconnected periods (its gateway up, its link to WhatsApp not) are recorded from the connection
+events the listener stores and caught up when they end (tui.core.catchup.outages).
 """
 
-from tui.core.catchup.accounts import AccountClients, catch_up_accounts, profile_clients
+from tui.core.catchup.accounts import AccountClients, catch_up_accounts, family_only, profile_clients
 from tui.core.catchup.recovery import CatchUp, catch_up, newest_notes, recovered_ids
+from tui.core.catchup.outages import OutageCatchUp
 from tui.core.catchup.runs import Gap, listener_started, listener_stopped
 
-__all__ = ["AccountClients", "CatchUp", "Gap", "catch_up", "catch_up_accounts", "listener_started",
-           "listener_stopped", "newest_notes", "profile_clients", "recovered_ids"]
+__all__ = ["AccountClients", "CatchUp", "Gap", "OutageCatchUp", "catch_up", "catch_up_accounts", "family_only",
+           "listener_started", "listener_stopped", "newest_notes", "profile_clients", "recovered_ids"]

@@ -45,6 +45,16 @@ async def catch_up_accounts(store: EventStore, gap: Gap, accounts: Iterable[Acco
     return results
 
 
+def family_only(account: AccountClients, family: str) -> AccountClients:
+    """The account with only its `family`'s client ("instance", "session": the path family a connection event came
+    on), for catching up the family that was disconnected and not the other."""
+    from tui.api.client import InstanceClient
+
+    wanted = [client for client in account.clients
+              if client is not None and isinstance(client, InstanceClient) == (family == "instance")]
+    return AccountClients(account.inbox, tuple(wanted))
+
+
 def profile_clients(http: GatewayHttp, profile: Profile,
                     secrets: Mapping[SecretName, str | None]) -> tuple[InstanceClient | SessionClient, ...]:
     """The family clients of a saved profile (what `listen` catches up with: it has no open accounts)."""
