@@ -22,6 +22,7 @@ from tui.core.feed.bus import EventBus, InboxChanged
 from tui.core.feed.feed import EventFeed
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
+    from tui.core.catchup import CatchUp, OutageCatchUp
     from tui.core.lid_lookup import LidLookup
     from tui.api.client import InstanceClient, SessionClient
     from tui.api.models import Request
@@ -63,6 +64,8 @@ class InboxService:
         self.names_note: str | None = None
         """What the last read of the gateway's lists found, in a few words (None: not read yet)."""
         self._catch_up_task: asyncio.Task[None] | None = None  # the gap since the listener's last run (once)
+        self._outages: OutageCatchUp | None = None  # the accounts' disconnected periods, caught up as they end
+        self._unsubscribe_outages: Callable[[], None] | None = None
 
     @property
     def inbox(self) -> Inbox | None:
@@ -186,6 +189,36 @@ class InboxService:
         if self._catch_up_task is None and not self.sandbox_mode:
             # Not for the embedded sandbox: it starts with the app, so nothing was sent to it while the app was down.
             self._catch_up_task = asyncio.get_running_loop().create_task(self._catch_up(), name="catch up")
+        self._watch_outages()  # the embedded sandbox's too: its accounts can be disconnected while the app runs
+
+    def _watch_outages(self) -> None:
+        """The app's own listener (an attached one leaves it to its process) records each account's disconnected
+        periods from the connection events it stores, and catches an account up for one when it is connected
+        again (tui.core.catchup.outages); the inbox redraws with its line."""
+        from tui.core.catchup import AccountClients, OutageCatchUp, family_only
+        from tui.core.feed.bus import EventStored
+
+        store = self._feed.store
+        if store is None or self._feed.listener is None or self._outages is not None:
+            return
+
+        def inbox_of(name: str | None) -> str:
+            named = next((account for account in self._accounts.all if account.name == name), None)
+            account = named or (self._accounts.current if name is None else None)
+            return account.inbox_account if account is not None else name or ""
+
+        async def clients_for(inbox: str, family: str) -> AccountClients | None:
+            account = next((account for account in self._accounts.all if account.inbox_account == inbox), None)
+            if account is None:
+                return None
+            return family_only(AccountClients(inbox, (account.instance, account.session)), family)
+
+        def report(result: CatchUp) -> None:
+            log.info("catch-up (%s, %s): %s", result.account or "this account", result.gateway, result.words())
+            self._bus.publish(InboxChanged(""))
+
+        self._outages = outages = OutageCatchUp(store, clients_for, report, inbox_of=inbox_of)
+        self._unsubscribe_outages = self._bus.subscribe(EventStored, lambda stored: outages.observe(stored.event))
 
     async def _catch_up(self) -> None:
         """The run's listener recorded in the store and, after a gap, each open account's messages of it read from
@@ -331,6 +364,12 @@ class InboxService:
                 with contextlib.suppress(BaseException):
                     await task
         self._names_task = self._lids_task = self._catch_up_task = None
+        if self._unsubscribe_outages is not None:
+            self._unsubscribe_outages()
+            self._unsubscribe_outages = None
+        if self._outages is not None:
+            await self._outages.stop()
+            self._outages = None
 
 
 def _list_items(answer: object) -> list[object]:
