@@ -6,8 +6,11 @@ back from `capture-pane` and scanned through `/sandbox/scan`) and by a phone cod
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,7 @@ from tests.app.test_tmux_account import decoded, header_says, phone_code_on_scre
 from tests.app.test_tmux_keys import footer, wait_until
 from tests.app.test_tmux_newcomer import thread_words, wait_in_thread
 from tests.media_files import png, write
+from tui.sandbox.events import REPLY_FILES
 
 pytestmark = [
     pytest.mark.tmux,
@@ -31,10 +35,11 @@ CODE_LIFETIME = 600
 RECIPIENT = "5511987654321"
 
 
-def start(home: Path, *options: str) -> Terminal:
+def start(home: Path, *options: str, path: str | None = None) -> Terminal:
     term = Terminal(f"gateway-tui-evolution-{uuid.uuid4().hex[:12]}")
     data = " ".join(f"XDG_{name}_HOME={home.parent / 'xdg' / name.lower()}" for name in ("DATA", "CONFIG", "STATE", "CACHE"))
-    command = f"env HOME={home} {data} {app_command()} --instance-dialect evolution " + " ".join(options)
+    search = f"PATH={path} " if path is not None else ""
+    command = f"env HOME={home} {search}{data} {app_command()} --instance-dialect evolution " + " ".join(options)
     term.tmux("-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "80", "-y", "24",
               command, ";", "set-option", "-t", "app", "remain-on-exit", "on")
     return term
@@ -104,6 +109,42 @@ def test_a_text_and_a_photo_sent_show_their_acks_as_ticks(connected: Terminal, h
     term.keys("C-l")
     wait_in_thread(term, "[image]")
     wait_until(lambda: thread_words(term).count("✓✓") >= 2, "the photo's ticks too")
+
+
+def test_a_photo_a_contact_sends_inline_opens_from_the_thread(home: Path) -> None:
+    """The sandbox's contact answers a photo request with Evolution's messages.upsert carrying `message.base64`
+    (webhook base64 on): the listener keeps the file, and ctrl+o in the thread hands it to the system viewer (here
+    a stand-in for xdg-open that copies what it is given), where it once said the file was gone."""
+    viewer_bin = home.parent / "bin"
+    viewer_bin.mkdir()
+    opened = home.parent / "opened.png"
+    fake = viewer_bin / "xdg-open"
+    fake.write_text(f'#!/bin/sh\ncp "$1" {opened}.part && mv {opened}.part {opened}\n')
+    fake.chmod(0o755)
+    term = start(home, path=f"{viewer_bin}:{os.environ.get('PATH', '')}")
+    try:
+        header_says(term, "connected")
+        # Only Evolution's delivery of the photo: the sandbox's session family (WuzAPI) would deliver it too, and
+        # the thread would offer that copy's file instead.
+        fault = urllib.request.Request(f"{sandbox_url(term)}/sandbox/fault", method="POST",
+                                       data=json.dumps({"kind": "drop-events", "events": ["Message"]}).encode())
+        with urllib.request.urlopen(fault, timeout=10) as answer:  # noqa: S310 - loopback
+            assert answer.status == 200
+        new_chat_form(term, RECIPIENT)
+        term.type("Can you send me a photo of it?")
+        term.keys("C-s")
+        term.wait_for("Sent, message id")
+        term.keys("C-l")  # the conversations: the thread of that chat
+        wait_in_thread(term, "Here it is!")
+        term.keys("Tab")  # from the list to the thread: its file keys
+        wait_until(lambda: "^o Open" in footer(term), "the thread's footer")
+        term.keys("C-o")
+        wait_until(opened.exists, f"the photo handed to the viewer; the screen was:\n{term.screen()}")
+        assert "cannot be opened" not in term.screen()
+        assert thread_words(term).count("Here it is!") == 1  # Evolution's copy, the one opened
+        assert opened.read_bytes() == REPLY_FILES["image"].data()  # the contact's photo, byte for byte
+    finally:
+        term.tmux("kill-server")
 
 
 def test_pair_by_the_qr_code_on_the_whole_screen(logged_out: Terminal) -> None:

@@ -75,7 +75,7 @@ def _loads(data: bytes, *, field: str = "body") -> Any:
         raise UnparseableBody(f"{field} is not JSON: {type(error).__name__}") from None
 
 
-# An inline file this long (WuzAPI's top-level `base64`) is not scanned by the JSON parser: 1 ms of the GIL a MiB.
+# An inline file this long (WuzAPI's top-level `base64`, Evolution's `data.message.base64`) is not scanned by the JSON parser: 1 ms of the GIL a MiB.
 _SKIPPED_SCAN = 64 * 1024
 _INLINE_KEY = b'"base64":"'  # as Go's encoder and json.dumps(separators=(",", ":")) write it
 # What stands in for the file while the rest is parsed: unguessable, so no sender can spell it (not even escaped),
@@ -107,9 +107,10 @@ def _loads_around_inline_media(data: bytes) -> Any:
         payload = json.loads((data[:start] + _STAND_IN.encode() + data[end:]).decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError):
         return _NOT_SKIPPED  # the whole body's parse says why, at the offsets of the body received
-    if not isinstance(payload, dict) or payload.get("base64") != _STAND_IN:
-        return _NOT_SKIPPED  # that `"base64":"` was not the top-level key's (nested, or a later duplicate wins)
-    payload["base64"] = KnownBase64.proven(data, start, end, decoded) or str(value, "ascii")
+    holder = inline_media_holder(payload)
+    if holder is None or holder.get("base64") != _STAND_IN:
+        return _NOT_SKIPPED  # that `"base64":"` was not the inline file's (nested elsewhere, or a later duplicate wins)
+    holder["base64"] = KnownBase64.proven(data, start, end, decoded) or str(value, "ascii")
     return payload
 
 
@@ -117,10 +118,24 @@ def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-# WuzAPI puts a media message's file, base64-encoded, in these top-level fields (docs/gateways/wuzapi.md §4.3).
+# WuzAPI puts a media message's file, base64-encoded, in these top-level fields (docs/gateways/wuzapi.md §4.3);
+# Evolution in the same field of `data.message` (inline_media_holder).
 INLINE_MEDIA_FIELDS = ("base64",)
 # Shorter values stay: they cost nothing and a test payload may use them.
 INLINE_MEDIA_KEPT = 1024
+
+
+def inline_media_holder(payload: Any) -> dict | None:
+    """The object of a delivery that holds its inline file under `base64`: the payload itself (WuzAPI's top-level
+    field), or Evolution's `data.message` (its messages.upsert and send.message with webhook base64 on:
+    whatsapp.baileys.service.ts adds `message.base64`); None when neither has the field."""
+    if not isinstance(payload, dict):
+        return None
+    if "base64" in payload:
+        return payload
+    data = payload.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    return message if isinstance(message, dict) and "base64" in message else None
 
 
 def without_inline_media(payload: Any) -> Any:
@@ -129,16 +144,19 @@ def without_inline_media(payload: Any) -> Any:
     The raw body keeps every byte; the parsed payload is what the store indexes for search, the detail view
     pretty-prints and `--print-json` repeats, and a 20 MB base64 string helps none of them.
     """
-    if not isinstance(payload, dict):
+    holder = inline_media_holder(payload)
+    if holder is None:
         return payload
     bulky = [
         name
         for name in INLINE_MEDIA_FIELDS
-        if isinstance(payload.get(name), str) and len(payload[name]) > INLINE_MEDIA_KEPT
+        if isinstance(holder.get(name), str) and len(holder[name]) > INLINE_MEDIA_KEPT
     ]
     if not bulky:
         return payload
-    trimmed = dict(payload)
+    trimmed = dict(holder)
     for name in bulky:
-        trimmed[name] = f"({len(payload[name])} characters of base64 media; kept in the raw body)"
-    return trimmed
+        trimmed[name] = f"({len(holder[name])} characters of base64 media; kept in the raw body)"
+    if holder is payload:
+        return trimmed
+    return {**payload, "data": {**payload["data"], "message": trimmed}}  # Evolution's: copied down to its message

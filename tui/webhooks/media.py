@@ -1,10 +1,12 @@
-"""Incoming media kept as files (issue 25): WuzAPI's inline base64, written before the listener answers 200.
+"""Incoming media kept as files (issue 25): WuzAPI's and Evolution's inline base64, written before the listener
+answers 200.
 
 WuzAPI puts a received image, audio, document or video, base64-encoded, in a `Message` event's top-level `base64`
 field, with `mimeType` and `fileName` (wmiau.go: `postmap["base64"]`, `postmap["mimeType"]`, `postmap["fileName"]`,
-when its media delivery is `base64` or `both`; docs/gateways/wuzapi.md §4.3). The listener writes those bytes to the
-media folder beside the event store, as `<sha256>.<ext>` (the same bytes twice are one file), and only for an event
-it accepts: a rejected one's media is never decoded or written. The bytes are kept once: the store keeps the body
+when its media delivery is `base64` or `both`; docs/gateways/wuzapi.md §4.3); Evolution in `data.message.base64` of a
+`messages.upsert` or `send.message` when its webhook's base64 is on (whatsapp.baileys.service.ts). The listener
+writes those bytes to the media folder beside the event store, as `<sha256>.<ext>` (the same bytes twice are one
+file), and only for an event it accepts: a rejected one's media is never decoded or written. The bytes are kept once: the store keeps the body
 without the file's base64 and a reference to the file, and rebuilds the exact body received from the two
 (tui.webhooks.spliced).
 
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.api.media import DEFAULT_MEDIA_LIMIT, sniff
-from tui.webhooks.bodies import UnparseableBody, parse_body
+from tui.webhooks.bodies import UnparseableBody, inline_media_holder, parse_body
 from tui.webhooks.events import StoredEvent
 from tui.webhooks.inline_base64 import decode_strict
 from tui.webhooks.store import EventStore
@@ -58,14 +60,46 @@ class InlineMedia:
 
 
 def inline_media(payload: Any) -> InlineMedia | None:
-    """The inline media of a WuzAPI `Message` payload (JSON mode or form mode alike, see bodies.py), or None."""
-    if not isinstance(payload, dict) or payload.get("type") != "Message":
+    """The inline media of a WuzAPI `Message` payload (JSON mode or form mode alike, see bodies.py), or of an
+    Evolution `messages.upsert` / `send.message` (`data.message.base64`), or None."""
+    if not isinstance(payload, dict):
+        return None
+    if _is_evolution_message(payload):
+        return _evolution_inline(payload)
+    if payload.get("type") != "Message":
         return None
     text = payload.get("base64")
     if not isinstance(text, str) or not text:
         return None
     mime_type = payload.get("mimeType")
     file_name = payload.get("fileName")
+    return InlineMedia(text, mime_type if isinstance(mime_type, str) else "",
+                       file_name if isinstance(file_name, str) and file_name else None)
+
+
+# Evolution's deliveries whose `data.message` carries the file when its webhook's base64 is on
+# (whatsapp.baileys.service.ts: the messages.upsert handler and sendMessageWithTyping add `message.base64`).
+EVOLUTION_MEDIA_EVENTS = frozenset({"messages.upsert", "send.message"})
+
+
+def _is_evolution_message(payload: dict[str, Any]) -> bool:
+    """An Evolution envelope of a message (its `event` a name; WuzAPI's `event` is an object)."""
+    event = payload.get("event")
+    return isinstance(event, str) and event in EVOLUTION_MEDIA_EVENTS
+
+
+def _evolution_inline(payload: dict[str, Any]) -> InlineMedia | None:
+    """Evolution's file in `data.message.base64`, its type and name from the message's part as Baileys wrote it
+    (`imageMessage.mimetype`, `documentMessage.fileName`)."""
+    message = inline_media_holder(payload)
+    if message is None or message is payload:
+        return None
+    text = message.get("base64")
+    if not isinstance(text, str) or not text:
+        return None
+    part = next((value for name, value in message.items() if name.endswith("Message") and isinstance(value, dict)),
+                {})
+    mime_type, file_name = part.get("mimetype"), part.get("fileName")
     return InlineMedia(text, mime_type if isinstance(mime_type, str) else "",
                        file_name if isinstance(file_name, str) and file_name else None)
 
@@ -354,7 +388,7 @@ FETCH_LIMIT = 100 * 1000 * 1000  # the largest file the gateways send (a documen
 FETCH_TIMEOUT = 60.0
 MAX_REDIRECTS = 5
 # Z-API's received-message payload keys and their URL fields (docs/gateways/zapi.md §5.3); WuzAPI's `s3.url`
-# (docs/gateways/wuzapi.md §4.3).
+# (docs/gateways/wuzapi.md §4.3); Evolution's `data.message.mediaUrl` (its own S3, when it uploads the file).
 _ZAPI_MEDIA_URLS = {"image": "imageUrl", "audio": "audioUrl", "video": "videoUrl", "document": "documentUrl",
                     "sticker": "stickerUrl"}
 
@@ -381,6 +415,10 @@ def media_urls(event: StoredEvent) -> list[str]:
     s3 = payload.get("s3")
     if isinstance(s3, dict) and isinstance(s3.get("url"), str):
         urls.append(s3["url"])
+    data = payload.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    if _is_evolution_message(payload) and isinstance(message, dict) and isinstance(message.get("mediaUrl"), str):
+        urls.append(message["mediaUrl"])
     return urls
 
 

@@ -2,7 +2,8 @@
 and a reference to the kept file (`media/<sha256>.<ext>`); the exact bytes received are rebuilt from the two.
 
 WuzAPI's inline file is base64 in the body: verbatim in JSON mode (Go's encoder escapes none of `A-Za-z0-9+/=`), and
-url-encoded inside `jsonData` in form mode (Go's `url.Values.Encode`: `+`, `/` and `=` as `%2B`, `%2F`, `%3D`). A
+url-encoded inside `jsonData` in form mode (Go's `url.Values.Encode`: `+`, `/` and `=` as `%2B`, `%2F`, `%3D`).
+Evolution's (`data.message.base64`) is verbatim too: JSON.stringify escapes none of the alphabet either. A
 body is cut only where re-encoding the kept file gives back exactly the bytes found there, so a rebuilt body is the
 body received, byte for byte (signatures still check); any other spelling is kept whole.
 
