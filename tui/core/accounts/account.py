@@ -106,17 +106,19 @@ def profile_families(profile: Profile) -> frozenset[Family]:
 
 def sandbox_profile(base_url: str, dialects: tuple[str, str], *, name: str = SANDBOX_PROFILE,
                     instance_id: str = "sandbox") -> Profile:
-    """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with, the
+    """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with (only the
+    instance when its dialect is one whole gateway, Evolution API: it serves the session family's operations), the
     listener on a random loopback port. A `Profile` like any other (built without the checks that keep the name
     `sandbox` for the sandbox). `name` and `instance_id`: one of the accounts of `--sandbox --accounts N`."""
     from tui.api.dialects import InstanceDialect, SessionDialect
-    from tui.local.config import Profile
+    from tui.local.config import WHOLE_GATEWAYS, Profile
 
+    whole = InstanceDialect(dialects[0]) in WHOLE_GATEWAYS  # one gateway: no session family beside it
     return Profile.model_construct(  # the defaults of the fields not given, as for any profile
         name=name,
         base_url=base_url,
         instance_id=instance_id,
-        session_url=base_url,
+        session_url=None if whole else base_url,
         listener_host="127.0.0.1",
         listener_port=0,
         instance_dialect=InstanceDialect(dialects[0]),
@@ -189,7 +191,7 @@ class Account:
         from tui.api.operations import Family
         from tui.local.config import MissingFamily
 
-        if not self.has(family):
+        if not self.profile.serves(family):
             raise MissingFamily(self.name, family)
         client = self.instance if family is Family.INSTANCE else self.session
         if client is None:
@@ -214,15 +216,21 @@ class Account:
 
         instance_dialect, session_dialect = self.dialects
         instance, session = self.profile.instance, self.profile.session
-        self.instance = InstanceClient(
-            http,
-            InstanceCredentials(instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token),
-            adapter_for(instance_dialect), read_only=self.profile.refuses_writes_as,
+        read_only = self.profile.refuses_writes_as
+        instance_credentials = InstanceCredentials(
+            instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token,
         ) if instance is not None else None
-        self.session = SessionClient(
-            http, SessionCredentials(session.url, tokens.session_token), adapter_for(session_dialect),
-            read_only=self.profile.refuses_writes_as,
-        ) if session is not None else None
+        self.instance = InstanceClient(
+            http, instance_credentials, adapter_for(instance_dialect), read_only=read_only,
+        ) if instance_credentials is not None else None
+        if session is not None:
+            self.session = SessionClient(http, SessionCredentials(session.url, tokens.session_token),
+                                         adapter_for(session_dialect), read_only=read_only)
+        elif instance_credentials is not None and self.profile.session_through_instance:
+            # One whole gateway (Evolution API): the session family's operations go through the instance's endpoint.
+            self.session = SessionClient(http, instance_credentials, adapter_for(instance_dialect), read_only=read_only)
+        else:
+            self.session = None
 
     # -- opening (its secrets read after the start) ----------------------------------------------------------
 
@@ -254,14 +262,20 @@ class Account:
         instance_dialect, session_dialect = self.dialects
         read_only = profile.refuses_writes_as
         from tui.api.client import InstanceClient, SessionClient
+        from tui.api.credentials import SessionCredentials
         from tui.gateways import adapter_for
 
         if self.instance is not None:
             self.instance = InstanceClient(
                 self.instance.http, self.instance.credentials, adapter_for(instance_dialect), read_only=read_only)
         if self.session is not None:
-            self.session = SessionClient(
-                self.session.http, self.session.credentials, adapter_for(session_dialect), read_only=read_only)
+            through_instance = not isinstance(self.session.credentials, SessionCredentials)
+            if through_instance and not profile.session_through_instance:
+                self.session = None  # its instance's gateway no longer serves the session family's operations
+            else:
+                self.session = SessionClient(
+                    self.session.http, self.session.credentials,
+                    adapter_for(instance_dialect if through_instance else session_dialect), read_only=read_only)
 
     # -- events and the store ------------------------------------------------------------------------------
 
