@@ -230,6 +230,7 @@ class SandboxHost:
         await sandbox.start()
 
     async def _started(self, secrets: SecretStore, tokens: Tokens, hmac_key: str, signals: StartSignals) -> None:
+        from tui.api.operations import Family
         from tui.local.paths import profile_events_path
 
         assert self.sandbox is not None
@@ -251,7 +252,8 @@ class SandboxHost:
             await self._accounts.start_listener("127.0.0.1", 0)
             if self._feed.listener is not None:
                 await self._webhooks.configure_webhooks(self._feed.listener.url)
-                await self._webhooks.set_hmac_key(hmac_key)
+                if account.has(Family.SESSION):  # Evolution's sandbox has no session family (nor HMAC)
+                    await self._webhooks.set_hmac_key(hmac_key)
         finally:
             if seeding is not None:
                 await seeding

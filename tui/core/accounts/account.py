@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
+    from tui.api.credentials import InstanceCredentials
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.gateway_http import GatewayHttp
     from tui.api.operations import Family
@@ -134,6 +135,7 @@ class Account:
         self.secrets = secrets
         self.instance: InstanceClient | None = None
         self.session: SessionClient | None = None
+        self._session_through_instance: SessionClient | None = None
         self.connection: dict[Family, ConnectionState] = dict.fromkeys(self.families, ConnectionState.UNKNOWN)
         """Per family the account has: what is known of its connection (filled by later work)."""
         self._store = store
@@ -193,7 +195,7 @@ class Account:
 
         if not self.profile.serves(family):
             raise MissingFamily(self.name, family)
-        client = self.instance if family is Family.INSTANCE else self.session
+        client = self.instance if family is Family.INSTANCE else self.session or self._session_through_instance
         if client is None:
             raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")
         return client
@@ -223,14 +225,22 @@ class Account:
         self.instance = InstanceClient(
             http, instance_credentials, adapter_for(instance_dialect), read_only=read_only,
         ) if instance_credentials is not None else None
-        if session is not None:
-            self.session = SessionClient(http, SessionCredentials(session.url, tokens.session_token),
-                                         adapter_for(session_dialect), read_only=read_only)
-        elif instance_credentials is not None and self.profile.session_through_instance:
-            # One whole gateway (Evolution API): the session family's operations go through the instance's endpoint.
-            self.session = SessionClient(http, instance_credentials, adapter_for(instance_dialect), read_only=read_only)
-        else:
-            self.session = None
+        self.session = SessionClient(
+            http, SessionCredentials(session.url, tokens.session_token), adapter_for(session_dialect),
+            read_only=read_only,
+        ) if session is not None else None
+        self._session_through_instance = self._through_instance(http, instance_credentials)
+
+    def _through_instance(self, http: GatewayHttp, credentials: InstanceCredentials | None) -> SessionClient | None:
+        """One whole gateway (Evolution API): the session family's operations go through the instance's endpoint
+        and key. Not `session`, which stays the session family's own (the doctor, the HMAC key and the watch read
+        it as the family being there)."""
+        from tui.api.client import SessionClient
+        from tui.gateways import adapter_for
+
+        if credentials is None or not self.profile.session_through_instance:
+            return None
+        return SessionClient(http, credentials, adapter_for(self.dialects[0]), read_only=self.profile.refuses_writes_as)
 
     # -- opening (its secrets read after the start) ----------------------------------------------------------
 
@@ -262,20 +272,16 @@ class Account:
         instance_dialect, session_dialect = self.dialects
         read_only = profile.refuses_writes_as
         from tui.api.client import InstanceClient, SessionClient
-        from tui.api.credentials import SessionCredentials
         from tui.gateways import adapter_for
 
         if self.instance is not None:
             self.instance = InstanceClient(
                 self.instance.http, self.instance.credentials, adapter_for(instance_dialect), read_only=read_only)
         if self.session is not None:
-            through_instance = not isinstance(self.session.credentials, SessionCredentials)
-            if through_instance and not profile.session_through_instance:
-                self.session = None  # its instance's gateway no longer serves the session family's operations
-            else:
-                self.session = SessionClient(
-                    self.session.http, self.session.credentials,
-                    adapter_for(instance_dialect if through_instance else session_dialect), read_only=read_only)
+            self.session = SessionClient(
+                self.session.http, self.session.credentials, adapter_for(session_dialect), read_only=read_only)
+        self._session_through_instance = self._through_instance(
+            self.instance.http, self.instance.credentials) if self.instance is not None else None
 
     # -- events and the store ------------------------------------------------------------------------------
 

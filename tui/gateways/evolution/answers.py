@@ -137,7 +137,9 @@ def _proxy_answer(body: dict[str, Any]) -> dict[str, Any]:
     """proxy/set answers what was set (proxy.service.ts create: `{proxy: {…instance, proxy: data}}`; a stored row
     in other builds), password included: only where it points is kept."""
     inner = body.get("proxy")
-    data = inner.get("proxy") if isinstance(inner, dict) and isinstance(inner.get("proxy"), dict) else body
+    data: dict[str, Any] = body
+    if isinstance(inner, dict) and isinstance(inner.get("proxy"), dict):
+        data = inner["proxy"]
     if not data.get("enabled"):
         return {"Details": "proxy off"}
     return {"Details": f"proxy set: {data.get('protocol')}://{data.get('host')}:{data.get('port')}"}
