@@ -53,3 +53,23 @@ async def test_an_instance_only_profile_says_that_a_group_lookup_needs_the_sessi
         assert "This profile (one) has no session family (WuzAPI)" in shown
         assert "speaks spec/–" in shown
         assert app.runtime.instance is not None and app.runtime.session is None
+
+
+async def test_an_evolution_profile_is_one_gateway_that_looks_groups_up_through_its_instance(monkeypatch):
+    # Evolution API serves the session family's operations too (issue 33): the group lookup goes to its instance's
+    # endpoint (nothing listens here, so it fails to connect, but it never asks for a session family), and the
+    # header names its one dialect.
+    one_family(monkeypatch, session_url="", instance_dialect="evolution")
+    set_cursor_blink(False)
+    app = build_app(profile="one")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await show_section(pilot, "groups")
+        fill(app.screen, {"lookup-id": "120363019502650977-group"})
+        await settle(pilot)
+        app.screen.query_one("#lookup").press()
+        await settle(pilot)
+        shown = " ".join(screen_text(app).split())
+        assert "has no session family" not in shown and "speaks evolution" in shown
+        assert "speaks evolution/" not in shown
+        assert app.runtime.session is None

@@ -214,6 +214,12 @@ class GatewayAdapter(Protocol):
         """The families it serves, each with the dialect value a profile names it by (a gateway may serve both)."""
         ...
 
+    @property
+    def session_through_instance(self) -> bool:
+        """Whether it serves the operations the spec puts in the session family through its instance endpoint (one
+        profile, one key: Evolution API); False for a gateway whose session family has settings of its own."""
+        ...
+
     def wire(self, op: Operation[Req, Res], request: Req) -> WireRequest:
         """`request` as this gateway writes `op`; DialectRefusal naming the field when it cannot, before sending."""
         ...
@@ -275,6 +281,7 @@ class FamilyAdapter:
     media_rules: Mapping[SendKind, MediaRule] = field(default_factory=dict)
     deliveries: DeliveryFormat = field(default=NO_DELIVERIES)
     instance_listener_path: str = INSTANCE_PATH
+    session_through_instance: bool = False
 
     def wire(self, op: Operation[Req, Res], request: Req) -> WireRequest:
         return self.forms.wire(op, request)

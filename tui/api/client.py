@@ -132,7 +132,7 @@ class _FamilyClient:
 
     def __init__(self, http: GatewayHttp, adapter: GatewayAdapter, endpoint: Endpoint, redactor: Redactor,
                  read_only: str | None) -> None:
-        if self.family not in adapter.dialects:
+        if self.family not in adapter.dialects and not self._through_instance(adapter):
             raise ValueError(f"{adapter.name} has no {self.family.label}")
         self.http = http
         self.adapter = adapter
@@ -140,9 +140,14 @@ class _FamilyClient:
         self._endpoint = endpoint
         self._redactor = redactor
 
+    def _through_instance(self, adapter: GatewayAdapter) -> bool:
+        return self.family is Family.SESSION and adapter.session_through_instance
+
     @property
     def dialect(self) -> Dialect:
-        return self.adapter.dialects[self.family]
+        """The dialect its operations are written in: the instance's, for a gateway that serves the session
+        family's operations through its instance (Evolution API)."""
+        return self.adapter.dialects.get(self.family) or self.adapter.dialects[Family.INSTANCE]
 
     async def request(self, op: Operation[Req, Result], request: Req) -> Result:
         """Send `request` as `op`, written by this client's gateway. DialectRefusal (nothing sent) when it cannot
@@ -339,11 +344,19 @@ class SessionClient(_FamilyClient):
     family = Family.SESSION
 
     def __init__(
-        self, http: GatewayHttp, credentials: SessionCredentials, adapter: GatewayAdapter,
+        self, http: GatewayHttp, credentials: SessionCredentials | InstanceCredentials, adapter: GatewayAdapter,
         *, read_only: str | None = None,
     ) -> None:
+        """`credentials` are the instance's when `adapter` serves the session family's operations through its
+        instance endpoint (Evolution API: one profile, one key)."""
         self.credentials = credentials
-        super().__init__(http, adapter, adapter.session_endpoint(credentials), credentials.redactor(), read_only)
+        if isinstance(credentials, InstanceCredentials):
+            if not adapter.session_through_instance:
+                raise ValueError(f"{adapter.name} takes the {Family.SESSION.label}'s operations on settings of their own")
+            endpoint = adapter.instance_endpoint(credentials)
+        else:
+            endpoint = adapter.session_endpoint(credentials)
+        super().__init__(http, adapter, endpoint, credentials.redactor(), read_only)
 
     def __repr__(self) -> str:
         return f"SessionClient({self.credentials!r}, dialect={self.dialect.value!r})"

@@ -97,7 +97,9 @@ def _slot_secrets(body: Any) -> Any:
     if isinstance(body, dict):
         slotted: dict[str, Any] = {}
         for key, value in body.items():
-            if key.lower() in SECRET_BODY_KEYS and value == MASK:
+            if key.lower() == "password" and value == MASK:  # Evolution's proxy password, a field of its own
+                slotted[key] = _PROXY_SLOT
+            elif key.lower() in SECRET_BODY_KEYS and value == MASK:
                 slotted[key] = _HMAC_SLOT
             elif key.lower() in PROXY_URL_KEYS and isinstance(value, str) and f":{MASK}@" in value:
                 slotted[key] = value.replace(f":{MASK}@", f":{_PROXY_SLOT}@", 1)

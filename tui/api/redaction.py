@@ -19,7 +19,7 @@ MASK = "***"
 SHORT_SECRET = 6  # characters: shorter secrets are masked as whole words only
 INSTANCE_TOKEN_PLACEHOLDER = "{instanceToken}"
 SECRET_HEADERS = frozenset({"client-token", "token", "authorization"})
-SECRET_BODY_KEYS = frozenset({"hmac_key"})
+SECRET_BODY_KEYS = frozenset({"hmac_key", "password"})  # password: Evolution's proxy, a field of its own
 PROXY_URL_KEYS = frozenset({"proxy_url", "proxyurl"})
 
 

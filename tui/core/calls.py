@@ -257,28 +257,33 @@ async def send_request(
     """Send a built request on `chosen`'s gateway in its dialect and record it in the inbox when it is a send.
     CallRefused (nothing sent) when a secret is missing or the dialect cannot say it."""
     from tui.api.client import GatewayHttp
+    from tui.api.client import SessionClient as GatewaySessionClient
     from tui.api.credentials import InstanceCredentials, SessionCredentials
-    from tui.gateways import encode
+    from tui.gateways import adapter_for, encode
     from tui.gateways.clients import InstanceClient, SessionClient
 
-    await asyncio.to_thread(refuse_missing_secrets, chosen, (op.family,), secrets, insecure_storage=insecure_storage)
+    # A session-family operation on one whole gateway (Evolution API) goes through its instance, with its secrets.
+    through_instance = op.family is Family.SESSION and chosen.session_through_instance
+    sent_as = Family.INSTANCE if through_instance else op.family
+    await asyncio.to_thread(refuse_missing_secrets, chosen, (sent_as,), secrets, insecure_storage=insecure_storage)
     try:
-        encode(op, request, chosen.instance_dialect if op.family is Family.INSTANCE else chosen.session_dialect)
+        encode(op, request, chosen.instance_dialect if sent_as is Family.INSTANCE else chosen.session_dialect)
     except DialectRefusal as refusal:
         raise CallRefused(f"{op.id}: {refusal.message}", {refusal.field: refusal.problem}) from None
 
     exchanges: list[Exchange] = []
     instance, session = chosen.instance, chosen.session
     async with GatewayHttp(on_exchange=exchanges.append, deadline=deadline) as http:
-        if op.family is Family.INSTANCE and instance is not None:
-            client: InstanceClient | SessionClient = InstanceClient(
-                http,
-                InstanceCredentials(
-                    instance.base_url, instance.instance_id,
-                    secrets[SecretName.INSTANCE_TOKEN] or "", secrets[SecretName.CLIENT_TOKEN] or "",
-                ),
-                instance.dialect, read_only=chosen.refuses_writes_as,
-            )
+        instance_credentials = InstanceCredentials(
+            instance.base_url, instance.instance_id,
+            secrets[SecretName.INSTANCE_TOKEN] or "", secrets[SecretName.CLIENT_TOKEN] or "",
+        ) if instance is not None else None
+        client: InstanceClient | GatewaySessionClient
+        if op.family is Family.INSTANCE and instance is not None and instance_credentials is not None:
+            client = InstanceClient(http, instance_credentials, instance.dialect, read_only=chosen.refuses_writes_as)
+        elif through_instance and instance is not None and instance_credentials is not None:
+            client = GatewaySessionClient(http, instance_credentials, adapter_for(instance.dialect),
+                                          read_only=chosen.refuses_writes_as)
         elif op.family is Family.SESSION and session is not None:
             client = SessionClient(http, SessionCredentials(session.url, secrets[SecretName.SESSION_TOKEN] or ""),
                                    session.dialect, read_only=chosen.refuses_writes_as)

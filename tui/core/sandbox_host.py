@@ -154,6 +154,7 @@ class SandboxHost:
         HMAC key of its own in the in-memory secrets, all watched, served on their own `/a/<name>/` listener paths,
         and each sandbox account's webhooks and key pointed there, so its traffic lands under it."""
         from tui.api.models import HmacKey
+        from tui.api.operations import Family
         from tui.local.paths import profile_events_path
         from tui.local.secrets import SecretName
 
@@ -192,7 +193,8 @@ class SandboxHost:
             if self._feed.listener is not None:
                 for account in accounts.all:
                     await self._webhooks.configure_webhooks(self._feed.listener.url, account)
-                    await account.session_client().set_hmac_key(HmacKey(hmac_key=accounts.keys[account.name] or ""))
+                    if account.has(Family.SESSION):  # Evolution's sandbox has no session family (nor HMAC)
+                        await account.session_client().set_hmac_key(HmacKey(hmac_key=accounts.keys[account.name] or ""))
         finally:
             if seeding is not None:
                 await seeding
@@ -228,6 +230,7 @@ class SandboxHost:
         await sandbox.start()
 
     async def _started(self, secrets: SecretStore, tokens: Tokens, hmac_key: str, signals: StartSignals) -> None:
+        from tui.api.operations import Family
         from tui.local.paths import profile_events_path
 
         assert self.sandbox is not None
@@ -249,7 +252,8 @@ class SandboxHost:
             await self._accounts.start_listener("127.0.0.1", 0)
             if self._feed.listener is not None:
                 await self._webhooks.configure_webhooks(self._feed.listener.url)
-                await self._webhooks.set_hmac_key(hmac_key)
+                if account.has(Family.SESSION):  # Evolution's sandbox has no session family (nor HMAC)
+                    await self._webhooks.set_hmac_key(hmac_key)
         finally:
             if seeding is not None:
                 await seeding

@@ -67,16 +67,9 @@ class MissingFamily(Exception):
     """Something (a screen, a palette entry, `call`, a client) needs a family the profile does not have: nothing
     was sent. The one text for it everywhere, naming the family, its gateway and how to add it."""
 
-    def __init__(self, profile: str, family: Family, *, whole_gateway: str | None = None) -> None:
-        """`whole_gateway`: the gateway the profile's other family is when it is one gateway for every operation
-        (Evolution API), which a second family's settings would not add to."""
-        if whole_gateway is not None:
-            text = (f"This profile ({profile}) speaks {whole_gateway}, one gateway with no separate {family.value} "
-                    f"family; gateway-tui does not send the {family.value} family's operations (webhook, proxy, "
-                    f"groups, contacts) through {whole_gateway} yet; nothing was sent.")
-        else:
-            text = (f"This profile ({profile}) has no {family.label}; nothing was sent. Add it with "
-                    f"`gateway-tui profile add {profile} {_ADD_FAMILY_OPTIONS[family]} ...`.")
+    def __init__(self, profile: str, family: Family) -> None:
+        text = (f"This profile ({profile}) has no {family.label}; nothing was sent. Add it with "
+                f"`gateway-tui profile add {profile} {_ADD_FAMILY_OPTIONS[family]} ...`.")
         super().__init__(text)
         self.profile = profile
         self.family = family
@@ -203,12 +196,21 @@ class Profile(BaseModel):
     def has(self, family: Family) -> bool:
         return (self.instance if family is Family.INSTANCE else self.session) is not None
 
+    @property
+    def session_through_instance(self) -> bool:
+        """Whether its instance is one whole gateway (Evolution API) that also serves the operations the spec puts in
+        the session family, through the instance's own endpoint and key: no session-family settings."""
+        return self.session is None and self.instance is not None and self.instance_dialect in WHOLE_GATEWAYS
+
+    def serves(self, family: Family) -> bool:
+        """Whether `family`'s operations can be sent on this profile: it has the family, or its instance's gateway
+        serves the session family's too (`session_through_instance`)."""
+        return self.has(family) or (family is Family.SESSION and self.session_through_instance)
+
     def require(self, family: Family) -> None:
-        """Raises MissingFamily when the profile lacks `family`."""
-        if not self.has(family):
-            whole = (WHOLE_GATEWAYS.get(self.instance_dialect)
-                     if family is Family.SESSION and self.has(Family.INSTANCE) else None)
-            raise MissingFamily(self.name, family, whole_gateway=whole)
+        """Raises MissingFamily when the profile cannot send `family`'s operations."""
+        if not self.serves(family):
+            raise MissingFamily(self.name, family)
 
     @field_validator("public_url")
     @classmethod

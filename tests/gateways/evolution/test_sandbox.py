@@ -46,6 +46,8 @@ SERVED = {
     "group-rename": 201, "group-revoke-invite": 201, "profile-about": 200, "list-chats": 200, "list-contacts": 200,
     "webhook-set": 201, "webhook-off": 201, "webhook-read": 200, "connection-state": 200, "fetch-instances-own": 200,
     "privacy-read": 200, "privacy-last-seen-contacts": 201, "privacy-group-add-contacts": 201,
+    # The session family's operations, which an Evolution profile sends through its instance (issue 33).
+    "group-create": 201, "proxy-set": 201, "proxy-off": 201, "proxy-read": 200,
 }
 
 
@@ -96,6 +98,7 @@ async def test_a_send_answers_the_stored_message_with_its_id_in_key_id(evolution
 
 # (fixture answer, method, path, body or raw bytes, query, key): requests written here to meet each documented error.
 ERRORS: list[tuple[str, str, str, Any, dict[str, str] | None, str | None]] = [
+    ("group-create-missing-participants", "POST", "/group/create/office", {"subject": "Shop team"}, None, API_KEY),
     ("send-not-on-whatsapp", "POST", "/message/sendText/office", {"number": "5511900000000", "text": "hi"}, None, API_KEY),
     ("send-text-missing-text", "POST", "/message/sendText/office", {"number": "5511999999999"}, None, API_KEY),
     ("send-text-empty-body", "POST", "/message/sendText/office", {}, None, API_KEY),

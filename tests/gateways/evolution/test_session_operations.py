@@ -1,37 +1,64 @@
-"""An Evolution profile is one gateway (issue 33), with no session-family settings. The session family's operations
-(webhook, proxy, groups, contacts) do not reach Evolution through it yet: `call` says so in Evolution's terms and
-sends nothing, instead of asking for a WuzAPI session URL that an Evolution user does not have."""
+"""An Evolution profile is one gateway (issue 33), with no session-family settings: `call` sends the session
+family's operations (groups, proxy, webhook) through the instance's endpoint with its key, as a user runs it (a real
+process against the sandbox speaking Evolution on loopback); what Evolution cannot say is refused before sending,
+naming the instance's operation to use instead of asking for a WuzAPI session URL."""
 
 from __future__ import annotations
 
-import io
+import json
 
 import pytest
 
+from tests.harness import run_gateway_tui
 from tui.api.dialects import InstanceDialect
 from tui.cli.exit_codes import Exit
-from tui.cli.main import main
+from tui.gateways.sandbox import SandboxGateway
 from tui.local import config
 
+INSTANCE = "office"
+API_KEY = "B6D711FC-DE4D-4FD5-9365-44120E713976"
+ENV = {"GATEWAY_TUI_INSTANCE_TOKEN": API_KEY}
 
-@pytest.fixture(autouse=True)
-def no_terminal(monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+
+@pytest.fixture
+async def evolution():
+    gateway = SandboxGateway(instance_id=INSTANCE, instance_token=API_KEY, client_token="unused-client-token",
+                             session_token="unused-session-token", instance_dialect=InstanceDialect.EVOLUTION,
+                             delivery_delay=0.0)
+    await gateway.start()
+    try:
+        config.save_profile(config.Profile(name="evo", base_url=gateway.url.rstrip("/"), instance_id=INSTANCE,
+                                           instance_dialect=InstanceDialect.EVOLUTION))
+        yield gateway
+    finally:
+        await gateway.stop()
 
 
-@pytest.mark.parametrize(("operation", "data"), [
-    ("group-create", '{"name": "Loja", "participants": ["5511999999999"]}'),
-    ("proxy", '{"enable": false}'),
-    ("webhook-read", None),
-    ("group-list", None),
-])
-def test_a_session_operation_on_an_evolution_profile_says_why_and_sends_nothing(operation, data, monkeypatch,
-                                                                               capsys) -> None:
-    config.save_profile(config.Profile(name="evo", base_url="http://127.0.0.1:9", instance_id="office",
-                                       instance_dialect=InstanceDialect.EVOLUTION))
-    monkeypatch.setenv("GATEWAY_TUI_INSTANCE_TOKEN", "B6D711FC-DE4D-4FD5-9365-44120E713976")
-    args = ["call", operation, "--profile", "evo", *(["--data", data] if data else [])]
-    assert main(args) == Exit.BAD_INPUT  # as for any family a profile lacks
-    err = capsys.readouterr().err
-    assert "Evolution API" in err and "nothing was sent" in err
+async def call(*args: str) -> tuple[int, str, str]:
+    return await run_gateway_tui("call", *args, "--profile", "evo", env=ENV)
+
+
+async def test_a_group_is_created_and_listed_through_the_instance(evolution) -> None:
+    code, out, err = await call("group-create", "--data", '{"name": "Loja", "participants": ["5511988887777"]}')
+    assert code == Exit.OK, err
+    created = json.loads(out)
+    assert created["subject"] == "Loja" and created["id"].endswith("@g.us")  # Evolution's answer, as it sent it
+    assert any(group.name == "Loja" for group in evolution.state.groups.values())
+    code, out, err = await call("group-list")
+    assert code == Exit.OK, err
+    assert "Loja" in [row["subject"] for row in json.loads(out)]
+
+
+async def test_the_proxy_and_the_webhook_read_go_through_the_instance(evolution) -> None:
+    code, _out, err = await call("proxy", "--data", '{"enable": false}')
+    assert code == Exit.OK, err
+    code, out, err = await call("webhook-read")
+    assert code == Exit.OK, err
+    assert "--session-url" not in err
+
+
+async def test_what_evolution_cannot_say_is_refused_naming_why_and_sends_nothing(evolution) -> None:
+    code, _out, err = await call("session-status")
+    assert code == Exit.BAD_INPUT
+    assert "Evolution API" in err and "status" in err
     assert "--session-url" not in err and "WuzAPI" not in err

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.client import InstanceClient, SessionClient
+    from tui.api.credentials import InstanceCredentials
     from tui.api.dialects import InstanceDialect, SessionDialect
     from tui.api.gateway_http import GatewayHttp
     from tui.api.operations import Family
@@ -106,17 +107,19 @@ def profile_families(profile: Profile) -> frozenset[Family]:
 
 def sandbox_profile(base_url: str, dialects: tuple[str, str], *, name: str = SANDBOX_PROFILE,
                     instance_id: str = "sandbox") -> Profile:
-    """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with, the
+    """The embedded sandbox's profile: both families at `base_url`, in the dialects it was started with (only the
+    instance when its dialect is one whole gateway, Evolution API: it serves the session family's operations), the
     listener on a random loopback port. A `Profile` like any other (built without the checks that keep the name
     `sandbox` for the sandbox). `name` and `instance_id`: one of the accounts of `--sandbox --accounts N`."""
     from tui.api.dialects import InstanceDialect, SessionDialect
-    from tui.local.config import Profile
+    from tui.local.config import WHOLE_GATEWAYS, Profile
 
+    whole = InstanceDialect(dialects[0]) in WHOLE_GATEWAYS  # one gateway: no session family beside it
     return Profile.model_construct(  # the defaults of the fields not given, as for any profile
         name=name,
         base_url=base_url,
         instance_id=instance_id,
-        session_url=base_url,
+        session_url=None if whole else base_url,
         listener_host="127.0.0.1",
         listener_port=0,
         instance_dialect=InstanceDialect(dialects[0]),
@@ -132,6 +135,7 @@ class Account:
         self.secrets = secrets
         self.instance: InstanceClient | None = None
         self.session: SessionClient | None = None
+        self._session_through_instance: SessionClient | None = None
         self.connection: dict[Family, ConnectionState] = dict.fromkeys(self.families, ConnectionState.UNKNOWN)
         """Per family the account has: what is known of its connection (filled by later work)."""
         self._store = store
@@ -189,9 +193,9 @@ class Account:
         from tui.api.operations import Family
         from tui.local.config import MissingFamily
 
-        if not self.has(family):
+        if not self.profile.serves(family):
             raise MissingFamily(self.name, family)
-        client = self.instance if family is Family.INSTANCE else self.session
+        client = self.instance if family is Family.INSTANCE else self.session or self._session_through_instance
         if client is None:
             raise ClientsNotReady("The gateway is not connected yet; nothing was sent. Try again in a moment.")
         return client
@@ -214,15 +218,29 @@ class Account:
 
         instance_dialect, session_dialect = self.dialects
         instance, session = self.profile.instance, self.profile.session
-        self.instance = InstanceClient(
-            http,
-            InstanceCredentials(instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token),
-            adapter_for(instance_dialect), read_only=self.profile.refuses_writes_as,
+        read_only = self.profile.refuses_writes_as
+        instance_credentials = InstanceCredentials(
+            instance.base_url, instance.instance_id, tokens.instance_token, tokens.client_token,
         ) if instance is not None else None
+        self.instance = InstanceClient(
+            http, instance_credentials, adapter_for(instance_dialect), read_only=read_only,
+        ) if instance_credentials is not None else None
         self.session = SessionClient(
             http, SessionCredentials(session.url, tokens.session_token), adapter_for(session_dialect),
-            read_only=self.profile.refuses_writes_as,
+            read_only=read_only,
         ) if session is not None else None
+        self._session_through_instance = self._through_instance(http, instance_credentials)
+
+    def _through_instance(self, http: GatewayHttp, credentials: InstanceCredentials | None) -> SessionClient | None:
+        """One whole gateway (Evolution API): the session family's operations go through the instance's endpoint
+        and key. Not `session`, which stays the session family's own (the doctor, the HMAC key and the watch read
+        it as the family being there)."""
+        from tui.api.client import SessionClient
+        from tui.gateways import adapter_for
+
+        if credentials is None or not self.profile.session_through_instance:
+            return None
+        return SessionClient(http, credentials, adapter_for(self.dialects[0]), read_only=self.profile.refuses_writes_as)
 
     # -- opening (its secrets read after the start) ----------------------------------------------------------
 
@@ -262,6 +280,8 @@ class Account:
         if self.session is not None:
             self.session = SessionClient(
                 self.session.http, self.session.credentials, adapter_for(session_dialect), read_only=read_only)
+        self._session_through_instance = self._through_instance(
+            self.instance.http, self.instance.credentials) if self.instance is not None else None
 
     # -- events and the store ------------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 One Evolution profile is one gateway: the instance's name in every path, its key in the `apikey` header, no
 Client-Token. It is spoken as an instance-family dialect (`--instance-dialect evolution`); the operations the spec
-puts in the session family are written by these same forms but not yet reachable through an instance profile
-(the client picks an operation's endpoint by its family)."""
+puts in the session family are written by these same forms and sent through the instance's endpoint with its key
+(`session_through_instance`: the profile needs no session-family settings)."""
 
 from __future__ import annotations
 
@@ -64,4 +64,4 @@ class EvolutionAdapter(FamilyAdapter):
 EVOLUTION = EvolutionAdapter(name="Evolution API", dialects={Family.INSTANCE: InstanceDialect.EVOLUTION},
                              forms=evolution_forms(), read_answer=read_evolution_answer,
                              media_rules=EVOLUTION_MEDIA_RULES, deliveries=EVOLUTION_DELIVERIES,
-                             instance_listener_path=EVOLUTION_PATH)
+                             instance_listener_path=EVOLUTION_PATH, session_through_instance=True)

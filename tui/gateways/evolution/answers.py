@@ -116,6 +116,41 @@ def _group_answer(body: dict[str, Any]) -> dict[str, Any]:
             "owner": body.get("owner"), "creation": body.get("creation"), "participants": participants}
 
 
+def _session_group(row: dict[str, Any]) -> dict[str, Any]:
+    """A group as Evolution answers it (Baileys' GroupMetadata: create's; findGroupInfos' and fetchAllGroups' rows,
+    the last without `participants` unless asked) in the session family's shape (GroupInfo). A participant's `id`
+    is its LID or its phone JID; `phoneNumber` is the phone beside a LID (Baileys 7)."""
+    members = []
+    for member in row.get("participants") or []:
+        if not isinstance(member, dict):
+            continue
+        jid, admin = str(member.get("id") or ""), member.get("admin")
+        members.append({"JID": jid, "LID": jid if jid.endswith("@lid") else str(member.get("lid") or ""),
+                        "PhoneNumber": str(member.get("phoneNumber") or ""),
+                        "IsAdmin": admin in ("admin", "superadmin"), "IsSuperAdmin": admin == "superadmin"})
+    return {"JID": row.get("id"), "Name": row.get("subject") or "", "OwnerJID": row.get("owner") or "",
+            "GroupCreated": row.get("creation"), "Topic": row.get("desc") or "",
+            "IsAnnounce": row.get("announce") is True, "IsLocked": row.get("restrict") is True, "Participants": members}
+
+
+def _proxy_answer(body: dict[str, Any]) -> dict[str, Any]:
+    """proxy/set answers what was set (proxy.service.ts create: `{proxy: {…instance, proxy: data}}`; a stored row
+    in other builds), password included: only where it points is kept."""
+    inner = body.get("proxy")
+    data: dict[str, Any] = body
+    if isinstance(inner, dict) and isinstance(inner.get("proxy"), dict):
+        data = inner["proxy"]
+    if not data.get("enabled"):
+        return {"Details": "proxy off"}
+    return {"Details": f"proxy set: {data.get('protocol')}://{data.get('host')}:{data.get('port')}"}
+
+
+def _session_webhook(body: dict[str, Any] | None) -> dict[str, Any]:
+    """`/webhook/find`'s row (or `null`, never set) as the session family's webhook setting."""
+    row = body or {}
+    return {"webhook": row.get("url") or "", "events": row.get("events") or [], "active": row.get("enabled") is True}
+
+
 def _rewritten(body: Any, status: int, operation: str) -> Any:  # noqa: PLR0911 - one shape per operation
     if isinstance(body, dict) and body.get("error") is True:
         reason = body.get("message") or "no reason given"
@@ -123,6 +158,12 @@ def _rewritten(body: Any, status: int, operation: str) -> Any:  # noqa: PLR0911 
                                status=status, body=json.dumps(body))
     if operation == OperationId.INSTANCE_DATA:
         return _webhook_answer(body if isinstance(body, dict) else None)
+    if operation == OperationId.WEBHOOK_READ:
+        return _session_webhook(body if isinstance(body, dict) else None)
+    if operation == OperationId.GROUP_LIST and isinstance(body, list):
+        return {"Groups": [_session_group(row) for row in body if isinstance(row, dict)]}
+    if operation == OperationId.USER_CONTACTS and isinstance(body, list):
+        return _contact_rows(body)
     if operation == OperationId.DEVICE and isinstance(body, list):
         return _device_answer(body)
     if operation in (OperationId.LIST_CHATS,) and isinstance(body, list):
@@ -147,6 +188,10 @@ def _rewritten(body: Any, status: int, operation: str) -> Any:  # noqa: PLR0911 
         return {"inviteLink": WHATSAPP_INVITE + str(body["inviteCode"])}
     if operation == OperationId.GROUP_METADATA and "id" in body:
         return _group_answer(body)
+    if operation in (OperationId.GROUP_CREATE, OperationId.GROUP_INFO) and "id" in body:
+        return _session_group(body)
+    if operation == OperationId.PROXY:
+        return _proxy_answer(body)
     if body.get("status") == "SUCCESS" and body.get("error") is False:
         return {"success": True}  # logout and delete (§3.3)
     return body

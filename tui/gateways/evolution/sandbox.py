@@ -32,7 +32,7 @@ from tui.api.operations import Family, OperationId
 from tui.sandbox.context import Context, _same_secret
 from tui.sandbox.handlers import DialectApi, FleetAdmin
 from tui.sandbox.pairing import Link, LinkEvent, png_data_url
-from tui.sandbox.state import Participant, SentMessage, group_digits, is_registered
+from tui.sandbox.state import Group, Participant, SentMessage, group_digits, is_registered
 from tui.sandbox.wire import ApiError, Handler
 from tui.gateways.evolution.sandbox_webhooks import EvolutionWebhooks, instance_uuid
 
@@ -234,6 +234,9 @@ class EvolutionInstanceApi(DialectApi):
             web.get(f"/group/findGroupInfos/{{{INSTANCE}}}", guard(self.find_group)),
             web.post(f"/group/revokeInviteCode/{{{INSTANCE}}}", guard(self.revoke_invite)),
             web.get(f"/group/fetchAllGroups/{{{INSTANCE}}}", guard(self.fetch_all_groups)),
+            web.post(f"/group/create/{{{INSTANCE}}}", guard(self.create_group)),
+            web.post(f"/proxy/set/{{{INSTANCE}}}", guard(self.set_proxy)),
+            web.get(f"/proxy/find/{{{INSTANCE}}}", guard(self.find_proxy)),
             web.post(f"/chat/updateProfileStatus/{{{INSTANCE}}}", guard(self.update_profile_status)),
             web.get(f"/chat/fetchPrivacySettings/{{{INSTANCE}}}", guard(self.fetch_privacy)),
             web.post(f"/chat/updatePrivacySettings/{{{INSTANCE}}}", guard(self.update_privacy)),
@@ -549,6 +552,50 @@ class EvolutionInstanceApi(DialectApi):
             raise EvolutionError(400, ["The getParticipants needs to be informed in the query"])
         rows = [self._group_row(group, participants=wanted == "true") for group in self.state.groups.values()]
         return web.json_response(rows)
+
+    async def create_group(self, request: web.Request) -> web.Response:
+        """createGroupSchema (`subject`, `participants` required; dataValidate's nested-list 400); the numbers not on
+        WhatsApp are left out, as createGroup's whatsappNumber filter does; 201 with the new group's metadata."""
+        body = await self._body(request)
+        body.require("subject", "participants")
+        subject, numbers = body.text("subject"), body.data["participants"]
+        if not isinstance(numbers, list) or not numbers or not all(isinstance(n, str) for n in numbers):
+            raise schema_error('participants "participants" must be an array of numeric strings')
+        if not self.link.connected:
+            raise EvolutionError(500, ["Error creating group", "Error: Connection Closed"])
+        own, now = self.state.own_phone, self.context.clock()
+        members = [own] + [phone for phone in dict.fromkeys(numbers) if phone != own and is_registered(phone)]
+        group = Group(digits=self.state.new_group_digits(), name=subject, description=body.text("description",
+                      required=False), owner=own, created_at=now,
+                      participants={phone: Participant(phone, is_admin=phone == own, is_super_admin=phone == own)
+                                    for phone in members},
+                      name_set_at=now, name_set_by=own, topic_set_at=now, topic_set_by=own)
+        self.state.groups[group.digits] = group
+        self.state.chat(group.jid)
+        return web.json_response(self._group_row(group, participants=True), status=201)
+
+    # -- proxy (proxy.router.ts; stored only: the sandbox makes no connection through it) ----------------------
+
+    async def set_proxy(self, request: web.Request) -> web.Response:
+        """proxySchema: `enabled`, `host`, `port`, `protocol` required; answered as proxy.service.ts create does."""
+        body = await self._body(request)
+        body.require("enabled", "host", "port", "protocol")
+        enabled = body.data["enabled"] is True
+        fields = {name: body.text(name, required=False) for name in ("host", "port", "protocol", "username", "password")}
+        if enabled and not (fields["host"] and fields["port"] and fields["protocol"]):
+            raise schema_error("host, port and protocol cannot be empty")
+        self.state.proxy_enabled = enabled
+        self.state.proxy_url = f"{fields['protocol']}://{fields['host']}:{fields['port']}" if enabled else ""
+        return web.json_response({"proxy": {"instanceName": self.name, "proxy": {"enabled": enabled, **fields}}},
+                                 status=201)
+
+    async def find_proxy(self, request: web.Request) -> web.Response:
+        if not self.state.proxy_url:
+            return web.json_response(None)  # proxy.service.ts find: null when no row
+        protocol, rest = self.state.proxy_url.split("://", 1)
+        host, port = rest.rsplit(":", 1)
+        return web.json_response({"enabled": self.state.proxy_enabled, "host": host, "port": port,
+                                  "protocol": protocol, "instanceId": self._instance_uuid()})
 
     # -- chats and profile (§2.7, §2.8) -------------------------------------------------------------------------
 

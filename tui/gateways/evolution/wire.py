@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import mimetypes
 from collections.abc import Callable, Mapping
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from tui.api import connection as c
 from tui.api import models as m
@@ -205,6 +205,36 @@ def _find_messages(request: m.ChatMessagesQuery) -> Body:
     return {"where": where, "page": request.page, "offset": request.amount}
 
 
+def _create_group(request: m.GroupCreate) -> Body:
+    """createGroupSchema (src/validate/group.schema.ts): `subject` and `participants` (numbers) required."""
+    return {"subject": request.name, "participants": [spec_phone(phone) for phone in request.participants]}
+
+
+def _group_info_query(request: m.Request) -> dict[str, str]:
+    assert isinstance(request, m.GroupInfoRequest)
+    return {"groupJid": _group_jid(request.GroupJID)}
+
+
+def _proxy(request: m.ProxyConfig) -> Body:
+    """proxySchema (src/validate/proxy.schema.ts): `enabled`, `host`, `port` (text), `protocol` required; off is
+    every field empty, as createProxy blanks them (proxy.controller.ts)."""
+    if not request.enable:
+        return {"enabled": False, "host": "", "port": "", "protocol": "", "username": "", "password": ""}
+    url = urlsplit(request.proxy_url)
+    body: Body = {"enabled": True, "host": url.hostname or "", "port": str(url.port or ""),
+                  "protocol": url.scheme}
+    if url.username:
+        body["username"] = unquote(url.username)
+    if url.password:
+        body["password"] = unquote(url.password)
+    return body
+
+
+def _every_contact(_request: m.Request) -> Body:
+    """fetchContacts (src/api/services/channel.service.ts): no `offset` nor `page` is every contact kept."""
+    return {"where": {}}
+
+
 def _chat_jid(phone: str) -> str:
     jid = spec_phone(phone)
     return jid if "@" in jid else f"{jid}@s.whatsapp.net"
@@ -241,6 +271,24 @@ REFUSALS: Mapping[OperationId, Refusal] = {
     OperationId.HMAC_DELETE: Refusal("key", f"cannot be removed: {NO_ROUTE}; Evolution signs no delivery"),
     OperationId.SESSION_DISCONNECT: Refusal("session", f"cannot be closed while kept paired: {NO_ROUTE}; "
                                                        "logout unpairs"),
+    # The session family's pairing and state: Evolution's connection is its instance's (the instance operations).
+    OperationId.SESSION_STATUS: Refusal("session", "is the instance's on Evolution API: use status"),
+    OperationId.SESSION_CONNECT: Refusal("session", "is paired through the instance on Evolution API: use qr-code "
+                                                    "or phone-code"),
+    OperationId.SESSION_QR: Refusal("session", "is paired through the instance on Evolution API: use qr-code"),
+    OperationId.SESSION_PAIRPHONE: Refusal("Phone", "is paired through the instance on Evolution API: use phone-code"),
+    OperationId.SESSION_LOGOUT: Refusal("session", "is the instance's on Evolution API: use disconnect (logout)"),
+    OperationId.MESSAGE_HISTORY: Refusal("chat_jid", "is read by findMessages on Evolution API: use chat-messages"),
+    OperationId.USER_LID: Refusal("jid", f"cannot be looked up: {NO_ROUTE} (a sender's phone comes beside its LID "
+                                         "in Evolution's deliveries)"),
+    OperationId.CHAT_SEND_IMAGE: Refusal("Image", "is sent by sendMedia on Evolution API: use send-image"),
+    OperationId.CHAT_SEND_VIDEO: Refusal("Video", "is sent by sendMedia on Evolution API: use send-video"),
+    OperationId.CHAT_SEND_AUDIO: Refusal("Audio", "is sent by sendWhatsAppAudio on Evolution API: use send-audio"),
+    OperationId.CHAT_SEND_DOCUMENT: Refusal("Document", "is sent by sendMedia on Evolution API: use send-document"),
+    OperationId.SEND_CONTACT: Refusal("Vcard", "cannot be sent as a vCard: Evolution API's sendContact takes the "
+                                               "contact's fields (fullName, phoneNumber) and writes the vCard itself"),
+    OperationId.WEBHOOK: Refusal("webhook", "is set whole on Evolution API, with its own event names: use "
+                                            "update-every-webhooks (or update-webhook-delivery)"),
 }
 
 QUERIES: Mapping[OperationId, QueryOf] = {
@@ -248,6 +296,7 @@ QUERIES: Mapping[OperationId, QueryOf] = {
     OperationId.PHONE_CODE: _phone_code_query,
     OperationId.LIST_GROUPS: _no_participants,
     OperationId.GROUP_LIST: _no_participants,
+    OperationId.GROUP_INFO: _group_info_query,
 }
 
 
@@ -270,6 +319,13 @@ def evolution_forms() -> WireForms:
     forms.route(ops.GROUP_METADATA, "GET", "group/findGroupInfos/{instance}")
     forms.route(ops.REDEFINE_INVITATION_LINK, "POST", "group/revokeInviteCode/{instance}", _revoke_link)
     forms.route(ops.LIST_GROUPS, "GET", "group/fetchAllGroups/{instance}")
+    # The operations the spec puts in the session family, on Evolution's own routes (its instance's endpoint).
+    forms.route(ops.GROUP_CREATE, "POST", "group/create/{instance}", _create_group)
+    forms.route(ops.GROUP_INFO, "GET", "group/findGroupInfos/{instance}")
+    forms.route(ops.GROUP_LIST, "GET", "group/fetchAllGroups/{instance}")
+    forms.route(ops.PROXY, "POST", "proxy/set/{instance}", _proxy)
+    forms.route(ops.WEBHOOK_READ, "GET", "webhook/find/{instance}")
+    forms.route(ops.USER_CONTACTS, "POST", "chat/findContacts/{instance}", _every_contact)
     forms.route(ops.PRIVACY_GROUP_ADD, "POST", "chat/updatePrivacySettings/{instance}", placeholder_body)
     forms.route(ops.PRIVACY_LAST_SEEN, "POST", "chat/updatePrivacySettings/{instance}", placeholder_body)
     forms.route(ops.PROFILE_DESCRIPTION, "POST", "chat/updateProfileStatus/{instance}", _about)

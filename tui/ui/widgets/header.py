@@ -291,7 +291,12 @@ class GatewayHeader(Horizontal):
         # At 80 columns with several accounts open the room goes to the account, its connection and its webhook
         # health (issue 26: ~30 cells); the Fleet board lists each account's dialects.
         crowded = self.compact and len(self.accounts.all) > 1
-        if (i, s) != ("spec", "spec") and not crowded:
+        whole = account is not None and account.profile.session_through_instance
+        if whole and not crowded:
+            # One whole gateway (Evolution API): its dialect alone, no session family beside it.
+            speaks = " · [b]$i" if self.compact else " · speaks [b]$i"
+            content = Content.assemble(content, Content.from_markup(speaks, i=i))
+        elif (i, s) != ("spec", "spec") and not crowded:
             # Only a real gateway's dialect is worth the room: the spec's shapes are the default.
             speaks = " · [b]$i[/b]/[b]$s" if self.compact else " · speaks [b]$i[/b]/[b]$s"
             content = Content.assemble(content, Content.from_markup(speaks, i=i, s=s))
