@@ -24,3 +24,19 @@ def dict_of(value: Any) -> dict:
 
 def list_of(value: Any) -> list:
     return value if isinstance(value, list) else []
+
+
+def long_value(value: Any) -> int | None:
+    """A 64-bit number as Evolution's JSON carries it: protobufjs' Long `{"low", "high", "unsigned"}` (`low` and
+    `high` as signed 32-bit halves) or a plain number; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, dict):
+        return None
+    low, high = value.get("low"), value.get("high")
+    if not (isinstance(low, int) and isinstance(high, int)) or isinstance(low, bool) or isinstance(high, bool):
+        return None
+    number = (high << 32) | (low & 0xFFFFFFFF)
+    if value.get("unsigned") is True:
+        return number & 0xFFFFFFFFFFFFFFFF
+    return number

@@ -113,3 +113,10 @@ def split_account(path: str) -> tuple[str | None, str]:
     name, slash, rest = path[len(ACCOUNT_PREFIX):].partition("/")
     name, mark, query = name.partition("?")
     return name, slash + rest + mark + query if slash else "/" + mark + query
+
+
+def inbox_of(path: str) -> str:
+    """Whose inbox an event stored from `path` feeds: the account of its `/a/<profile>/` path, else "" (the old
+    paths: the store of one account). Here, with the paths, so the events panel reads it without loading the
+    inbox's readers before the app's first frame."""
+    return split_account(path)[0] or ""

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.gateways.evolution.deliveries import long_value
-from tui.webhooks.families import split_account
+from tui.api.fields import long_value  # not from Evolution's package: that loads every gateway (pydantic) at start
+from tui.webhooks.families import inbox_of as inbox_of  # re-exported: where the inbox code looks for it
 from tui.api.fields import dict_of, list_of, text_of
 from tui.webhooks.identities import Identity, identities_in, sender_identity, who
 from tui.webhooks.receipts import (
@@ -89,12 +89,6 @@ Change = NewMessage | StatusChange | Seen | Typing | Learned
 
 
 TRUSTED_VERDICTS = signing.TRUSTED_VERDICTS  # a StrEnum hashes as its text: "valid" matches too
-
-
-def inbox_of(path: str) -> str:
-    """Whose inbox an event stored from `path` feeds: the account of its `/a/<profile>/` path, else "" (the old
-    paths: the store of one account)."""
-    return split_account(path)[0] or ""
 
 
 def trusted(verdict: Verdict | str, rejected: bool) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.api.deliveries import Description, count, who
+from tui.api.fields import long_value as long_value  # re-exported: Evolution's numbers, read where the inbox reads them
 from tui.api.fields import dict_of, list_of, text_of
 from tui.gateways.deliveries import key_id, message_text
 
@@ -31,22 +32,6 @@ GROUP_PARTICIPANTS_UPDATE = "group-participants.update"
 # src/utils/renderStatus.ts: the words `messages.update` carries (and a message's own `status`); DELETED when an
 # update carries none.
 STATUS_WORDS = ("ERROR", "PENDING", "SERVER_ACK", "DELIVERY_ACK", "READ", "PLAYED", "DELETED")
-
-
-def long_value(value: Any) -> int | None:
-    """A 64-bit number as Evolution's JSON carries it: protobufjs' Long `{"low", "high", "unsigned"}` (`low` and
-    `high` as signed 32-bit halves) or a plain number; None for anything else."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if not isinstance(value, dict):
-        return None
-    low, high = value.get("low"), value.get("high")
-    if not (isinstance(low, int) and isinstance(high, int)) or isinstance(low, bool) or isinstance(high, bool):
-        return None
-    number = (high << 32) | (low & 0xFFFFFFFF)
-    if value.get("unsigned") is True:
-        return number & 0xFFFFFFFFFFFFFFFF
-    return number
 
 
 def is_group(jid: str) -> bool:

@@ -53,7 +53,7 @@ from tui.ui.widgets.event_marks import (
 from tui.ui.messages import EventChosen
 from tui.ui.textual_compat import FreedCachesTable, clear_render_caches
 from tui.webhooks.identities import UNKNOWN_NUMBER, identities_in, renamed, unknown_lids
-from tui.webhooks.inbox_changes import inbox_of
+from tui.webhooks.families import inbox_of
 
 if TYPE_CHECKING:
     from tui.core.services import Services
