@@ -105,6 +105,21 @@ def test_several_changes_in_a_minute_are_flapping() -> None:
     assert not watch.flapping(Family.SESSION)
 
 
+def test_a_pairing_s_own_steps_are_not_flapping() -> None:
+    """Closed, connecting for a scan, closed when a code lapsed, connecting again, then paired: no phone was paired
+    while it went up and down, so it is a pairing, not a flap (the header read "flapping" on Evolution)."""
+    watch, clock, _changes = watch_of(Family.INSTANCE)
+    steps = [(False, False), (True, False), (False, False), (True, False), (True, True)]
+    for connected, logged_in in steps:
+        watch.set_state(Family.INSTANCE, ConnectionState(connected=connected, logged_in=logged_in))
+        clock.advance(5)
+    assert not watch.flapping(Family.INSTANCE)
+    for connected in (False, True, False):  # then the paired phone's connection drops and comes back: a flap
+        watch.set_state(Family.INSTANCE, ConnectionState(connected=connected, logged_in=True))
+        clock.advance(5)
+    assert watch.flapping(Family.INSTANCE)
+
+
 def test_polling_is_never_faster_than_ten_seconds() -> None:
     watch, clock, _changes = watch_of(Family.SESSION)
     assert watch.poll_due()

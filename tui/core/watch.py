@@ -237,7 +237,9 @@ class ConnectionWatch:
         if state.since is None and old is not None:
             # A status answer never says since when: only a change this watch saw does (the first reading: unknown).
             state = state.model_copy(update={"since": now if flipped else old.since})
-        if old is not None and old.connected != state.connected:
+        if old is not None and old.connected != state.connected and (old.logged_in or state.logged_in):
+            # A flap is a paired phone's connection going up and down; a pairing's own steps (closed, connecting
+            # for a scan, closed when a code lapses) are not: pairing a phone read "flapping" on Evolution.
             watched.changes.append(now)
         if not state.connected:
             watched.number_asked = False  # the next connection may ask again
