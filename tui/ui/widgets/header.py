@@ -111,7 +111,7 @@ class GatewayHeader(Horizontal):
             self.mount(Static(Content("⚠ insecure" if self.compact else "⚠ insecure storage"), id="header-insecure"))
             self.call_after_refresh(self._fit)
 
-    _short = False  # the long forms did not fit this width: the short ones are used (until the next resize)
+    _short = False  # the long forms did not fit this width: the short ones are used (until the long ones fit again)
     _fitting = False
 
     @property
@@ -132,7 +132,16 @@ class GatewayHeader(Horizontal):
         """A piece changed: when the long forms no longer fit the line (a real gateway's two families, a warning, the
         last verdict), the short ones take their place (the title goes first), rather than the counts being cut."""
         width = self.size.width
-        if self._short or self._fitting or not width or width < COMPACT_BELOW or self._needed() <= width:
+        if self._fitting or not width or width < COMPACT_BELOW:
+            return
+        if self._short:
+            # A passing state (a longer connection word, a warning) must not leave the short forms for good: the
+            # long ones are tried again, and kept when they fit. Both are drawn before the screen is, so no flicker.
+            self._short = False
+            self._show_forms()
+            if self._needed() <= width:
+                return
+        elif self._needed() <= width:
             return
         self._short = True
         self._show_forms()
