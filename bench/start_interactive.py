@@ -88,11 +88,18 @@ def interactive_child(source: str | None = None) -> None:
     try:  # as `gateway-tui --sandbox` starts: the command line's imports, the sandbox's own process first
         from tui.cli.main import build_parser, prepare_app
     except ImportError:  # --compare with sources from before prepare_app: the app with its sandbox in-process
-        from tui.ui.app import build_app
+        try:
+            from tui.ui.app import build_app
+        except ImportError:  # sources from before the house (issue 36): the app's module at the top of `tui`
+            from tui.app import build_app  # type: ignore[import-not-found,no-redef]
 
         app, process = build_app(sandbox=True), None
     else:
-        app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
+        import tui.cli.main
+
+        # The command line as `gateway-tui` reads it (sources from before parse_arguments: the whole parser).
+        parse = getattr(tui.cli.main, "parse_arguments", None) or build_parser().parse_args
+        app, process = prepare_app(parse(["--sandbox"]))
     from textual.widgets import Input  # after the sandbox is spawned, as `gateway-tui --sandbox` does
 
     def text_field(widget: object) -> bool:
@@ -102,8 +109,12 @@ def interactive_child(source: str | None = None) -> None:
         return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
     def interactive() -> bool:
-        from tui.ui.main_screen import MainScreen
-        from tui.ui.widgets.header import GatewayHeader
+        try:
+            from tui.ui.main_screen import MainScreen
+            from tui.ui.widgets.header import GatewayHeader
+        except ImportError:  # --compare with sources from before the house (issue 36)
+            from tui.screens.main import MainScreen  # type: ignore[import-not-found,no-redef]
+            from tui.widgets.header import GatewayHeader  # type: ignore[import-not-found,no-redef]
 
         screen = app.screen
         if not isinstance(screen, MainScreen) or not screen.sections_ready:

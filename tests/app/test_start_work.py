@@ -255,13 +255,16 @@ NOT_BEFORE_INTERACTIVE = (
     TextArea.__module__,  # the focus rules' other form controls
     Tabs.__module__,
     "rich._emoji_codes",  # markup in the events panel's column titles
+    # the subcommands' parsers: the app's start reads its own flags alone (tui.cli.main.parse_arguments)
+    "tui.cli.call", "tui.cli.campaign", "tui.cli.connection", "tui.cli.doctor", "tui.cli.fleet", "tui.cli.fleet_import",
+    "tui.cli.locate", "tui.cli.message", "tui.cli.send",
 )
 
 INTERACTIVE_PROBE = """
 import asyncio, json, sys, time
-from tui.cli.main import build_parser, prepare_app
+from tui.cli.main import parse_arguments, prepare_app
 
-app, process = prepare_app(build_parser().parse_args(["--sandbox"]))
+app, process = prepare_app(parse_arguments(["--sandbox"]))
 
 def interactive():
     from textual.widgets import Input

@@ -56,3 +56,22 @@ def test_the_gateways_refuse_only_what_the_spec_lacks() -> None:
         "update-every-webhooks", "device", "user-contacts", "user-lid", "message-history", "chat-messages", "group-list", "session-status", "session-connect",
         "session-qr", "session-pairphone", "session-disconnect", "session-logout", "chat-send-image",
         "chat-send-video", "chat-send-audio", "chat-send-document"}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda adapter: adapter.name)
+def test_every_dialect_an_adapter_declares_leads_back_to_it(adapter: GatewayAdapter) -> None:
+    # The registry names each dialect's package without importing the others: it must agree with the adapters.
+    for dialect in adapter.dialects.values():
+        assert adapter_for(dialect) is adapter
+
+
+def test_speaking_the_spec_loads_no_other_gateway_s_adapter() -> None:
+    """The sandbox's profile speaks the spec: Evolution's package is not imported for it (~3 ms of the start)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json, sys; from tui.gateways import adapter_for; from tui.api.dialects import InstanceDialect; "
+             "adapter_for(InstanceDialect.SPEC); print(json.dumps('tui.gateways.evolution' in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) is False

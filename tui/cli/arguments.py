@@ -45,6 +45,14 @@ def byte_size(text: str) -> int:
     return value
 
 
+def profile_names(text: str) -> tuple[str, ...]:
+    """`a,b,c` as names (spaces and empty entries dropped); refused when none is left."""
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one profile, such as --profiles shop,support")
+    return names
+
+
 def global_flags_after_subcommand(parser: argparse.ArgumentParser) -> None:
     """--profile and --insecure-storage also after the subcommand; SUPPRESS keeps a value given before it."""
     parser.add_argument("--profile", metavar="NAME", default=argparse.SUPPRESS, help="profile to use")

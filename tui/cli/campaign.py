@@ -164,7 +164,7 @@ def _create(ledger: Ledger, args: argparse.Namespace, out: TextIO, err: TextIO) 
     from tui.core.campaigns.ledger import CampaignExists, NewCampaign
     from tui.core.campaigns.recipients import RecipientsRefused, read_recipients
     from tui.core.campaigns.template import Template, TemplateRefused
-    from tui.cli.fleet import profile_names
+    from tui.cli.arguments import profile_names
 
     if args.file is None and args.caption is not None:
         raise _Refused("--caption goes with --file (with --text, the text is the message)")

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.cli.command_sandbox import SandboxNotStarted, add_sandbox_flag, sandbox_for_command
+from tui.cli.arguments import profile_names
 from tui.cli.exit_codes import Exit
 
 if TYPE_CHECKING:
@@ -35,14 +36,6 @@ def add_parser(commands: Any, global_flags: Any) -> Any:
     global_flags(fleet)
     add_sandbox_flag(fleet)
     return fleet.add_subparsers(dest="fleet_command", metavar="ACTION", required=False)
-
-
-def profile_names(text: str) -> tuple[str, ...]:
-    """`a,b,c` as names (spaces and empty entries dropped); refused when none is left."""
-    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
-    if not names:
-        raise argparse.ArgumentTypeError("name at least one profile, such as --profiles shop,support")
-    return names
 
 
 def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

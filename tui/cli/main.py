@@ -13,17 +13,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tui.cli import (
-    call as call_cli,
-    campaign as campaign_cli,
-    connection as connection_cli,
-    doctor as doctor_cli,
-    fleet as fleet_cli,
-    fleet_import as fleet_import_cli,
-    locate as locate_cli,
-    message as message_cli,
-    send as send_cli,
-)
 from tui.cli.arguments import (
     add_event_parsers,
     add_listen_parser,
@@ -32,8 +21,9 @@ from tui.cli.arguments import (
     count,
     dialect_flags,
     global_flags_after_subcommand,
+    profile_names,
 )
-from tui.cli.commands import runner_for
+from tui.cli.commands import COMMANDS, runner_for
 from tui.cli.exit_codes import Exit
 
 def _sandbox_pairing(args: argparse.Namespace) -> dict[str, float | str]:
@@ -44,32 +34,20 @@ def _sandbox_pairing(args: argparse.Namespace) -> dict[str, float | str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gateway-tui",
-        description="Operate a messaging-gateway account from the terminal.",
+    """The whole command line: the app's flags and every subcommand's parser."""
+    from tui.cli import (
+        call as call_cli,
+        campaign as campaign_cli,
+        connection as connection_cli,
+        doctor as doctor_cli,
+        fleet as fleet_cli,
+        fleet_import as fleet_import_cli,
+        locate as locate_cli,
+        message as message_cli,
+        send as send_cli,
     )
-    parser.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="run the embedded sandbox gateway and the webhook listener in-process (no account needed)",
-    )
-    dialect_flags(parser, for_app=True)
-    parser.add_argument("--profile", metavar="NAME", help="profile to use (see `gateway-tui profile list`)")
-    parser.add_argument("--profiles", metavar="A,B,C", type=fleet_cli.profile_names, default=(),
-                        help="open these profiles at once (the first is current, unless --profile names one)")
-    parser.add_argument("--all-profiles", action="store_true", help="open every profile at once (up to --max-accounts)")
-    parser.add_argument("--max-accounts", metavar="N", type=count, default=100,
-                        help="profiles open at once, at most (default 100)")
-    parser.add_argument("--accounts", metavar="N", type=count, default=1,
-                        help="with --sandbox, the sandbox serves N accounts and the app opens them all (default 1)")
-    parser.add_argument(
-        "--insecure-storage",
-        action="store_true",
-        help="keep secrets in a 0600 file instead of the OS keyring (only when no keyring is available)",
-    )
-    parser.add_argument("--version", action=_VersionAction)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    parser, commands = _app_parser()
     add_sandbox_parser(commands)
     add_listen_parser(commands)
     add_event_parsers(commands)
@@ -85,6 +63,56 @@ def build_parser() -> argparse.ArgumentParser:
     fleet_import_cli.add_import_parser(fleet_commands)  # `fleet import`, and the gateways' admin APIs
     fleet_import_cli.add_admin_parsers(fleet_commands)
     return parser
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """`argv` as `build_parser()` reads it. The app's own start (no subcommand, no --help) is read by the app's
+    flags alone, each subcommand an empty placeholder: building every subcommand's parser imports their modules
+    (~7 ms), and `gateway-tui --sandbox` spawns its sandbox only after this (bench/start_interactive.py). Anything
+    else, a usage error included, is read again by the whole parser, so it says what it always said."""
+    words = sys.argv[1:] if argv is None else argv
+    if not any(word in ("-h", "--help") for word in words):
+        parser, commands = _app_parser(exit_on_error=False)
+        for name in COMMANDS:
+            commands.add_parser(name, add_help=False)
+        try:
+            args, rest = parser.parse_known_args(words)
+        except argparse.ArgumentError:
+            pass  # a usage error: the whole parser says it (below)
+        else:
+            if args.command is None and not rest:
+                return args
+    return build_parser().parse_args(words)
+
+
+def _app_parser(*, exit_on_error: bool = True) -> tuple[argparse.ArgumentParser, Any]:
+    """The app's own flags, and the subparsers the commands are added to."""
+    parser = argparse.ArgumentParser(
+        prog="gateway-tui",
+        description="Operate a messaging-gateway account from the terminal.",
+        exit_on_error=exit_on_error,
+    )
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run the embedded sandbox gateway and the webhook listener in-process (no account needed)",
+    )
+    dialect_flags(parser, for_app=True)
+    parser.add_argument("--profile", metavar="NAME", help="profile to use (see `gateway-tui profile list`)")
+    parser.add_argument("--profiles", metavar="A,B,C", type=profile_names, default=(),
+                        help="open these profiles at once (the first is current, unless --profile names one)")
+    parser.add_argument("--all-profiles", action="store_true", help="open every profile at once (up to --max-accounts)")
+    parser.add_argument("--max-accounts", metavar="N", type=count, default=100,
+                        help="profiles open at once, at most (default 100)")
+    parser.add_argument("--accounts", metavar="N", type=count, default=1,
+                        help="with --sandbox, the sandbox serves N accounts and the app opens them all (default 1)")
+    parser.add_argument(
+        "--insecure-storage",
+        action="store_true",
+        help="keep secrets in a 0600 file instead of the OS keyring (only when no keyring is available)",
+    )
+    parser.add_argument("--version", action=_VersionAction)
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 class _VersionAction(argparse.Action):
@@ -111,9 +139,9 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(argv)
     if args.command is None and args.accounts > 1:
+        parser = build_parser()  # its usage line with the errors below
         if not args.sandbox:
             parser.error("--accounts N opens N sandbox accounts: give it with --sandbox (for your own profiles: "
                          "--profiles A,B,C or --all-profiles)")

@@ -1,5 +1,5 @@
 """The gateways, one adapter package each (`tui.api.adapter.GatewayAdapter`), and the registry: which adapter speaks
-a profile's dialect. Adding a gateway is adding its package and one line here (in `_registered`).
+a profile's dialect. Adding a gateway is adding its package and its loader here (`_LOADERS`, `_speaks`).
 
     adapter = adapter_for(profile.instance_dialect)
     wire = adapter.wire(ops.SEND_TEXT, SendText(...))
@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from pydantic import BaseModel
 
@@ -28,19 +28,47 @@ if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
 __all__ = ["ADAPTERS", "adapter_for", "encode"]
 
 
-@cache
-def _registered() -> tuple[GatewayAdapter, ...]:
-    from tui.gateways.evolution import EVOLUTION
+def _spec() -> GatewayAdapter:
     from tui.gateways.spec import SPEC
-    from tui.gateways.wuzapi import WUZAPI
+
+    return SPEC
+
+
+def _zapi() -> GatewayAdapter:
     from tui.gateways.zapi import ZAPI
 
-    return (SPEC, ZAPI, WUZAPI, EVOLUTION)
+    return ZAPI
+
+
+def _wuzapi() -> GatewayAdapter:
+    from tui.gateways.wuzapi import WUZAPI
+
+    return WUZAPI
+
+
+def _evolution() -> GatewayAdapter:
+    from tui.gateways.evolution import EVOLUTION
+
+    return EVOLUTION
+
+
+_LOADERS: tuple[Callable[[], GatewayAdapter], ...] = (_spec, _zapi, _wuzapi, _evolution)
 
 
 @cache
-def _by_dialect() -> Mapping[Dialect, GatewayAdapter]:
-    return {dialect: adapter for adapter in _registered() for dialect in adapter.dialects.values()}
+def _speaks() -> Mapping[str, Callable[[], GatewayAdapter]]:
+    """Which package speaks each dialect, by the dialect's value, without importing the packages: a profile that
+    speaks the spec (the sandbox's) need not load Evolution's (~3 ms of the start). tests/gateways/test_registry.py
+    checks it against what each adapter declares."""
+    from tui.api.dialects import InstanceDialect, SessionDialect
+
+    return {InstanceDialect.SPEC: _spec, SessionDialect.SPEC: _spec, InstanceDialect.ZAPI: _zapi,
+            SessionDialect.WUZAPI: _wuzapi, InstanceDialect.EVOLUTION: _evolution}
+
+
+@cache
+def _registered() -> tuple[GatewayAdapter, ...]:
+    return tuple(load() for load in _LOADERS)
 
 
 def __getattr__(name: str) -> object:
@@ -53,9 +81,10 @@ def __getattr__(name: str) -> object:
 def adapter_for(dialect: Dialect) -> GatewayAdapter:
     """The adapter that speaks `dialect` (KeyError naming it when none does: a dialect with no gateway)."""
     try:
-        return _by_dialect()[dialect]
+        load = _speaks()[dialect]
     except KeyError:
         raise KeyError(f"no gateway adapter speaks the {dialect!r} dialect") from None
+    return load()
 
 
 def encode(op: Operation[Req, BaseModel], request: Req, dialect: InstanceDialect | SessionDialect) -> WireRequest:
