@@ -65,3 +65,34 @@ async def test_the_long_forms_come_back_without_a_resize_once_a_passing_state_is
         line = header_line(app)
         assert line.startswith(" gateway-tui  profile sandbox") and "listener " in line, line
         assert len(line) <= 120
+
+
+async def test_counts_of_the_same_width_redraw_the_header_without_laying_the_screen_out(monkeypatch):
+    # Under load the counts change four times a second; a change that keeps the line's width must not cost a layout
+    # of the whole screen (issue 32: the keys waited behind them), while a wider line still gets one.
+    from textual.widgets import Static
+
+    async with running_sandbox_app(size=(120, 40)) as pilot:
+        app = pilot.app
+        header = app.screen.query_one(GatewayHeader)
+        piece = header.query_one("#header-listener", Static)
+        stats = app.runtime.feed.stats
+        stats.received = 1204
+        header._show_listener()
+        await settle(pilot)
+        layouts: list[bool] = []
+        original = Static.refresh
+
+        def recording(self, *regions, **options):
+            if self is piece:
+                layouts.append(bool(options.get("layout")))
+            return original(self, *regions, **options)
+
+        monkeypatch.setattr(Static, "refresh", recording)
+        stats.received = 1260
+        header._show_listener()
+        stats.received = 10001
+        header._show_listener()
+        await settle(pilot)
+        assert layouts[:2] == [False, True], layouts
+        assert "10001 events" in header_line(app)

@@ -53,6 +53,14 @@ VERDICT_BADGES = {
 }
 
 
+def _show(piece: Static, content: Content) -> None:
+    """`content` in one of the header's pieces, the screen laid out again only when the piece's width changes: the
+    listener's counts change up to four times a second under load ("1204 events" → "1260 events": the same width),
+    and each full layout of the screen took ~10-15 ms of the main thread that the keys wait behind (issue 32)."""
+    shown = piece.content
+    piece.update(content, layout=not isinstance(shown, Content) or shown.cell_length != content.cell_length)
+
+
 class GatewayHeader(Horizontal):
     """One line at the top of the main screen."""
 
@@ -314,7 +322,7 @@ class GatewayHeader(Horizontal):
             # at 80 columns, where every cell counts).
             mark = " [b $text-warning]r/o" if self.compact else " [b $text-warning]read-only"
             content = Content.assemble(content, Content.from_markup(mark))
-        self.query_one("#header-profile", Static).update(content)
+        _show(self.query_one("#header-profile", Static), content)
         self._fit()
 
     def refresh_dialects(self) -> None:
@@ -338,9 +346,7 @@ class GatewayHeader(Horizontal):
         }.get(state.split(" · ")[-1] if state.startswith("sandbox · ") else state, "$text-warning")
         if self.compact:  # the profile's name already says "sandbox"; the families' short names
             state = state.removeprefix("sandbox · ").replace("instance ", "inst ").replace("session ", "sess ")
-        self.query_one("#header-connection", Static).update(
-            Content.from_markup(f"[{style}]● $state", state=state)
-        )
+        _show(self.query_one("#header-connection", Static), Content.from_markup(f"[{style}]● $state", state=state))
         self._fit()
 
     def _show_listener(self) -> None:
@@ -369,7 +375,7 @@ class GatewayHeader(Horizontal):
             if self.compact:
                 badge = badge.split(" ")[0]
             content = Content.assemble(content, " · last ", Content.from_markup(f"[{style}]$badge", badge=badge))
-        self.query_one("#header-listener", Static).update(content)
+        _show(self.query_one("#header-listener", Static), content)
         self._fit()
 
     def _show_store(self) -> None:
