@@ -133,3 +133,29 @@ async def test_at_80_columns_the_header_keeps_account_connection_and_health_whol
         text = header_text(app)
         assert "shop-1" in text and "● connected" in text and "⚠ insecure" in text
         assert "zapi/wuzapi" not in text, text
+
+
+async def test_the_board_is_built_only_while_it_is_on_screen(monkeypatch) -> None:
+    # Issue 32: at 1,000 accounts building the board's rows every second cost ~10 % of the main thread while the user
+    # typed in another section. Behind another section the timer's turn builds nothing; shown, the rows are current.
+    async with fleet_app() as (pilot, _gateways):
+        app = pilot.app
+        section = board(app)
+        built: list[int] = []
+        original = FleetSection.refresh_board
+
+        def counting(self: FleetSection) -> None:
+            built.append(1)
+            original(self)
+
+        monkeypatch.setattr(FleetSection, "refresh_board", counting)
+        assert not section.region.area  # Chats is shown
+        section._refresh_on_screen()
+        assert built == []
+        section.accounts.note = "a word the board has not shown yet"
+        await pilot.press("alt+9")
+        await wait_until(pilot, lambda: "a word the board has not shown yet" in str(
+            app.screen.query_one("#fleet-line", Static).render()), what="the board current when shown")
+        count = len(built)
+        section._refresh_on_screen()
+        assert len(built) == count + 1
