@@ -217,3 +217,39 @@ async def test_listen_reports_the_fault_once_and_stops_on_sigterm_while_locked(t
     assert outcome[0] == 500 or isinstance(outcome[0], aiohttp.ClientError)
     assert stderr.count("store failing: database is locked") == 1, stderr
     assert "Traceback" not in stderr
+
+
+async def test_listen_says_at_once_that_its_store_is_locked_waits_and_starts_when_it_is_free(tmp_path):
+    # Before: a silent ~10 s wait, then "cannot open the event store: database is locked" and exit 1: a service
+    # stopped for good because a copy tool or a second writer held the file for a moment.
+    import os
+    import sys
+
+    from tests.webhooks.headless import REPO, started
+    from tui.webhooks.listener import HMAC_KEY_ENV
+
+    db = tmp_path / "locked.sqlite3"
+    other = await asyncio.to_thread(hold_write_lock, db)
+    env = {k: v for k, v in os.environ.items() if k != HMAC_KEY_ENV}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", "listen", "--port", "0", "--db", str(db), env=env, cwd=REPO,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    started.append(process)
+    try:
+        said = (await asyncio.wait_for(process.stderr.readline(), WAIT)).decode()
+        assert f"the event store {db} is locked by another program" in said and "waiting for it" in said, said
+        assert process.returncode is None  # still there, waiting
+        await asyncio.to_thread(other.rollback)
+        free = (await asyncio.wait_for(process.stderr.readline(), WAIT)).decode()
+        assert "the event store is free" in free, free
+        listening = (await asyncio.wait_for(process.stderr.readline(), WAIT)).decode()
+        url = listening.split("listening on ", 1)[1].split(";", 1)[0]
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as http:
+            assert await post(http, url, "after the lock") == 200
+    finally:
+        other.close()
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), WAIT)
+    assert process.returncode == 0
+    stored = sqlite3.connect(db).execute("SELECT count(*) FROM events").fetchone()[0]
+    assert stored == 1

@@ -25,7 +25,7 @@ from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
 from tui.webhooks.inbox_changes import inbox_of
 from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, evolution_url, family_urls
 from tui.webhooks.store import EventStore
-from tui.webhooks.store_faults import StoreHealth, StoreUnusable
+from tui.webhooks.store_faults import StoreHealth, StoreLocked, StoreUnusable
 from tui.webhooks.listener import FORWARD_STOP_GRACE, HMAC_KEY_ENV, Listener
 
 if TYPE_CHECKING:
@@ -112,7 +112,9 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.REFUSED
     store = EventStore(served.path)
     try:
-        store.open()
+        _open_waiting_for_its_lock(store)
+    except KeyboardInterrupt:
+        return Exit.OK
     except StoreUnusable as error:
         print(f"gateway-tui listen: {error}", file=sys.stderr)
         return Exit.REFUSED
@@ -128,6 +130,28 @@ def run_cli(args: argparse.Namespace) -> int:
         return Exit.OK
     finally:
         store.close()
+
+
+LOCK_FIRST_WAIT = 0.5
+"""Seconds the store's lock is waited for before `listen` says it waits (then it waits until it is free)."""
+LOCK_WAIT = 5.0
+
+
+def _open_waiting_for_its_lock(store: EventStore) -> None:
+    """Open the store; when another program holds its lock, say so at once (a service's log, a terminal) and wait
+    until it lets go, rather than a silent wait and then an exit: nothing can be kept before the store opens."""
+    try:
+        store.open(lock_wait=LOCK_FIRST_WAIT)
+        return
+    except StoreLocked as error:
+        print(f"gateway-tui listen: {error}; waiting for it (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    while True:
+        try:
+            store.open(lock_wait=LOCK_WAIT)
+        except StoreLocked:
+            continue
+        print("gateway-tui listen: the event store is free: starting", file=sys.stderr, flush=True)
+        return
 
 
 def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:

@@ -30,7 +30,14 @@ from tui.local.paths import data_dir
 from tui.webhooks import inbox_sql
 from tui.webhooks.identities import has_table as has_identities
 from tui.webhooks.events import EventRecord, StoredEvent
-from tui.webhooks.store_faults import HealthCallback, StoreClosed, StoreFailing, StoreHealth, StoreUnusable
+from tui.webhooks.store_faults import (
+    HealthCallback,
+    StoreClosed,
+    StoreFailing,
+    StoreHealth,
+    StoreLocked,
+    StoreUnusable,
+)
 from tui.webhooks.store_queries import EventQueries
 from tui.webhooks.store_rows import _INSERT, _row
 from tui.webhooks.store_schema import (
@@ -124,8 +131,10 @@ class EventStore(StoreWriter, EventQueries):
 
     # -- life cycle -------------------------------------------------------------------------------------------
 
-    def open(self) -> EventStore:
-        """Create or open the store. Raises StoreUnusable (naming the file and what to do) for a damaged file."""
+    def open(self, *, lock_wait: float = 10.0) -> EventStore:
+        """Create or open the store. Raises StoreUnusable (naming the file and what to do) for a damaged file, and
+        StoreLocked when another program held its lock for `lock_wait` seconds (a caller that can say so and wait,
+        such as `listen`, asks for a short wait)."""
         with self._state_lock:
             if self._open:
                 return self
@@ -138,10 +147,12 @@ class EventStore(StoreWriter, EventQueries):
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
             _make_private(self.path)
             try:
-                connection = self._connect()
+                connection = self._connect(timeout=lock_wait)
             except sqlite3.DatabaseError as error:
                 if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
                     raise self._unusable(str(error)) from None
+                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    raise self._locked() from None
                 raise
             # The writer waits for locks in short slices (see _begin), so close() can end a wait at once.
             connection.execute(f"PRAGMA busy_timeout={int(LOCK_POLL * 1000)}")
@@ -160,6 +171,8 @@ class EventStore(StoreWriter, EventQueries):
             except sqlite3.OperationalError as error:  # a full disk, a lock held past the timeout, an I/O error
                 _rollback(connection)
                 connection.close()
+                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    raise self._locked() from None
                 raise StoreFailing(f"cannot open the event store {self.path}: {error}") from None
             except sqlite3.DatabaseError as error:  # SQLITE_CORRUPT / NOTADB met on the way
                 _rollback(connection)
@@ -193,6 +206,10 @@ class EventStore(StoreWriter, EventQueries):
         if not checked_now:
             threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
+
+    def _locked(self) -> StoreLocked:
+        return StoreLocked(f"the event store {self.path} is locked by another program (an open transaction, a copy "
+                           "or a second writer)")
 
     def _open_read_only(self) -> None:
         """Open without writing anything: no file created, no schema brought up to date, no writer."""

@@ -17,6 +17,11 @@ class StoreFailing(RuntimeError):
     was not stored; the store keeps running and the next write tries again."""
 
 
+class StoreLocked(StoreFailing):
+    """The store could not be opened: another program holds its lock (an open transaction, a copy tool, a second
+    writer). Nothing was written; opening again once it lets go works."""
+
+
 class StoreUnusable(RuntimeError):
     """The store file cannot be used (damaged, not a database, a newer version's schema). The message names the file
     and what to do; the file is never overwritten or deleted."""
