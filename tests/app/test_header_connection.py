@@ -10,7 +10,7 @@ import json
 import httpx
 import pytest
 
-from tests.harness import SIZE, wait_ready, wait_until
+from tests.harness import SIZE, settle, wait_ready, wait_until
 from tui.api.operations import Family
 from tui.ui.app import GatewayApp, build_app
 from tui.core.pairing import PairingActions
@@ -67,3 +67,33 @@ async def test_a_drop_shows_in_the_header_on_its_event_and_recovers(family: Fami
             await actions.reconnect()
         await wait_until(pilot, lambda: header.connection == "sandbox · connected", what="connected again")
         assert bells == [1]
+
+
+async def test_a_flapping_link_rings_for_its_first_drop_not_for_each_one() -> None:
+    """A storm (Evolution API #693: 28 webhooks in one restart): the first drop is told (toast and bell), the drops
+    after it while the link flaps are not, one by one: the header reads "flapping" and the flapping alert says it
+    once (its own toast is counted in tests/alerts/test_app_alerts.py; stopped here to count the header's)."""
+    app, bells = app_counting_bells()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_ready(pilot)
+        app.alert_toasts.stop()
+        header = app.screen.query_one(GatewayHeader)
+        await wait_until(pilot, lambda: header.connection == "sandbox · connected", what="connected first")
+        assert app.runtime.sandbox is not None
+        url = app.runtime.sandbox.url.rstrip("/")
+        async with httpx.AsyncClient(trust_env=False) as client:  # down, up, down, up, down, up
+            answer = await client.post(f"{url}/sandbox/fault", content=json.dumps(
+                {"kind": "flap", "family": "session", "times": 6, "interval": 0.3}))
+        assert answer.status_code == 200, answer.text
+        account = app.runtime.current
+        assert account is not None
+        session = account.watch.families[Family.SESSION]
+        await wait_until(pilot, lambda: len(session.changes) >= 6 and session.state is not None
+                         and session.state.connected, timeout=60, what="the six changes seen, connected at the end")
+        await settle(pilot)
+        assert "flapping" in header.connection
+
+        def toasts() -> int:
+            return sum("lost its connection" in str(note.message) for note in notifications_of(app))
+
+        assert (bells, toasts()) == ([1], 1)

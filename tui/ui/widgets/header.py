@@ -261,7 +261,9 @@ class GatewayHeader(Horizontal):
 
         state = header_words(current.watch)
         self.connection = f"sandbox · {state}" if self.accounts.sandbox_mode else state
-        if change.dropped and self.says_drops:
+        if change.dropped and self.says_drops and not current.watch.flapping(change.family):
+            # (While it flaps, each drop is not told again: the header reads "flapping" and the flapping alert says
+            # it once; a toast and a bell per drop rang every few seconds through a storm.)
             reason = change.new.reason or "not connected"
             self.app.notify(f"The {change.family.value} family lost its connection: {reason}. The Account section "
                             "shows it and how to get it back.", title="Disconnected", severity="warning")
