@@ -113,6 +113,23 @@ def test_the_group_list_reads_the_bare_array() -> None:
         "120363041234567890@g.us", "Shop team", True, [])
 
 
+# The same row asked with getParticipants=true (what group-list asks): fetchAllGroups adds `participants` as Baileys'
+# groupFetchAllParticipating gives them (src/Socket/groups.ts extractGroupMetadata: id, phoneNumber or lid, admin).
+FETCH_ALL_GROUPS_WITH_PARTICIPANTS = """[{"id": "120363041234567890@g.us", "subject": "Shop team",
+  "subjectOwner": "5511911112222@s.whatsapp.net", "subjectTime": 1765098800, "pictureUrl": null, "size": 2,
+  "creation": 1765098800, "owner": "5511911112222@s.whatsapp.net", "desc": "Shifts and deliveries",
+  "descId": "3EB0F00DCAFE1234567890", "restrict": false, "announce": true, "isCommunity": false,
+  "isCommunityAnnounce": false, "participants": [
+    {"id": "98765432109876@lid", "phoneNumber": "5511911112222@s.whatsapp.net", "admin": "superadmin"},
+    {"id": "5511988887777@s.whatsapp.net", "admin": null}]}]"""
+
+
+def test_the_group_list_names_each_group_s_members() -> None:
+    [group] = _read(ops.GROUP_LIST, 200, FETCH_ALL_GROUPS_WITH_PARTICIPANTS).items
+    assert [(p.JID, p.PhoneNumber, p.IsSuperAdmin) for p in group.Participants] == [
+        ("98765432109876@lid", "5511911112222@s.whatsapp.net", True), ("5511988887777@s.whatsapp.net", "", False)]
+
+
 def test_the_webhook_row_reads_as_the_session_webhook() -> None:
     config = _read(ops.WEBHOOK_READ, 200, json.dumps(ANSWERS["webhook-find"]["body"]))
     assert (config.webhook, config.events, config.active) == (

@@ -66,7 +66,7 @@ CASES: list[tuple[str, Operation[Any, Any], m.Request, tuple[str, ...]]] = [
                          footer="gateway-tui", buttons=[m.Button(id="am", text="Morning"),
                                                         m.Button(id="pm", text="Afternoon")]), ()),
     ("group-info", ops.GROUP_METADATA, m.GroupMetadataQuery(GROUP_PHONE_NUMBER="120363041234567890-group"), ()),
-    ("group-list", ops.LIST_GROUPS, m.ListPage(), ()),  # the instance family's `groups`: the same call, no paging
+    ("groups", ops.LIST_GROUPS, m.ListPage(), ()),  # the instance family's: the same call, no paging, no members
     ("group-add-participants", ops.ADD_PARTICIPANT,
      m.AddParticipant(groupId="120363041234567890-group", phones=["5511966665555"]), ()),
     ("community-promote-admins", ops.ADD_ADMIN,

@@ -257,6 +257,12 @@ def _no_participants(_request: m.Request) -> dict[str, str]:
     return {"getParticipants": "false"}
 
 
+def _with_participants(_request: m.Request) -> dict[str, str]:
+    """The session family's group list names each group's members (WuzAPI's /group/list does): fetchAllGroups adds
+    Baileys' participants rows when asked (whatsapp.baileys.service.ts fetchAllGroups)."""
+    return {"getParticipants": "true"}
+
+
 NO_ROUTE = "Evolution API has no such call"
 
 REFUSALS: Mapping[OperationId, Refusal] = {
@@ -295,7 +301,7 @@ QUERIES: Mapping[OperationId, QueryOf] = {
     OperationId.GROUP_METADATA: _group_metadata_query,
     OperationId.PHONE_CODE: _phone_code_query,
     OperationId.LIST_GROUPS: _no_participants,
-    OperationId.GROUP_LIST: _no_participants,
+    OperationId.GROUP_LIST: _with_participants,
     OperationId.GROUP_INFO: _group_info_query,
 }
 
