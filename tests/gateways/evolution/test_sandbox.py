@@ -41,7 +41,7 @@ ANSWERS = _entries("answers.json")
 SERVED = {
     "send-text": 201, "send-text-to-group-quoting": 201, "send-link-as-text": 201, "send-image-by-url": 201,
     "send-image-base64": 201, "send-document-base64": 201, "send-video-by-url": 201, "send-voice-note": 201,
-    "send-sticker": 201, "send-location": 201, "send-poll": 201, "send-reply-buttons": 201, "send-list": 201,
+    "send-sticker": 201, "send-location": 201, "send-contact": 201, "send-poll": 201, "send-reply-buttons": 201, "send-list": 201,
     "group-info": 200, "group-list": 200, "group-add-participants": 201, "community-promote-admins": 201,
     "group-rename": 201, "group-revoke-invite": 201, "profile-about": 200, "list-chats": 200, "list-contacts": 200,
     "webhook-set": 201, "webhook-off": 201, "webhook-read": 200, "connection-state": 200, "fetch-instances-own": 200,
@@ -110,6 +110,9 @@ ERRORS: list[tuple[str, str, str, Any, dict[str, str] | None, str | None]] = [
      None, API_KEY),
     ("send-location-title-instead-of-name", "POST", "/message/sendLocation/office",
      {"number": "5511999999999", "latitude": -23.56, "longitude": -46.65, "title": "Office", "address": "Av."},
+     None, API_KEY),
+    ("send-contact-as-vcard", "POST", "/message/sendContact/office",
+     {"number": "5511999999999", "contact": [{"fullName": "Maria Souza", "vcard": "BEGIN:VCARD\nVERSION:3.0\nEND:VCARD"}]},
      None, API_KEY),
     ("send-poll-without-selectable-count", "POST", "/message/sendPoll/office",
      {"number": "5511999999999", "name": "Lunch?", "values": ["Yes", "No"]}, None, API_KEY),

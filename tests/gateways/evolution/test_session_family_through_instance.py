@@ -55,11 +55,17 @@ def _on_the_wire(op: Operation[Any, Any], request: m.Request) -> tuple[str, str,
     return wire.method or op.method, path, wire.query, wire.body
 
 
+# The card the fixture's fields come from (requests.json send-contact): Evolution writes its own card from them.
+MARIA = ("BEGIN:VCARD\nVERSION:3.0\nN:Souza;Maria;;;\nFN:Maria Souza\nORG:Souza Ltda\n"
+         "TEL;TYPE=CELL;WAID=5511988887777:+55 11 98888-7777\nEMAIL:maria@example.com\nURL:https://example.com\n"
+         "END:VCARD")
+
 # (fixture name, operation, request, fixture body keys our request model cannot carry)
 CASES: list[tuple[str, Operation[Any, Any], m.Request, tuple[str, ...]]] = [
     ("group-create", ops.GROUP_CREATE, m.GroupCreate(name="Shop team", participants=["5511988887777", "5511977776666"]),
      ("description",)),
     ("group-list", ops.GROUP_LIST, m.NoBody(), ()),
+    ("send-contact", ops.SEND_CONTACT, m.ContactCard(Phone="5511999999999", Name="Maria Souza", Vcard=MARIA), ()),
     ("webhook-read", ops.WEBHOOK_READ, m.NoBody(), ()),
     ("proxy-set", ops.PROXY, m.ProxyConfig(enable=True, proxy_url="http://shop:s3cret@proxy.example.net:3128"), ()),
     ("proxy-off", ops.PROXY, m.ProxyConfig(enable=False), ()),
@@ -155,7 +161,6 @@ def test_the_proxy_answer_never_repeats_its_password(answer: str) -> None:
     (ops.CHAT_SEND_IMAGE, None, "Image", "send-image"),
     (ops.WEBHOOK, m.WebhookUpdate(webhook="https://listener.example.com/evolution"), "webhook",
      "update-every-webhooks"),
-    (ops.SEND_CONTACT, None, "Vcard", "vCard"),
 ])
 def test_what_evolution_cannot_say_in_the_session_family_is_refused_naming_why(
         op: Operation[Any, Any], request_: m.Request | None, field: str, instead: str) -> None:
@@ -167,7 +172,7 @@ def test_what_evolution_cannot_say_in_the_session_family_is_refused_naming_why(
 def test_every_session_operation_is_written_or_refused() -> None:
     # None goes out in the spec's session shapes to an Evolution server, which has no such routes.
     routed = {OperationId.GROUP_CREATE, OperationId.GROUP_INFO, OperationId.GROUP_LIST, OperationId.PROXY,
-              OperationId.WEBHOOK_READ, OperationId.USER_CONTACTS}
+              OperationId.WEBHOOK_READ, OperationId.USER_CONTACTS, OperationId.SEND_CONTACT}
     for op in ops.TABLE:
         if op.family is Family.SESSION and op.id not in routed:
             assert EVOLUTION.refusal(op.id) is not None, op.id
@@ -205,3 +210,34 @@ async def test_the_proxy_password_reaches_no_log(http, gateway, request_log) -> 
     logged = [exchange.request_body or "" for exchange in request_log] + [
         exchange.response_body or "" for exchange in request_log]
     assert logged and not any("s3cret" in text for text in logged)
+
+
+@pytest.mark.parametrize(("card", "said"), [
+    (MARIA.replace("ORG:Souza Ltda\n", "TITLE:Owner\n"), "has TITLE"),
+    (MARIA.replace("END:VCARD", "TEL;TYPE=WORK:+55 11 3333-4444\nEND:VCARD"), "a second TEL"),
+    (MARIA.replace("TEL;TYPE=CELL;WAID=5511988887777:+55 11 98888-7777\n", ""), "names no phone"),
+    (MARIA.replace("+55 11 98888-7777", "+55 11"), "shorter than Evolution API takes"),
+    ("not a card", "is not a vCard"),
+], ids=["title", "two phones", "no phone", "short phone", "not a card"])
+def test_a_card_evolution_would_change_is_refused_before_sending(card: str, said: str) -> None:
+    # Evolution writes the card from one name, one phone, organization, email and url: what else a card says would be
+    # lost on the way, so nothing is sent and the field says why.
+    from tui.api.operations import DialectRefusal
+
+    try:
+        request_ = m.ContactCard(Phone="5511999999999", Name="Maria Souza", Vcard=card)
+    except ValueError:
+        assert said == "is not a vCard"  # our own model already refuses it
+        return
+    with pytest.raises(DialectRefusal) as refused:
+        EVOLUTION.wire(ops.SEND_CONTACT, request_)
+    assert refused.value.field == "Vcard" and said in refused.value.problem
+
+
+def test_a_sent_contact_reads_as_the_session_family_s_answer() -> None:
+    # whatsapp.baileys.service.ts sendMessageWithTyping: the stored message, 201 (as every send; key.id its id).
+    answer = {"key": {"remoteJid": "5511999999999@s.whatsapp.net", "fromMe": True, "id": "3EB0C767D26A1D5E9F8B"},
+              "pushName": "", "status": "PENDING", "message": {"contactMessage": {"displayName": "Maria Souza"}},
+              "messageType": "contactMessage", "messageTimestamp": 1765098800, "instanceId": "a1b2", "source": "web"}
+    sent = _read(ops.SEND_CONTACT, 201, json.dumps(answer))
+    assert (sent.Id, sent.Details) == ("3EB0C767D26A1D5E9F8B", "Sent")

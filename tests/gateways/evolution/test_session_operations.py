@@ -69,3 +69,20 @@ async def test_what_evolution_cannot_say_is_refused_naming_why_and_sends_nothing
     assert code == Exit.BAD_INPUT
     assert "Evolution API" in err and "status" in err
     assert "--session-url" not in err and "WuzAPI" not in err
+
+
+async def test_a_contact_card_is_sent_through_the_instance_as_evolution_s_fields(evolution) -> None:
+    from tui.api.vcard import build_vcard
+
+    card = build_vcard("Ana Souza", "5511987654321", organization="Loja")
+    data = json.dumps({"Phone": "5511999999999", "Name": "Ana Souza", "Vcard": card})
+    code, out, err = await call("send-contact", "--data", data)
+    assert code == Exit.OK, err
+    sent = [message for message in evolution.state.sent if message.operation == "send-contact"]
+    assert [(message.recipient, message.text) for message in sent] == [("5511999999999", "Ana Souza")]
+    # A card Evolution would rewrite without its title: refused, nothing sent.
+    titled = card.replace("END:VCARD", "TITLE:Owner\nEND:VCARD")
+    code, _out, err = await call("send-contact", "--data", json.dumps({"Phone": "5511999999999", "Name": "Ana",
+                                                                         "Vcard": titled}))
+    assert code == Exit.BAD_INPUT and "TITLE" in err, err
+    assert len([message for message in evolution.state.sent if message.operation == "send-contact"]) == 1

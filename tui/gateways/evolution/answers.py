@@ -174,6 +174,9 @@ def _rewritten(body: Any, status: int, operation: str) -> Any:  # noqa: PLR0911 
         return _group_rows(body)
     if not isinstance(body, dict):
         return body
+    if operation == OperationId.SEND_CONTACT and isinstance(body.get("key"), dict) and "id" in body["key"]:
+        # The session family's send (WuzAPI's `{Details, Id, Timestamp}`): the stored message's key.id and time.
+        return {"Details": "Sent", "Id": body["key"]["id"], "Timestamp": body.get("messageTimestamp")}
     if isinstance(body.get("key"), dict) and "id" in body["key"]:
         return {"messageId": body["key"]["id"]}  # every send answers the stored message; its id is key.id (§2.2)
     if operation == OperationId.STATUS and isinstance(body.get("instance"), dict):

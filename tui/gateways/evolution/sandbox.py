@@ -226,6 +226,7 @@ class EvolutionInstanceApi(DialectApi):
             web.post(f"/message/sendWhatsAppAudio/{{{INSTANCE}}}", guard(self.send_audio)),
             web.post(f"/message/sendSticker/{{{INSTANCE}}}", guard(self.send_sticker)),
             web.post(f"/message/sendLocation/{{{INSTANCE}}}", guard(self.send_location)),
+            web.post(f"/message/sendContact/{{{INSTANCE}}}", guard(self.send_contact)),
             web.post(f"/message/sendPoll/{{{INSTANCE}}}", guard(self.send_poll)),
             web.post(f"/message/sendButtons/{{{INSTANCE}}}", guard(self.send_buttons)),
             web.post(f"/message/sendList/{{{INSTANCE}}}", guard(self.send_list)),
@@ -407,6 +408,41 @@ class EvolutionInstanceApi(DialectApi):
         jid = self._recipient(number)
         content = {"degreesLatitude": latitude, "degreesLongitude": longitude, "name": name, "address": address}
         return self._sent("send-location", jid, "locationMessage", {"locationMessage": content}, name)
+
+    async def send_contact(self, request: web.Request) -> web.Response:
+        """contactMessageSchema: `number` and `contact` (at least one `{fullName, phoneNumber}`, the phone 10 characters
+        or more, `wuid` digits); the card is written as contactMessage writes it (whatsapp.baileys.service.ts)."""
+        body = await self._body(request)
+        body.require("number", "contact")
+        number = body.number_field()
+        contacts = body.items("contact", minimum=1)
+        cards = []
+        for contact in contacts:
+            if not isinstance(contact, dict):
+                raise schema_error("contact[0] is not of a type(s) object")
+            for key in ("fullName", "phoneNumber"):
+                if not isinstance(contact.get(key), str):
+                    raise schema_error(f'contact[0] requires property "{key}"')
+            if not contact["fullName"]:
+                raise schema_error("fullName is required")
+            if len(contact["phoneNumber"]) < 10:
+                raise schema_error("contact[0].phoneNumber does not meet minimum length of 10")
+            wuid = contact.get("wuid")
+            if wuid is not None and (not isinstance(wuid, str) or len(wuid) < 10 or not wuid.isdigit()):
+                raise schema_error('"wuid" must be a numeric string')
+            waid = wuid or f"{contact['phoneNumber']}@s.whatsapp.net"
+            card = "\n".join(["BEGIN:VCARD", "VERSION:3.0", f"N:{contact['fullName']}", f"FN:{contact['fullName']}",
+                               *([f"ORG:{contact['organization']};"] if contact.get("organization") else []),
+                               *([f"EMAIL:{contact['email']}"] if contact.get("email") else []),
+                               *([f"URL:{contact['url']}"] if contact.get("url") else []),
+                               f"item1.TEL;waid={waid}:{contact['phoneNumber']}", "item1.X-ABLabel:Celular", "END:VCARD"])
+            cards.append({"displayName": contact["fullName"], "vcard": card})
+        jid = self._recipient(number)
+        if len(cards) == 1:
+            return self._sent("send-contact", jid, "contactMessage", {"contactMessage": cards[0]},
+                              cards[0]["displayName"])
+        message = {"contactsArrayMessage": {"displayName": f"{len(cards)} contacts", "contacts": cards}}
+        return self._sent("send-contact", jid, "contactsArrayMessage", message, f"{len(cards)} contacts")
 
     async def send_poll(self, request: web.Request) -> web.Response:
         body = await self._body(request)

@@ -77,6 +77,47 @@ def _location(request: m.SendLocation) -> Body:
     return _delay(body, request.delayMessage)
 
 
+# What Evolution's sendContact writes into the card it builds (whatsapp.baileys.service.ts contactMessage): a card
+# that says more than these would lose it on the way, so it is refused, naming what would be lost.
+_CARD_FIELDS = frozenset({"version", "n", "fn", "tel", "org", "email", "url", "x-ablabel"})
+
+
+def _contact(request: m.ContactCard) -> Body:
+    """contactMessageSchema (src/validate/message.schema.ts): `number` and `contact`, a list of `{fullName,
+    phoneNumber, wuid?, organization?, email?, url?}`; Evolution writes the vCard itself from them, so the card is
+    read back into those fields (its WAID becomes `wuid`, which says the WhatsApp number the "Message" button opens)."""
+    import vobject
+
+    try:
+        card = vobject.readOne(request.Vcard)
+    except Exception:  # vobject raises its own ParseError and plain ValueErrors alike
+        raise DialectRefusal("Vcard", "is not a vCard Evolution API's sendContact can be written from") from None
+    lost = sorted(name.upper() for name in card.contents if name not in _CARD_FIELDS)
+    phones = card.contents.get("tel", [])
+    if lost or len(phones) > 1:
+        what = ", ".join([*lost, *(["a second TEL"] if len(phones) > 1 else [])])
+        raise DialectRefusal("Vcard", f"has {what}: Evolution API's sendContact writes the card from one name, one "
+                                      "phone, organization, email and url, and would drop the rest")
+    if not phones:
+        raise DialectRefusal("Vcard", "names no phone (TEL): Evolution API's sendContact needs one")
+    tel = phones[0]
+    phone = str(tel.value).strip()  # as the card writes it: Evolution puts it back in its card as given
+    if len(phone) < 10:
+        raise DialectRefusal("Vcard", "has a phone shorter than Evolution API takes (10 characters at least)")
+    name = str(card.fn.value).strip() if "fn" in card.contents else ""
+    contact: Body = {"fullName": name or request.Name, "phoneNumber": phone}
+    waid = "".join(tel.params.get("WAID", [""])[:1])
+    if waid.isdigit() and len(waid) >= 10:
+        contact["wuid"] = waid
+    for field, key in (("org", "organization"), ("email", "email"), ("url", "url")):
+        if field in card.contents:
+            value = card.contents[field][0].value
+            text = ";".join(value).strip(";") if isinstance(value, list) else str(value)
+            if text:
+                contact[key] = text
+    return {"number": spec_phone(request.Phone), "contact": [contact]}
+
+
 def _sticker(request: m.SendSticker) -> Body:
     return _delay({"number": spec_phone(request.phone), "sticker": request.sticker}, request.delayMessage)
 
@@ -291,8 +332,6 @@ REFUSALS: Mapping[OperationId, Refusal] = {
     OperationId.CHAT_SEND_VIDEO: Refusal("Video", "is sent by sendMedia on Evolution API: use send-video"),
     OperationId.CHAT_SEND_AUDIO: Refusal("Audio", "is sent by sendWhatsAppAudio on Evolution API: use send-audio"),
     OperationId.CHAT_SEND_DOCUMENT: Refusal("Document", "is sent by sendMedia on Evolution API: use send-document"),
-    OperationId.SEND_CONTACT: Refusal("Vcard", "cannot be sent as a vCard: Evolution API's sendContact takes the "
-                                               "contact's fields (fullName, phoneNumber) and writes the vCard itself"),
     OperationId.WEBHOOK: Refusal("webhook", "is set whole on Evolution API, with its own event names: use "
                                             "update-every-webhooks (or update-webhook-delivery)"),
 }
@@ -327,6 +366,7 @@ def evolution_forms() -> WireForms:
     forms.route(ops.LIST_GROUPS, "GET", "group/fetchAllGroups/{instance}")
     # The operations the spec puts in the session family, on Evolution's own routes (its instance's endpoint).
     forms.route(ops.GROUP_CREATE, "POST", "group/create/{instance}", _create_group)
+    forms.route(ops.SEND_CONTACT, "POST", "message/sendContact/{instance}", _contact)
     forms.route(ops.GROUP_INFO, "GET", "group/findGroupInfos/{instance}")
     forms.route(ops.GROUP_LIST, "GET", "group/fetchAllGroups/{instance}")
     forms.route(ops.PROXY, "POST", "proxy/set/{instance}", _proxy)
