@@ -317,11 +317,15 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
                                                                      rename=known_names(store))
     outage_http: GatewayHttp | None = None
     outages: OutageCatchUp | None = None
-    if _profile_names(served):  # a profile's account can be caught up after it was disconnected (not the sandbox's)
+    # Who is served now: under `listen --all`, what the listener serves after each SIGHUP (a profile added since the
+    # start is caught up after its own disconnections too); set once the listener exists.
+    serving = _Serving(served)
+    if _profile_names(served) or getattr(args, "all", False):
+        # A profile's account can be caught up after it was disconnected (not the sandbox's).
         from tui.api.gateway_http import GatewayHttp
 
         outage_http = GatewayHttp(timeout=10.0)
-        outages = _outage_catch_up(store, served, args, outage_http)
+        outages = _outage_catch_up(store, serving, args, outage_http)
     consumers = [consumer for consumer in (printer, forwarder.submit if forwarder else None,
                                            alerts.observe if alerts else None,
                                            outages.observe if outages else None) if consumer is not None]
@@ -342,6 +346,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     )
     for name, apikey in served.apikeys.items():
         listener.set_account_apikey(name, apikey)
+    if getattr(args, "all", False):
+        serving.follow(listener)
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
         if outages is not None and outage_http is not None:
             await outages.stop()
@@ -502,8 +508,10 @@ async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse
     try:
         profiles = {profile.name: profile for profile in await asyncio.to_thread(load_profiles)}
         async with GatewayHttp(timeout=10.0) as http:
-            accounts = [await _profile_account(http, profiles[name], served, args) for name in names
-                        if name in profiles]
+            # Whose inbox: the profile's on its own /a/<profile>/ paths, the store's only one on the old paths.
+            inbox = "" if served.old_paths else None
+            accounts = [await _profile_account(http, profiles[name], name if inbox is None else inbox, args)
+                        for name in names if name in profiles]
             results = await catch_up_accounts(store, gap, accounts)
     except Exception as error:  # the store or the profiles failed: the gap stays as said above
         print(f"catch-up: not done: {error}", file=sys.stderr, flush=True)
@@ -518,19 +526,41 @@ def _say_caught_up(result: CatchUp, served: _Served) -> None:
           file=sys.stderr, flush=True)
 
 
-async def _profile_account(http: GatewayHttp, profile: Profile, served: _Served,
+async def _profile_account(http: GatewayHttp, profile: Profile, inbox: str,
                            args: argparse.Namespace) -> AccountClients:
-    """A served profile's inbox and family clients, to read its gateway's history with."""
+    """A served profile's family clients, to read its gateway's history with into `inbox`."""
     from tui.core.calls import profile_secrets
     from tui.core.catchup import AccountClients, profile_clients
 
     secrets = await asyncio.to_thread(profile_secrets, profile.name, insecure_storage=bool(
         profile.secrets_file or args.insecure_storage))
-    # Whose inbox: the profile's on its own /a/<profile>/ paths, the store's only one on the old paths.
-    return AccountClients("" if served.old_paths else profile.name, profile_clients(http, profile, secrets))
+    return AccountClients(inbox, profile_clients(http, profile, secrets))
 
 
-def _outage_catch_up(store: EventStore, served: _Served, args: argparse.Namespace,
+class _Serving:
+    """The profiles served now: those of the start, or, once `follow`ed, the accounts a `listen --all` listener
+    serves (its SIGHUP reloads add and remove them)."""
+
+    def __init__(self, served: _Served) -> None:
+        self.served = served
+        self._listener: Listener | None = None
+
+    def follow(self, listener: Listener) -> None:
+        self._listener = listener
+
+    def names(self) -> list[str]:
+        return list(self._listener.accounts) if self._listener is not None else _profile_names(self.served)
+
+    def inbox_of(self, account: str | None) -> str:
+        """The inbox an account's events feed: "" for the profile on the old paths (the store of one account), else
+        its own (a profile a reload added is never the old paths')."""
+        listener = self._listener
+        if listener is None:
+            return "" if self.served.old_paths else account or ""
+        return "" if listener.old_paths and account == listener.account else account or ""
+
+
+def _outage_catch_up(store: EventStore, serving: _Serving, args: argparse.Namespace,
                      http: GatewayHttp) -> OutageCatchUp:
     """Each served account's disconnected periods, recorded from its connection events and caught up when it is
     connected again (tui.core.catchup.outages), said as the start's catch-up is."""
@@ -538,14 +568,18 @@ def _outage_catch_up(store: EventStore, served: _Served, args: argparse.Namespac
     from tui.local.config import load_profiles
 
     async def clients_for(inbox: str, family: str) -> AccountClients | None:
-        name = inbox or (_profile_names(served) or [""])[0]
+        names = serving.names()
+        name = inbox or (names or [""])[0]
         profile = next((profile for profile in await asyncio.to_thread(load_profiles) if profile.name == name), None)
-        if profile is None or name not in _profile_names(served):
+        if profile is None or name not in names:
             return None
-        return family_only(await _profile_account(http, profile, served, args), family)
+        return family_only(await _profile_account(http, profile, serving.inbox_of(name), args), family)
 
-    return OutageCatchUp(store, clients_for, lambda result: _say_caught_up(result, served),
-                         inbox_of=lambda account: "" if served.old_paths else account or "")
+    def said(result: CatchUp) -> None:
+        print(f"catch-up: {result.words()} ({result.account or (serving.names() or [''])[0]}, {result.gateway})",
+              file=sys.stderr, flush=True)
+
+    return OutageCatchUp(store, clients_for, said, inbox_of=serving.inbox_of)
 
 
 async def _run_stopped(store: EventStore, run: int) -> None:
