@@ -4,6 +4,8 @@ path's family, the gateways' fleet imports (tui.gateways.*.fleet) to point each 
 
 from __future__ import annotations
 
+from tui.api.dialects import InstanceDialect
+
 INSTANCE_PATH = "/delivery"
 SESSION_PATH = "/session"
 EVOLUTION_PATH = "/evolution"
@@ -35,3 +37,9 @@ def path_secret_of(target: str) -> str | None:
     if not path.startswith(_SECRET_PREFIX):
         return None
     return path[len(_SECRET_PREFIX):].split("/", 1)[0]
+
+
+def wants_path_secret(instance_dialect: object) -> bool:
+    """Whether an instance family in this dialect gets the secret URL: Z-API only (the spec's dialect signs, WuzAPI
+    signs, Evolution's deliveries carry its apikey)."""
+    return instance_dialect is InstanceDialect.ZAPI

@@ -22,6 +22,7 @@ from tui.cli.exit_codes import Exit
 if TYPE_CHECKING:
     from tui.cli.command_sandbox import CommandSandbox
     from tui.core.doctor import Report
+    from tui.local.config import Profile
 
 
 def add_parser(commands: Any, global_flags: Any) -> None:
@@ -49,6 +50,8 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
+    import asyncio
+
     from tui.local import config
     from tui.core.accounts.account import SANDBOX_PROFILE
     from tui.api.client import GatewayHttp
@@ -84,6 +87,9 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
         return Exit.BAD_INPUT
     key = secrets.get(SecretName.HMAC_KEY)
+    # A Z-API profile's webhook URL secret, made the first time as the app and `listen` make it. A sandbox's lives in
+    # its app's memory only: unknown here, so its secret URL is taken as it is (Doctor._reaches).
+    path_secret = await asyncio.to_thread(_path_secret, profile, insecure_storage) if sandbox is None else None
     own_listener: Listener | None = None
     try:
         if record is None:
@@ -92,6 +98,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
             own_listener = Listener(store, host=profile.listener_host, port=profile.listener_port, hmac_key=key,
                                     max_body=profile.max_body, require_signatures=profile.require_signatures,
                                     account=profile.name, accounts={profile.name: key})
+            own_listener.set_account_path_secret(profile.name, path_secret)
             try:
                 await own_listener.start()
             except OSError as error:
@@ -122,6 +129,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
                 # Its own listener began now: no silence before it can be told from nothing listening.
                 listening_since=datetime.now(UTC) if own_listener is not None else None,
+                path_secret=path_secret,
             )
             doctor = Doctor(inputs)
             from tui.api.errors import GatewayError, ReadOnlyRefused
@@ -183,3 +191,14 @@ def _show(report: Report, changes: list[str], as_json: bool, out: TextIO) -> Non
     if report.probe_latency is not None:
         print(f"probe: first event after {report.probe_latency * 1000:.0f} ms ({report.probe_events} events)", file=out)
     print("healthy" if report.healthy else "not healthy", file=out)
+
+
+def _path_secret(profile: Profile, insecure_storage: bool) -> str | None:
+    """A Z-API profile's webhook URL secret (made and stored the first time); None for any other profile."""
+    from tui.api.dialects import Family
+    from tui.api.listener_paths import wants_path_secret
+    from tui.local.secrets import run_path_secret
+
+    if Family.INSTANCE not in profile.families or not wants_path_secret(profile.instance_dialect):
+        return None
+    return run_path_secret(profile.name, insecure_storage or profile.secrets_file)

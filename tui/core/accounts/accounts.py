@@ -63,6 +63,9 @@ class Accounts:
         """The current account's HMAC key (None: it has none)."""
         self.keys: dict[str, str | None] = {}
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
+        self.path_secrets: dict[str, str | None] = {}
+        """Each open Z-API account's webhook URL secret (tui.api.listener_paths.PATH_SECRET_SEGMENT), as the listener
+        compares it and the webhooks are pointed with it; None: it has none."""
         self.note: str | None = None
         """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
         self.asked_name: str | None = None
@@ -269,9 +272,11 @@ class Accounts:
             account.opened(self.build_http(), Tokens.from_secrets(resolved))
             key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
             self.keys[account.name] = key
+            self.path_secrets[account.name] = await loop.run_in_executor(pool, read_path_secret, account, {})
             if self._feed.listener is not None:
                 self._feed.listener.set_account_key(account.name, key)
                 serve_apikey(self._feed.listener, account)
+                self._feed.listener.set_account_path_secret(account.name, self.path_secrets[account.name])
 
         opening = [account for account in self.all if account.opening is Opening.READING]
         pool = ThreadPoolExecutor(OPENING_READS_AT_ONCE, thread_name_prefix="open-accounts")
@@ -301,6 +306,8 @@ class Accounts:
                 keys[account.name] = await asyncio.to_thread(
                     secret_module.resolve_secret, account.name, account.secrets, secret_module.SecretName.HMAC_KEY,
                     environ) or None
+            if account.name not in self.path_secrets:
+                self.path_secrets[account.name] = await asyncio.to_thread(read_path_secret, account, environ)
         # Keys that open_others gave meanwhile (an account that opened while these were read) are kept.
         still_open = {account.name for account in self.all}
         self.keys = {**{name: key for name, key in self.keys.items() if name in still_open}, **keys}
@@ -351,6 +358,7 @@ class Accounts:
                 Family.INSTANCE in account.families,
                 account.profile.require_signatures and account is not self.current, _speaks_evolution(account)))
             serve_apikey(listener, account)
+            listener.set_account_path_secret(account.name, self.path_secrets.get(account.name))
         for account in self.all:  # a key not known yet: refused for now (503), never served without one
             if account.opening is not Opening.OPEN and account.name not in self.keys:
                 listener.set_account_pending(account.name, OPENING_AT_LISTENER if account.opening is Opening.READING
@@ -424,3 +432,20 @@ def serve_apikey(listener: Listener, account: Account) -> None:
     instance = account.instance
     key = instance.credentials.instance_token if _speaks_evolution(account) and instance is not None else None
     listener.set_account_apikey(account.name, key)
+
+
+def read_path_secret(account: Account, environ: Mapping[str, str] | None = None) -> str | None:
+    """A Z-API account's webhook URL secret, made and stored the first time (blocks on the keyring: call it in a
+    thread); None for any other account, or when the store keeps nothing (its webhooks then point at the plain
+    `/delivery`, whose callbacks are stored but not believed while a key is set, as before)."""
+    from tui.api.dialects import Family
+    from tui.api.listener_paths import wants_path_secret
+    from tui.local import secrets as secret_module
+
+    if not account.has(Family.INSTANCE) or not wants_path_secret(account.dialects[0]):
+        return None
+    try:
+        return secret_module.delivery_path_secret(account.name, account.secrets, environ)
+    except secret_module.KeyringUnavailable as error:
+        log.warning("no webhook URL secret for %s (its Z-API callbacks stay unsigned): %s", account.name, error)
+        return None
