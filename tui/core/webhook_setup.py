@@ -71,8 +71,13 @@ class WebhookSetup:
 
     def account_webhook_url(self, profile: str, family: Family) -> str:
         """The URL `profile`'s gateway should send `family`'s webhooks to: under its public URL (a tunnel), else the
-        listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one."""
-        base = self.listener_base_of(self._accounts.named(profile))
+        listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one (the
+        instance family's on its gateway's path, with a Z-API account's secret: configure_webhooks's URL)."""
+        account = self._accounts.named(profile)
+        base = self.listener_base_of(account)
+        instance = account.instance if account is not None and family.value == PathFamily.INSTANCE else None
+        if account is not None and instance is not None:
+            return self._instance_url(base, account, instance.adapter.instance_listener_path)
         return self._webhook_urls(base, profile)[PathFamily(family.value)]
 
     def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
