@@ -22,7 +22,6 @@ from tui.cli.exit_codes import Exit
 if TYPE_CHECKING:
     from tui.cli.command_sandbox import CommandSandbox
     from tui.core.doctor import Report
-    from tui.local.config import Profile
 
 
 def add_parser(commands: Any, global_flags: Any) -> None:
@@ -60,7 +59,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
     from tui.core.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.core.doctor import Doctor, DoctorInputs, account_paths_of
     from tui.local.listener_record import running
-    from tui.local.secrets import SecretName
+    from tui.local.secrets import SecretName, run_path_secret
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -89,7 +88,8 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
     key = secrets.get(SecretName.HMAC_KEY)
     # A Z-API profile's webhook URL secret, made the first time as the app and `listen` make it. A sandbox's lives in
     # its app's memory only: unknown here, so its secret URL is taken as it is (Doctor._reaches).
-    path_secret = await asyncio.to_thread(_path_secret, profile, insecure_storage) if sandbox is None else None
+    path_secret = (await asyncio.to_thread(run_path_secret, profile, insecure_storage or profile.secrets_file)
+                   if sandbox is None else None)
     own_listener: Listener | None = None
     try:
         if record is None:
@@ -191,14 +191,3 @@ def _show(report: Report, changes: list[str], as_json: bool, out: TextIO) -> Non
     if report.probe_latency is not None:
         print(f"probe: first event after {report.probe_latency * 1000:.0f} ms ({report.probe_events} events)", file=out)
     print("healthy" if report.healthy else "not healthy", file=out)
-
-
-def _path_secret(profile: Profile, insecure_storage: bool) -> str | None:
-    """A Z-API profile's webhook URL secret (made and stored the first time); None for any other profile."""
-    from tui.api.dialects import Family
-    from tui.api.listener_paths import wants_path_secret
-    from tui.local.secrets import run_path_secret
-
-    if Family.INSTANCE not in profile.families or not wants_path_secret(profile.instance_dialect):
-        return None
-    return run_path_secret(profile.name, insecure_storage or profile.secrets_file)

@@ -150,7 +150,7 @@ def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:
 def _one_profile(args: argparse.Namespace) -> _Served:
     """`listen [--profile P]`: one profile's store and key on the old paths, as the app listens."""
     from tui.local.config import chosen_profile, events_store_path, load_profiles
-    from tui.local.secrets import KeyringUnavailable, run_hmac_key
+    from tui.local.secrets import KeyringUnavailable, run_hmac_key, run_path_secret
 
     # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
     path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
@@ -169,7 +169,7 @@ def _one_profile(args: argparse.Namespace) -> _Served:
     record = name or ("sandbox" if args.sandbox else None)
     signing = {profile.name: _saved_signing(profile)} if profile is not None else {}
     apikeys = {profile.name: _instance_key(profile, in_file)} if profile is not None else {}
-    path_secrets = {profile.name: _path_secret(profile, in_file)} if profile is not None else {}
+    path_secrets = {profile.name: run_path_secret(profile, in_file)} if profile is not None else {}
     return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing,
                    apikeys=apikeys, path_secrets=path_secrets)
 
@@ -196,16 +196,6 @@ def _instance_key(profile: Profile, in_file: bool, environ: Mapping[str, str] | 
         return run_instance_key(profile.name, in_file, environ)
     except KeyringUnavailable as error:
         raise KeyringUnavailable(f"profile {profile.name!r}'s instance key: {error}") from None
-
-
-def _path_secret(profile: Profile, in_file: bool, environ: Mapping[str, str] | None = None) -> str | None:
-    """A Z-API profile's webhook URL secret, made the first time (None for other profiles: never read)."""
-    from tui.api.listener_paths import wants_path_secret
-    from tui.local.secrets import run_path_secret
-
-    if Family.INSTANCE not in profile.families or not wants_path_secret(profile.instance_dialect):
-        return None
-    return run_path_secret(profile.name, in_file, environ)
 
 
 def _every_profile(args: argparse.Namespace) -> _Served:
@@ -236,7 +226,7 @@ def _every_profile(args: argparse.Namespace) -> _Served:
 def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
     """Every profile with its key, families and signature policy, as they are now (at start, and on SIGHUP)."""
     from tui.local.config import load_profiles
-    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key
+    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key, run_path_secret
 
     profiles = load_profiles()
     environ = run_environment(len(profiles), lambda line: print(line, file=sys.stderr, flush=True))
@@ -252,7 +242,7 @@ def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
                        {profile.name: _saved_signing(profile) for profile in profiles},
                        {profile.name: _instance_key(profile, profile.secrets_file or args.insecure_storage, environ)
                         for profile in profiles},
-                       {profile.name: _path_secret(profile, profile.secrets_file or args.insecure_storage, environ)
+                       {profile.name: run_path_secret(profile, profile.secrets_file or args.insecure_storage, environ)
                         for profile in profiles})
 
 

@@ -409,14 +409,28 @@ def run_instance_key(profile: str, insecure: bool = False, environ: Mapping[str,
     return resolve_secret(profile, store, SecretName.INSTANCE_TOKEN, environ) or None
 
 
-def run_path_secret(profile: str, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
-    """A Z-API profile's webhook URL secret for a run (`listen`, `doctor`), made and stored the first time as the app
-    makes it; None when there is no store that keeps it (no keyring and no 0600 file: its webhooks then point at the
-    plain `/delivery`, as before)."""
+def profile_path_secret(profile: Profile, store: SecretStore | None,
+                        environ: Mapping[str, str] | None = None) -> str | None:
+    """`profile`'s webhook URL secret when its instance family speaks Z-API (the app, `listen`, the doctor and
+    `fleet import` all take it here), made and stored the first time; None for any other profile, or when there is
+    no store that keeps it (no keyring and no 0600 file: its webhooks then point at the plain `/delivery`, as before)."""
+    from tui.api.listener_paths import wants_path_secret
+
+    if Family.INSTANCE not in profile.families or not wants_path_secret(profile.instance_dialect):
+        return None
     try:
-        return delivery_path_secret(profile, open_secret_store_for_run(insecure, environ), environ)
+        return delivery_path_secret(profile.name, store, environ)
     except KeyringUnavailable:
         return None
+
+
+def run_path_secret(profile: Profile, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
+    """profile_path_secret for a run of `listen` or `doctor`, in the store the run reads its other secrets from."""
+    try:
+        store = open_secret_store_for_run(insecure, environ)
+    except KeyringUnavailable:
+        return None
+    return profile_path_secret(profile, store, environ)
 
 
 def run_environment(open_profiles: int, warn: Callable[[str], None]) -> Mapping[str, str]:

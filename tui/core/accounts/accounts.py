@@ -272,7 +272,8 @@ class Accounts:
             account.opened(self.build_http(), Tokens.from_secrets(resolved))
             key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
             self.keys[account.name] = key
-            self.path_secrets[account.name] = await loop.run_in_executor(pool, read_path_secret, account, {})
+            self.path_secrets[account.name] = await loop.run_in_executor(
+                pool, secret_module.profile_path_secret, account.profile, account.secrets, {})
             if self._feed.listener is not None:
                 self._feed.listener.set_account_key(account.name, key)
                 serve_apikey(self._feed.listener, account)
@@ -307,7 +308,8 @@ class Accounts:
                     secret_module.resolve_secret, account.name, account.secrets, secret_module.SecretName.HMAC_KEY,
                     environ) or None
             if account.name not in self.path_secrets:
-                self.path_secrets[account.name] = await asyncio.to_thread(read_path_secret, account, environ)
+                self.path_secrets[account.name] = await asyncio.to_thread(
+                    secret_module.profile_path_secret, account.profile, account.secrets, environ)
         # Keys that open_others gave meanwhile (an account that opened while these were read) are kept.
         still_open = {account.name for account in self.all}
         self.keys = {**{name: key for name, key in self.keys.items() if name in still_open}, **keys}
@@ -432,20 +434,3 @@ def serve_apikey(listener: Listener, account: Account) -> None:
     instance = account.instance
     key = instance.credentials.instance_token if _speaks_evolution(account) and instance is not None else None
     listener.set_account_apikey(account.name, key)
-
-
-def read_path_secret(account: Account, environ: Mapping[str, str] | None = None) -> str | None:
-    """A Z-API account's webhook URL secret, made and stored the first time (blocks on the keyring: call it in a
-    thread); None for any other account, or when the store keeps nothing (its webhooks then point at the plain
-    `/delivery`, whose callbacks are stored but not believed while a key is set, as before)."""
-    from tui.api.dialects import Family
-    from tui.api.listener_paths import wants_path_secret
-    from tui.local import secrets as secret_module
-
-    if not account.has(Family.INSTANCE) or not wants_path_secret(account.dialects[0]):
-        return None
-    try:
-        return secret_module.delivery_path_secret(account.name, account.secrets, environ)
-    except secret_module.KeyringUnavailable as error:
-        log.warning("no webhook URL secret for %s (its Z-API callbacks stay unsigned): %s", account.name, error)
-        return None
