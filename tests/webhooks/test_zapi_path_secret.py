@@ -130,3 +130,31 @@ async def test_the_secret_is_in_no_stored_row_show_or_log(start_listener, http, 
         out, err = capsys.readouterr()
         assert SECRET not in out + err
     assert SECRET not in caplog.text
+
+
+async def test_listen_all_serves_a_zapi_profile_on_its_secret_url_and_never_prints_the_secret(monkeypatch):
+    """A real `listen --all`: the Z-API profile's secret is made at start and kept in its 0600 file, its start line
+    shows the secret URL masked, and only that profile's own secret URL is believed."""
+    from tests.webhooks.headless import start_headless
+    from tests.webhooks.test_listen_profile_key import PROFILE_KEY, stop
+    from tests.webhooks.test_listen_profile_signing import WUZ, ZAPI as ZAPI_FLAGS, add
+    from tui.local.paths import fleet_events_path
+    from tui.local.secrets import InsecureFileSecrets, ListenerSecret
+    from tui.webhooks.store import EventStore
+
+    add(monkeypatch, "zw", *ZAPI_FLAGS, "--instance-dialect", "zapi", *WUZ)
+    add(monkeypatch, "wuz", *WUZ)
+    process, url = await start_headless(None, "--all", before=("--insecure-storage",))
+    secret = InsecureFileSecrets().get("zw", ListenerSecret.DELIVERY_PATH)
+    assert secret and InsecureFileSecrets().get("wuz", ListenerSecret.DELIVERY_PATH) is None  # Z-API's alone
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
+        statuses = [(await post(http, url + path))[0] for path in (
+            f"/a/zw/delivery/secret/{secret}", "/a/zw/delivery/secret/guessed", "/a/zw/delivery",
+            f"/a/wuz/delivery/secret/{secret}")]
+    stderr = process.first_line + await stop(process)
+    assert statuses == [200, 401, 200, 401], stderr
+    assert f"{url}/a/zw/delivery/secret/***" in stderr and secret not in stderr
+    with EventStore(fleet_events_path()) as store:
+        verdicts = [(event.account, event.verdict) for event in reversed(store.newest(10))]
+    assert verdicts[:3] == [("zw", Verdict.PATH_SECRET_OK), ("zw", Verdict.PATH_SECRET_WRONG), ("zw", Verdict.UNSIGNED)]
+    assert PROFILE_KEY not in stderr
