@@ -307,9 +307,7 @@ class Accounts:
                 keys[account.name] = await asyncio.to_thread(
                     secret_module.resolve_secret, account.name, account.secrets, secret_module.SecretName.HMAC_KEY,
                     environ) or None
-            if account.name not in self.path_secrets:
-                self.path_secrets[account.name] = await asyncio.to_thread(
-                    secret_module.profile_path_secret, account.profile, account.secrets, environ)
+        await self.read_path_secrets(environ)
         # Keys that open_others gave meanwhile (an account that opened while these were read) are kept.
         still_open = {account.name for account in self.all}
         self.keys = {**{name: key for name, key in self.keys.items() if name in still_open}, **keys}
@@ -339,6 +337,19 @@ class Accounts:
         for account in self.all:
             account.inbox_account = account.name if record.account_paths else ""
         await self._feed.attach(record, [account.name for account in self.all])
+        # that listener compares its Z-API profiles' webhook URL secrets: the webhooks this app points carry them
+        from tui.local import secrets as secret_module
+
+        await self.read_path_secrets(secret_module.run_environment(len(self.all), self._warn_environment))
+
+    async def read_path_secrets(self, environ: Mapping[str, str]) -> None:
+        """Each open Z-API account's webhook URL secret, read (made the first time) once a run, off the loop."""
+        from tui.local import secrets as secret_module
+
+        for account in self.all:
+            if account.opening is Opening.OPEN and account.name not in self.path_secrets:
+                self.path_secrets[account.name] = await asyncio.to_thread(
+                    secret_module.profile_path_secret, account.profile, account.secrets, environ)
 
     def _warn_environment(self, line: str) -> None:
         if not self._environment_warned:
