@@ -187,3 +187,18 @@ def test_a_short_secret_is_masked_where_it_stands_alone_not_inside_words():
     assert redact("Could not connect: c is wrong") == "Could not connect: *** is wrong"
     assert redact("token=tok3n&x=1; tok3ns") == "token=***&x=1; tok3ns"
     assert redact("in the middleZq9fK2mR7xP4wL8vof a word") == "in the middle***of a word"
+
+
+def test_the_secret_of_zapis_webhook_url_is_masked_in_urls_bodies_and_answers():
+    from tui.api.redaction import redact_body, redact_delivery_secret, redact_url_secrets
+
+    secret = "Zq3v0cT9yJwK1mB7sXnL4pA8rD2eF6hG"
+    url = f"https://tunnel.example/a/work/delivery/secret/{secret}"
+    assert redact_delivery_secret(url) == "https://tunnel.example/a/work/delivery/secret/***"
+    assert redact_url_secrets(f"POST {url}?x=1") == "POST https://tunnel.example/a/work/delivery/secret/***?x=1"
+    # the request log's body of Z-API's update-every-webhooks, and Z-API's instance data echoing the callbacks
+    assert redact_body({"value": url, "notifySentByMe": True}) == {
+        "value": "https://tunnel.example/a/work/delivery/secret/***", "notifySentByMe": True}
+    answer = f'{{"receivedCallbackUrl":"{url}","deliveryCallbackUrl":"{url}"}}'
+    assert secret not in redact_delivery_secret(answer)
+    assert redact_delivery_secret("http://h/delivery and /session") == "http://h/delivery and /session"

@@ -440,3 +440,42 @@ async def test_listen_started_again_on_another_store_is_followed_there(tmp_path)
         finally:
             await runtime.stop()
             await stop(process)
+
+
+async def test_an_attached_app_points_zapi_at_the_secret_url_the_running_listen_compares():
+    """Z-API signs nothing: `listen` made the profile's webhook URL secret (in its 0600 file) and compares it; the app
+    that attaches to that listener points Z-API's callbacks at the same secret URL, and its doctor expects it."""
+    from tui.api.dialects import Family, InstanceDialect, SessionDialect
+    from tui.local.secrets import ListenerSecret
+
+    gateway = SandboxGateway(instance_id="boxinst", instance_token=TOKENS[SecretName.INSTANCE_TOKEN],
+                             client_token=TOKENS[SecretName.CLIENT_TOKEN],
+                             session_token=TOKENS[SecretName.SESSION_TOKEN], delivery_delay=0.0,
+                             instance_dialect="zapi", session_dialect="wuzapi")
+    await gateway.start()
+    try:
+        def save(port: int) -> None:
+            save_profile("box", gateway, listener_port=port)
+            [profile] = [profile for profile in config.load_profiles() if profile.name == "box"]
+            config.save_profile(profile.model_copy(update={"instance_dialect": InstanceDialect.ZAPI,
+                                                           "session_dialect": SessionDialect.WUZAPI}))
+
+        save(0)
+        process, url = await start_headless(None, "--profile", "box")
+        save(port_of(url))
+        secret = InsecureFileSecrets().get("box", ListenerSecret.DELIVERY_PATH)
+        assert secret
+        runtime = Runtime(profile="box")
+        try:
+            await asyncio.wait_for(runtime.start(), timeout=60)
+            assert runtime.listener is None  # attached, not bound
+            wanted = f"{url}/delivery/secret/{secret}"
+            assert runtime.webhooks.account_webhook_url("box", Family.INSTANCE) == wanted
+            await runtime.webhooks.configure_webhooks(runtime.webhooks.listener_base())
+            assert set(gateway.state.zapi_callback_urls.values()) == {wanted}
+            assert (await runtime.webhooks.doctor_inputs()).path_secret == secret
+        finally:
+            await runtime.stop()
+            await stop(process)
+    finally:
+        await gateway.stop()

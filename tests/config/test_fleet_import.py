@@ -13,7 +13,7 @@ import pytest
 from tests.sandbox.test_fleet import ADMIN, CLIENT, PARTNER, admin_users
 from tui.local import config
 from tui.cli.main import main
-from tui.local.secrets import GatewaySecret, InsecureFileSecrets, SecretName, gateway_scope
+from tui.local.secrets import GatewaySecret, InsecureFileSecrets, ListenerSecret, SecretName, gateway_scope
 
 
 @pytest.fixture(autouse=True)
@@ -115,9 +115,16 @@ def test_zapi_partner_import_then_again_updates(fleet_sandbox, monkeypatch, caps
         instance = by_id[profile.instance_id]
         assert store.get(profile.name, SecretName.INSTANCE_TOKEN) == instance["token"]
         assert store.get(profile.name, SecretName.CLIENT_TOKEN) == CLIENT
-        assert instance["deliveryCallbackUrl"] == f"http://127.0.0.1:8787/a/{profile.name}/delivery"
+        # Z-API cannot sign: its callbacks go to the profile's secret URL, the secret kept with its other secrets
+        secret = store.get(profile.name, ListenerSecret.DELIVERY_PATH)
+        assert secret and instance["deliveryCallbackUrl"] == (
+            f"http://127.0.0.1:8787/a/{profile.name}/delivery/secret/{secret}")
+    secrets_before = {profile.name: store.get(profile.name, ListenerSecret.DELIVERY_PATH) for profile in profiles}
     assert main(command) == 0
-    assert "0 new profile(s), 3 updated" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "0 new profile(s), 3 updated" in out
+    assert not any(secret in out + err for secret in secrets_before.values() if secret)
+    assert {name: store.get(name, ListenerSecret.DELIVERY_PATH) for name in secrets_before} == secrets_before  # kept
     assert sorted(profile.name for profile in config.load_profiles()) == ["sandbox-01", "sandbox-02", "sandbox-03"]
 
 

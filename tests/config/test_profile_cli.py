@@ -272,3 +272,18 @@ def test_remove_of_a_profile_whose_secrets_were_never_stored_in_the_keyring_succ
     assert main(["profile", "remove", "bare"]) == 0, capsys.readouterr().err
     assert "Profile 'bare' and its secrets removed" in capsys.readouterr().out
     assert config.load_profiles() == [] and memory_keyring.entries == {}
+
+
+def test_remove_also_clears_the_webhook_url_secret(monkeypatch, memory_keyring):
+    """A Z-API profile's webhook URL secret is made by the listener, the doctor or the app, never typed: it goes with
+    the profile all the same (the keyring, and the 0600 file)."""
+    from tui.local.secrets import ListenerSecret, delivery_path_secret, open_secret_store
+
+    set_secrets(monkeypatch)
+    assert main(ADD) == 0
+    delivery_path_secret("work", open_secret_store())
+    delivery_path_secret("work", InsecureFileSecrets())
+    assert ("gateway-tui", "work:delivery-path-secret") in memory_keyring.entries
+    assert main(["profile", "remove", "work"]) == 0
+    assert memory_keyring.entries == {}
+    assert InsecureFileSecrets().get("work", ListenerSecret.DELIVERY_PATH) is None

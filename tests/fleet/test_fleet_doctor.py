@@ -32,13 +32,21 @@ async def listen_all() -> AsyncIterator[str]:
             await process.wait()
 
 
+def own_delivery_url(url: str, name: str) -> str:
+    """Where `fleet import` points a Z-API account's callbacks: its own `/a/<name>/delivery` with its secret (made
+    and kept in its 0600 file, as the import makes it)."""
+    from tui.local.secrets import InsecureFileSecrets, delivery_path_secret
+
+    return f"{url}/a/{name}/delivery/secret/{delivery_path_secret(name, InsecureFileSecrets())}"
+
+
 def point_at_own_paths(gateway: SandboxGateway, url: str, name: str) -> None:
     """What `fleet import` leaves on each gateway: every callback and the session webhook on `/a/<name>/`."""
     state = gateway.state
-    state.delivery_url = f"{url}/a/{name}/delivery"
+    state.delivery_url = own_delivery_url(url, name)
     for kinds in CALLBACK_ROUTES.values():
         for kind in kinds:
-            state.zapi_callback_urls[kind] = f"{url}/a/{name}/delivery"
+            state.zapi_callback_urls[kind] = own_delivery_url(url, name)
     state.session_webhook.url = f"{url}/a/{name}/session"
     state.session_webhook.events = ["All"]
 
@@ -58,7 +66,7 @@ async def test_doctor_keeps_a_fleet_account_on_its_own_paths():
         assert "fixed:" not in out, out
         assert "probe: first event after" in out, out
         assert first.session_webhook.url == f"{url}/a/shop-1/session"
-        assert first.delivery_url == f"{url}/a/shop-1/delivery"
+        assert first.delivery_url == own_delivery_url(url, "shop-1")
 
         with EventStore(fleet_events_path()) as store:
             probe_events = store.newest(50, account="shop-1")

@@ -110,4 +110,6 @@ def test_verdict_values_are_stable():
     # Stored in the event store's verdict column and printed by --print-json.
     assert [str(v) for v in Verdict] == ["valid", "invalid", "unsigned", "no-key",
                                          # Evolution's apikey (issue 33): verdicts of their own, never a signature's
-                                         "apikey-ok", "apikey-wrong", "apikey-unchecked", "no-apikey"]
+                                         "apikey-ok", "apikey-wrong", "apikey-unchecked", "no-apikey",
+                                         # Z-API's secret webhook URL: the same
+                                         "path-secret-ok", "path-secret-wrong"]

@@ -38,6 +38,7 @@ from tui.api.redaction import (
     install_library_log_redaction,
     mask_json_keys,
     redact_body,
+    redact_delivery_secret,
     redact_headers,
 )
 
@@ -284,7 +285,9 @@ class GatewayHttp:
                     duration_ms=(time.perf_counter() - started) * 1000,
                     request_headers=redact_headers(call.headers),
                     request_body=redact(dump_json(redact_body(call.body))) if call.body is not None else None,
-                    response_body=(truncate(redact(mask_json_keys(response_text, call.answer_secret_keys)))
+                    # Z-API's instance data answers with the callbacks' URLs: their secret segment is masked
+                    response_body=(truncate(redact_delivery_secret(redact(mask_json_keys(response_text,
+                                                                                          call.answer_secret_keys))))
                                    if response_text is not None else None),
                     error=failure.message if failure else None,
                 )

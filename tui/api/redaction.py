@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from tui.api.json_text import NestedTooDeeply, load_json
+from tui.api.listener_paths import INSTANCE_PATH, PATH_SECRET_SEGMENT
 
 MASK = "***"
 SHORT_SECRET = 6  # characters: shorter secrets are masked as whole words only
@@ -99,7 +100,7 @@ def redact_body(body: Any) -> Any:
     if isinstance(body, list):
         return [redact_body(item) for item in body]
     if isinstance(body, str):
-        return shortened_data_url(body)
+        return redact_delivery_secret(shortened_data_url(body))
     return body
 
 
@@ -169,11 +170,19 @@ def dump_json(body: Any) -> str:
 
 _INSTANCE_TOKEN_IN_PATH = re.compile(r"(/instances/[^/\s]+/token/)[^/\s\"'?#]+")
 _TOKEN_IN_QUERY = re.compile(r"([?&]token=)[^&\s\"'#]+", re.IGNORECASE)
+_DELIVERY_SECRET_IN_PATH = re.compile(rf"({re.escape(INSTANCE_PATH)}/{PATH_SECRET_SEGMENT}/)[^/\s\"'?#&,;)]+")
 
 
 def redact_url_secrets(text: str) -> str:
-    """Mask instance tokens in instance-family paths and `token=` query values, wherever a URL is printed."""
-    return _TOKEN_IN_QUERY.sub(rf"\g<1>{MASK}", _INSTANCE_TOKEN_IN_PATH.sub(rf"\g<1>{MASK}", text))
+    """Mask instance tokens in instance-family paths, `token=` query values and the secret segment of Z-API's
+    capability URL (`/delivery/secret/***`), wherever a URL is printed."""
+    text = _INSTANCE_TOKEN_IN_PATH.sub(rf"\g<1>{MASK}", redact_delivery_secret(text))
+    return _TOKEN_IN_QUERY.sub(rf"\g<1>{MASK}", text)
+
+
+def redact_delivery_secret(text: str) -> str:
+    """`…/delivery/secret/<secret>` as `…/delivery/secret/***` (tui.api.listener_paths.PATH_SECRET_SEGMENT)."""
+    return _DELIVERY_SECRET_IN_PATH.sub(rf"\g<1>{MASK}", text)
 
 
 class _UrlSecretsFilter(logging.Filter):

@@ -21,11 +21,17 @@ class Verdict(enum.StrEnum):
     APIKEY_WRONG = "apikey-wrong"  # it carries another key: refused like a bad signature
     APIKEY_UNCHECKED = "apikey-unchecked"  # it carries one, and the listener knows no key to compare it with
     NO_APIKEY = "no-apikey"  # it carries none (Evolution's server does not expose it): unsigned
+    # Z-API signs nothing either: its callbacks point at a capability URL, `/delivery/secret/<secret>`
+    # (tui.api.listener_paths.PATH_SECRET_SEGMENT). Verdicts of their own, never shown as a signature.
+    PATH_SECRET_OK = "path-secret-ok"  # it arrived on the profile's secret URL
+    PATH_SECRET_WRONG = "path-secret-wrong"  # on a secret URL with another secret: refused like a bad signature
 
 
-# What the inbox, the media folder and the backfills believe: a valid signature, an apikey that matched, or nothing
-# to check against (no key configured). An unsigned delivery, a missing apikey or a wrong one are kept, never believed.
-TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY, Verdict.APIKEY_OK, Verdict.APIKEY_UNCHECKED})
+# What the inbox, the media folder and the backfills believe: a valid signature, an apikey that matched, the secret of
+# a Z-API profile's capability URL, or nothing to check against (no key configured). An unsigned delivery, a missing
+# apikey or a wrong one, a wrong path secret are kept, never believed.
+TRUSTED_VERDICTS = frozenset({Verdict.VALID, Verdict.NO_KEY, Verdict.APIKEY_OK, Verdict.APIKEY_UNCHECKED,
+                              Verdict.PATH_SECRET_OK})
 
 
 # OpenSSL's one-shot HMAC always releases the GIL, and an HMAC object's update releases it from this size on.

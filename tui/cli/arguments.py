@@ -11,7 +11,7 @@ from tui.api.dialects import InstanceDialect, SessionDialect
 
 # tui.api.signing.Verdict's values (not imported: the app's start must not pay for the webhook modules).
 VERDICTS = ("valid", "invalid", "unsigned", "no-key", "apikey-ok", "apikey-wrong", "apikey-unchecked", "no-apikey",
-            "rejected")
+            "path-secret-ok", "path-secret-wrong", "rejected")
 
 
 def port(text: str) -> int:

@@ -49,6 +49,8 @@ def run_cli(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: CommandSandbox | None) -> int:
+    import asyncio
+
     from tui.local import config
     from tui.core.accounts.account import SANDBOX_PROFILE
     from tui.api.client import GatewayHttp
@@ -57,7 +59,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
     from tui.core.calls import CallRefused, load_profile, profile_secrets, refuse_missing_secrets
     from tui.core.doctor import Doctor, DoctorInputs, account_paths_of
     from tui.local.listener_record import running
-    from tui.local.secrets import SecretName
+    from tui.local.secrets import SecretName, run_path_secret
     from tui.webhooks.listener import Listener
     from tui.webhooks.store import EventStore
 
@@ -84,6 +86,10 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
         print(f"gateway-tui doctor: cannot open the event store {store.path}: {error}", file=err)
         return Exit.BAD_INPUT
     key = secrets.get(SecretName.HMAC_KEY)
+    # A Z-API profile's webhook URL secret, made the first time as the app and `listen` make it. A sandbox's lives in
+    # its app's memory only: unknown here, so its secret URL is taken as it is (Doctor._reaches).
+    path_secret = (await asyncio.to_thread(run_path_secret, profile, insecure_storage or profile.secrets_file)
+                   if sandbox is None else None)
     own_listener: Listener | None = None
     try:
         if record is None:
@@ -92,6 +98,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
             own_listener = Listener(store, host=profile.listener_host, port=profile.listener_port, hmac_key=key,
                                     max_body=profile.max_body, require_signatures=profile.require_signatures,
                                     account=profile.name, accounts={profile.name: key})
+            own_listener.set_account_path_secret(profile.name, path_secret)
             try:
                 await own_listener.start()
             except OSError as error:
@@ -122,6 +129,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO, sandbox: Comm
                 own_number=(sandbox_info or {}).get("own_phone"), may_probe=_ask_at_terminal(err),
                 # Its own listener began now: no silence before it can be told from nothing listening.
                 listening_since=datetime.now(UTC) if own_listener is not None else None,
+                path_secret=path_secret,
             )
             doctor = Doctor(inputs)
             from tui.api.errors import GatewayError, ReadOnlyRefused

@@ -23,6 +23,8 @@ from tui.webhooks.budget import DEFAULT_MAX_BODY
 from tui.webhooks.events import StoredEvent, terminal_line
 from tui.webhooks.identities import UNKNOWN_NUMBER, named_event
 from tui.webhooks.inbox_changes import inbox_of
+from tui.api.listener_paths import with_path_secret
+from tui.api.redaction import MASK
 from tui.webhooks.families import ACCOUNT_PREFIX, AccountSigning, PathFamily, evolution_url, family_urls
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreHealth, StoreLocked, StoreUnusable
@@ -51,6 +53,7 @@ class _Served(NamedTuple):
     records: tuple[str, ...] = ()  # the listener records the doctor reads
     signing: dict[str, AccountSigning] = {}  # each profile's saved signature policy (its families, its setting)
     apikeys: dict[str, str | None] = {}  # Evolution profiles' instance keys (their deliveries' `apikey`)
+    path_secrets: dict[str, str | None] = {}  # Z-API profiles' webhook URL secrets (`/delivery/secret/<secret>`)
 
     def __repr__(self) -> str:  # spelled out: the default would show the keys
         return f"<_Served {self.path} accounts={sorted(self.accounts)}>"
@@ -171,7 +174,7 @@ def _already_listening(profiles: tuple[str, ...], port: int) -> str | None:
 def _one_profile(args: argparse.Namespace) -> _Served:
     """`listen [--profile P]`: one profile's store and key on the old paths, as the app listens."""
     from tui.local.config import chosen_profile, events_store_path, load_profiles
-    from tui.local.secrets import KeyringUnavailable, run_hmac_key
+    from tui.local.secrets import KeyringUnavailable, run_hmac_key, run_path_secret
 
     # Without --db, the store of the app's profile, so `gateway-tui events` and the app see what arrived.
     path = Path(args.db) if args.db else events_store_path(args.profile, sandbox=args.sandbox)
@@ -190,8 +193,9 @@ def _one_profile(args: argparse.Namespace) -> _Served:
     record = name or ("sandbox" if args.sandbox else None)
     signing = {profile.name: _saved_signing(profile)} if profile is not None else {}
     apikeys = {profile.name: _instance_key(profile, in_file)} if profile is not None else {}
+    path_secrets = {profile.name: run_path_secret(profile, in_file)} if profile is not None else {}
     return _Served(path, key, families, account=name, records=(record,) if record else (), signing=signing,
-                   apikeys=apikeys)
+                   apikeys=apikeys, path_secrets=path_secrets)
 
 
 def _saved_signing(profile: Profile) -> AccountSigning:
@@ -233,20 +237,20 @@ def _every_profile(args: argparse.Namespace) -> _Served:
         raise ConfigError("there is no profile yet: add one with `gateway-tui profile add NAME`")
     path = Path(args.db) if args.db else fleet_events_path()
     keys, families, signing = now.keys, now.families, now.signing
-    apikeys = dict(now.apikeys)
+    apikeys, path_secrets = dict(now.apikeys), dict(now.path_secrets)
     names = tuple(keys)
     if len(names) == 1:
         (name,) = names
         return _Served(path, keys[name], families[name], name, keys, families, records=names, signing=signing,
-                       apikeys=apikeys)
+                       apikeys=apikeys, path_secrets=path_secrets)
     return _Served(path, None, tuple(Family), None, keys, families, old_paths=False, records=names, signing=signing,
-                   apikeys=apikeys)
+                   apikeys=apikeys, path_secrets=path_secrets)
 
 
 def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
     """Every profile with its key, families and signature policy, as they are now (at start, and on SIGHUP)."""
     from tui.local.config import load_profiles
-    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key
+    from tui.local.secrets import KeyringUnavailable, run_environment, run_hmac_key, run_path_secret
 
     profiles = load_profiles()
     environ = run_environment(len(profiles), lambda line: print(line, file=sys.stderr, flush=True))
@@ -261,6 +265,8 @@ def _profiles_now(args: argparse.Namespace) -> ProfilesNow:
     return ProfilesNow(keys, {profile.name: tuple(profile.families) for profile in profiles},
                        {profile.name: _saved_signing(profile) for profile in profiles},
                        {profile.name: _instance_key(profile, profile.secrets_file or args.insecure_storage, environ)
+                        for profile in profiles},
+                       {profile.name: run_path_secret(profile, profile.secrets_file or args.insecure_storage, environ)
                         for profile in profiles})
 
 
@@ -346,6 +352,8 @@ async def _listen(store: EventStore, args: argparse.Namespace, served: _Served, 
     )
     for name, apikey in served.apikeys.items():
         listener.set_account_apikey(name, apikey)
+    for name, secret in served.path_secrets.items():
+        listener.set_account_path_secret(name, secret)
     if getattr(args, "all", False):
         serving.follow(listener)
     if not await start_or_explain(listener.start, "listen", args.host, args.port):
@@ -642,7 +650,12 @@ def _print_family_urls(
         print(f"  {whose}instance family (Evolution API deliveries, and below it per event; {apikey}, {unsigned}): "
               f"{evolution_url(listener.url, account or None)}", file=sys.stderr)
         families = tuple(family for family in families if family is not Family.INSTANCE)
-    if Family.INSTANCE in families:
+    if Family.INSTANCE in families and listener.has_path_secret(named):
+        # Z-API's capability URL: the secret is never printed (a terminal's scrollback, a service's log)
+        print(f"  {whose}instance family (Z-API callbacks on the profile's secret URL, believed; `gateway-tui doctor "
+              f"--fix` points them there): {with_path_secret(urls[PathFamily.INSTANCE], MASK)}; "
+              f"{urls[PathFamily.INSTANCE]} itself: {instance_rule}", file=sys.stderr)
+    elif Family.INSTANCE in families:
         print(f"  {whose}instance family (delivery callbacks; {instance_rule}): {urls[PathFamily.INSTANCE]}",
               file=sys.stderr)
     if Family.SESSION in families:

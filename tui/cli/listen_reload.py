@@ -31,6 +31,7 @@ class ProfilesNow:
     families: dict[str, tuple[Family, ...]]
     signing: dict[str, AccountSigning] = field(default_factory=dict)
     apikeys: dict[str, str | None] = field(default_factory=dict)  # Evolution profiles' instance keys (secrets)
+    path_secrets: dict[str, str | None] = field(default_factory=dict)  # Z-API profiles' webhook URL secrets
 
     def __repr__(self) -> str:  # spelled out: the default would show the keys
         return f"<ProfilesNow {sorted(self.keys)}>"
@@ -113,6 +114,7 @@ class Reloader:
             self.listener.set_account_signing(name, signing)
         for name in now.keys:
             self.listener.set_account_apikey(name, now.apikeys.get(name))
+            self.listener.set_account_path_secret(name, now.path_secrets.get(name))
         for name in now.keys:
             self.write_record(name)
         if not (gone or added or rekeyed):

@@ -20,6 +20,7 @@ from tui.cli.exit_codes import Exit
 from tui.local.secrets import (
     InsecureFileSecrets,
     KeyringUnavailable,
+    ListenerSecret,
     NoKeyring,
     SecretName,
     SecretStore,
@@ -314,7 +315,7 @@ def _remove(args: argparse.Namespace) -> int:
     keyring_looked_in = any(store.kind == "keyring" for store in stores)
     for store in stores:
         try:
-            for name in SecretName:
+            for name in (*SecretName, *ListenerSecret):  # the webhook URL secret it made goes with it
                 store.delete(args.name, name)
         except NoKeyring:
             keyring_looked_in = False

@@ -387,4 +387,6 @@ def _answer_text(exchanges: list[Exchange], result: BaseModel) -> str:
             return json.dumps(load_json(body), ensure_ascii=False, indent=2)
         except (ValueError, RecursionError):  # RecursionError: parsed, but too deep to write again
             pass
-    return result.model_dump_json(indent=2, exclude_none=True)
+    from tui.api.redaction import redact_delivery_secret  # Z-API's callbacks carry the secret of their URL
+
+    return redact_delivery_secret(result.model_dump_json(indent=2, exclude_none=True))

@@ -24,7 +24,10 @@ from tui.api.dialects import Family
 from tui.api.operations import OperationId
 from tui.api.errors import GatewayError
 from tui.core.suggested_commands import SPEC, profile_command, sandbox_command
-from tui.webhooks.families import INSTANCE_PATH, PathFamily, family_of, family_urls
+from tui.api.listener_paths import wants_path_secret, with_path_secret
+from tui.api.redaction import MASK
+from tui.api.redaction import redact_delivery_secret as shown_url
+from tui.webhooks.families import PathFamily, family_of, family_urls, instance_family_url
 from tui.webhooks.quiet import QUIET_HISTORY, quiet_kinds_among
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -225,6 +228,7 @@ class DoctorInputs:
     listen_port: int | None = None  # the port the webhooks are pointed at: where a `listen` must take them
     listening_since: datetime | None = None  # when the listener began (quiet kinds count from then); None: unknown
     wants_media: bool = True  # the listener keeps media: a webhook that sends them without their bytes is a finding
+    path_secret: str | None = None  # a Z-API profile's webhook URL secret (listener_paths.PATH_SECRET_SEGMENT)
 
     def command(self, *words: str) -> str:
         """A command for this profile as the user types it, and as it runs when typed: `gateway-tui listen
@@ -258,15 +262,14 @@ class Doctor:
 
     def _family_url(self, family: Family, account: str | None) -> str:
         """The family's listener URL (below `/a/<account>` when named); the instance family's path is its
-        gateway's (`/delivery`, Evolution's `/evolution`)."""
-        urls = family_urls(self.inputs.listener_base, account)
+        gateway's (`/delivery`, Evolution's `/evolution`), with a Z-API profile's secret segment."""
         if family is Family.SESSION:
-            return urls[PathFamily.SESSION]
-        url = urls[PathFamily.INSTANCE]
+            return family_urls(self.inputs.listener_base, account)[PathFamily.SESSION]
         instance = self.inputs.instance
-        if instance is not None:
-            url = url.removesuffix(INSTANCE_PATH) + instance.adapter.instance_listener_path
-        return url
+        if instance is None:
+            return instance_family_url(self.inputs.listener_base, account)
+        secret = self.inputs.path_secret if self._wants_path_secret() else None
+        return instance_family_url(self.inputs.listener_base, account, instance.adapter.instance_listener_path, secret)
 
     def _reaches(self, family: Family, url: str) -> bool:
         """Whether a webhook URL reaches the profile: the listener's URL for it; and, when no running listener says
@@ -275,11 +278,19 @@ class Doctor:
         if url == self.url_for(family):
             return True
         inputs = self.inputs
+        if family is Family.INSTANCE and inputs.path_secret is None and self._wants_path_secret():
+            # a secret URL whose secret is not known here (the app's sandbox keeps it in memory): not judged
+            if url and shown_url(url) == shown_url(with_path_secret(self.url_for(family), MASK)):
+                return True
         own = self._family_url(family, inputs.name)
         if inputs.listener_for_check and inputs.account_paths is None and url == own:
             self._on_own_paths = True
             return True
         return False
+
+    def _wants_path_secret(self) -> bool:
+        instance = self.inputs.instance
+        return instance is not None and wants_path_secret(instance.dialect)
 
     async def examine(self, *, probe: bool = True) -> Report:
         report = Report()
@@ -355,13 +366,17 @@ class Doctor:
             wrong = {name: url for name, url in urls.items() if not self._reaches(Family.INSTANCE, url)}
             self._old_urls[Family.INSTANCE] = sorted({url for url in wrong.values() if url})
             if wrong:
-                listed = ", ".join(f"{name} {url or '(none)'}" for name, url in wrong.items())
+                # The URLs shown with their secret masked: one with an old secret reads like the right one, so say it
+                listed = ", ".join(f"{name} {shown_url(url) or '(none)'}"
+                                   f"{' (another secret)' if url and shown_url(url) == shown_url(wanted) else ''}"
+                                   for name, url in wrong.items())
                 needs_tunnel = wanted.startswith("http://") and not self.inputs.is_sandbox
                 fix_words = ("Z-API accepts only https URLs and the public URL is http: start a tunnel (an https "
                              "address that reaches the listener), set it as the profile's public URL, then fix."
-                             if needs_tunnel else f"Point every callback at {wanted}.")
+                             if needs_tunnel else f"Point every callback at {shown_url(wanted)}.")
                 findings.append(Finding(FindingId.WEBHOOK_URL_MISMATCH, Severity.ERROR,
-                                        f"Z-API's callbacks do not point at the listener ({wanted}): {listed}.",
+                                        f"Z-API's callbacks do not point at the listener ({shown_url(wanted)}): "
+                                        f"{listed}.",
                                         fix_words, Family.INSTANCE, None if needs_tunnel else Fix.POINT_WEBHOOKS))
         else:
             findings.append(Finding(FindingId.WEBHOOK_URL_UNREADABLE, Severity.INFO,
@@ -592,8 +607,8 @@ class Doctor:
             else:
                 await instance.set_delivery_webhook(DeliveryWebhook(value=new))
             olds = self._old_urls.get(Family.INSTANCE)
-            old_text = ", ".join(olds) if olds else ("(unknown)" if olds is None else "(none)")
-            lines.append(f"instance callbacks: {old_text} -> {new}")
+            old_text = ", ".join(shown_url(old) for old in olds) if olds else ("(unknown)" if olds is None else "(none)")
+            lines.append(f"instance callbacks: {old_text} -> {shown_url(new)}")
             lines += _keep_fed(olds or [], base, self.inputs)
         if session is not None and Family.SESSION in families:
             new = self.url_for(Family.SESSION)
@@ -624,7 +639,7 @@ def _keep_fed(olds: Sequence[str], base: str, inputs: DoctorInputs) -> list[str]
             return f"{command}, in place of the listener running now, keeps it fed"
         return f"{command} keeps it fed"
 
-    return [f"  {old} was another app's: {how(old)}" for old in olds if not old.startswith(base)]
+    return [shown_url(f"  {old} was another app's: {how(old)}") for old in olds if not old.startswith(base)]
 
 
 def _not_connected(client: InstanceClient | SessionClient, reason: str, inputs: DoctorInputs) -> Finding:

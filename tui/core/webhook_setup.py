@@ -20,7 +20,7 @@ from tui.core.accounts.account import SANDBOX_PROFILE, Account
 from tui.core.accounts.accounts import Accounts
 from tui.core.errors import StartupError
 from tui.core.feed.feed import EventFeed, ListenerOptions
-from tui.webhooks.families import PathFamily, family_urls
+from tui.webhooks.families import PathFamily, family_urls, instance_family_url
 
 if TYPE_CHECKING:  # pragma: no cover - imports for type checkers only
     from tui.api.dialects import Family
@@ -71,12 +71,25 @@ class WebhookSetup:
 
     def account_webhook_url(self, profile: str, family: Family) -> str:
         """The URL `profile`'s gateway should send `family`'s webhooks to: under its public URL (a tunnel), else the
-        listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one."""
-        base = self.listener_base_of(self._accounts.named(profile))
+        listener's; on its own `/a/<profile>/` paths when several accounts are open, the old paths with one (the
+        instance family's on its gateway's path, with a Z-API account's secret: configure_webhooks's URL)."""
+        account = self._accounts.named(profile)
+        base = self.listener_base_of(account)
+        instance = account.instance if account is not None and family.value == PathFamily.INSTANCE else None
+        if account is not None and instance is not None:
+            return self._instance_url(base, account, instance.adapter.instance_listener_path)
         return self._webhook_urls(base, profile)[PathFamily(family.value)]
 
     def _webhook_urls(self, base: str, profile: str) -> dict[PathFamily, str]:
         return family_urls(base, profile if self._own_paths() else None)
+
+    def _instance_url(self, base: str, account: Account, listener_path: str) -> str:
+        """The instance family's URL: its gateway's path (`/delivery`, Evolution's `/evolution`), its own paths when
+        several accounts are open, and a Z-API account's secret segment (the doctor computes the same)."""
+        from tui.api.listener_paths import wants_path_secret
+
+        secret = self._accounts.path_secrets.get(account.name) if wants_path_secret(account.dialects[0]) else None
+        return instance_family_url(base, account.name if self._own_paths() else None, listener_path, secret)
 
     def _own_paths(self) -> bool:
         """Whether each account's webhooks point at its own `/a/<profile>/` paths (several open, or a listener that
@@ -93,15 +106,13 @@ class WebhookSetup:
         """
         from tui.api.models import DeliveryWebhook, WebhookUpdate
         from tui.api.operations import Family, OperationId
-        from tui.webhooks.families import INSTANCE_PATH
 
         base = public_url.rstrip("/")
         account = account or self._accounts.require_current()
         urls = self._webhook_urls(base, account.name)  # its own paths when several accounts are open
         if account.has(Family.INSTANCE):
             instance = account.instance_client()
-            # the instance family's path is its gateway's (`/delivery`, Evolution's `/evolution`)
-            url = urls[PathFamily.INSTANCE].removesuffix(INSTANCE_PATH) + instance.adapter.instance_listener_path
+            url = self._instance_url(base, account, instance.adapter.instance_listener_path)
             if instance.adapter.refusal(OperationId.UPDATE_EVERY_WEBHOOKS) is None:
                 # Z-API has a callback URL per kind (received, delivery, status, connected, ...), Evolution one
                 # webhook with a list of events: the doctor reads them all, so all are set, in one call.
@@ -189,7 +200,7 @@ class WebhookSetup:
                 self._feed.attached is not None and self._feed.attached.account_paths) else None, in_app=True,
             sandbox_app=self.sandbox_mode,
             is_sandbox=info is not None, own_number=(info or {}).get("own_phone") or None, may_probe=may_probe,
-            listening_since=self.listening_since,
+            listening_since=self.listening_since, path_secret=self._accounts.path_secrets.get(account.name),
         )
 
     async def fix_webhooks(self, account: Account) -> list[str]:

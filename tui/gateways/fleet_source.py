@@ -128,9 +128,10 @@ class FleetSource(Protocol):
         ...
 
     async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str]) -> tuple[str, ...]:
+                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
         """Point the account's webhooks at its listener paths below `account_url`; what could not be done.
-        `session_events`: what the app subscribes a session-family account to."""
+        `session_events`: what the app subscribes a session-family account to; `path_secret`: a Z-API account's
+        webhook URL secret (tui.api.listener_paths.PATH_SECRET_SEGMENT), None for the others."""
         ...
 
 

@@ -81,7 +81,25 @@ class GatewaySecret(StrEnum):
         return {GatewaySecret.ADMIN_TOKEN: "WuzAPI admin token", GatewaySecret.PARTNER_TOKEN: "Z-API partner token"}[self]
 
 
-StoredSecret = SecretName | GatewaySecret
+class ListenerSecret(StrEnum):
+    """A secret of the profile's own making, never typed by the user (so not among the SecretName a profile lists or
+    asks for): stored under the profile like its tokens."""
+
+    DELIVERY_PATH = "delivery-path-secret"  # the segment of a Z-API profile's webhook URL (listener_paths)
+
+    @property
+    def env_var(self) -> str:
+        return "GATEWAY_TUI_" + self.name + "_SECRET"
+
+    @property
+    def label(self) -> str:
+        return "webhook URL secret"
+
+
+StoredSecret = SecretName | GatewaySecret | ListenerSecret
+
+PATH_SECRET_BYTES = 24
+"""secrets.token_urlsafe's bytes for a Z-API profile's webhook URL secret: 192 bits, 32 URL-safe characters."""
 
 
 def gateway_scope(url: str) -> str:
@@ -351,6 +369,21 @@ def resolve_secret(
     return from_env if from_env else (store.get(profile, name) if store is not None else None)
 
 
+def delivery_path_secret(profile: str, store: SecretStore | None, environ: Mapping[str, str] | None = None, *,
+                         create: bool = True) -> str | None:
+    """The secret segment of a Z-API profile's webhook URL (tui.api.listener_paths.PATH_SECRET_SEGMENT): its
+    environment variable, else the stored one; with `create`, one is made and stored when there is none. None when
+    there is none and none could be stored (no store, or one that keeps nothing: the URL then has no secret)."""
+    import secrets
+
+    found = resolve_secret(profile, store, ListenerSecret.DELIVERY_PATH, environ)
+    if found or not create or store is None or isinstance(store, EnvironmentOnlySecrets):
+        return found or None
+    made = secrets.token_urlsafe(PATH_SECRET_BYTES)
+    store.set(profile, ListenerSecret.DELIVERY_PATH, made)
+    return made
+
+
 def run_hmac_key(profile: str | None, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
     """The HMAC key a run verifies and signs webhooks with, found as the app finds it: GATEWAY_TUI_HMAC_KEY, else
     the profile's stored key (keyring, or the 0600 file with `insecure`); None without either, or without a profile.
@@ -376,6 +409,30 @@ def run_instance_key(profile: str, insecure: bool = False, environ: Mapping[str,
     return resolve_secret(profile, store, SecretName.INSTANCE_TOKEN, environ) or None
 
 
+def profile_path_secret(profile: Profile, store: SecretStore | None,
+                        environ: Mapping[str, str] | None = None) -> str | None:
+    """`profile`'s webhook URL secret when its instance family speaks Z-API (the app, `listen`, the doctor and
+    `fleet import` all take it here), made and stored the first time; None for any other profile, or when there is
+    no store that keeps it (no keyring and no 0600 file: its webhooks then point at the plain `/delivery`, as before)."""
+    from tui.api.listener_paths import wants_path_secret
+
+    if Family.INSTANCE not in profile.families or not wants_path_secret(profile.instance_dialect):
+        return None
+    try:
+        return delivery_path_secret(profile.name, store, environ)
+    except KeyringUnavailable:
+        return None
+
+
+def run_path_secret(profile: Profile, insecure: bool = False, environ: Mapping[str, str] | None = None) -> str | None:
+    """profile_path_secret for a run of `listen` or `doctor`, in the store the run reads its other secrets from."""
+    try:
+        store = open_secret_store_for_run(insecure, environ)
+    except KeyringUnavailable:
+        return None
+    return profile_path_secret(profile, store, environ)
+
+
 def run_environment(open_profiles: int, warn: Callable[[str], None]) -> Mapping[str, str]:
     """The environment a run's secrets are resolved with (`environ` of the functions above). The GATEWAY_TUI_*
     secret variables stand for one profile's secrets: with one profile open they apply (os.environ); with several
@@ -388,7 +445,7 @@ def run_environment(open_profiles: int, warn: Callable[[str], None]) -> Mapping[
         names = ", ".join(name.env_var for name in ignored)
         verb = "is" if len(ignored) == 1 else "are"
         warn(f"warning: {names} {verb} ignored: {open_profiles} profiles are open, each with its own stored secrets")
-    left_out = {name.env_var for name in SecretName}
+    left_out = {name.env_var for name in (*SecretName, *ListenerSecret)}
     return {variable: value for variable, value in os.environ.items() if variable not in left_out}
 
 

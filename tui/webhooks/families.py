@@ -23,6 +23,7 @@ from tui.api.listener_paths import ACCOUNT_PREFIX as ACCOUNT_PREFIX
 from tui.api.listener_paths import EVOLUTION_PATH as EVOLUTION_PATH
 from tui.api.listener_paths import INSTANCE_PATH as INSTANCE_PATH
 from tui.api.listener_paths import SESSION_PATH as SESSION_PATH
+from tui.api.listener_paths import with_path_secret
 
 
 class PathFamily(enum.StrEnum):
@@ -97,6 +98,15 @@ def family_urls(base_url: str, account: str | None = None) -> dict[PathFamily, s
     (`/a/<account>/delivery`, `/a/<account>/session`) when one is named, else the single account's old ones."""
     base = base_url.rstrip("/") + (ACCOUNT_PREFIX + account if account is not None else "")
     return {PathFamily.INSTANCE: base + INSTANCE_PATH, PathFamily.SESSION: base + SESSION_PATH}
+
+
+def instance_family_url(base_url: str, account: str | None, listener_path: str = INSTANCE_PATH,
+                        path_secret: str | None = None) -> str:
+    """The one URL the instance family's webhooks must point at: its gateway's path (`/delivery`, Evolution's
+    `/evolution`) under the base (below `/a/<account>` when named), with a Z-API profile's secret segment
+    (`/delivery/secret/<secret>`) when it has one. The app's setup, the doctor and `doctor --fix` all take it here."""
+    url = family_urls(base_url, account)[PathFamily.INSTANCE].removesuffix(INSTANCE_PATH) + listener_path
+    return with_path_secret(url, path_secret) if listener_path == INSTANCE_PATH else url
 
 
 def evolution_url(base_url: str, account: str | None = None) -> str:

@@ -37,6 +37,12 @@ bad signature), `apikey-unchecked` (no key known here), `no-apikey` (unsigned: a
 required). Wherever a body carries an `apikey` (any path), its value is redacted before anything is kept, and the
 stored headers say so (`x-gateway-tui-redacted: apikey`, which the forwarder passes on).
 
+Z-API signs nothing (no HMAC option). A Z-API account's callbacks point at a capability URL, `/delivery/secret/
+<secret>` (below `/a/<profile>` too; tui.api.listener_paths), with an unguessable secret per profile
+(`set_account_path_secret`), compared in constant time: the right one is `path-secret-ok` (trusted, never shown as
+a signature); any other secret on that path is `path-secret-wrong` (401, as a bad signature). The plain `/delivery`
+keeps its `unsigned` leniency. The secret is masked (`/delivery/secret/***`) before anything is kept or logged.
+
 Hostile senders (issue 20). A connection is *unproven* until one of its requests verifies against the key
 (Verdict.VALID); the source address proves nothing (behind a tunnel every sender is 127.0.0.1). Without a key, or
 for unsigned calls where they are accepted, nothing can be proven: every connection stays unproven, and the
@@ -60,6 +66,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hmac
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -91,6 +98,8 @@ from tui.webhooks.families import (
     unsigned_allowed,
 )
 from tui.gateways.evolution.envelope import REDACTED_HEADER, carried_apikey, judge_apikey, redact_apikey
+from tui.api.listener_paths import path_secret_of
+from tui.api.redaction import redact_delivery_secret
 from tui.api.signing import SIGNATURE_HEADER, TRUSTED_VERDICTS, Verdict, verify
 from tui.webhooks.store import EventStore
 from tui.webhooks.store_faults import StoreFailing, StoreUnusable
@@ -172,6 +181,8 @@ class Listener:
         """Each account's saved signature policy (set_account_signing); an account not named: AccountSigning()."""
         self._apikeys: dict[str | None, str] = {}
         """Evolution accounts' instance keys, which their deliveries' `apikey` must equal (set_account_apikey)."""
+        self._path_secrets: dict[str | None, str] = {}
+        """Z-API accounts' secret path segments, which their `/delivery/secret/<secret>` must carry."""
         self._pending: dict[str, str] = {}
         """Accounts served whose key is not known yet, and why (set_account_pending): their requests get 503."""
         self.in_flight.set_keyed(self._keyed())
@@ -208,7 +219,7 @@ class Listener:
             signing = self.signing_of(self.account)
         if not self.strict:
             return False
-        if verdict is Verdict.APIKEY_WRONG:
+        if verdict in (Verdict.APIKEY_WRONG, Verdict.PATH_SECRET_WRONG):
             return True
         if verdict is Verdict.NO_APIKEY:  # only on an Evolution account's own paths: its unsigned deliveries
             return self.require_signatures or signing.require_signatures
@@ -236,6 +247,19 @@ class Listener:
             self._apikeys[name] = key
         else:
             self._apikeys.pop(name, None)
+
+    def set_account_path_secret(self, name: str | None, secret: str | None) -> None:
+        """The secret segment of Z-API account `name`'s webhook URL (None: the old paths' account when none is
+        named), which `/delivery/secret/<secret>` must carry from the next request on; None or "": none (any secret
+        offered there is wrong)."""
+        if secret:
+            self._path_secrets[name] = secret
+        else:
+            self._path_secrets.pop(name, None)
+
+    def has_path_secret(self, name: str | None) -> bool:
+        """Whether Z-API account `name`'s path secret is known here (never the secret itself)."""
+        return name in self._path_secrets
 
     def has_apikey(self, name: str | None) -> bool:
         """Whether Evolution account `name`'s instance key is known here (never the key itself)."""
@@ -338,10 +362,11 @@ class Listener:
         if request.method != "POST":
             return _json(405, {"error": "only POST is accepted"}, ("Allow", "POST"))
         received_at = datetime.now(UTC)
-        path = redact_query(request.target)
+        offered = path_secret_of(request.target)  # compared below; never kept: the path is stored masked
+        path = redact_delivery_secret(redact_query(request.target))
         request_headers = request.headers
         headers = _headers_of_interest(request_headers)
-        route = self._route(path)
+        route = self._route(path)._replace(offered=offered)
         if route.unknown is not None:
             return await self._not_found(received_at, path, headers, route)
         if route.pending is not None:
@@ -376,7 +401,7 @@ class Listener:
                 return _Route(None, None, path, f"this listener serves several accounts: post to {ACCOUNT_PREFIX}"
                               f"<profile>{SESSION_PATH} or {ACCOUNT_PREFIX}<profile>{INSTANCE_PATH}")
             return _Route(self.account, self._hmac_key, path, signing=self.signing_of(self.account),
-                          apikey=self._apikeys.get(self.account))
+                          apikey=self._apikeys.get(self.account), path_secret=self._path_secrets.get(self.account))
         if name in self._pending:
             return _Route(name, None, below, pending=f"account {name!r} {self._pending[name]}; not verified, not "
                           f"stored; retry in {PENDING_RETRY_AFTER} s")
@@ -384,7 +409,7 @@ class Listener:
             shown = name[:64].encode("ascii", "replace").decode("ascii")
             return _Route(None, None, below, f"no account named {shown!r} on this listener")
         return _Route(name, self._account_keys[name], below, signing=self.signing_of(name),
-                      apikey=self._apikeys.get(name))
+                      apikey=self._apikeys.get(name), path_secret=self._path_secrets.get(name))
 
     async def _not_found(self, received_at: datetime, path: str, headers: dict[str, str], route: _Route) -> Answer:
         """404 for a path of no account this listener serves: kept as a rejected event without its body, so the
@@ -427,7 +452,7 @@ class Listener:
         judge = (route.key, body, request.headers.get(SIGNATURE_HEADER), request.headers.get("content-type", ""),
                  evolution)
         judged = await asyncio.to_thread(_judge, *judge) if len(body) >= OFF_LOOP_BODY else _judge(*judge)
-        verdict = judged.verdict
+        verdict = _with_path_secret(judged.verdict, route)
         if judged.redacted is not None:  # a live key: only the redacted bytes go further, and the headers say so
             body, headers = judged.redacted, {**headers, REDACTED_HEADER.lower(): "apikey"}
         if verdict is Verdict.VALID and request.metered:
@@ -627,6 +652,8 @@ class _Route(NamedTuple):
     pending: str | None = None
     signing: AccountSigning = AccountSigning()
     apikey: str | None = None  # an Evolution account's instance key
+    path_secret: str | None = None  # a Z-API account's secret path segment
+    offered: str | None = None  # the secret the request's `/delivery/secret/<secret>` offers (None: not that path)
 
     def __repr__(self) -> str:  # spelled out: the default would show the key
         return f"<_Route account={self.account!r} below={self.below!r}>"
@@ -642,7 +669,21 @@ class _Evolution(NamedTuple):
 
 
 _REFUSALS = {Verdict.UNSIGNED: "signature missing", Verdict.APIKEY_WRONG: "apikey wrong",
-             Verdict.NO_APIKEY: "no apikey (signatures are required)"}
+             Verdict.NO_APIKEY: "no apikey (signatures are required)", Verdict.PATH_SECRET_WRONG: "path secret wrong"}
+
+
+def _with_path_secret(verdict: Verdict, route: _Route) -> Verdict:
+    """The verdict of a call on `/delivery/secret/<secret>`: the right secret (compared in constant time) vouches for
+    an unsigned call (a signature, valid or not, still says more); any other secret, or none known here, is wrong.
+    Elsewhere the verdict stands."""
+    if route.offered is None:
+        return verdict
+    expected = route.path_secret
+    # Bytes, not str: compare_digest refuses non-ASCII text, and the path is attacker-controlled.
+    if expected is None or not hmac.compare_digest(expected.encode("utf-8"),
+                                                   route.offered.encode("utf-8", "surrogateescape")):
+        return Verdict.PATH_SECRET_WRONG
+    return Verdict.PATH_SECRET_OK if verdict in (Verdict.UNSIGNED, Verdict.NO_KEY) else verdict
 
 
 def _unread_verdict(headers: dict[str, str], key: str | None) -> Verdict:

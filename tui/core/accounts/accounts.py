@@ -63,6 +63,9 @@ class Accounts:
         """The current account's HMAC key (None: it has none)."""
         self.keys: dict[str, str | None] = {}
         """Each open account's HMAC key, as the listener verifies its `/a/<profile>/` paths (listen_for_accounts)."""
+        self.path_secrets: dict[str, str | None] = {}
+        """Each open Z-API account's webhook URL secret (tui.api.listener_paths.PATH_SECRET_SEGMENT), as the listener
+        compares it and the webhooks are pointed with it; None: it has none."""
         self.note: str | None = None
         """Why fewer accounts were opened than asked for (the maximum), for the app to say."""
         self.asked_name: str | None = None
@@ -269,9 +272,12 @@ class Accounts:
             account.opened(self.build_http(), Tokens.from_secrets(resolved))
             key = resolved.get(secret_module.SecretName.HMAC_KEY) or None
             self.keys[account.name] = key
+            self.path_secrets[account.name] = await loop.run_in_executor(
+                pool, secret_module.profile_path_secret, account.profile, account.secrets, {})
             if self._feed.listener is not None:
                 self._feed.listener.set_account_key(account.name, key)
                 serve_apikey(self._feed.listener, account)
+                self._feed.listener.set_account_path_secret(account.name, self.path_secrets[account.name])
 
         opening = [account for account in self.all if account.opening is Opening.READING]
         pool = ThreadPoolExecutor(OPENING_READS_AT_ONCE, thread_name_prefix="open-accounts")
@@ -301,6 +307,7 @@ class Accounts:
                 keys[account.name] = await asyncio.to_thread(
                     secret_module.resolve_secret, account.name, account.secrets, secret_module.SecretName.HMAC_KEY,
                     environ) or None
+        await self.read_path_secrets(environ)
         # Keys that open_others gave meanwhile (an account that opened while these were read) are kept.
         still_open = {account.name for account in self.all}
         self.keys = {**{name: key for name, key in self.keys.items() if name in still_open}, **keys}
@@ -330,6 +337,19 @@ class Accounts:
         for account in self.all:
             account.inbox_account = account.name if record.account_paths else ""
         await self._feed.attach(record, [account.name for account in self.all])
+        # that listener compares its Z-API profiles' webhook URL secrets: the webhooks this app points carry them
+        from tui.local import secrets as secret_module
+
+        await self.read_path_secrets(secret_module.run_environment(len(self.all), self._warn_environment))
+
+    async def read_path_secrets(self, environ: Mapping[str, str]) -> None:
+        """Each open Z-API account's webhook URL secret, read (made the first time) once a run, off the loop."""
+        from tui.local import secrets as secret_module
+
+        for account in self.all:
+            if account.opening is Opening.OPEN and account.name not in self.path_secrets:
+                self.path_secrets[account.name] = await asyncio.to_thread(
+                    secret_module.profile_path_secret, account.profile, account.secrets, environ)
 
     def _warn_environment(self, line: str) -> None:
         if not self._environment_warned:
@@ -351,6 +371,7 @@ class Accounts:
                 Family.INSTANCE in account.families,
                 account.profile.require_signatures and account is not self.current, _speaks_evolution(account)))
             serve_apikey(listener, account)
+            listener.set_account_path_secret(account.name, self.path_secrets.get(account.name))
         for account in self.all:  # a key not known yet: refused for now (503), never served without one
             if account.opening is not Opening.OPEN and account.name not in self.keys:
                 listener.set_account_pending(account.name, OPENING_AT_LISTENER if account.opening is Opening.READING

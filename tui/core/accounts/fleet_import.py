@@ -12,6 +12,7 @@ pointed at the listener's paths for it (`/a/<profile>/…`), under the public UR
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from tui.core.watch import SESSION_SUBSCRIPTION
 from tui.gateways.fleet_source import FleetSource
 from tui.gateways.fleet_source import ListenerPlace as ListenerPlace
 from tui.local import config
-from tui.local.secrets import SecretName, SecretStore, store_then_save
+from tui.local.secrets import SecretName, SecretStore, profile_path_secret, store_then_save
 
 MAX_NAME = 64
 
@@ -140,6 +141,6 @@ async def import_fleet(
         secrets = source.secrets_for(account, existing.name if existing is not None else None, store.get)
         store_then_save(profile, store, dict(secrets))
         problems = await source.point(http, profile, secrets, _place_of(profile, place).account_url(name),
-                                      SESSION_SUBSCRIPTION)
+                                      SESSION_SUBSCRIPTION, await asyncio.to_thread(profile_path_secret, profile, store))
         report.accounts.append(Imported(name, account.account, existing is None, problems))
     return report

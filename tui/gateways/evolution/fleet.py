@@ -72,7 +72,7 @@ class EvolutionFleet:
         return account.secrets
 
     async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str]) -> tuple[str, ...]:
+                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
         assert profile.base_url is not None and profile.instance_id is not None
         credentials = InstanceCredentials(profile.base_url, profile.instance_id, secrets[SecretName.INSTANCE_TOKEN], "")
         webhook = account_url + EVOLUTION_PATH

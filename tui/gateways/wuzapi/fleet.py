@@ -57,7 +57,7 @@ class WuzapiFleet:
         return {**account.secrets, SecretName.HMAC_KEY: key or self.new_key()}
 
     async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str]) -> tuple[str, ...]:
+                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
         assert profile.session_url is not None
         client = SessionClient(http, SessionCredentials(profile.session_url, secrets[SecretName.SESSION_TOKEN]),
                                SessionDialect.WUZAPI)

@@ -16,7 +16,8 @@ from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import Family, InstanceDialect
 from tui.api.errors import GatewayError
 from tui.api.gateway_http import GatewayHttp
-from tui.api.listener_paths import INSTANCE_PATH
+from tui.api.listener_paths import INSTANCE_PATH, with_path_secret
+from tui.api.redaction import redact_delivery_secret
 from tui.gateways.clients import InstanceClient
 from tui.gateways.fleet_source import AskedSecret, ListedAccount, StoredSecret, failure_reason
 from tui.gateways.zapi.admin import ZAPI_PARTNER_URL, ZapiPartnerClient
@@ -58,13 +59,13 @@ class ZapiFleet:
         return account.secrets
 
     async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str]) -> tuple[str, ...]:
+                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
         assert profile.base_url is not None and profile.instance_id is not None
         credentials = InstanceCredentials(profile.base_url, profile.instance_id, secrets[SecretName.INSTANCE_TOKEN],
                                           secrets[SecretName.CLIENT_TOKEN])
-        webhook = account_url + INSTANCE_PATH
+        webhook = with_path_secret(account_url + INSTANCE_PATH, path_secret)  # Z-API cannot sign: its secret URL
         try:
             await InstanceClient(http, credentials, InstanceDialect.ZAPI).point_every_callback(webhook)
         except (GatewayError, ValidationError) as error:
-            return (f"callbacks not pointed at {webhook}: {failure_reason(error)}",)
+            return (f"callbacks not pointed at {redact_delivery_secret(webhook)}: {failure_reason(error)}",)
         return ()

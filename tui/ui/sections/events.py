@@ -60,6 +60,7 @@ VERDICT_OPTIONS = [
     ("? no key", "no-key"),
     ("● apikey ok", "apikey-ok"),
     ("– no apikey", "no-apikey"),
+    ("● secret url", "path-secret-ok"),
     ("⛔ rejected", "rejected"),
 ]
 

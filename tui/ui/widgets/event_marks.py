@@ -27,6 +27,9 @@ _BADGES = {
     "apikey-wrong": ("✗ apikey", "bold red"),
     "apikey-unchecked": ("? apikey", "dim"),
     "no-apikey": ("– no apikey", "yellow"),
+    # Z-API's secret webhook URL: never a ✓ either
+    "path-secret-ok": ("● secret url", "green"),
+    "path-secret-wrong": ("✗ secret url", "bold red"),
 }
 
 
@@ -56,6 +59,10 @@ def verdict_words(event: Any) -> str:
         "apikey-wrong": "apikey WRONG: it carried another key than the instance's, do not trust it (redacted)",
         "apikey-unchecked": "apikey not checked: no instance key known here (the key was redacted)",
         "no-apikey": "no apikey: Evolution's server does not expose the key in its deliveries (unsigned)",
+        "path-secret-ok": "secret URL ok: it arrived on the profile's secret webhook URL (Z-API signs nothing; the "
+                          "secret was redacted)",
+        "path-secret-wrong": "secret URL WRONG: it arrived on a secret webhook URL with another secret, do not trust "
+                             "it (redacted)",
     }.get(str(event.verdict), str(event.verdict))
     if event.rejected:
         meaning += " · REJECTED by the listener"

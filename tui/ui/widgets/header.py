@@ -49,6 +49,8 @@ VERDICT_BADGES = {
     "apikey-wrong": ("✗ apikey", "$text-error"),
     "apikey-unchecked": ("? apikey", "$text-muted"),
     "no-apikey": ("– no apikey", "$text-warning"),
+    "path-secret-ok": ("● secret url", "$text-success"),
+    "path-secret-wrong": ("✗ secret url", "$text-error"),
     "rejected": ("✗ rejected", "$text-error"),
 }
 
