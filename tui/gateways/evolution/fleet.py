@@ -9,21 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from pydantic import ValidationError
+from typing import ClassVar
 
 from tui.api.admin import AdminCredentials
-from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import Family, InstanceDialect
-from tui.api.errors import GatewayError
 from tui.api.gateway_http import GatewayHttp
 from tui.api.listener_paths import EVOLUTION_PATH
-from tui.gateways.clients import InstanceClient
 from tui.api.connection import ConnectionState
 from tui.gateways.evolution.admin import EvolutionAdminClient, EvolutionInstance
 from tui.gateways.evolution.answers import STATES
-from tui.gateways.fleet_source import AskedSecret, ListedAccount, StoredSecret, failure_reason
-from tui.local import config
+from tui.gateways.instance_fleet import InstanceFamilyFleet
+from tui.gateways.fleet_source import AskedSecret, ListedAccount
 from tui.local.secrets import GatewaySecret, SecretName
 
 NO_KEY = ("Evolution gave no key for it (a v1 server lists keys only with AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES "
@@ -42,7 +38,10 @@ def listed_state(row: EvolutionInstance) -> ConnectionState:
 
 
 @dataclass(frozen=True)
-class EvolutionFleet:
+class EvolutionFleet(InstanceFamilyFleet):
+    dialect: ClassVar[InstanceDialect] = InstanceDialect.EVOLUTION
+    pointed: ClassVar[str] = "webhook"
+
     accounts_word: str = "Evolution instances"
     admin_secret: GatewaySecret = GatewaySecret.ADMIN_TOKEN
     admin_label: str = "Evolution global API key"
@@ -61,23 +60,5 @@ class EvolutionFleet:
             listed_state(row),
         ) for row in sorted(rows, key=lambda row: row.name)]
 
-    def profile_url(self, profile: config.Profile) -> str | None:
-        return profile.base_url
-
-    def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:
-        return (profile.base_url or "").rstrip("/") == url.rstrip("/") and \
-            profile.instance_id == account.fields["instance_id"]
-
-    def secrets_for(self, account: ListedAccount, existing: str | None, stored: StoredSecret) -> Mapping[SecretName, str]:
-        return account.secrets
-
-    async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
-        assert profile.base_url is not None and profile.instance_id is not None
-        credentials = InstanceCredentials(profile.base_url, profile.instance_id, secrets[SecretName.INSTANCE_TOKEN], "")
-        webhook = account_url + EVOLUTION_PATH
-        try:
-            await InstanceClient(http, credentials, InstanceDialect.EVOLUTION).point_every_callback(webhook)
-        except (GatewayError, ValidationError) as error:
-            return (f"webhook not pointed at {webhook}: {failure_reason(error)}",)
-        return ()
+    def webhook(self, account_url: str, path_secret: str | None) -> str:
+        return account_url + EVOLUTION_PATH  # its deliveries' apikey is checked there: no secret in the URL

@@ -8,25 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from pydantic import ValidationError
+from typing import ClassVar
 
 from tui.api.admin import AdminCredentials
-from tui.api.credentials import InstanceCredentials
 from tui.api.dialects import Family, InstanceDialect
-from tui.api.errors import GatewayError
 from tui.api.gateway_http import GatewayHttp
 from tui.api.listener_paths import INSTANCE_PATH, with_path_secret
-from tui.api.redaction import redact_delivery_secret
-from tui.gateways.clients import InstanceClient
-from tui.gateways.fleet_source import AskedSecret, ListedAccount, StoredSecret, failure_reason
+from tui.gateways.instance_fleet import InstanceFamilyFleet
+from tui.gateways.fleet_source import AskedSecret, ListedAccount
 from tui.gateways.zapi.admin import ZAPI_PARTNER_URL, ZapiPartnerClient
-from tui.local import config
 from tui.local.secrets import GatewaySecret, SecretName
 
 
 @dataclass(frozen=True)
-class ZapiFleet:
+class ZapiFleet(InstanceFamilyFleet):
+    dialect: ClassVar[InstanceDialect] = InstanceDialect.ZAPI
+    pointed: ClassVar[str] = "callbacks"
+
     accounts_word: str = "Z-API instances"
     admin_secret: GatewaySecret = GatewaySecret.PARTNER_TOKEN
     admin_label: str = "Z-API partner token"
@@ -48,24 +46,8 @@ class ZapiFleet:
             "" if instance.token else "Z-API gave no token for it",
         ) for instance in sorted(instances, key=lambda instance: (instance.name, instance.id))]
 
-    def profile_url(self, profile: config.Profile) -> str | None:
-        return profile.base_url
+    def client_token(self, secrets: Mapping[SecretName, str]) -> str:
+        return secrets[SecretName.CLIENT_TOKEN]  # the Z-API account's, one for all its instances
 
-    def found_again(self, profile: config.Profile, account: ListedAccount, url: str, stored: StoredSecret) -> bool:
-        return (profile.base_url or "").rstrip("/") == url.rstrip("/") and \
-            profile.instance_id == account.fields["instance_id"]
-
-    def secrets_for(self, account: ListedAccount, existing: str | None, stored: StoredSecret) -> Mapping[SecretName, str]:
-        return account.secrets
-
-    async def point(self, http: GatewayHttp, profile: config.Profile, secrets: Mapping[SecretName, str],
-                    account_url: str, session_events: Sequence[str], path_secret: str | None = None) -> tuple[str, ...]:
-        assert profile.base_url is not None and profile.instance_id is not None
-        credentials = InstanceCredentials(profile.base_url, profile.instance_id, secrets[SecretName.INSTANCE_TOKEN],
-                                          secrets[SecretName.CLIENT_TOKEN])
-        webhook = with_path_secret(account_url + INSTANCE_PATH, path_secret)  # Z-API cannot sign: its secret URL
-        try:
-            await InstanceClient(http, credentials, InstanceDialect.ZAPI).point_every_callback(webhook)
-        except (GatewayError, ValidationError) as error:
-            return (f"callbacks not pointed at {redact_delivery_secret(webhook)}: {failure_reason(error)}",)
-        return ()
+    def webhook(self, account_url: str, path_secret: str | None) -> str:
+        return with_path_secret(account_url + INSTANCE_PATH, path_secret)  # Z-API cannot sign: its secret URL
