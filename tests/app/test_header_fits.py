@@ -31,25 +31,10 @@ async def test_the_header_keeps_the_listener_counts_whole(width):
         assert len(line) <= width
 
 
-async def test_the_long_forms_come_back_when_they_fit_again():
-    async with running_sandbox_app(size=(120, 40)) as pilot:
-        app = pilot.app
-        header = app.screen.query_one(GatewayHeader)
-        header.connection = "instance connected · session not connected"
-        app.runtime.feed.stats.last_verdict = "valid"
-        header._show_listener()
-        await settle(pilot)
-        assert "gateway-tui" not in header_line(app)  # the title went first
-        header.connection = "sandbox · connected"
-        await pilot.resize_terminal(160, 40)
-        await settle(pilot)
-        line = header_line(app)
-        assert line.startswith(" gateway-tui  profile sandbox") and "listener " in line, line
-
-
-async def test_the_long_forms_come_back_without_a_resize_once_a_passing_state_is_gone():
-    # A connection word too long for the line (or a warning) shortens the header; when it passes, the long forms
-    # return at the same width: the header must not stay short for the rest of the session.
+@pytest.mark.parametrize("resized", [False, True], ids=["at the same width", "after a resize"])
+async def test_the_long_forms_come_back_when_they_fit_again(resized):
+    # A connection word too long for the line (or a warning) shortens the header; once it passes, the long forms
+    # return, at the same width too: the header must not stay short for the rest of the session.
     async with running_sandbox_app(size=(120, 40)) as pilot:
         app = pilot.app
         header = app.screen.query_one(GatewayHeader)
@@ -61,10 +46,12 @@ async def test_the_long_forms_come_back_without_a_resize_once_a_passing_state_is
         header.connection = "sandbox · connected"
         app.runtime.feed.stats.last_verdict = None
         header._show_listener()
+        if resized:
+            await pilot.resize_terminal(160, 40)
         await settle(pilot)
         line = header_line(app)
         assert line.startswith(" gateway-tui  profile sandbox") and "listener " in line, line
-        assert len(line) <= 120
+        assert len(line) <= (160 if resized else 120)
 
 
 async def test_counts_of_the_same_width_redraw_the_header_without_laying_the_screen_out(monkeypatch):
