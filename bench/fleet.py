@@ -427,6 +427,7 @@ async def bulk_import_child(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(REPO))
     from tui.api.gateway_http import GatewayHttp
     from tui.core.accounts import fleet_import as importing
+    from tui.gateways.fleets import fleet_source
     from tui.local import config
     from tui.local.secrets import InsecureFileSecrets, MemorySecrets, keyring_username
 
@@ -442,9 +443,10 @@ async def bulk_import_child(args: argparse.Namespace) -> int:
 
     importing.store_then_save = keep  # type: ignore[assignment]
     async with GatewayHttp(deadline=60) as http:
-        report = await importing.import_wuzapi(http, args.url, os.environ["GATEWAY_TUI_ADMIN_TOKEN"], memory,
-                                               place=importing.ListenerPlace("127.0.0.1", args.port),
-                                               secrets_file=True)
+        report = await importing.import_fleet(fleet_source("wuzapi"), http, args.url,
+                                              os.environ["GATEWAY_TUI_ADMIN_TOKEN"], memory,
+                                              place=importing.ListenerPlace("127.0.0.1", args.port),
+                                              secrets_file=True)
     problems = [account for account in report.accounts if account.problems]
     config._write(saved)
     file = InsecureFileSecrets().path
