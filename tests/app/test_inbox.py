@@ -60,11 +60,22 @@ async def to_the_list(pilot, screen: InboxView) -> None:
 
 
 async def choose(pilot, screen: InboxView, chat_id: str) -> None:
-    keys = [row.chat_id for row in screen.rows]
+    """The cursor on `chat_id`'s row, until its chat is open. Aimed again while it is not: the list may be put in a
+    new order between reading the rows and the cursor's move (a reply or a tick arriving moves a chat up), and the
+    row under the cursor is then another chat's."""
     table = screen.query_one("#conversations")
     table.focus()
-    table.move_cursor(row=keys.index(chat_id))
-    await wait_until(pilot, lambda: screen.open_chat_id == chat_id, what=f"chat {chat_id}")
+
+    def opened() -> bool:
+        if screen.open_chat_id == chat_id:
+            return True
+        keys = [row.chat_id for row in screen.rows]
+        if chat_id in keys and table.cursor_row != keys.index(chat_id):
+            table.move_cursor(row=keys.index(chat_id))
+        return False
+
+    assert chat_id in [row.chat_id for row in screen.rows], chat_id
+    await wait_until(pilot, opened, what=f"chat {chat_id}")
     await inbox_settled(pilot)
 
 
