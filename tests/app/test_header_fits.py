@@ -83,3 +83,26 @@ async def test_counts_of_the_same_width_redraw_the_header_without_laying_the_scr
         await settle(pilot)
         assert layouts[:2] == [False, True], layouts
         assert "10001 events" in header_line(app)
+
+
+async def test_the_webhooks_words_arriving_make_the_header_fit_its_line():
+    # The doctor's report comes after the header was drawn: "webhooks: checked once connected" beside the long forms
+    # of a real gateway's header took more than 120 columns and cut the listener's counts ("… · 0") until some other
+    # piece happened to change. The report's arrival fits the line now.
+    from tui.core.doctor import Finding, FindingId, Report, Severity
+    from tui.ui.widgets.webhook_health import WebhookHealth
+
+    async with running_sandbox_app(size=(120, 40)) as pilot:
+        app = pilot.app
+        header = app.screen.query_one(GatewayHeader)
+        header.connection = "instance unreachable · session unreachable"
+        await settle(pilot)
+        header._short = False  # as drawn before the report: the long forms (they fitted then)
+        header._show_forms()
+        await settle(pilot)
+        health = header.query_one(WebhookHealth)
+        health._show(Report([Finding(FindingId.NOT_CONNECTED, Severity.ERROR, "not connected", "pair it")]))
+        await settle(pilot)
+        line = header_line(app)
+        assert header._needed() <= 120, line
+        assert "/min" in line and len(line.rstrip()) <= 120, line

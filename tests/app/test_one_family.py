@@ -14,6 +14,10 @@ from tui.ui.widgets.forms import set_cursor_blink
 NOWHERE = "http://127.0.0.1:9"  # nothing listens: no test reaches a gateway
 
 
+def header_line(app) -> str:
+    return screen_text(app).splitlines()[0]
+
+
 def one_family(monkeypatch: pytest.MonkeyPatch, **missing: str) -> None:
     whole = config.Profile(name="one", base_url=NOWHERE, instance_id="3C01", session_url=NOWHERE, listener_port=0)
     # validated like a saved profile: a blank family field is the family left out
@@ -34,7 +38,9 @@ async def test_a_session_only_profile_says_that_a_product_lookup_needs_the_insta
         await settle(pilot)
         shown = " ".join(screen_text(app).split())
         assert "This profile (one) has no instance family (Z-API)" in shown
-        assert "speaks –/spec" in shown  # the header names no dialect for the family the profile lacks
+        # The header names no dialect for the family the profile lacks ("speaks –/spec", or "–/spec" in its short
+        # forms: with the webhooks' words beside them the long forms do not fit 120 columns).
+        assert "–/spec" in header_line(app)
         assert app.runtime.session is not None and app.runtime.instance is None
 
 
@@ -51,7 +57,7 @@ async def test_an_instance_only_profile_says_that_a_group_lookup_needs_the_sessi
         await settle(pilot)
         shown = " ".join(screen_text(app).split())
         assert "This profile (one) has no session family (WuzAPI)" in shown
-        assert "speaks spec/–" in shown
+        assert "spec/–" in header_line(app)
         assert app.runtime.instance is not None and app.runtime.session is None
 
 
@@ -70,6 +76,8 @@ async def test_an_evolution_profile_is_one_gateway_that_looks_groups_up_through_
         app.screen.query_one("#lookup").press()
         await settle(pilot)
         shown = " ".join(screen_text(app).split())
-        assert "has no session family" not in shown and "speaks evolution" in shown
-        assert "speaks evolution/" not in shown
+        assert "has no session family" not in shown
+        line = header_line(app)
+        assert "one · evolution" in line or "speaks evolution" in line, line
+        assert "evolution/" not in line
         assert app.runtime.session is None

@@ -156,6 +156,9 @@ class GatewayHeader(Horizontal):
         self._short = True
         self._show_forms()
 
+    def on_webhook_health_shown(self, _message: WebhookHealth.Shown) -> None:
+        self._fit()  # "webhooks: checked once connected" may not fit beside the long forms
+
     def on_resize(self) -> None:
         self._short = False  # the long forms again, if they fit the new width
         self._show_forms()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ SHOWN = {
 
 class WebhookHealth(Static):
     """`#header-health`: hidden until the doctor's first report."""
+
+    class Shown(Message):
+        """A report changed what the piece says: the header fits its line again (its words may no longer fit)."""
 
     def __init__(self, services: Services, state: AppState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -137,8 +141,12 @@ class WebhookHealth(Static):
     def _show(self, report: Report) -> None:
         from tui.core.doctor import health_of
 
-        self.health = health_of(report).value
+        health = health_of(report).value
+        changed = health != self.health or not self.display
+        self.health = health
         self.show_health()
+        if changed:  # (not when the header itself redraws its forms: it fits the line then)
+            self.post_message(self.Shown())
 
     def show_health(self) -> None:
         if self.health is None:
