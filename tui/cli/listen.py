@@ -517,20 +517,19 @@ async def _catch_up(store: EventStore, gap: Gap, served: _Served, args: argparse
         profiles = {profile.name: profile for profile in await asyncio.to_thread(load_profiles)}
         async with GatewayHttp(timeout=10.0) as http:
             # Whose inbox: the profile's on its own /a/<profile>/ paths, the store's only one on the old paths.
-            inbox = "" if served.old_paths else None
-            accounts = [await _profile_account(http, profiles[name], name if inbox is None else inbox, args)
+            accounts = [await _profile_account(http, profiles[name], "" if served.old_paths else name, args)
                         for name in names if name in profiles]
             results = await catch_up_accounts(store, gap, accounts)
     except Exception as error:  # the store or the profiles failed: the gap stays as said above
         print(f"catch-up: not done: {error}", file=sys.stderr, flush=True)
         return
     for result in results:
-        _say_caught_up(result, served)
+        _say_caught_up(result, names)
 
 
-def _say_caught_up(result: CatchUp, served: _Served) -> None:
-    """On the old paths the store's one inbox is "": the profile served names it."""
-    print(f"catch-up: {result.words()} ({result.account or _profile_names(served)[0]}, {result.gateway})",
+def _say_caught_up(result: CatchUp, names: list[str]) -> None:
+    """On the old paths the store's one inbox is "": the (first) profile served names it."""
+    print(f"catch-up: {result.words()} ({result.account or (names or [''])[0]}, {result.gateway})",
           file=sys.stderr, flush=True)
 
 
@@ -583,11 +582,8 @@ def _outage_catch_up(store: EventStore, serving: _Serving, args: argparse.Namesp
             return None
         return family_only(await _profile_account(http, profile, serving.inbox_of(name), args), family)
 
-    def said(result: CatchUp) -> None:
-        print(f"catch-up: {result.words()} ({result.account or (serving.names() or [''])[0]}, {result.gateway})",
-              file=sys.stderr, flush=True)
-
-    return OutageCatchUp(store, clients_for, said, inbox_of=serving.inbox_of)
+    return OutageCatchUp(store, clients_for, lambda result: _say_caught_up(result, serving.names()),
+                         inbox_of=serving.inbox_of)
 
 
 async def _run_stopped(store: EventStore, run: int) -> None:

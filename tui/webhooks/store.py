@@ -62,6 +62,7 @@ from tui.webhooks.store_writer import (
     CommitAction,
     StoreWriter,
     _Appends,
+    _locked,
     _OnWriter,
     _rollback,
 )
@@ -151,8 +152,8 @@ class EventStore(StoreWriter, EventQueries):
             except sqlite3.DatabaseError as error:
                 if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
                     raise self._unusable(str(error)) from None
-                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-                    raise self._locked() from None
+                if _locked(error):
+                    raise self._held_by_another() from None
                 raise
             # The writer waits for locks in short slices (see _begin), so close() can end a wait at once.
             connection.execute(f"PRAGMA busy_timeout={int(LOCK_POLL * 1000)}")
@@ -171,8 +172,8 @@ class EventStore(StoreWriter, EventQueries):
             except sqlite3.OperationalError as error:  # a full disk, a lock held past the timeout, an I/O error
                 _rollback(connection)
                 connection.close()
-                if error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-                    raise self._locked() from None
+                if _locked(error):
+                    raise self._held_by_another() from None
                 raise StoreFailing(f"cannot open the event store {self.path}: {error}") from None
             except sqlite3.DatabaseError as error:  # SQLITE_CORRUPT / NOTADB met on the way
                 _rollback(connection)
@@ -207,7 +208,7 @@ class EventStore(StoreWriter, EventQueries):
             threading.Thread(target=self._check_in_background, name="event-store-check", daemon=True).start()
         return self
 
-    def _locked(self) -> StoreLocked:
+    def _held_by_another(self) -> StoreLocked:
         return StoreLocked(f"the event store {self.path} is locked by another program (an open transaction, a copy "
                            "or a second writer)")
 
