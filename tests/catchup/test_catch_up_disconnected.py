@@ -23,6 +23,26 @@ from tui.local import config
 SUBSCRIBED = ["Message", "Connected", "Disconnected", "LoggedOut"]
 
 
+async def five_missed_while_disconnected(sandbox: SandboxGateway, db) -> list[str]:
+    """The session dropped (network) and its Disconnected event stored, then five messages from Ana that its webhook
+    never delivers (the drop-events fault on Message, cleared after): their ids."""
+    await post(sandbox, "/sandbox/fault", {"kind": "drop-events", "events": ["Message"]})
+    await post(sandbox, "/sandbox/disconnect", {"family": "session", "reason": "network"})
+    await until(lambda: rows(db, "SELECT count(*) FROM events WHERE kind = 'Disconnected'")[0][0] == 1,
+                "the Disconnected event stored")
+    missed = [(await post(sandbox, "/sandbox/incoming", {"from": ANA, "text": f"while disconnected {n}",
+                                                         "lid": False}))["id"] for n in range(5)]
+    await sandbox.deliveries.wait()
+    await post(sandbox, "/sandbox/fault", {"kind": "none"})
+    return missed
+
+
+async def connected_again(wuzapi: SessionClient) -> None:
+    """WuzAPI's way back after a network loss: disconnect, then connect again (its Connected event follows)."""
+    await wuzapi.disconnect()
+    await wuzapi.connect(subscribe=SUBSCRIBED)
+
+
 async def test_what_was_sent_while_the_account_was_disconnected_is_recovered_once(tmp_path) -> None:
     sandbox = SandboxGateway(instance_id="outage", instance_token="i-token", client_token="c-token",
                              session_token=SESSION_TOKEN, delivery_delay=0.0, webhook_format="json",
@@ -40,18 +60,9 @@ async def test_what_was_sent_while_the_account_was_disconnected_is_recovered_onc
         live = await post(sandbox, "/sandbox/incoming", {"from": ANA, "text": "before the disconnect", "lid": False})
         await until(lambda: rows(db, "SELECT count(*) FROM chat_messages")[0][0] == 1, "the live message stored")
 
-        await post(sandbox, "/sandbox/fault", {"kind": "drop-events", "events": ["Message"]})
-        await post(sandbox, "/sandbox/disconnect", {"family": "session", "reason": "network"})
-        await until(lambda: rows(db, "SELECT count(*) FROM events WHERE kind = 'Disconnected'")[0][0] == 1,
-                    "the Disconnected event stored")
-        missed = [(await post(sandbox, "/sandbox/incoming", {"from": ANA, "text": f"while disconnected {n}",
-                                                             "lid": False}))["id"] for n in range(5)]
-        await sandbox.deliveries.wait()
-        await post(sandbox, "/sandbox/fault", {"kind": "none"})
+        missed = await five_missed_while_disconnected(sandbox, db)
         assert rows(db, "SELECT count(*) FROM chat_messages")[0][0] == 1  # the webhook never delivered them
-
-        await wuzapi.disconnect()  # WuzAPI's way back after a network loss: disconnect, then connect again
-        await wuzapi.connect(subscribe=SUBSCRIBED)
+        await connected_again(wuzapi)
         said = ""
         async with asyncio.timeout(30):
             while "recovered" not in said:

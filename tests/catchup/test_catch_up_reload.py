@@ -10,6 +10,7 @@ import asyncio
 import signal
 
 from tests.alerts.test_listen_alerts import stop
+from tests.catchup.test_catch_up_disconnected import SUBSCRIBED, connected_again, five_missed_while_disconnected
 from tests.catchup.test_catch_up_listen import ANA, SESSION_TOKEN, post, rows, until
 from tests.webhooks.conftest import no_listener_left_running  # noqa: F401  (an autouse fixture, by import)
 from tests.webhooks.headless import start_headless
@@ -22,7 +23,6 @@ from tui.gateways.sandbox import SandboxGateway
 from tui.local import config
 from tui.local.secrets import InsecureFileSecrets, SecretName
 
-SUBSCRIBED = ["Message", "Connected", "Disconnected", "LoggedOut"]
 KEYS = {name: f"{name}-catch-up-hmac-key-0123456789abcdef" for name in ("first", "added")}
 
 
@@ -61,16 +61,8 @@ async def test_a_profile_added_by_sighup_is_caught_up_after_its_own_disconnectio
         await until(lambda: rows(db, "SELECT count(*) FROM chat_messages WHERE account = 'added'")[0][0] == 1,
                     "the live message stored in the added profile's inbox")
 
-        await post(sandbox, "/sandbox/fault", {"kind": "drop-events", "events": ["Message"]})
-        await post(sandbox, "/sandbox/disconnect", {"family": "session", "reason": "network"})
-        await until(lambda: rows(db, "SELECT count(*) FROM events WHERE kind = 'Disconnected'")[0][0] == 1,
-                    "the Disconnected event stored")
-        missed = [(await post(sandbox, "/sandbox/incoming", {"from": ANA, "text": f"while disconnected {n}",
-                                                             "lid": False}))["id"] for n in range(5)]
-        await sandbox.deliveries.wait()
-        await post(sandbox, "/sandbox/fault", {"kind": "none"})
-        await wuzapi.disconnect()
-        await wuzapi.connect(subscribe=SUBSCRIBED)
+        missed = await five_missed_while_disconnected(sandbox, db)
+        await connected_again(wuzapi)
         said, lines = "", []
         try:
             async with asyncio.timeout(30):
