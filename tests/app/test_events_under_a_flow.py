@@ -169,3 +169,21 @@ async def test_the_panel_table_frees_its_emptied_render_caches_without_the_colle
             assert [ref() for ref in freed] == [None, None]
         finally:
             gc.enable()
+
+
+async def test_an_event_the_history_already_showed_is_not_shown_twice():
+    """An attached app follows the store from its newest id at attach time, and reads the panel's history when it
+    is ready: an event stored between the two reaches the panel both ways (CI's tmux attach test died on it)."""
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        assert await post(app, delivery("TWICE")) == 200
+        await settle(pilot)
+        panel = app.screen.query_one(EventsPanel)
+        stored = app.runtime.store.newest(1)[0]
+        await wait_until(pilot, lambda: any(event.id == stored.id for event in panel.events), what="the event shown")
+        app._publish_event(stored)  # as the follower hands over an event the history read too
+        await wait_until(pilot, lambda: not app._events_pending, what="the event published")
+        await wait_until(pilot, lambda: not panel.redraw_pending, what="the redraw")
+        await settle(pilot)
+        assert [event.id for event in panel.events].count(stored.id) == 1
+        assert panel.query_one(EventsTable).row_count == len(panel.events)

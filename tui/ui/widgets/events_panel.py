@@ -253,6 +253,11 @@ class EventsPanel(Vertical):
     def _on_events(self, events: tuple[Any, ...]) -> None:
         account = self.account_shown()
         mine = events if account is None else tuple(event for event in events if event.account == account)
+        if mine:
+            # An attached app's follower starts at the store's newest id when it attaches, the history is read when
+            # the app is ready: an event stored between the two comes both ways (a second row of one key).
+            shown = {event.id for event in self.events}
+            mine = tuple(event for event in mine if event.id not in shown)
         if not mine:
             return
         self.events.extendleft(mine)  # oldest first: the newest ends on the left
