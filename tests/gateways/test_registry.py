@@ -75,3 +75,28 @@ def test_speaking_the_spec_loads_no_other_gateway_s_adapter() -> None:
              "adapter_for(InstanceDialect.SPEC); print(json.dumps('tui.gateways.evolution' in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(done.stdout) is False
+
+
+def test_the_sandbox_serves_each_adapters_dialects_from_that_adapters_package() -> None:
+    """The sandbox's dialect table names its keys without importing the gateways (its process imports only the two
+    it speaks): every adapter's declared dialect is a key, and each key's sandbox comes from that adapter's package."""
+    from tui.gateways.sandbox import SANDBOX_DIALECTS
+
+    declared = {(family, dialect.value) for adapter in ADAPTERS for family, dialect in adapter.dialects.items()}
+    assert set(SANDBOX_DIALECTS) == declared
+    packages = {"spec": "tui.gateways.spec.", "zapi": "tui.gateways.zapi.", "wuzapi": "tui.gateways.wuzapi.",
+                "evolution": "tui.gateways.evolution."}
+    for family, dialect in declared:
+        assert SANDBOX_DIALECTS[(family, dialect)].__module__.startswith(packages[dialect])
+
+
+def test_the_sandbox_of_the_spec_dialects_does_not_import_evolution() -> None:
+    """(The spec's package reuses Z-API's and WuzAPI's delivery shapes, so those two come with it.)"""
+    import subprocess
+    import sys
+
+    script = ("import sys; from tui.gateways.sandbox import SANDBOX_DIALECTS; from tui.api.dialects import Family; "
+              "SANDBOX_DIALECTS[(Family.INSTANCE, 'spec')]; SANDBOX_DIALECTS[(Family.SESSION, 'spec')]; "
+              "print(sorted(m for m in sys.modules if m.startswith('tui.gateways.') and m.count('.') == 2))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert "tui.gateways.spec" in loaded.stdout and "tui.gateways.evolution" not in loaded.stdout

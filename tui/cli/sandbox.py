@@ -6,6 +6,10 @@ from __future__ import annotations
 if __name__ == "__main__":  # the sandbox process of `gateway-tui --sandbox`: no collector passes while it imports and
     import gc  # starts (~20 ms of its ~220 before it listens, on the way to the app's "connected"); back on once it
     gc.disable()  # listens (tui.sandbox.process._answer)
+    from tui.sandbox.ca_bundle import ca_bundle_held_back
+
+    with ca_bundle_held_back():  # read a moment after it listens (tui.sandbox.ca_bundle says why)
+        import aiohttp  # noqa: F401
 
 import argparse
 import asyncio

@@ -44,6 +44,8 @@ ACCOUNT_TOKEN_NAMES = ("instance_token", "session_token")
 """Each account's own tokens when the child serves several (the Client-Token is every account's)."""
 READY_WAIT = 20.0
 """Seconds the app waits for the child's port (it imports aiohttp and seeds its state: ~0.3 s on a quiet machine)."""
+CA_BUNDLE_AFTER = 2.0
+"""Seconds after the child listens that it reads the CA bundle it held back while importing (tui.sandbox.ca_bundle)."""
 STOP_WAIT = 3.0
 """Seconds stop() waits for the child to exit after closing its stdin, before killing it."""
 
@@ -351,3 +353,9 @@ def _answer(message: dict[str, Any]) -> None:
     if not gc.isenabled():  # turned off for the child's start (tui.cli.sandbox): what it built lives as long as it
         gc.freeze()
         gc.enable()
+    import asyncio
+
+    from tui.sandbox.ca_bundle import read_held_ca_bundles
+
+    # Once the app's start is over: reading it now would put ~45 ms of this process before its first answer.
+    asyncio.get_running_loop().call_later(CA_BUNDLE_AFTER, read_held_ca_bundles)
