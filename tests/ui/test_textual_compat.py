@@ -133,6 +133,88 @@ def test_freed_caches_table_overrides_the_method_datatable_empties_its_caches_wi
     assert FreedCachesTable._clear_caches is not DataTable._clear_caches
 
 
+class _RowsApp(App[None]):
+    """Two tables of 30 rows: one of fixed height (as the events panel's), one of Textual's default (auto)."""
+
+    CSS = "#fixed { height: 8; } #auto { max-height: 100%; }"
+
+    def compose(self) -> ComposeResult:
+        yield FreedCachesTable(id="fixed")
+        yield FreedCachesTable(id="auto")
+
+    def on_mount(self) -> None:
+        for table in self.query(FreedCachesTable):
+            table.add_columns("id", "text")
+            for row in range(30):
+                table.add_row(row, f"row {row}", key=str(row))
+
+
+def _layouts(app: App[None]) -> list[object]:
+    """The screen's layouts from now on, as Textual publishes them."""
+    seen: list[object] = []
+    app.screen.screen_layout_refresh_signal.subscribe(app.screen, seen.append)
+    return seen
+
+
+async def test_removing_a_row_lays_out_only_a_table_whose_height_follows_its_rows():
+    app = _RowsApp()
+    async with app.run_test(size=(40, 40)) as pilot:
+        await pilot.pause()
+        fixed, auto = app.query_one("#fixed", FreedCachesTable), app.query_one("#auto", FreedCachesTable)
+        layouts = _layouts(app)
+        fixed.add_row(30, "row 30", key="30")  # the panel's way: one row in, the oldest out, the size unchanged
+        fixed.remove_row("0")
+        await pilot.pause()
+        assert layouts == [] and fixed.row_count == 30 and fixed.virtual_size.height == 31  # and its header
+        fixed.remove_row("1")  # one fewer: the virtual size changed, and lays the screen out by itself
+        await pilot.pause()
+        assert len(layouts) >= 1 and fixed.virtual_size.height == 30
+        layouts.clear()
+        auto.remove_row("0")
+        await pilot.pause()
+        assert layouts and auto.size.height == 30  # its height is its rows': laid out as Textual does
+
+
+class _FieldsApp(App[None]):
+    CSS = "#fixed { width: 14; } #auto { width: auto; }"
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="fixed")
+        yield Input(id="auto")
+
+
+async def test_a_typed_key_lays_the_screen_out_only_for_a_field_whose_size_follows_its_text():
+    app = _FieldsApp()
+    async with app.run_test(size=(60, 8)) as pilot:
+        await pilot.pause()
+        fixed = app.query_one("#fixed", Input)
+        fixed.focus()
+        await pilot.pause()
+        layouts = _layouts(app)
+        text = "abcdefghijklmnopqrstuvwxyz0123"
+        for character in text:
+            await pilot.press(character)
+        await pilot.pause()
+        assert layouts == [], "a key laid the whole screen out"
+        assert fixed.value == text and fixed.cursor_position == len(text)
+        shown = app.screen.get_widget_at(*fixed.content_region.offset)[0] is fixed
+        assert shown and fixed.scroll_x == len(text) + 1 - fixed.content_region.width  # the end, and the cursor, in view
+        auto = app.query_one("#auto", Input)
+        auto.focus()
+        width = auto.size.width
+        for character in text:
+            await pilot.press(character)
+        await pilot.pause()
+        assert layouts and auto.size.width > width  # an auto-width field grows with its text, as Textual lays it out
+
+
+def test_input_declares_its_own_virtual_size_and_widget_lays_out_on_it():
+    from textual.widget import Widget
+
+    assert Widget.__dict__["virtual_size"]._layout is True  # what the shim undoes for Input alone
+    assert Input.__dict__["virtual_size"]._layout is False
+
+
 # -- shutdown ------------------------------------------------------------------------------------------------------
 
 class _WaitsApp(FinishBeforeShutdown):

@@ -18,13 +18,13 @@ import re
 import types
 from collections.abc import Awaitable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import textual
 from textual import events
 from textual.app import App
 from textual.cache import LRUCache
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -39,6 +39,7 @@ __all__ = [
     "check_textual_version",
     "character_key_name",
     "clear_render_caches",
+    "inputs_lay_out_only_when_their_size_follows_their_text",
     "installed_textual_version",
     "notifications_of",
     "pinned_textual_version",
@@ -161,11 +162,53 @@ def clear_render_caches(table: DataTable[Any]) -> None:
 
 class FreedCachesTable(DataTable[Any]):
     """A DataTable whose emptied render caches (`clear`, a sort, a resize) are freed at once (`unlink_render_caches`).
-    Textual empties them in the private `DataTable._clear_caches`, which has no public hook."""
+    Textual empties them in the private `DataTable._clear_caches`, which has no public hook.
+
+    And whose `remove_row` does not lay the whole screen out when the table's size is not its content's: Textual's
+    asks for a layout of the screen at each removal (`refresh(layout=True)`), though a table of fixed height (the
+    events panel's, `1fr`) keeps its size whatever its rows; the virtual size, which does follow them, is measured
+    on the table's next idle and lays the screen out by itself when it changed (its reactive). The events panel
+    removes its oldest rows at every redraw under a flow of events: a full layout of a busy main screen, 27-40 ms,
+    a few times a second, a typed key waiting behind each (bench/fleet.py)."""
+
+    _removing_row = False
 
     def _clear_caches(self) -> None:
         unlink_render_caches(self)
         super()._clear_caches()
+
+    def remove_row(self, row_key: Any) -> None:
+        self._removing_row = not self.styles.auto_dimensions
+        try:
+            super().remove_row(row_key)
+        finally:
+            self._removing_row = False
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        return super().refresh(*regions, repaint=repaint, layout=layout and not self._removing_row,
+                               recompose=recompose)
+
+
+# -- typing ---------------------------------------------------------------------------------------------------------
+
+def inputs_lay_out_only_when_their_size_follows_their_text() -> None:
+    """Textual's Input sets its virtual size (its text's width) at each change of its value, and `virtual_size` is
+    a reactive that lays the whole screen out: a full layout at every typed key (~5 ms on a quiet main screen, 27-40
+    ms on a busy one at 120×40 under a flow of events: bench/fleet.py), twice when the next layout sets it back to
+    the field's own size. An Input's size follows its text only when its width or height is auto, which
+    `Input._watch_value` lays out by itself; otherwise the virtual size only bounds its horizontal scroll, read
+    when the cursor moves. So Input's `virtual_size` is declared again without `layout=True` (a repaint).
+    Textual offers no public way to set a widget's virtual size without a layout. Idempotent; run at import."""
+    from textual.geometry import Size
+    from textual.reactive import Reactive
+
+    if not Input.__dict__.get("virtual_size"):
+        descriptor: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+        descriptor.__set_name__(Input, "virtual_size")
+        type.__setattr__(Input, "virtual_size", descriptor)  # the class's own, over Widget's (a descriptor, not a Size)
+
+
+inputs_lay_out_only_when_their_size_follows_their_text()
 
 
 # -- shutdown ------------------------------------------------------------------------------------------------------
