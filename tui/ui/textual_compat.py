@@ -24,6 +24,9 @@ import textual
 from textual import events
 from textual.app import App
 from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.scroll_view import ScrollView
 from textual.widgets import DataTable, Input
 
 if TYPE_CHECKING:
@@ -40,9 +43,11 @@ __all__ = [
     "character_key_name",
     "clear_render_caches",
     "inputs_lay_out_only_when_their_size_follows_their_text",
+    "follow_virtual_size",
     "installed_textual_version",
     "notifications_of",
     "pinned_textual_version",
+    "virtual_size_without_layout",
     "write_to_terminal",
 ]
 
@@ -160,6 +165,28 @@ def clear_render_caches(table: DataTable[Any]) -> None:
     table._clear_caches()
 
 
+def virtual_size_without_layout() -> Reactive[Size]:
+    """For a scrolling widget's class body, `virtual_size = virtual_size_without_layout()` with a watcher that calls
+    `follow_virtual_size`: its content growing or shrinking (its virtual size) lays the screen out only when its own
+    size follows it (`height: auto`). Textual's `virtual_size` reactive lays the whole screen out at each change, for
+    the scrollbars' sake, though a list of fixed height keeps its place whatever its rows. The events panel and the
+    chat list grow by a row at each redraw under a flow of events: a full layout of a busy main screen each, 23-40
+    ms, a typed key waiting behind it (bench/fleet.py). Textual has no public way to change a widget's virtual size
+    without a layout."""
+    return Reactive(Size(0, 0), layout=False)
+
+
+def follow_virtual_size(widget: ScrollView, size: Size) -> None:
+    """The watcher's work: a layout when the widget's size follows its content, else its scrollbars set to the new
+    size (`_scroll_update`, what Textual runs after a layout; a scrollbar appearing or going still lays out, by
+    that reactive's own) and a repaint."""
+    if widget.styles.auto_dimensions:
+        widget.refresh(layout=True)
+    elif widget.is_mounted:
+        widget._scroll_update(size)
+        widget.refresh()
+
+
 class FreedCachesTable(DataTable[Any]):
     """A DataTable whose emptied render caches (`clear`, a sort, a resize) are freed at once (`unlink_render_caches`).
     Textual empties them in the private `DataTable._clear_caches`, which has no public hook.
@@ -172,6 +199,10 @@ class FreedCachesTable(DataTable[Any]):
     a few times a second, a typed key waiting behind each (bench/fleet.py)."""
 
     _removing_row = False
+    virtual_size = virtual_size_without_layout()
+
+    def watch_virtual_size(self, size: Size) -> None:
+        follow_virtual_size(self, size)
 
     def _clear_caches(self) -> None:
         unlink_render_caches(self)
@@ -199,9 +230,6 @@ def inputs_lay_out_only_when_their_size_follows_their_text() -> None:
     `Input._watch_value` lays out by itself; otherwise the virtual size only bounds its horizontal scroll, read
     when the cursor moves. So Input's `virtual_size` is declared again without `layout=True` (a repaint).
     Textual offers no public way to set a widget's virtual size without a layout. Idempotent; run at import."""
-    from textual.geometry import Size
-    from textual.reactive import Reactive
-
     if not Input.__dict__.get("virtual_size"):
         descriptor: Reactive[Size] = Reactive(Size(0, 0), layout=False)
         descriptor.__set_name__(Input, "virtual_size")

@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from tui.ui.textual_compat import follow_virtual_size, virtual_size_without_layout
 from textual.strip import Strip
 
 from tui.api.wording import clip_words
@@ -45,6 +46,11 @@ class ConversationList(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"conversation-list--cursor"}
+
+    virtual_size = virtual_size_without_layout()  # a row more or less: no layout of the screen (its height is fixed)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        follow_virtual_size(self, size)
 
     DEFAULT_CSS = """
     ConversationList { height: 1fr; scrollbar-size-vertical: 1; }
