@@ -19,7 +19,7 @@ import contextlib
 import gc
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.command import Provider
 
@@ -451,6 +451,11 @@ class GatewayApp(GatewayAppBase, FinishBeforeShutdown):
             self.screen.action_help()
         else:
             self.push_screen(HelpScreen(title="gateway-tui", markdown="", bindings_of=self.focused))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):  # the app's first look at a key: background redraws wait for its frame
+            self.state.pace.key_typed()
+        await super().on_event(event)
 
     def on_event_chosen(self, message: EventChosen) -> None:
         """One stored event in full, over whichever screen chose it."""

@@ -422,6 +422,8 @@ class EventsPanel(Vertical):
         self.query_one("#events-panel-title", Static).update(text, layout=False)
 
     def _redraw(self) -> None:
+        if self.state.pace.holds(self._redraw):  # the user is typing: after their key's frame (still pending)
+            return
         self._redraw_pending = False
         if not self.is_attached:
             return

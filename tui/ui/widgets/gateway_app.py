@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.signal import Signal
 
 from tui.ui.messages import MessageSent
+from tui.ui.widgets.typing_pace import TypingPace
 
 if TYPE_CHECKING:
     from tui.api.exchange import Exchange
@@ -57,7 +58,7 @@ class AppState:
     the signals it publishes on the UI's loop, the messages sent in this session, and whether secrets are kept in
     the 0600 file (set-up may switch to it during the run: the app says so with `InsecureStorageChosen`)."""
 
-    def __init__(self, owner: DOMNode, *, insecure_storage: bool) -> None:
+    def __init__(self, owner: App[Any], *, insecure_storage: bool) -> None:
         self.event_received: Signal[tuple[StoredEvent, ...]] = Signal(owner, "event-received")
         """The events stored since the last publication, oldest first, in one loop callback per batch."""
         self.exchange_recorded: Signal[Exchange] = Signal(owner, "exchange-recorded")
@@ -66,6 +67,8 @@ class AppState:
         self.forward_attempted: Signal[ForwardAttempt] = Signal(owner, "forward-attempted")
         self.sent = SentMessages()
         self.insecure_storage = insecure_storage
+        self.pace = TypingPace(owner)
+        """The keys' pace: background redraws wait for the moment after a key is drawn while the user types."""
 
 
 class GatewayAppBase(App[Any]):

@@ -357,6 +357,9 @@ class GatewayHeader(Horizontal):
         self._fit()
 
     def _show_listener(self) -> None:
+        if self.state.pace.holds(self._show_listener):  # the user is typing: after their key's frame
+            self._counts_pending = True
+            return
         self._counts_pending = False
         self._counts_shown_at = time.monotonic()
         stats = self.feed.stats

@@ -249,7 +249,12 @@ class InboxView(Widget):
             self._refresh_timer = self.set_timer(REFRESH_DELAY, self._timed_refresh)
 
     def _timed_refresh(self) -> None:
+        if not self._search_typed and self.state.pace.holds(self._timed_refresh):
+            self._refresh_held = True  # events' refresh while the user types: after their key's frame (not idle)
+            return
         self._refresh_timer = None
+        self._refresh_held = False
+        self._search_typed = False
         self.reload()
 
     @property
@@ -512,8 +517,15 @@ class InboxView(Widget):
     def _selected(self, _event: ConversationList.Selected) -> None:
         self.action_open_chat()
 
+    _search_typed = False
+    _refresh_held = False
+    """The refresh asked for is the search's: what the user typed, shown at once (never held for the next key)."""
+
     @on(Input.Changed, "#inbox-search")
     def _search(self) -> None:
+        self._search_typed = True
+        if self._refresh_held:  # an events' refresh waits for the next key: the search does not
+            self._refresh_timer = None
         self.schedule_refresh()
 
     @on(Input.Submitted, "#inbox-search")

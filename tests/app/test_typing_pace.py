@@ -1,0 +1,69 @@
+"""While the user types, the events panel's, the listener counts' and the inbox's redraws wait for the moment just
+after the next key is drawn (tui.ui.widgets.typing_pace): a typed key no longer waits behind them. Without a key,
+they still show within HELD_AT_MOST."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+
+from tests.app.test_events_panel_follows import delivery, post
+from tests.harness import running_sandbox_app, settle, wait_until
+from tui.ui.widgets.events_panel import EventsPanel
+from tui.ui.widgets.header import GatewayHeader
+
+
+def top_id(app) -> str | None:
+    table = app.screen.query_one("#events-panel-table", DataTable)
+    return table.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value
+
+
+async def _stored_copy(pilot, index: int):
+    """A stored event handed over again as a new one (an id past the store's), as the listener's batches are."""
+    app = pilot.app
+    assert await post(app, delivery(f"PACE{index}")) == 200
+    await settle(pilot)
+    newest = app.runtime.store.newest(1)[0]
+    return dataclasses.replace(newest, id=newest.id + 1000 + index)
+
+
+async def test_an_event_while_the_user_types_is_drawn_after_the_next_keys_frame():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        panel = app.screen.query_one(EventsPanel)
+        header = app.screen.query_one(GatewayHeader)
+        event = await _stored_copy(pilot, 1)
+        await pilot.press("a")  # into the Chats field that has the focus
+        assert app.state.pace.typing
+        app._publish_event(event)
+        await wait_until(pilot, lambda: app.state.pace.held >= 2, what="the panel's and the counts' redraws held")
+        assert panel.redraw_pending and header.counts_pending
+        await pilot.press("b")  # the next key: its frame first, then what was held
+        await wait_until(pilot, lambda: not panel.redraw_pending and not header.counts_pending,
+                         what="the held redraws run after the key's frame")
+        assert app.state.pace.held == 0
+        assert top_id(app) == str(event.id)
+
+
+async def test_held_redraws_run_without_another_key():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        panel = app.screen.query_one(EventsPanel)
+        event = await _stored_copy(pilot, 2)
+        await pilot.press("a")
+        app._publish_event(event)
+        await wait_until(pilot, lambda: app.state.pace.held >= 1, what="the panel's redraw held")
+        await wait_until(pilot, lambda: not panel.redraw_pending, what="the held redraw, on its own")
+        assert top_id(app) == str(event.id)
+
+
+async def test_without_keys_nothing_is_held():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        panel = app.screen.query_one(EventsPanel)
+        event = await _stored_copy(pilot, 3)
+        app._publish_event(event)
+        await wait_until(pilot, lambda: top_id(app) == str(event.id), what="the event's row")
+        assert app.state.pace.held == 0 and not app.state.pace.typing and not panel.redraw_pending
