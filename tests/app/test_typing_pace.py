@@ -67,3 +67,17 @@ async def test_without_keys_nothing_is_held():
         app._publish_event(event)
         await wait_until(pilot, lambda: top_id(app) == str(event.id), what="the event's row")
         assert app.state.pace.held == 0 and not app.state.pace.typing and not panel.redraw_pending
+
+
+async def test_what_the_user_asks_for_is_never_held_while_they_type():
+    async with running_sandbox_app(size=(80, 24)) as pilot:
+        app = pilot.app
+        panel = app.screen.query_one(EventsPanel)
+        event = await _stored_copy(pilot, 4)
+        await pilot.press("a")
+        app._publish_event(event)
+        await wait_until(pilot, lambda: app.state.pace.held >= 1, what="the events' redraw held")
+        panel.show_message(event.message_ids[0])  # the user's own change: drawn now, the events' with it
+        await wait_until(pilot, lambda: not panel.redraw_pending, what="the user's redraw")
+        assert app.state.pace.typing  # still typing: it did not wait for the typing to end
+        assert top_id(app) == str(event.id)

@@ -160,6 +160,8 @@ class EventsPanel(Vertical):
         self.forward_marks: dict[int, Any] = {}  # event id → newest forward attempt
         self.only_message: str | None = None
         self._redraw_pending = False
+        self._held = False  # a redraw for events waits for the moment after a key (tui.ui.widgets.typing_pace)
+        self._for_user = False  # the redraw pending shows something the user did: never held
         self._drawn_at = float("-inf")  # time.monotonic() of the last redraw of the table
         self._loaded_history = False
         self.following = True
@@ -261,7 +263,7 @@ class EventsPanel(Vertical):
         if not mine:
             return
         self.events.extendleft(mine)  # oldest first: the newest ends on the left
-        self._schedule_redraw(gap=FLOW_REDRAW_GAP)
+        self._schedule_redraw(gap=FLOW_REDRAW_GAP, background=True)
         if any(UNKNOWN_NUMBER in event.summary for event in mine) or (
                 self._unnamed() and any(identity.phone for event in mine for identity in identities_in(event.payload))):
             self._ask_numbers()
@@ -298,14 +300,14 @@ class EventsPanel(Vertical):
             shown = {event.id for event in self.events}
             self._renamed = {key: value for key, value in self._renamed.items() if key in shown}
         self._renamed.update(found)
-        self._schedule_redraw()
+        self._schedule_redraw(background=True)
 
     def _on_forward_attempt(self, attempt: Any) -> None:
         self.forward_marks[attempt.event_id] = attempt
         if len(self.forward_marks) > PANEL_SIZE * 4:  # keep only the marks of events the panel can show
             shown = {event.id for event in self.events}
             self.forward_marks = {key: value for key, value in self.forward_marks.items() if key in shown}
-        self._schedule_redraw()
+        self._schedule_redraw(background=True)
 
     def toggle_message_filter(self) -> None:
         """Only the events of the highlighted event's message (or the last message sent); again: all."""
@@ -390,8 +392,15 @@ class EventsPanel(Vertical):
 
     # -- drawing --------------------------------------------------------------------------------------------
 
-    def _schedule_redraw(self, gap: float = 0.0) -> None:
-        """A redraw in REDRAW_DELAY, and at least `gap` seconds after the last one."""
+    def _schedule_redraw(self, gap: float = 0.0, *, background: bool = False) -> None:
+        """A redraw in REDRAW_DELAY, and at least `gap` seconds after the last one. `background`: for events that
+        came, not for something the user did; such a redraw waits for the moment after a key while the user types
+        (tui.ui.widgets.typing_pace), theirs never does."""
+        if not background:
+            self._for_user = True
+            if self._held:  # the user's own change shows now, not with the events' held redraw
+                self._held = False
+                self.set_timer(REDRAW_DELAY, self._redraw)
         if not self._redraw_pending:
             self._redraw_pending = True
             self.set_timer(max(REDRAW_DELAY, self._drawn_at + gap - time.monotonic()), self._redraw)
@@ -422,9 +431,10 @@ class EventsPanel(Vertical):
         self.query_one("#events-panel-title", Static).update(text, layout=False)
 
     def _redraw(self) -> None:
-        if self.state.pace.holds(self._redraw):  # the user is typing: after their key's frame (still pending)
+        if not self._for_user and self.state.pace.holds(self, self._redraw):
+            self._held = True  # events' redraw while the user types: after their key's frame (still pending)
             return
-        self._redraw_pending = False
+        self._redraw_pending = self._held = self._for_user = False
         if not self.is_attached:
             return
         if not self.display:  # hidden (F9): nothing to see, so no rebuild until it shows again

@@ -291,10 +291,10 @@ class GatewayHeader(Horizontal):
             return
         wait = self._counts_shown_at + COUNTS_GAP - time.monotonic()
         if wait <= 0:
-            self._show_listener()
+            self._show_counts_of_events()
         else:
             self._counts_pending = True
-            self.set_timer(wait, self._show_listener)
+            self.set_timer(wait, self._show_counts_of_events)
 
     def show_account(self) -> None:
         """Another account became current: its name, its watch's words and its webhook health."""
@@ -356,10 +356,14 @@ class GatewayHeader(Horizontal):
         _show(self.query_one("#header-connection", Static), Content.from_markup(f"[{style}]● $state", state=state))
         self._fit()
 
-    def _show_listener(self) -> None:
-        if self.state.pace.holds(self._show_listener):  # the user is typing: after their key's frame
+    def _show_counts_of_events(self) -> None:
+        """The counts after events came: while the user types, after their key's frame (tui.ui.widgets.typing_pace)."""
+        if self.state.pace.holds(self, self._show_counts_of_events):
             self._counts_pending = True
             return
+        self._show_listener()
+
+    def _show_listener(self) -> None:
         self._counts_pending = False
         self._counts_shown_at = time.monotonic()
         stats = self.feed.stats

@@ -6,8 +6,8 @@ bench/fleet.py). People type a key every 80-200 ms; a redraw run right after a k
 next key comes. So while keys come (one within TYPING_WINDOW), a redraw asked for is held and released after the
 next key's frame, or after HELD_AT_MOST if no key comes: what arrived is never more than that late on screen.
 
-    if self.state.pace.holds(self._redraw):   # in the redraw's own timer callback
-        return                                # it runs again, once, when released
+    if self.state.pace.holds(self, self._redraw):   # in the redraw's own timer callback
+        return                                      # called again, once, when released
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 
 from textual.app import App
+from textual.message_pump import MessagePump
 from textual.timer import Timer
 
 TYPING_WINDOW = 0.5
@@ -30,9 +31,9 @@ class TypingPace:
     def __init__(self, app: App[object]) -> None:
         self._app = app
         self._last_key = float("-inf")
-        self._held: dict[Callable[[], object], None] = {}  # each once, in the order asked
+        self._held: dict[Callable[[], object], MessagePump] = {}  # each once, in the order asked, with its widget
+        self._passes: set[Callable[[], object]] = set()  # released: runs when it comes back to `holds`
         self._timer: Timer | None = None
-        self._releasing = False
 
     @property
     def typing(self) -> bool:
@@ -49,25 +50,26 @@ class TypingPace:
         if self._held:
             self._app.call_after_refresh(self.release)  # once the key's own frame is drawn
 
-    def holds(self, redraw: Callable[[], object]) -> bool:
-        """True: the user is typing, and `redraw` runs later (after the next key's frame, at most HELD_AT_MOST
-        from now); the caller returns. False: the caller goes on now."""
-        if self._releasing or not self.typing:
+    def holds(self, widget: MessagePump, redraw: Callable[[], object]) -> bool:
+        """True: the user is typing, and `redraw` is called later on `widget` (after the next key's frame, at most
+        HELD_AT_MOST from now; never once the widget is gone); the caller returns. False: the caller goes on now.
+        Only for what the user did not ask for (a flow of events): their own action's redraw is never held."""
+        if redraw in self._passes:
+            self._passes.discard(redraw)
             return False
-        self._held[redraw] = None
+        if not self.typing:
+            return False
+        self._held[redraw] = widget
         if self._timer is None:
             self._timer = self._app.set_timer(HELD_AT_MOST, self.release, name="held redraws")
         return True
 
     def release(self) -> None:
-        """Run what was held (each once)."""
+        """Hand each held redraw back to its widget (a widget closed meanwhile drops it)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        held, self._held = list(self._held), {}
-        self._releasing = True
-        try:
-            for redraw in held:
-                redraw()
-        finally:
-            self._releasing = False
+        held, self._held = self._held, {}
+        for redraw, widget in held.items():
+            self._passes.add(redraw)
+            widget.call_later(redraw)

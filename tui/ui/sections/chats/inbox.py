@@ -229,32 +229,41 @@ class InboxView(Widget):
         """Only events for this inbox's account change it (with 100 accounts open, one event in a hundred)."""
         account = self.accounts.shown
         if account is None or any(event.account == account for event in events):
-            self._changed()
+            self._changed(background=True)
 
     def _on_recorded(self, _changed: InboxChanged) -> None:
         self.call_later(self._changed)
 
-    def _changed(self) -> None:
+    def _changed(self, *, background: bool = False) -> None:
         if self.shown:
-            self.schedule_refresh()
+            self.schedule_refresh(background=background)
         else:
             self._stale = True
 
     def _tick(self) -> None:
         if self.shown:
-            self.schedule_refresh()
+            self.schedule_refresh(background=True)
 
-    def schedule_refresh(self) -> None:
+    _for_user = False
+    """The refresh pending shows something the user did (a search typed, a send): never held for the next key."""
+    _refresh_held = False
+
+    def schedule_refresh(self, *, background: bool = False) -> None:
+        """A refresh in REFRESH_DELAY. `background`: for events that came or the clock, not for what the user did;
+        such a refresh waits for the moment after a key while the user types (tui.ui.widgets.typing_pace)."""
+        if not background:
+            self._for_user = True
+            if self._refresh_held:  # the events' refresh waits for the next key: the user's own does not
+                self._refresh_timer = None
         if self._refresh_timer is None:
             self._refresh_timer = self.set_timer(REFRESH_DELAY, self._timed_refresh)
 
     def _timed_refresh(self) -> None:
-        if not self._search_typed and self.state.pace.holds(self._timed_refresh):
+        if not self._for_user and self.state.pace.holds(self, self._timed_refresh):
             self._refresh_held = True  # events' refresh while the user types: after their key's frame (not idle)
             return
         self._refresh_timer = None
-        self._refresh_held = False
-        self._search_typed = False
+        self._refresh_held = self._for_user = False
         self.reload()
 
     @property
@@ -517,15 +526,8 @@ class InboxView(Widget):
     def _selected(self, _event: ConversationList.Selected) -> None:
         self.action_open_chat()
 
-    _search_typed = False
-    _refresh_held = False
-    """The refresh asked for is the search's: what the user typed, shown at once (never held for the next key)."""
-
     @on(Input.Changed, "#inbox-search")
     def _search(self) -> None:
-        self._search_typed = True
-        if self._refresh_held:  # an events' refresh waits for the next key: the search does not
-            self._refresh_timer = None
         self.schedule_refresh()
 
     @on(Input.Submitted, "#inbox-search")
