@@ -41,6 +41,10 @@ from startup import (  # noqa: E402  (same runner)
     TARGET_RATIO, THREAD_TIMES, bench_env, bytecode_note, load_average, one_run, table,
 )
 
+CHILD_STARTED = time.time()  # --timeline's zero: this module's first line (the interpreter's start is before it)
+TIMELINE = bool(os.environ.get("START_TIMELINE"))
+"""Set in the environment: each child prints, on stderr, when the section was ready, the field focused, the sandbox
+answered and the header said connected, in ms after CHILD_STARTED (which of them bounds the start)."""
 POLL = 0.002
 LIMIT = 30.0
 
@@ -124,12 +128,29 @@ def interactive_child(source: str | None = None) -> None:
         headers = [header for header in screen.query(GatewayHeader) if header.is_mounted]
         return bool(headers) and "connected" in headers[0].connection and "not" not in headers[0].connection
 
+    def milestones() -> dict[str, bool]:
+        """What `--timeline` reports, each the first time it holds."""
+        from tui.ui.main_screen import MainScreen
+
+        screen = app.screen
+        return {"section ready": isinstance(screen, MainScreen) and screen.sections_ready,
+                "field focused": text_field(app.focused),
+                "sandbox answered": process is not None and bool(process.port),
+                "connected": interactive()}
+
     async def until_interactive(pilot) -> None:
         deadline = time.monotonic() + LIMIT
+        seen: dict[str, float] = {}
         while not interactive():
             if time.monotonic() > deadline:
                 raise SystemExit("never became interactive")
+            if TIMELINE:
+                seen |= {name: time.time() for name, holds in milestones().items() if holds and name not in seen}
             await asyncio.sleep(POLL)
+        if TIMELINE:
+            seen |= {name: time.time() for name in milestones() if name not in seen}
+            print(" ".join(f"{name}={1000 * (at - CHILD_STARTED):.0f}" for name, at in sorted(
+                seen.items(), key=lambda item: item[1])), file=sys.stderr, flush=True)
         drawn = asyncio.Event()
         app.call_after_refresh(drawn.set)  # the frame that shows it
         await drawn.wait()
