@@ -42,8 +42,8 @@ __all__ = [
     "check_textual_version",
     "character_key_name",
     "clear_render_caches",
-    "inputs_lay_out_only_when_their_size_follows_their_text",
     "follow_virtual_size",
+    "inputs_lay_out_only_when_their_size_follows_their_text",
     "installed_textual_version",
     "notifications_of",
     "pinned_textual_version",
@@ -194,9 +194,9 @@ class FreedCachesTable(DataTable[Any]):
     And whose `remove_row` does not lay the whole screen out when the table's size is not its content's: Textual's
     asks for a layout of the screen at each removal (`refresh(layout=True)`), though a table of fixed height (the
     events panel's, `1fr`) keeps its size whatever its rows; the virtual size, which does follow them, is measured
-    on the table's next idle and lays the screen out by itself when it changed (its reactive). The events panel
-    removes its oldest rows at every redraw under a flow of events: a full layout of a busy main screen, 27-40 ms,
-    a few times a second, a typed key waiting behind each (bench/fleet.py)."""
+    on the table's next idle and sets the scrollbars (`virtual_size_without_layout`). The events panel removes its
+    oldest rows at every redraw under a flow of events: a full layout of a busy main screen, 27-40 ms, a few times
+    a second, a typed key waiting behind each (bench/fleet.py)."""
 
     _removing_row = False
     virtual_size = virtual_size_without_layout()
