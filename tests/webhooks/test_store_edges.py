@@ -158,3 +158,40 @@ def test_current_and_new_stores_still_open(tmp_path, version):
             pass
     with EventStore(path) as store:
         assert store.count() == 0
+
+
+def test_closing_the_store_while_a_query_reads_in_another_thread_lets_the_query_finish(tmp_path):
+    """The full suite crashed once (SIGSEGV in sqlite3): the app's store closed while a LID lookup read in a thread
+    on one of its reader connections. A reader lent to a query is closed by that query's thread when it ends; the
+    store's other readers at once; a read after the close is told the store is closed."""
+    import threading
+
+    import pytest
+
+    from tui.webhooks.store import EventStore
+    from tui.webhooks.store_faults import StoreClosed
+
+    store = EventStore(tmp_path / "closing.sqlite3").open()
+    reading, closed = threading.Event(), threading.Event()
+    answers: list[object] = []
+
+    def query(connection):
+        reading.set()
+        closed.wait(30)  # the store is closed meanwhile, by another thread
+        return connection.execute("SELECT count(*) FROM events").fetchone()[0]
+
+    def read() -> None:
+        try:
+            answers.append(store.read(query))
+        except Exception as error:  # what the query met, for the assertion below
+            answers.append(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert reading.wait(30)
+    store.close()
+    closed.set()
+    reader.join(30)
+    assert answers == [0]  # its query ran to its end on a connection still open
+    with pytest.raises(StoreClosed):
+        store.read(query)

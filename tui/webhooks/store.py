@@ -106,6 +106,7 @@ class EventStore(StoreWriter, EventQueries):
         self._writer_running = False
         self._idle_readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all_readers: list[sqlite3.Connection] = []
+        self._busy_readers: set[sqlite3.Connection] = set()  # lent to a query now: closed by it once the store is
         self._giving_up = threading.Event()  # set by close()/stop_waiting(): lock waits end at once
         self._health = StoreHealth(self.path)
         # After a failed write the WAL is checkpointed and truncated when the writer is next idle: on a full disk
@@ -289,14 +290,19 @@ class EventStore(StoreWriter, EventQueries):
         if self._checkpointer is not None:
             self._checkpointer.join()
             self._checkpointer = None
-        while True:
-            try:
-                self._idle_readers.get_nowait()
-            except queue.Empty:
-                break
-        for connection in self._all_readers:
-            connection.close()
-        self._all_readers.clear()
+        with self._state_lock:
+            while True:
+                try:
+                    self._idle_readers.get_nowait()
+                except queue.Empty:
+                    break
+            # A reader lent to a query in another thread (the inbox's, a LID lookup's) is closed by that thread when
+            # its query ends (`_reader`): closing a connection while a query runs on it crashed the process (SIGSEGV
+            # in sqlite3, seen in the full suite).
+            for connection in self._all_readers:
+                if connection not in self._busy_readers:
+                    connection.close()
+            self._all_readers = [connection for connection in self._all_readers if connection in self._busy_readers]
         with self._side_lock:
             if self._side is not None:
                 self._side.close()
@@ -410,19 +416,35 @@ class EventStore(StoreWriter, EventQueries):
 
     @contextlib.contextmanager
     def _reader(self) -> Iterator[sqlite3.Connection]:
-        if not self._open:
-            raise StoreClosed("the event store is closed")
-        try:
-            connection = self._idle_readers.get_nowait()
-        except queue.Empty:
+        with self._state_lock:
+            if not self._open:
+                raise StoreClosed("the event store is closed")
+            try:
+                connection: sqlite3.Connection | None = self._idle_readers.get_nowait()
+            except queue.Empty:
+                connection = None
+            if connection is not None:
+                self._busy_readers.add(connection)
+        if connection is None:
             connection = self._connect()
             connection.execute("PRAGMA query_only=1")
             with self._state_lock:
+                if not self._open:  # closed while it connected
+                    connection.close()
+                    raise StoreClosed("the event store is closed")
                 self._all_readers.append(connection)
+                self._busy_readers.add(connection)
         try:
             yield connection
         finally:
-            self._idle_readers.put(connection)
+            with self._state_lock:
+                self._busy_readers.discard(connection)
+                if self._open:
+                    self._idle_readers.put(connection)
+                else:  # the store closed during the query: its last user closes it
+                    connection.close()
+                    if connection in self._all_readers:
+                        self._all_readers.remove(connection)
 
     # -- the inbox (tui.webhooks.conversations) ----------------------------------------------------------------
 
